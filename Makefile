@@ -9,6 +9,13 @@ PYTHON := /usr/bin/python3
 CUDA_PATH ?= /usr/local/cuda
 # Header directories searched before $(CUDA_PATH)/include (NCCL or cuDNN installed outside the toolkit).
 INCLUDE_DIRS ?=
+# The newest release's headers of the units a toolkit may lack (toolkit_may_lack in
+# generator/libraries.toml: nvjpeg.h, nvFatbin.h, nvml.h, cufile.h, which a partial CUDA 13.0 install
+# lacks), searched after $(CUDA_PATH)/include. Unset, or without them, make generate and
+# check-generated take those units from generated/ir and say so; the tests that compile NVIDIA's
+# headers find them here too (exported: generator/release_headers.py reads it).
+CUDA_EXTRA_INCLUDE ?=
+export CUDA_EXTRA_INCLUDE
 PREFIX ?= /usr/local
 DESTDIR ?=
 # SAN=address,undefined or SAN=thread builds everything with that sanitizer, in its own tree.
@@ -114,6 +121,7 @@ all: $(LIBRARY_SO) $(LIBRARY_A) $(if $(TREE_PREFIX),,$(PROBE)) $(BUILT_HEADERS)
 help:
 	@echo "make                  build $(LIBRARY_SO), $(LIBRARY_A), $(PROBE), $(BUILD)/include, the drop-in, the mocks"
 	@echo "make generate         CUDA headers ($(CUDA_PATH)) -> generated/ (IR, headers, sources, mocks, tests)"
+	@echo "make generate CUDA_EXTRA_INCLUDE=dir   the headers the toolkit lacks (nvjpeg.h, nvml.h, ...) from dir"
 	@echo "make generate LIBRARIES=\"cufft cublas\" OUT=dir   only those libraries (ids kept), into dir"
 	@echo "make generate ... API_PREFIX=mylib OUT=dir   a tree whose identifiers are mylib_* (its own loader and headers)"
 	@echo "                      (both from the checked-in IR, generated/ir: no header read, nothing fetched;"
@@ -189,7 +197,8 @@ FROM_HEADERS ?=
 CHECKED_IN_IR := $(CURDIR)/generated/ir
 # Whether what is generated comes from the checked-in IR (1) or from the headers (empty).
 FROM_IR = $(if $(FROM_HEADERS),,$(if $(strip $(LIBRARIES)$(TREE_API_PREFIX)),1))
-GENERATOR_ARGS = $(if $(FROM_IR),--from-ir $(CHECKED_IN_IR),--cuda-path $(CUDA_PATH) $(addprefix --include-dir ,$(INCLUDE_DIRS))) \
+GENERATOR_ARGS = $(if $(FROM_IR),--from-ir $(CHECKED_IN_IR),--cuda-path $(CUDA_PATH) $(addprefix --include-dir ,$(INCLUDE_DIRS)) \
+                   $(if $(CUDA_EXTRA_INCLUDE),--extra-include $(CUDA_EXTRA_INCLUDE))) \
                  $(if $(LIBRARIES),--libraries $(LIBRARIES))
 generate: deps-generator $(if $(FROM_IR),,fetch-releases)
 	@if [ -n "$(LIBRARIES)$(TREE_API_PREFIX)" ] && [ "$(abspath $(OUT))" = "$(abspath generated)" ]; then \
@@ -199,6 +208,8 @@ generate: deps-generator $(if $(FROM_IR),,fetch-releases)
 
 # generated/ is checked twice: from the headers, and from its own IR alone (what a subset is made
 # from: the IR must hold every fact the templates use, so that a subset is what the headers give).
+# A unit whose headers the toolkit and CUDA_EXTRA_INCLUDE lack is checked from the IR in both: the
+# first names each such unit and where it came from.
 check-generated: deps-generator $(if $(FROM_IR),,fetch-releases)
 	$(PYTHON) -m generator check $(GENERATOR_ARGS) $(if $(TREE_API_PREFIX),--prefix $(TREE_API_PREFIX)) --out $(OUT)
 	$(if $(FROM_IR),,$(PYTHON) -m generator check --from-ir $(CHECKED_IN_IR) $(if $(LIBRARIES),--libraries $(LIBRARIES)) \

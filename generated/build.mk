@@ -59,11 +59,11 @@ CUBIND_SONAME_nvml := libnvidia-ml.so.1
 CUBIND_ENV_nvml := CUBIND_NVML_PATH
 CUBIND_SONAME_nvvm := libnvvm.so.4
 CUBIND_ENV_nvvm := CUBIND_NVVM_PATH
-CUBIND_SONAME_nvfatbin := libnvfatbin.so.12
+CUBIND_SONAME_nvfatbin := libnvfatbin.so.13
 CUBIND_ENV_nvfatbin := CUBIND_NVFATBIN_PATH
 # a major newer than every release read: a mock of it is refused (docs/releases.md)
 CUBIND_NEXT_SONAME_nvfatbin := libnvfatbin.so.14
-CUBIND_SONAME_nvjpeg := libnvjpeg.so.12
+CUBIND_SONAME_nvjpeg := libnvjpeg.so.13
 CUBIND_ENV_nvjpeg := CUBIND_NVJPEG_PATH
 # a major newer than every release read: a mock of it is refused (docs/releases.md)
 CUBIND_NEXT_SONAME_nvjpeg := libnvjpeg.so.14
@@ -121,12 +121,12 @@ CUBIND_RELEASES_nvrtc := 12_5 12_4 11_8
 CUBIND_RELEASES_nvjitlink := 12_5 12_4
 CUBIND_RELEASES_nccl := 
 CUBIND_RELEASES_cudnn := 
-CUBIND_RELEASES_nvml := 
+CUBIND_RELEASES_nvml := 12_4
 CUBIND_RELEASES_nvvm := 
-CUBIND_RELEASES_nvfatbin := 
-CUBIND_RELEASES_nvjpeg := 
+CUBIND_RELEASES_nvfatbin := 12_5 12_4
+CUBIND_RELEASES_nvjpeg := 12_5 12_4
 CUBIND_RELEASES_cupti := 
-CUBIND_RELEASES_cufile := 
+CUBIND_RELEASES_cufile := 12_4
 # The soname of a library in each release read (CUBIND_CUDA_RELEASE and CUBIND_RELEASES): the
 # configured soname whose number is that release's major version of the library (libcublas.so.12 for
 # CUDA 12.4), its mocks' DT_SONAME; empty where the library has no data of that release, or its
@@ -192,12 +192,12 @@ CUBIND_RELEASE_SONAME_nvvm_12_5 :=
 CUBIND_RELEASE_SONAME_nvvm_12_4 :=
 CUBIND_RELEASE_SONAME_nvvm_11_8 :=
 CUBIND_RELEASE_SONAME_nvfatbin_13_0 :=
-CUBIND_RELEASE_SONAME_nvfatbin_12_5 :=
-CUBIND_RELEASE_SONAME_nvfatbin_12_4 :=
+CUBIND_RELEASE_SONAME_nvfatbin_12_5 := libnvfatbin.so.12
+CUBIND_RELEASE_SONAME_nvfatbin_12_4 := libnvfatbin.so.12
 CUBIND_RELEASE_SONAME_nvfatbin_11_8 :=
 CUBIND_RELEASE_SONAME_nvjpeg_13_0 :=
-CUBIND_RELEASE_SONAME_nvjpeg_12_5 :=
-CUBIND_RELEASE_SONAME_nvjpeg_12_4 :=
+CUBIND_RELEASE_SONAME_nvjpeg_12_5 := libnvjpeg.so.12
+CUBIND_RELEASE_SONAME_nvjpeg_12_4 := libnvjpeg.so.12
 CUBIND_RELEASE_SONAME_nvjpeg_11_8 :=
 CUBIND_RELEASE_SONAME_cupti_13_0 :=
 CUBIND_RELEASE_SONAME_cupti_12_5 :=
@@ -208,9 +208,5 @@ CUBIND_RELEASE_SONAME_cufile_12_5 :=
 CUBIND_RELEASE_SONAME_cufile_12_4 :=
 CUBIND_RELEASE_SONAME_cufile_11_8 :=
 CUBIND_RELEASES := 12_5 12_4 11_8
-# Releases whose include dir (in the releases cache) holds the headers of a unit the toolkit lacks
-# (generator/libraries.toml: headers_release; NVML's nvml.h): the tests that compile NVIDIA's headers
-# search them after the toolkit's (-idirafter), so the toolkit's own headers still win.
-CUBIND_HEADER_RELEASES := 12.4
 # The module headers (cubind/<module>.h), each of which a program may include alone.
 CUBIND_MODULES := cublas cublasXt cublasLt cufft curand cusolver cusolverDn cusolverSp cusolverRf cusolverMg cusparse runtime driver nvrtc nvjitlink nccl cudnn nvml nvvm nvfatbin nvjpeg cupti cufile

@@ -1,8 +1,10 @@
 """Command line of the cubind generator.
 
-    python3 -m generator generate [--cuda-path DIR] [--include-dir DIR]... [--libraries NAME...] [--prefix NAME] [--out DIR]
+    python3 -m generator generate [--cuda-path DIR] [--include-dir DIR]... [--extra-include DIR] [--libraries NAME...]
+                                  [--prefix NAME] [--out DIR]
     python3 -m generator generate --from-ir generated/ir [--libraries NAME...] [--prefix NAME] --out DIR
-    python3 -m generator check    [--cuda-path DIR] [--include-dir DIR]... [--libraries NAME...] [--out DIR]
+    python3 -m generator check    [--cuda-path DIR] [--include-dir DIR]... [--extra-include DIR] [--libraries NAME...]
+                                  [--out DIR]
     python3 -m generator amalgamate --tree DIR [--prefix NAME] --out DIR
 
 generate  parse the CUDA headers (stage 1), render every output (stage 2) and
@@ -12,6 +14,11 @@ check     regenerate in memory and compare with the tree; exit 1 on a difference
           configured release's facts) instead of the headers; no header is read, no release fetched.
           The same files as from the headers that IR was made from (a subset or a prefixed tree);
           regenerating from the headers is for changing cubind itself (docs/regenerating.md).
+--extra-include  the newest release's headers of the units a toolkit may lack (toolkit_may_lack in
+          generator/libraries.toml: nvjpeg.h, nvFatbin.h, nvml.h, cufile.h, which the CPU machines'
+          partial CUDA 13.0 lacks), searched after the toolkit's. A unit whose headers are in neither
+          is taken from the checked-in IR (--fallback-ir, default generated/ir); each such unit is
+          named, with where it came from.
 --libraries  only these libraries (names of generator/libraries.toml), with their pinned ids:
           a tree that builds on its own (make GENERATED=DIR), with its own mocks and tests.
 --prefix  every identifier of cubind's own as NAME_* (NAME_* and NAME__* for cubind_* and cubind__*,
@@ -39,6 +46,8 @@ from .tu import ParseError, find_header, load_libclang
 from .typesel import TypeError_
 
 DEFAULT_CUDA = "/usr/local/cuda"
+# where a unit whose headers are missing is taken from (toolkit_may_lack): the checked-in IR
+CHECKED_IN_IR = Path(__file__).resolve().parent.parent / "generated" / "ir"
 
 
 def command_line(cuda_path: str, include_dirs: list[str], libraries: list[str] | None = None,
@@ -64,63 +73,115 @@ class _Task:
     release: config_module.Release | None = None
 
 
+@dataclass(frozen=True)
+class Headers:
+    """Where stage 1 looks for headers: --include-dir, the toolkit (--cuda-path), the directory of the
+    headers a toolkit may lack (--extra-include), the older releases' cache."""
+    extra: tuple[Path, ...]
+    cuda_path: Path
+    extra_include: Path | None
+    cache: Path
+
+
 def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None = None,
             previous: Path | None = None, releases_cache: Path | None = None,
             libraries: list[str] | None = None, prefix: str | None = None,
-            ir_dir: Path | None = None) -> dict[str, str]:
+            ir_dir: Path | None = None, extra_include: Path | None = None, fallback_ir: Path | None = None,
+            notes: list[str] | None = None) -> dict[str, str]:
     """Every generated file, by path. `previous`: the tree generated last (its IR sizes order the
     parallel work, heaviest unit first; nothing produced depends on it). `releases_cache`: where the
     configured older releases' headers are (release_headers.cache_root() when None). `libraries`: a subset
     (generator/subset.py); None or empty: every configured library. `prefix`: the tree's identifiers
     under it (amalgamate.prefixed_tree). `ir_dir`: render from these IR files (generated/ir, every
-    release's facts) instead of parsing any header (subset.read_irs): no header is read, old or new."""
+    release's facts) instead of parsing any header (subset.read_irs): no header is read, old or new.
+    `extra_include`: the headers a toolkit may lack (toolkit_may_lack); a unit whose headers are in
+    neither it nor the toolkit is taken from `fallback_ir` (the checked-in IR), and `notes` gets a
+    line for each such unit saying where it came from."""
     config = config_module.load(config_path)
     if ir_dir is not None:
         built = model.build(config, subset.read_irs(config, ir_dir))
         return _render(built, libraries, prefix, cuda_path, include_dirs, _examples(config_path))
-    extra = tuple(Path(d) for d in include_dirs or ())
-    cache = releases_cache if releases_cache is not None else release_headers.cache_root()
+    where = Headers(tuple(Path(d) for d in include_dirs or ()), cuda_path, extra_include,
+                    releases_cache if releases_cache is not None else release_headers.cache_root())
     for release in config.releases:
-        if not release_headers.include_dir(cache, release).is_dir():
-            raise ParseError(f"the headers of CUDA {release.name} are not in {release_headers.include_dir(cache, release)}: "
+        if not release_headers.include_dir(where.cache, release).is_dir():
+            raise ParseError(f"the headers of CUDA {release.name} are not in {release_headers.include_dir(where.cache, release)}: "
                              "run make fetch-releases (or set CUBIND_RELEASES_CACHE to where they are)")
+    lacking = {u.name for u in config.units if u.toolkit_may_lack and _newest_headers(where, u) is None}
     # Each release's CUDA version is one more parse, made beside the units': each IR gets it after.
-    tasks = [_Task(None), *(_Task(u) for u in config.units),
-             *(t for r in config.releases for t in (_Task(None, r), *(_Task(config.unit(u), r) for u in r.units)))]
+    tasks = [_Task(None), *(_Task(u) for u in config.units if u.name not in lacking),
+             *(t for r in config.releases
+               for t in (_Task(None, r), *(_Task(config.unit(u), r) for u in r.units if u not in lacking)))]
     load_libclang()  # once, here: the workers are forked with it loaded
     # While the workers parse, this process compiles the templates stage 2 renders.
-    results = parallel.ordered_map(functools.partial(_stage1, config, extra, cuda_path, cache), tasks,
-                                   weight=functools.partial(_weight, config, extra, cuda_path, cache, previous),
+    results = parallel.ordered_map(functools.partial(_stage1, config, where), tasks,
+                                   weight=functools.partial(_weight, config, where, previous),
                                    meanwhile=render.compile_templates)
     parsed = dict(zip(tasks, results))
     cuda_number = parsed[_Task(None)]
     cuda_version = macros.version_text(cuda_number)
     irs = []
     for unit in config.units:
+        if unit.name in lacking:
+            irs.append(_from_ir(config, unit, fallback_ir or CHECKED_IN_IR, cuda_version, where, notes))
+            continue
+        if unit.toolkit_may_lack and notes is not None:
+            notes.append(f"{unit.name}: read from CUDA {cuda_version}'s headers ({_newest_headers(where, unit)})")
         older = []
         for release in config.releases_of(unit.name):
             number = parsed[_Task(None, release)]
             ir = parsed[_Task(unit, release)]
-            ir["header_version"] = ir["header_version"] or macros.version_text(number)
+            ir["header_version"] = _header_version(ir, unit, release.name, number)
             older.append(release_compare.ReleaseIR(release.name, number, tuple(p.pinned for p in release.headers), ir))
         ir = parsed[_Task(unit)]
         ir["cuda_version"] = cuda_version
-        if unit.headers_release is None:
-            ir["header_version"] = ir["header_version"] or cuda_version
-            entry_points = semantic.entry_facts(config.semantic, older)  # before attach drops the ABI facts
-            irs.append(release_compare.attach(release_compare.ReleaseIR(cuda_version, cuda_number, (), ir), older))
-            semantic.attach(irs[-1], config.semantic, entry_points)
-            semantic.attach_records(irs[-1], config.selectors, config.read_written)
-            continue
-        # headers the toolkit lacks, read from an older release (nvjpeg.h: 12.4's): the unit's newest
-        # release is that one, and a header without version macros is of it (nvFatbin.h: 12.4)
-        release = config.release(unit.headers_release)
-        number = parsed[_Task(None, release)]
-        ir["header_version"] = ir["header_version"] or macros.version_text(number)
-        irs.append(release_compare.attach(release_compare.ReleaseIR(release.name, number, tuple(p.pinned for p in release.headers), ir),
-                                 older))
+        ir["header_version"] = _header_version(ir, unit, cuda_version, cuda_number)
+        entry_points = semantic.entry_facts(config.semantic, older)  # before attach drops the ABI facts
+        irs.append(release_compare.attach(release_compare.ReleaseIR(cuda_version, cuda_number, (), ir), older,
+                                          unit.first_release))
+        semantic.attach(irs[-1], config.semantic, entry_points)
+        semantic.attach_records(irs[-1], config.selectors, config.read_written)
     ffi.record_toolkit_exports(config, irs, cuda_path)
     return _render(model.build(config, irs), libraries, prefix, cuda_path, include_dirs, _examples(config_path))
+
+
+def _header_version(ir: dict, unit: config_module.Unit, release: str, cuda_number: int) -> str:
+    """The unit's own version in `release`: its headers' version macros, else its library_versions
+    (cufile.h has no macro: cuFile 1.15.1 in CUDA 13.0), else the release's CUDA version."""
+    if ir["header_version"]:
+        return ir["header_version"]
+    if unit.library_versions:
+        version = unit.library_version(release)
+        if version is None:
+            raise config_module.ConfigError(f"unit {unit.name}: library_versions gives no version for CUDA {release} "
+                                            "(generator/libraries.toml)")
+        return version
+    return macros.version_text(cuda_number)
+
+
+def _newest_headers(where: Headers, unit: config_module.Unit) -> Path | None:
+    """The directory that holds the unit's first header where stage 1 searches it, when every one
+    of the unit's headers is found; else None."""
+    dirs = _include_dirs(where, unit)
+    found = [find_header(dirs, h) for h in unit.headers]
+    return found[0].parent if found and all(found) else None  # type: ignore[union-attr]
+
+
+def _from_ir(config: config_module.Config, unit: config_module.Unit, fallback_ir: Path, cuda_version: str,
+             where: Headers, notes: list[str] | None) -> dict:
+    """The IR of a unit whose headers neither the toolkit nor --extra-include has, as checked in."""
+    ir = subset.read_ir(config, fallback_ir, unit.name)
+    read_from = ir["releases"][0]["name"]
+    if read_from != cuda_version:
+        raise ParseError(f"{', '.join(unit.headers)} of unit {unit.name} are in neither {where.cuda_path / 'include'} "
+                         f"nor the extra include directory, and {fallback_ir / (unit.name + '.json')} was read from "
+                         f"CUDA {read_from}'s, not the toolkit's {cuda_version}: give CUDA {cuda_version}'s "
+                         "(make generate CUDA_EXTRA_INCLUDE=DIR; docs/regenerating.md)")
+    if notes is not None:
+        given = f"nor in {where.extra_include}" if where.extra_include is not None else "and no CUDA_EXTRA_INCLUDE"
+        notes.append(f"{unit.name}: taken from {fallback_ir / (unit.name + '.json')} (read from CUDA {read_from}'s "
+                     f"headers): {', '.join(unit.headers)} not in {where.cuda_path / 'include'} {given}")
+    return ir
 
 
 def _examples(config_path: Path) -> bool:
@@ -142,37 +203,36 @@ def _render(built: model.Model, libraries: list[str] | None, prefix: str | None,
     return amalgamate.prefixed_tree(files, prefix) if prefix else files
 
 
-def _include_dirs(config: config_module.Config, extra: tuple[Path, ...], cuda_path: Path, cache: Path,
-                  unit: config_module.Unit) -> tuple[Path, ...]:
-    """Where a unit's headers are searched: --include-dir, the unit's include_dirs, the unit's own
-    headers from the release they come from (headers_release: nvml.h, nvjpeg.h, which the toolkit
-    lacks), the toolkit, then the rest of that release's include dir. The unit's headers are taken
-    from a folder that holds only them (links into the release's), so that what they include
-    (nvjpeg.h's "cuda_runtime_api.h": a quoted include looks beside the includer first) is the
-    toolkit's, as in a program built against the toolkit, never the older release's."""
-    if unit.headers_release is None:
-        return (*extra, *(Path(d) for d in unit.include_dirs), cuda_path / "include")
-    release_dir = release_headers.include_dir(cache, config.release(unit.headers_release))
-    own = release_headers.unit_header_links(release_dir, unit)
-    return (*extra, *(Path(d) for d in unit.include_dirs), own, cuda_path / "include", release_dir)
+def _include_dirs(where: Headers, unit: config_module.Unit) -> tuple[Path, ...]:
+    """Where a unit's headers are searched: --include-dir, the unit's include_dirs, the toolkit, and
+    for a unit a toolkit may lack (toolkit_may_lack: nvjpeg.h), --extra-include after it: the
+    toolkit's own headers win, and what the extra directory's headers include by a quoted name
+    (nvjpeg.h's "cuda_runtime_api.h") is found beside them first, else in the toolkit."""
+    dirs = (*where.extra, *(Path(d) for d in unit.include_dirs), where.cuda_path / "include")
+    return (*dirs, where.extra_include) if unit.toolkit_may_lack and where.extra_include is not None else dirs
 
 
-def _stage1(config: config_module.Config, extra: tuple[Path, ...], cuda_path: Path, cache: Path, task: _Task) -> Any:
+def newest_include_dirs(unit: config_module.Unit, cuda_path: Path, extra_include: Path | None) -> tuple[Path, ...]:
+    """Where stage 1 searches a unit's newest headers (no --include-dir): for the tests that parse
+    NVIDIA's headers as the generator did."""
+    return _include_dirs(Headers((), cuda_path, extra_include, release_headers.cache_root()), unit)
+
+
+def _stage1(config: config_module.Config, where: Headers, task: _Task) -> Any:
     """A unit's IR (its cuda_version left empty), or, for no unit, the CUDA version (13000)."""
     if task.release is not None:
-        include_dirs: tuple[Path, ...] = (release_headers.include_dir(cache, task.release),)
+        include_dirs: tuple[Path, ...] = (release_headers.include_dir(where.cache, task.release),)
     elif task.unit is not None:
-        include_dirs = _include_dirs(config, extra, cuda_path, cache, task.unit)
+        include_dirs = _include_dirs(where, task.unit)
     else:
-        include_dirs = (*extra, cuda_path / "include")
+        include_dirs = (*where.extra, where.cuda_path / "include")
     if task.unit is None:
         return macros.cuda_version_number(include_dirs, config.cuda_version_header, config.cuda_version_macro,
                                           list(config.cxx_args))
     return parse.build_ir(config, task.unit, include_dirs, "")
 
 
-def _weight(config: config_module.Config, extra: tuple[Path, ...], cuda_path: Path, cache: Path,
-            previous: Path | None, task: _Task) -> float:
+def _weight(config: config_module.Config, where: Headers, previous: Path | None, task: _Task) -> float:
     """An estimate of a stage-1 task's cost: the size of the unit's IR generated last, else of its
     own headers (a poorer guess: NVIDIA's comments weigh nothing to parse)."""
     unit = task.unit
@@ -181,7 +241,7 @@ def _weight(config: config_module.Config, extra: tuple[Path, ...], cuda_path: Pa
     last_ir = previous / "ir" / f"{unit.name}.json" if previous is not None else None
     if last_ir is not None and last_ir.is_file():
         return float(last_ir.stat().st_size)
-    include_dirs = _include_dirs(config, extra, cuda_path, cache, unit)
+    include_dirs = _include_dirs(where, unit)
     return float(sum(path.stat().st_size for h in unit.own_headers
                      if (path := find_header(include_dirs, h)) is not None))
 
@@ -193,6 +253,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="generated", help="the generated tree")
     parser.add_argument("--include-dir", action="append", default=[], metavar="DIR",
                         help="search DIR for headers before the toolkit's (NCCL or cuDNN outside it); repeatable")
+    parser.add_argument("--extra-include", metavar="DIR", default=None,
+                        help="the newest release's headers of the units a toolkit may lack (nvjpeg.h, nvml.h, ...), "
+                             "searched after the toolkit's; a unit whose headers are in neither is taken from "
+                             "--fallback-ir (make generate CUDA_EXTRA_INCLUDE=DIR)")
+    parser.add_argument("--fallback-ir", metavar="DIR", default=None,
+                        help=f"where a unit whose headers are missing is taken from (default: {CHECKED_IN_IR})")
     parser.add_argument("--config", default=str(config_module.CONFIG_PATH), help="library configuration (TOML)")
     parser.add_argument("--releases-cache", metavar="DIR", default=None,
                         help="where the older releases' headers are (default: $CUBIND_RELEASES_CACHE, else "
@@ -210,15 +276,20 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.action == "amalgamate":
         return _amalgamate(args)
+    notes: list[str] = []
     try:
         files = produce(Path(args.cuda_path), Path(args.config), args.include_dir, previous=Path(args.out),
                         releases_cache=Path(args.releases_cache) if args.releases_cache else None,
                         libraries=args.libraries, prefix=args.prefix,
-                        ir_dir=Path(args.from_ir) if args.from_ir else None)
+                        ir_dir=Path(args.from_ir) if args.from_ir else None,
+                        extra_include=Path(args.extra_include) if args.extra_include else None,
+                        fallback_ir=Path(args.fallback_ir) if args.fallback_ir else None, notes=notes)
     except (ParseError, parse.IRError, TypeError_, NameError_, config_module.ConfigError, ValueError,
             subset.IRTreeError) as exc:
         print(f"cubind generator: error: {exc}", file=sys.stderr)
         return 2
+    for note in notes:
+        print(f"cubind generator: {note}")
     out = Path(args.out)
     if args.action == "check":
         diff = output.differences(out, files)

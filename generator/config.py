@@ -44,9 +44,17 @@ class Unit:
     include_dirs: tuple[str, ...] = ()
     exclude: tuple[Exclusion, ...] = ()
     caller_storage: tuple[Exclusion, ...] = ()
-    # the configured release whose headers hold this unit's (their include dir is searched after
-    # `include_dirs` and before the toolkit's): NVML's nvml.h, which the 13.0 toolkit lacks
-    headers_release: str | None = None
+    # a toolkit may lack the unit's headers (a partial install: the CPU machines' CUDA 13.0 has no
+    # nvjpeg.h): they are searched in the toolkit, then in the directory the generator is given
+    # (--extra-include); where neither has them the unit is taken from the checked-in IR
+    toolkit_may_lack: bool = False
+    # the configured release cubind first read the unit from (nvJPEG: 12.4): every function it declares
+    # stays bound, at its place in the library's slots (the inline form's ABI), one a newer release
+    # removed `absent` there; the functions it lacks follow, in the newest release's order
+    first_release: str | None = None
+    # the unit's own version in each release, where its headers have no version macro (cufile.h): release
+    # name -> "major.minor.patch" (cuFile 1.15.1 in CUDA 13.0): what a library's version query answers
+    library_versions: tuple[tuple[str, str], ...] = ()
     # headers a C++ program takes besides the unit's (cuda_runtime.h): their templates, overloads
     # and C++-only inline helpers are repeated on cubind's wrappers (generator/cplusplus.py)
     cplusplus_headers: tuple[str, ...] = ()
@@ -59,6 +67,10 @@ class Unit:
     # _DEFAULT_SOURCE (without it, clang reads the type as int). cubind's headers need none of them
     # (declarators.PRIVATE_TYPEDEFS)
     feature_macros: tuple[str, ...] = ()
+
+    def library_version(self, release: str) -> str | None:
+        """The unit's version in `release` by its library_versions, or None when not configured."""
+        return dict(self.library_versions).get(release)
 
     @property
     def c_args(self) -> tuple[str, ...]:
@@ -365,7 +377,9 @@ def load(path: Path = CONFIG_PATH) -> Config:
             include_dirs=tuple(u.get("include_dirs", ())),
             exclude=tuple(Exclusion(e["pattern"], e["reason"]) for e in u.get("exclude", ())),
             caller_storage=tuple(Exclusion(e["pattern"], e["reason"]) for e in u.get("caller_storage", ())),
-            headers_release=u.get("headers_release"),
+            toolkit_may_lack=u.get("toolkit_may_lack", False),
+            first_release=u.get("first_release"),
+            library_versions=tuple(sorted((str(k), str(v)) for k, v in u.get("library_versions", {}).items())),
             cplusplus_headers=tuple(u.get("cplusplus_headers", ())),
             inline_headers=tuple(u.get("inline_headers", ())),
             feature_macros=tuple(u.get("feature_macros", ())),
@@ -590,8 +604,16 @@ def _validate(config: Config) -> None:
         if twice:
             raise ConfigError(f"release {release.name} names suite {', '.join(twice)} twice")
     for unit in config.units:
-        if unit.headers_release is not None and unit.headers_release not in seen_releases:
-            raise ConfigError(f"unit {unit.name}: headers_release {unit.headers_release!r} is not a configured release")
+        if unit.first_release is not None and (unit.first_release not in seen_releases
+                                               or unit.name not in config.release(unit.first_release).units):
+            raise ConfigError(f"unit {unit.name}: first_release {unit.first_release!r} is not a configured release "
+                              "that covers the unit")
+        for release, version in unit.library_versions:
+            if not all(part.isdigit() for part in version.split(".")) or len(version.split(".")) > 3:
+                raise ConfigError(f"unit {unit.name}: library_versions[{release!r}] = {version!r} is not "
+                                  "major.minor.patch")
+        if unit.library_versions and unit.version_macros:
+            raise ConfigError(f"unit {unit.name}: library_versions are for headers without version macros")
     owners: dict[str, str] = {}
     for module in config.modules:
         for header in module.headers:

@@ -139,6 +139,19 @@ def slots_aliases(library_name: str, functions: list[dict], released: frozenset[
     return sorted(found)
 
 
+def _as_first_bound(config: Config, functions: list[dict], function_irs: list[dict]) -> list[dict]:
+    """The library's functions as its unit's first_release (libraries.toml) names them, where that
+    release calls one with the same ABI under another symbol (`renamed`: nvml.h 12 calls
+    nvmlDeviceGetDriverModel, 13's nvmlDeviceGetDriverModel_v2): the slots layout a program built
+    when cubind read that release reads, which these slots serve as they are."""
+    renamed = []
+    for f, ir in zip(functions, function_irs):
+        first = config.unit(ir["unit"]).first_release
+        entry = (f.get("releases") or {}).get(first) if first else None
+        renamed.append(f | {"symbol": entry["symbol"]} if entry and entry["compat"] == "renamed" else f)
+    return renamed
+
+
 @dataclass
 class Model:
     config: Config
@@ -356,7 +369,8 @@ def build(config: Config, irs: list[dict]) -> Model:
                 trace_enum_of,
                 slots_symbol(library.name, functions),
                 {f["cubind_name"]: i for i, f in enumerate(functions)},
-                slots_aliases(library.name, functions, released),
+                sorted({*slots_aliases(library.name, functions, released),
+                        *slots_aliases(library.name, _as_first_bound(config, functions, function_irs), released)}),
                 release_calls.plan(functions, function_irs, cuda_versions_list[0],
                                    _header_version_numbers(sorted(unit_versions))),
                 informational,

@@ -69,7 +69,7 @@ class ConversionTable:
 @dataclass
 class ReleasePlan:
     releases: list[Release]
-    entries: list[list[Entry]]            # per release (index 0, the newest, has none)
+    entries: list[list[Entry]]            # per release (index 0, the newest: only functions it removed)
     adapters: list[Adapter]
     history: list[tuple[int, int]]        # per function: added_in release index, changed_in bit mask
     strings: list[str] = field(default_factory=list)
@@ -143,16 +143,15 @@ def plan(functions: list[dict], function_irs: list[dict], newest_name: str,
             if name in names:
                 changed |= 1 << names.index(name)
         history.append((names.index(added) if added in names else len(names) - 1, changed))
-        for r, release in enumerate(releases[1:], start=1):
+        # the newest release has an entry only for a function it removed (release_compare.keep_first_release)
+        for r, release in enumerate(releases):
             d = per.get(release.name) or {"action": Action.ABSENT.value}
             action = Action(d["action"])
             code = action.code(d.get("call_symbol"), f["symbol"])
             if code is None:
                 continue
             if action is Action.ABSENT:
-                entries[r].append(Entry(index, code, "", text(
-                    f"it does not exist (added in CUDA {added}, of the releases these bindings read: "
-                    f"{', '.join(names)})")))
+                entries[r].append(Entry(index, code, "", text(_absent_reason(per, names, r, added))))
             elif action in (Action.CALL, Action.EQUIVALENT):
                 entries[r].append(Entry(index, code, text(d["call_symbol"])))
             elif action is Action.ADAPT:
@@ -173,6 +172,16 @@ def plan(functions: list[dict], function_irs: list[dict], newest_name: str,
                 needs = f"; it needs CUDA {first_callable} or newer" if first_callable else ""
                 entries[r].append(Entry(index, code, "", text(f"{d['reason']}{needs}")))
     return ReleasePlan(releases, entries, adapters, history, strings, _share_tables(adapters, names))
+
+
+def _absent_reason(per: dict, names: list[str], release: int, added: str) -> str:
+    """Why a function does not exist in release `release` (an index in `names`, newest first): added
+    later, or removed after the last release that has it."""
+    declared = [i for i, name in enumerate(names) if (per.get(name) or {}).get("declared")]
+    read = f"of the releases these bindings read: {', '.join(names)}"
+    if declared and release < declared[0]:
+        return f"it does not exist (removed after CUDA {names[declared[0]]}, {read})"
+    return f"it does not exist (added in CUDA {added}, {read})"
 
 
 def _identifier(record: str) -> str:

@@ -34,24 +34,30 @@ class ReleaseIR:
     ir: dict
 
 
-def attach(newest: ReleaseIR, older: list[ReleaseIR]) -> dict:
+def attach(newest: ReleaseIR, older: list[ReleaseIR], first_release: str | None = None) -> dict:
     """newest.ir with the release fields added (docs/ir.md) and its ABI facts removed. `older`:
-    the other releases that cover the unit, newest first."""
+    the other releases that cover the unit, newest first. `first_release`: the release the unit was
+    first bound from (libraries.toml), whose functions stay (keep_first_release)."""
     releases = [newest, *older]
     abi = {r.name: r.ir[ABI_KEY] for r in releases}
     for r in releases:
         _index_symbols(r)
+    if first_release is not None:
+        keep_first_release(newest, older, first_release)
     used_records: dict[str, set[str]] = {r.name: set() for r in releases}
     for function in newest.ir["functions"]:
+        # the newest release that declares it: the newest, or for one it removed the last that had it
+        since = next(i for i, r in enumerate(releases) if function["name"] in abi[r.name]["functions"])
+        base = releases[since]
         entries = {}
         for r in releases:
-            entry = _entry(function, r.name, abi[r.name], newest.name, abi[newest.name])
+            entry = _entry(function, r.name, abi[r.name], base.name, abi[base.name])
             entries[r.name] = entry
             used_records[r.name].update(entry["records"])
             if entry["equivalent"] is not None:
                 used_records[r.name].update(abi[r.name]["functions_by_symbol"][entry["equivalent"]]["records"])
         function["releases"] = entries
-        function["added_in"] = _added_in(function["name"], releases, abi)
+        function["added_in"] = _added_in(function["name"], releases[since:], abi)
         function["changed_in"] = _changed_in(function["name"], releases, abi)
     ir = newest.ir
     ir["releases"] = [{"name": r.name, "cuda_version": r.cuda_version, "library_version": _version(r.ir),
@@ -62,6 +68,30 @@ def attach(newest: ReleaseIR, older: list[ReleaseIR]) -> dict:
     for r in releases:
         r.ir.pop(ABI_KEY, None)
     return release_ir.delta(ir)
+
+
+def keep_first_release(newest: ReleaseIR, older: list[ReleaseIR], first_release: str) -> None:
+    """The functions of a unit that was first bound from an older release stay bound, at their places
+    (a library's slots, the inline form's ABI, follow the IR's order): newest.ir's functions become
+    those `first_release` declares, in its order, one the newest release removed as the last release
+    that has it declares it (`absent` in the releases after), then the newest release's others, in
+    its order."""
+    first = next((r for r in older if r.name == first_release), None)
+    if first is None:
+        raise IRError(f"unit {newest.ir['unit']}: first_release {first_release} is not a release read for it")
+    by_name = {f["name"]: f for f in newest.ir["functions"]}
+    skipped = {s["name"] for s in newest.ir.get("skipped", ())}
+    kept = [f["name"] for f in first.ir["functions"]]
+    for name in kept:
+        if name in by_name:
+            continue
+        if name in skipped:
+            raise IRError(f"unit {newest.ir['unit']}: {name}, bound from CUDA {first_release}'s headers, is skipped "
+                          f"by CUDA {newest.name}'s: it cannot stay bound")
+        by_name[name] = next(f for r in older for f in r.ir["functions"] if f["name"] == name)
+    first_names = set(kept)
+    newest.ir["functions"] = [by_name[n] for n in kept] + [f for f in newest.ir["functions"]
+                                                          if f["name"] not in first_names]
 
 
 def _index_symbols(release: ReleaseIR) -> None:
@@ -224,6 +254,10 @@ def _layout_obstacle(differing: list[str], mine: dict, records: dict, theirs: di
         conversions.append({"param": p["name"], "record": name})
     unhandled = sorted(r for r in differing if r not in visited and f"struct {r}" not in visited)
     if unhandled:
+        param = _param_reaching(unhandled[0], theirs, params)
+        if param is not None:  # a typedef of an unnamed record: an adapter converts a struct or union it can name
+            return (f"parameter {param} reaches {', '.join(unhandled)}, whose layout differs, which is not a "
+                    "struct or union by name")
         return f"{', '.join(unhandled)}, whose layout differs, is reached other than through one pointer parameter"
     return conversions
 

@@ -6,9 +6,16 @@ tools/fetch-cuda-releases.sh fetches into it (docs/releases.md).
                                                      one line per package to fetch, tab-separated:
                                                      release, suite, archive, components (comma-
                                                      separated), keyring, package, version
-    python3 -m generator.release_headers unit-includes      -idirafter flags of the units whose headers are an
-                                                     older release's (their links folders, made), and the
-                                                     feature macros those headers need (-D)
+    python3 -m generator.release_headers unit-includes [CUDA_PATH]
+                                                     for a compiler building against NVIDIA's headers: the
+                                                     directory of the headers a toolkit may lack
+                                                     ($CUDA_EXTRA_INCLUDE, -idirafter) where it has them, the
+                                                     feature macros those headers need (-D), and
+                                                     -DCUBIND_TEST_WITHOUT_<unit> for each unit whose newest
+                                                     headers neither CUDA_PATH nor it has
+    python3 -m generator.release_headers without-headers units|modules|report [CUDA_PATH]
+                                                     those units (or their modules), one a line; report: why,
+                                                     a line each, naming the release the IR read them from
     python3 -m generator.release_headers names              the configured older releases, newest first, one a line
     python3 -m generator.release_headers sources RELEASE    the sources.list of RELEASE's private apt state: one
                                                      line per suite, signed by its keyring
@@ -18,6 +25,9 @@ tools/fetch-cuda-releases.sh fetches into it (docs/releases.md).
 
 The cache is $CUBIND_RELEASES_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/cubind/releases; a
 release's headers are in <cache>/<release>/include, its shared objects in <cache>/<release>/lib.
+CUDA_PATH defaults to /usr/local/cuda; $CUDA_EXTRA_INCLUDE is the directory `make generate
+CUDA_EXTRA_INCLUDE=DIR` reads the headers a toolkit may lack from (toolkit_may_lack), which the
+Makefile exports to the tests.
 """
 
 from __future__ import annotations
@@ -33,6 +43,9 @@ from . import config as config_module
 from .config import Config, Package, Release
 
 CACHE_VARIABLE = "CUBIND_RELEASES_CACHE"
+EXTRA_INCLUDE_VARIABLE = "CUDA_EXTRA_INCLUDE"
+DEFAULT_CUDA = Path("/usr/local/cuda")
+IR_DIR = Path(__file__).resolve().parent.parent / "generated" / "ir"
 SETS = ("headers", "libraries")
 
 
@@ -74,9 +87,14 @@ def sources(release: Release) -> list[str]:
 
 
 def census(irs: Iterable[dict]) -> dict[str, dict[str, collections.Counter]]:
-    """unit -> older release -> compat class -> how many of the unit's functions."""
+    """unit -> release -> compat class -> how many of the unit's functions: each older release, and the
+    newest where it lacks a function the unit keeps (one it removed: release_compare.keep_first_release)."""
+    def counted(ir: dict) -> list[dict]:
+        newest = ir["releases"][0]["name"]
+        removed = any(not f["releases"][newest]["declared"] for f in ir["functions"])
+        return ir["releases"][0 if removed else 1:]
     return {ir["unit"]: {r["name"]: collections.Counter(f["releases"][r["name"]]["compat"] for f in ir["functions"])
-                         for r in ir["releases"][1:]}
+                         for r in counted(ir)}
             for ir in irs}
 
 
@@ -96,35 +114,50 @@ def census_table(irs: list[dict]) -> str:
     return "\n".join(rows)
 
 
-def unit_header_links(release_dir: Path, unit: config_module.Unit) -> Path:
-    """<release>/unit-headers/<unit>: a copy of each of the unit's headers that `release_dir` holds
-    (copies, not symbolic links: gcc resolves a link and would look beside its target for the
-    header's quoted includes; made atomically, as parallel parses and generators may ask at once)."""
-    folder = release_dir.parent / "unit-headers" / unit.name
-    for header in unit.headers:
-        target = release_dir / header
-        copy = folder / header
-        if not target.is_file():
-            continue
-        data = target.read_bytes()
-        if copy.is_file() and not copy.is_symlink() and copy.read_bytes() == data:
-            continue
-        copy.parent.mkdir(parents=True, exist_ok=True)
-        temporary = copy.with_name(f".{copy.name}.{os.getpid()}")
-        temporary.write_bytes(data)
-        os.replace(temporary, copy)
-    return folder
+def extra_include(environ: dict[str, str] | None = None) -> Path | None:
+    """The directory of the headers a toolkit may lack, from the environment (None: not given)."""
+    value = (os.environ if environ is None else environ).get(EXTRA_INCLUDE_VARIABLE)
+    return Path(value) if value else None
 
 
-def unit_includes(config: Config, cache: Path) -> list[str]:
-    """-idirafter flags for a compiler building against NVIDIA's headers where the toolkit lacks a
-    unit's (headers_release: nvml.h, nvjpeg.h): each unit's own headers from a folder of links, so
-    that what they include by a quoted name is the toolkit's, never the older release's; and the
-    feature-test macros those headers need of a program (feature_macros: cufile.h's _DEFAULT_SOURCE,
-    for glibc's loff_t), which a program including NVIDIA's headers defines."""
-    units = [u for u in config.units if u.headers_release is not None]
-    return [*(f"-idirafter {unit_header_links(include_dir(cache, config.release(u.headers_release)), u)}" for u in units),
-            *dict.fromkeys(f"-D{m}" for u in units for m in u.feature_macros)]
+def newest_headers(unit: config_module.Unit, cuda_path: Path, extra: Path | None) -> Path | None:
+    """Where a compiler finds the unit's headers, as the generator searches them (the toolkit first,
+    then `extra` for a unit a toolkit may lack): the directory, or None when not every one is there."""
+    for directory in (cuda_path / "include", *((extra,) if unit.toolkit_may_lack and extra else ())):
+        if all((directory / header).is_file() for header in unit.headers):
+            return directory
+    return None
+
+
+def without_headers(config: Config, cuda_path: Path, extra: Path | None) -> list[config_module.Unit]:
+    """The units a toolkit may lack whose headers neither it nor `extra` has: a test that compiles
+    NVIDIA's headers leaves them out (their declarations are the IR's release, not another's)."""
+    return [u for u in config.units if u.toolkit_may_lack and newest_headers(u, cuda_path, extra) is None]
+
+
+def unit_includes(config: Config, cuda_path: Path, extra: Path | None) -> list[str]:
+    """The flags a compiler building against NVIDIA's headers needs beyond -I CUDA_PATH/include: `extra`
+    after the toolkit's (-idirafter: the toolkit's own headers still win) where a unit a toolkit may lack
+    has its headers there; the feature-test macros those units' headers need of a program (cufile.h's
+    _DEFAULT_SOURCE, for glibc's loff_t); and CUBIND_TEST_WITHOUT_<unit> for each unit left out
+    (without_headers), which generated/tests/nvidia_headers.h then does not include."""
+    units = [u for u in config.units if u.toolkit_may_lack]
+    found = [u for u in units if newest_headers(u, cuda_path, extra) is not None]
+    return [*((f"-idirafter {extra}",) if any(newest_headers(u, cuda_path, None) is None for u in found) else ()),
+            *dict.fromkeys(f"-D{m}" for u in found for m in u.feature_macros),
+            *(f"-DCUBIND_TEST_WITHOUT_{u.name}" for u in without_headers(config, cuda_path, extra))]
+
+
+def without_headers_report(config: Config, cuda_path: Path, extra: Path | None, ir_dir: Path = IR_DIR) -> list[str]:
+    """A line for each unit left out: its headers, the release the IR read them from, where they were looked for."""
+    lines = []
+    for unit in without_headers(config, cuda_path, extra):
+        path = ir_dir / f"{unit.name}.json"
+        release = json.loads(path.read_text())["releases"][0]["name"] if path.is_file() else "?"
+        lines.append(f"{unit.name}: left out: CUDA {release}'s {', '.join(unit.headers)} (generated/ir/{unit.name}.json "
+                     f"was read from them) is in neither {cuda_path / 'include'} nor "
+                     f"{EXTRA_INCLUDE_VARIABLE} ({extra or 'not set'})")
+    return lines
 
 
 def main(argv: list[str]) -> int:
@@ -135,8 +168,16 @@ def main(argv: list[str]) -> int:
     if len(argv) == 2 and argv[0] == "plan" and argv[1] in SETS:
         print("\n".join(plan(config, argv[1])))
         return 0
-    if argv == ["unit-includes"]:
-        print(" ".join(unit_includes(config, cache_root())))
+    if argv[:1] == ["unit-includes"] and len(argv) <= 2:
+        print(" ".join(unit_includes(config, Path(argv[1]) if len(argv) == 2 else DEFAULT_CUDA, extra_include())))
+        return 0
+    if argv[:1] == ["without-headers"] and len(argv) in (2, 3) and argv[1] in ("units", "modules", "report"):
+        cuda_path = Path(argv[2]) if len(argv) == 3 else DEFAULT_CUDA
+        units = without_headers(config, cuda_path, extra_include())
+        lines = {"units": [u.name for u in units], "modules": [m.name for u in units for m in u.modules],
+                 "report": without_headers_report(config, cuda_path, extra_include())}[argv[1]]
+        if lines:
+            print("\n".join(lines))
         return 0
     if argv == ["names"]:
         print("\n".join(r.name for r in config.releases))

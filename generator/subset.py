@@ -29,22 +29,24 @@ class IRTreeError(Exception):
 def read_irs(config: Config, ir_dir: Path) -> list[dict]:
     """Each configured unit's IR from `ir_dir` (generated/ir), as stage 1 made it; IRTreeError when
     one is missing or was made for another configuration of its headers or releases."""
-    irs = []
+    return [read_ir(config, ir_dir, unit.name) for unit in config.units]
+
+
+def read_ir(config: Config, ir_dir: Path, unit_name: str) -> dict:
+    """Unit `unit_name`'s IR from `ir_dir`, checked as read_irs checks each."""
     regenerate = "regenerate it from the headers (make generate; docs/regenerating.md)"
-    for unit in config.units:
-        path = ir_dir / f"{unit.name}.json"
-        try:
-            ir = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise IRTreeError(f"{path} is missing: the IR of unit {unit.name} (generator/libraries.toml) is not in "
-                              f"{ir_dir}; {regenerate}") from None
-        except (OSError, ValueError) as exc:
-            raise IRTreeError(f"{path} cannot be read: {exc}") from None
-        problem = _stale(config, unit.name, ir)
-        if problem:
-            raise IRTreeError(f"{path} {problem}; {regenerate}")
-        irs.append(ir)
-    return irs
+    path = ir_dir / f"{unit_name}.json"
+    try:
+        ir = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise IRTreeError(f"{path} is missing: the IR of unit {unit_name} (generator/libraries.toml) is not in "
+                          f"{ir_dir}; {regenerate}") from None
+    except (OSError, ValueError) as exc:
+        raise IRTreeError(f"{path} cannot be read: {exc}") from None
+    problem = _stale(config, unit_name, ir)
+    if problem:
+        raise IRTreeError(f"{path} {problem}; {regenerate}")
+    return ir
 
 
 def _stale(config: Config, unit_name: str, ir: dict) -> str | None:

@@ -265,16 +265,10 @@ static void set_offset(const cubind__symbol_table *table, size_t index, cubind__
                               memory_order_release);
 }
 
+/* The newest release (0) too: a function it removed is ABSENT there (loader/releases.h). */
 void cubind__resolve_in_release(cubind_library library, const cubind__symbol_table *table, size_t index,
                                 cubind__resolution *out)
 {
-    if (states[library].release == 0) { /* the bindings' own release: its symbol, as before releases */
-        out->symbol = cubind__symbol_name(table, index);
-        out->fn = cubind__own_symbol(&states[library].lib, out->symbol);
-        out->state = out->fn != NULL ? CUBIND_FUNCTION_CALLABLE : CUBIND_FUNCTION_MISSING;
-        out->reason = NULL;
-        return;
-    }
     cubind__release_resolve(library, states[library].release, table, index, &states[library].lib, out);
 }
 

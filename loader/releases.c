@@ -279,11 +279,13 @@ cubind_error_kind cubind__require_release(cubind_library library, int major, int
     return CUBIND_OK;
 }
 
-/* The entry of function `index` in release `release`, or NULL when its call is as in the newest. */
+/* The entry of function `index` in release `release`, or NULL when its call is as in the newest. The
+ * newest release (0) has entries too: a function it removed, kept from the release the unit was
+ * first bound from, is ABSENT there. */
 static const cubind__release_entry *find(const cubind__release_table *t, int release, size_t index)
 {
     size_t low, high;
-    if (release <= 0 || (size_t)release >= t->release_count)
+    if (release < 0 || (size_t)release >= t->release_count)
         return NULL;
     low = firsts(t)[release];
     high = firsts(t)[release + 1];

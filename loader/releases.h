@@ -5,9 +5,9 @@
  *
  * The data is generated from the IR of every release the generator read (generated/src/
  * <library>.c, `cubind__release_table_of`): per library its releases, newest first (release 0
- * is the ABI the bindings were generated for), and per older release a sorted list of the
- * functions whose call differs there. A function absent from that list is called as in the
- * newest release. Offsets, not pointers, as in the symbol table: nothing here is relocated at
+ * is the ABI the bindings were generated for), and per release a sorted list of the functions
+ * whose call differs there (for the newest, only the functions it removed: ABSENT). A function
+ * absent from that list is called as in the newest release. Offsets, not pointers, as in the symbol table: nothing here is relocated at
  * start-up.
  * Layer 3: calls opened (2), strbuf (1), environment (1) and the generated tables.
  */

@@ -45,7 +45,9 @@ struct cubind_test_library {
     int status_not_gpu;                      /* a failure that cannot: its message never says why no GPU */
     const char *status_not_gpu_name;
     const char *mock_soname;                 /* the soname its mocks carry: the newest of a major the
-                                                bindings read (libnvjpeg.so.12 with 12.4's headers) */
+                                                bindings read (libnvjpeg.so.13) */
+    size_t removed;                          /* functions the newest release removed (kept from the release
+                                                the library was first bound from): missing on its mock too */
 };
 
 extern const struct cubind_test_library cubind_test_libraries[];

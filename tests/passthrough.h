@@ -27,9 +27,10 @@ void cubind_test_assert_no_error(void);
  * is all zeros (docs/mocks.md, "Outputs"); otherwise fails naming the byte and its value. */
 void cubind_test_assert_zero(const char *name, const void *bytes, size_t size);
 
-/* What a function's call is in each older release whose call differs from the newest's. */
+/* What a function's call is in each release whose call differs from the newest's (the newest's own
+ * entry: a function it removed, kept from the unit's first release). */
 struct cubind_test_release_call {
-    const char *release; /* "12.4" */
+    const char *release; /* "12.4"; NULL: the newest (CUBIND_TEST_RELEASE unset) */
     int action;          /* enum cubind__release_action */
     const char *symbol;  /* the symbol called (SYMBOL, ADAPTER), or the release's own (REFUSED) */
 };
@@ -37,10 +38,10 @@ struct cubind_test_release_call {
  * arguments than the passthrough's: tested by test_semantic.c. Not a loader code. */
 enum { CUBIND_TEST_SEMANTIC = 100 };
 
-/* The symbol the mock must see in the release CUBIND_TEST_RELEASE names (unset: the newest),
- * and in `*action` what the call is there (0: as in the newest). */
+/* The symbol the mock must see in `release`, the release of the library's mocks this run loads (NULL:
+ * the newest's), and in `*action` what the call is there (0: as in the newest). */
 const char *cubind_test_release_symbol(const struct cubind_test_release_call *calls, size_t count,
-                                       const char *newest, int *action);
+                                       const char *release, const char *newest, int *action);
 
 /* The wrapper of `function` made no call (the mock counted none since `calls_before`) and
  * recorded why: the function cannot be called in this release. */

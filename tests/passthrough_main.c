@@ -161,13 +161,12 @@ void cubind_test_informational(cubind_library library, const char *function, int
 
 
 const char *cubind_test_release_symbol(const struct cubind_test_release_call *calls, size_t count,
-                                       const char *newest, int *action)
+                                       const char *release, const char *newest, int *action)
 {
-    const char *release = getenv("CUBIND_TEST_RELEASE");
     size_t i;
     *action = 0;
-    for (i = 0; release != NULL && i < count; ++i)
-        if (strcmp(calls[i].release, release) == 0) {
+    for (i = 0; i < count; ++i)
+        if (calls[i].release == NULL ? release == NULL : release != NULL && strcmp(calls[i].release, release) == 0) {
             *action = calls[i].action;
             return calls[i].symbol;
         }
@@ -177,11 +176,15 @@ const char *cubind_test_release_symbol(const struct cubind_test_release_call *ca
 void cubind_test_assert_not_called(cubind_library library, const char *function, unsigned long calls_before)
 {
     const cubind_error *error = cubind_last_error();
+    struct cubind_library_info info = {.size = sizeof info};
     assert_int_equal(cubind_mock_calls(), calls_before);
     assert_int_equal(error->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_int_equal(error->library, library);
     assert_string_equal(error->function, function);
-    assert_non_null(strstr(error->message, getenv("CUBIND_TEST_RELEASE")));
+    /* the record names the release the library is called as */
+    assert_int_equal(cubind_library_info(library, &info), CUBIND_OK);
+    assert_non_null(info.release);
+    assert_non_null(strstr(error->message, info.release));
 }
 
 /* The library must come from the mock named by `variable` (its CUBIND_<LIB>_PATH), of the release
@@ -206,8 +209,10 @@ static int loaded_from_mock(cubind_library library, const char *variable, size_t
     static int setup_##name(void **state)                                                                      \
     {                                                                                                          \
         (void)state;                                                                                           \
-        /* loaded and resolved first, with the mocks answering as the libraries (version, entry points) */     \
+        /* loaded and resolved first, with the mocks answering as the libraries (version, entry points), and   \
+         * successfully: the status a test before set would fail NVML's nvmlInit_v2 before its version query */ \
         cubind_mock_set_passthrough(0);                                                                        \
+        cubind_mock_set_status(0);                                                                             \
         if (loaded_from_mock(lib_enum, variable, cubind_passthrough_##name##_not_callable()) != 0)             \
             return -1;                                                                                         \
         cubind_mock_set_passthrough(1);                                                                        \

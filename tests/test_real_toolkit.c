@@ -1,7 +1,8 @@
 /*
  * tests/test_real_toolkit.c - the toolkit's compiler and codec libraries on their real files, with no
  * GPU: NVVM from the toolkit ($CUDA_PATH, else /usr/local/cuda) compiles NVVM IR to PTX; nvFatbin
- * (CUBIND_NVFATBIN_PATH: CUDA 12.4's, from the releases cache) packs that PTX into a fat binary;
+ * (CUBIND_NVFATBIN_PATH: CUDA 12.4's, from the releases cache) packs that PTX into a fat binary, and
+ * a cubin (CUBIND_TEST_CUBIN=ARCH=PATH: tests/scale_kernel.cu, compiled by the toolkit's nvcc);
  * nvJPEG (CUBIND_NVJPEG_PATH: 12.4's) answers its version and, without a GPU, refuses a handle with
  * the status a program gets from NVIDIA's library, recorded with why no GPU can be used; cuFile
  * (CUBIND_CUFILE_PATH: 12.4's) answers its version, and its driver open fails without a driver, the
@@ -100,6 +101,44 @@ static void test_nvfatbin_packs_ptx(void **state)
     compiled_ptx = NULL;
 }
 
+/* A cubin, as nvFatbinAddCubin takes it: its architecture's number and its code; skipped where the
+ * toolkit has no nvcc to compile one. */
+static void test_nvfatbin_packs_a_cubin(void **state)
+{
+    static unsigned char code[1 << 20];
+    const char *given = getenv("CUBIND_TEST_CUBIN");
+    const char *path = given != NULL ? strchr(given, '=') : NULL;
+    char arch[16];
+    nvFatbinHandle fatbin;
+    size_t size = 0, length;
+    unsigned char *image;
+    uint32_t magic;
+    FILE *in;
+    (void)state;
+    if (path == NULL || (size_t)(path - given) >= sizeof arch) {
+        print_message("no cubin (CUBIND_TEST_CUBIN=ARCH=PATH: the toolkit has no nvcc)\n");
+        skip();
+    }
+    memcpy(arch, given, (size_t)(path - given));
+    arch[path - given] = '\0';
+    in = fopen(path + 1, "rb");
+    assert_non_null(in);
+    length = fread(code, 1, sizeof code, in);
+    fclose(in);
+    assert_true(length > 4 && memcmp(code, "\177ELF", 4) == 0);
+    assert_int_equal(cubind_nvfatbin_create(&fatbin, NULL, 0), NVFATBIN_SUCCESS);
+    assert_int_equal(cubind_nvfatbin_add_cubin(fatbin, code, length, arch, "scale"), NVFATBIN_SUCCESS);
+    assert_int_equal(cubind_nvfatbin_size(fatbin, &size), NVFATBIN_SUCCESS);
+    image = malloc(size);
+    assert_non_null(image);
+    assert_int_equal(cubind_nvfatbin_get(fatbin, image), NVFATBIN_SUCCESS);
+    memcpy(&magic, image, sizeof magic);
+    assert_int_equal(magic, 0xBA55ED50u);
+    print_message("sm_%s cubin of %zu bytes: fat binary of %zu bytes\n", arch, length, size);
+    free(image);
+    assert_int_equal(cubind_nvfatbin_destroy(&fatbin), NVFATBIN_SUCCESS);
+}
+
 static void test_nvjpeg_version_and_handle(void **state)
 {
     struct cubind_library_info info = {.size = sizeof info};
@@ -177,6 +216,7 @@ int main(void)
         cmocka_unit_test(test_nvvm_compiles_ir_to_ptx),
         cmocka_unit_test(test_nvvm_bad_ir_is_recorded),
         cmocka_unit_test(test_nvfatbin_packs_ptx),
+        cmocka_unit_test(test_nvfatbin_packs_a_cubin),
         cmocka_unit_test(test_nvjpeg_version_and_handle),
         cmocka_unit_test(test_cufile_version_and_driver_open),
     };

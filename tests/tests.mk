@@ -29,12 +29,15 @@ MOCK_ENV := $(foreach l,$(CUBIND_LIBRARIES),$(CUBIND_ENV_$(l))=$(abspath $(MOCK_
 
 # The ABI check programs (see test-abi). Defined before any rule names them: make expands a
 # rule's prerequisites where it reads the rule (`make test-makefiles` catches a late definition).
-# NVIDIA headers the toolkit lacks, from a release's include dir in the releases cache (nvml.h:
-# generated/build.mk's CUBIND_HEADER_RELEASES), searched after the toolkit's own.
-# the headers of units the toolkit lacks (nvml.h, nvjpeg.h: an older release's), each from a folder of
-# links that holds only them, so that their quoted includes find the toolkit's headers
-# with the feature macros those units' headers need of a program (cufile.h: -D_DEFAULT_SOURCE)
-NVIDIA_EXTRA_INCLUDES = $(shell $(PYTHON) -m generator.release_headers unit-includes)
+# NVIDIA's headers of the units a toolkit may lack (toolkit_may_lack: nvjpeg.h, nvFatbin.h, nvml.h,
+# cufile.h): CUDA_EXTRA_INCLUDE after the toolkit's (-idirafter) where it has them, the feature macros
+# those headers need of a program (cufile.h: -D_DEFAULT_SOURCE), and -DCUBIND_TEST_WITHOUT_<unit> for a
+# unit whose headers neither has, which the tests that compile NVIDIA's headers then leave out, saying so
+# (`python3 -m generator.release_headers without-headers report`).
+# ($(shell) does not see make's exports: CUDA_EXTRA_INCLUDE is given to it as to the recipes.)
+NVIDIA_EXTRA_INCLUDES = $(shell CUDA_EXTRA_INCLUDE='$(CUDA_EXTRA_INCLUDE)' $(PYTHON) -m generator.release_headers \
+                          unit-includes $(CUDA_PATH))
+WITHOUT_HEADERS = CUDA_EXTRA_INCLUDE='$(CUDA_EXTRA_INCLUDE)' $(PYTHON) -m generator.release_headers without-headers
 ABI_UNITS := $(patsubst $(GENERATED)/tests/abi_%.c,%,$(wildcard $(GENERATED)/tests/abi_*.c))
 ABI_PROGRAMS := $(foreach u,$(ABI_UNITS),$(TEST_BUILD)/abi/$(u)-cubind $(TEST_BUILD)/abi/$(u)-nvidia $(TEST_BUILD)/abi/$(u)-cxx)
 
@@ -226,16 +229,29 @@ CXX_WARNINGS := -std=c++17 -Wall -Wextra -Werror -pedantic
 $(TEST_BUILD)/abi/%-cubind: $(GENERATED)/tests/abi_%.c $(PUBLIC_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ABI_FLAGS) $< -o $@ $(LDFLAGS_SAN)
-$(TEST_BUILD)/abi/%-nvidia: $(GENERATED)/tests/abi_%.c $(PUBLIC_HEADERS)
+# The flags NVIDIA's headers are found with, rewritten when they change (CUDA_EXTRA_INCLUDE given or
+# not, another CUDA_PATH): the NVIDIA builds depend on it, so none is left from other flags.
+# (make re-reads its time after the recipe, which writes it only then.)
+NVIDIA_FLAGS := $(TEST_BUILD)/abi/nvidia-flags
+.PHONY: nvidia-flags-always
+nvidia-flags-always:
+$(NVIDIA_FLAGS): nvidia-flags-always
+	@mkdir -p $(dir $@)
+	@echo '$(CUDA_PATH) $(NVIDIA_EXTRA_INCLUDES)' | cmp -s - $@ || echo '$(CUDA_PATH) $(NVIDIA_EXTRA_INCLUDES)' > $@
+
+$(TEST_BUILD)/abi/%-nvidia: $(GENERATED)/tests/abi_%.c $(PUBLIC_HEADERS) $(NVIDIA_FLAGS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ABI_FLAGS) -DCUBIND_ABI_NVIDIA -isystem $(CUDA_PATH)/include $(NVIDIA_EXTRA_INCLUDES) $< -o $@ $(LDFLAGS_SAN)
-$(TEST_BUILD)/abi/%-cxx: $(GENERATED)/tests/abi_%.c $(PUBLIC_HEADERS)
+$(TEST_BUILD)/abi/%-cxx: $(GENERATED)/tests/abi_%.c $(PUBLIC_HEADERS) $(NVIDIA_FLAGS)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXX_WARNINGS) $(CFLAGS) $(SAN_FLAGS) $(ABI_FLAGS) -DCUBIND_ABI_NVIDIA -isystem $(CUDA_PATH)/include \
 	    $(NVIDIA_EXTRA_INCLUDES) -x c++ $< -x none -o $@
 
 test-abi: $(ABI_PROGRAMS)
-	@for u in $(ABI_UNITS); do \
+	@$(WITHOUT_HEADERS) report $(CUDA_PATH) | sed 's/^/abi /'
+	@without=" $$($(WITHOUT_HEADERS) units $(CUDA_PATH) | tr '\n' ' ')"; \
+	for u in $(ABI_UNITS); do \
+	    case "$$without" in *" $$u "*) continue;; esac; \
 	    for v in cubind nvidia cxx; do $(TEST_BUILD)/abi/$$u-$$v > $(TEST_BUILD)/abi/$$u-$$v.txt || exit 1; done; \
 	    cmp -s $(TEST_BUILD)/abi/$$u-cubind.txt $(TEST_BUILD)/abi/$$u-nvidia.txt && \
 	    cmp -s $(TEST_BUILD)/abi/$$u-cubind.txt $(TEST_BUILD)/abi/$$u-cxx.txt || \
@@ -252,7 +268,9 @@ test-abi: $(ABI_PROGRAMS)
 test-headers: $(PUBLIC_HEADERS) tests/test_headers.sh $(GENERATED)/tests/header_alone.c $(GENERATED)/tests/include_order.c \
               $(GENERATED)/tests/nvidia_headers.h tests/test_header_counterparts.sh $(GENERATED)/tests/header_counterpart.c
 	@NVIDIA_EXTRA_INCLUDES="$(NVIDIA_EXTRA_INCLUDES)" tests/test_headers.sh $(CUDA_PATH) $(TEST_BUILD)/headers $(CUBIND_MODULES)
-	@NVIDIA_EXTRA_INCLUDES="$(NVIDIA_EXTRA_INCLUDES)" tests/test_header_counterparts.sh $(CUDA_PATH) $(CUBIND_MODULES)
+	@$(WITHOUT_HEADERS) report $(CUDA_PATH) | sed 's/^/headers: counterparts of /'
+	@NVIDIA_EXTRA_INCLUDES="$(NVIDIA_EXTRA_INCLUDES)" tests/test_header_counterparts.sh $(CUDA_PATH) \
+	    $(filter-out $(shell $(WITHOUT_HEADERS) modules $(CUDA_PATH)),$(CUBIND_MODULES))
 	@$(RESULTS) passed test-headers
 
 # Under a sanitizer the out-of-line build only: the inline form's wrappers are the same code,
@@ -395,9 +413,15 @@ test-real: $(TEST_BUILD)/test_real
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan-cuda.supp) $(RESULTS) run test_real cmocka -- $(TEST_BUILD)/test_real
 
 # NVVM (the toolkit's), nvFatbin, nvJPEG and cuFile (CUDA 12.4's, from the releases cache: the toolkit
-# here has none of them) on their real files (tests/test_real_toolkit.c).
+# here has none of them) on their real files (tests/test_real_toolkit.c); nvFatbin packs a cubin the
+# toolkit's nvcc compiled, where it has one.
+NVCC := $(wildcard $(CUDA_PATH)/bin/nvcc)
+$(TEST_BUILD)/scale-sm_75.cubin: tests/scale_kernel.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -cubin -arch=sm_75 $< -o $@
 .PHONY: test-real-toolkit
-test-real-toolkit: $(TEST_BUILD)/test_real_toolkit fetch-release-libs
+test-real-toolkit: $(TEST_BUILD)/test_real_toolkit fetch-release-libs $(if $(NVCC),$(TEST_BUILD)/scale-sm_75.cubin)
+	CUBIND_TEST_CUBIN=$(if $(NVCC),75=$(abspath $(TEST_BUILD))/scale-sm_75.cubin) \
 	CUBIND_NVFATBIN_PATH=$(RELEASES_CACHE)/12.4/lib/libnvfatbin.so.12 \
 	CUBIND_NVJPEG_PATH=$(RELEASES_CACHE)/12.4/lib/libnvjpeg.so.12 \
 	CUBIND_CUFILE_PATH=$(RELEASES_CACHE)/12.4/lib/libcufile.so.0 CUFILE_LOGFILE_PATH=$(abspath $(TEST_BUILD))/cufile.log \
@@ -618,14 +642,24 @@ gpu-build: test-build $(TEST_BUILD)/test_gpu $(GPU_LIB_DIR)/libcmocka.so.0 examp
 
 # tests/gpu/toolkit.sh: NVVM, nvFatbin and nvJPEG through cubind on the GPU (tests/gpu/toolkit.c), the
 # JPEG it decodes and libjpeg's decode of it (tests/gpu/jpeg_fixture.c, run here: the GPU machine has
-# no libjpeg), and CUDA 12.4's nvFatbin, nvJPEG and cuFile, whose headers cubind read, to travel with
-# them; cuFile's version and driver open asked directly (tests/gpu/cufile.c) and through cubind
-# (tests/gpu/cufile_cubind.c).
+# no libjpeg), the cubins nvFatbin packs (tests/scale_kernel.cu, by the toolkit's nvcc: one per
+# architecture of GPU_CUBIN_ARCHS, listed as ARCH=FILE in cubins.txt), NVML's getters of NVML API 13
+# (tests/gpu/nvml_getters.c), and CUDA 12.4's nvFatbin, nvJPEG and cuFile, an older release of theirs,
+# to travel with them; cuFile's version and driver open asked directly (tests/gpu/cufile.c) and through
+# cubind (tests/gpu/cufile_cubind.c).
+GPU_CUBIN_ARCHS ?= 75 80 86 89 90
 .PHONY: gpu-toolkit
 gpu-toolkit: $(LIBRARY_SO) $(BUILT_HEADERS) $(LINK_FLAGS_FILES) fetch-release-libs
 	@mkdir -p $(TEST_BUILD)/gpu/toolkit-12.4
 	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include tests/gpu/toolkit.c -o $(TEST_BUILD)/gpu/toolkit \
 	    -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../../lib'
+	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include tests/gpu/nvml_getters.c -o $(TEST_BUILD)/gpu/nvml-getters \
+	    -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../../lib'
+	: > $(TEST_BUILD)/gpu/cubins.txt
+	for arch in $(GPU_CUBIN_ARCHS); do \
+	    $(CUDA_PATH)/bin/nvcc -cubin -arch=sm_$$arch tests/scale_kernel.cu -o $(TEST_BUILD)/gpu/scale-sm_$$arch.cubin || exit 1; \
+	    echo "$$arch=scale-sm_$$arch.cubin" >> $(TEST_BUILD)/gpu/cubins.txt; \
+	done
 	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include tests/gpu/cufile_cubind.c -o $(TEST_BUILD)/gpu/cufile-cubind \
 	    -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../../lib'
 	$(CC) $(ALL_CFLAGS) tests/gpu/jpeg_fixture.c -o $(TEST_BUILD)/gpu/jpeg_fixture -ljpeg

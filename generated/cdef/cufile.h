@@ -14,6 +14,7 @@ enum { CU_FILE_STREAM_FIXED_BUF_OFFSET = 1 };
 enum { CU_FILE_STREAM_FIXED_FILE_OFFSET = 2 };
 enum { CU_FILE_STREAM_FIXED_FILE_SIZE = 4 };
 enum { CU_FILE_STREAM_PAGE_ALIGNED_INPUTS = 8 };
+enum { CUFILE_GPU_UUID_LEN = 16 };
 enum CUfileOpError {
     CU_FILE_SUCCESS = 0,
     CU_FILE_DRIVER_NOT_INITIALIZED = 5001,
@@ -52,7 +53,18 @@ enum CUfileOpError {
     CU_FILE_GPU_MEMORY_PINNING_FAILED = 5036,
     CU_FILE_BATCH_FULL = 5037,
     CU_FILE_ASYNC_NOT_SUPPORTED = 5038,
-    CU_FILE_IO_MAX_ERROR = 5039
+    CU_FILE_INTERNAL_BATCH_SETUP_ERROR = 5039,
+    CU_FILE_INTERNAL_BATCH_SUBMIT_ERROR = 5040,
+    CU_FILE_INTERNAL_BATCH_GETSTATUS_ERROR = 5041,
+    CU_FILE_INTERNAL_BATCH_CANCEL_ERROR = 5042,
+    CU_FILE_NOMEM_ERROR = 5043,
+    CU_FILE_IO_ERROR = 5044,
+    CU_FILE_INTERNAL_BUF_REGISTER_ERROR = 5045,
+    CU_FILE_HASH_OPR_ERROR = 5046,
+    CU_FILE_INVALID_CONTEXT_ERROR = 5047,
+    CU_FILE_NVFS_INTERNAL_DRIVER_ERROR = 5048,
+    CU_FILE_BATCH_NOCOMPAT_ERROR = 5049,
+    CU_FILE_IO_MAX_ERROR = 5050
 };
 typedef enum CUfileOpError CUfileOpError;
 struct CUfileError {
@@ -70,7 +82,9 @@ enum CUfileDriverStatusFlags {
     CU_FILE_SCSI_SUPPORTED = 6,
     CU_FILE_SCALEFLUX_CSD_SUPPORTED = 7,
     CU_FILE_NVMESH_SUPPORTED = 8,
-    CU_FILE_BEEGFS_SUPPORTED = 9
+    CU_FILE_BEEGFS_SUPPORTED = 9,
+    CU_FILE_NVME_P2P_SUPPORTED = 11,
+    CU_FILE_SCATEFS_SUPPORTED = 12
 };
 typedef enum CUfileDriverStatusFlags CUfileDriverStatusFlags_t;
 enum CUfileDriverControlFlags {
@@ -157,8 +171,145 @@ struct CUfileIOEvents {
 };
 typedef struct CUfileIOEvents CUfileIOEvents_t;
 typedef void *CUfileBatchHandle_t;
+enum CUFileSizeTConfigParameter_t {
+    CUFILE_PARAM_PROFILE_STATS = 0,
+    CUFILE_PARAM_EXECUTION_MAX_IO_QUEUE_DEPTH = 1,
+    CUFILE_PARAM_EXECUTION_MAX_IO_THREADS = 2,
+    CUFILE_PARAM_EXECUTION_MIN_IO_THRESHOLD_SIZE_KB = 3,
+    CUFILE_PARAM_EXECUTION_MAX_REQUEST_PARALLELISM = 4,
+    CUFILE_PARAM_PROPERTIES_MAX_DIRECT_IO_SIZE_KB = 5,
+    CUFILE_PARAM_PROPERTIES_MAX_DEVICE_CACHE_SIZE_KB = 6,
+    CUFILE_PARAM_PROPERTIES_PER_BUFFER_CACHE_SIZE_KB = 7,
+    CUFILE_PARAM_PROPERTIES_MAX_DEVICE_PINNED_MEM_SIZE_KB = 8,
+    CUFILE_PARAM_PROPERTIES_IO_BATCHSIZE = 9,
+    CUFILE_PARAM_POLLTHRESHOLD_SIZE_KB = 10,
+    CUFILE_PARAM_PROPERTIES_BATCH_IO_TIMEOUT_MS = 11
+};
+typedef enum CUFileSizeTConfigParameter_t CUFileSizeTConfigParameter_t;
+enum CUFileBoolConfigParameter_t {
+    CUFILE_PARAM_PROPERTIES_USE_POLL_MODE = 0,
+    CUFILE_PARAM_PROPERTIES_ALLOW_COMPAT_MODE = 1,
+    CUFILE_PARAM_FORCE_COMPAT_MODE = 2,
+    CUFILE_PARAM_FS_MISC_API_CHECK_AGGRESSIVE = 3,
+    CUFILE_PARAM_EXECUTION_PARALLEL_IO = 4,
+    CUFILE_PARAM_PROFILE_NVTX = 5,
+    CUFILE_PARAM_PROPERTIES_ALLOW_SYSTEM_MEMORY = 6,
+    CUFILE_PARAM_USE_PCIP2PDMA = 7,
+    CUFILE_PARAM_PREFER_IO_URING = 8,
+    CUFILE_PARAM_FORCE_ODIRECT_MODE = 9,
+    CUFILE_PARAM_SKIP_TOPOLOGY_DETECTION = 10,
+    CUFILE_PARAM_STREAM_MEMOPS_BYPASS = 11
+};
+typedef enum CUFileBoolConfigParameter_t CUFileBoolConfigParameter_t;
+enum CUFileStringConfigParameter_t {
+    CUFILE_PARAM_LOGGING_LEVEL = 0,
+    CUFILE_PARAM_ENV_LOGFILE_PATH = 1,
+    CUFILE_PARAM_LOG_DIR = 2
+};
+typedef enum CUFileStringConfigParameter_t CUFileStringConfigParameter_t;
+enum CUFileArrayConfigParameter_t {
+    CUFILE_PARAM_POSIX_POOL_SLAB_SIZE_KB = 0,
+    CUFILE_PARAM_POSIX_POOL_SLAB_COUNT = 1
+};
+typedef enum CUFileArrayConfigParameter_t CUFileArrayConfigParameter_t;
+struct CUfileOpCounter {
+    uint64_t ok;
+    uint64_t err;
+};
+typedef struct CUfileOpCounter CUfileOpCounter_t;
+struct CUfileStatsLevel1 {
+    CUfileOpCounter_t read_ops;
+    CUfileOpCounter_t write_ops;
+    CUfileOpCounter_t hdl_register_ops;
+    CUfileOpCounter_t hdl_deregister_ops;
+    CUfileOpCounter_t buf_register_ops;
+    CUfileOpCounter_t buf_deregister_ops;
+    uint64_t read_bytes;
+    uint64_t write_bytes;
+    uint64_t read_bw_bytes_per_sec;
+    uint64_t write_bw_bytes_per_sec;
+    uint64_t read_lat_avg_us;
+    uint64_t write_lat_avg_us;
+    uint64_t read_ops_per_sec;
+    uint64_t write_ops_per_sec;
+    uint64_t read_lat_sum_us;
+    uint64_t write_lat_sum_us;
+    CUfileOpCounter_t batch_submit_ops;
+    CUfileOpCounter_t batch_complete_ops;
+    CUfileOpCounter_t batch_setup_ops;
+    CUfileOpCounter_t batch_cancel_ops;
+    CUfileOpCounter_t batch_destroy_ops;
+    CUfileOpCounter_t batch_enqueued_ops;
+    CUfileOpCounter_t batch_posix_enqueued_ops;
+    CUfileOpCounter_t batch_processed_ops;
+    CUfileOpCounter_t batch_posix_processed_ops;
+    CUfileOpCounter_t batch_nvfs_submit_ops;
+    CUfileOpCounter_t batch_p2p_submit_ops;
+    CUfileOpCounter_t batch_aio_submit_ops;
+    CUfileOpCounter_t batch_iouring_submit_ops;
+    CUfileOpCounter_t batch_mixed_io_submit_ops;
+    CUfileOpCounter_t batch_total_submit_ops;
+    uint64_t batch_read_bytes;
+    uint64_t batch_write_bytes;
+    uint64_t batch_read_bw_bytes;
+    uint64_t batch_write_bw_bytes;
+    uint64_t batch_submit_lat_avg_us;
+    uint64_t batch_completion_lat_avg_us;
+    uint64_t batch_submit_ops_per_sec;
+    uint64_t batch_complete_ops_per_sec;
+    uint64_t batch_submit_lat_sum_us;
+    uint64_t batch_completion_lat_sum_us;
+    uint64_t last_batch_read_bytes;
+    uint64_t last_batch_write_bytes;
+};
+typedef struct CUfileStatsLevel1 CUfileStatsLevel1_t;
+struct CUfileStatsLevel2 {
+    CUfileStatsLevel1_t basic;
+    uint64_t read_size_kb_hist[32];
+    uint64_t write_size_kb_hist[32];
+};
+typedef struct CUfileStatsLevel2 CUfileStatsLevel2_t;
+struct CUfilePerGpuStats {
+    char uuid[16];
+    uint64_t read_bytes;
+    uint64_t read_bw_bytes_per_sec;
+    uint64_t read_utilization;
+    uint64_t read_duration_us;
+    uint64_t n_total_reads;
+    uint64_t n_p2p_reads;
+    uint64_t n_nvfs_reads;
+    uint64_t n_posix_reads;
+    uint64_t n_unaligned_reads;
+    uint64_t n_dr_reads;
+    uint64_t n_sparse_regions;
+    uint64_t n_inline_regions;
+    uint64_t n_reads_err;
+    uint64_t writes_bytes;
+    uint64_t write_bw_bytes_per_sec;
+    uint64_t write_utilization;
+    uint64_t write_duration_us;
+    uint64_t n_total_writes;
+    uint64_t n_p2p_writes;
+    uint64_t n_nvfs_writes;
+    uint64_t n_posix_writes;
+    uint64_t n_unaligned_writes;
+    uint64_t n_dr_writes;
+    uint64_t n_writes_err;
+    uint64_t n_mmap;
+    uint64_t n_mmap_ok;
+    uint64_t n_mmap_err;
+    uint64_t n_mmap_free;
+    uint64_t reg_bytes;
+};
+typedef struct CUfilePerGpuStats CUfilePerGpuStats_t;
+struct CUfileStatsLevel3 {
+    CUfileStatsLevel2_t detailed;
+    uint32_t num_gpus;
+    CUfilePerGpuStats_t per_gpu_stats[16];
+};
+typedef struct CUfileStatsLevel3 CUfileStatsLevel3_t;
 
-/* cufile: 25 wrappers */
+/* cufile: 43 wrappers */
 CUfileError_t cubind_cufile_handle_register(CUfileHandle_t *fh, CUfileDescr_t *descr);
 void cubind_cufile_handle_deregister(CUfileHandle_t fh);
 CUfileError_t cubind_cufile_buf_register(const void *bufPtr_base, size_t length, int flags);
@@ -184,3 +335,21 @@ CUfileError_t cubind_cufile_write_async(CUfileHandle_t fh, void *bufPtr_base, si
 CUfileError_t cubind_cufile_stream_register(CUstream stream, unsigned int flags);
 CUfileError_t cubind_cufile_stream_deregister(CUstream stream);
 CUfileError_t cubind_cufile_get_version(int *version);
+CUfileError_t cubind_cufile_get_parameter_size_t(CUFileSizeTConfigParameter_t param, size_t *value);
+CUfileError_t cubind_cufile_get_parameter_bool(CUFileBoolConfigParameter_t param, bool *value);
+CUfileError_t cubind_cufile_get_parameter_string(CUFileStringConfigParameter_t param, char *desc_str, int len);
+CUfileError_t cubind_cufile_get_parameter_min_max_value(CUFileSizeTConfigParameter_t param, size_t *min_value, size_t *max_value);
+CUfileError_t cubind_cufile_set_parameter_size_t(CUFileSizeTConfigParameter_t param, size_t value);
+CUfileError_t cubind_cufile_set_parameter_bool(CUFileBoolConfigParameter_t param, bool value);
+CUfileError_t cubind_cufile_set_parameter_string(CUFileStringConfigParameter_t param, const char *desc_str);
+CUfileError_t cubind_cufile_set_stats_level(int level);
+CUfileError_t cubind_cufile_get_stats_level(int *level);
+CUfileError_t cubind_cufile_stats_start(void);
+CUfileError_t cubind_cufile_stats_stop(void);
+CUfileError_t cubind_cufile_stats_reset(void);
+CUfileError_t cubind_cufile_get_stats_l1(CUfileStatsLevel1_t *stats);
+CUfileError_t cubind_cufile_get_stats_l2(CUfileStatsLevel2_t *stats);
+CUfileError_t cubind_cufile_get_stats_l3(CUfileStatsLevel3_t *stats);
+CUfileError_t cubind_cufile_get_bar_size_in_kb(int gpuIndex, size_t *barSize);
+CUfileError_t cubind_cufile_set_parameter_posix_pool_slab_array(const size_t *size_values, const size_t *count_values, int len);
+CUfileError_t cubind_cufile_get_parameter_posix_pool_slab_array(size_t *size_values, size_t *count_values, int len);

@@ -19,12 +19,18 @@ typedef enum {
     NVFATBIN_ERROR_UNRECOGNIZED_OPTION = 8,
     NVFATBIN_ERROR_INVALID_ARCH = 9,
     NVFATBIN_ERROR_INVALID_NVVM = 10,
-    NVFATBIN_ERROR_EMPTY_INPUT = 11
+    NVFATBIN_ERROR_EMPTY_INPUT = 11,
+    NVFATBIN_ERROR_MISSING_PTX_ARCH = 12,
+    NVFATBIN_ERROR_PTX_ARCH_MISMATCH = 13,
+    NVFATBIN_ERROR_MISSING_FATBIN = 14,
+    NVFATBIN_ERROR_INVALID_INDEX = 15,
+    NVFATBIN_ERROR_IDENTIFIER_REUSE = 16,
+    NVFATBIN_ERROR_INTERNAL_PTX_OPTION = 17
 } nvFatbinResult;
 struct _nvFatbinHandle;
 typedef struct _nvFatbinHandle *nvFatbinHandle;
 
-/* nvfatbin: 9 wrappers */
+/* nvfatbin: 11 wrappers */
 const char *cubind_nvfatbin_get_error_string(nvFatbinResult result);
 nvFatbinResult cubind_nvfatbin_create(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount);
 nvFatbinResult cubind_nvfatbin_destroy(nvFatbinHandle *handle_indirect);
@@ -34,3 +40,5 @@ nvFatbinResult cubind_nvfatbin_add_ltoir(nvFatbinHandle handle, const void *code
 nvFatbinResult cubind_nvfatbin_size(nvFatbinHandle handle, size_t *size);
 nvFatbinResult cubind_nvfatbin_get(nvFatbinHandle handle, void *buffer);
 nvFatbinResult cubind_nvfatbin_version(unsigned int *major, unsigned int *minor);
+nvFatbinResult cubind_nvfatbin_add_index(nvFatbinHandle handle, const void *code, size_t size, const char *identifier);
+nvFatbinResult cubind_nvfatbin_add_reloc(nvFatbinHandle handle, const void *code, size_t size);

@@ -8,10 +8,10 @@
 
 /* nvjpeg.h */
 enum { NVJPEG_MAX_COMPONENT = 4 };
-enum { NVJPEG_VER_MAJOR = 12 };
-enum { NVJPEG_VER_MINOR = 3 };
+enum { NVJPEG_VER_MAJOR = 13 };
+enum { NVJPEG_VER_MINOR = 0 };
 enum { NVJPEG_VER_PATCH = 1 };
-enum { NVJPEG_VER_BUILD = 117 };
+enum { NVJPEG_VER_BUILD = 86 };
 enum { NVJPEG_FLAGS_DEFAULT = 0 };
 enum { NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE = 1 };
 enum { NVJPEG_FLAGS_ENABLE_MEMORY_POOLS = 2 };
@@ -64,13 +64,17 @@ typedef enum {
     NVJPEG_OUTPUT_RGBI = 5,
     NVJPEG_OUTPUT_BGRI = 6,
     NVJPEG_OUTPUT_UNCHANGEDI_U16 = 7,
-    NVJPEG_OUTPUT_FORMAT_MAX = 7
+    NVJPEG_OUTPUT_NV12 = 8,
+    NVJPEG_OUTPUT_YUY2 = 9,
+    NVJPEG_OUTPUT_FORMAT_MAX = 9
 } nvjpegOutputFormat_t;
 typedef enum {
+    NVJPEG_INPUT_YUV = 1,
     NVJPEG_INPUT_RGB = 3,
     NVJPEG_INPUT_BGR = 4,
     NVJPEG_INPUT_RGBI = 5,
-    NVJPEG_INPUT_BGRI = 6
+    NVJPEG_INPUT_BGRI = 6,
+    NVJPEG_INPUT_NV12 = 8
 } nvjpegInputFormat_t;
 typedef enum {
     NVJPEG_BACKEND_DEFAULT = 0,
@@ -81,6 +85,11 @@ typedef enum {
     NVJPEG_BACKEND_HARDWARE_DEVICE = 5,
     NVJPEG_BACKEND_LOSSLESS_JPEG = 6
 } nvjpegBackend_t;
+typedef enum {
+    NVJPEG_ENC_BACKEND_DEFAULT = 0,
+    NVJPEG_ENC_BACKEND_GPU = 1,
+    NVJPEG_ENC_BACKEND_HARDWARE = 2
+} nvjpegEncBackend_t;
 typedef enum {
     NVJPEG_ENCODING_UNKNOWN = 0,
     NVJPEG_ENCODING_BASELINE_DCT = 192,
@@ -143,7 +152,7 @@ typedef struct nvjpegDecodeParams *nvjpegDecodeParams_t;
 struct nvjpegJpegDecoder;
 typedef struct nvjpegJpegDecoder *nvjpegJpegDecoder_t;
 
-/* nvjpeg: 78 wrappers */
+/* nvjpeg: 82 wrappers */
 nvjpegStatus_t cubind_nvjpeg_get_property(libraryPropertyType type, int *value);
 nvjpegStatus_t cubind_nvjpeg_get_cudart_property(libraryPropertyType type, int *value);
 nvjpegStatus_t cubind_nvjpeg_create(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegHandle_t *handle);
@@ -222,3 +231,7 @@ nvjpegStatus_t cubind_nvjpeg_decode_batched_ex(nvjpegHandle_t handle, nvjpegJpeg
 nvjpegStatus_t cubind_nvjpeg_encoder_params_copy_metadata(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
 nvjpegStatus_t cubind_nvjpeg_encoder_params_copy_quantization_tables(nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
 nvjpegStatus_t cubind_nvjpeg_encoder_params_copy_huffman_tables(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
+nvjpegStatus_t cubind_nvjpeg_get_hardware_encoder_info(nvjpegHandle_t handle, unsigned int *num_engines);
+nvjpegStatus_t cubind_nvjpeg_encoder_state_create_with_backend(nvjpegHandle_t handle, nvjpegEncoderState_t *encoder_state, nvjpegEncBackend_t backend, cudaStream_t stream);
+nvjpegStatus_t cubind_nvjpeg_encoder_params_set_restart_interval(nvjpegEncoderParams_t encoder_params, unsigned int restart_interval, cudaStream_t stream);
+nvjpegStatus_t cubind_nvjpeg_encode(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegChromaSubsampling_t input_subsampling, nvjpegInputFormat_t input_format, int image_width, int image_height, cudaStream_t stream);

@@ -7,7 +7,7 @@
  */
 
 /* nvml.h */
-enum { NVML_API_VERSION = 12 };
+enum { NVML_API_VERSION = 13 };
 enum { NVML_VALUE_NOT_AVAILABLE = -1 };
 enum { NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE = 32 };
 enum { NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE = 16 };
@@ -15,53 +15,40 @@ enum { nvmlPciInfoExt_v1 = 16777280 };
 enum { nvmlMemory_v2 = 33554472 };
 enum { nvmlProcessDetailList_v1 = 16777240 };
 enum { nvmlC2cModeInfo_v1 = 16777220 };
+enum { nvmlDeviceAddressingMode_v1 = 16777224 };
+enum { nvmlRepairStatus_v1 = 16777228 };
 enum { NVML_NVLINK_MAX_LINKS = 18 };
 enum { NVML_TOPOLOGY_CPU = 40 };
 enum { NVML_MAX_PHYSICAL_BRIDGE = 128 };
 enum { NVML_MAX_THERMAL_SENSORS_PER_GPU = 3 };
+enum { nvmlCoolerInfo_v1 = 16777232 };
+enum { NVML_DEVICE_UUID_ASCII_LEN = 41 };
+enum { NVML_DEVICE_UUID_BINARY_LEN = 16 };
+enum { nvmlUUID_v1 = 16777268 };
+enum { nvmlPdi_v1 = 16777232 };
 enum { nvmlFlagDefault = 0 };
 enum { nvmlFlagForce = 1 };
+enum { nvmlDramEncryptionInfo_v1 = 16777224 };
+enum { nvmlMarginTemperature_v1 = 16777224 };
 enum { MAX_CLK_DOMAINS = 32 };
 enum { NVML_SINGLE_BIT_ECC = 0 };
 enum { NVML_DOUBLE_BIT_ECC = 1 };
 enum { NVML_MAX_GPU_PERF_PSTATES = 16 };
-enum { NVML_GRID_LICENSE_EXPIRY_NOT_AVAILABLE = 0 };
-enum { NVML_GRID_LICENSE_EXPIRY_INVALID = 1 };
-enum { NVML_GRID_LICENSE_EXPIRY_VALID = 2 };
-enum { NVML_GRID_LICENSE_EXPIRY_NOT_APPLICABLE = 3 };
-enum { NVML_GRID_LICENSE_EXPIRY_PERMANENT = 4 };
-enum { NVML_GRID_LICENSE_BUFFER_SIZE = 128 };
-enum { NVML_VGPU_NAME_BUFFER_SIZE = 64 };
-enum { NVML_GRID_LICENSE_FEATURE_MAX_COUNT = 3 };
-/* INVALID_GPU_INSTANCE_PROFILE_ID = 0xFFFFFFFF: beyond int, not declared here */
-/* INVALID_GPU_INSTANCE_ID = 0xFFFFFFFF: beyond int, not declared here */
-enum { NVML_INVALID_VGPU_PLACEMENT_ID = 65535 };
-enum { NVML_VGPU_VIRTUALIZATION_CAP_MIGRATION_NO = 0 };
-enum { NVML_VGPU_VIRTUALIZATION_CAP_MIGRATION_YES = 1 };
-enum { NVML_VGPU_PGPU_VIRTUALIZATION_CAP_MIGRATION_NO = 0 };
-enum { NVML_VGPU_PGPU_VIRTUALIZATION_CAP_MIGRATION_YES = 1 };
-enum { nvmlVgpuHeterogeneousMode_v1 = 16777224 };
-enum { nvmlVgpuPlacementId_v1 = 16777224 };
-enum { nvmlVgpuPlacementList_v1 = 16777240 };
-enum { nvmlVgpuInstancesUtilizationInfo_v1 = 16777248 };
-enum { nvmlVgpuProcessesUtilizationInfo_v1 = 16777240 };
-enum { NVML_VGPU_SCHEDULER_POLICY_UNKNOWN = 0 };
-enum { NVML_VGPU_SCHEDULER_POLICY_BEST_EFFORT = 1 };
-enum { NVML_VGPU_SCHEDULER_POLICY_EQUAL_SHARE = 2 };
-enum { NVML_VGPU_SCHEDULER_POLICY_FIXED_SHARE = 3 };
-enum { NVML_SUPPORTED_VGPU_SCHEDULER_POLICY_COUNT = 3 };
-enum { NVML_SCHEDULER_SW_MAX_LOG_ENTRIES = 200 };
-enum { NVML_VGPU_SCHEDULER_ARR_DEFAULT = 0 };
-enum { NVML_VGPU_SCHEDULER_ARR_DISABLE = 1 };
-enum { NVML_VGPU_SCHEDULER_ARR_ENABLE = 2 };
-enum { NVML_GRID_LICENSE_STATE_UNKNOWN = 0 };
-enum { NVML_GRID_LICENSE_STATE_UNINITIALIZED = 1 };
-enum { NVML_GRID_LICENSE_STATE_UNLICENSED_UNRESTRICTED = 2 };
-enum { NVML_GRID_LICENSE_STATE_UNLICENSED_RESTRICTED = 3 };
-enum { NVML_GRID_LICENSE_STATE_UNLICENSED = 4 };
-enum { NVML_GRID_LICENSE_STATE_LICENSED = 5 };
+enum { nvmlClockOffset_v1 = 16777240 };
+enum { nvmlFanSpeedInfo_v1 = 16777228 };
+enum { NVML_PERF_MODES_BUFFER_SIZE = 2048 };
+enum { nvmlDevicePerfModes_v1 = 16779268 };
+enum { nvmlDeviceCurrentClockFreqs_v1 = 16779268 };
+enum { NVML_POWER_MIZER_MODE_ADAPTIVE = 0 };
+enum { NVML_POWER_MIZER_MODE_PREFER_MAXIMUM_PERFORMANCE = 1 };
+enum { NVML_POWER_MIZER_MODE_AUTO = 2 };
+enum { NVML_POWER_MIZER_MODE_PREFER_CONSISTENT_PERFORMANCE = 3 };
 enum { nvmlProcessesUtilizationInfo_v1 = 16777240 };
 enum { nvmlEccSramErrorStatus_v1 = 16777320 };
+enum { nvmlPlatformInfo_v1 = 16777260 };
+enum { nvmlPlatformInfo_v2 = 33554476 };
+enum { NVML_DEVICE_HOSTNAME_BUFFER_SIZE = 64 };
+enum { nvmlEccSramUniqueUncorrectedErrorCounts_v1 = 16777232 };
 enum { NVML_GSP_FIRMWARE_VERSION_BUF_SIZE = 64 };
 enum { NVML_DEVICE_ARCH_KEPLER = 2 };
 enum { NVML_DEVICE_ARCH_MAXWELL = 3 };
@@ -71,6 +58,7 @@ enum { NVML_DEVICE_ARCH_TURING = 6 };
 enum { NVML_DEVICE_ARCH_AMPERE = 7 };
 enum { NVML_DEVICE_ARCH_ADA = 8 };
 enum { NVML_DEVICE_ARCH_HOPPER = 9 };
+enum { NVML_DEVICE_ARCH_BLACKWELL = 10 };
 /* NVML_DEVICE_ARCH_UNKNOWN = 0xffffffff: beyond int, not declared here */
 enum { NVML_BUS_TYPE_UNKNOWN = 0 };
 enum { NVML_BUS_TYPE_PCI = 1 };
@@ -92,6 +80,66 @@ enum { NVML_PCIE_LINK_MAX_SPEED_64000MBPS = 6 };
 enum { NVML_ADAPTIVE_CLOCKING_INFO_STATUS_DISABLED = 0 };
 enum { NVML_ADAPTIVE_CLOCKING_INFO_STATUS_ENABLED = 1 };
 enum { NVML_MAX_GPU_UTILIZATIONS = 8 };
+enum { NVML_PCIE_ATOMICS_CAP_FETCHADD32 = 1 };
+enum { NVML_PCIE_ATOMICS_CAP_FETCHADD64 = 2 };
+enum { NVML_PCIE_ATOMICS_CAP_SWAP32 = 4 };
+enum { NVML_PCIE_ATOMICS_CAP_SWAP64 = 8 };
+enum { NVML_PCIE_ATOMICS_CAP_CAS32 = 16 };
+enum { NVML_PCIE_ATOMICS_CAP_CAS64 = 32 };
+enum { NVML_PCIE_ATOMICS_CAP_CAS128 = 64 };
+enum { NVML_PCIE_ATOMICS_OPS_MAX = 7 };
+enum { NVML_POWER_SCOPE_GPU = 0 };
+enum { NVML_POWER_SCOPE_MODULE = 1 };
+enum { NVML_POWER_SCOPE_MEMORY = 2 };
+enum { nvmlPowerValue_v2 = 33554444 };
+enum { NVML_GRID_LICENSE_EXPIRY_NOT_AVAILABLE = 0 };
+enum { NVML_GRID_LICENSE_EXPIRY_INVALID = 1 };
+enum { NVML_GRID_LICENSE_EXPIRY_VALID = 2 };
+enum { NVML_GRID_LICENSE_EXPIRY_NOT_APPLICABLE = 3 };
+enum { NVML_GRID_LICENSE_EXPIRY_PERMANENT = 4 };
+enum { NVML_GRID_LICENSE_BUFFER_SIZE = 128 };
+enum { NVML_VGPU_NAME_BUFFER_SIZE = 64 };
+enum { NVML_GRID_LICENSE_FEATURE_MAX_COUNT = 3 };
+/* INVALID_GPU_INSTANCE_PROFILE_ID = 0xFFFFFFFF: beyond int, not declared here */
+/* INVALID_GPU_INSTANCE_ID = 0xFFFFFFFF: beyond int, not declared here */
+enum { NVML_INVALID_VGPU_PLACEMENT_ID = 65535 };
+enum { NVML_VGPU_VIRTUALIZATION_CAP_MIGRATION_NO = 0 };
+enum { NVML_VGPU_VIRTUALIZATION_CAP_MIGRATION_YES = 1 };
+enum { NVML_VGPU_PGPU_VIRTUALIZATION_CAP_MIGRATION_NO = 0 };
+enum { NVML_VGPU_PGPU_VIRTUALIZATION_CAP_MIGRATION_YES = 1 };
+enum { NVML_VGPU_PGPU_HETEROGENEOUS_MODE = 0 };
+enum { NVML_VGPU_PGPU_HOMOGENEOUS_MODE = 1 };
+enum { nvmlVgpuHeterogeneousMode_v1 = 16777224 };
+enum { nvmlVgpuPlacementId_v1 = 16777224 };
+enum { nvmlVgpuPlacementList_v1 = 16777240 };
+enum { nvmlVgpuPlacementList_v2 = 33554464 };
+enum { nvmlVgpuTypeBar1Info_v1 = 16777232 };
+enum { nvmlVgpuInstancesUtilizationInfo_v1 = 16777248 };
+enum { nvmlVgpuProcessesUtilizationInfo_v1 = 16777240 };
+enum { nvmlVgpuRuntimeState_v1 = 16777232 };
+enum { NVML_VGPU_SCHEDULER_POLICY_UNKNOWN = 0 };
+enum { NVML_VGPU_SCHEDULER_POLICY_BEST_EFFORT = 1 };
+enum { NVML_VGPU_SCHEDULER_POLICY_EQUAL_SHARE = 2 };
+enum { NVML_VGPU_SCHEDULER_POLICY_FIXED_SHARE = 3 };
+enum { NVML_SUPPORTED_VGPU_SCHEDULER_POLICY_COUNT = 3 };
+enum { NVML_SCHEDULER_SW_MAX_LOG_ENTRIES = 200 };
+enum { NVML_VGPU_SCHEDULER_ARR_DEFAULT = 0 };
+enum { NVML_VGPU_SCHEDULER_ARR_DISABLE = 1 };
+enum { NVML_VGPU_SCHEDULER_ARR_ENABLE = 2 };
+enum { NVML_VGPU_SCHEDULER_ENGINE_TYPE_GRAPHICS = 1 };
+enum { NVML_GRID_LICENSE_STATE_UNKNOWN = 0 };
+enum { NVML_GRID_LICENSE_STATE_UNINITIALIZED = 1 };
+enum { NVML_GRID_LICENSE_STATE_UNLICENSED_UNRESTRICTED = 2 };
+enum { NVML_GRID_LICENSE_STATE_UNLICENSED_RESTRICTED = 3 };
+enum { NVML_GRID_LICENSE_STATE_UNLICENSED = 4 };
+enum { NVML_GRID_LICENSE_STATE_LICENSED = 5 };
+enum { nvmlVgpuTypeIdInfo_v1 = 16777232 };
+enum { nvmlVgpuTypeMaxInstance_v1 = 16777228 };
+enum { nvmlActiveVgpuInstanceInfo_v1 = 16777232 };
+enum { nvmlVgpuSchedulerState_v1 = 16777240 };
+enum { nvmlVgpuSchedulerStateInfo_v1 = 16777240 };
+enum { nvmlVgpuSchedulerLogInfo_v1 = 16786848 };
+enum { nvmlVgpuCreatablePlacementInfo_v1 = 16777248 };
 enum { NVML_FI_DEV_ECC_CURRENT = 1 };
 enum { NVML_FI_DEV_ECC_PENDING = 2 };
 enum { NVML_FI_DEV_ECC_SBE_VOL_TOTAL = 3 };
@@ -288,8 +336,97 @@ enum { NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT = 193 };
 enum { NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT = 194 };
 enum { NVML_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT = 195 };
 enum { NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT = 196 };
+enum { NVML_FI_DEV_PCIE_COUNT_TX_BYTES = 197 };
+enum { NVML_FI_DEV_PCIE_COUNT_RX_BYTES = 198 };
 enum { NVML_FI_DEV_IS_MIG_MODE_INDEPENDENT_MIG_QUERY_CAPABLE = 199 };
-enum { NVML_FI_MAX = 200 };
+enum { NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD_MAX = 200 };
+enum { NVML_FI_DEV_NVLINK_COUNT_XMIT_PACKETS = 201 };
+enum { NVML_FI_DEV_NVLINK_COUNT_XMIT_BYTES = 202 };
+enum { NVML_FI_DEV_NVLINK_COUNT_RCV_PACKETS = 203 };
+enum { NVML_FI_DEV_NVLINK_COUNT_RCV_BYTES = 204 };
+enum { NVML_FI_DEV_NVLINK_COUNT_VL15_DROPPED = 205 };
+enum { NVML_FI_DEV_NVLINK_COUNT_MALFORMED_PACKET_ERRORS = 206 };
+enum { NVML_FI_DEV_NVLINK_COUNT_BUFFER_OVERRUN_ERRORS = 207 };
+enum { NVML_FI_DEV_NVLINK_COUNT_RCV_ERRORS = 208 };
+enum { NVML_FI_DEV_NVLINK_COUNT_RCV_REMOTE_ERRORS = 209 };
+enum { NVML_FI_DEV_NVLINK_COUNT_RCV_GENERAL_ERRORS = 210 };
+enum { NVML_FI_DEV_NVLINK_COUNT_LOCAL_LINK_INTEGRITY_ERRORS = 211 };
+enum { NVML_FI_DEV_NVLINK_COUNT_XMIT_DISCARDS = 212 };
+enum { NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_SUCCESSFUL_EVENTS = 213 };
+enum { NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_FAILED_EVENTS = 214 };
+enum { NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_EVENTS = 215 };
+enum { NVML_FI_DEV_NVLINK_COUNT_RAW_BER_LANE0 = 216 };
+enum { NVML_FI_DEV_NVLINK_COUNT_RAW_BER_LANE1 = 217 };
+enum { NVML_FI_DEV_NVLINK_COUNT_RAW_BER = 218 };
+enum { NVML_FI_DEV_NVLINK_COUNT_EFFECTIVE_ERRORS = 219 };
+enum { NVML_FI_DEV_NVLINK_COUNT_EFFECTIVE_BER = 220 };
+enum { NVML_FI_DEV_NVLINK_COUNT_SYMBOL_ERRORS = 221 };
+enum { NVML_FI_DEV_NVLINK_COUNT_SYMBOL_BER = 222 };
+enum { NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD_MIN = 223 };
+enum { NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD_UNITS = 224 };
+enum { NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD_SUPPORTED = 225 };
+enum { NVML_FI_DEV_RESET_STATUS = 226 };
+enum { NVML_FI_DEV_DRAIN_AND_RESET_STATUS = 227 };
+enum { NVML_FI_DEV_PCIE_OUTBOUND_ATOMICS_MASK = 228 };
+enum { NVML_FI_DEV_PCIE_INBOUND_ATOMICS_MASK = 229 };
+enum { NVML_FI_DEV_GET_GPU_RECOVERY_ACTION = 230 };
+enum { NVML_FI_DEV_C2C_LINK_ERROR_INTR = 231 };
+enum { NVML_FI_DEV_C2C_LINK_ERROR_REPLAY = 232 };
+enum { NVML_FI_DEV_C2C_LINK_ERROR_REPLAY_B2B = 233 };
+enum { NVML_FI_DEV_C2C_LINK_POWER_STATE = 234 };
+enum { NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_0 = 235 };
+enum { NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_1 = 236 };
+enum { NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_2 = 237 };
+enum { NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_3 = 238 };
+enum { NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_4 = 239 };
+enum { NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_5 = 240 };
+enum { NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_6 = 241 };
+enum { NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_7 = 242 };
+enum { NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_8 = 243 };
+enum { NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_9 = 244 };
+enum { NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_10 = 245 };
+enum { NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_11 = 246 };
+enum { NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_12 = 247 };
+enum { NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_13 = 248 };
+enum { NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_14 = 249 };
+enum { NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_15 = 250 };
+enum { NVML_FI_PWR_SMOOTHING_ENABLED = 251 };
+enum { NVML_FI_PWR_SMOOTHING_PRIV_LVL = 252 };
+enum { NVML_FI_PWR_SMOOTHING_IMM_RAMP_DOWN_ENABLED = 253 };
+enum { NVML_FI_PWR_SMOOTHING_APPLIED_TMP_CEIL = 254 };
+enum { NVML_FI_PWR_SMOOTHING_APPLIED_TMP_FLOOR = 255 };
+enum { NVML_FI_PWR_SMOOTHING_MAX_PERCENT_TMP_FLOOR_SETTING = 256 };
+enum { NVML_FI_PWR_SMOOTHING_MIN_PERCENT_TMP_FLOOR_SETTING = 257 };
+enum { NVML_FI_PWR_SMOOTHING_HW_CIRCUITRY_PERCENT_LIFETIME_REMAINING = 258 };
+enum { NVML_FI_PWR_SMOOTHING_MAX_NUM_PRESET_PROFILES = 259 };
+enum { NVML_FI_PWR_SMOOTHING_PROFILE_PERCENT_TMP_FLOOR = 260 };
+enum { NVML_FI_PWR_SMOOTHING_PROFILE_RAMP_UP_RATE = 261 };
+enum { NVML_FI_PWR_SMOOTHING_PROFILE_RAMP_DOWN_RATE = 262 };
+enum { NVML_FI_PWR_SMOOTHING_PROFILE_RAMP_DOWN_HYST_VAL = 263 };
+enum { NVML_FI_PWR_SMOOTHING_ACTIVE_PRESET_PROFILE = 264 };
+enum { NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_PERCENT_TMP_FLOOR = 265 };
+enum { NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_RAMP_UP_RATE = 266 };
+enum { NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_RAMP_DOWN_RATE = 267 };
+enum { NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_RAMP_DOWN_HYST_VAL = 268 };
+enum { NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP = 74 };
+enum { NVML_FI_DEV_CLOCKS_EVENT_REASON_SYNC_BOOST = 76 };
+enum { NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN = 269 };
+enum { NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN = 270 };
+enum { NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN = 271 };
+enum { NVML_FI_DEV_POWER_SYNC_BALANCING_FREQ = 272 };
+enum { NVML_FI_DEV_POWER_SYNC_BALANCING_AF = 273 };
+enum { NVML_FI_MAX = 274 };
+enum { NVML_NVLINK_LOW_POWER_THRESHOLD_UNIT_100US = 0 };
+enum { NVML_NVLINK_LOW_POWER_THRESHOLD_UNIT_50US = 1 };
+enum { NVML_NVLINK_POWER_STATE_HIGH_SPEED = 0 };
+enum { NVML_NVLINK_POWER_STATE_LOW = 1 };
+enum { NVML_NVLINK_LOW_POWER_THRESHOLD_MIN = 1 };
+enum { NVML_NVLINK_LOW_POWER_THRESHOLD_MAX = 8191 };
+/* NVML_NVLINK_LOW_POWER_THRESHOLD_RESET = 0xFFFFFFFF: beyond int, not declared here */
+/* NVML_NVLINK_LOW_POWER_THRESHOLD_DEFAULT = NVML_NVLINK_LOW_POWER_THRESHOLD_RESET: beyond int, not declared here */
+enum { NVML_C2C_POWER_STATE_FULL_POWER = 0 };
+enum { NVML_C2C_POWER_STATE_LOW_POWER = 1 };
+enum { nvmlEventTypeNone = 0 };
 enum { nvmlEventTypeSingleBitEccError = 1 };
 enum { nvmlEventTypeDoubleBitEccError = 2 };
 enum { nvmlEventTypePState = 4 };
@@ -297,8 +434,21 @@ enum { nvmlEventTypeXidCriticalError = 8 };
 enum { nvmlEventTypeClock = 16 };
 enum { nvmlEventTypePowerSourceChange = 128 };
 enum { nvmlEventMigConfigChange = 256 };
-enum { nvmlEventTypeNone = 0 };
-enum { nvmlEventTypeAll = 415 };
+enum { nvmlEventTypeSingleBitEccErrorStorm = 512 };
+enum { nvmlEventTypeDramRetirementEvent = 1024 };
+enum { nvmlEventTypeDramRetirementFailure = 2048 };
+enum { nvmlEventTypeNonFatalPoisonError = 4096 };
+enum { nvmlEventTypeFatalPoisonError = 8192 };
+enum { nvmlEventTypeGpuUnavailableError = 16384 };
+enum { nvmlEventTypeGpuRecoveryAction = 32768 };
+enum { nvmlEventTypeAll = 65439 };
+enum { nvmlSystemEventTypeGpuDriverUnbind = 1 };
+enum { nvmlSystemEventTypeGpuDriverBind = 2 };
+enum { nvmlSystemEventTypeCount = 2 };
+enum { nvmlSystemEventSetCreateRequest_v1 = 16777232 };
+enum { nvmlSystemEventSetFreeRequest_v1 = 16777232 };
+enum { nvmlSystemRegisterEventRequest_v1 = 16777240 };
+enum { nvmlSystemEventSetWaitRequest_v1 = 16777248 };
 enum { nvmlClocksEventReasonGpuIdle = 1 };
 enum { nvmlClocksEventReasonApplicationsClocksSetting = 2 };
 enum { nvmlClocksThrottleReasonUserDefinedClocks = 2 };
@@ -327,6 +477,8 @@ enum { NVML_NVFBC_SESSION_FLAG_CAPTURE_WITH_WAIT_TIMEOUT = 16 };
 enum { NVML_CC_SYSTEM_CPU_CAPS_NONE = 0 };
 enum { NVML_CC_SYSTEM_CPU_CAPS_AMD_SEV = 1 };
 enum { NVML_CC_SYSTEM_CPU_CAPS_INTEL_TDX = 2 };
+enum { NVML_CC_SYSTEM_CPU_CAPS_AMD_SEV_SNP = 3 };
+enum { NVML_CC_SYSTEM_CPU_CAPS_AMD_SNP_VTOM = 4 };
 enum { NVML_CC_SYSTEM_GPUS_CC_NOT_CAPABLE = 0 };
 enum { NVML_CC_SYSTEM_GPUS_CC_CAPABLE = 1 };
 enum { NVML_CC_SYSTEM_DEVTOOLS_MODE_OFF = 0 };
@@ -338,6 +490,7 @@ enum { NVML_CC_SYSTEM_FEATURE_DISABLED = 0 };
 enum { NVML_CC_SYSTEM_FEATURE_ENABLED = 1 };
 enum { NVML_CC_SYSTEM_MULTIGPU_NONE = 0 };
 enum { NVML_CC_SYSTEM_MULTIGPU_PROTECTED_PCIE = 1 };
+enum { NVML_CC_SYSTEM_MULTIGPU_NVLE = 2 };
 enum { nvmlSystemConfComputeSettings_v1 = 16777236 };
 enum { NVML_CC_ACCEPTING_CLIENT_REQUESTS_FALSE = 0 };
 enum { NVML_CC_ACCEPTING_CLIENT_REQUESTS_TRUE = 1 };
@@ -349,7 +502,7 @@ enum { NVML_CC_GPU_CEC_ATTESTATION_REPORT_SIZE = 4096 };
 enum { NVML_CC_CEC_ATTESTATION_REPORT_NOT_PRESENT = 0 };
 enum { NVML_CC_CEC_ATTESTATION_REPORT_PRESENT = 1 };
 enum { NVML_CC_KEY_ROTATION_THRESHOLD_ATTACKER_ADVANTAGE_MIN = 50 };
-enum { NVML_CC_KEY_ROTATION_THRESHOLD_ATTACKER_ADVANTAGE_MAX = 75 };
+enum { NVML_CC_KEY_ROTATION_THRESHOLD_ATTACKER_ADVANTAGE_MAX = 65 };
 enum { nvmlConfComputeSetKeyRotationThresholdInfo_v1 = 16777232 };
 enum { nvmlConfComputeGetKeyRotationThresholdInfo_v1 = 16777232 };
 enum { NVML_GPU_FABRIC_UUID_LEN = 16 };
@@ -361,12 +514,38 @@ enum { NVML_GPU_FABRIC_HEALTH_MASK_DEGRADED_BW_NOT_SUPPORTED = 0 };
 enum { NVML_GPU_FABRIC_HEALTH_MASK_DEGRADED_BW_TRUE = 1 };
 enum { NVML_GPU_FABRIC_HEALTH_MASK_DEGRADED_BW_FALSE = 2 };
 enum { NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_DEGRADED_BW = 0 };
-enum { NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_DEGRADED_BW = 17 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_DEGRADED_BW = 3 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_ROUTE_RECOVERY_NOT_SUPPORTED = 0 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_ROUTE_RECOVERY_TRUE = 1 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_ROUTE_RECOVERY_FALSE = 2 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ROUTE_RECOVERY = 2 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_ROUTE_RECOVERY = 3 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_ROUTE_UNHEALTHY_NOT_SUPPORTED = 0 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_ROUTE_UNHEALTHY_TRUE = 1 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_ROUTE_UNHEALTHY_FALSE = 2 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ROUTE_UNHEALTHY = 4 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_ROUTE_UNHEALTHY = 3 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_ACCESS_TIMEOUT_RECOVERY_NOT_SUPPORTED = 0 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_ACCESS_TIMEOUT_RECOVERY_TRUE = 1 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_ACCESS_TIMEOUT_RECOVERY_FALSE = 2 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ACCESS_TIMEOUT_RECOVERY = 6 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_ACCESS_TIMEOUT_RECOVERY = 3 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_INCORRECT_CONFIGURATION_NOT_SUPPORTED = 0 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_INCORRECT_CONFIGURATION_NONE = 1 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_INCORRECT_CONFIGURATION_INCORRECT_SYSGUID = 2 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_INCORRECT_CONFIGURATION_INCORRECT_CHASSIS_SN = 3 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_INCORRECT_CONFIGURATION_NO_PARTITION = 4 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_INCORRECT_CONFIGURATION_INSUFFICIENT_NVLINKS = 5 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_INCORRECT_CONFIGURATION_INCOMPATIBLE_GPU_FW = 6 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_INCORRECT_CONFIGURATION_INVALID_LOCATION = 7 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_INCORRECT_CONFIGURATION = 8 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_INCORRECT_CONFIGURATION = 15 };
+enum { NVML_GPU_FABRIC_HEALTH_SUMMARY_NOT_SUPPORTED = 0 };
+enum { NVML_GPU_FABRIC_HEALTH_SUMMARY_HEALTHY = 1 };
+enum { NVML_GPU_FABRIC_HEALTH_SUMMARY_UNHEALTHY = 2 };
+enum { NVML_GPU_FABRIC_HEALTH_SUMMARY_LIMITED_CAPACITY = 3 };
 enum { nvmlGpuFabricInfo_v2 = 33554468 };
-enum { NVML_POWER_SCOPE_GPU = 0 };
-enum { NVML_POWER_SCOPE_MODULE = 1 };
-enum { NVML_POWER_SCOPE_MEMORY = 2 };
-enum { nvmlPowerValue_v2 = 33554444 };
+enum { nvmlGpuFabricInfo_v3 = 50331688 };
 enum { NVML_INIT_FLAG_NO_GPUS = 1 };
 enum { NVML_INIT_FLAG_NO_ATTACH = 2 };
 enum { NVML_DEVICE_INFOROM_VERSION_BUFFER_SIZE = 16 };
@@ -379,8 +558,30 @@ enum { NVML_DEVICE_NAME_BUFFER_SIZE = 64 };
 enum { NVML_DEVICE_NAME_V2_BUFFER_SIZE = 96 };
 enum { NVML_DEVICE_SERIAL_BUFFER_SIZE = 30 };
 enum { NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE = 32 };
+enum { nvmlSystemDriverBranchInfo_v1 = 16777300 };
 enum { NVML_AFFINITY_SCOPE_NODE = 0 };
 enum { NVML_AFFINITY_SCOPE_SOCKET = 1 };
+enum { nvmlTemperature_v1 = 16777228 };
+enum { NVML_NVLINK_BER_MANTISSA_SHIFT = 8 };
+enum { NVML_NVLINK_BER_MANTISSA_WIDTH = 15 };
+enum { NVML_NVLINK_BER_EXP_SHIFT = 0 };
+enum { NVML_NVLINK_BER_EXP_WIDTH = 255 };
+enum { NVML_NVLINK_STATE_INACTIVE = 0 };
+enum { NVML_NVLINK_STATE_ACTIVE = 1 };
+enum { NVML_NVLINK_STATE_SLEEP = 2 };
+enum { NVML_NVLINK_TOTAL_SUPPORTED_BW_MODES = 23 };
+enum { nvmlNvlinkSupportedBwModes_v1 = 16777244 };
+enum { nvmlNvlinkGetBwMode_v1 = 16777228 };
+enum { nvmlNvlinkSetBwMode_v1 = 16777228 };
+enum { nvmlNvLinkInfo_v1 = 16777224 };
+enum { NVML_NVLINK_FIRMWARE_UCODE_TYPE_MSE = 1 };
+enum { NVML_NVLINK_FIRMWARE_UCODE_TYPE_NETIR = 2 };
+enum { NVML_NVLINK_FIRMWARE_UCODE_TYPE_NETIR_UPHY = 3 };
+enum { NVML_NVLINK_FIRMWARE_UCODE_TYPE_NETIR_CLN = 4 };
+enum { NVML_NVLINK_FIRMWARE_UCODE_TYPE_NETIR_DLN = 5 };
+enum { NVML_NVLINK_FIRMWARE_VERSION_LENGTH = 100 };
+enum { nvmlNvLinkInfo_v2 = 33556044 };
+enum { NVML_PRM_DATA_MAX_SIZE = 496 };
 enum { NVML_DEVICE_MIG_DISABLE = 0 };
 enum { NVML_DEVICE_MIG_ENABLE = 1 };
 enum { NVML_GPU_INSTANCE_PROFILE_1_SLICE = 0 };
@@ -393,8 +594,18 @@ enum { NVML_GPU_INSTANCE_PROFILE_6_SLICE = 6 };
 enum { NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV1 = 7 };
 enum { NVML_GPU_INSTANCE_PROFILE_2_SLICE_REV1 = 8 };
 enum { NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2 = 9 };
-enum { NVML_GPU_INSTANCE_PROFILE_COUNT = 10 };
+enum { NVML_GPU_INSTANCE_PROFILE_1_SLICE_GFX = 10 };
+enum { NVML_GPU_INSTANCE_PROFILE_2_SLICE_GFX = 11 };
+enum { NVML_GPU_INSTANCE_PROFILE_4_SLICE_GFX = 12 };
+enum { NVML_GPU_INSTANCE_PROFILE_1_SLICE_NO_ME = 13 };
+enum { NVML_GPU_INSTANCE_PROFILE_2_SLICE_NO_ME = 14 };
+enum { NVML_GPU_INSTANCE_PROFILE_1_SLICE_ALL_ME = 15 };
+enum { NVML_GPU_INSTANCE_PROFILE_2_SLICE_ALL_ME = 16 };
+enum { NVML_GPU_INSTANCE_PROFILE_COUNT = 17 };
+enum { NVML_GPU_INSTANCE_PROFILE_CAPS_P2P = 1 };
 enum { NVML_GPU_INTSTANCE_PROFILE_CAPS_P2P = 1 };
+enum { NVML_GPU_INSTANCE_PROFILE_CAPS_GFX = 2 };
+enum { NVML_COMPUTE_INSTANCE_PROFILE_CAPS_GFX = 1 };
 enum { nvmlGpuInstanceProfileInfo_v2 = 33554584 };
 enum { nvmlGpuInstanceProfileInfo_v3 = 50331800 };
 enum { NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE = 0 };
@@ -412,16 +623,31 @@ enum { nvmlComputeInstanceProfileInfo_v2 = 33554568 };
 enum { nvmlComputeInstanceProfileInfo_v3 = 50331788 };
 enum { NVML_GPM_METRICS_GET_VERSION = 1 };
 enum { NVML_GPM_SUPPORT_VERSION = 1 };
-enum { NVML_NVLINK_POWER_STATE_HIGH_SPEED = 0 };
-enum { NVML_NVLINK_POWER_STATE_LOW = 1 };
-enum { NVML_NVLINK_LOW_POWER_THRESHOLD_MIN = 1 };
-enum { NVML_NVLINK_LOW_POWER_THRESHOLD_MAX = 8191 };
-/* NVML_NVLINK_LOW_POWER_THRESHOLD_RESET = 0xFFFFFFFF: beyond int, not declared here */
-/* NVML_API_VERSION_STR = "12": a string constant, not declared here (constants.json has its value) */
+enum { NVML_DEV_CAP_EGM = 1 };
+enum { nvmlDeviceCapabilities_v1 = 16777224 };
+enum { NVML_255_MASK_BITS_PER_ELEM = 32 };
+enum { NVML_255_MASK_NUM_ELEMS = 8 };
+enum { NVML_WORKLOAD_POWER_MAX_PROFILES = 255 };
+enum { nvmlWorkloadPowerProfileInfo_v1 = 16777260 };
+enum { nvmlWorkloadPowerProfileProfilesInfo_v1 = 16788472 };
+enum { nvmlWorkloadPowerProfileCurrentProfiles_v1 = 16777316 };
+enum { nvmlWorkloadPowerProfileRequestedProfiles_v1 = 16777252 };
+enum { NVML_POWER_SMOOTHING_MAX_NUM_PROFILES = 5 };
+enum { NVML_POWER_SMOOTHING_NUM_PROFILE_PARAMS = 4 };
+/* NVML_POWER_SMOOTHING_ADMIN_OVERRIDE_NOT_SET = 0xFFFFFFFFU: beyond int, not declared here */
+enum { NVML_POWER_SMOOTHING_PROFILE_PARAM_PERCENT_TMP_FLOOR = 0 };
+enum { NVML_POWER_SMOOTHING_PROFILE_PARAM_RAMP_UP_RATE = 1 };
+enum { NVML_POWER_SMOOTHING_PROFILE_PARAM_RAMP_DOWN_RATE = 2 };
+enum { NVML_POWER_SMOOTHING_PROFILE_PARAM_RAMP_DOWN_HYSTERESIS = 3 };
+enum { nvmlPowerSmoothingProfile_v1 = 16777240 };
+enum { nvmlPowerSmoothingState_v1 = 16777224 };
+/* NVML_API_VERSION_STR = "13": a string constant, not declared here (constants.json has its value) */
 /* NVML_DEVICE_PCI_BUS_ID_LEGACY_FMT = "%04X:%02X:%02X.0": a string constant, not declared here (constants.json has its value) */
 /* NVML_DEVICE_PCI_BUS_ID_FMT = "%08X:%02X:%02X.0": a string constant, not declared here (constants.json has its value) */
 struct nvmlDevice_st;
 typedef struct nvmlDevice_st *nvmlDevice_t;
+struct nvmlGpuInstance_st;
+typedef struct nvmlGpuInstance_st *nvmlGpuInstance_t;
 typedef struct {
     unsigned int version;
     unsigned int domain;
@@ -518,6 +744,22 @@ typedef struct nvmlDeviceAttributes_st nvmlDeviceAttributes_t;
 typedef struct {
     unsigned int isC2cEnabled;
 } nvmlC2cModeInfo_v1_t;
+typedef enum {
+    NVML_DEVICE_ADDRESSING_MODE_NONE = 0,
+    NVML_DEVICE_ADDRESSING_MODE_HMM = 1,
+    NVML_DEVICE_ADDRESSING_MODE_ATS = 2
+} nvmlDeviceAddressingModeType_t;
+typedef struct {
+    unsigned int version;
+    unsigned int value;
+} nvmlDeviceAddressingMode_v1_t;
+typedef nvmlDeviceAddressingMode_v1_t nvmlDeviceAddressingMode_t;
+typedef struct {
+    unsigned int version;
+    unsigned int bChannelRepairPending;
+    unsigned int bTpcRepairPending;
+} nvmlRepairStatus_v1_t;
+typedef nvmlRepairStatus_v1_t nvmlRepairStatus_t;
 struct nvmlRowRemapperHistogramValues_st {
     unsigned int max;
     unsigned int high;
@@ -649,7 +891,8 @@ enum nvmlValueType_enum {
     NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3,
     NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4,
     NVML_VALUE_TYPE_SIGNED_INT = 5,
-    NVML_VALUE_TYPE_COUNT = 6
+    NVML_VALUE_TYPE_UNSIGNED_SHORT = 6,
+    NVML_VALUE_TYPE_COUNT = 7
 };
 typedef enum nvmlValueType_enum nvmlValueType_t;
 union nvmlValue_st {
@@ -659,6 +902,7 @@ union nvmlValue_st {
     unsigned long ulVal;
     unsigned long long ullVal;
     long long sllVal;
+    unsigned short usVal;
 };
 typedef union nvmlValue_st nvmlValue_t;
 struct nvmlSample_st {
@@ -720,11 +964,58 @@ typedef struct {
     unsigned int count;
     struct { nvmlThermalController_t controller; int defaultMinTemp; int defaultMaxTemp; int currentTemp; nvmlThermalTarget_t target; } sensor[3];
 } nvmlGpuThermalSettings_t;
+enum nvmlCoolerControl_enum {
+    NVML_THERMAL_COOLER_SIGNAL_NONE = 0,
+    NVML_THERMAL_COOLER_SIGNAL_TOGGLE = 1,
+    NVML_THERMAL_COOLER_SIGNAL_VARIABLE = 2,
+    NVML_THERMAL_COOLER_SIGNAL_COUNT = 3
+};
+typedef enum nvmlCoolerControl_enum nvmlCoolerControl_t;
+enum nvmlCoolerTarget_enum {
+    NVML_THERMAL_COOLER_TARGET_NONE = 1,
+    NVML_THERMAL_COOLER_TARGET_GPU = 2,
+    NVML_THERMAL_COOLER_TARGET_MEMORY = 4,
+    NVML_THERMAL_COOLER_TARGET_POWER_SUPPLY = 8,
+    NVML_THERMAL_COOLER_TARGET_GPU_RELATED = 14
+};
+typedef enum nvmlCoolerTarget_enum nvmlCoolerTarget_t;
+typedef struct {
+    unsigned int version;
+    unsigned int index;
+    nvmlCoolerControl_t signalType;
+    nvmlCoolerTarget_t target;
+} nvmlCoolerInfo_v1_t;
+typedef nvmlCoolerInfo_v1_t nvmlCoolerInfo_t;
+typedef enum {
+    NVML_UUID_TYPE_NONE = 0,
+    NVML_UUID_TYPE_ASCII = 1,
+    NVML_UUID_TYPE_BINARY = 2
+} nvmlUUIDType_t;
+typedef union {
+    char str[41];
+    unsigned char bytes[16];
+} nvmlUUIDValue_t;
+typedef struct {
+    unsigned int version;
+    unsigned int type;
+    nvmlUUIDValue_t value;
+} nvmlUUID_v1_t;
+typedef nvmlUUID_v1_t nvmlUUID_t;
+typedef struct {
+    unsigned int version;
+    unsigned long long value;
+} nvmlPdi_v1_t;
+typedef nvmlPdi_v1_t nvmlPdi_t;
 enum nvmlEnableState_enum {
     NVML_FEATURE_DISABLED = 0,
     NVML_FEATURE_ENABLED = 1
 };
 typedef enum nvmlEnableState_enum nvmlEnableState_t;
+typedef struct {
+    unsigned int version;
+    nvmlEnableState_t encryptionState;
+} nvmlDramEncryptionInfo_v1_t;
+typedef nvmlDramEncryptionInfo_v1_t nvmlDramEncryptionInfo_t;
 enum nvmlBrandType_enum {
     NVML_BRAND_UNKNOWN = 0,
     NVML_BRAND_QUADRO = 1,
@@ -744,7 +1035,7 @@ enum nvmlBrandType_enum {
     NVML_BRAND_NVIDIA = 14,
     NVML_BRAND_GEFORCE_RTX = 15,
     NVML_BRAND_TITAN_RTX = 16,
-    NVML_BRAND_COUNT = 17
+    NVML_BRAND_COUNT = 18
 };
 typedef enum nvmlBrandType_enum nvmlBrandType_t;
 enum nvmlTemperatureThresholds_enum {
@@ -755,7 +1046,8 @@ enum nvmlTemperatureThresholds_enum {
     NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MIN = 4,
     NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_CURR = 5,
     NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MAX = 6,
-    NVML_TEMPERATURE_THRESHOLD_COUNT = 7
+    NVML_TEMPERATURE_THRESHOLD_GPS_CURR = 7,
+    NVML_TEMPERATURE_THRESHOLD_COUNT = 8
 };
 typedef enum nvmlTemperatureThresholds_enum nvmlTemperatureThresholds_t;
 enum nvmlTemperatureSensors_enum {
@@ -763,6 +1055,11 @@ enum nvmlTemperatureSensors_enum {
     NVML_TEMPERATURE_COUNT = 1
 };
 typedef enum nvmlTemperatureSensors_enum nvmlTemperatureSensors_t;
+typedef struct {
+    unsigned int version;
+    int marginTemperature;
+} nvmlMarginTemperature_v1_t;
+typedef nvmlMarginTemperature_v1_t nvmlMarginTemperature_t;
 enum nvmlComputeMode_enum {
     NVML_COMPUTEMODE_DEFAULT = 0,
     NVML_COMPUTEMODE_EXCLUSIVE_THREAD = 1,
@@ -788,6 +1085,17 @@ enum nvmlMemoryErrorType_enum {
     NVML_MEMORY_ERROR_TYPE_COUNT = 2
 };
 typedef enum nvmlMemoryErrorType_enum nvmlMemoryErrorType_t;
+enum nvmlNvlinkVersion_enum {
+    NVML_NVLINK_VERSION_INVALID = 0,
+    NVML_NVLINK_VERSION_1_0 = 1,
+    NVML_NVLINK_VERSION_2_0 = 2,
+    NVML_NVLINK_VERSION_2_2 = 3,
+    NVML_NVLINK_VERSION_3_0 = 4,
+    NVML_NVLINK_VERSION_3_1 = 5,
+    NVML_NVLINK_VERSION_4_0 = 6,
+    NVML_NVLINK_VERSION_5_0 = 7
+};
+typedef enum nvmlNvlinkVersion_enum nvmlNvlinkVersion_t;
 enum nvmlEccCounterType_enum {
     NVML_VOLATILE_ECC = 0,
     NVML_AGGREGATE_ECC = 1,
@@ -812,7 +1120,8 @@ enum nvmlClockId_enum {
 typedef enum nvmlClockId_enum nvmlClockId_t;
 enum nvmlDriverModel_enum {
     NVML_DRIVER_WDDM = 0,
-    NVML_DRIVER_WDM = 1
+    NVML_DRIVER_WDM = 1,
+    NVML_DRIVER_MCDM = 2
 };
 typedef enum nvmlDriverModel_enum nvmlDriverModel_t;
 enum nvmlPStates_enum {
@@ -835,6 +1144,36 @@ enum nvmlPStates_enum {
     NVML_PSTATE_UNKNOWN = 32
 };
 typedef enum nvmlPStates_enum nvmlPstates_t;
+typedef struct {
+    unsigned int version;
+    nvmlClockType_t type;
+    nvmlPstates_t pstate;
+    int clockOffsetMHz;
+    int minClockOffsetMHz;
+    int maxClockOffsetMHz;
+} nvmlClockOffset_v1_t;
+typedef nvmlClockOffset_v1_t nvmlClockOffset_t;
+typedef struct {
+    unsigned int version;
+    unsigned int fan;
+    unsigned int speed;
+} nvmlFanSpeedInfo_v1_t;
+typedef nvmlFanSpeedInfo_v1_t nvmlFanSpeedInfo_t;
+typedef struct {
+    unsigned int version;
+    char str[2048];
+} nvmlDevicePerfModes_v1_t;
+typedef nvmlDevicePerfModes_v1_t nvmlDevicePerfModes_t;
+typedef struct {
+    unsigned int version;
+    char str[2048];
+} nvmlDeviceCurrentClockFreqs_v1_t;
+typedef nvmlDeviceCurrentClockFreqs_v1_t nvmlDeviceCurrentClockFreqs_t;
+typedef struct {
+    unsigned int currentMode;
+    unsigned int mode;
+    unsigned int supportedPowerMizerModes;
+} nvmlDevicePowerMizerModes_v1_t;
 enum nvmlGom_enum {
     NVML_GOM_ALL_ON = 0,
     NVML_GOM_COMPUTE = 1,
@@ -845,7 +1184,8 @@ enum nvmlInforomObject_enum {
     NVML_INFOROM_OEM = 0,
     NVML_INFOROM_ECC = 1,
     NVML_INFOROM_POWER = 2,
-    NVML_INFOROM_COUNT = 3
+    NVML_INFOROM_DEN = 3,
+    NVML_INFOROM_COUNT = 4
 };
 typedef enum nvmlInforomObject_enum nvmlInforomObject_t;
 enum nvmlReturn_enum {
@@ -879,6 +1219,7 @@ enum nvmlReturn_enum {
     NVML_ERROR_NOT_READY = 27,
     NVML_ERROR_GPU_NOT_FOUND = 28,
     NVML_ERROR_INVALID_STATE = 29,
+    NVML_ERROR_RESET_TYPE_NOT_SUPPORTED = 30,
     NVML_ERROR_UNKNOWN = 999
 };
 typedef enum nvmlReturn_enum nvmlReturn_t;
@@ -907,6 +1248,109 @@ enum nvmlRestrictedAPI_enum {
     NVML_RESTRICTED_API_COUNT = 2
 };
 typedef enum nvmlRestrictedAPI_enum nvmlRestrictedAPI_t;
+struct nvmlProcessUtilizationSample_st {
+    unsigned int pid;
+    unsigned long long timeStamp;
+    unsigned int smUtil;
+    unsigned int memUtil;
+    unsigned int encUtil;
+    unsigned int decUtil;
+};
+typedef struct nvmlProcessUtilizationSample_st nvmlProcessUtilizationSample_t;
+typedef struct {
+    unsigned long long timeStamp;
+    unsigned int pid;
+    unsigned int smUtil;
+    unsigned int memUtil;
+    unsigned int encUtil;
+    unsigned int decUtil;
+    unsigned int jpgUtil;
+    unsigned int ofaUtil;
+} nvmlProcessUtilizationInfo_v1_t;
+typedef struct {
+    unsigned int version;
+    unsigned int processSamplesCount;
+    unsigned long long lastSeenTimeStamp;
+    nvmlProcessUtilizationInfo_v1_t *procUtilArray;
+} nvmlProcessesUtilizationInfo_v1_t;
+typedef nvmlProcessesUtilizationInfo_v1_t nvmlProcessesUtilizationInfo_t;
+typedef struct {
+    unsigned int version;
+    unsigned long long aggregateUncParity;
+    unsigned long long aggregateUncSecDed;
+    unsigned long long aggregateCor;
+    unsigned long long volatileUncParity;
+    unsigned long long volatileUncSecDed;
+    unsigned long long volatileCor;
+    unsigned long long aggregateUncBucketL2;
+    unsigned long long aggregateUncBucketSm;
+    unsigned long long aggregateUncBucketPcie;
+    unsigned long long aggregateUncBucketMcu;
+    unsigned long long aggregateUncBucketOther;
+    unsigned int bThresholdExceeded;
+} nvmlEccSramErrorStatus_v1_t;
+typedef nvmlEccSramErrorStatus_v1_t nvmlEccSramErrorStatus_t;
+typedef struct {
+    unsigned int version;
+    unsigned char ibGuid[16];
+    unsigned char rackGuid[16];
+    unsigned char chassisPhysicalSlotNumber;
+    unsigned char computeSlotIndex;
+    unsigned char nodeIndex;
+    unsigned char peerType;
+    unsigned char moduleId;
+} nvmlPlatformInfo_v1_t;
+typedef struct {
+    unsigned int version;
+    unsigned char ibGuid[16];
+    unsigned char chassisSerialNumber[16];
+    unsigned char slotNumber;
+    unsigned char trayIndex;
+    unsigned char hostId;
+    unsigned char peerType;
+    unsigned char moduleId;
+} nvmlPlatformInfo_v2_t;
+typedef nvmlPlatformInfo_v2_t nvmlPlatformInfo_t;
+typedef struct {
+    char value[64];
+} nvmlHostname_v1_t;
+typedef struct {
+    unsigned int unit;
+    unsigned int location;
+    unsigned int sublocation;
+    unsigned int extlocation;
+    unsigned int address;
+    unsigned int isParity;
+    unsigned int count;
+} nvmlEccSramUniqueUncorrectedErrorEntry_v1_t;
+typedef struct {
+    unsigned int version;
+    unsigned int entryCount;
+    nvmlEccSramUniqueUncorrectedErrorEntry_v1_t *entries;
+} nvmlEccSramUniqueUncorrectedErrorCounts_v1_t;
+typedef nvmlEccSramUniqueUncorrectedErrorCounts_v1_t nvmlEccSramUniqueUncorrectedErrorCounts_t;
+typedef unsigned int nvmlDeviceArchitecture_t;
+typedef unsigned int nvmlBusType_t;
+typedef unsigned int nvmlFanControlPolicy_t;
+typedef unsigned int nvmlPowerSource_t;
+enum nvmlGpuUtilizationDomainId_t {
+    NVML_GPU_UTILIZATION_DOMAIN_GPU = 0,
+    NVML_GPU_UTILIZATION_DOMAIN_FB = 1,
+    NVML_GPU_UTILIZATION_DOMAIN_VID = 2,
+    NVML_GPU_UTILIZATION_DOMAIN_BUS = 3
+};
+typedef enum nvmlGpuUtilizationDomainId_t nvmlGpuUtilizationDomainId_t;
+struct nvmlGpuDynamicPstatesInfo_st {
+    unsigned int flags;
+    struct { unsigned int bIsPresent; unsigned int percentage; unsigned int incThreshold; unsigned int decThreshold; } utilization[8];
+};
+typedef struct nvmlGpuDynamicPstatesInfo_st nvmlGpuDynamicPstatesInfo_t;
+typedef unsigned char nvmlPowerScopeType_t;
+typedef struct {
+    unsigned int version;
+    nvmlPowerScopeType_t powerScope;
+    unsigned int powerValueMw;
+} nvmlPowerValue_v2_t;
 enum nvmlGpuVirtualizationMode {
     NVML_GPU_VIRTUALIZATION_MODE_NONE = 0,
     NVML_GPU_VIRTUALIZATION_MODE_PASSTHROUGH = 1,
@@ -949,7 +1393,8 @@ enum nvmlVgpuCapability_enum {
 typedef enum nvmlVgpuCapability_enum nvmlVgpuCapability_t;
 enum nvmlVgpuDriverCapability_enum {
     NVML_VGPU_DRIVER_CAP_HETEROGENEOUS_MULTI_VGPU = 0,
-    NVML_VGPU_DRIVER_CAP_COUNT = 1
+    NVML_VGPU_DRIVER_CAP_WARM_UPDATE = 1,
+    NVML_VGPU_DRIVER_CAP_COUNT = 2
 };
 typedef enum nvmlVgpuDriverCapability_enum nvmlVgpuDriverCapability_t;
 enum nvmlDeviceVgpuCapability_enum {
@@ -961,7 +1406,11 @@ enum nvmlDeviceVgpuCapability_enum {
     NVML_DEVICE_VGPU_CAP_DEVICE_STREAMING = 5,
     NVML_DEVICE_VGPU_CAP_MINI_QUARTER_GPU = 6,
     NVML_DEVICE_VGPU_CAP_COMPUTE_MEDIA_ENGINE_GPU = 7,
-    NVML_DEVICE_VGPU_CAP_COUNT = 8
+    NVML_DEVICE_VGPU_CAP_WARM_UPDATE = 8,
+    NVML_DEVICE_VGPU_CAP_HOMOGENEOUS_PLACEMENTS = 9,
+    NVML_DEVICE_VGPU_CAP_MIG_TIMESLICING_SUPPORTED = 10,
+    NVML_DEVICE_VGPU_CAP_MIG_TIMESLICING_ENABLED = 11,
+    NVML_DEVICE_VGPU_CAP_COUNT = 12
 };
 typedef enum nvmlDeviceVgpuCapability_enum nvmlDeviceVgpuCapability_t;
 typedef unsigned int nvmlVgpuTypeId_t;
@@ -982,7 +1431,19 @@ typedef struct {
     unsigned int count;
     unsigned int *placementIds;
 } nvmlVgpuPlacementList_v1_t;
-typedef nvmlVgpuPlacementList_v1_t nvmlVgpuPlacementList_t;
+typedef struct {
+    unsigned int version;
+    unsigned int placementSize;
+    unsigned int count;
+    unsigned int *placementIds;
+    unsigned int mode;
+} nvmlVgpuPlacementList_v2_t;
+typedef nvmlVgpuPlacementList_v2_t nvmlVgpuPlacementList_t;
+typedef struct {
+    unsigned int version;
+    unsigned long long bar1Size;
+} nvmlVgpuTypeBar1Info_v1_t;
+typedef nvmlVgpuTypeBar1Info_v1_t nvmlVgpuTypeBar1Info_t;
 struct nvmlVgpuInstanceUtilizationSample_st {
     nvmlVgpuInstance_t vgpuInstance;
     unsigned long long timeStamp;
@@ -1040,6 +1501,11 @@ typedef struct {
     nvmlVgpuProcessUtilizationInfo_v1_t *vgpuProcUtilArray;
 } nvmlVgpuProcessesUtilizationInfo_v1_t;
 typedef nvmlVgpuProcessesUtilizationInfo_v1_t nvmlVgpuProcessesUtilizationInfo_t;
+typedef struct {
+    unsigned int version;
+    unsigned long long size;
+} nvmlVgpuRuntimeState_v1_t;
+typedef nvmlVgpuRuntimeState_v1_t nvmlVgpuRuntimeState_t;
 typedef union {
     struct { unsigned int avgFactor; unsigned int timeslice; } vgpuSchedDataWithARR;
     struct { unsigned int timeslice; } vgpuSchedData;
@@ -1105,32 +1571,6 @@ struct nvmlVgpuLicenseInfo_st {
     unsigned int currentState;
 };
 typedef struct nvmlVgpuLicenseInfo_st nvmlVgpuLicenseInfo_t;
-struct nvmlProcessUtilizationSample_st {
-    unsigned int pid;
-    unsigned long long timeStamp;
-    unsigned int smUtil;
-    unsigned int memUtil;
-    unsigned int encUtil;
-    unsigned int decUtil;
-};
-typedef struct nvmlProcessUtilizationSample_st nvmlProcessUtilizationSample_t;
-typedef struct {
-    unsigned long long timeStamp;
-    unsigned int pid;
-    unsigned int smUtil;
-    unsigned int memUtil;
-    unsigned int encUtil;
-    unsigned int decUtil;
-    unsigned int jpgUtil;
-    unsigned int ofaUtil;
-} nvmlProcessUtilizationInfo_v1_t;
-typedef struct {
-    unsigned int version;
-    unsigned int processSamplesCount;
-    unsigned long long lastSeenTimeStamp;
-    nvmlProcessUtilizationInfo_v1_t *procUtilArray;
-} nvmlProcessesUtilizationInfo_v1_t;
-typedef nvmlProcessesUtilizationInfo_v1_t nvmlProcessesUtilizationInfo_t;
 struct nvmlGridLicenseExpiry_st {
     unsigned int year;
     unsigned short month;
@@ -1156,38 +1596,70 @@ struct nvmlGridLicensableFeatures_st {
     nvmlGridLicensableFeature_t gridLicensableFeatures[3];
 };
 typedef struct nvmlGridLicensableFeatures_st nvmlGridLicensableFeatures_t;
+enum nvmlDeviceGpuRecoveryAction_s {
+    NVML_GPU_RECOVERY_ACTION_NONE = 0,
+    NVML_GPU_RECOVERY_ACTION_GPU_RESET = 1,
+    NVML_GPU_RECOVERY_ACTION_NODE_REBOOT = 2,
+    NVML_GPU_RECOVERY_ACTION_DRAIN_P2P = 3,
+    NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET = 4
+};
+typedef enum nvmlDeviceGpuRecoveryAction_s nvmlDeviceGpuRecoveryAction_t;
 typedef struct {
     unsigned int version;
-    unsigned long long aggregateUncParity;
-    unsigned long long aggregateUncSecDed;
-    unsigned long long aggregateCor;
-    unsigned long long volatileUncParity;
-    unsigned long long volatileUncSecDed;
-    unsigned long long volatileCor;
-    unsigned long long aggregateUncBucketL2;
-    unsigned long long aggregateUncBucketSm;
-    unsigned long long aggregateUncBucketPcie;
-    unsigned long long aggregateUncBucketMcu;
-    unsigned long long aggregateUncBucketOther;
-    unsigned int bThresholdExceeded;
-} nvmlEccSramErrorStatus_v1_t;
-typedef nvmlEccSramErrorStatus_v1_t nvmlEccSramErrorStatus_t;
-typedef unsigned int nvmlDeviceArchitecture_t;
-typedef unsigned int nvmlBusType_t;
-typedef unsigned int nvmlFanControlPolicy_t;
-typedef unsigned int nvmlPowerSource_t;
-enum nvmlGpuUtilizationDomainId_t {
-    NVML_GPU_UTILIZATION_DOMAIN_GPU = 0,
-    NVML_GPU_UTILIZATION_DOMAIN_FB = 1,
-    NVML_GPU_UTILIZATION_DOMAIN_VID = 2,
-    NVML_GPU_UTILIZATION_DOMAIN_BUS = 3
+    unsigned int vgpuCount;
+    nvmlVgpuTypeId_t *vgpuTypeIds;
+} nvmlVgpuTypeIdInfo_v1_t;
+typedef nvmlVgpuTypeIdInfo_v1_t nvmlVgpuTypeIdInfo_t;
+typedef struct {
+    unsigned int version;
+    nvmlVgpuTypeId_t vgpuTypeId;
+    unsigned int maxInstancePerGI;
+} nvmlVgpuTypeMaxInstance_v1_t;
+typedef nvmlVgpuTypeMaxInstance_v1_t nvmlVgpuTypeMaxInstance_t;
+typedef struct {
+    unsigned int version;
+    unsigned int vgpuCount;
+    nvmlVgpuInstance_t *vgpuInstances;
+} nvmlActiveVgpuInstanceInfo_v1_t;
+typedef nvmlActiveVgpuInstanceInfo_v1_t nvmlActiveVgpuInstanceInfo_t;
+typedef struct {
+    unsigned int version;
+    unsigned int engineId;
+    unsigned int schedulerPolicy;
+    unsigned int enableARRMode;
+    nvmlVgpuSchedulerSetParams_t schedulerParams;
+} nvmlVgpuSchedulerState_v1_t;
+typedef nvmlVgpuSchedulerState_v1_t nvmlVgpuSchedulerState_t;
+typedef struct {
+    unsigned int version;
+    unsigned int engineId;
+    unsigned int schedulerPolicy;
+    unsigned int arrMode;
+    nvmlVgpuSchedulerParams_t schedulerParams;
+} nvmlVgpuSchedulerStateInfo_v1_t;
+typedef nvmlVgpuSchedulerStateInfo_v1_t nvmlVgpuSchedulerStateInfo_t;
+typedef struct {
+    unsigned int version;
+    unsigned int engineId;
+    unsigned int schedulerPolicy;
+    unsigned int arrMode;
+    nvmlVgpuSchedulerParams_t schedulerParams;
+    unsigned int entriesCount;
+    nvmlVgpuSchedulerLogEntry_t logEntries[200];
+} nvmlVgpuSchedulerLogInfo_v1_t;
+typedef nvmlVgpuSchedulerLogInfo_v1_t nvmlVgpuSchedulerLogInfo_t;
+typedef struct {
+    unsigned int version;
+    nvmlVgpuTypeId_t vgpuTypeId;
+    unsigned int count;
+    unsigned int *placementIds;
+    unsigned int placementSize;
+} nvmlVgpuCreatablePlacementInfo_v1_t;
+typedef nvmlVgpuCreatablePlacementInfo_v1_t nvmlVgpuCreatablePlacementInfo_t;
+struct nvmlNvLinkPowerThres_st {
+    unsigned int lowPwrThreshold;
 };
-typedef enum nvmlGpuUtilizationDomainId_t nvmlGpuUtilizationDomainId_t;
-struct nvmlGpuDynamicPstatesInfo_st {
-    unsigned int flags;
-    struct { unsigned int bIsPresent; unsigned int percentage; unsigned int incThreshold; unsigned int decThreshold; } utilization[8];
-};
-typedef struct nvmlGpuDynamicPstatesInfo_st nvmlGpuDynamicPstatesInfo_t;
+typedef struct nvmlNvLinkPowerThres_st nvmlNvLinkPowerThres_t;
 struct nvmlFieldValue_st {
     unsigned int fieldId;
     unsigned int scopeId;
@@ -1254,6 +1726,37 @@ struct nvmlEventData_st {
     unsigned int computeInstanceId;
 };
 typedef struct nvmlEventData_st nvmlEventData_t;
+struct nvmlSystemEventSet_st;
+typedef struct nvmlSystemEventSet_st *nvmlSystemEventSet_t;
+typedef struct {
+    unsigned int version;
+    nvmlSystemEventSet_t set;
+} nvmlSystemEventSetCreateRequest_v1_t;
+typedef nvmlSystemEventSetCreateRequest_v1_t nvmlSystemEventSetCreateRequest_t;
+typedef struct {
+    unsigned int version;
+    nvmlSystemEventSet_t set;
+} nvmlSystemEventSetFreeRequest_v1_t;
+typedef nvmlSystemEventSetFreeRequest_v1_t nvmlSystemEventSetFreeRequest_t;
+typedef struct {
+    unsigned int version;
+    unsigned long long eventTypes;
+    nvmlSystemEventSet_t set;
+} nvmlSystemRegisterEventRequest_v1_t;
+typedef nvmlSystemRegisterEventRequest_v1_t nvmlSystemRegisterEventRequest_t;
+typedef struct {
+    unsigned long long eventType;
+    unsigned int gpuId;
+} nvmlSystemEventData_v1_t;
+typedef struct {
+    unsigned int version;
+    unsigned int timeoutms;
+    nvmlSystemEventSet_t set;
+    nvmlSystemEventData_v1_t *data;
+    unsigned int dataSize;
+    unsigned int numEvent;
+} nvmlSystemEventSetWaitRequest_v1_t;
+typedef nvmlSystemEventSetWaitRequest_v1_t nvmlSystemEventSetWaitRequest_t;
 struct nvmlAccountingStats_st {
     unsigned int gpuUtilization;
     unsigned int memoryUtilization;
@@ -1388,16 +1891,68 @@ typedef struct {
     nvmlGpuFabricState_t state;
     unsigned int healthMask;
 } nvmlGpuFabricInfo_v2_t;
-typedef nvmlGpuFabricInfo_v2_t nvmlGpuFabricInfoV_t;
-typedef unsigned char nvmlPowerScopeType_t;
 typedef struct {
     unsigned int version;
-    nvmlPowerScopeType_t powerScope;
-    unsigned int powerValueMw;
-} nvmlPowerValue_v2_t;
+    unsigned char clusterUuid[16];
+    nvmlReturn_t status;
+    unsigned int cliqueId;
+    nvmlGpuFabricState_t state;
+    unsigned int healthMask;
+    unsigned char healthSummary;
+} nvmlGpuFabricInfo_v3_t;
+typedef nvmlGpuFabricInfo_v3_t nvmlGpuFabricInfoV_t;
+typedef struct {
+    unsigned int version;
+    char branch[80];
+} nvmlSystemDriverBranchInfo_v1_t;
+typedef nvmlSystemDriverBranchInfo_v1_t nvmlSystemDriverBranchInfo_t;
 typedef unsigned int nvmlAffinityScope_t;
+typedef struct {
+    unsigned int version;
+    nvmlTemperatureSensors_t sensorType;
+    int temperature;
+} nvmlTemperature_v1_t;
+typedef nvmlTemperature_v1_t nvmlTemperature_t;
 /* enum nvmlClockLimitId_enum: every value beyond int (NVML_CLOCK_LIMIT_ID_RANGE_START = 4294967040, NVML_CLOCK_LIMIT_ID_TDP = 4294967041, NVML_CLOCK_LIMIT_ID_UNLIMITED = 4294967042), which C11 enumerators are: its typedefs are unsigned int */
 typedef unsigned int nvmlClockLimitId_t;
+typedef struct {
+    unsigned int version;
+    unsigned char bwModes[23];
+    unsigned char totalBwModes;
+} nvmlNvlinkSupportedBwModes_v1_t;
+typedef nvmlNvlinkSupportedBwModes_v1_t nvmlNvlinkSupportedBwModes_t;
+typedef struct {
+    unsigned int version;
+    unsigned int bIsBest;
+    unsigned char bwMode;
+} nvmlNvlinkGetBwMode_v1_t;
+typedef nvmlNvlinkGetBwMode_v1_t nvmlNvlinkGetBwMode_t;
+typedef struct {
+    unsigned int version;
+    unsigned int bSetBest;
+    unsigned char bwMode;
+} nvmlNvlinkSetBwMode_v1_t;
+typedef nvmlNvlinkSetBwMode_v1_t nvmlNvlinkSetBwMode_t;
+typedef struct {
+    unsigned int version;
+    unsigned int isNvleEnabled;
+} nvmlNvLinkInfo_v1_t;
+typedef struct {
+    unsigned char ucodeType;
+    unsigned int major;
+    unsigned int minor;
+    unsigned int subMinor;
+} nvmlNvlinkFirmwareVersion_t;
+typedef struct {
+    nvmlNvlinkFirmwareVersion_t firmwareVersion[100];
+    unsigned int numValidEntries;
+} nvmlNvlinkFirmwareInfo_t;
+typedef struct {
+    unsigned int version;
+    unsigned int isNvleEnabled;
+    nvmlNvlinkFirmwareInfo_t firmwareInfo;
+} nvmlNvLinkInfo_v2_t;
+typedef nvmlNvLinkInfo_v2_t nvmlNvLinkInfo_t;
 struct nvmlVgpuVersion_st {
     unsigned int minVersion;
     unsigned int maxVersion;
@@ -1453,6 +2008,11 @@ struct nvmlExcludedDeviceInfo_st {
     char uuid[80];
 };
 typedef struct nvmlExcludedDeviceInfo_st nvmlExcludedDeviceInfo_t;
+typedef struct {
+    unsigned int dataSize;
+    unsigned int status;
+    union { unsigned char inData[496]; unsigned char outData[496]; };
+} nvmlPRMTLV_v1_t;
 struct nvmlGpuInstancePlacement_st {
     unsigned int start;
     unsigned int size;
@@ -1511,8 +2071,6 @@ struct nvmlGpuInstanceInfo_st {
     nvmlGpuInstancePlacement_t placement;
 };
 typedef struct nvmlGpuInstanceInfo_st nvmlGpuInstanceInfo_t;
-struct nvmlGpuInstance_st;
-typedef struct nvmlGpuInstance_st *nvmlGpuInstance_t;
 struct nvmlComputeInstancePlacement_st {
     unsigned int start;
     unsigned int size;
@@ -1601,6 +2159,7 @@ typedef enum {
     NVML_GPM_METRIC_NVJPG_6_UTIL = 46,
     NVML_GPM_METRIC_NVJPG_7_UTIL = 47,
     NVML_GPM_METRIC_NVOFA_0_UTIL = 50,
+    NVML_GPM_METRIC_NVOFA_1_UTIL = 51,
     NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC = 60,
     NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC = 61,
     NVML_GPM_METRIC_NVLINK_L0_RX_PER_SEC = 62,
@@ -1639,7 +2198,117 @@ typedef enum {
     NVML_GPM_METRIC_NVLINK_L16_TX_PER_SEC = 95,
     NVML_GPM_METRIC_NVLINK_L17_RX_PER_SEC = 96,
     NVML_GPM_METRIC_NVLINK_L17_TX_PER_SEC = 97,
-    NVML_GPM_METRIC_MAX = 98
+    NVML_GPM_METRIC_C2C_TOTAL_TX_PER_SEC = 100,
+    NVML_GPM_METRIC_C2C_TOTAL_RX_PER_SEC = 101,
+    NVML_GPM_METRIC_C2C_DATA_TX_PER_SEC = 102,
+    NVML_GPM_METRIC_C2C_DATA_RX_PER_SEC = 103,
+    NVML_GPM_METRIC_C2C_LINK0_TOTAL_TX_PER_SEC = 104,
+    NVML_GPM_METRIC_C2C_LINK0_TOTAL_RX_PER_SEC = 105,
+    NVML_GPM_METRIC_C2C_LINK0_DATA_TX_PER_SEC = 106,
+    NVML_GPM_METRIC_C2C_LINK0_DATA_RX_PER_SEC = 107,
+    NVML_GPM_METRIC_C2C_LINK1_TOTAL_TX_PER_SEC = 108,
+    NVML_GPM_METRIC_C2C_LINK1_TOTAL_RX_PER_SEC = 109,
+    NVML_GPM_METRIC_C2C_LINK1_DATA_TX_PER_SEC = 110,
+    NVML_GPM_METRIC_C2C_LINK1_DATA_RX_PER_SEC = 111,
+    NVML_GPM_METRIC_C2C_LINK2_TOTAL_TX_PER_SEC = 112,
+    NVML_GPM_METRIC_C2C_LINK2_TOTAL_RX_PER_SEC = 113,
+    NVML_GPM_METRIC_C2C_LINK2_DATA_TX_PER_SEC = 114,
+    NVML_GPM_METRIC_C2C_LINK2_DATA_RX_PER_SEC = 115,
+    NVML_GPM_METRIC_C2C_LINK3_TOTAL_TX_PER_SEC = 116,
+    NVML_GPM_METRIC_C2C_LINK3_TOTAL_RX_PER_SEC = 117,
+    NVML_GPM_METRIC_C2C_LINK3_DATA_TX_PER_SEC = 118,
+    NVML_GPM_METRIC_C2C_LINK3_DATA_RX_PER_SEC = 119,
+    NVML_GPM_METRIC_C2C_LINK4_TOTAL_TX_PER_SEC = 120,
+    NVML_GPM_METRIC_C2C_LINK4_TOTAL_RX_PER_SEC = 121,
+    NVML_GPM_METRIC_C2C_LINK4_DATA_TX_PER_SEC = 122,
+    NVML_GPM_METRIC_C2C_LINK4_DATA_RX_PER_SEC = 123,
+    NVML_GPM_METRIC_C2C_LINK5_TOTAL_TX_PER_SEC = 124,
+    NVML_GPM_METRIC_C2C_LINK5_TOTAL_RX_PER_SEC = 125,
+    NVML_GPM_METRIC_C2C_LINK5_DATA_TX_PER_SEC = 126,
+    NVML_GPM_METRIC_C2C_LINK5_DATA_RX_PER_SEC = 127,
+    NVML_GPM_METRIC_C2C_LINK6_TOTAL_TX_PER_SEC = 128,
+    NVML_GPM_METRIC_C2C_LINK6_TOTAL_RX_PER_SEC = 129,
+    NVML_GPM_METRIC_C2C_LINK6_DATA_TX_PER_SEC = 130,
+    NVML_GPM_METRIC_C2C_LINK6_DATA_RX_PER_SEC = 131,
+    NVML_GPM_METRIC_C2C_LINK7_TOTAL_TX_PER_SEC = 132,
+    NVML_GPM_METRIC_C2C_LINK7_TOTAL_RX_PER_SEC = 133,
+    NVML_GPM_METRIC_C2C_LINK7_DATA_TX_PER_SEC = 134,
+    NVML_GPM_METRIC_C2C_LINK7_DATA_RX_PER_SEC = 135,
+    NVML_GPM_METRIC_C2C_LINK8_TOTAL_TX_PER_SEC = 136,
+    NVML_GPM_METRIC_C2C_LINK8_TOTAL_RX_PER_SEC = 137,
+    NVML_GPM_METRIC_C2C_LINK8_DATA_TX_PER_SEC = 138,
+    NVML_GPM_METRIC_C2C_LINK8_DATA_RX_PER_SEC = 139,
+    NVML_GPM_METRIC_C2C_LINK9_TOTAL_TX_PER_SEC = 140,
+    NVML_GPM_METRIC_C2C_LINK9_TOTAL_RX_PER_SEC = 141,
+    NVML_GPM_METRIC_C2C_LINK9_DATA_TX_PER_SEC = 142,
+    NVML_GPM_METRIC_C2C_LINK9_DATA_RX_PER_SEC = 143,
+    NVML_GPM_METRIC_C2C_LINK10_TOTAL_TX_PER_SEC = 144,
+    NVML_GPM_METRIC_C2C_LINK10_TOTAL_RX_PER_SEC = 145,
+    NVML_GPM_METRIC_C2C_LINK10_DATA_TX_PER_SEC = 146,
+    NVML_GPM_METRIC_C2C_LINK10_DATA_RX_PER_SEC = 147,
+    NVML_GPM_METRIC_C2C_LINK11_TOTAL_TX_PER_SEC = 148,
+    NVML_GPM_METRIC_C2C_LINK11_TOTAL_RX_PER_SEC = 149,
+    NVML_GPM_METRIC_C2C_LINK11_DATA_TX_PER_SEC = 150,
+    NVML_GPM_METRIC_C2C_LINK11_DATA_RX_PER_SEC = 151,
+    NVML_GPM_METRIC_C2C_LINK12_TOTAL_TX_PER_SEC = 152,
+    NVML_GPM_METRIC_C2C_LINK12_TOTAL_RX_PER_SEC = 153,
+    NVML_GPM_METRIC_C2C_LINK12_DATA_TX_PER_SEC = 154,
+    NVML_GPM_METRIC_C2C_LINK12_DATA_RX_PER_SEC = 155,
+    NVML_GPM_METRIC_C2C_LINK13_TOTAL_TX_PER_SEC = 156,
+    NVML_GPM_METRIC_C2C_LINK13_TOTAL_RX_PER_SEC = 157,
+    NVML_GPM_METRIC_C2C_LINK13_DATA_TX_PER_SEC = 158,
+    NVML_GPM_METRIC_C2C_LINK13_DATA_RX_PER_SEC = 159,
+    NVML_GPM_METRIC_HOSTMEM_CACHE_HIT = 160,
+    NVML_GPM_METRIC_HOSTMEM_CACHE_MISS = 161,
+    NVML_GPM_METRIC_PEERMEM_CACHE_HIT = 162,
+    NVML_GPM_METRIC_PEERMEM_CACHE_MISS = 163,
+    NVML_GPM_METRIC_DRAM_CACHE_HIT = 164,
+    NVML_GPM_METRIC_DRAM_CACHE_MISS = 165,
+    NVML_GPM_METRIC_NVENC_0_UTIL = 166,
+    NVML_GPM_METRIC_NVENC_1_UTIL = 167,
+    NVML_GPM_METRIC_NVENC_2_UTIL = 168,
+    NVML_GPM_METRIC_NVENC_3_UTIL = 169,
+    NVML_GPM_METRIC_GR0_CTXSW_CYCLES_ELAPSED = 170,
+    NVML_GPM_METRIC_GR0_CTXSW_CYCLES_ACTIVE = 171,
+    NVML_GPM_METRIC_GR0_CTXSW_REQUESTS = 172,
+    NVML_GPM_METRIC_GR0_CTXSW_CYCLES_PER_REQ = 173,
+    NVML_GPM_METRIC_GR0_CTXSW_ACTIVE_PCT = 174,
+    NVML_GPM_METRIC_GR1_CTXSW_CYCLES_ELAPSED = 175,
+    NVML_GPM_METRIC_GR1_CTXSW_CYCLES_ACTIVE = 176,
+    NVML_GPM_METRIC_GR1_CTXSW_REQUESTS = 177,
+    NVML_GPM_METRIC_GR1_CTXSW_CYCLES_PER_REQ = 178,
+    NVML_GPM_METRIC_GR1_CTXSW_ACTIVE_PCT = 179,
+    NVML_GPM_METRIC_GR2_CTXSW_CYCLES_ELAPSED = 180,
+    NVML_GPM_METRIC_GR2_CTXSW_CYCLES_ACTIVE = 181,
+    NVML_GPM_METRIC_GR2_CTXSW_REQUESTS = 182,
+    NVML_GPM_METRIC_GR2_CTXSW_CYCLES_PER_REQ = 183,
+    NVML_GPM_METRIC_GR2_CTXSW_ACTIVE_PCT = 184,
+    NVML_GPM_METRIC_GR3_CTXSW_CYCLES_ELAPSED = 185,
+    NVML_GPM_METRIC_GR3_CTXSW_CYCLES_ACTIVE = 186,
+    NVML_GPM_METRIC_GR3_CTXSW_REQUESTS = 187,
+    NVML_GPM_METRIC_GR3_CTXSW_CYCLES_PER_REQ = 188,
+    NVML_GPM_METRIC_GR3_CTXSW_ACTIVE_PCT = 189,
+    NVML_GPM_METRIC_GR4_CTXSW_CYCLES_ELAPSED = 190,
+    NVML_GPM_METRIC_GR4_CTXSW_CYCLES_ACTIVE = 191,
+    NVML_GPM_METRIC_GR4_CTXSW_REQUESTS = 192,
+    NVML_GPM_METRIC_GR4_CTXSW_CYCLES_PER_REQ = 193,
+    NVML_GPM_METRIC_GR4_CTXSW_ACTIVE_PCT = 194,
+    NVML_GPM_METRIC_GR5_CTXSW_CYCLES_ELAPSED = 195,
+    NVML_GPM_METRIC_GR5_CTXSW_CYCLES_ACTIVE = 196,
+    NVML_GPM_METRIC_GR5_CTXSW_REQUESTS = 197,
+    NVML_GPM_METRIC_GR5_CTXSW_CYCLES_PER_REQ = 198,
+    NVML_GPM_METRIC_GR5_CTXSW_ACTIVE_PCT = 199,
+    NVML_GPM_METRIC_GR6_CTXSW_CYCLES_ELAPSED = 200,
+    NVML_GPM_METRIC_GR6_CTXSW_CYCLES_ACTIVE = 201,
+    NVML_GPM_METRIC_GR6_CTXSW_REQUESTS = 202,
+    NVML_GPM_METRIC_GR6_CTXSW_CYCLES_PER_REQ = 203,
+    NVML_GPM_METRIC_GR6_CTXSW_ACTIVE_PCT = 204,
+    NVML_GPM_METRIC_GR7_CTXSW_CYCLES_ELAPSED = 205,
+    NVML_GPM_METRIC_GR7_CTXSW_CYCLES_ACTIVE = 206,
+    NVML_GPM_METRIC_GR7_CTXSW_REQUESTS = 207,
+    NVML_GPM_METRIC_GR7_CTXSW_CYCLES_PER_REQ = 208,
+    NVML_GPM_METRIC_GR7_CTXSW_ACTIVE_PCT = 209,
+    NVML_GPM_METRIC_MAX = 210
 } nvmlGpmMetricId_t;
 struct nvmlGpmSample_st;
 typedef struct nvmlGpmSample_st *nvmlGpmSample_t;
@@ -1654,18 +2323,77 @@ typedef struct {
     unsigned int numMetrics;
     nvmlGpmSample_t sample1;
     nvmlGpmSample_t sample2;
-    nvmlGpmMetric_t metrics[98];
+    nvmlGpmMetric_t metrics[210];
 } nvmlGpmMetricsGet_t;
 typedef struct {
     unsigned int version;
     unsigned int isSupportedDevice;
 } nvmlGpmSupport_t;
-struct nvmlNvLinkPowerThres_st {
-    unsigned int lowPwrThreshold;
-};
-typedef struct nvmlNvLinkPowerThres_st nvmlNvLinkPowerThres_t;
+typedef struct {
+    unsigned int version;
+    unsigned int capMask;
+} nvmlDeviceCapabilities_v1_t;
+typedef nvmlDeviceCapabilities_v1_t nvmlDeviceCapabilities_t;
+typedef struct {
+    unsigned int mask[8];
+} nvmlMask255_t;
+typedef enum {
+    NVML_POWER_PROFILE_MAX_P = 0,
+    NVML_POWER_PROFILE_MAX_Q = 1,
+    NVML_POWER_PROFILE_COMPUTE = 2,
+    NVML_POWER_PROFILE_MEMORY_BOUND = 3,
+    NVML_POWER_PROFILE_NETWORK = 4,
+    NVML_POWER_PROFILE_BALANCED = 5,
+    NVML_POWER_PROFILE_LLM_INFERENCE = 6,
+    NVML_POWER_PROFILE_LLM_TRAINING = 7,
+    NVML_POWER_PROFILE_RBM = 8,
+    NVML_POWER_PROFILE_DCPCIE = 9,
+    NVML_POWER_PROFILE_HMMA_SPARSE = 10,
+    NVML_POWER_PROFILE_HMMA_DENSE = 11,
+    NVML_POWER_PROFILE_SYNC_BALANCED = 12,
+    NVML_POWER_PROFILE_HPC = 13,
+    NVML_POWER_PROFILE_MIG = 14,
+    NVML_POWER_PROFILE_MAX = 15
+} nvmlPowerProfileType_t;
+typedef struct {
+    unsigned int version;
+    unsigned int profileId;
+    unsigned int priority;
+    nvmlMask255_t conflictingMask;
+} nvmlWorkloadPowerProfileInfo_v1_t;
+typedef nvmlWorkloadPowerProfileInfo_v1_t nvmlWorkloadPowerProfileInfo_t;
+typedef struct {
+    unsigned int version;
+    nvmlMask255_t perfProfilesMask;
+    nvmlWorkloadPowerProfileInfo_t perfProfile[255];
+} nvmlWorkloadPowerProfileProfilesInfo_v1_t;
+typedef nvmlWorkloadPowerProfileProfilesInfo_v1_t nvmlWorkloadPowerProfileProfilesInfo_t;
+typedef struct {
+    unsigned int version;
+    nvmlMask255_t perfProfilesMask;
+    nvmlMask255_t requestedProfilesMask;
+    nvmlMask255_t enforcedProfilesMask;
+} nvmlWorkloadPowerProfileCurrentProfiles_v1_t;
+typedef nvmlWorkloadPowerProfileCurrentProfiles_v1_t nvmlWorkloadPowerProfileCurrentProfiles_t;
+typedef struct {
+    unsigned int version;
+    nvmlMask255_t requestedProfilesMask;
+} nvmlWorkloadPowerProfileRequestedProfiles_v1_t;
+typedef nvmlWorkloadPowerProfileRequestedProfiles_v1_t nvmlWorkloadPowerProfileRequestedProfiles_t;
+typedef struct {
+    unsigned int version;
+    unsigned int profileId;
+    unsigned int paramId;
+    double value;
+} nvmlPowerSmoothingProfile_v1_t;
+typedef nvmlPowerSmoothingProfile_v1_t nvmlPowerSmoothingProfile_t;
+typedef struct {
+    unsigned int version;
+    nvmlEnableState_t state;
+} nvmlPowerSmoothingState_v1_t;
+typedef nvmlPowerSmoothingState_v1_t nvmlPowerSmoothingState_t;
 
-/* nvml: 325 wrappers */
+/* nvml: 375 wrappers */
 nvmlReturn_t cubind_nvml_init(void);
 nvmlReturn_t cubind_nvml_init_with_flags(unsigned int flags);
 nvmlReturn_t cubind_nvml_shutdown(void);
@@ -1991,3 +2719,53 @@ nvmlReturn_t cubind_nvml_system_set_nvlink_bw_mode(unsigned int nvlinkBwMode);
 nvmlReturn_t cubind_nvml_system_get_nvlink_bw_mode(unsigned int *nvlinkBwMode);
 nvmlReturn_t cubind_nvml_device_set_power_management_limit_v2(nvmlDevice_t device, nvmlPowerValue_v2_t *powerValue);
 nvmlReturn_t cubind_nvml_device_get_sram_ecc_error_status(nvmlDevice_t device, nvmlEccSramErrorStatus_t *status);
+nvmlReturn_t cubind_nvml_system_get_driver_branch(nvmlSystemDriverBranchInfo_t *branchInfo, unsigned int length);
+nvmlReturn_t cubind_nvml_device_get_handle_by_uuidv(const nvmlUUID_t *uuid, nvmlDevice_t *device);
+nvmlReturn_t cubind_nvml_device_get_addressing_mode(nvmlDevice_t device, nvmlDeviceAddressingMode_t *mode);
+nvmlReturn_t cubind_nvml_device_get_repair_status(nvmlDevice_t device, nvmlRepairStatus_t *repairStatus);
+nvmlReturn_t cubind_nvml_device_get_fan_speed_rpm(nvmlDevice_t device, nvmlFanSpeedInfo_t *fanSpeed);
+nvmlReturn_t cubind_nvml_device_get_cooler_info(nvmlDevice_t device, nvmlCoolerInfo_t *coolerInfo);
+nvmlReturn_t cubind_nvml_device_get_temperature_v(nvmlDevice_t device, nvmlTemperature_t *temperature);
+nvmlReturn_t cubind_nvml_device_get_margin_temperature(nvmlDevice_t device, nvmlMarginTemperature_t *marginTempInfo);
+nvmlReturn_t cubind_nvml_device_get_clock_offsets(nvmlDevice_t device, nvmlClockOffset_t *info);
+nvmlReturn_t cubind_nvml_device_set_clock_offsets(nvmlDevice_t device, nvmlClockOffset_t *info);
+nvmlReturn_t cubind_nvml_device_get_performance_modes(nvmlDevice_t device, nvmlDevicePerfModes_t *perfModes);
+nvmlReturn_t cubind_nvml_device_get_current_clock_freqs(nvmlDevice_t device, nvmlDeviceCurrentClockFreqs_t *currentClockFreqs);
+nvmlReturn_t cubind_nvml_device_get_power_mizer_mode_v1(nvmlDevice_t device, nvmlDevicePowerMizerModes_v1_t *powerMizerMode);
+nvmlReturn_t cubind_nvml_device_set_power_mizer_mode_v1(nvmlDevice_t device, nvmlDevicePowerMizerModes_v1_t *powerMizerMode);
+nvmlReturn_t cubind_nvml_device_get_dram_encryption_mode(nvmlDevice_t device, nvmlDramEncryptionInfo_t *current, nvmlDramEncryptionInfo_t *pending);
+nvmlReturn_t cubind_nvml_device_set_dram_encryption_mode(nvmlDevice_t device, const nvmlDramEncryptionInfo_t *dramEncryption);
+nvmlReturn_t cubind_nvml_device_get_platform_info(nvmlDevice_t device, nvmlPlatformInfo_t *platformInfo);
+nvmlReturn_t cubind_nvml_device_get_pdi(nvmlDevice_t device, nvmlPdi_t *pdi);
+nvmlReturn_t cubind_nvml_device_set_hostname_v1(nvmlDevice_t device, nvmlHostname_v1_t *hostname);
+nvmlReturn_t cubind_nvml_device_get_hostname_v1(nvmlDevice_t device, nvmlHostname_v1_t *hostname);
+nvmlReturn_t cubind_nvml_device_get_nvlink_supported_bw_modes(nvmlDevice_t device, nvmlNvlinkSupportedBwModes_t *supportedBwMode);
+nvmlReturn_t cubind_nvml_device_get_nvlink_bw_mode(nvmlDevice_t device, nvmlNvlinkGetBwMode_t *getBwMode);
+nvmlReturn_t cubind_nvml_device_set_nvlink_bw_mode(nvmlDevice_t device, nvmlNvlinkSetBwMode_t *setBwMode);
+nvmlReturn_t cubind_nvml_device_get_nv_link_info(nvmlDevice_t device, nvmlNvLinkInfo_t *info);
+nvmlReturn_t cubind_nvml_system_event_set_create(nvmlSystemEventSetCreateRequest_t *request);
+nvmlReturn_t cubind_nvml_system_event_set_free(nvmlSystemEventSetFreeRequest_t *request);
+nvmlReturn_t cubind_nvml_system_register_events(nvmlSystemRegisterEventRequest_t *request);
+nvmlReturn_t cubind_nvml_system_event_set_wait(nvmlSystemEventSetWaitRequest_t *request);
+nvmlReturn_t cubind_nvml_vgpu_instance_get_runtime_state_size(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuRuntimeState_t *pState);
+nvmlReturn_t cubind_nvml_vgpu_type_get_bar1info(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuTypeBar1Info_t *bar1Info);
+nvmlReturn_t cubind_nvml_gpu_instance_get_creatable_vgpus(nvmlGpuInstance_t gpuInstance, nvmlVgpuTypeIdInfo_t *pVgpus);
+nvmlReturn_t cubind_nvml_vgpu_type_get_max_instances_per_gpu_instance(nvmlVgpuTypeMaxInstance_t *pMaxInstance);
+nvmlReturn_t cubind_nvml_gpu_instance_get_active_vgpus(nvmlGpuInstance_t gpuInstance, nvmlActiveVgpuInstanceInfo_t *pVgpuInstanceInfo);
+nvmlReturn_t cubind_nvml_gpu_instance_set_vgpu_scheduler_state(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerState_t *pScheduler);
+nvmlReturn_t cubind_nvml_gpu_instance_get_vgpu_scheduler_state(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerStateInfo_t *pSchedulerStateInfo);
+nvmlReturn_t cubind_nvml_gpu_instance_get_vgpu_scheduler_log(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerLogInfo_t *pSchedulerLogInfo);
+nvmlReturn_t cubind_nvml_gpu_instance_get_vgpu_type_creatable_placements(nvmlGpuInstance_t gpuInstance, nvmlVgpuCreatablePlacementInfo_t *pCreatablePlacementInfo);
+nvmlReturn_t cubind_nvml_gpu_instance_get_vgpu_heterogeneous_mode(nvmlGpuInstance_t gpuInstance, nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode);
+nvmlReturn_t cubind_nvml_gpu_instance_set_vgpu_heterogeneous_mode(nvmlGpuInstance_t gpuInstance, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode);
+nvmlReturn_t cubind_nvml_device_read_write_prm_v1(nvmlDevice_t device, nvmlPRMTLV_v1_t *buffer);
+nvmlReturn_t cubind_nvml_device_get_gpu_instance_profile_info_by_id_v(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstanceProfileInfo_v2_t *info);
+nvmlReturn_t cubind_nvml_device_get_capabilities(nvmlDevice_t device, nvmlDeviceCapabilities_t *caps);
+nvmlReturn_t cubind_nvml_device_workload_power_profile_get_profiles_info(nvmlDevice_t device, nvmlWorkloadPowerProfileProfilesInfo_t *profilesInfo);
+nvmlReturn_t cubind_nvml_device_workload_power_profile_get_current_profiles(nvmlDevice_t device, nvmlWorkloadPowerProfileCurrentProfiles_t *currentProfiles);
+nvmlReturn_t cubind_nvml_device_workload_power_profile_set_requested_profiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t *requestedProfiles);
+nvmlReturn_t cubind_nvml_device_workload_power_profile_clear_requested_profiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t *requestedProfiles);
+nvmlReturn_t cubind_nvml_device_power_smoothing_activate_preset_profile(nvmlDevice_t device, nvmlPowerSmoothingProfile_t *profile);
+nvmlReturn_t cubind_nvml_device_power_smoothing_update_preset_profile_param(nvmlDevice_t device, nvmlPowerSmoothingProfile_t *profile);
+nvmlReturn_t cubind_nvml_device_power_smoothing_set_state(nvmlDevice_t device, nvmlPowerSmoothingState_t *state);
+nvmlReturn_t cubind_nvml_device_get_sram_unique_uncorrected_ecc_error_counts(nvmlDevice_t device, nvmlEccSramUniqueUncorrectedErrorCounts_t *errorCounts);

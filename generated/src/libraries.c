@@ -592,7 +592,7 @@ CUBIND_COLD int cubind_status_error(cubind_library library, unsigned index, int 
                                         status);
         break;
     case CUBIND_LIB_NVML:
-        if (index < 325)
+        if (index < 375)
             return cubind__status_error((const cubind__symbol_table *)&cubind__nvml_symbols, index,
                                         status);
         break;
@@ -602,12 +602,12 @@ CUBIND_COLD int cubind_status_error(cubind_library library, unsigned index, int 
                                         status);
         break;
     case CUBIND_LIB_NVFATBIN:
-        if (index < 9)
+        if (index < 11)
             return cubind__status_error((const cubind__symbol_table *)&cubind__nvfatbin_symbols, index,
                                         status);
         break;
     case CUBIND_LIB_NVJPEG:
-        if (index < 78)
+        if (index < 82)
             return cubind__status_error((const cubind__symbol_table *)&cubind__nvjpeg_symbols, index,
                                         status);
         break;
@@ -617,7 +617,7 @@ CUBIND_COLD int cubind_status_error(cubind_library library, unsigned index, int 
                                         status);
         break;
     case CUBIND_LIB_CUFILE:
-        if (index < 25)
+        if (index < 43)
             return cubind__status_error((const cubind__symbol_table *)&cubind__cufile_symbols, index,
                                         status);
         break;
@@ -632,7 +632,7 @@ CUBIND_COLD int cubind_status_error_detail(cubind_library library, unsigned inde
 {
     switch (library) {
     case CUBIND_LIB_CUFILE:
-        if (index < 25)
+        if (index < 43)
             return cubind__status_error_detail((const cubind__symbol_table *)&cubind__cufile_symbols, index,
                                                status, &detail);
         break;
@@ -1192,7 +1192,7 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         .refusal_reasons = {"the link-time stub of NVML (lib64/stubs), or a libnvidia-ml whose driver is not loaded", "the link-time stub of NVML (lib64/stubs), not the driver's libnvidia-ml"},
         .refused_count = 2,
         .coupled = 0,
-        .serves_every_release = 0,
+        .serves_every_release = 1,
         .soname_versioned = 0,
         .abi_version = 13000,
         .status_success = NVML_SUCCESS,

@@ -1499,6 +1499,9 @@ const char *cubind__status_name_length(cubind_library library, int status, size_
         case 29:
             *length = 24;
             return "NVML_ERROR_INVALID_STATE";
+        case 30:
+            *length = 35;
+            return "NVML_ERROR_RESET_TYPE_NOT_SUPPORTED";
         case 999:
             *length = 18;
             return "NVML_ERROR_UNKNOWN";
@@ -1581,6 +1584,24 @@ const char *cubind__status_name_length(cubind_library library, int status, size_
         case 11:
             *length = 26;
             return "NVFATBIN_ERROR_EMPTY_INPUT";
+        case 12:
+            *length = 31;
+            return "NVFATBIN_ERROR_MISSING_PTX_ARCH";
+        case 13:
+            *length = 32;
+            return "NVFATBIN_ERROR_PTX_ARCH_MISMATCH";
+        case 14:
+            *length = 29;
+            return "NVFATBIN_ERROR_MISSING_FATBIN";
+        case 15:
+            *length = 28;
+            return "NVFATBIN_ERROR_INVALID_INDEX";
+        case 16:
+            *length = 31;
+            return "NVFATBIN_ERROR_IDENTIFIER_REUSE";
+        case 17:
+            *length = 34;
+            return "NVFATBIN_ERROR_INTERNAL_PTX_OPTION";
         default:
             return NULL;
         }
@@ -1888,6 +1909,39 @@ const char *cubind__status_name_length(cubind_library library, int status, size_
             *length = 27;
             return "CU_FILE_ASYNC_NOT_SUPPORTED";
         case 5039:
+            *length = 34;
+            return "CU_FILE_INTERNAL_BATCH_SETUP_ERROR";
+        case 5040:
+            *length = 35;
+            return "CU_FILE_INTERNAL_BATCH_SUBMIT_ERROR";
+        case 5041:
+            *length = 38;
+            return "CU_FILE_INTERNAL_BATCH_GETSTATUS_ERROR";
+        case 5042:
+            *length = 35;
+            return "CU_FILE_INTERNAL_BATCH_CANCEL_ERROR";
+        case 5043:
+            *length = 19;
+            return "CU_FILE_NOMEM_ERROR";
+        case 5044:
+            *length = 16;
+            return "CU_FILE_IO_ERROR";
+        case 5045:
+            *length = 35;
+            return "CU_FILE_INTERNAL_BUF_REGISTER_ERROR";
+        case 5046:
+            *length = 22;
+            return "CU_FILE_HASH_OPR_ERROR";
+        case 5047:
+            *length = 29;
+            return "CU_FILE_INVALID_CONTEXT_ERROR";
+        case 5048:
+            *length = 34;
+            return "CU_FILE_NVFS_INTERNAL_DRIVER_ERROR";
+        case 5049:
+            *length = 28;
+            return "CU_FILE_BATCH_NOCOMPAT_ERROR";
+        case 5050:
             *length = 20;
             return "CU_FILE_IO_MAX_ERROR";
         default:

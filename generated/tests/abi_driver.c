@@ -28,7 +28,6 @@
 #define FLOATING(name) printf("value %s %.17g %zu\n", #name, (double)(name), sizeof(name))
 #define STRING(name) printf("value %s \"%s\" %zu\n", #name, name, sizeof(name))
 #define POINTER(name) printf("value %s %zu %zu\n", #name, (size_t)(name), sizeof(name))
-
 #if defined(CUBIND_ABI_NVIDIA) && !defined(__cplusplus)
 _Static_assert(__builtin_types_compatible_p(__typeof__(&cuGetErrorString), __typeof__(&cubind_driver_get_error_string)),
                "cubind_driver_get_error_string does not have the type of cuGetErrorString");

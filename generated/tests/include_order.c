@@ -31,10 +31,16 @@
 #include <nvJitLink.h>
 #include <nccl.h>
 #include <cudnn.h>
+#if !defined(CUBIND_TEST_WITHOUT_nvml)
 #include <nvml.h>
+#endif
 #include <nvvm.h>
+#if !defined(CUBIND_TEST_WITHOUT_nvfatbin)
 #include <nvFatbin.h>
+#endif
+#if !defined(CUBIND_TEST_WITHOUT_nvjpeg)
 #include <nvjpeg.h>
+#endif
 #include <cupti.h>
 #include <cupti_pcsampling.h>
 #include <cupti_pmsampling.h>
@@ -42,7 +48,9 @@
 #include <cupti_range_profiler.h>
 #include <cupti_sass_metrics.h>
 #include <cupti_target.h>
+#if !defined(CUBIND_TEST_WITHOUT_cufile)
 #include <cufile.h>
+#endif
 #endif
 
 /* Each library's wrapper, NVIDIA's type and NVIDIA's function, side by side. */
@@ -73,17 +81,25 @@ int main(void)
     (void)&cubind_cudnn_get_version;
     (void)&cudnnGetVersion;
     (void)&cubind_nvml_init;
+#if !defined(CUBIND_TEST_WITHOUT_nvml)
     (void)&nvmlInit_v2;
+#endif
     (void)&cubind_nvvm_get_error_string;
     (void)&nvvmGetErrorString;
     (void)&cubind_nvfatbin_get_error_string;
+#if !defined(CUBIND_TEST_WITHOUT_nvfatbin)
     (void)&nvFatbinGetErrorString;
+#endif
     (void)&cubind_nvjpeg_get_property;
+#if !defined(CUBIND_TEST_WITHOUT_nvjpeg)
     (void)&nvjpegGetProperty;
+#endif
     (void)&cubind_cupti_get_result_string;
     (void)&cuptiGetResultString;
     (void)&cubind_cufile_handle_register;
+#if !defined(CUBIND_TEST_WITHOUT_cufile)
     (void)&cuFileHandleRegister;
+#endif
     /* NVIDIA's inline helpers and C++ overloads, repeated on cubind's wrappers */
 #if defined(__cplusplus)
     {

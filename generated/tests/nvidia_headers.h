@@ -33,10 +33,16 @@
 #include <nvJitLink.h>
 #include <nccl.h>
 #include <cudnn.h>
+#if !defined(CUBIND_TEST_WITHOUT_nvml)
 #include <nvml.h>
+#endif
 #include <nvvm.h>
+#if !defined(CUBIND_TEST_WITHOUT_nvfatbin)
 #include <nvFatbin.h>
+#endif
+#if !defined(CUBIND_TEST_WITHOUT_nvjpeg)
 #include <nvjpeg.h>
+#endif
 #include <cupti.h>
 #include <cupti_pcsampling.h>
 #include <cupti_pmsampling.h>
@@ -44,6 +50,8 @@
 #include <cupti_range_profiler.h>
 #include <cupti_sass_metrics.h>
 #include <cupti_target.h>
+#if !defined(CUBIND_TEST_WITHOUT_cufile)
 #include <cufile.h>
+#endif
 
 #endif /* CUBIND_TEST_NVIDIA_HEADERS_H */

@@ -25,6 +25,21 @@
 #endif
 
 
+/* The release of the mocks of libcublas this run loads: CUBIND_TEST_RELEASE where it has mocks of that
+ * release, else its newest (NULL; tests/tests.mk's release_env). */
+static const char *cubind_run_release(void)
+{
+    const char *release = getenv("CUBIND_TEST_RELEASE");
+    if (release != NULL && strcmp(release, "12.5") == 0)
+        return release;
+    if (release != NULL && strcmp(release, "12.4") == 0)
+        return release;
+    if (release != NULL && strcmp(release, "11.8") == 0)
+        return release;
+    (void)release;
+    return NULL;
+}
+
 /* cublasCreate with zeros: the call through which the statuses' handling is tested. */
 static int cubind_first_call(void)
 {
@@ -571,7 +586,7 @@ static void test_cubind_cublas_set_sm_count_target(void **cubind_state)
     }
 }
 
-/* How cublasGetEmulationStrategy is called in the older releases where its call differs */
+/* How cublasGetEmulationStrategy is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_16[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -585,7 +600,7 @@ static void test_cubind_cublas_get_emulation_strategy(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_16, 3, "cublasGetEmulationStrategy", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_16, 3, cubind_run_release(), "cublasGetEmulationStrategy", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -625,7 +640,7 @@ static void test_cubind_cublas_get_emulation_strategy(void **cubind_state)
     }
 }
 
-/* How cublasSetEmulationStrategy is called in the older releases where its call differs */
+/* How cublasSetEmulationStrategy is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_17[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -639,7 +654,7 @@ static void test_cubind_cublas_set_emulation_strategy(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_17, 3, "cublasSetEmulationStrategy", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_17, 3, cubind_run_release(), "cublasSetEmulationStrategy", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -667,7 +682,7 @@ static void test_cubind_cublas_set_emulation_strategy(void **cubind_state)
     }
 }
 
-/* How cublasGetEmulationSpecialValuesSupport is called in the older releases where its call differs */
+/* How cublasGetEmulationSpecialValuesSupport is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_18[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -681,7 +696,7 @@ static void test_cubind_cublas_get_emulation_special_values_support(void **cubin
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_18, 3, "cublasGetEmulationSpecialValuesSupport", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_18, 3, cubind_run_release(), "cublasGetEmulationSpecialValuesSupport", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -721,7 +736,7 @@ static void test_cubind_cublas_get_emulation_special_values_support(void **cubin
     }
 }
 
-/* How cublasSetEmulationSpecialValuesSupport is called in the older releases where its call differs */
+/* How cublasSetEmulationSpecialValuesSupport is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_19[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -735,7 +750,7 @@ static void test_cubind_cublas_set_emulation_special_values_support(void **cubin
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_19, 3, "cublasSetEmulationSpecialValuesSupport", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_19, 3, cubind_run_release(), "cublasSetEmulationSpecialValuesSupport", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -763,7 +778,7 @@ static void test_cubind_cublas_set_emulation_special_values_support(void **cubin
     }
 }
 
-/* How cublasGetFixedPointEmulationMantissaControl is called in the older releases where its call differs */
+/* How cublasGetFixedPointEmulationMantissaControl is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_20[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -777,7 +792,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_control(void *
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_20, 3, "cublasGetFixedPointEmulationMantissaControl", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_20, 3, cubind_run_release(), "cublasGetFixedPointEmulationMantissaControl", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -817,7 +832,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_control(void *
     }
 }
 
-/* How cublasSetFixedPointEmulationMantissaControl is called in the older releases where its call differs */
+/* How cublasSetFixedPointEmulationMantissaControl is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_21[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -831,7 +846,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_control(void *
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_21, 3, "cublasSetFixedPointEmulationMantissaControl", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_21, 3, cubind_run_release(), "cublasSetFixedPointEmulationMantissaControl", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -859,7 +874,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_control(void *
     }
 }
 
-/* How cublasGetFixedPointEmulationMaxMantissaBitCount is called in the older releases where its call differs */
+/* How cublasGetFixedPointEmulationMaxMantissaBitCount is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_22[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -873,7 +888,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count(
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_22, 3, "cublasGetFixedPointEmulationMaxMantissaBitCount", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_22, 3, cubind_run_release(), "cublasGetFixedPointEmulationMaxMantissaBitCount", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -913,7 +928,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count(
     }
 }
 
-/* How cublasSetFixedPointEmulationMaxMantissaBitCount is called in the older releases where its call differs */
+/* How cublasSetFixedPointEmulationMaxMantissaBitCount is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_23[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -927,7 +942,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count(
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_23, 3, "cublasSetFixedPointEmulationMaxMantissaBitCount", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_23, 3, cubind_run_release(), "cublasSetFixedPointEmulationMaxMantissaBitCount", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -955,7 +970,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count(
     }
 }
 
-/* How cublasGetFixedPointEmulationMantissaBitOffset is called in the older releases where its call differs */
+/* How cublasGetFixedPointEmulationMantissaBitOffset is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_24[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -969,7 +984,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset(voi
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_24, 3, "cublasGetFixedPointEmulationMantissaBitOffset", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_24, 3, cubind_run_release(), "cublasGetFixedPointEmulationMantissaBitOffset", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1009,7 +1024,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset(voi
     }
 }
 
-/* How cublasSetFixedPointEmulationMantissaBitOffset is called in the older releases where its call differs */
+/* How cublasSetFixedPointEmulationMantissaBitOffset is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_25[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1023,7 +1038,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset(voi
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_25, 3, "cublasSetFixedPointEmulationMantissaBitOffset", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_25, 3, cubind_run_release(), "cublasSetFixedPointEmulationMantissaBitOffset", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1051,7 +1066,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset(voi
     }
 }
 
-/* How cublasGetFixedPointEmulationMantissaBitCountPointer is called in the older releases where its call differs */
+/* How cublasGetFixedPointEmulationMantissaBitCountPointer is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_26[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1065,7 +1080,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_poin
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_26, 3, "cublasGetFixedPointEmulationMantissaBitCountPointer", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_26, 3, cubind_run_release(), "cublasGetFixedPointEmulationMantissaBitCountPointer", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1105,7 +1120,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_poin
     }
 }
 
-/* How cublasSetFixedPointEmulationMantissaBitCountPointer is called in the older releases where its call differs */
+/* How cublasSetFixedPointEmulationMantissaBitCountPointer is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_27[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1119,7 +1134,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_bit_count_poin
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_27, 3, "cublasSetFixedPointEmulationMantissaBitCountPointer", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_27, 3, cubind_run_release(), "cublasSetFixedPointEmulationMantissaBitCountPointer", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1343,7 +1358,7 @@ static void test_cubind_cublas_set_vector(void **cubind_state)
     }
 }
 
-/* How cublasSetVector_64 is called in the older releases where its call differs */
+/* How cublasSetVector_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_34[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1359,7 +1374,7 @@ static void test_cubind_cublas_set_vector_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_34, 1, "cublasSetVector_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_34, 1, cubind_run_release(), "cublasSetVector_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1427,7 +1442,7 @@ static void test_cubind_cublas_get_vector(void **cubind_state)
     }
 }
 
-/* How cublasGetVector_64 is called in the older releases where its call differs */
+/* How cublasGetVector_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_36[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1443,7 +1458,7 @@ static void test_cubind_cublas_get_vector_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_36, 1, "cublasGetVector_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_36, 1, cubind_run_release(), "cublasGetVector_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1513,7 +1528,7 @@ static void test_cubind_cublas_set_matrix(void **cubind_state)
     }
 }
 
-/* How cublasSetMatrix_64 is called in the older releases where its call differs */
+/* How cublasSetMatrix_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_38[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1530,7 +1545,7 @@ static void test_cubind_cublas_set_matrix_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_38, 1, "cublasSetMatrix_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_38, 1, cubind_run_release(), "cublasSetMatrix_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1601,7 +1616,7 @@ static void test_cubind_cublas_get_matrix(void **cubind_state)
     }
 }
 
-/* How cublasGetMatrix_64 is called in the older releases where its call differs */
+/* How cublasGetMatrix_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_40[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1618,7 +1633,7 @@ static void test_cubind_cublas_get_matrix_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_40, 1, "cublasGetMatrix_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_40, 1, cubind_run_release(), "cublasGetMatrix_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1689,7 +1704,7 @@ static void test_cubind_cublas_set_vector_async(void **cubind_state)
     }
 }
 
-/* How cublasSetVectorAsync_64 is called in the older releases where its call differs */
+/* How cublasSetVectorAsync_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_42[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1706,7 +1721,7 @@ static void test_cubind_cublas_set_vector_async_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_42, 1, "cublasSetVectorAsync_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_42, 1, cubind_run_release(), "cublasSetVectorAsync_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1777,7 +1792,7 @@ static void test_cubind_cublas_get_vector_async(void **cubind_state)
     }
 }
 
-/* How cublasGetVectorAsync_64 is called in the older releases where its call differs */
+/* How cublasGetVectorAsync_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_44[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1794,7 +1809,7 @@ static void test_cubind_cublas_get_vector_async_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_44, 1, "cublasGetVectorAsync_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_44, 1, cubind_run_release(), "cublasGetVectorAsync_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1867,7 +1882,7 @@ static void test_cubind_cublas_set_matrix_async(void **cubind_state)
     }
 }
 
-/* How cublasSetMatrixAsync_64 is called in the older releases where its call differs */
+/* How cublasSetMatrixAsync_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_46[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1885,7 +1900,7 @@ static void test_cubind_cublas_set_matrix_async_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_46, 1, "cublasSetMatrixAsync_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_46, 1, cubind_run_release(), "cublasSetMatrixAsync_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1959,7 +1974,7 @@ static void test_cubind_cublas_get_matrix_async(void **cubind_state)
     }
 }
 
-/* How cublasGetMatrixAsync_64 is called in the older releases where its call differs */
+/* How cublasGetMatrixAsync_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_48[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1977,7 +1992,7 @@ static void test_cubind_cublas_get_matrix_async_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_48, 1, "cublasGetMatrixAsync_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_48, 1, cubind_run_release(), "cublasGetMatrixAsync_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2075,7 +2090,7 @@ static void test_cubind_cublas_nrm2_ex(void **cubind_state)
     }
 }
 
-/* How cublasNrm2Ex_64 is called in the older releases where its call differs */
+/* How cublasNrm2Ex_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_51[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2093,7 +2108,7 @@ static void test_cubind_cublas_nrm2ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_51, 1, "cublasNrm2Ex_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_51, 1, cubind_run_release(), "cublasNrm2Ex_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2173,7 +2188,7 @@ static void test_cubind_cublas_snrm2(void **cubind_state)
     }
 }
 
-/* How cublasSnrm2_64 is called in the older releases where its call differs */
+/* How cublasSnrm2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_53[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2188,7 +2203,7 @@ static void test_cubind_cublas_snrm2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_53, 1, "cublasSnrm2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_53, 1, cubind_run_release(), "cublasSnrm2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2277,7 +2292,7 @@ static void test_cubind_cublas_dnrm2(void **cubind_state)
     }
 }
 
-/* How cublasDnrm2_64 is called in the older releases where its call differs */
+/* How cublasDnrm2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_55[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2292,7 +2307,7 @@ static void test_cubind_cublas_dnrm2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_55, 1, "cublasDnrm2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_55, 1, cubind_run_release(), "cublasDnrm2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2381,7 +2396,7 @@ static void test_cubind_cublas_scnrm2(void **cubind_state)
     }
 }
 
-/* How cublasScnrm2_64 is called in the older releases where its call differs */
+/* How cublasScnrm2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_57[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2396,7 +2411,7 @@ static void test_cubind_cublas_scnrm2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_57, 1, "cublasScnrm2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_57, 1, cubind_run_release(), "cublasScnrm2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2485,7 +2500,7 @@ static void test_cubind_cublas_dznrm2(void **cubind_state)
     }
 }
 
-/* How cublasDznrm2_64 is called in the older releases where its call differs */
+/* How cublasDznrm2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_59[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2500,7 +2515,7 @@ static void test_cubind_cublas_dznrm2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_59, 1, "cublasDznrm2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_59, 1, cubind_run_release(), "cublasDznrm2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2589,7 +2604,7 @@ static void test_cubind_cublas_dot_ex(void **cubind_state)
     }
 }
 
-/* How cublasDotEx_64 is called in the older releases where its call differs */
+/* How cublasDotEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_61[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2610,7 +2625,7 @@ static void test_cubind_cublas_dot_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_61, 1, "cublasDotEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_61, 1, cubind_run_release(), "cublasDotEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2693,7 +2708,7 @@ static void test_cubind_cublas_dotc_ex(void **cubind_state)
     }
 }
 
-/* How cublasDotcEx_64 is called in the older releases where its call differs */
+/* How cublasDotcEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_63[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2714,7 +2729,7 @@ static void test_cubind_cublas_dotc_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_63, 1, "cublasDotcEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_63, 1, cubind_run_release(), "cublasDotcEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2801,7 +2816,7 @@ static void test_cubind_cublas_sdot(void **cubind_state)
     }
 }
 
-/* How cublasSdot_64 is called in the older releases where its call differs */
+/* How cublasSdot_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_65[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2818,7 +2833,7 @@ static void test_cubind_cublas_sdot_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_65, 1, "cublasSdot_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_65, 1, cubind_run_release(), "cublasSdot_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2913,7 +2928,7 @@ static void test_cubind_cublas_ddot(void **cubind_state)
     }
 }
 
-/* How cublasDdot_64 is called in the older releases where its call differs */
+/* How cublasDdot_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_67[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2930,7 +2945,7 @@ static void test_cubind_cublas_ddot_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_67, 1, "cublasDdot_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_67, 1, cubind_run_release(), "cublasDdot_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3025,7 +3040,7 @@ static void test_cubind_cublas_cdotu(void **cubind_state)
     }
 }
 
-/* How cublasCdotu_64 is called in the older releases where its call differs */
+/* How cublasCdotu_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_69[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3042,7 +3057,7 @@ static void test_cubind_cublas_cdotu_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_69, 1, "cublasCdotu_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_69, 1, cubind_run_release(), "cublasCdotu_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3137,7 +3152,7 @@ static void test_cubind_cublas_cdotc(void **cubind_state)
     }
 }
 
-/* How cublasCdotc_64 is called in the older releases where its call differs */
+/* How cublasCdotc_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_71[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3154,7 +3169,7 @@ static void test_cubind_cublas_cdotc_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_71, 1, "cublasCdotc_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_71, 1, cubind_run_release(), "cublasCdotc_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3249,7 +3264,7 @@ static void test_cubind_cublas_zdotu(void **cubind_state)
     }
 }
 
-/* How cublasZdotu_64 is called in the older releases where its call differs */
+/* How cublasZdotu_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_73[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3266,7 +3281,7 @@ static void test_cubind_cublas_zdotu_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_73, 1, "cublasZdotu_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_73, 1, cubind_run_release(), "cublasZdotu_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3361,7 +3376,7 @@ static void test_cubind_cublas_zdotc(void **cubind_state)
     }
 }
 
-/* How cublasZdotc_64 is called in the older releases where its call differs */
+/* How cublasZdotc_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_75[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3378,7 +3393,7 @@ static void test_cubind_cublas_zdotc_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_75, 1, "cublasZdotc_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_75, 1, cubind_run_release(), "cublasZdotc_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3463,7 +3478,7 @@ static void test_cubind_cublas_scal_ex(void **cubind_state)
     }
 }
 
-/* How cublasScalEx_64 is called in the older releases where its call differs */
+/* How cublasScalEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_77[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3481,7 +3496,7 @@ static void test_cubind_cublas_scal_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_77, 1, "cublasScalEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_77, 1, cubind_run_release(), "cublasScalEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3561,7 +3576,7 @@ static void test_cubind_cublas_sscal(void **cubind_state)
     }
 }
 
-/* How cublasSscal_64 is called in the older releases where its call differs */
+/* How cublasSscal_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_79[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3576,7 +3591,7 @@ static void test_cubind_cublas_sscal_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_79, 1, "cublasSscal_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_79, 1, cubind_run_release(), "cublasSscal_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3665,7 +3680,7 @@ static void test_cubind_cublas_dscal(void **cubind_state)
     }
 }
 
-/* How cublasDscal_64 is called in the older releases where its call differs */
+/* How cublasDscal_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_81[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3680,7 +3695,7 @@ static void test_cubind_cublas_dscal_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_81, 1, "cublasDscal_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_81, 1, cubind_run_release(), "cublasDscal_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3769,7 +3784,7 @@ static void test_cubind_cublas_cscal(void **cubind_state)
     }
 }
 
-/* How cublasCscal_64 is called in the older releases where its call differs */
+/* How cublasCscal_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_83[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3784,7 +3799,7 @@ static void test_cubind_cublas_cscal_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_83, 1, "cublasCscal_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_83, 1, cubind_run_release(), "cublasCscal_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3873,7 +3888,7 @@ static void test_cubind_cublas_csscal(void **cubind_state)
     }
 }
 
-/* How cublasCsscal_64 is called in the older releases where its call differs */
+/* How cublasCsscal_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_85[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3888,7 +3903,7 @@ static void test_cubind_cublas_csscal_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_85, 1, "cublasCsscal_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_85, 1, cubind_run_release(), "cublasCsscal_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3977,7 +3992,7 @@ static void test_cubind_cublas_zscal(void **cubind_state)
     }
 }
 
-/* How cublasZscal_64 is called in the older releases where its call differs */
+/* How cublasZscal_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_87[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3992,7 +4007,7 @@ static void test_cubind_cublas_zscal_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_87, 1, "cublasZscal_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_87, 1, cubind_run_release(), "cublasZscal_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -4081,7 +4096,7 @@ static void test_cubind_cublas_zdscal(void **cubind_state)
     }
 }
 
-/* How cublasZdscal_64 is called in the older releases where its call differs */
+/* How cublasZdscal_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_89[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -4096,7 +4111,7 @@ static void test_cubind_cublas_zdscal_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_89, 1, "cublasZdscal_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_89, 1, cubind_run_release(), "cublasZdscal_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -4185,7 +4200,7 @@ static void test_cubind_cublas_axpy_ex(void **cubind_state)
     }
 }
 
-/* How cublasAxpyEx_64 is called in the older releases where its call differs */
+/* How cublasAxpyEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_91[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -4206,7 +4221,7 @@ static void test_cubind_cublas_axpy_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_91, 1, "cublasAxpyEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_91, 1, cubind_run_release(), "cublasAxpyEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -4293,7 +4308,7 @@ static void test_cubind_cublas_saxpy(void **cubind_state)
     }
 }
 
-/* How cublasSaxpy_64 is called in the older releases where its call differs */
+/* How cublasSaxpy_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_93[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -4310,7 +4325,7 @@ static void test_cubind_cublas_saxpy_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_93, 1, "cublasSaxpy_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_93, 1, cubind_run_release(), "cublasSaxpy_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -4405,7 +4420,7 @@ static void test_cubind_cublas_daxpy(void **cubind_state)
     }
 }
 
-/* How cublasDaxpy_64 is called in the older releases where its call differs */
+/* How cublasDaxpy_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_95[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -4422,7 +4437,7 @@ static void test_cubind_cublas_daxpy_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_95, 1, "cublasDaxpy_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_95, 1, cubind_run_release(), "cublasDaxpy_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -4517,7 +4532,7 @@ static void test_cubind_cublas_caxpy(void **cubind_state)
     }
 }
 
-/* How cublasCaxpy_64 is called in the older releases where its call differs */
+/* How cublasCaxpy_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_97[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -4534,7 +4549,7 @@ static void test_cubind_cublas_caxpy_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_97, 1, "cublasCaxpy_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_97, 1, cubind_run_release(), "cublasCaxpy_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -4629,7 +4644,7 @@ static void test_cubind_cublas_zaxpy(void **cubind_state)
     }
 }
 
-/* How cublasZaxpy_64 is called in the older releases where its call differs */
+/* How cublasZaxpy_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_99[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -4646,7 +4661,7 @@ static void test_cubind_cublas_zaxpy_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_99, 1, "cublasZaxpy_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_99, 1, cubind_run_release(), "cublasZaxpy_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -4731,7 +4746,7 @@ static void test_cubind_cublas_copy_ex(void **cubind_state)
     }
 }
 
-/* How cublasCopyEx_64 is called in the older releases where its call differs */
+/* How cublasCopyEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_101[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -4749,7 +4764,7 @@ static void test_cubind_cublas_copy_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_101, 1, "cublasCopyEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_101, 1, cubind_run_release(), "cublasCopyEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -4831,7 +4846,7 @@ static void test_cubind_cublas_scopy(void **cubind_state)
     }
 }
 
-/* How cublasScopy_64 is called in the older releases where its call differs */
+/* How cublasScopy_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_103[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -4847,7 +4862,7 @@ static void test_cubind_cublas_scopy_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_103, 1, "cublasScopy_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_103, 1, cubind_run_release(), "cublasScopy_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -4939,7 +4954,7 @@ static void test_cubind_cublas_dcopy(void **cubind_state)
     }
 }
 
-/* How cublasDcopy_64 is called in the older releases where its call differs */
+/* How cublasDcopy_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_105[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -4955,7 +4970,7 @@ static void test_cubind_cublas_dcopy_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_105, 1, "cublasDcopy_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_105, 1, cubind_run_release(), "cublasDcopy_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5047,7 +5062,7 @@ static void test_cubind_cublas_ccopy(void **cubind_state)
     }
 }
 
-/* How cublasCcopy_64 is called in the older releases where its call differs */
+/* How cublasCcopy_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_107[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -5063,7 +5078,7 @@ static void test_cubind_cublas_ccopy_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_107, 1, "cublasCcopy_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_107, 1, cubind_run_release(), "cublasCcopy_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5155,7 +5170,7 @@ static void test_cubind_cublas_zcopy(void **cubind_state)
     }
 }
 
-/* How cublasZcopy_64 is called in the older releases where its call differs */
+/* How cublasZcopy_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_109[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -5171,7 +5186,7 @@ static void test_cubind_cublas_zcopy_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_109, 1, "cublasZcopy_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_109, 1, cubind_run_release(), "cublasZcopy_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5267,7 +5282,7 @@ static void test_cubind_cublas_sswap(void **cubind_state)
     }
 }
 
-/* How cublasSswap_64 is called in the older releases where its call differs */
+/* How cublasSswap_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_111[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -5283,7 +5298,7 @@ static void test_cubind_cublas_sswap_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_111, 1, "cublasSswap_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_111, 1, cubind_run_release(), "cublasSswap_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5383,7 +5398,7 @@ static void test_cubind_cublas_dswap(void **cubind_state)
     }
 }
 
-/* How cublasDswap_64 is called in the older releases where its call differs */
+/* How cublasDswap_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_113[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -5399,7 +5414,7 @@ static void test_cubind_cublas_dswap_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_113, 1, "cublasDswap_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_113, 1, cubind_run_release(), "cublasDswap_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5499,7 +5514,7 @@ static void test_cubind_cublas_cswap(void **cubind_state)
     }
 }
 
-/* How cublasCswap_64 is called in the older releases where its call differs */
+/* How cublasCswap_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_115[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -5515,7 +5530,7 @@ static void test_cubind_cublas_cswap_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_115, 1, "cublasCswap_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_115, 1, cubind_run_release(), "cublasCswap_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5615,7 +5630,7 @@ static void test_cubind_cublas_zswap(void **cubind_state)
     }
 }
 
-/* How cublasZswap_64 is called in the older releases where its call differs */
+/* How cublasZswap_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_117[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -5631,7 +5646,7 @@ static void test_cubind_cublas_zswap_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_117, 1, "cublasZswap_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_117, 1, cubind_run_release(), "cublasZswap_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5719,7 +5734,7 @@ static void test_cubind_cublas_swap_ex(void **cubind_state)
     }
 }
 
-/* How cublasSwapEx_64 is called in the older releases where its call differs */
+/* How cublasSwapEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_119[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -5737,7 +5752,7 @@ static void test_cubind_cublas_swap_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_119, 1, "cublasSwapEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_119, 1, cubind_run_release(), "cublasSwapEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5817,7 +5832,7 @@ static void test_cubind_cublas_isamax(void **cubind_state)
     }
 }
 
-/* How cublasIsamax_64 is called in the older releases where its call differs */
+/* How cublasIsamax_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_121[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -5832,7 +5847,7 @@ static void test_cubind_cublas_isamax_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_121, 1, "cublasIsamax_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_121, 1, cubind_run_release(), "cublasIsamax_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5921,7 +5936,7 @@ static void test_cubind_cublas_idamax(void **cubind_state)
     }
 }
 
-/* How cublasIdamax_64 is called in the older releases where its call differs */
+/* How cublasIdamax_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_123[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -5936,7 +5951,7 @@ static void test_cubind_cublas_idamax_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_123, 1, "cublasIdamax_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_123, 1, cubind_run_release(), "cublasIdamax_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6025,7 +6040,7 @@ static void test_cubind_cublas_icamax(void **cubind_state)
     }
 }
 
-/* How cublasIcamax_64 is called in the older releases where its call differs */
+/* How cublasIcamax_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_125[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -6040,7 +6055,7 @@ static void test_cubind_cublas_icamax_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_125, 1, "cublasIcamax_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_125, 1, cubind_run_release(), "cublasIcamax_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6129,7 +6144,7 @@ static void test_cubind_cublas_izamax(void **cubind_state)
     }
 }
 
-/* How cublasIzamax_64 is called in the older releases where its call differs */
+/* How cublasIzamax_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_127[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -6144,7 +6159,7 @@ static void test_cubind_cublas_izamax_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_127, 1, "cublasIzamax_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_127, 1, cubind_run_release(), "cublasIzamax_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6235,7 +6250,7 @@ static void test_cubind_cublas_iamax_ex(void **cubind_state)
     }
 }
 
-/* How cublasIamaxEx_64 is called in the older releases where its call differs */
+/* How cublasIamaxEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_129[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -6251,7 +6266,7 @@ static void test_cubind_cublas_iamax_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_129, 1, "cublasIamaxEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_129, 1, cubind_run_release(), "cublasIamaxEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6341,7 +6356,7 @@ static void test_cubind_cublas_isamin(void **cubind_state)
     }
 }
 
-/* How cublasIsamin_64 is called in the older releases where its call differs */
+/* How cublasIsamin_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_131[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -6356,7 +6371,7 @@ static void test_cubind_cublas_isamin_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_131, 1, "cublasIsamin_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_131, 1, cubind_run_release(), "cublasIsamin_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6445,7 +6460,7 @@ static void test_cubind_cublas_idamin(void **cubind_state)
     }
 }
 
-/* How cublasIdamin_64 is called in the older releases where its call differs */
+/* How cublasIdamin_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_133[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -6460,7 +6475,7 @@ static void test_cubind_cublas_idamin_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_133, 1, "cublasIdamin_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_133, 1, cubind_run_release(), "cublasIdamin_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6549,7 +6564,7 @@ static void test_cubind_cublas_icamin(void **cubind_state)
     }
 }
 
-/* How cublasIcamin_64 is called in the older releases where its call differs */
+/* How cublasIcamin_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_135[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -6564,7 +6579,7 @@ static void test_cubind_cublas_icamin_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_135, 1, "cublasIcamin_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_135, 1, cubind_run_release(), "cublasIcamin_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6653,7 +6668,7 @@ static void test_cubind_cublas_izamin(void **cubind_state)
     }
 }
 
-/* How cublasIzamin_64 is called in the older releases where its call differs */
+/* How cublasIzamin_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_137[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -6668,7 +6683,7 @@ static void test_cubind_cublas_izamin_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_137, 1, "cublasIzamin_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_137, 1, cubind_run_release(), "cublasIzamin_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6759,7 +6774,7 @@ static void test_cubind_cublas_iamin_ex(void **cubind_state)
     }
 }
 
-/* How cublasIaminEx_64 is called in the older releases where its call differs */
+/* How cublasIaminEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_139[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -6775,7 +6790,7 @@ static void test_cubind_cublas_iamin_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_139, 1, "cublasIaminEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_139, 1, cubind_run_release(), "cublasIaminEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6859,7 +6874,7 @@ static void test_cubind_cublas_asum_ex(void **cubind_state)
     }
 }
 
-/* How cublasAsumEx_64 is called in the older releases where its call differs */
+/* How cublasAsumEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_141[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -6877,7 +6892,7 @@ static void test_cubind_cublas_asum_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_141, 1, "cublasAsumEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_141, 1, cubind_run_release(), "cublasAsumEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6957,7 +6972,7 @@ static void test_cubind_cublas_sasum(void **cubind_state)
     }
 }
 
-/* How cublasSasum_64 is called in the older releases where its call differs */
+/* How cublasSasum_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_143[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -6972,7 +6987,7 @@ static void test_cubind_cublas_sasum_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_143, 1, "cublasSasum_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_143, 1, cubind_run_release(), "cublasSasum_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7061,7 +7076,7 @@ static void test_cubind_cublas_dasum(void **cubind_state)
     }
 }
 
-/* How cublasDasum_64 is called in the older releases where its call differs */
+/* How cublasDasum_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_145[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7076,7 +7091,7 @@ static void test_cubind_cublas_dasum_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_145, 1, "cublasDasum_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_145, 1, cubind_run_release(), "cublasDasum_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7165,7 +7180,7 @@ static void test_cubind_cublas_scasum(void **cubind_state)
     }
 }
 
-/* How cublasScasum_64 is called in the older releases where its call differs */
+/* How cublasScasum_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_147[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7180,7 +7195,7 @@ static void test_cubind_cublas_scasum_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_147, 1, "cublasScasum_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_147, 1, cubind_run_release(), "cublasScasum_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7269,7 +7284,7 @@ static void test_cubind_cublas_dzasum(void **cubind_state)
     }
 }
 
-/* How cublasDzasum_64 is called in the older releases where its call differs */
+/* How cublasDzasum_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_149[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7284,7 +7299,7 @@ static void test_cubind_cublas_dzasum_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_149, 1, "cublasDzasum_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_149, 1, cubind_run_release(), "cublasDzasum_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7383,7 +7398,7 @@ static void test_cubind_cublas_srot(void **cubind_state)
     }
 }
 
-/* How cublasSrot_64 is called in the older releases where its call differs */
+/* How cublasSrot_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_151[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7401,7 +7416,7 @@ static void test_cubind_cublas_srot_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_151, 1, "cublasSrot_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_151, 1, cubind_run_release(), "cublasSrot_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7507,7 +7522,7 @@ static void test_cubind_cublas_drot(void **cubind_state)
     }
 }
 
-/* How cublasDrot_64 is called in the older releases where its call differs */
+/* How cublasDrot_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_153[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7525,7 +7540,7 @@ static void test_cubind_cublas_drot_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_153, 1, "cublasDrot_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_153, 1, cubind_run_release(), "cublasDrot_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7631,7 +7646,7 @@ static void test_cubind_cublas_crot(void **cubind_state)
     }
 }
 
-/* How cublasCrot_64 is called in the older releases where its call differs */
+/* How cublasCrot_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_155[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7649,7 +7664,7 @@ static void test_cubind_cublas_crot_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_155, 1, "cublasCrot_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_155, 1, cubind_run_release(), "cublasCrot_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7755,7 +7770,7 @@ static void test_cubind_cublas_csrot(void **cubind_state)
     }
 }
 
-/* How cublasCsrot_64 is called in the older releases where its call differs */
+/* How cublasCsrot_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_157[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7773,7 +7788,7 @@ static void test_cubind_cublas_csrot_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_157, 1, "cublasCsrot_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_157, 1, cubind_run_release(), "cublasCsrot_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7879,7 +7894,7 @@ static void test_cubind_cublas_zrot(void **cubind_state)
     }
 }
 
-/* How cublasZrot_64 is called in the older releases where its call differs */
+/* How cublasZrot_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_159[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7897,7 +7912,7 @@ static void test_cubind_cublas_zrot_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_159, 1, "cublasZrot_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_159, 1, cubind_run_release(), "cublasZrot_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8003,7 +8018,7 @@ static void test_cubind_cublas_zdrot(void **cubind_state)
     }
 }
 
-/* How cublasZdrot_64 is called in the older releases where its call differs */
+/* How cublasZdrot_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_161[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -8021,7 +8036,7 @@ static void test_cubind_cublas_zdrot_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_161, 1, "cublasZdrot_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_161, 1, cubind_run_release(), "cublasZdrot_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8119,7 +8134,7 @@ static void test_cubind_cublas_rot_ex(void **cubind_state)
     }
 }
 
-/* How cublasRotEx_64 is called in the older releases where its call differs */
+/* How cublasRotEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_163[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -8141,7 +8156,7 @@ static void test_cubind_cublas_rot_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_163, 1, "cublasRotEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_163, 1, cubind_run_release(), "cublasRotEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8505,7 +8520,7 @@ static void test_cubind_cublas_srotm(void **cubind_state)
     }
 }
 
-/* How cublasSrotm_64 is called in the older releases where its call differs */
+/* How cublasSrotm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_170[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -8522,7 +8537,7 @@ static void test_cubind_cublas_srotm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_170, 1, "cublasSrotm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_170, 1, cubind_run_release(), "cublasSrotm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8625,7 +8640,7 @@ static void test_cubind_cublas_drotm(void **cubind_state)
     }
 }
 
-/* How cublasDrotm_64 is called in the older releases where its call differs */
+/* How cublasDrotm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_172[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -8642,7 +8657,7 @@ static void test_cubind_cublas_drotm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_172, 1, "cublasDrotm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_172, 1, cubind_run_release(), "cublasDrotm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8737,7 +8752,7 @@ static void test_cubind_cublas_rotm_ex(void **cubind_state)
     }
 }
 
-/* How cublasRotmEx_64 is called in the older releases where its call differs */
+/* How cublasRotmEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_174[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -8758,7 +8773,7 @@ static void test_cubind_cublas_rotm_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_174, 1, "cublasRotmEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_174, 1, cubind_run_release(), "cublasRotmEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -9023,7 +9038,7 @@ static void test_cubind_cublas_sgemv(void **cubind_state)
     }
 }
 
-/* How cublasSgemv_64 is called in the older releases where its call differs */
+/* How cublasSgemv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_179[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -9045,7 +9060,7 @@ static void test_cubind_cublas_sgemv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_179, 1, "cublasSgemv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_179, 1, cubind_run_release(), "cublasSgemv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -9155,7 +9170,7 @@ static void test_cubind_cublas_dgemv(void **cubind_state)
     }
 }
 
-/* How cublasDgemv_64 is called in the older releases where its call differs */
+/* How cublasDgemv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_181[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -9177,7 +9192,7 @@ static void test_cubind_cublas_dgemv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_181, 1, "cublasDgemv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_181, 1, cubind_run_release(), "cublasDgemv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -9287,7 +9302,7 @@ static void test_cubind_cublas_cgemv(void **cubind_state)
     }
 }
 
-/* How cublasCgemv_64 is called in the older releases where its call differs */
+/* How cublasCgemv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_183[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -9309,7 +9324,7 @@ static void test_cubind_cublas_cgemv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_183, 1, "cublasCgemv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_183, 1, cubind_run_release(), "cublasCgemv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -9419,7 +9434,7 @@ static void test_cubind_cublas_zgemv(void **cubind_state)
     }
 }
 
-/* How cublasZgemv_64 is called in the older releases where its call differs */
+/* How cublasZgemv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_185[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -9441,7 +9456,7 @@ static void test_cubind_cublas_zgemv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_185, 1, "cublasZgemv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_185, 1, cubind_run_release(), "cublasZgemv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -9555,7 +9570,7 @@ static void test_cubind_cublas_sgbmv(void **cubind_state)
     }
 }
 
-/* How cublasSgbmv_64 is called in the older releases where its call differs */
+/* How cublasSgbmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_187[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -9579,7 +9594,7 @@ static void test_cubind_cublas_sgbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_187, 1, "cublasSgbmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_187, 1, cubind_run_release(), "cublasSgbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -9695,7 +9710,7 @@ static void test_cubind_cublas_dgbmv(void **cubind_state)
     }
 }
 
-/* How cublasDgbmv_64 is called in the older releases where its call differs */
+/* How cublasDgbmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_189[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -9719,7 +9734,7 @@ static void test_cubind_cublas_dgbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_189, 1, "cublasDgbmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_189, 1, cubind_run_release(), "cublasDgbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -9835,7 +9850,7 @@ static void test_cubind_cublas_cgbmv(void **cubind_state)
     }
 }
 
-/* How cublasCgbmv_64 is called in the older releases where its call differs */
+/* How cublasCgbmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_191[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -9859,7 +9874,7 @@ static void test_cubind_cublas_cgbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_191, 1, "cublasCgbmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_191, 1, cubind_run_release(), "cublasCgbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -9975,7 +9990,7 @@ static void test_cubind_cublas_zgbmv(void **cubind_state)
     }
 }
 
-/* How cublasZgbmv_64 is called in the older releases where its call differs */
+/* How cublasZgbmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_193[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -9999,7 +10014,7 @@ static void test_cubind_cublas_zgbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_193, 1, "cublasZgbmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_193, 1, cubind_run_release(), "cublasZgbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -10105,7 +10120,7 @@ static void test_cubind_cublas_strmv(void **cubind_state)
     }
 }
 
-/* How cublasStrmv_64 is called in the older releases where its call differs */
+/* How cublasStrmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_195[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -10124,7 +10139,7 @@ static void test_cubind_cublas_strmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_195, 1, "cublasStrmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_195, 1, cubind_run_release(), "cublasStrmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -10225,7 +10240,7 @@ static void test_cubind_cublas_dtrmv(void **cubind_state)
     }
 }
 
-/* How cublasDtrmv_64 is called in the older releases where its call differs */
+/* How cublasDtrmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_197[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -10244,7 +10259,7 @@ static void test_cubind_cublas_dtrmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_197, 1, "cublasDtrmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_197, 1, cubind_run_release(), "cublasDtrmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -10345,7 +10360,7 @@ static void test_cubind_cublas_ctrmv(void **cubind_state)
     }
 }
 
-/* How cublasCtrmv_64 is called in the older releases where its call differs */
+/* How cublasCtrmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_199[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -10364,7 +10379,7 @@ static void test_cubind_cublas_ctrmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_199, 1, "cublasCtrmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_199, 1, cubind_run_release(), "cublasCtrmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -10465,7 +10480,7 @@ static void test_cubind_cublas_ztrmv(void **cubind_state)
     }
 }
 
-/* How cublasZtrmv_64 is called in the older releases where its call differs */
+/* How cublasZtrmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_201[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -10484,7 +10499,7 @@ static void test_cubind_cublas_ztrmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_201, 1, "cublasZtrmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_201, 1, cubind_run_release(), "cublasZtrmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -10587,7 +10602,7 @@ static void test_cubind_cublas_stbmv(void **cubind_state)
     }
 }
 
-/* How cublasStbmv_64 is called in the older releases where its call differs */
+/* How cublasStbmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_203[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -10607,7 +10622,7 @@ static void test_cubind_cublas_stbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_203, 1, "cublasStbmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_203, 1, cubind_run_release(), "cublasStbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -10711,7 +10726,7 @@ static void test_cubind_cublas_dtbmv(void **cubind_state)
     }
 }
 
-/* How cublasDtbmv_64 is called in the older releases where its call differs */
+/* How cublasDtbmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_205[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -10731,7 +10746,7 @@ static void test_cubind_cublas_dtbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_205, 1, "cublasDtbmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_205, 1, cubind_run_release(), "cublasDtbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -10835,7 +10850,7 @@ static void test_cubind_cublas_ctbmv(void **cubind_state)
     }
 }
 
-/* How cublasCtbmv_64 is called in the older releases where its call differs */
+/* How cublasCtbmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_207[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -10855,7 +10870,7 @@ static void test_cubind_cublas_ctbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_207, 1, "cublasCtbmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_207, 1, cubind_run_release(), "cublasCtbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -10959,7 +10974,7 @@ static void test_cubind_cublas_ztbmv(void **cubind_state)
     }
 }
 
-/* How cublasZtbmv_64 is called in the older releases where its call differs */
+/* How cublasZtbmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_209[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -10979,7 +10994,7 @@ static void test_cubind_cublas_ztbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_209, 1, "cublasZtbmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_209, 1, cubind_run_release(), "cublasZtbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -11079,7 +11094,7 @@ static void test_cubind_cublas_stpmv(void **cubind_state)
     }
 }
 
-/* How cublasStpmv_64 is called in the older releases where its call differs */
+/* How cublasStpmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_211[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -11097,7 +11112,7 @@ static void test_cubind_cublas_stpmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_211, 1, "cublasStpmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_211, 1, cubind_run_release(), "cublasStpmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -11195,7 +11210,7 @@ static void test_cubind_cublas_dtpmv(void **cubind_state)
     }
 }
 
-/* How cublasDtpmv_64 is called in the older releases where its call differs */
+/* How cublasDtpmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_213[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -11213,7 +11228,7 @@ static void test_cubind_cublas_dtpmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_213, 1, "cublasDtpmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_213, 1, cubind_run_release(), "cublasDtpmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -11311,7 +11326,7 @@ static void test_cubind_cublas_ctpmv(void **cubind_state)
     }
 }
 
-/* How cublasCtpmv_64 is called in the older releases where its call differs */
+/* How cublasCtpmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_215[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -11329,7 +11344,7 @@ static void test_cubind_cublas_ctpmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_215, 1, "cublasCtpmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_215, 1, cubind_run_release(), "cublasCtpmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -11427,7 +11442,7 @@ static void test_cubind_cublas_ztpmv(void **cubind_state)
     }
 }
 
-/* How cublasZtpmv_64 is called in the older releases where its call differs */
+/* How cublasZtpmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_217[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -11445,7 +11460,7 @@ static void test_cubind_cublas_ztpmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_217, 1, "cublasZtpmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_217, 1, cubind_run_release(), "cublasZtpmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -11545,7 +11560,7 @@ static void test_cubind_cublas_strsv(void **cubind_state)
     }
 }
 
-/* How cublasStrsv_64 is called in the older releases where its call differs */
+/* How cublasStrsv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_219[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -11564,7 +11579,7 @@ static void test_cubind_cublas_strsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_219, 1, "cublasStrsv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_219, 1, cubind_run_release(), "cublasStrsv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -11665,7 +11680,7 @@ static void test_cubind_cublas_dtrsv(void **cubind_state)
     }
 }
 
-/* How cublasDtrsv_64 is called in the older releases where its call differs */
+/* How cublasDtrsv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_221[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -11684,7 +11699,7 @@ static void test_cubind_cublas_dtrsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_221, 1, "cublasDtrsv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_221, 1, cubind_run_release(), "cublasDtrsv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -11785,7 +11800,7 @@ static void test_cubind_cublas_ctrsv(void **cubind_state)
     }
 }
 
-/* How cublasCtrsv_64 is called in the older releases where its call differs */
+/* How cublasCtrsv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_223[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -11804,7 +11819,7 @@ static void test_cubind_cublas_ctrsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_223, 1, "cublasCtrsv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_223, 1, cubind_run_release(), "cublasCtrsv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -11905,7 +11920,7 @@ static void test_cubind_cublas_ztrsv(void **cubind_state)
     }
 }
 
-/* How cublasZtrsv_64 is called in the older releases where its call differs */
+/* How cublasZtrsv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_225[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -11924,7 +11939,7 @@ static void test_cubind_cublas_ztrsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_225, 1, "cublasZtrsv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_225, 1, cubind_run_release(), "cublasZtrsv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12023,7 +12038,7 @@ static void test_cubind_cublas_stpsv(void **cubind_state)
     }
 }
 
-/* How cublasStpsv_64 is called in the older releases where its call differs */
+/* How cublasStpsv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_227[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -12041,7 +12056,7 @@ static void test_cubind_cublas_stpsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_227, 1, "cublasStpsv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_227, 1, cubind_run_release(), "cublasStpsv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12139,7 +12154,7 @@ static void test_cubind_cublas_dtpsv(void **cubind_state)
     }
 }
 
-/* How cublasDtpsv_64 is called in the older releases where its call differs */
+/* How cublasDtpsv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_229[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -12157,7 +12172,7 @@ static void test_cubind_cublas_dtpsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_229, 1, "cublasDtpsv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_229, 1, cubind_run_release(), "cublasDtpsv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12255,7 +12270,7 @@ static void test_cubind_cublas_ctpsv(void **cubind_state)
     }
 }
 
-/* How cublasCtpsv_64 is called in the older releases where its call differs */
+/* How cublasCtpsv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_231[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -12273,7 +12288,7 @@ static void test_cubind_cublas_ctpsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_231, 1, "cublasCtpsv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_231, 1, cubind_run_release(), "cublasCtpsv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12371,7 +12386,7 @@ static void test_cubind_cublas_ztpsv(void **cubind_state)
     }
 }
 
-/* How cublasZtpsv_64 is called in the older releases where its call differs */
+/* How cublasZtpsv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_233[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -12389,7 +12404,7 @@ static void test_cubind_cublas_ztpsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_233, 1, "cublasZtpsv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_233, 1, cubind_run_release(), "cublasZtpsv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12491,7 +12506,7 @@ static void test_cubind_cublas_stbsv(void **cubind_state)
     }
 }
 
-/* How cublasStbsv_64 is called in the older releases where its call differs */
+/* How cublasStbsv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_235[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -12511,7 +12526,7 @@ static void test_cubind_cublas_stbsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_235, 1, "cublasStbsv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_235, 1, cubind_run_release(), "cublasStbsv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12615,7 +12630,7 @@ static void test_cubind_cublas_dtbsv(void **cubind_state)
     }
 }
 
-/* How cublasDtbsv_64 is called in the older releases where its call differs */
+/* How cublasDtbsv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_237[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -12635,7 +12650,7 @@ static void test_cubind_cublas_dtbsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_237, 1, "cublasDtbsv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_237, 1, cubind_run_release(), "cublasDtbsv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12739,7 +12754,7 @@ static void test_cubind_cublas_ctbsv(void **cubind_state)
     }
 }
 
-/* How cublasCtbsv_64 is called in the older releases where its call differs */
+/* How cublasCtbsv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_239[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -12759,7 +12774,7 @@ static void test_cubind_cublas_ctbsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_239, 1, "cublasCtbsv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_239, 1, cubind_run_release(), "cublasCtbsv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12863,7 +12878,7 @@ static void test_cubind_cublas_ztbsv(void **cubind_state)
     }
 }
 
-/* How cublasZtbsv_64 is called in the older releases where its call differs */
+/* How cublasZtbsv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_241[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -12883,7 +12898,7 @@ static void test_cubind_cublas_ztbsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_241, 1, "cublasZtbsv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_241, 1, cubind_run_release(), "cublasZtbsv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12989,7 +13004,7 @@ static void test_cubind_cublas_ssymv(void **cubind_state)
     }
 }
 
-/* How cublasSsymv_64 is called in the older releases where its call differs */
+/* How cublasSsymv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_243[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -13010,7 +13025,7 @@ static void test_cubind_cublas_ssymv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_243, 1, "cublasSsymv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_243, 1, cubind_run_release(), "cublasSsymv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13117,7 +13132,7 @@ static void test_cubind_cublas_dsymv(void **cubind_state)
     }
 }
 
-/* How cublasDsymv_64 is called in the older releases where its call differs */
+/* How cublasDsymv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_245[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -13138,7 +13153,7 @@ static void test_cubind_cublas_dsymv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_245, 1, "cublasDsymv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_245, 1, cubind_run_release(), "cublasDsymv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13245,7 +13260,7 @@ static void test_cubind_cublas_csymv(void **cubind_state)
     }
 }
 
-/* How cublasCsymv_64 is called in the older releases where its call differs */
+/* How cublasCsymv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_247[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -13266,7 +13281,7 @@ static void test_cubind_cublas_csymv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_247, 1, "cublasCsymv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_247, 1, cubind_run_release(), "cublasCsymv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13373,7 +13388,7 @@ static void test_cubind_cublas_zsymv(void **cubind_state)
     }
 }
 
-/* How cublasZsymv_64 is called in the older releases where its call differs */
+/* How cublasZsymv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_249[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -13394,7 +13409,7 @@ static void test_cubind_cublas_zsymv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_249, 1, "cublasZsymv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_249, 1, cubind_run_release(), "cublasZsymv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13501,7 +13516,7 @@ static void test_cubind_cublas_chemv(void **cubind_state)
     }
 }
 
-/* How cublasChemv_64 is called in the older releases where its call differs */
+/* How cublasChemv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_251[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -13522,7 +13537,7 @@ static void test_cubind_cublas_chemv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_251, 1, "cublasChemv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_251, 1, cubind_run_release(), "cublasChemv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13629,7 +13644,7 @@ static void test_cubind_cublas_zhemv(void **cubind_state)
     }
 }
 
-/* How cublasZhemv_64 is called in the older releases where its call differs */
+/* How cublasZhemv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_253[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -13650,7 +13665,7 @@ static void test_cubind_cublas_zhemv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_253, 1, "cublasZhemv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_253, 1, cubind_run_release(), "cublasZhemv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13759,7 +13774,7 @@ static void test_cubind_cublas_ssbmv(void **cubind_state)
     }
 }
 
-/* How cublasSsbmv_64 is called in the older releases where its call differs */
+/* How cublasSsbmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_255[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -13781,7 +13796,7 @@ static void test_cubind_cublas_ssbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_255, 1, "cublasSsbmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_255, 1, cubind_run_release(), "cublasSsbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13891,7 +13906,7 @@ static void test_cubind_cublas_dsbmv(void **cubind_state)
     }
 }
 
-/* How cublasDsbmv_64 is called in the older releases where its call differs */
+/* How cublasDsbmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_257[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -13913,7 +13928,7 @@ static void test_cubind_cublas_dsbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_257, 1, "cublasDsbmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_257, 1, cubind_run_release(), "cublasDsbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14023,7 +14038,7 @@ static void test_cubind_cublas_chbmv(void **cubind_state)
     }
 }
 
-/* How cublasChbmv_64 is called in the older releases where its call differs */
+/* How cublasChbmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_259[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -14045,7 +14060,7 @@ static void test_cubind_cublas_chbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_259, 1, "cublasChbmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_259, 1, cubind_run_release(), "cublasChbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14155,7 +14170,7 @@ static void test_cubind_cublas_zhbmv(void **cubind_state)
     }
 }
 
-/* How cublasZhbmv_64 is called in the older releases where its call differs */
+/* How cublasZhbmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_261[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -14177,7 +14192,7 @@ static void test_cubind_cublas_zhbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_261, 1, "cublasZhbmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_261, 1, cubind_run_release(), "cublasZhbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14283,7 +14298,7 @@ static void test_cubind_cublas_sspmv(void **cubind_state)
     }
 }
 
-/* How cublasSspmv_64 is called in the older releases where its call differs */
+/* How cublasSspmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_263[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -14303,7 +14318,7 @@ static void test_cubind_cublas_sspmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_263, 1, "cublasSspmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_263, 1, cubind_run_release(), "cublasSspmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14407,7 +14422,7 @@ static void test_cubind_cublas_dspmv(void **cubind_state)
     }
 }
 
-/* How cublasDspmv_64 is called in the older releases where its call differs */
+/* How cublasDspmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_265[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -14427,7 +14442,7 @@ static void test_cubind_cublas_dspmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_265, 1, "cublasDspmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_265, 1, cubind_run_release(), "cublasDspmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14531,7 +14546,7 @@ static void test_cubind_cublas_chpmv(void **cubind_state)
     }
 }
 
-/* How cublasChpmv_64 is called in the older releases where its call differs */
+/* How cublasChpmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_267[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -14551,7 +14566,7 @@ static void test_cubind_cublas_chpmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_267, 1, "cublasChpmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_267, 1, cubind_run_release(), "cublasChpmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14655,7 +14670,7 @@ static void test_cubind_cublas_zhpmv(void **cubind_state)
     }
 }
 
-/* How cublasZhpmv_64 is called in the older releases where its call differs */
+/* How cublasZhpmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_269[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -14675,7 +14690,7 @@ static void test_cubind_cublas_zhpmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_269, 1, "cublasZhpmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_269, 1, cubind_run_release(), "cublasZhpmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14779,7 +14794,7 @@ static void test_cubind_cublas_sger(void **cubind_state)
     }
 }
 
-/* How cublasSger_64 is called in the older releases where its call differs */
+/* How cublasSger_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_271[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -14799,7 +14814,7 @@ static void test_cubind_cublas_sger_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_271, 1, "cublasSger_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_271, 1, cubind_run_release(), "cublasSger_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14903,7 +14918,7 @@ static void test_cubind_cublas_dger(void **cubind_state)
     }
 }
 
-/* How cublasDger_64 is called in the older releases where its call differs */
+/* How cublasDger_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_273[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -14923,7 +14938,7 @@ static void test_cubind_cublas_dger_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_273, 1, "cublasDger_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_273, 1, cubind_run_release(), "cublasDger_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15027,7 +15042,7 @@ static void test_cubind_cublas_cgeru(void **cubind_state)
     }
 }
 
-/* How cublasCgeru_64 is called in the older releases where its call differs */
+/* How cublasCgeru_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_275[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -15047,7 +15062,7 @@ static void test_cubind_cublas_cgeru_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_275, 1, "cublasCgeru_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_275, 1, cubind_run_release(), "cublasCgeru_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15151,7 +15166,7 @@ static void test_cubind_cublas_cgerc(void **cubind_state)
     }
 }
 
-/* How cublasCgerc_64 is called in the older releases where its call differs */
+/* How cublasCgerc_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_277[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -15171,7 +15186,7 @@ static void test_cubind_cublas_cgerc_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_277, 1, "cublasCgerc_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_277, 1, cubind_run_release(), "cublasCgerc_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15275,7 +15290,7 @@ static void test_cubind_cublas_zgeru(void **cubind_state)
     }
 }
 
-/* How cublasZgeru_64 is called in the older releases where its call differs */
+/* How cublasZgeru_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_279[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -15295,7 +15310,7 @@ static void test_cubind_cublas_zgeru_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_279, 1, "cublasZgeru_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_279, 1, cubind_run_release(), "cublasZgeru_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15399,7 +15414,7 @@ static void test_cubind_cublas_zgerc(void **cubind_state)
     }
 }
 
-/* How cublasZgerc_64 is called in the older releases where its call differs */
+/* How cublasZgerc_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_281[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -15419,7 +15434,7 @@ static void test_cubind_cublas_zgerc_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_281, 1, "cublasZgerc_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_281, 1, cubind_run_release(), "cublasZgerc_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15519,7 +15534,7 @@ static void test_cubind_cublas_ssyr(void **cubind_state)
     }
 }
 
-/* How cublasSsyr_64 is called in the older releases where its call differs */
+/* How cublasSsyr_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_283[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -15537,7 +15552,7 @@ static void test_cubind_cublas_ssyr_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_283, 1, "cublasSsyr_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_283, 1, cubind_run_release(), "cublasSsyr_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15635,7 +15650,7 @@ static void test_cubind_cublas_dsyr(void **cubind_state)
     }
 }
 
-/* How cublasDsyr_64 is called in the older releases where its call differs */
+/* How cublasDsyr_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_285[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -15653,7 +15668,7 @@ static void test_cubind_cublas_dsyr_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_285, 1, "cublasDsyr_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_285, 1, cubind_run_release(), "cublasDsyr_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15751,7 +15766,7 @@ static void test_cubind_cublas_csyr(void **cubind_state)
     }
 }
 
-/* How cublasCsyr_64 is called in the older releases where its call differs */
+/* How cublasCsyr_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_287[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -15769,7 +15784,7 @@ static void test_cubind_cublas_csyr_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_287, 1, "cublasCsyr_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_287, 1, cubind_run_release(), "cublasCsyr_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15867,7 +15882,7 @@ static void test_cubind_cublas_zsyr(void **cubind_state)
     }
 }
 
-/* How cublasZsyr_64 is called in the older releases where its call differs */
+/* How cublasZsyr_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_289[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -15885,7 +15900,7 @@ static void test_cubind_cublas_zsyr_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_289, 1, "cublasZsyr_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_289, 1, cubind_run_release(), "cublasZsyr_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15983,7 +15998,7 @@ static void test_cubind_cublas_cher(void **cubind_state)
     }
 }
 
-/* How cublasCher_64 is called in the older releases where its call differs */
+/* How cublasCher_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_291[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16001,7 +16016,7 @@ static void test_cubind_cublas_cher_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_291, 1, "cublasCher_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_291, 1, cubind_run_release(), "cublasCher_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16099,7 +16114,7 @@ static void test_cubind_cublas_zher(void **cubind_state)
     }
 }
 
-/* How cublasZher_64 is called in the older releases where its call differs */
+/* How cublasZher_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_293[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16117,7 +16132,7 @@ static void test_cubind_cublas_zher_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_293, 1, "cublasZher_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_293, 1, cubind_run_release(), "cublasZher_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16213,7 +16228,7 @@ static void test_cubind_cublas_sspr(void **cubind_state)
     }
 }
 
-/* How cublasSspr_64 is called in the older releases where its call differs */
+/* How cublasSspr_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_295[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16230,7 +16245,7 @@ static void test_cubind_cublas_sspr_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_295, 1, "cublasSspr_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_295, 1, cubind_run_release(), "cublasSspr_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16325,7 +16340,7 @@ static void test_cubind_cublas_dspr(void **cubind_state)
     }
 }
 
-/* How cublasDspr_64 is called in the older releases where its call differs */
+/* How cublasDspr_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_297[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16342,7 +16357,7 @@ static void test_cubind_cublas_dspr_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_297, 1, "cublasDspr_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_297, 1, cubind_run_release(), "cublasDspr_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16437,7 +16452,7 @@ static void test_cubind_cublas_chpr(void **cubind_state)
     }
 }
 
-/* How cublasChpr_64 is called in the older releases where its call differs */
+/* How cublasChpr_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_299[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16454,7 +16469,7 @@ static void test_cubind_cublas_chpr_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_299, 1, "cublasChpr_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_299, 1, cubind_run_release(), "cublasChpr_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16549,7 +16564,7 @@ static void test_cubind_cublas_zhpr(void **cubind_state)
     }
 }
 
-/* How cublasZhpr_64 is called in the older releases where its call differs */
+/* How cublasZhpr_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_301[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16566,7 +16581,7 @@ static void test_cubind_cublas_zhpr_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_301, 1, "cublasZhpr_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_301, 1, cubind_run_release(), "cublasZhpr_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16667,7 +16682,7 @@ static void test_cubind_cublas_ssyr2(void **cubind_state)
     }
 }
 
-/* How cublasSsyr2_64 is called in the older releases where its call differs */
+/* How cublasSsyr2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_303[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16687,7 +16702,7 @@ static void test_cubind_cublas_ssyr2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_303, 1, "cublasSsyr2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_303, 1, cubind_run_release(), "cublasSsyr2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16791,7 +16806,7 @@ static void test_cubind_cublas_dsyr2(void **cubind_state)
     }
 }
 
-/* How cublasDsyr2_64 is called in the older releases where its call differs */
+/* How cublasDsyr2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_305[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16811,7 +16826,7 @@ static void test_cubind_cublas_dsyr2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_305, 1, "cublasDsyr2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_305, 1, cubind_run_release(), "cublasDsyr2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16915,7 +16930,7 @@ static void test_cubind_cublas_csyr2(void **cubind_state)
     }
 }
 
-/* How cublasCsyr2_64 is called in the older releases where its call differs */
+/* How cublasCsyr2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_307[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16935,7 +16950,7 @@ static void test_cubind_cublas_csyr2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_307, 1, "cublasCsyr2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_307, 1, cubind_run_release(), "cublasCsyr2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17039,7 +17054,7 @@ static void test_cubind_cublas_zsyr2(void **cubind_state)
     }
 }
 
-/* How cublasZsyr2_64 is called in the older releases where its call differs */
+/* How cublasZsyr2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_309[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17059,7 +17074,7 @@ static void test_cubind_cublas_zsyr2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_309, 1, "cublasZsyr2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_309, 1, cubind_run_release(), "cublasZsyr2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17163,7 +17178,7 @@ static void test_cubind_cublas_cher2(void **cubind_state)
     }
 }
 
-/* How cublasCher2_64 is called in the older releases where its call differs */
+/* How cublasCher2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_311[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17183,7 +17198,7 @@ static void test_cubind_cublas_cher2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_311, 1, "cublasCher2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_311, 1, cubind_run_release(), "cublasCher2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17287,7 +17302,7 @@ static void test_cubind_cublas_zher2(void **cubind_state)
     }
 }
 
-/* How cublasZher2_64 is called in the older releases where its call differs */
+/* How cublasZher2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_313[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17307,7 +17322,7 @@ static void test_cubind_cublas_zher2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_313, 1, "cublasZher2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_313, 1, cubind_run_release(), "cublasZher2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17409,7 +17424,7 @@ static void test_cubind_cublas_sspr2(void **cubind_state)
     }
 }
 
-/* How cublasSspr2_64 is called in the older releases where its call differs */
+/* How cublasSspr2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_315[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17428,7 +17443,7 @@ static void test_cubind_cublas_sspr2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_315, 1, "cublasSspr2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_315, 1, cubind_run_release(), "cublasSspr2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17529,7 +17544,7 @@ static void test_cubind_cublas_dspr2(void **cubind_state)
     }
 }
 
-/* How cublasDspr2_64 is called in the older releases where its call differs */
+/* How cublasDspr2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_317[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17548,7 +17563,7 @@ static void test_cubind_cublas_dspr2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_317, 1, "cublasDspr2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_317, 1, cubind_run_release(), "cublasDspr2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17649,7 +17664,7 @@ static void test_cubind_cublas_chpr2(void **cubind_state)
     }
 }
 
-/* How cublasChpr2_64 is called in the older releases where its call differs */
+/* How cublasChpr2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_319[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17668,7 +17683,7 @@ static void test_cubind_cublas_chpr2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_319, 1, "cublasChpr2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_319, 1, cubind_run_release(), "cublasChpr2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17769,7 +17784,7 @@ static void test_cubind_cublas_zhpr2(void **cubind_state)
     }
 }
 
-/* How cublasZhpr2_64 is called in the older releases where its call differs */
+/* How cublasZhpr2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_321[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17788,7 +17803,7 @@ static void test_cubind_cublas_zhpr2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_321, 1, "cublasZhpr2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_321, 1, cubind_run_release(), "cublasZhpr2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17885,7 +17900,7 @@ static void test_cubind_cublas_sgemv_batched(void **cubind_state)
     }
 }
 
-/* How cublasSgemvBatched_64 is called in the older releases where its call differs */
+/* How cublasSgemvBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_323[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17908,7 +17923,7 @@ static void test_cubind_cublas_sgemv_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_323, 1, "cublasSgemvBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_323, 1, cubind_run_release(), "cublasSgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17997,7 +18012,7 @@ static void test_cubind_cublas_dgemv_batched(void **cubind_state)
     }
 }
 
-/* How cublasDgemvBatched_64 is called in the older releases where its call differs */
+/* How cublasDgemvBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_325[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -18020,7 +18035,7 @@ static void test_cubind_cublas_dgemv_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_325, 1, "cublasDgemvBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_325, 1, cubind_run_release(), "cublasDgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18109,7 +18124,7 @@ static void test_cubind_cublas_cgemv_batched(void **cubind_state)
     }
 }
 
-/* How cublasCgemvBatched_64 is called in the older releases where its call differs */
+/* How cublasCgemvBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_327[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -18132,7 +18147,7 @@ static void test_cubind_cublas_cgemv_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_327, 1, "cublasCgemvBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_327, 1, cubind_run_release(), "cublasCgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18221,7 +18236,7 @@ static void test_cubind_cublas_zgemv_batched(void **cubind_state)
     }
 }
 
-/* How cublasZgemvBatched_64 is called in the older releases where its call differs */
+/* How cublasZgemvBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_329[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -18244,7 +18259,7 @@ static void test_cubind_cublas_zgemv_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_329, 1, "cublasZgemvBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_329, 1, cubind_run_release(), "cublasZgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18351,7 +18366,7 @@ static void test_cubind_cublas_sgemv_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasSgemvStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasSgemvStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_331[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -18377,7 +18392,7 @@ static void test_cubind_cublas_sgemv_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_331, 1, "cublasSgemvStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_331, 1, cubind_run_release(), "cublasSgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18499,7 +18514,7 @@ static void test_cubind_cublas_dgemv_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasDgemvStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasDgemvStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_333[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -18525,7 +18540,7 @@ static void test_cubind_cublas_dgemv_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_333, 1, "cublasDgemvStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_333, 1, cubind_run_release(), "cublasDgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18647,7 +18662,7 @@ static void test_cubind_cublas_cgemv_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasCgemvStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasCgemvStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_335[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -18673,7 +18688,7 @@ static void test_cubind_cublas_cgemv_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_335, 1, "cublasCgemvStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_335, 1, cubind_run_release(), "cublasCgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18795,7 +18810,7 @@ static void test_cubind_cublas_zgemv_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasZgemvStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasZgemvStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_337[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -18821,7 +18836,7 @@ static void test_cubind_cublas_zgemv_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_337, 1, "cublasZgemvStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_337, 1, cubind_run_release(), "cublasZgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18939,7 +18954,7 @@ static void test_cubind_cublas_sgemm(void **cubind_state)
     }
 }
 
-/* How cublasSgemm_64 is called in the older releases where its call differs */
+/* How cublasSgemm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_339[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -18963,7 +18978,7 @@ static void test_cubind_cublas_sgemm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_339, 1, "cublasSgemm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_339, 1, cubind_run_release(), "cublasSgemm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -19079,7 +19094,7 @@ static void test_cubind_cublas_dgemm(void **cubind_state)
     }
 }
 
-/* How cublasDgemm_64 is called in the older releases where its call differs */
+/* How cublasDgemm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_341[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -19103,7 +19118,7 @@ static void test_cubind_cublas_dgemm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_341, 1, "cublasDgemm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_341, 1, cubind_run_release(), "cublasDgemm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -19219,7 +19234,7 @@ static void test_cubind_cublas_cgemm(void **cubind_state)
     }
 }
 
-/* How cublasCgemm_64 is called in the older releases where its call differs */
+/* How cublasCgemm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_343[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -19243,7 +19258,7 @@ static void test_cubind_cublas_cgemm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_343, 1, "cublasCgemm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_343, 1, cubind_run_release(), "cublasCgemm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -19359,7 +19374,7 @@ static void test_cubind_cublas_cgemm3m(void **cubind_state)
     }
 }
 
-/* How cublasCgemm3m_64 is called in the older releases where its call differs */
+/* How cublasCgemm3m_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_345[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -19383,7 +19398,7 @@ static void test_cubind_cublas_cgemm3m_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_345, 1, "cublasCgemm3m_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_345, 1, cubind_run_release(), "cublasCgemm3m_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -19493,7 +19508,7 @@ static void test_cubind_cublas_cgemm3m_ex(void **cubind_state)
     }
 }
 
-/* How cublasCgemm3mEx_64 is called in the older releases where its call differs */
+/* How cublasCgemm3mEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_347[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -19520,7 +19535,7 @@ static void test_cubind_cublas_cgemm3m_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_347, 1, "cublasCgemm3mEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_347, 1, cubind_run_release(), "cublasCgemm3mEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -19627,7 +19642,7 @@ static void test_cubind_cublas_zgemm(void **cubind_state)
     }
 }
 
-/* How cublasZgemm_64 is called in the older releases where its call differs */
+/* How cublasZgemm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_349[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -19651,7 +19666,7 @@ static void test_cubind_cublas_zgemm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_349, 1, "cublasZgemm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_349, 1, cubind_run_release(), "cublasZgemm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -19767,7 +19782,7 @@ static void test_cubind_cublas_zgemm3m(void **cubind_state)
     }
 }
 
-/* How cublasZgemm3m_64 is called in the older releases where its call differs */
+/* How cublasZgemm3m_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_351[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -19791,7 +19806,7 @@ static void test_cubind_cublas_zgemm3m_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_351, 1, "cublasZgemm3m_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_351, 1, cubind_run_release(), "cublasZgemm3m_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -19901,7 +19916,7 @@ static void test_cubind_cublas_sgemm_ex(void **cubind_state)
     }
 }
 
-/* How cublasSgemmEx_64 is called in the older releases where its call differs */
+/* How cublasSgemmEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_353[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -19928,7 +19943,7 @@ static void test_cubind_cublas_sgemm_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_353, 1, "cublasSgemmEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_353, 1, cubind_run_release(), "cublasSgemmEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -20033,7 +20048,7 @@ static void test_cubind_cublas_gemm_ex(void **cubind_state)
     }
 }
 
-/* How cublasGemmEx_64 is called in the older releases where its call differs */
+/* How cublasGemmEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_355[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20062,7 +20077,7 @@ static void test_cubind_cublas_gemm_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_355, 1, "cublasGemmEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_355, 1, cubind_run_release(), "cublasGemmEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -20165,7 +20180,7 @@ static void test_cubind_cublas_cgemm_ex(void **cubind_state)
     }
 }
 
-/* How cublasCgemmEx_64 is called in the older releases where its call differs */
+/* How cublasCgemmEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_357[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20192,7 +20207,7 @@ static void test_cubind_cublas_cgemm_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_357, 1, "cublasCgemmEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_357, 1, cubind_run_release(), "cublasCgemmEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -20293,7 +20308,7 @@ static void test_cubind_cublas_ssyrk(void **cubind_state)
     }
 }
 
-/* How cublasSsyrk_64 is called in the older releases where its call differs */
+/* How cublasSsyrk_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_359[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20314,7 +20329,7 @@ static void test_cubind_cublas_ssyrk_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_359, 1, "cublasSsyrk_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_359, 1, cubind_run_release(), "cublasSsyrk_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -20421,7 +20436,7 @@ static void test_cubind_cublas_dsyrk(void **cubind_state)
     }
 }
 
-/* How cublasDsyrk_64 is called in the older releases where its call differs */
+/* How cublasDsyrk_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_361[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20442,7 +20457,7 @@ static void test_cubind_cublas_dsyrk_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_361, 1, "cublasDsyrk_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_361, 1, cubind_run_release(), "cublasDsyrk_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -20549,7 +20564,7 @@ static void test_cubind_cublas_csyrk(void **cubind_state)
     }
 }
 
-/* How cublasCsyrk_64 is called in the older releases where its call differs */
+/* How cublasCsyrk_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_363[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20570,7 +20585,7 @@ static void test_cubind_cublas_csyrk_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_363, 1, "cublasCsyrk_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_363, 1, cubind_run_release(), "cublasCsyrk_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -20677,7 +20692,7 @@ static void test_cubind_cublas_zsyrk(void **cubind_state)
     }
 }
 
-/* How cublasZsyrk_64 is called in the older releases where its call differs */
+/* How cublasZsyrk_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_365[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20698,7 +20713,7 @@ static void test_cubind_cublas_zsyrk_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_365, 1, "cublasZsyrk_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_365, 1, cubind_run_release(), "cublasZsyrk_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -20797,7 +20812,7 @@ static void test_cubind_cublas_csyrk_ex(void **cubind_state)
     }
 }
 
-/* How cublasCsyrkEx_64 is called in the older releases where its call differs */
+/* How cublasCsyrkEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_367[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20820,7 +20835,7 @@ static void test_cubind_cublas_csyrk_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_367, 1, "cublasCsyrkEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_367, 1, cubind_run_release(), "cublasCsyrkEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -20909,7 +20924,7 @@ static void test_cubind_cublas_csyrk3m_ex(void **cubind_state)
     }
 }
 
-/* How cublasCsyrk3mEx_64 is called in the older releases where its call differs */
+/* How cublasCsyrk3mEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_369[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20932,7 +20947,7 @@ static void test_cubind_cublas_csyrk3m_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_369, 1, "cublasCsyrk3mEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_369, 1, cubind_run_release(), "cublasCsyrk3mEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -21029,7 +21044,7 @@ static void test_cubind_cublas_cherk(void **cubind_state)
     }
 }
 
-/* How cublasCherk_64 is called in the older releases where its call differs */
+/* How cublasCherk_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_371[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21050,7 +21065,7 @@ static void test_cubind_cublas_cherk_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_371, 1, "cublasCherk_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_371, 1, cubind_run_release(), "cublasCherk_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -21157,7 +21172,7 @@ static void test_cubind_cublas_zherk(void **cubind_state)
     }
 }
 
-/* How cublasZherk_64 is called in the older releases where its call differs */
+/* How cublasZherk_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_373[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21178,7 +21193,7 @@ static void test_cubind_cublas_zherk_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_373, 1, "cublasZherk_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_373, 1, cubind_run_release(), "cublasZherk_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -21277,7 +21292,7 @@ static void test_cubind_cublas_cherk_ex(void **cubind_state)
     }
 }
 
-/* How cublasCherkEx_64 is called in the older releases where its call differs */
+/* How cublasCherkEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_375[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21300,7 +21315,7 @@ static void test_cubind_cublas_cherk_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_375, 1, "cublasCherkEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_375, 1, cubind_run_release(), "cublasCherkEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -21389,7 +21404,7 @@ static void test_cubind_cublas_cherk3m_ex(void **cubind_state)
     }
 }
 
-/* How cublasCherk3mEx_64 is called in the older releases where its call differs */
+/* How cublasCherk3mEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_377[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21412,7 +21427,7 @@ static void test_cubind_cublas_cherk3m_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_377, 1, "cublasCherk3mEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_377, 1, cubind_run_release(), "cublasCherk3mEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -21513,7 +21528,7 @@ static void test_cubind_cublas_ssyr2k(void **cubind_state)
     }
 }
 
-/* How cublasSsyr2k_64 is called in the older releases where its call differs */
+/* How cublasSsyr2k_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_379[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21536,7 +21551,7 @@ static void test_cubind_cublas_ssyr2k_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_379, 1, "cublasSsyr2k_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_379, 1, cubind_run_release(), "cublasSsyr2k_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -21649,7 +21664,7 @@ static void test_cubind_cublas_dsyr2k(void **cubind_state)
     }
 }
 
-/* How cublasDsyr2k_64 is called in the older releases where its call differs */
+/* How cublasDsyr2k_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_381[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21672,7 +21687,7 @@ static void test_cubind_cublas_dsyr2k_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_381, 1, "cublasDsyr2k_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_381, 1, cubind_run_release(), "cublasDsyr2k_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -21785,7 +21800,7 @@ static void test_cubind_cublas_csyr2k(void **cubind_state)
     }
 }
 
-/* How cublasCsyr2k_64 is called in the older releases where its call differs */
+/* How cublasCsyr2k_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_383[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21808,7 +21823,7 @@ static void test_cubind_cublas_csyr2k_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_383, 1, "cublasCsyr2k_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_383, 1, cubind_run_release(), "cublasCsyr2k_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -21921,7 +21936,7 @@ static void test_cubind_cublas_zsyr2k(void **cubind_state)
     }
 }
 
-/* How cublasZsyr2k_64 is called in the older releases where its call differs */
+/* How cublasZsyr2k_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_385[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21944,7 +21959,7 @@ static void test_cubind_cublas_zsyr2k_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_385, 1, "cublasZsyr2k_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_385, 1, cubind_run_release(), "cublasZsyr2k_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -22057,7 +22072,7 @@ static void test_cubind_cublas_cher2k(void **cubind_state)
     }
 }
 
-/* How cublasCher2k_64 is called in the older releases where its call differs */
+/* How cublasCher2k_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_387[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22080,7 +22095,7 @@ static void test_cubind_cublas_cher2k_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_387, 1, "cublasCher2k_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_387, 1, cubind_run_release(), "cublasCher2k_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -22193,7 +22208,7 @@ static void test_cubind_cublas_zher2k(void **cubind_state)
     }
 }
 
-/* How cublasZher2k_64 is called in the older releases where its call differs */
+/* How cublasZher2k_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_389[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22216,7 +22231,7 @@ static void test_cubind_cublas_zher2k_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_389, 1, "cublasZher2k_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_389, 1, cubind_run_release(), "cublasZher2k_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -22329,7 +22344,7 @@ static void test_cubind_cublas_ssyrkx(void **cubind_state)
     }
 }
 
-/* How cublasSsyrkx_64 is called in the older releases where its call differs */
+/* How cublasSsyrkx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_391[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22352,7 +22367,7 @@ static void test_cubind_cublas_ssyrkx_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_391, 1, "cublasSsyrkx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_391, 1, cubind_run_release(), "cublasSsyrkx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -22465,7 +22480,7 @@ static void test_cubind_cublas_dsyrkx(void **cubind_state)
     }
 }
 
-/* How cublasDsyrkx_64 is called in the older releases where its call differs */
+/* How cublasDsyrkx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_393[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22488,7 +22503,7 @@ static void test_cubind_cublas_dsyrkx_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_393, 1, "cublasDsyrkx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_393, 1, cubind_run_release(), "cublasDsyrkx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -22601,7 +22616,7 @@ static void test_cubind_cublas_csyrkx(void **cubind_state)
     }
 }
 
-/* How cublasCsyrkx_64 is called in the older releases where its call differs */
+/* How cublasCsyrkx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_395[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22624,7 +22639,7 @@ static void test_cubind_cublas_csyrkx_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_395, 1, "cublasCsyrkx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_395, 1, cubind_run_release(), "cublasCsyrkx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -22737,7 +22752,7 @@ static void test_cubind_cublas_zsyrkx(void **cubind_state)
     }
 }
 
-/* How cublasZsyrkx_64 is called in the older releases where its call differs */
+/* How cublasZsyrkx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_397[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22760,7 +22775,7 @@ static void test_cubind_cublas_zsyrkx_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_397, 1, "cublasZsyrkx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_397, 1, cubind_run_release(), "cublasZsyrkx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -22873,7 +22888,7 @@ static void test_cubind_cublas_cherkx(void **cubind_state)
     }
 }
 
-/* How cublasCherkx_64 is called in the older releases where its call differs */
+/* How cublasCherkx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_399[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22896,7 +22911,7 @@ static void test_cubind_cublas_cherkx_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_399, 1, "cublasCherkx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_399, 1, cubind_run_release(), "cublasCherkx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -23009,7 +23024,7 @@ static void test_cubind_cublas_zherkx(void **cubind_state)
     }
 }
 
-/* How cublasZherkx_64 is called in the older releases where its call differs */
+/* How cublasZherkx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_401[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -23032,7 +23047,7 @@ static void test_cubind_cublas_zherkx_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_401, 1, "cublasZherkx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_401, 1, cubind_run_release(), "cublasZherkx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -23145,7 +23160,7 @@ static void test_cubind_cublas_ssymm(void **cubind_state)
     }
 }
 
-/* How cublasSsymm_64 is called in the older releases where its call differs */
+/* How cublasSsymm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_403[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -23168,7 +23183,7 @@ static void test_cubind_cublas_ssymm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_403, 1, "cublasSsymm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_403, 1, cubind_run_release(), "cublasSsymm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -23281,7 +23296,7 @@ static void test_cubind_cublas_dsymm(void **cubind_state)
     }
 }
 
-/* How cublasDsymm_64 is called in the older releases where its call differs */
+/* How cublasDsymm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_405[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -23304,7 +23319,7 @@ static void test_cubind_cublas_dsymm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_405, 1, "cublasDsymm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_405, 1, cubind_run_release(), "cublasDsymm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -23417,7 +23432,7 @@ static void test_cubind_cublas_csymm(void **cubind_state)
     }
 }
 
-/* How cublasCsymm_64 is called in the older releases where its call differs */
+/* How cublasCsymm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_407[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -23440,7 +23455,7 @@ static void test_cubind_cublas_csymm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_407, 1, "cublasCsymm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_407, 1, cubind_run_release(), "cublasCsymm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -23553,7 +23568,7 @@ static void test_cubind_cublas_zsymm(void **cubind_state)
     }
 }
 
-/* How cublasZsymm_64 is called in the older releases where its call differs */
+/* How cublasZsymm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_409[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -23576,7 +23591,7 @@ static void test_cubind_cublas_zsymm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_409, 1, "cublasZsymm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_409, 1, cubind_run_release(), "cublasZsymm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -23689,7 +23704,7 @@ static void test_cubind_cublas_chemm(void **cubind_state)
     }
 }
 
-/* How cublasChemm_64 is called in the older releases where its call differs */
+/* How cublasChemm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_411[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -23712,7 +23727,7 @@ static void test_cubind_cublas_chemm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_411, 1, "cublasChemm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_411, 1, cubind_run_release(), "cublasChemm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -23825,7 +23840,7 @@ static void test_cubind_cublas_zhemm(void **cubind_state)
     }
 }
 
-/* How cublasZhemm_64 is called in the older releases where its call differs */
+/* How cublasZhemm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_413[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -23848,7 +23863,7 @@ static void test_cubind_cublas_zhemm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_413, 1, "cublasZhemm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_413, 1, cubind_run_release(), "cublasZhemm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -23959,7 +23974,7 @@ static void test_cubind_cublas_strsm(void **cubind_state)
     }
 }
 
-/* How cublasStrsm_64 is called in the older releases where its call differs */
+/* How cublasStrsm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_415[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -23981,7 +23996,7 @@ static void test_cubind_cublas_strsm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_415, 1, "cublasStrsm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_415, 1, cubind_run_release(), "cublasStrsm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -24091,7 +24106,7 @@ static void test_cubind_cublas_dtrsm(void **cubind_state)
     }
 }
 
-/* How cublasDtrsm_64 is called in the older releases where its call differs */
+/* How cublasDtrsm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_417[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -24113,7 +24128,7 @@ static void test_cubind_cublas_dtrsm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_417, 1, "cublasDtrsm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_417, 1, cubind_run_release(), "cublasDtrsm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -24223,7 +24238,7 @@ static void test_cubind_cublas_ctrsm(void **cubind_state)
     }
 }
 
-/* How cublasCtrsm_64 is called in the older releases where its call differs */
+/* How cublasCtrsm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_419[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -24245,7 +24260,7 @@ static void test_cubind_cublas_ctrsm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_419, 1, "cublasCtrsm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_419, 1, cubind_run_release(), "cublasCtrsm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -24355,7 +24370,7 @@ static void test_cubind_cublas_ztrsm(void **cubind_state)
     }
 }
 
-/* How cublasZtrsm_64 is called in the older releases where its call differs */
+/* How cublasZtrsm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_421[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -24377,7 +24392,7 @@ static void test_cubind_cublas_ztrsm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_421, 1, "cublasZtrsm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_421, 1, cubind_run_release(), "cublasZtrsm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -24491,7 +24506,7 @@ static void test_cubind_cublas_strmm(void **cubind_state)
     }
 }
 
-/* How cublasStrmm_64 is called in the older releases where its call differs */
+/* How cublasStrmm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_423[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -24515,7 +24530,7 @@ static void test_cubind_cublas_strmm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_423, 1, "cublasStrmm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_423, 1, cubind_run_release(), "cublasStrmm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -24631,7 +24646,7 @@ static void test_cubind_cublas_dtrmm(void **cubind_state)
     }
 }
 
-/* How cublasDtrmm_64 is called in the older releases where its call differs */
+/* How cublasDtrmm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_425[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -24655,7 +24670,7 @@ static void test_cubind_cublas_dtrmm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_425, 1, "cublasDtrmm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_425, 1, cubind_run_release(), "cublasDtrmm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -24771,7 +24786,7 @@ static void test_cubind_cublas_ctrmm(void **cubind_state)
     }
 }
 
-/* How cublasCtrmm_64 is called in the older releases where its call differs */
+/* How cublasCtrmm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_427[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -24795,7 +24810,7 @@ static void test_cubind_cublas_ctrmm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_427, 1, "cublasCtrmm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_427, 1, cubind_run_release(), "cublasCtrmm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -24911,7 +24926,7 @@ static void test_cubind_cublas_ztrmm(void **cubind_state)
     }
 }
 
-/* How cublasZtrmm_64 is called in the older releases where its call differs */
+/* How cublasZtrmm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_429[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -24935,7 +24950,7 @@ static void test_cubind_cublas_ztrmm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_429, 1, "cublasZtrmm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_429, 1, cubind_run_release(), "cublasZtrmm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -25041,7 +25056,7 @@ static void test_cubind_cublas_sgemm_batched(void **cubind_state)
     }
 }
 
-/* How cublasSgemmBatched_64 is called in the older releases where its call differs */
+/* How cublasSgemmBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_431[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -25066,7 +25081,7 @@ static void test_cubind_cublas_sgemm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_431, 1, "cublasSgemmBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_431, 1, cubind_run_release(), "cublasSgemmBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -25161,7 +25176,7 @@ static void test_cubind_cublas_dgemm_batched(void **cubind_state)
     }
 }
 
-/* How cublasDgemmBatched_64 is called in the older releases where its call differs */
+/* How cublasDgemmBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_433[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -25186,7 +25201,7 @@ static void test_cubind_cublas_dgemm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_433, 1, "cublasDgemmBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_433, 1, cubind_run_release(), "cublasDgemmBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -25281,7 +25296,7 @@ static void test_cubind_cublas_cgemm_batched(void **cubind_state)
     }
 }
 
-/* How cublasCgemmBatched_64 is called in the older releases where its call differs */
+/* How cublasCgemmBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_435[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -25306,7 +25321,7 @@ static void test_cubind_cublas_cgemm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_435, 1, "cublasCgemmBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_435, 1, cubind_run_release(), "cublasCgemmBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -25401,7 +25416,7 @@ static void test_cubind_cublas_cgemm3m_batched(void **cubind_state)
     }
 }
 
-/* How cublasCgemm3mBatched_64 is called in the older releases where its call differs */
+/* How cublasCgemm3mBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_437[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -25426,7 +25441,7 @@ static void test_cubind_cublas_cgemm3m_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_437, 1, "cublasCgemm3mBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_437, 1, cubind_run_release(), "cublasCgemm3mBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -25521,7 +25536,7 @@ static void test_cubind_cublas_zgemm_batched(void **cubind_state)
     }
 }
 
-/* How cublasZgemmBatched_64 is called in the older releases where its call differs */
+/* How cublasZgemmBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_439[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -25546,7 +25561,7 @@ static void test_cubind_cublas_zgemm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_439, 1, "cublasZgemmBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_439, 1, cubind_run_release(), "cublasZgemmBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -25659,7 +25674,7 @@ static void test_cubind_cublas_sgemm_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasSgemmStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasSgemmStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_441[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -25687,7 +25702,7 @@ static void test_cubind_cublas_sgemm_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_441, 1, "cublasSgemmStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_441, 1, cubind_run_release(), "cublasSgemmStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -25815,7 +25830,7 @@ static void test_cubind_cublas_dgemm_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasDgemmStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasDgemmStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_443[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -25843,7 +25858,7 @@ static void test_cubind_cublas_dgemm_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_443, 1, "cublasDgemmStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_443, 1, cubind_run_release(), "cublasDgemmStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -25971,7 +25986,7 @@ static void test_cubind_cublas_cgemm_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasCgemmStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasCgemmStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_445[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -25999,7 +26014,7 @@ static void test_cubind_cublas_cgemm_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_445, 1, "cublasCgemmStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_445, 1, cubind_run_release(), "cublasCgemmStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -26127,7 +26142,7 @@ static void test_cubind_cublas_cgemm3m_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasCgemm3mStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasCgemm3mStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_447[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -26155,7 +26170,7 @@ static void test_cubind_cublas_cgemm3m_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_447, 1, "cublasCgemm3mStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_447, 1, cubind_run_release(), "cublasCgemm3mStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -26283,7 +26298,7 @@ static void test_cubind_cublas_zgemm_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasZgemmStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasZgemmStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_449[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -26311,7 +26326,7 @@ static void test_cubind_cublas_zgemm_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_449, 1, "cublasZgemmStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_449, 1, cubind_run_release(), "cublasZgemmStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -26431,7 +26446,7 @@ static void test_cubind_cublas_gemm_batched_ex(void **cubind_state)
     }
 }
 
-/* How cublasGemmBatchedEx_64 is called in the older releases where its call differs */
+/* How cublasGemmBatchedEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_451[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -26461,7 +26476,7 @@ static void test_cubind_cublas_gemm_batched_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_451, 1, "cublasGemmBatchedEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_451, 1, cubind_run_release(), "cublasGemmBatchedEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -26577,7 +26592,7 @@ static void test_cubind_cublas_gemm_strided_batched_ex(void **cubind_state)
     }
 }
 
-/* How cublasGemmStridedBatchedEx_64 is called in the older releases where its call differs */
+/* How cublasGemmStridedBatchedEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_453[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -26610,7 +26625,7 @@ static void test_cubind_cublas_gemm_strided_batched_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_453, 1, "cublasGemmStridedBatchedEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_453, 1, cubind_run_release(), "cublasGemmStridedBatchedEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -26659,7 +26674,7 @@ static void test_cubind_cublas_gemm_strided_batched_ex_64(void **cubind_state)
     }
 }
 
-/* How cublasSgemmGroupedBatched is called in the older releases where its call differs */
+/* How cublasSgemmGroupedBatched is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_454[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -26685,7 +26700,7 @@ static void test_cubind_cublas_sgemm_grouped_batched(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_454, 1, "cublasSgemmGroupedBatched", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_454, 1, cubind_run_release(), "cublasSgemmGroupedBatched", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -26727,7 +26742,7 @@ static void test_cubind_cublas_sgemm_grouped_batched(void **cubind_state)
     }
 }
 
-/* How cublasSgemmGroupedBatched_64 is called in the older releases where its call differs */
+/* How cublasSgemmGroupedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_455[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -26753,7 +26768,7 @@ static void test_cubind_cublas_sgemm_grouped_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_455, 1, "cublasSgemmGroupedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_455, 1, cubind_run_release(), "cublasSgemmGroupedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -26795,7 +26810,7 @@ static void test_cubind_cublas_sgemm_grouped_batched_64(void **cubind_state)
     }
 }
 
-/* How cublasDgemmGroupedBatched is called in the older releases where its call differs */
+/* How cublasDgemmGroupedBatched is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_456[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -26821,7 +26836,7 @@ static void test_cubind_cublas_dgemm_grouped_batched(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_456, 1, "cublasDgemmGroupedBatched", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_456, 1, cubind_run_release(), "cublasDgemmGroupedBatched", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -26863,7 +26878,7 @@ static void test_cubind_cublas_dgemm_grouped_batched(void **cubind_state)
     }
 }
 
-/* How cublasDgemmGroupedBatched_64 is called in the older releases where its call differs */
+/* How cublasDgemmGroupedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_457[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -26889,7 +26904,7 @@ static void test_cubind_cublas_dgemm_grouped_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_457, 1, "cublasDgemmGroupedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_457, 1, cubind_run_release(), "cublasDgemmGroupedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -26931,7 +26946,7 @@ static void test_cubind_cublas_dgemm_grouped_batched_64(void **cubind_state)
     }
 }
 
-/* How cublasGemmGroupedBatchedEx is called in the older releases where its call differs */
+/* How cublasGemmGroupedBatchedEx is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_458[] = {
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
@@ -26962,7 +26977,7 @@ static void test_cubind_cublas_gemm_grouped_batched_ex(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_458, 2, "cublasGemmGroupedBatchedEx", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_458, 2, cubind_run_release(), "cublasGemmGroupedBatchedEx", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -27008,7 +27023,7 @@ static void test_cubind_cublas_gemm_grouped_batched_ex(void **cubind_state)
     }
 }
 
-/* How cublasGemmGroupedBatchedEx_64 is called in the older releases where its call differs */
+/* How cublasGemmGroupedBatchedEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_459[] = {
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
@@ -27039,7 +27054,7 @@ static void test_cubind_cublas_gemm_grouped_batched_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_459, 2, "cublasGemmGroupedBatchedEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_459, 2, cubind_run_release(), "cublasGemmGroupedBatchedEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -27147,7 +27162,7 @@ static void test_cubind_cublas_sgeam(void **cubind_state)
     }
 }
 
-/* How cublasSgeam_64 is called in the older releases where its call differs */
+/* How cublasSgeam_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_461[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -27170,7 +27185,7 @@ static void test_cubind_cublas_sgeam_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_461, 1, "cublasSgeam_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_461, 1, cubind_run_release(), "cublasSgeam_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -27283,7 +27298,7 @@ static void test_cubind_cublas_dgeam(void **cubind_state)
     }
 }
 
-/* How cublasDgeam_64 is called in the older releases where its call differs */
+/* How cublasDgeam_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_463[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -27306,7 +27321,7 @@ static void test_cubind_cublas_dgeam_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_463, 1, "cublasDgeam_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_463, 1, cubind_run_release(), "cublasDgeam_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -27419,7 +27434,7 @@ static void test_cubind_cublas_cgeam(void **cubind_state)
     }
 }
 
-/* How cublasCgeam_64 is called in the older releases where its call differs */
+/* How cublasCgeam_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_465[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -27442,7 +27457,7 @@ static void test_cubind_cublas_cgeam_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_465, 1, "cublasCgeam_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_465, 1, cubind_run_release(), "cublasCgeam_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -27555,7 +27570,7 @@ static void test_cubind_cublas_zgeam(void **cubind_state)
     }
 }
 
-/* How cublasZgeam_64 is called in the older releases where its call differs */
+/* How cublasZgeam_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_467[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -27578,7 +27593,7 @@ static void test_cubind_cublas_zgeam_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_467, 1, "cublasZgeam_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_467, 1, cubind_run_release(), "cublasZgeam_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -27679,7 +27694,7 @@ static void test_cubind_cublas_strsm_batched(void **cubind_state)
     }
 }
 
-/* How cublasStrsmBatched_64 is called in the older releases where its call differs */
+/* How cublasStrsmBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_469[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -27702,7 +27717,7 @@ static void test_cubind_cublas_strsm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_469, 1, "cublasStrsmBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_469, 1, cubind_run_release(), "cublasStrsmBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -27791,7 +27806,7 @@ static void test_cubind_cublas_dtrsm_batched(void **cubind_state)
     }
 }
 
-/* How cublasDtrsmBatched_64 is called in the older releases where its call differs */
+/* How cublasDtrsmBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_471[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -27814,7 +27829,7 @@ static void test_cubind_cublas_dtrsm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_471, 1, "cublasDtrsmBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_471, 1, cubind_run_release(), "cublasDtrsmBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -27903,7 +27918,7 @@ static void test_cubind_cublas_ctrsm_batched(void **cubind_state)
     }
 }
 
-/* How cublasCtrsmBatched_64 is called in the older releases where its call differs */
+/* How cublasCtrsmBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_473[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -27926,7 +27941,7 @@ static void test_cubind_cublas_ctrsm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_473, 1, "cublasCtrsmBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_473, 1, cubind_run_release(), "cublasCtrsmBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -28015,7 +28030,7 @@ static void test_cubind_cublas_ztrsm_batched(void **cubind_state)
     }
 }
 
-/* How cublasZtrsmBatched_64 is called in the older releases where its call differs */
+/* How cublasZtrsmBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_475[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -28038,7 +28053,7 @@ static void test_cubind_cublas_ztrsm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_475, 1, "cublasZtrsmBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_475, 1, cubind_run_release(), "cublasZtrsmBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -28133,7 +28148,7 @@ static void test_cubind_cublas_sdgmm(void **cubind_state)
     }
 }
 
-/* How cublasSdgmm_64 is called in the older releases where its call differs */
+/* How cublasSdgmm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_477[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -28153,7 +28168,7 @@ static void test_cubind_cublas_sdgmm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_477, 1, "cublasSdgmm_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_477, 1, cubind_run_release(), "cublasSdgmm_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -28257,7 +28272,7 @@ static void test_cubind_cublas_ddgmm(void **cubind_state)
     }
 }
 
-/* How cublasDdgmm_64 is called in the older releases where its call differs */
+/* How cublasDdgmm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_479[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -28277,7 +28292,7 @@ static void test_cubind_cublas_ddgmm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_479, 1, "cublasDdgmm_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_479, 1, cubind_run_release(), "cublasDdgmm_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -28381,7 +28396,7 @@ static void test_cubind_cublas_cdgmm(void **cubind_state)
     }
 }
 
-/* How cublasCdgmm_64 is called in the older releases where its call differs */
+/* How cublasCdgmm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_481[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -28401,7 +28416,7 @@ static void test_cubind_cublas_cdgmm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_481, 1, "cublasCdgmm_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_481, 1, cubind_run_release(), "cublasCdgmm_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -28505,7 +28520,7 @@ static void test_cubind_cublas_zdgmm(void **cubind_state)
     }
 }
 
-/* How cublasZdgmm_64 is called in the older releases where its call differs */
+/* How cublasZdgmm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_483[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -28525,7 +28540,7 @@ static void test_cubind_cublas_zdgmm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_483, 1, "cublasZdgmm_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_483, 1, cubind_run_release(), "cublasZdgmm_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -30415,7 +30430,7 @@ static void test_cubind_cublas_hsh_gemv_batched(void **cubind_state)
     }
 }
 
-/* How cublasHSHgemvBatched_64 is called in the older releases where its call differs */
+/* How cublasHSHgemvBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_518[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -30438,7 +30453,7 @@ static void test_cubind_cublas_hsh_gemv_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_518, 1, "cublasHSHgemvBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_518, 1, cubind_run_release(), "cublasHSHgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -30527,7 +30542,7 @@ static void test_cubind_cublas_hss_gemv_batched(void **cubind_state)
     }
 }
 
-/* How cublasHSSgemvBatched_64 is called in the older releases where its call differs */
+/* How cublasHSSgemvBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_520[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -30550,7 +30565,7 @@ static void test_cubind_cublas_hss_gemv_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_520, 1, "cublasHSSgemvBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_520, 1, cubind_run_release(), "cublasHSSgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -30639,7 +30654,7 @@ static void test_cubind_cublas_tst_gemv_batched(void **cubind_state)
     }
 }
 
-/* How cublasTSTgemvBatched_64 is called in the older releases where its call differs */
+/* How cublasTSTgemvBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_522[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -30662,7 +30677,7 @@ static void test_cubind_cublas_tst_gemv_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_522, 1, "cublasTSTgemvBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_522, 1, cubind_run_release(), "cublasTSTgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -30751,7 +30766,7 @@ static void test_cubind_cublas_tss_gemv_batched(void **cubind_state)
     }
 }
 
-/* How cublasTSSgemvBatched_64 is called in the older releases where its call differs */
+/* How cublasTSSgemvBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_524[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -30774,7 +30789,7 @@ static void test_cubind_cublas_tss_gemv_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_524, 1, "cublasTSSgemvBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_524, 1, cubind_run_release(), "cublasTSSgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -30869,7 +30884,7 @@ static void test_cubind_cublas_hsh_gemv_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasHSHgemvStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasHSHgemvStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_526[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -30895,7 +30910,7 @@ static void test_cubind_cublas_hsh_gemv_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_526, 1, "cublasHSHgemvStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_526, 1, cubind_run_release(), "cublasHSHgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -31005,7 +31020,7 @@ static void test_cubind_cublas_hss_gemv_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasHSSgemvStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasHSSgemvStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_528[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -31031,7 +31046,7 @@ static void test_cubind_cublas_hss_gemv_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_528, 1, "cublasHSSgemvStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_528, 1, cubind_run_release(), "cublasHSSgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -31141,7 +31156,7 @@ static void test_cubind_cublas_tst_gemv_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasTSTgemvStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasTSTgemvStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_530[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -31167,7 +31182,7 @@ static void test_cubind_cublas_tst_gemv_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_530, 1, "cublasTSTgemvStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_530, 1, cubind_run_release(), "cublasTSTgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -31277,7 +31292,7 @@ static void test_cubind_cublas_tss_gemv_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasTSSgemvStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasTSSgemvStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_532[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -31303,7 +31318,7 @@ static void test_cubind_cublas_tss_gemv_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_532, 1, "cublasTSSgemvStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_532, 1, cubind_run_release(), "cublasTSSgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -31409,7 +31424,7 @@ static void test_cubind_cublas_hgemm(void **cubind_state)
     }
 }
 
-/* How cublasHgemm_64 is called in the older releases where its call differs */
+/* How cublasHgemm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_534[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -31433,7 +31448,7 @@ static void test_cubind_cublas_hgemm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_534, 1, "cublasHgemm_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_534, 1, cubind_run_release(), "cublasHgemm_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -31527,7 +31542,7 @@ static void test_cubind_cublas_hgemm_batched(void **cubind_state)
     }
 }
 
-/* How cublasHgemmBatched_64 is called in the older releases where its call differs */
+/* How cublasHgemmBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_536[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -31552,7 +31567,7 @@ static void test_cubind_cublas_hgemm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_536, 1, "cublasHgemmBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_536, 1, cubind_run_release(), "cublasHgemmBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -31653,7 +31668,7 @@ static void test_cubind_cublas_hgemm_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasHgemmStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasHgemmStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_538[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -31681,7 +31696,7 @@ static void test_cubind_cublas_hgemm_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_538, 1, "cublasHgemmStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_538, 1, cubind_run_release(), "cublasHgemmStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -35168,14 +35183,16 @@ const struct CMUnitTest cubind_passthrough_cublas[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_cublas_count = 591;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
+/* How many functions the release of this run's mocks cannot call (the newest: what it removed). */
 size_t cubind_passthrough_cublas_not_callable(void)
 {
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
+    const char *release = cubind_run_release();
+    if (release != NULL && strcmp(release, "12.5") == 0)
         return 12;
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
+    if (release != NULL && strcmp(release, "12.4") == 0)
         return 14;
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
+    if (release != NULL && strcmp(release, "11.8") == 0)
         return 247;
-    return 0;
+    (void)release;
+    return 0; /* the newest: what it removed */
 }

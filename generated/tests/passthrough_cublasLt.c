@@ -25,6 +25,21 @@
 #endif
 
 
+/* The release of the mocks of libcublasLt this run loads: CUBIND_TEST_RELEASE where it has mocks of that
+ * release, else its newest (NULL; tests/tests.mk's release_env). */
+static const char *cubind_run_release(void)
+{
+    const char *release = getenv("CUBIND_TEST_RELEASE");
+    if (release != NULL && strcmp(release, "12.5") == 0)
+        return release;
+    if (release != NULL && strcmp(release, "12.4") == 0)
+        return release;
+    if (release != NULL && strcmp(release, "11.8") == 0)
+        return release;
+    (void)release;
+    return NULL;
+}
+
 /* cublasLtCreate with zeros: the call through which the statuses' handling is tested. */
 static int cubind_first_call(void)
 {
@@ -301,7 +316,7 @@ static void test_cubind_cublasLt_heuristics_cache_set_capacity(void **cubind_sta
     }
 }
 
-/* How cublasLtDisableCpuInstructionsSetMask is called in the older releases where its call differs */
+/* How cublasLtDisableCpuInstructionsSetMask is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_9[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -312,7 +327,7 @@ static void test_cubind_cublasLt_disable_cpu_instructions_set_mask(void **cubind
     const uintptr_t cubind_expected = 0x5au;
     unsigned int cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_9, 1, "cublasLtDisableCpuInstructionsSetMask", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_9, 1, cubind_run_release(), "cublasLtDisableCpuInstructionsSetMask", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1150,7 +1165,7 @@ static void test_cubind_cublasLt_matrix_transform_desc_get_attribute(void **cubi
     }
 }
 
-/* How cublasLtEmulationDescInit_internal is called in the older releases where its call differs */
+/* How cublasLtEmulationDescInit_internal is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_27[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1164,7 +1179,7 @@ static void test_cubind_cublasLt_emulation_desc_init_internal(void **cubind_stat
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_27, 3, "cublasLtEmulationDescInit_internal", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_27, 3, cubind_run_release(), "cublasLtEmulationDescInit_internal", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1204,7 +1219,7 @@ static void test_cubind_cublasLt_emulation_desc_init_internal(void **cubind_stat
     }
 }
 
-/* How cublasLtEmulationDescCreate is called in the older releases where its call differs */
+/* How cublasLtEmulationDescCreate is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_28[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1217,7 +1232,7 @@ static void test_cubind_cublasLt_emulation_desc_create(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_28, 3, "cublasLtEmulationDescCreate", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_28, 3, cubind_run_release(), "cublasLtEmulationDescCreate", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1256,7 +1271,7 @@ static void test_cubind_cublasLt_emulation_desc_create(void **cubind_state)
     }
 }
 
-/* How cublasLtEmulationDescDestroy is called in the older releases where its call differs */
+/* How cublasLtEmulationDescDestroy is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_29[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1269,7 +1284,7 @@ static void test_cubind_cublasLt_emulation_desc_destroy(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_29, 3, "cublasLtEmulationDescDestroy", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_29, 3, cubind_run_release(), "cublasLtEmulationDescDestroy", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1308,7 +1323,7 @@ static void test_cubind_cublasLt_emulation_desc_destroy(void **cubind_state)
     }
 }
 
-/* How cublasLtEmulationDescSetAttribute is called in the older releases where its call differs */
+/* How cublasLtEmulationDescSetAttribute is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_30[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1324,7 +1339,7 @@ static void test_cubind_cublasLt_emulation_desc_set_attribute(void **cubind_stat
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_30, 3, "cublasLtEmulationDescSetAttribute", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_30, 3, cubind_run_release(), "cublasLtEmulationDescSetAttribute", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1366,7 +1381,7 @@ static void test_cubind_cublasLt_emulation_desc_set_attribute(void **cubind_stat
     }
 }
 
-/* How cublasLtEmulationDescGetAttribute is called in the older releases where its call differs */
+/* How cublasLtEmulationDescGetAttribute is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_31[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1383,7 +1398,7 @@ static void test_cubind_cublasLt_emulation_desc_get_attribute(void **cubind_stat
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_31, 3, "cublasLtEmulationDescGetAttribute", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_31, 3, cubind_run_release(), "cublasLtEmulationDescGetAttribute", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1430,7 +1445,7 @@ static void test_cubind_cublasLt_emulation_desc_get_attribute(void **cubind_stat
     }
 }
 
-/* How cublasLtMatmulPreferenceInit_internal is called in the older releases where its call differs */
+/* How cublasLtMatmulPreferenceInit_internal is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_32[] = {
     {"11.8", CUBIND__RELEASE_REFUSED, "cublasLtMatmulPreferenceInit_internal"},
 };
@@ -1442,7 +1457,7 @@ static void test_cubind_cublasLt_matmul_preference_init_internal(void **cubind_s
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_32, 1, "cublasLtMatmulPreferenceInit_internal", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_32, 1, cubind_run_release(), "cublasLtMatmulPreferenceInit_internal", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2281,14 +2296,16 @@ const struct CMUnitTest cubind_passthrough_cublasLt[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_cublasLt_count = 51;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
+/* How many functions the release of this run's mocks cannot call (the newest: what it removed). */
 size_t cubind_passthrough_cublasLt_not_callable(void)
 {
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
+    const char *release = cubind_run_release();
+    if (release != NULL && strcmp(release, "12.5") == 0)
         return 5;
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
+    if (release != NULL && strcmp(release, "12.4") == 0)
         return 5;
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
+    if (release != NULL && strcmp(release, "11.8") == 0)
         return 7;
-    return 0;
+    (void)release;
+    return 0; /* the newest: what it removed */
 }

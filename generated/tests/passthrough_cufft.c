@@ -25,6 +25,21 @@
 #endif
 
 
+/* The release of the mocks of libcufft this run loads: CUBIND_TEST_RELEASE where it has mocks of that
+ * release, else its newest (NULL; tests/tests.mk's release_env). */
+static const char *cubind_run_release(void)
+{
+    const char *release = getenv("CUBIND_TEST_RELEASE");
+    if (release != NULL && strcmp(release, "12.5") == 0)
+        return release;
+    if (release != NULL && strcmp(release, "12.4") == 0)
+        return release;
+    if (release != NULL && strcmp(release, "11.8") == 0)
+        return release;
+    (void)release;
+    return NULL;
+}
+
 /* cufftPlan1d with zeros: the call through which the statuses' handling is tested. */
 static int cubind_first_call(void)
 {
@@ -1555,7 +1570,7 @@ static void test_cubind_cufft_get_property(void **cubind_state)
     }
 }
 
-/* How cufftSetPlanPropertyInt64 is called in the older releases where its call differs */
+/* How cufftSetPlanPropertyInt64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_32[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1568,7 +1583,7 @@ static void test_cubind_cufft_set_plan_property_int64(void **cubind_state)
     const cufftResult cubind_expected = CUFFT_NVJITLINK_FAILURE;
     cufftResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_32, 1, "cufftSetPlanPropertyInt64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_32, 1, cubind_run_release(), "cufftSetPlanPropertyInt64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1597,7 +1612,7 @@ static void test_cubind_cufft_set_plan_property_int64(void **cubind_state)
     }
 }
 
-/* How cufftGetPlanPropertyInt64 is called in the older releases where its call differs */
+/* How cufftGetPlanPropertyInt64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_33[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1610,7 +1625,7 @@ static void test_cubind_cufft_get_plan_property_int64(void **cubind_state)
     const cufftResult cubind_expected = CUFFT_NVSHMEM_FAILURE;
     cufftResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_33, 1, "cufftGetPlanPropertyInt64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_33, 1, cubind_run_release(), "cufftGetPlanPropertyInt64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1651,7 +1666,7 @@ static void test_cubind_cufft_get_plan_property_int64(void **cubind_state)
     }
 }
 
-/* How cufftResetPlanProperty is called in the older releases where its call differs */
+/* How cufftResetPlanProperty is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_34[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1663,7 +1678,7 @@ static void test_cubind_cufft_reset_plan_property(void **cubind_state)
     const cufftResult cubind_expected = CUFFT_INVALID_PLAN;
     cufftResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_34, 1, "cufftResetPlanProperty", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_34, 1, cubind_run_release(), "cufftResetPlanProperty", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2301,7 +2316,7 @@ static void test_cubind_cufft_xt_set_callback_shared_size(void **cubind_state)
     }
 }
 
-/* How cufftXtSetJITCallback is called in the older releases where its call differs */
+/* How cufftXtSetJITCallback is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_50[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -2319,7 +2334,7 @@ static void test_cubind_cufft_xt_set_jit_callback(void **cubind_state)
     const cufftResult cubind_expected = CUFFT_NVSHMEM_FAILURE;
     cufftResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_50, 3, "cufftXtSetJITCallback", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_50, 3, cubind_run_release(), "cufftXtSetJITCallback", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2700,14 +2715,16 @@ const struct CMUnitTest cubind_passthrough_cufft[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_cufft_count = 57;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
+/* How many functions the release of this run's mocks cannot call (the newest: what it removed). */
 size_t cubind_passthrough_cufft_not_callable(void)
 {
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
+    const char *release = cubind_run_release();
+    if (release != NULL && strcmp(release, "12.5") == 0)
         return 1;
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
+    if (release != NULL && strcmp(release, "12.4") == 0)
         return 1;
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
+    if (release != NULL && strcmp(release, "11.8") == 0)
         return 4;
-    return 0;
+    (void)release;
+    return 0; /* the newest: what it removed */
 }

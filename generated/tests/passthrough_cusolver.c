@@ -25,6 +25,21 @@
 #endif
 
 
+/* The release of the mocks of libcusolver this run loads: CUBIND_TEST_RELEASE where it has mocks of that
+ * release, else its newest (NULL; tests/tests.mk's release_env). */
+static const char *cubind_run_release(void)
+{
+    const char *release = getenv("CUBIND_TEST_RELEASE");
+    if (release != NULL && strcmp(release, "12.5") == 0)
+        return release;
+    if (release != NULL && strcmp(release, "12.4") == 0)
+        return release;
+    if (release != NULL && strcmp(release, "11.8") == 0)
+        return release;
+    (void)release;
+    return NULL;
+}
+
 /* cusolverGetVersion with zeros: the call through which the statuses' handling is tested. */
 static int cubind_first_call(void)
 {
@@ -243,7 +258,7 @@ static void test_cubind_cusolverDn_get_stream(void **cubind_state)
     }
 }
 
-/* How cusolverDnSetDeterministicMode is called in the older releases where its call differs */
+/* How cusolverDnSetDeterministicMode is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_6[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -255,7 +270,7 @@ static void test_cubind_cusolverDn_set_deterministic_mode(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_INTERNAL_ERROR;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_6, 1, "cusolverDnSetDeterministicMode", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_6, 1, cubind_run_release(), "cusolverDnSetDeterministicMode", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -283,7 +298,7 @@ static void test_cubind_cusolverDn_set_deterministic_mode(void **cubind_state)
     }
 }
 
-/* How cusolverDnGetDeterministicMode is called in the older releases where its call differs */
+/* How cusolverDnGetDeterministicMode is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_7[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -295,7 +310,7 @@ static void test_cubind_cusolverDn_get_deterministic_mode(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_7, 1, "cusolverDnGetDeterministicMode", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_7, 1, cubind_run_release(), "cusolverDnGetDeterministicMode", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -335,7 +350,7 @@ static void test_cubind_cusolverDn_get_deterministic_mode(void **cubind_state)
     }
 }
 
-/* How cusolverDnSetMathMode is called in the older releases where its call differs */
+/* How cusolverDnSetMathMode is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_8[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -349,7 +364,7 @@ static void test_cubind_cusolverDn_set_math_mode(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_NOT_SUPPORTED;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_8, 3, "cusolverDnSetMathMode", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_8, 3, cubind_run_release(), "cusolverDnSetMathMode", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -377,7 +392,7 @@ static void test_cubind_cusolverDn_set_math_mode(void **cubind_state)
     }
 }
 
-/* How cusolverDnGetMathMode is called in the older releases where its call differs */
+/* How cusolverDnGetMathMode is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_9[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -391,7 +406,7 @@ static void test_cubind_cusolverDn_get_math_mode(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_ZERO_PIVOT;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_9, 3, "cusolverDnGetMathMode", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_9, 3, cubind_run_release(), "cusolverDnGetMathMode", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -431,7 +446,7 @@ static void test_cubind_cusolverDn_get_math_mode(void **cubind_state)
     }
 }
 
-/* How cusolverDnSetEmulationStrategy is called in the older releases where its call differs */
+/* How cusolverDnSetEmulationStrategy is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_10[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -445,7 +460,7 @@ static void test_cubind_cusolverDn_set_emulation_strategy(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_INVALID_LICENSE;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_10, 3, "cusolverDnSetEmulationStrategy", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_10, 3, cubind_run_release(), "cusolverDnSetEmulationStrategy", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -473,7 +488,7 @@ static void test_cubind_cusolverDn_set_emulation_strategy(void **cubind_state)
     }
 }
 
-/* How cusolverDnGetEmulationStrategy is called in the older releases where its call differs */
+/* How cusolverDnGetEmulationStrategy is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_11[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -487,7 +502,7 @@ static void test_cubind_cusolverDn_get_emulation_strategy(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_IRS_PARAMS_NOT_INITIALIZED;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_11, 3, "cusolverDnGetEmulationStrategy", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_11, 3, cubind_run_release(), "cusolverDnGetEmulationStrategy", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -22649,7 +22664,7 @@ static void test_cubind_cusolverDn_xsyevd(void **cubind_state)
     }
 }
 
-/* How cusolverDnXsyevBatched_bufferSize is called in the older releases where its call differs */
+/* How cusolverDnXsyevBatched_bufferSize is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_359[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -22675,7 +22690,7 @@ static void test_cubind_cusolverDn_xsyev_batched_buffer_size(void **cubind_state
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_INVALID_WORKSPACE;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_359, 3, "cusolverDnXsyevBatched_bufferSize", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_359, 3, cubind_run_release(), "cusolverDnXsyevBatched_bufferSize", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -22731,7 +22746,7 @@ static void test_cubind_cusolverDn_xsyev_batched_buffer_size(void **cubind_state
     }
 }
 
-/* How cusolverDnXsyevBatched is called in the older releases where its call differs */
+/* How cusolverDnXsyevBatched is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_360[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -22760,7 +22775,7 @@ static void test_cubind_cusolverDn_xsyev_batched(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_NOT_INITIALIZED;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_360, 3, "cusolverDnXsyevBatched", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_360, 3, cubind_run_release(), "cusolverDnXsyevBatched", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -22981,7 +22996,7 @@ static void test_cubind_cusolverDn_xsyevdx(void **cubind_state)
     }
 }
 
-/* How cusolverDnXgeev_bufferSize is called in the older releases where its call differs */
+/* How cusolverDnXgeev_bufferSize is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_363[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -23012,7 +23027,7 @@ static void test_cubind_cusolverDn_xgeev_buffer_size(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_ARCH_MISMATCH;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_363, 3, "cusolverDnXgeev_bufferSize", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_363, 3, cubind_run_release(), "cusolverDnXgeev_bufferSize", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -23073,7 +23088,7 @@ static void test_cubind_cusolverDn_xgeev_buffer_size(void **cubind_state)
     }
 }
 
-/* How cusolverDnXgeev is called in the older releases where its call differs */
+/* How cusolverDnXgeev is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_364[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -23107,7 +23122,7 @@ static void test_cubind_cusolverDn_xgeev(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_MAPPING_ERROR;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_364, 3, "cusolverDnXgeev", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_364, 3, cubind_run_release(), "cusolverDnXgeev", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -23671,7 +23686,7 @@ static void test_cubind_cusolverDn_xgesvdr(void **cubind_state)
     }
 }
 
-/* How cusolverDnXlarft_bufferSize is called in the older releases where its call differs */
+/* How cusolverDnXlarft_bufferSize is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_371[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -23698,7 +23713,7 @@ static void test_cubind_cusolverDn_xlarft_buffer_size(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_IRS_PARAMS_NOT_INITIALIZED;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_371, 1, "cusolverDnXlarft_bufferSize", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_371, 1, cubind_run_release(), "cusolverDnXlarft_bufferSize", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -23757,7 +23772,7 @@ static void test_cubind_cusolverDn_xlarft_buffer_size(void **cubind_state)
     }
 }
 
-/* How cusolverDnXlarft is called in the older releases where its call differs */
+/* How cusolverDnXlarft is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_372[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -23786,7 +23801,7 @@ static void test_cubind_cusolverDn_xlarft(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_IRS_PARAMS_INVALID;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_372, 1, "cusolverDnXlarft", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_372, 1, cubind_run_release(), "cusolverDnXlarft", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -35057,14 +35072,16 @@ const struct CMUnitTest cubind_passthrough_cusolver[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_cusolver_count = 578;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
+/* How many functions the release of this run's mocks cannot call (the newest: what it removed). */
 size_t cubind_passthrough_cusolver_not_callable(void)
 {
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
+    const char *release = cubind_run_release();
+    if (release != NULL && strcmp(release, "12.5") == 0)
         return 8;
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
+    if (release != NULL && strcmp(release, "12.4") == 0)
         return 8;
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
+    if (release != NULL && strcmp(release, "11.8") == 0)
         return 12;
-    return 0;
+    (void)release;
+    return 0; /* the newest: what it removed */
 }

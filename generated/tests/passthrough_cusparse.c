@@ -25,6 +25,21 @@
 #endif
 
 
+/* The release of the mocks of libcusparse this run loads: CUBIND_TEST_RELEASE where it has mocks of that
+ * release, else its newest (NULL; tests/tests.mk's release_env). */
+static const char *cubind_run_release(void)
+{
+    const char *release = getenv("CUBIND_TEST_RELEASE");
+    if (release != NULL && strcmp(release, "12.5") == 0)
+        return release;
+    if (release != NULL && strcmp(release, "12.4") == 0)
+        return release;
+    if (release != NULL && strcmp(release, "11.8") == 0)
+        return release;
+    (void)release;
+    return NULL;
+}
+
 /* cusparseCreate with zeros: the call through which the statuses' handling is tested. */
 static int cubind_first_call(void)
 {
@@ -19489,7 +19504,7 @@ static void test_cubind_cusparse_create_sp_vec(void **cubind_state)
     }
 }
 
-/* How cusparseCreateConstSpVec is called in the older releases where its call differs */
+/* How cusparseCreateConstSpVec is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_340[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -19507,7 +19522,7 @@ static void test_cubind_cusparse_create_const_sp_vec(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_INSUFFICIENT_RESOURCES;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_340, 1, "cusparseCreateConstSpVec", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_340, 1, cubind_run_release(), "cusparseCreateConstSpVec", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -19655,7 +19670,7 @@ static void test_cubind_cusparse_sp_vec_get(void **cubind_state)
     }
 }
 
-/* How cusparseConstSpVecGet is called in the older releases where its call differs */
+/* How cusparseConstSpVecGet is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_343[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -19673,7 +19688,7 @@ static void test_cubind_cusparse_const_sp_vec_get(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_INVALID_VALUE;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_343, 1, "cusparseConstSpVecGet", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_343, 1, cubind_run_release(), "cusparseConstSpVecGet", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -19823,7 +19838,7 @@ static void test_cubind_cusparse_sp_vec_get_values(void **cubind_state)
     }
 }
 
-/* How cusparseConstSpVecGetValues is called in the older releases where its call differs */
+/* How cusparseConstSpVecGetValues is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_346[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -19835,7 +19850,7 @@ static void test_cubind_cusparse_const_sp_vec_get_values(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_EXECUTION_FAILED;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_346, 1, "cusparseConstSpVecGetValues", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_346, 1, cubind_run_release(), "cusparseConstSpVecGetValues", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -19947,7 +19962,7 @@ static void test_cubind_cusparse_create_dn_vec(void **cubind_state)
     }
 }
 
-/* How cusparseCreateConstDnVec is called in the older releases where its call differs */
+/* How cusparseCreateConstDnVec is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_349[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -19961,7 +19976,7 @@ static void test_cubind_cusparse_create_const_dn_vec(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_ZERO_PIVOT;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_349, 1, "cusparseCreateConstDnVec", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_349, 1, cubind_run_release(), "cusparseCreateConstDnVec", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -20081,7 +20096,7 @@ static void test_cubind_cusparse_dn_vec_get(void **cubind_state)
     }
 }
 
-/* How cusparseConstDnVecGet is called in the older releases where its call differs */
+/* How cusparseConstDnVecGet is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_352[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20095,7 +20110,7 @@ static void test_cubind_cusparse_const_dn_vec_get(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_NOT_INITIALIZED;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_352, 1, "cusparseConstDnVecGet", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_352, 1, cubind_run_release(), "cusparseConstDnVecGet", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -20185,7 +20200,7 @@ static void test_cubind_cusparse_dn_vec_get_values(void **cubind_state)
     }
 }
 
-/* How cusparseConstDnVecGetValues is called in the older releases where its call differs */
+/* How cusparseConstDnVecGetValues is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_354[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20197,7 +20212,7 @@ static void test_cubind_cusparse_const_dn_vec_get_values(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_INVALID_VALUE;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_354, 1, "cusparseConstDnVecGetValues", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_354, 1, cubind_run_release(), "cusparseConstDnVecGetValues", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -20411,7 +20426,7 @@ static void test_cubind_cusparse_sp_mat_get_values(void **cubind_state)
     }
 }
 
-/* How cusparseConstSpMatGetValues is called in the older releases where its call differs */
+/* How cusparseConstSpMatGetValues is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_360[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20423,7 +20438,7 @@ static void test_cubind_cusparse_const_sp_mat_get_values(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_ZERO_PIVOT;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_360, 1, "cusparseConstSpMatGetValues", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_360, 1, cubind_run_release(), "cusparseConstSpMatGetValues", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -20645,7 +20660,7 @@ static void test_cubind_cusparse_csr_set_strided_batch(void **cubind_state)
     }
 }
 
-/* How cusparseBsrSetStridedBatch is called in the older releases where its call differs */
+/* How cusparseBsrSetStridedBatch is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_366[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20660,7 +20675,7 @@ static void test_cubind_cusparse_bsr_set_strided_batch(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_ARCH_MISMATCH;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_366, 1, "cusparseBsrSetStridedBatch", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_366, 1, cubind_run_release(), "cusparseBsrSetStridedBatch", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -20813,7 +20828,7 @@ static void test_cubind_cusparse_create_csr(void **cubind_state)
     }
 }
 
-/* How cusparseCreateConstCsr is called in the older releases where its call differs */
+/* How cusparseCreateConstCsr is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_370[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20834,7 +20849,7 @@ static void test_cubind_cusparse_create_const_csr(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_370, 1, "cusparseCreateConstCsr", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_370, 1, cubind_run_release(), "cusparseCreateConstCsr", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -20941,7 +20956,7 @@ static void test_cubind_cusparse_create_csc(void **cubind_state)
     }
 }
 
-/* How cusparseCreateConstCsc is called in the older releases where its call differs */
+/* How cusparseCreateConstCsc is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_372[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20962,7 +20977,7 @@ static void test_cubind_cusparse_create_const_csc(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_NOT_SUPPORTED;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_372, 1, "cusparseCreateConstCsc", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_372, 1, cubind_run_release(), "cusparseCreateConstCsc", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -21105,7 +21120,7 @@ static void test_cubind_cusparse_csr_get(void **cubind_state)
     }
 }
 
-/* How cusparseConstCsrGet is called in the older releases where its call differs */
+/* How cusparseConstCsrGet is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_374[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21126,7 +21141,7 @@ static void test_cubind_cusparse_const_csr_get(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_NOT_INITIALIZED;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_374, 1, "cusparseConstCsrGet", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_374, 1, cubind_run_release(), "cusparseConstCsrGet", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -21305,7 +21320,7 @@ static void test_cubind_cusparse_csc_get(void **cubind_state)
     }
 }
 
-/* How cusparseConstCscGet is called in the older releases where its call differs */
+/* How cusparseConstCscGet is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_376[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21326,7 +21341,7 @@ static void test_cubind_cusparse_const_csc_get(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_INVALID_VALUE;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_376, 1, "cusparseConstCscGet", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_376, 1, cubind_run_release(), "cusparseConstCscGet", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -21475,7 +21490,7 @@ static void test_cubind_cusparse_csc_set_pointers(void **cubind_state)
     }
 }
 
-/* How cusparseCreateBsr is called in the older releases where its call differs */
+/* How cusparseCreateBsr is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_379[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21499,7 +21514,7 @@ static void test_cubind_cusparse_create_bsr(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_EXECUTION_FAILED;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_379, 1, "cusparseCreateBsr", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_379, 1, cubind_run_release(), "cusparseCreateBsr", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -21551,7 +21566,7 @@ static void test_cubind_cusparse_create_bsr(void **cubind_state)
     }
 }
 
-/* How cusparseCreateConstBsr is called in the older releases where its call differs */
+/* How cusparseCreateConstBsr is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_380[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21575,7 +21590,7 @@ static void test_cubind_cusparse_create_const_bsr(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_INTERNAL_ERROR;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_380, 1, "cusparseCreateConstBsr", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_380, 1, cubind_run_release(), "cusparseCreateConstBsr", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -21683,7 +21698,7 @@ static void test_cubind_cusparse_create_coo(void **cubind_state)
     }
 }
 
-/* How cusparseCreateConstCoo is called in the older releases where its call differs */
+/* How cusparseCreateConstCoo is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_382[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21703,7 +21718,7 @@ static void test_cubind_cusparse_create_const_coo(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_ZERO_PIVOT;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_382, 1, "cusparseCreateConstCoo", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_382, 1, cubind_run_release(), "cusparseCreateConstCoo", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -21839,7 +21854,7 @@ static void test_cubind_cusparse_coo_get(void **cubind_state)
     }
 }
 
-/* How cusparseConstCooGet is called in the older releases where its call differs */
+/* How cusparseConstCooGet is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_384[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21859,7 +21874,7 @@ static void test_cubind_cusparse_const_coo_get(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_INSUFFICIENT_RESOURCES;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_384, 1, "cusparseConstCooGet", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_384, 1, cubind_run_release(), "cusparseConstCooGet", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -22027,7 +22042,7 @@ static void test_cubind_cusparse_create_blocked_ell(void **cubind_state)
     }
 }
 
-/* How cusparseCreateConstBlockedEll is called in the older releases where its call differs */
+/* How cusparseCreateConstBlockedEll is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_387[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22047,7 +22062,7 @@ static void test_cubind_cusparse_create_const_blocked_ell(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_INVALID_VALUE;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_387, 1, "cusparseCreateConstBlockedEll", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_387, 1, cubind_run_release(), "cusparseCreateConstBlockedEll", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -22183,7 +22198,7 @@ static void test_cubind_cusparse_blocked_ell_get(void **cubind_state)
     }
 }
 
-/* How cusparseConstBlockedEllGet is called in the older releases where its call differs */
+/* How cusparseConstBlockedEllGet is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_389[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22203,7 +22218,7 @@ static void test_cubind_cusparse_const_blocked_ell_get(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_MAPPING_ERROR;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_389, 1, "cusparseConstBlockedEllGet", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_389, 1, cubind_run_release(), "cusparseConstBlockedEllGet", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -22283,7 +22298,7 @@ static void test_cubind_cusparse_const_blocked_ell_get(void **cubind_state)
     }
 }
 
-/* How cusparseCreateSlicedEll is called in the older releases where its call differs */
+/* How cusparseCreateSlicedEll is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_390[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22306,7 +22321,7 @@ static void test_cubind_cusparse_create_sliced_ell(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_EXECUTION_FAILED;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_390, 1, "cusparseCreateSlicedEll", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_390, 1, cubind_run_release(), "cusparseCreateSlicedEll", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -22357,7 +22372,7 @@ static void test_cubind_cusparse_create_sliced_ell(void **cubind_state)
     }
 }
 
-/* How cusparseCreateConstSlicedEll is called in the older releases where its call differs */
+/* How cusparseCreateConstSlicedEll is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_391[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22380,7 +22395,7 @@ static void test_cubind_cusparse_create_const_sliced_ell(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_INTERNAL_ERROR;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_391, 1, "cusparseCreateConstSlicedEll", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_391, 1, cubind_run_release(), "cusparseCreateConstSlicedEll", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -22481,7 +22496,7 @@ static void test_cubind_cusparse_create_dn_mat(void **cubind_state)
     }
 }
 
-/* How cusparseCreateConstDnMat is called in the older releases where its call differs */
+/* How cusparseCreateConstDnMat is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_393[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22498,7 +22513,7 @@ static void test_cubind_cusparse_create_const_dn_mat(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_ZERO_PIVOT;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_393, 1, "cusparseCreateConstDnMat", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_393, 1, cubind_run_release(), "cusparseCreateConstDnMat", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -22639,7 +22654,7 @@ static void test_cubind_cusparse_dn_mat_get(void **cubind_state)
     }
 }
 
-/* How cusparseConstDnMatGet is called in the older releases where its call differs */
+/* How cusparseConstDnMatGet is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_396[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22656,7 +22671,7 @@ static void test_cubind_cusparse_const_dn_mat_get(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_NOT_INITIALIZED;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_396, 1, "cusparseConstDnMatGet", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_396, 1, cubind_run_release(), "cusparseConstDnMatGet", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -22761,7 +22776,7 @@ static void test_cubind_cusparse_dn_mat_get_values(void **cubind_state)
     }
 }
 
-/* How cusparseConstDnMatGetValues is called in the older releases where its call differs */
+/* How cusparseConstDnMatGetValues is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_398[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22773,7 +22788,7 @@ static void test_cubind_cusparse_const_dn_mat_get_values(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_INVALID_VALUE;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_398, 1, "cusparseConstDnMatGetValues", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_398, 1, cubind_run_release(), "cusparseConstDnMatGetValues", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -23427,7 +23442,7 @@ static void test_cubind_cusparse_sp_mv_buffer_size(void **cubind_state)
     }
 }
 
-/* How cusparseSpMV_preprocess is called in the older releases where its call differs */
+/* How cusparseSpMV_preprocess is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_415[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -23447,7 +23462,7 @@ static void test_cubind_cusparse_sp_mv_preprocess(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_ZERO_PIVOT;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_415, 1, "cusparseSpMV_preprocess", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_415, 1, cubind_run_release(), "cusparseSpMV_preprocess", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -23689,7 +23704,7 @@ static void test_cubind_cusparse_sp_sv_solve(void **cubind_state)
     }
 }
 
-/* How cusparseSpSV_updateMatrix is called in the older releases where its call differs */
+/* How cusparseSpSV_updateMatrix is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_421[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -23703,7 +23718,7 @@ static void test_cubind_cusparse_sp_sv_update_matrix(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_ARCH_MISMATCH;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_421, 1, "cusparseSpSV_updateMatrix", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_421, 1, cubind_run_release(), "cusparseSpSV_updateMatrix", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -23945,7 +23960,7 @@ static void test_cubind_cusparse_sp_sm_solve(void **cubind_state)
     }
 }
 
-/* How cusparseSpSM_updateMatrix is called in the older releases where its call differs */
+/* How cusparseSpSM_updateMatrix is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_427[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -23959,7 +23974,7 @@ static void test_cubind_cusparse_sp_sm_update_matrix(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_NOT_SUPPORTED;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_427, 1, "cusparseSpSM_updateMatrix", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_427, 1, cubind_run_release(), "cusparseSpSM_updateMatrix", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -24265,7 +24280,7 @@ static void test_cubind_cusparse_sp_gemm_work_estimation(void **cubind_state)
     }
 }
 
-/* How cusparseSpGEMM_getNumProducts is called in the older releases where its call differs */
+/* How cusparseSpGEMM_getNumProducts is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_434[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -24277,7 +24292,7 @@ static void test_cubind_cusparse_sp_gemm_get_num_products(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_EXECUTION_FAILED;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_434, 1, "cusparseSpGEMM_getNumProducts", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_434, 1, cubind_run_release(), "cusparseSpGEMM_getNumProducts", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -24317,7 +24332,7 @@ static void test_cubind_cusparse_sp_gemm_get_num_products(void **cubind_state)
     }
 }
 
-/* How cusparseSpGEMM_estimateMemory is called in the older releases where its call differs */
+/* How cusparseSpGEMM_estimateMemory is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_435[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -24342,7 +24357,7 @@ static void test_cubind_cusparse_sp_gemm_estimate_memory(void **cubind_state)
     const cusparseStatus_t cubind_expected = CUSPARSE_STATUS_INTERNAL_ERROR;
     cusparseStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_435, 1, "cusparseSpGEMM_estimateMemory", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_435, 1, cubind_run_release(), "cusparseSpGEMM_estimateMemory", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -26232,14 +26247,16 @@ const struct CMUnitTest cubind_passthrough_cusparse[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_cusparse_count = 461;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
+/* How many functions the release of this run's mocks cannot call (the newest: what it removed). */
 size_t cubind_passthrough_cusparse_not_callable(void)
 {
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
+    const char *release = cubind_run_release();
+    if (release != NULL && strcmp(release, "12.5") == 0)
         return 0;
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
+    if (release != NULL && strcmp(release, "12.4") == 0)
         return 0;
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
+    if (release != NULL && strcmp(release, "11.8") == 0)
         return 28;
-    return 0;
+    (void)release;
+    return 0; /* the newest: what it removed */
 }

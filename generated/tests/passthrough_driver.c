@@ -25,6 +25,21 @@
 #endif
 
 
+/* The release of the mocks of libcuda this run loads: CUBIND_TEST_RELEASE where it has mocks of that
+ * release, else its newest (NULL; tests/tests.mk's release_env). */
+static const char *cubind_run_release(void)
+{
+    const char *release = getenv("CUBIND_TEST_RELEASE");
+    if (release != NULL && strcmp(release, "12.5") == 0)
+        return release;
+    if (release != NULL && strcmp(release, "12.4") == 0)
+        return release;
+    if (release != NULL && strcmp(release, "11.8") == 0)
+        return release;
+    (void)release;
+    return NULL;
+}
+
 /* cuGetErrorString with zeros: the call through which the statuses' handling is tested. */
 static int cubind_first_call(void)
 {
@@ -510,7 +525,7 @@ static void test_cubind_driver_device_get_attribute(void **cubind_state)
     }
 }
 
-/* How cuDeviceGetHostAtomicCapabilities is called in the older releases where its call differs */
+/* How cuDeviceGetHostAtomicCapabilities is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_12[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -526,7 +541,7 @@ static void test_cubind_driver_device_get_host_atomic_capabilities(void **cubind
     const CUresult cubind_expected = CUDA_ERROR_INVALID_DEVICE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_12, 3, "cuDeviceGetHostAtomicCapabilities", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_12, 3, cubind_run_release(), "cuDeviceGetHostAtomicCapabilities", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1028,7 +1043,7 @@ static void test_cubind_driver_device_primary_ctx_reset(void **cubind_state)
     }
 }
 
-/* How cuCtxCreate is called in the older releases where its call differs */
+/* How cuCtxCreate is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_26[] = {
     {"12.4", CUBIND_TEST_SEMANTIC, "cuCtxCreate_v2"},
     {"11.8", CUBIND_TEST_SEMANTIC, "cuCtxCreate_v2"},
@@ -1043,7 +1058,7 @@ static void test_cubind_driver_ctx_create(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ECC_UNCORRECTABLE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_26, 2, "cuCtxCreate_v4", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_26, 2, cubind_run_release(), "cuCtxCreate_v4", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -1283,7 +1298,7 @@ static void test_cubind_driver_ctx_get_device(void **cubind_state)
     }
 }
 
-/* How cuCtxGetDevice_v2 is called in the older releases where its call differs */
+/* How cuCtxGetDevice_v2 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_33[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1297,7 +1312,7 @@ static void test_cubind_driver_ctx_get_device_v2(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_33, 3, "cuCtxGetDevice_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_33, 3, cubind_run_release(), "cuCtxGetDevice_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1375,7 +1390,7 @@ static void test_cubind_driver_ctx_get_flags(void **cubind_state)
     }
 }
 
-/* How cuCtxSetFlags is called in the older releases where its call differs */
+/* How cuCtxSetFlags is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_35[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1386,7 +1401,7 @@ static void test_cubind_driver_ctx_set_flags(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILATION_DISABLED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_35, 1, "cuCtxSetFlags", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_35, 1, cubind_run_release(), "cuCtxSetFlags", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1413,7 +1428,7 @@ static void test_cubind_driver_ctx_set_flags(void **cubind_state)
     }
 }
 
-/* How cuCtxGetId is called in the older releases where its call differs */
+/* How cuCtxGetId is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_36[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1425,7 +1440,7 @@ static void test_cubind_driver_ctx_get_id(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_36, 1, "cuCtxGetId", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_36, 1, cubind_run_release(), "cuCtxGetId", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1489,7 +1504,7 @@ static void test_cubind_driver_ctx_synchronize(void **cubind_state)
     }
 }
 
-/* How cuCtxSynchronize_v2 is called in the older releases where its call differs */
+/* How cuCtxSynchronize_v2 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_38[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1502,7 +1517,7 @@ static void test_cubind_driver_ctx_synchronize_v2(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CONTAINED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_38, 3, "cuCtxSynchronize_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_38, 3, cubind_run_release(), "cuCtxSynchronize_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1809,7 +1824,7 @@ static void test_cubind_driver_ctx_get_exec_affinity(void **cubind_state)
     }
 }
 
-/* How cuCtxRecordEvent is called in the older releases where its call differs */
+/* How cuCtxRecordEvent is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_47[] = {
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
@@ -1822,7 +1837,7 @@ static void test_cubind_driver_ctx_record_event(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_47, 2, "cuCtxRecordEvent", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_47, 2, cubind_run_release(), "cuCtxRecordEvent", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1850,7 +1865,7 @@ static void test_cubind_driver_ctx_record_event(void **cubind_state)
     }
 }
 
-/* How cuCtxWaitEvent is called in the older releases where its call differs */
+/* How cuCtxWaitEvent is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_48[] = {
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
@@ -1863,7 +1878,7 @@ static void test_cubind_driver_ctx_wait_event(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_ADDRESS;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_48, 2, "cuCtxWaitEvent", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_48, 2, cubind_run_release(), "cuCtxWaitEvent", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2301,7 +2316,7 @@ static void test_cubind_driver_module_get_function(void **cubind_state)
     }
 }
 
-/* How cuModuleGetFunctionCount is called in the older releases where its call differs */
+/* How cuModuleGetFunctionCount is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_60[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2313,7 +2328,7 @@ static void test_cubind_driver_module_get_function_count(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_HARDWARE_STACK_ERROR;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_60, 1, "cuModuleGetFunctionCount", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_60, 1, cubind_run_release(), "cuModuleGetFunctionCount", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2353,7 +2368,7 @@ static void test_cubind_driver_module_get_function_count(void **cubind_state)
     }
 }
 
-/* How cuModuleEnumerateFunctions is called in the older releases where its call differs */
+/* How cuModuleEnumerateFunctions is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_61[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2366,7 +2381,7 @@ static void test_cubind_driver_module_enumerate_functions(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_INSTRUCTION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_61, 1, "cuModuleEnumerateFunctions", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_61, 1, cubind_run_release(), "cuModuleEnumerateFunctions", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2771,7 +2786,7 @@ static void test_cubind_driver_module_get_surf_ref(void **cubind_state)
     }
 }
 
-/* How cuLibraryLoadData is called in the older releases where its call differs */
+/* How cuLibraryLoadData is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_70[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2789,7 +2804,7 @@ static void test_cubind_driver_library_load_data(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_SYSTEM_NOT_READY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_70, 1, "cuLibraryLoadData", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_70, 1, cubind_run_release(), "cuLibraryLoadData", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2851,7 +2866,7 @@ static void test_cubind_driver_library_load_data(void **cubind_state)
     }
 }
 
-/* How cuLibraryLoadFromFile is called in the older releases where its call differs */
+/* How cuLibraryLoadFromFile is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_71[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2869,7 +2884,7 @@ static void test_cubind_driver_library_load_from_file(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_71, 1, "cuLibraryLoadFromFile", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_71, 1, cubind_run_release(), "cuLibraryLoadFromFile", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2931,7 +2946,7 @@ static void test_cubind_driver_library_load_from_file(void **cubind_state)
     }
 }
 
-/* How cuLibraryUnload is called in the older releases where its call differs */
+/* How cuLibraryUnload is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_72[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2942,7 +2957,7 @@ static void test_cubind_driver_library_unload(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_72, 1, "cuLibraryUnload", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_72, 1, cubind_run_release(), "cuLibraryUnload", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2969,7 +2984,7 @@ static void test_cubind_driver_library_unload(void **cubind_state)
     }
 }
 
-/* How cuLibraryGetKernel is called in the older releases where its call differs */
+/* How cuLibraryGetKernel is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_73[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2982,7 +2997,7 @@ static void test_cubind_driver_library_get_kernel(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_MPS_CONNECTION_FAILED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_73, 1, "cuLibraryGetKernel", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_73, 1, cubind_run_release(), "cuLibraryGetKernel", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3023,7 +3038,7 @@ static void test_cubind_driver_library_get_kernel(void **cubind_state)
     }
 }
 
-/* How cuLibraryGetKernelCount is called in the older releases where its call differs */
+/* How cuLibraryGetKernelCount is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_74[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3035,7 +3050,7 @@ static void test_cubind_driver_library_get_kernel_count(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_MPS_RPC_FAILURE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_74, 1, "cuLibraryGetKernelCount", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_74, 1, cubind_run_release(), "cuLibraryGetKernelCount", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3075,7 +3090,7 @@ static void test_cubind_driver_library_get_kernel_count(void **cubind_state)
     }
 }
 
-/* How cuLibraryEnumerateKernels is called in the older releases where its call differs */
+/* How cuLibraryEnumerateKernels is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_75[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3088,7 +3103,7 @@ static void test_cubind_driver_library_enumerate_kernels(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_MPS_SERVER_NOT_READY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_75, 1, "cuLibraryEnumerateKernels", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_75, 1, cubind_run_release(), "cuLibraryEnumerateKernels", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3129,7 +3144,7 @@ static void test_cubind_driver_library_enumerate_kernels(void **cubind_state)
     }
 }
 
-/* How cuLibraryGetModule is called in the older releases where its call differs */
+/* How cuLibraryGetModule is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_76[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3141,7 +3156,7 @@ static void test_cubind_driver_library_get_module(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CLIENTS_REACHED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_76, 1, "cuLibraryGetModule", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_76, 1, cubind_run_release(), "cuLibraryGetModule", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3181,7 +3196,7 @@ static void test_cubind_driver_library_get_module(void **cubind_state)
     }
 }
 
-/* How cuKernelGetFunction is called in the older releases where its call differs */
+/* How cuKernelGetFunction is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_77[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3193,7 +3208,7 @@ static void test_cubind_driver_kernel_get_function(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_77, 1, "cuKernelGetFunction", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_77, 1, cubind_run_release(), "cuKernelGetFunction", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3233,7 +3248,7 @@ static void test_cubind_driver_kernel_get_function(void **cubind_state)
     }
 }
 
-/* How cuKernelGetLibrary is called in the older releases where its call differs */
+/* How cuKernelGetLibrary is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_78[] = {
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
@@ -3246,7 +3261,7 @@ static void test_cubind_driver_kernel_get_library(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_MPS_CLIENT_TERMINATED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_78, 2, "cuKernelGetLibrary", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_78, 2, cubind_run_release(), "cuKernelGetLibrary", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3286,7 +3301,7 @@ static void test_cubind_driver_kernel_get_library(void **cubind_state)
     }
 }
 
-/* How cuLibraryGetGlobal is called in the older releases where its call differs */
+/* How cuLibraryGetGlobal is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_79[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3300,7 +3315,7 @@ static void test_cubind_driver_library_get_global(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CDP_NOT_SUPPORTED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_79, 1, "cuLibraryGetGlobal", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_79, 1, cubind_run_release(), "cuLibraryGetGlobal", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3346,7 +3361,7 @@ static void test_cubind_driver_library_get_global(void **cubind_state)
     }
 }
 
-/* How cuLibraryGetManaged is called in the older releases where its call differs */
+/* How cuLibraryGetManaged is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_80[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3360,7 +3375,7 @@ static void test_cubind_driver_library_get_managed(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CDP_VERSION_MISMATCH;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_80, 1, "cuLibraryGetManaged", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_80, 1, cubind_run_release(), "cuLibraryGetManaged", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3406,7 +3421,7 @@ static void test_cubind_driver_library_get_managed(void **cubind_state)
     }
 }
 
-/* How cuLibraryGetUnifiedFunction is called in the older releases where its call differs */
+/* How cuLibraryGetUnifiedFunction is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_81[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3419,7 +3434,7 @@ static void test_cubind_driver_library_get_unified_function(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_81, 1, "cuLibraryGetUnifiedFunction", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_81, 1, cubind_run_release(), "cuLibraryGetUnifiedFunction", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3460,7 +3475,7 @@ static void test_cubind_driver_library_get_unified_function(void **cubind_state)
     }
 }
 
-/* How cuKernelGetAttribute is called in the older releases where its call differs */
+/* How cuKernelGetAttribute is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_82[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3474,7 +3489,7 @@ static void test_cubind_driver_kernel_get_attribute(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_82, 1, "cuKernelGetAttribute", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_82, 1, cubind_run_release(), "cuKernelGetAttribute", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3516,7 +3531,7 @@ static void test_cubind_driver_kernel_get_attribute(void **cubind_state)
     }
 }
 
-/* How cuKernelSetAttribute is called in the older releases where its call differs */
+/* How cuKernelSetAttribute is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_83[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3530,7 +3545,7 @@ static void test_cubind_driver_kernel_set_attribute(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_MERGE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_83, 1, "cuKernelSetAttribute", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_83, 1, cubind_run_release(), "cuKernelSetAttribute", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3560,7 +3575,7 @@ static void test_cubind_driver_kernel_set_attribute(void **cubind_state)
     }
 }
 
-/* How cuKernelSetCacheConfig is called in the older releases where its call differs */
+/* How cuKernelSetCacheConfig is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_84[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3573,7 +3588,7 @@ static void test_cubind_driver_kernel_set_cache_config(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_84, 1, "cuKernelSetCacheConfig", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_84, 1, cubind_run_release(), "cuKernelSetCacheConfig", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3602,7 +3617,7 @@ static void test_cubind_driver_kernel_set_cache_config(void **cubind_state)
     }
 }
 
-/* How cuKernelGetName is called in the older releases where its call differs */
+/* How cuKernelGetName is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_85[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3614,7 +3629,7 @@ static void test_cubind_driver_kernel_get_name(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_85, 1, "cuKernelGetName", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_85, 1, cubind_run_release(), "cuKernelGetName", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3654,7 +3669,7 @@ static void test_cubind_driver_kernel_get_name(void **cubind_state)
     }
 }
 
-/* How cuKernelGetParamInfo is called in the older releases where its call differs */
+/* How cuKernelGetParamInfo is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_86[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3668,7 +3683,7 @@ static void test_cubind_driver_kernel_get_param_info(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_86, 1, "cuKernelGetParamInfo", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_86, 1, cubind_run_release(), "cuKernelGetParamInfo", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -4152,7 +4167,7 @@ static void test_cubind_driver_mem_alloc_managed(void **cubind_state)
     }
 }
 
-/* How cuDeviceRegisterAsyncNotification is called in the older releases where its call differs */
+/* How cuDeviceRegisterAsyncNotification is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_98[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -4166,7 +4181,7 @@ static void test_cubind_driver_device_register_async_notification(void **cubind_
     const CUresult cubind_expected = CUDA_ERROR_UNKNOWN;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_98, 1, "cuDeviceRegisterAsyncNotification", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_98, 1, cubind_run_release(), "cuDeviceRegisterAsyncNotification", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -4208,7 +4223,7 @@ static void test_cubind_driver_device_register_async_notification(void **cubind_
     }
 }
 
-/* How cuDeviceUnregisterAsyncNotification is called in the older releases where its call differs */
+/* How cuDeviceUnregisterAsyncNotification is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_99[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -4220,7 +4235,7 @@ static void test_cubind_driver_device_unregister_async_notification(void **cubin
     const CUresult cubind_expected = CUDA_ERROR_INVALID_VALUE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_99, 1, "cuDeviceUnregisterAsyncNotification", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_99, 1, cubind_run_release(), "cuDeviceUnregisterAsyncNotification", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5312,7 +5327,7 @@ static void test_cubind_driver_memcpy3_d_peer_async(void **cubind_state)
     }
 }
 
-/* How cuMemcpyBatchAsync is called in the older releases where its call differs */
+/* How cuMemcpyBatchAsync is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_133[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -5332,7 +5347,7 @@ static void test_cubind_driver_memcpy_batch_async(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_133, 3, "cuMemcpyBatchAsync_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_133, 3, cubind_run_release(), "cuMemcpyBatchAsync_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5394,7 +5409,7 @@ static void test_cubind_driver_memcpy_batch_async(void **cubind_state)
     }
 }
 
-/* How cuMemcpy3DBatchAsync is called in the older releases where its call differs */
+/* How cuMemcpy3DBatchAsync is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_134[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -5410,7 +5425,7 @@ static void test_cubind_driver_memcpy3_d_batch_async(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILATION_DISABLED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_134, 3, "cuMemcpy3DBatchAsync_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_134, 3, cubind_run_release(), "cuMemcpy3DBatchAsync_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6384,7 +6399,7 @@ static void test_cubind_driver_mem_get_handle_for_address_range(void **cubind_st
     }
 }
 
-/* How cuMemBatchDecompressAsync is called in the older releases where its call differs */
+/* How cuMemBatchDecompressAsync is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_161[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -6401,7 +6416,7 @@ static void test_cubind_driver_mem_batch_decompress_async(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_MISALIGNED_ADDRESS;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_161, 3, "cuMemBatchDecompressAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_161, 3, cubind_run_release(), "cuMemBatchDecompressAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7200,7 +7215,7 @@ static void test_cubind_driver_mem_pool_get_access(void **cubind_state)
     }
 }
 
-/* How cuMemPoolCreate is called in the older releases where its call differs */
+/* How cuMemPoolCreate is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_183[] = {
     {"12.5", CUBIND__RELEASE_ADAPTER, "cuMemPoolCreate"},
     {"12.4", CUBIND__RELEASE_ADAPTER, "cuMemPoolCreate"},
@@ -7220,7 +7235,7 @@ static void test_cubind_driver_mem_pool_create(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_183, 3, "cuMemPoolCreate", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_183, 3, cubind_run_release(), "cuMemPoolCreate", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
@@ -7294,7 +7309,7 @@ static void test_cubind_driver_mem_pool_destroy(void **cubind_state)
     }
 }
 
-/* How cuMemGetDefaultMemPool is called in the older releases where its call differs */
+/* How cuMemGetDefaultMemPool is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_185[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -7309,7 +7324,7 @@ static void test_cubind_driver_mem_get_default_mem_pool(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_185, 3, "cuMemGetDefaultMemPool", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_185, 3, cubind_run_release(), "cuMemGetDefaultMemPool", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7354,7 +7369,7 @@ static void test_cubind_driver_mem_get_default_mem_pool(void **cubind_state)
     }
 }
 
-/* How cuMemGetMemPool is called in the older releases where its call differs */
+/* How cuMemGetMemPool is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_186[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -7369,7 +7384,7 @@ static void test_cubind_driver_mem_get_mem_pool(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_186, 3, "cuMemGetMemPool", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_186, 3, cubind_run_release(), "cuMemGetMemPool", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7414,7 +7429,7 @@ static void test_cubind_driver_mem_get_mem_pool(void **cubind_state)
     }
 }
 
-/* How cuMemSetMemPool is called in the older releases where its call differs */
+/* How cuMemSetMemPool is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_187[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -7429,7 +7444,7 @@ static void test_cubind_driver_mem_set_mem_pool(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CAPTURED_EVENT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_187, 3, "cuMemSetMemPool", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_187, 3, cubind_run_release(), "cuMemSetMemPool", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7676,7 +7691,7 @@ static void test_cubind_driver_mem_pool_import_pointer(void **cubind_state)
     }
 }
 
-/* How cuMulticastCreate is called in the older releases where its call differs */
+/* How cuMulticastCreate is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_193[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7688,7 +7703,7 @@ static void test_cubind_driver_multicast_create(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_FUNCTION_NOT_LOADED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_193, 1, "cuMulticastCreate", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_193, 1, cubind_run_release(), "cuMulticastCreate", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7728,7 +7743,7 @@ static void test_cubind_driver_multicast_create(void **cubind_state)
     }
 }
 
-/* How cuMulticastAddDevice is called in the older releases where its call differs */
+/* How cuMulticastAddDevice is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_194[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7740,7 +7755,7 @@ static void test_cubind_driver_multicast_add_device(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_TYPE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_194, 1, "cuMulticastAddDevice", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_194, 1, cubind_run_release(), "cuMulticastAddDevice", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7768,7 +7783,7 @@ static void test_cubind_driver_multicast_add_device(void **cubind_state)
     }
 }
 
-/* How cuMulticastBindMem is called in the older releases where its call differs */
+/* How cuMulticastBindMem is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_195[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7784,7 +7799,7 @@ static void test_cubind_driver_multicast_bind_mem(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_195, 1, "cuMulticastBindMem", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_195, 1, cubind_run_release(), "cuMulticastBindMem", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7816,7 +7831,7 @@ static void test_cubind_driver_multicast_bind_mem(void **cubind_state)
     }
 }
 
-/* How cuMulticastBindAddr is called in the older releases where its call differs */
+/* How cuMulticastBindAddr is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_196[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7831,7 +7846,7 @@ static void test_cubind_driver_multicast_bind_addr(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_KEY_ROTATION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_196, 1, "cuMulticastBindAddr", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_196, 1, cubind_run_release(), "cuMulticastBindAddr", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7862,7 +7877,7 @@ static void test_cubind_driver_multicast_bind_addr(void **cubind_state)
     }
 }
 
-/* How cuMulticastUnbind is called in the older releases where its call differs */
+/* How cuMulticastUnbind is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_197[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7876,7 +7891,7 @@ static void test_cubind_driver_multicast_unbind(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_UNKNOWN;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_197, 1, "cuMulticastUnbind", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_197, 1, cubind_run_release(), "cuMulticastUnbind", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7906,7 +7921,7 @@ static void test_cubind_driver_multicast_unbind(void **cubind_state)
     }
 }
 
-/* How cuMulticastGetGranularity is called in the older releases where its call differs */
+/* How cuMulticastGetGranularity is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_198[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7919,7 +7934,7 @@ static void test_cubind_driver_multicast_get_granularity(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_VALUE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_198, 1, "cuMulticastGetGranularity", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_198, 1, cubind_run_release(), "cuMulticastGetGranularity", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7990,7 +8005,7 @@ static void test_cubind_driver_pointer_get_attribute(void **cubind_state)
     }
 }
 
-/* How cuMemPrefetchAsync is called in the older releases where its call differs */
+/* How cuMemPrefetchAsync is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_200[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuMemPrefetchAsync"},
 };
@@ -8005,7 +8020,7 @@ static void test_cubind_driver_mem_prefetch_async(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NOT_INITIALIZED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_200, 1, "cuMemPrefetchAsync_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_200, 1, cubind_run_release(), "cuMemPrefetchAsync_v2", &cubind_action);
 
     (void)cubind_state;
     memset(&location, 67, sizeof location);
@@ -8039,7 +8054,7 @@ static void test_cubind_driver_mem_prefetch_async(void **cubind_state)
     }
 }
 
-/* How cuMemAdvise is called in the older releases where its call differs */
+/* How cuMemAdvise is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_201[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuMemAdvise"},
 };
@@ -8053,7 +8068,7 @@ static void test_cubind_driver_mem_advise(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_DEINITIALIZED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_201, 1, "cuMemAdvise_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_201, 1, cubind_run_release(), "cuMemAdvise_v2", &cubind_action);
 
     (void)cubind_state;
     memset(&location, 68, sizeof location);
@@ -8086,7 +8101,7 @@ static void test_cubind_driver_mem_advise(void **cubind_state)
     }
 }
 
-/* How cuMemPrefetchBatchAsync is called in the older releases where its call differs */
+/* How cuMemPrefetchBatchAsync is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_202[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -8106,7 +8121,7 @@ static void test_cubind_driver_mem_prefetch_batch_async(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_DISABLED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_202, 3, "cuMemPrefetchBatchAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_202, 3, cubind_run_release(), "cuMemPrefetchBatchAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8164,7 +8179,7 @@ static void test_cubind_driver_mem_prefetch_batch_async(void **cubind_state)
     }
 }
 
-/* How cuMemDiscardBatchAsync is called in the older releases where its call differs */
+/* How cuMemDiscardBatchAsync is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_203[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -8181,7 +8196,7 @@ static void test_cubind_driver_mem_discard_batch_async(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_NOT_INITIALIZED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_203, 3, "cuMemDiscardBatchAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_203, 3, cubind_run_release(), "cuMemDiscardBatchAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8228,7 +8243,7 @@ static void test_cubind_driver_mem_discard_batch_async(void **cubind_state)
     }
 }
 
-/* How cuMemDiscardAndPrefetchBatchAsync is called in the older releases where its call differs */
+/* How cuMemDiscardAndPrefetchBatchAsync is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_204[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -8248,7 +8263,7 @@ static void test_cubind_driver_mem_discard_and_prefetch_batch_async(void **cubin
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STARTED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_204, 3, "cuMemDiscardAndPrefetchBatchAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_204, 3, cubind_run_release(), "cuMemDiscardAndPrefetchBatchAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8596,7 +8611,7 @@ static void test_cubind_driver_stream_get_priority(void **cubind_state)
     }
 }
 
-/* How cuStreamGetDevice is called in the older releases where its call differs */
+/* How cuStreamGetDevice is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_212[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -8610,7 +8625,7 @@ static void test_cubind_driver_stream_get_device(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_IMAGE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_212, 3, "cuStreamGetDevice", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_212, 3, cubind_run_release(), "cuStreamGetDevice", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8690,7 +8705,7 @@ static void test_cubind_driver_stream_get_flags(void **cubind_state)
     }
 }
 
-/* How cuStreamGetId is called in the older releases where its call differs */
+/* How cuStreamGetId is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_214[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -8702,7 +8717,7 @@ static void test_cubind_driver_stream_get_id(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_CURRENT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_214, 1, "cuStreamGetId", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_214, 1, cubind_run_release(), "cuStreamGetId", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8782,7 +8797,7 @@ static void test_cubind_driver_stream_get_ctx(void **cubind_state)
     }
 }
 
-/* How cuStreamGetCtx_v2 is called in the older releases where its call differs */
+/* How cuStreamGetCtx_v2 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_216[] = {
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
@@ -8796,7 +8811,7 @@ static void test_cubind_driver_stream_get_ctx_v2(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_UNMAP_FAILED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_216, 2, "cuStreamGetCtx_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_216, 2, cubind_run_release(), "cuStreamGetCtx_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8931,7 +8946,7 @@ static void test_cubind_driver_stream_begin_capture(void **cubind_state)
     }
 }
 
-/* How cuStreamBeginCaptureToGraph is called in the older releases where its call differs */
+/* How cuStreamBeginCaptureToGraph is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_220[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -8947,7 +8962,7 @@ static void test_cubind_driver_stream_begin_capture_to_graph(void **cubind_state
     const CUresult cubind_expected = CUDA_ERROR_ALREADY_ACQUIRED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_220, 1, "cuStreamBeginCaptureToGraph", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_220, 1, cubind_run_release(), "cuStreamBeginCaptureToGraph", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -9097,7 +9112,7 @@ static void test_cubind_driver_stream_is_capturing(void **cubind_state)
     }
 }
 
-/* How cuStreamGetCaptureInfo is called in the older releases where its call differs */
+/* How cuStreamGetCaptureInfo is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_224[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuStreamGetCaptureInfo_v2"},
 };
@@ -9114,7 +9129,7 @@ static void test_cubind_driver_stream_get_capture_info(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ECC_UNCORRECTABLE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_224, 1, "cuStreamGetCaptureInfo_v3", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_224, 1, cubind_run_release(), "cuStreamGetCaptureInfo_v3", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -9181,7 +9196,7 @@ static void test_cubind_driver_stream_get_capture_info(void **cubind_state)
     }
 }
 
-/* How cuStreamUpdateCaptureDependencies is called in the older releases where its call differs */
+/* How cuStreamUpdateCaptureDependencies is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_225[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuStreamUpdateCaptureDependencies"},
 };
@@ -9196,7 +9211,7 @@ static void test_cubind_driver_stream_update_capture_dependencies(void **cubind_
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_LIMIT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_225, 1, "cuStreamUpdateCaptureDependencies_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_225, 1, cubind_run_release(), "cuStreamUpdateCaptureDependencies_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -9627,7 +9642,7 @@ static void test_cubind_driver_event_destroy(void **cubind_state)
     }
 }
 
-/* How cuEventElapsedTime is called in the older releases where its call differs */
+/* How cuEventElapsedTime is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_239[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "cuEventElapsedTime"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "cuEventElapsedTime"},
@@ -9642,7 +9657,7 @@ static void test_cubind_driver_event_elapsed_time(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_239, 3, "cuEventElapsedTime_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_239, 3, cubind_run_release(), "cuEventElapsedTime_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -10275,7 +10290,7 @@ static void test_cubind_driver_func_get_module(void **cubind_state)
     }
 }
 
-/* How cuFuncGetName is called in the older releases where its call differs */
+/* How cuFuncGetName is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_257[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -10287,7 +10302,7 @@ static void test_cubind_driver_func_get_name(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_257, 1, "cuFuncGetName", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_257, 1, cubind_run_release(), "cuFuncGetName", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -10327,7 +10342,7 @@ static void test_cubind_driver_func_get_name(void **cubind_state)
     }
 }
 
-/* How cuFuncGetParamInfo is called in the older releases where its call differs */
+/* How cuFuncGetParamInfo is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_258[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -10341,7 +10356,7 @@ static void test_cubind_driver_func_get_param_info(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_HARDWARE_STACK_ERROR;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_258, 1, "cuFuncGetParamInfo", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_258, 1, cubind_run_release(), "cuFuncGetParamInfo", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -10387,7 +10402,7 @@ static void test_cubind_driver_func_get_param_info(void **cubind_state)
     }
 }
 
-/* How cuFuncIsLoaded is called in the older releases where its call differs */
+/* How cuFuncIsLoaded is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_259[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -10399,7 +10414,7 @@ static void test_cubind_driver_func_is_loaded(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_INSTRUCTION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_259, 1, "cuFuncIsLoaded", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_259, 1, cubind_run_release(), "cuFuncIsLoaded", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -10439,7 +10454,7 @@ static void test_cubind_driver_func_is_loaded(void **cubind_state)
     }
 }
 
-/* How cuFuncLoad is called in the older releases where its call differs */
+/* How cuFuncLoad is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_260[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -10450,7 +10465,7 @@ static void test_cubind_driver_func_load(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_MISALIGNED_ADDRESS;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_260, 1, "cuFuncLoad", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_260, 1, cubind_run_release(), "cuFuncLoad", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -11081,7 +11096,7 @@ static void test_cubind_driver_graph_create(void **cubind_state)
     }
 }
 
-/* How cuGraphAddKernelNode is called in the older releases where its call differs */
+/* How cuGraphAddKernelNode is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_278[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphAddKernelNode"},
 };
@@ -11096,7 +11111,7 @@ static void test_cubind_driver_graph_add_kernel_node(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CDP_VERSION_MISMATCH;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_278, 1, "cuGraphAddKernelNode_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_278, 1, cubind_run_release(), "cuGraphAddKernelNode_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -11141,7 +11156,7 @@ static void test_cubind_driver_graph_add_kernel_node(void **cubind_state)
     }
 }
 
-/* How cuGraphKernelNodeGetParams is called in the older releases where its call differs */
+/* How cuGraphKernelNodeGetParams is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_279[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphKernelNodeGetParams"},
 };
@@ -11153,7 +11168,7 @@ static void test_cubind_driver_graph_kernel_node_get_params(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_279, 1, "cuGraphKernelNodeGetParams_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_279, 1, cubind_run_release(), "cuGraphKernelNodeGetParams_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -11195,7 +11210,7 @@ static void test_cubind_driver_graph_kernel_node_get_params(void **cubind_state)
     }
 }
 
-/* How cuGraphKernelNodeSetParams is called in the older releases where its call differs */
+/* How cuGraphKernelNodeSetParams is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_280[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphKernelNodeSetParams"},
 };
@@ -11207,7 +11222,7 @@ static void test_cubind_driver_graph_kernel_node_set_params(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_280, 1, "cuGraphKernelNodeSetParams_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_280, 1, cubind_run_release(), "cuGraphKernelNodeSetParams_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -12169,7 +12184,7 @@ static void test_cubind_driver_graph_external_semaphores_wait_node_set_params(vo
     }
 }
 
-/* How cuGraphAddBatchMemOpNode is called in the older releases where its call differs */
+/* How cuGraphAddBatchMemOpNode is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_305[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphAddBatchMemOpNode"},
 };
@@ -12184,7 +12199,7 @@ static void test_cubind_driver_graph_add_batch_mem_op_node(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STUB_LIBRARY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_305, 1, "cuGraphAddBatchMemOpNode", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_305, 1, cubind_run_release(), "cuGraphAddBatchMemOpNode", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -12229,7 +12244,7 @@ static void test_cubind_driver_graph_add_batch_mem_op_node(void **cubind_state)
     }
 }
 
-/* How cuGraphBatchMemOpNodeGetParams is called in the older releases where its call differs */
+/* How cuGraphBatchMemOpNodeGetParams is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_306[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphBatchMemOpNodeGetParams"},
 };
@@ -12241,7 +12256,7 @@ static void test_cubind_driver_graph_batch_mem_op_node_get_params(void **cubind_
     const CUresult cubind_expected = CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_306, 1, "cuGraphBatchMemOpNodeGetParams", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_306, 1, cubind_run_release(), "cuGraphBatchMemOpNodeGetParams", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -12283,7 +12298,7 @@ static void test_cubind_driver_graph_batch_mem_op_node_get_params(void **cubind_
     }
 }
 
-/* How cuGraphBatchMemOpNodeSetParams is called in the older releases where its call differs */
+/* How cuGraphBatchMemOpNodeSetParams is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_307[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphBatchMemOpNodeSetParams"},
 };
@@ -12295,7 +12310,7 @@ static void test_cubind_driver_graph_batch_mem_op_node_set_params(void **cubind_
     const CUresult cubind_expected = CUDA_ERROR_DEVICE_UNAVAILABLE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_307, 1, "cuGraphBatchMemOpNodeSetParams", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_307, 1, cubind_run_release(), "cuGraphBatchMemOpNodeSetParams", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -12325,7 +12340,7 @@ static void test_cubind_driver_graph_batch_mem_op_node_set_params(void **cubind_
     }
 }
 
-/* How cuGraphExecBatchMemOpNodeSetParams is called in the older releases where its call differs */
+/* How cuGraphExecBatchMemOpNodeSetParams is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_308[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphExecBatchMemOpNodeSetParams"},
 };
@@ -12338,7 +12353,7 @@ static void test_cubind_driver_graph_exec_batch_mem_op_node_set_params(void **cu
     const CUresult cubind_expected = CUDA_ERROR_NO_DEVICE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_308, 1, "cuGraphExecBatchMemOpNodeSetParams", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_308, 1, cubind_run_release(), "cuGraphExecBatchMemOpNodeSetParams", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -12369,7 +12384,7 @@ static void test_cubind_driver_graph_exec_batch_mem_op_node_set_params(void **cu
     }
 }
 
-/* How cuGraphAddMemAllocNode is called in the older releases where its call differs */
+/* How cuGraphAddMemAllocNode is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_309[] = {
     {"12.5", CUBIND__RELEASE_ADAPTER, "cuGraphAddMemAllocNode"},
     {"12.4", CUBIND__RELEASE_ADAPTER, "cuGraphAddMemAllocNode"},
@@ -12392,7 +12407,7 @@ static void test_cubind_driver_graph_add_mem_alloc_node(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_DEVICE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_309, 3, "cuGraphAddMemAllocNode", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_309, 3, cubind_run_release(), "cuGraphAddMemAllocNode", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_4.bytes, 0x5c, sizeof cubind_record_4.bytes);
@@ -12447,7 +12462,7 @@ static void test_cubind_driver_graph_add_mem_alloc_node(void **cubind_state)
     }
 }
 
-/* How cuGraphMemAllocNodeGetParams is called in the older releases where its call differs */
+/* How cuGraphMemAllocNodeGetParams is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_310[] = {
     {"12.5", CUBIND__RELEASE_ADAPTER, "cuGraphMemAllocNodeGetParams"},
     {"12.4", CUBIND__RELEASE_ADAPTER, "cuGraphMemAllocNodeGetParams"},
@@ -12467,7 +12482,7 @@ static void test_cubind_driver_graph_mem_alloc_node_get_params(void **cubind_sta
     const CUresult cubind_expected = CUDA_ERROR_DEVICE_NOT_LICENSED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_310, 3, "cuGraphMemAllocNodeGetParams", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_310, 3, cubind_run_release(), "cuGraphMemAllocNodeGetParams", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
@@ -12899,7 +12914,7 @@ static void test_cubind_driver_graph_get_root_nodes(void **cubind_state)
     }
 }
 
-/* How cuGraphGetEdges is called in the older releases where its call differs */
+/* How cuGraphGetEdges is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_321[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphGetEdges"},
 };
@@ -12914,7 +12929,7 @@ static void test_cubind_driver_graph_get_edges(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_321, 1, "cuGraphGetEdges_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_321, 1, cubind_run_release(), "cuGraphGetEdges_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -12971,7 +12986,7 @@ static void test_cubind_driver_graph_get_edges(void **cubind_state)
     }
 }
 
-/* How cuGraphNodeGetDependencies is called in the older releases where its call differs */
+/* How cuGraphNodeGetDependencies is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_322[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphNodeGetDependencies"},
 };
@@ -12985,7 +13000,7 @@ static void test_cubind_driver_graph_node_get_dependencies(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_POINTER;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_322, 1, "cuGraphNodeGetDependencies_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_322, 1, cubind_run_release(), "cuGraphNodeGetDependencies_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -13037,7 +13052,7 @@ static void test_cubind_driver_graph_node_get_dependencies(void **cubind_state)
     }
 }
 
-/* How cuGraphNodeGetDependentNodes is called in the older releases where its call differs */
+/* How cuGraphNodeGetDependentNodes is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_323[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphNodeGetDependentNodes"},
 };
@@ -13051,7 +13066,7 @@ static void test_cubind_driver_graph_node_get_dependent_nodes(void **cubind_stat
     const CUresult cubind_expected = CUDA_ERROR_ECC_UNCORRECTABLE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_323, 1, "cuGraphNodeGetDependentNodes_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_323, 1, cubind_run_release(), "cuGraphNodeGetDependentNodes_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -13103,7 +13118,7 @@ static void test_cubind_driver_graph_node_get_dependent_nodes(void **cubind_stat
     }
 }
 
-/* How cuGraphAddDependencies is called in the older releases where its call differs */
+/* How cuGraphAddDependencies is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_324[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphAddDependencies"},
 };
@@ -13118,7 +13133,7 @@ static void test_cubind_driver_graph_add_dependencies(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_LIMIT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_324, 1, "cuGraphAddDependencies_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_324, 1, cubind_run_release(), "cuGraphAddDependencies_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -13151,7 +13166,7 @@ static void test_cubind_driver_graph_add_dependencies(void **cubind_state)
     }
 }
 
-/* How cuGraphRemoveDependencies is called in the older releases where its call differs */
+/* How cuGraphRemoveDependencies is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_325[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphRemoveDependencies"},
 };
@@ -13166,7 +13181,7 @@ static void test_cubind_driver_graph_remove_dependencies(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_IN_USE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_325, 1, "cuGraphRemoveDependencies_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_325, 1, cubind_run_release(), "cuGraphRemoveDependencies_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -13267,7 +13282,7 @@ static void test_cubind_driver_graph_instantiate(void **cubind_state)
     }
 }
 
-/* How cuGraphInstantiateWithParams is called in the older releases where its call differs */
+/* How cuGraphInstantiateWithParams is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_328[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -13280,7 +13295,7 @@ static void test_cubind_driver_graph_instantiate_with_params(void **cubind_state
     const CUresult cubind_expected = CUDA_ERROR_INVALID_GRAPHICS_CONTEXT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_328, 1, "cuGraphInstantiateWithParams", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_328, 1, cubind_run_release(), "cuGraphInstantiateWithParams", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13325,7 +13340,7 @@ static void test_cubind_driver_graph_instantiate_with_params(void **cubind_state
     }
 }
 
-/* How cuGraphExecGetFlags is called in the older releases where its call differs */
+/* How cuGraphExecGetFlags is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_329[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -13337,7 +13352,7 @@ static void test_cubind_driver_graph_exec_get_flags(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NVLINK_UNCORRECTABLE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_329, 1, "cuGraphExecGetFlags", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_329, 1, cubind_run_release(), "cuGraphExecGetFlags", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13377,7 +13392,7 @@ static void test_cubind_driver_graph_exec_get_flags(void **cubind_state)
     }
 }
 
-/* How cuGraphExecKernelNodeSetParams is called in the older releases where its call differs */
+/* How cuGraphExecKernelNodeSetParams is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_330[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphExecKernelNodeSetParams"},
 };
@@ -13390,7 +13405,7 @@ static void test_cubind_driver_graph_exec_kernel_node_set_params(void **cubind_s
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_330, 1, "cuGraphExecKernelNodeSetParams_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_330, 1, cubind_run_release(), "cuGraphExecKernelNodeSetParams_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -13845,7 +13860,7 @@ static void test_cubind_driver_graph_destroy(void **cubind_state)
     }
 }
 
-/* How cuGraphExecUpdate is called in the older releases where its call differs */
+/* How cuGraphExecUpdate is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_345[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphExecUpdate"},
 };
@@ -13858,7 +13873,7 @@ static void test_cubind_driver_graph_exec_update(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_ADDRESS;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_345, 1, "cuGraphExecUpdate_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_345, 1, cubind_run_release(), "cuGraphExecUpdate_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -14195,7 +14210,7 @@ static void test_cubind_driver_graph_release_user_object(void **cubind_state)
     }
 }
 
-/* How cuGraphAddNode is called in the older releases where its call differs */
+/* How cuGraphAddNode is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_355[] = {
     {"12.5", CUBIND_TEST_SEMANTIC, "cuGraphAddNode_v2"},
     {"12.4", CUBIND_TEST_SEMANTIC, "cuGraphAddNode_v2"},
@@ -14213,7 +14228,7 @@ static void test_cubind_driver_graph_add_node(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_355, 3, "cuGraphAddNode_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_355, 3, cubind_run_release(), "cuGraphAddNode_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -14263,7 +14278,7 @@ static void test_cubind_driver_graph_add_node(void **cubind_state)
     }
 }
 
-/* How cuGraphNodeSetParams is called in the older releases where its call differs */
+/* How cuGraphNodeSetParams is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_356[] = {
     {"12.5", CUBIND_TEST_SEMANTIC, "cuGraphNodeSetParams"},
     {"12.4", CUBIND_TEST_SEMANTIC, "cuGraphNodeSetParams"},
@@ -14277,7 +14292,7 @@ static void test_cubind_driver_graph_node_set_params(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_356, 3, "cuGraphNodeSetParams", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_356, 3, cubind_run_release(), "cuGraphNodeSetParams", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -14319,7 +14334,7 @@ static void test_cubind_driver_graph_node_set_params(void **cubind_state)
     }
 }
 
-/* How cuGraphExecNodeSetParams is called in the older releases where its call differs */
+/* How cuGraphExecNodeSetParams is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_357[] = {
     {"12.5", CUBIND_TEST_SEMANTIC, "cuGraphExecNodeSetParams"},
     {"12.4", CUBIND_TEST_SEMANTIC, "cuGraphExecNodeSetParams"},
@@ -14334,7 +14349,7 @@ static void test_cubind_driver_graph_exec_node_set_params(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_HARDWARE_STACK_ERROR;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_357, 3, "cuGraphExecNodeSetParams", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_357, 3, cubind_run_release(), "cuGraphExecNodeSetParams", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -14377,7 +14392,7 @@ static void test_cubind_driver_graph_exec_node_set_params(void **cubind_state)
     }
 }
 
-/* How cuGraphConditionalHandleCreate is called in the older releases where its call differs */
+/* How cuGraphConditionalHandleCreate is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_358[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -14392,7 +14407,7 @@ static void test_cubind_driver_graph_conditional_handle_create(void **cubind_sta
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_INSTRUCTION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_358, 1, "cuGraphConditionalHandleCreate", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_358, 1, cubind_run_release(), "cuGraphConditionalHandleCreate", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16089,7 +16104,7 @@ static void test_cubind_driver_surf_object_get_resource_desc(void **cubind_state
     }
 }
 
-/* How cuTensorMapEncodeTiled is called in the older releases where its call differs */
+/* How cuTensorMapEncodeTiled is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_403[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16111,7 +16126,7 @@ static void test_cubind_driver_tensor_map_encode_tiled(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STOPPED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_403, 1, "cuTensorMapEncodeTiled", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_403, 1, cubind_run_release(), "cuTensorMapEncodeTiled", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16161,7 +16176,7 @@ static void test_cubind_driver_tensor_map_encode_tiled(void **cubind_state)
     }
 }
 
-/* How cuTensorMapEncodeIm2col is called in the older releases where its call differs */
+/* How cuTensorMapEncodeIm2col is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_404[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16186,7 +16201,7 @@ static void test_cubind_driver_tensor_map_encode_im2col(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STUB_LIBRARY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_404, 1, "cuTensorMapEncodeIm2col", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_404, 1, cubind_run_release(), "cuTensorMapEncodeIm2col", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16239,7 +16254,7 @@ static void test_cubind_driver_tensor_map_encode_im2col(void **cubind_state)
     }
 }
 
-/* How cuTensorMapEncodeIm2colWide is called in the older releases where its call differs */
+/* How cuTensorMapEncodeIm2colWide is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_405[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -16267,7 +16282,7 @@ static void test_cubind_driver_tensor_map_encode_im2col_wide(void **cubind_state
     const CUresult cubind_expected = CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_405, 3, "cuTensorMapEncodeIm2colWide", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_405, 3, cubind_run_release(), "cuTensorMapEncodeIm2colWide", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16321,7 +16336,7 @@ static void test_cubind_driver_tensor_map_encode_im2col_wide(void **cubind_state
     }
 }
 
-/* How cuTensorMapReplaceAddress is called in the older releases where its call differs */
+/* How cuTensorMapReplaceAddress is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_406[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16333,7 +16348,7 @@ static void test_cubind_driver_tensor_map_replace_address(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_DEVICE_UNAVAILABLE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_406, 1, "cuTensorMapReplaceAddress", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_406, 1, cubind_run_release(), "cuTensorMapReplaceAddress", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16513,7 +16528,7 @@ static void test_cubind_driver_device_get_p2p_attribute(void **cubind_state)
     }
 }
 
-/* How cuDeviceGetP2PAtomicCapabilities is called in the older releases where its call differs */
+/* How cuDeviceGetP2PAtomicCapabilities is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_411[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -16530,7 +16545,7 @@ static void test_cubind_driver_device_get_p2p_atomic_capabilities(void **cubind_
     const CUresult cubind_expected = CUDA_ERROR_INVALID_CONTEXT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_411, 3, "cuDeviceGetP2PAtomicCapabilities", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_411, 3, cubind_run_release(), "cuDeviceGetP2PAtomicCapabilities", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16841,7 +16856,7 @@ static void test_cubind_driver_graphics_unmap_resources(void **cubind_state)
     }
 }
 
-/* How cuGetProcAddress is called in the older releases where its call differs */
+/* How cuGetProcAddress is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_419[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGetProcAddress"},
 };
@@ -16856,7 +16871,7 @@ static void test_cubind_driver_get_proc_address(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_419, 1, "cuGetProcAddress_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_419, 1, cubind_run_release(), "cuGetProcAddress_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -16905,7 +16920,7 @@ static void test_cubind_driver_get_proc_address(void **cubind_state)
     }
 }
 
-/* How cuCoredumpGetAttribute is called in the older releases where its call differs */
+/* How cuCoredumpGetAttribute is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_420[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16918,7 +16933,7 @@ static void test_cubind_driver_coredump_get_attribute(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_420, 1, "cuCoredumpGetAttribute", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_420, 1, cubind_run_release(), "cuCoredumpGetAttribute", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16959,7 +16974,7 @@ static void test_cubind_driver_coredump_get_attribute(void **cubind_state)
     }
 }
 
-/* How cuCoredumpGetAttributeGlobal is called in the older releases where its call differs */
+/* How cuCoredumpGetAttributeGlobal is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_421[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16972,7 +16987,7 @@ static void test_cubind_driver_coredump_get_attribute_global(void **cubind_state
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_POINTER;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_421, 1, "cuCoredumpGetAttributeGlobal", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_421, 1, cubind_run_release(), "cuCoredumpGetAttributeGlobal", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17013,7 +17028,7 @@ static void test_cubind_driver_coredump_get_attribute_global(void **cubind_state
     }
 }
 
-/* How cuCoredumpSetAttribute is called in the older releases where its call differs */
+/* How cuCoredumpSetAttribute is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_422[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17026,7 +17041,7 @@ static void test_cubind_driver_coredump_set_attribute(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ECC_UNCORRECTABLE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_422, 1, "cuCoredumpSetAttribute", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_422, 1, cubind_run_release(), "cuCoredumpSetAttribute", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17067,7 +17082,7 @@ static void test_cubind_driver_coredump_set_attribute(void **cubind_state)
     }
 }
 
-/* How cuCoredumpSetAttributeGlobal is called in the older releases where its call differs */
+/* How cuCoredumpSetAttributeGlobal is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_423[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17080,7 +17095,7 @@ static void test_cubind_driver_coredump_set_attribute_global(void **cubind_state
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_LIMIT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_423, 1, "cuCoredumpSetAttributeGlobal", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_423, 1, cubind_run_release(), "cuCoredumpSetAttributeGlobal", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17161,7 +17176,7 @@ static void test_cubind_driver_get_export_table(void **cubind_state)
     }
 }
 
-/* How cuGreenCtxCreate is called in the older releases where its call differs */
+/* How cuGreenCtxCreate is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_425[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17175,7 +17190,7 @@ static void test_cubind_driver_green_ctx_create(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_425, 1, "cuGreenCtxCreate", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_425, 1, cubind_run_release(), "cuGreenCtxCreate", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17217,7 +17232,7 @@ static void test_cubind_driver_green_ctx_create(void **cubind_state)
     }
 }
 
-/* How cuGreenCtxDestroy is called in the older releases where its call differs */
+/* How cuGreenCtxDestroy is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_426[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17228,7 +17243,7 @@ static void test_cubind_driver_green_ctx_destroy(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_PTX;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_426, 1, "cuGreenCtxDestroy", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_426, 1, cubind_run_release(), "cuGreenCtxDestroy", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17255,7 +17270,7 @@ static void test_cubind_driver_green_ctx_destroy(void **cubind_state)
     }
 }
 
-/* How cuCtxFromGreenCtx is called in the older releases where its call differs */
+/* How cuCtxFromGreenCtx is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_427[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17267,7 +17282,7 @@ static void test_cubind_driver_ctx_from_green_ctx(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_GRAPHICS_CONTEXT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_427, 1, "cuCtxFromGreenCtx", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_427, 1, cubind_run_release(), "cuCtxFromGreenCtx", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17307,7 +17322,7 @@ static void test_cubind_driver_ctx_from_green_ctx(void **cubind_state)
     }
 }
 
-/* How cuDeviceGetDevResource is called in the older releases where its call differs */
+/* How cuDeviceGetDevResource is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_428[] = {
     {"12.5", CUBIND__RELEASE_REFUSED, "cuDeviceGetDevResource"},
     {"12.4", CUBIND__RELEASE_REFUSED, "cuDeviceGetDevResource"},
@@ -17322,7 +17337,7 @@ static void test_cubind_driver_device_get_dev_resource(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NVLINK_UNCORRECTABLE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_428, 3, "cuDeviceGetDevResource", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_428, 3, cubind_run_release(), "cuDeviceGetDevResource", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17363,7 +17378,7 @@ static void test_cubind_driver_device_get_dev_resource(void **cubind_state)
     }
 }
 
-/* How cuCtxGetDevResource is called in the older releases where its call differs */
+/* How cuCtxGetDevResource is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_429[] = {
     {"12.5", CUBIND__RELEASE_REFUSED, "cuCtxGetDevResource"},
     {"12.4", CUBIND__RELEASE_REFUSED, "cuCtxGetDevResource"},
@@ -17378,7 +17393,7 @@ static void test_cubind_driver_ctx_get_dev_resource(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_429, 3, "cuCtxGetDevResource", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_429, 3, cubind_run_release(), "cuCtxGetDevResource", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17419,7 +17434,7 @@ static void test_cubind_driver_ctx_get_dev_resource(void **cubind_state)
     }
 }
 
-/* How cuGreenCtxGetDevResource is called in the older releases where its call differs */
+/* How cuGreenCtxGetDevResource is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_430[] = {
     {"12.5", CUBIND__RELEASE_REFUSED, "cuGreenCtxGetDevResource"},
     {"12.4", CUBIND__RELEASE_REFUSED, "cuGreenCtxGetDevResource"},
@@ -17434,7 +17449,7 @@ static void test_cubind_driver_green_ctx_get_dev_resource(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_430, 3, "cuGreenCtxGetDevResource", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_430, 3, cubind_run_release(), "cuGreenCtxGetDevResource", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17475,7 +17490,7 @@ static void test_cubind_driver_green_ctx_get_dev_resource(void **cubind_state)
     }
 }
 
-/* How cuDevSmResourceSplitByCount is called in the older releases where its call differs */
+/* How cuDevSmResourceSplitByCount is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_431[] = {
     {"12.5", CUBIND__RELEASE_REFUSED, "cuDevSmResourceSplitByCount"},
     {"12.4", CUBIND__RELEASE_REFUSED, "cuDevSmResourceSplitByCount"},
@@ -17493,7 +17508,7 @@ static void test_cubind_driver_dev_sm_resource_split_by_count(void **cubind_stat
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILATION_DISABLED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_431, 3, "cuDevSmResourceSplitByCount", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_431, 3, cubind_run_release(), "cuDevSmResourceSplitByCount", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17545,7 +17560,7 @@ static void test_cubind_driver_dev_sm_resource_split_by_count(void **cubind_stat
     }
 }
 
-/* How cuDevResourceGenerateDesc is called in the older releases where its call differs */
+/* How cuDevResourceGenerateDesc is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_432[] = {
     {"12.5", CUBIND__RELEASE_REFUSED, "cuDevResourceGenerateDesc"},
     {"12.4", CUBIND__RELEASE_REFUSED, "cuDevResourceGenerateDesc"},
@@ -17560,7 +17575,7 @@ static void test_cubind_driver_dev_resource_generate_desc(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_432, 3, "cuDevResourceGenerateDesc", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_432, 3, cubind_run_release(), "cuDevResourceGenerateDesc", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17605,7 +17620,7 @@ static void test_cubind_driver_dev_resource_generate_desc(void **cubind_state)
     }
 }
 
-/* How cuGreenCtxRecordEvent is called in the older releases where its call differs */
+/* How cuGreenCtxRecordEvent is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_433[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17617,7 +17632,7 @@ static void test_cubind_driver_green_ctx_record_event(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_433, 1, "cuGreenCtxRecordEvent", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_433, 1, cubind_run_release(), "cuGreenCtxRecordEvent", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17645,7 +17660,7 @@ static void test_cubind_driver_green_ctx_record_event(void **cubind_state)
     }
 }
 
-/* How cuGreenCtxWaitEvent is called in the older releases where its call differs */
+/* How cuGreenCtxWaitEvent is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_434[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17657,7 +17672,7 @@ static void test_cubind_driver_green_ctx_wait_event(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CONTAINED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_434, 1, "cuGreenCtxWaitEvent", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_434, 1, cubind_run_release(), "cuGreenCtxWaitEvent", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17685,7 +17700,7 @@ static void test_cubind_driver_green_ctx_wait_event(void **cubind_state)
     }
 }
 
-/* How cuStreamGetGreenCtx is called in the older releases where its call differs */
+/* How cuStreamGetGreenCtx is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_435[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17697,7 +17712,7 @@ static void test_cubind_driver_stream_get_green_ctx(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_SOURCE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_435, 1, "cuStreamGetGreenCtx", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_435, 1, cubind_run_release(), "cuStreamGetGreenCtx", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17737,7 +17752,7 @@ static void test_cubind_driver_stream_get_green_ctx(void **cubind_state)
     }
 }
 
-/* How cuGreenCtxStreamCreate is called in the older releases where its call differs */
+/* How cuGreenCtxStreamCreate is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_436[] = {
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
@@ -17752,7 +17767,7 @@ static void test_cubind_driver_green_ctx_stream_create(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_FILE_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_436, 2, "cuGreenCtxStreamCreate", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_436, 2, cubind_run_release(), "cuGreenCtxStreamCreate", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17794,7 +17809,7 @@ static void test_cubind_driver_green_ctx_stream_create(void **cubind_state)
     }
 }
 
-/* How cuGreenCtxGetId is called in the older releases where its call differs */
+/* How cuGreenCtxGetId is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_437[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -17808,7 +17823,7 @@ static void test_cubind_driver_green_ctx_get_id(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_437, 3, "cuGreenCtxGetId", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_437, 3, cubind_run_release(), "cuGreenCtxGetId", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17848,7 +17863,7 @@ static void test_cubind_driver_green_ctx_get_id(void **cubind_state)
     }
 }
 
-/* How cuLogsRegisterCallback is called in the older releases where its call differs */
+/* How cuLogsRegisterCallback is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_438[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -17863,7 +17878,7 @@ static void test_cubind_driver_logs_register_callback(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_438, 3, "cuLogsRegisterCallback", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_438, 3, cubind_run_release(), "cuLogsRegisterCallback", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17904,7 +17919,7 @@ static void test_cubind_driver_logs_register_callback(void **cubind_state)
     }
 }
 
-/* How cuLogsUnregisterCallback is called in the older releases where its call differs */
+/* How cuLogsUnregisterCallback is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_439[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -17917,7 +17932,7 @@ static void test_cubind_driver_logs_unregister_callback(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_OPERATING_SYSTEM;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_439, 3, "cuLogsUnregisterCallback", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_439, 3, cubind_run_release(), "cuLogsUnregisterCallback", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17944,7 +17959,7 @@ static void test_cubind_driver_logs_unregister_callback(void **cubind_state)
     }
 }
 
-/* How cuLogsCurrent is called in the older releases where its call differs */
+/* How cuLogsCurrent is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_440[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -17958,7 +17973,7 @@ static void test_cubind_driver_logs_current(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_HANDLE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_440, 3, "cuLogsCurrent", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_440, 3, cubind_run_release(), "cuLogsCurrent", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17998,7 +18013,7 @@ static void test_cubind_driver_logs_current(void **cubind_state)
     }
 }
 
-/* How cuLogsDumpToFile is called in the older releases where its call differs */
+/* How cuLogsDumpToFile is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_441[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -18013,7 +18028,7 @@ static void test_cubind_driver_logs_dump_to_file(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_STATE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_441, 3, "cuLogsDumpToFile", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_441, 3, cubind_run_release(), "cuLogsDumpToFile", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18054,7 +18069,7 @@ static void test_cubind_driver_logs_dump_to_file(void **cubind_state)
     }
 }
 
-/* How cuLogsDumpToMemory is called in the older releases where its call differs */
+/* How cuLogsDumpToMemory is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_442[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -18070,7 +18085,7 @@ static void test_cubind_driver_logs_dump_to_memory(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_LOSSY_QUERY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_442, 3, "cuLogsDumpToMemory", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_442, 3, cubind_run_release(), "cuLogsDumpToMemory", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18120,7 +18135,7 @@ static void test_cubind_driver_logs_dump_to_memory(void **cubind_state)
     }
 }
 
-/* How cuCheckpointProcessGetRestoreThreadId is called in the older releases where its call differs */
+/* How cuCheckpointProcessGetRestoreThreadId is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_443[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -18134,7 +18149,7 @@ static void test_cubind_driver_checkpoint_process_get_restore_thread_id(void **c
     const CUresult cubind_expected = CUDA_ERROR_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_443, 3, "cuCheckpointProcessGetRestoreThreadId", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_443, 3, cubind_run_release(), "cuCheckpointProcessGetRestoreThreadId", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18174,7 +18189,7 @@ static void test_cubind_driver_checkpoint_process_get_restore_thread_id(void **c
     }
 }
 
-/* How cuCheckpointProcessGetState is called in the older releases where its call differs */
+/* How cuCheckpointProcessGetState is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_444[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -18188,7 +18203,7 @@ static void test_cubind_driver_checkpoint_process_get_state(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_ADDRESS;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_444, 3, "cuCheckpointProcessGetState", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_444, 3, cubind_run_release(), "cuCheckpointProcessGetState", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18228,7 +18243,7 @@ static void test_cubind_driver_checkpoint_process_get_state(void **cubind_state)
     }
 }
 
-/* How cuCheckpointProcessLock is called in the older releases where its call differs */
+/* How cuCheckpointProcessLock is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_445[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -18242,7 +18257,7 @@ static void test_cubind_driver_checkpoint_process_lock(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_445, 3, "cuCheckpointProcessLock", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_445, 3, cubind_run_release(), "cuCheckpointProcessLock", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18282,7 +18297,7 @@ static void test_cubind_driver_checkpoint_process_lock(void **cubind_state)
     }
 }
 
-/* How cuCheckpointProcessCheckpoint is called in the older releases where its call differs */
+/* How cuCheckpointProcessCheckpoint is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_446[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -18296,7 +18311,7 @@ static void test_cubind_driver_checkpoint_process_checkpoint(void **cubind_state
     const CUresult cubind_expected = CUDA_ERROR_LAUNCH_TIMEOUT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_446, 3, "cuCheckpointProcessCheckpoint", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_446, 3, cubind_run_release(), "cuCheckpointProcessCheckpoint", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18336,7 +18351,7 @@ static void test_cubind_driver_checkpoint_process_checkpoint(void **cubind_state
     }
 }
 
-/* How cuCheckpointProcessRestore is called in the older releases where its call differs */
+/* How cuCheckpointProcessRestore is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_447[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -18350,7 +18365,7 @@ static void test_cubind_driver_checkpoint_process_restore(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_447, 3, "cuCheckpointProcessRestore", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_447, 3, cubind_run_release(), "cuCheckpointProcessRestore", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18390,7 +18405,7 @@ static void test_cubind_driver_checkpoint_process_restore(void **cubind_state)
     }
 }
 
-/* How cuCheckpointProcessUnlock is called in the older releases where its call differs */
+/* How cuCheckpointProcessUnlock is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_448[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -18404,7 +18419,7 @@ static void test_cubind_driver_checkpoint_process_unlock(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_448, 3, "cuCheckpointProcessUnlock", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_448, 3, cubind_run_release(), "cuCheckpointProcessUnlock", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18981,14 +18996,16 @@ const struct CMUnitTest cubind_passthrough_driver[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_driver_count = 453;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
+/* How many functions the release of this run's mocks cannot call (the newest: what it removed). */
 size_t cubind_passthrough_driver_not_callable(void)
 {
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
+    const char *release = cubind_run_release();
+    if (release != NULL && strcmp(release, "12.5") == 0)
         return 32;
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
+    if (release != NULL && strcmp(release, "12.4") == 0)
         return 37;
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
+    if (release != NULL && strcmp(release, "11.8") == 0)
         return 90;
-    return 0;
+    (void)release;
+    return 0; /* the newest: what it removed */
 }

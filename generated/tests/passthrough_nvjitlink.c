@@ -25,6 +25,19 @@
 #endif
 
 
+/* The release of the mocks of libnvJitLink this run loads: CUBIND_TEST_RELEASE where it has mocks of that
+ * release, else its newest (NULL; tests/tests.mk's release_env). */
+static const char *cubind_run_release(void)
+{
+    const char *release = getenv("CUBIND_TEST_RELEASE");
+    if (release != NULL && strcmp(release, "12.5") == 0)
+        return release;
+    if (release != NULL && strcmp(release, "12.4") == 0)
+        return release;
+    (void)release;
+    return NULL;
+}
+
 /* nvJitLinkCreate with zeros: the call through which the statuses' handling is tested. */
 static int cubind_first_call(void)
 {
@@ -44,7 +57,7 @@ static void test_informational_statuses(void **cubind_state)
                        NULL, 0, NVJITLINK_ERROR_UNRECOGNIZED_OPTION);
 }
 
-/* How nvJitLinkCreate is called in the older releases where its call differs */
+/* How nvJitLinkCreate is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_0[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkCreate_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkCreate_12_4"},
@@ -58,7 +71,7 @@ static void test_cubind_nvjitlink_create(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_UNRECOGNIZED_OPTION;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_0, 2, "__nvJitLinkCreate_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_0, 2, cubind_run_release(), "__nvJitLinkCreate_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -99,7 +112,7 @@ static void test_cubind_nvjitlink_create(void **cubind_state)
     }
 }
 
-/* How nvJitLinkDestroy is called in the older releases where its call differs */
+/* How nvJitLinkDestroy is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_1[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkDestroy_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkDestroy_12_4"},
@@ -111,7 +124,7 @@ static void test_cubind_nvjitlink_destroy(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_MISSING_ARCH;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_1, 2, "__nvJitLinkDestroy_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_1, 2, cubind_run_release(), "__nvJitLinkDestroy_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -150,7 +163,7 @@ static void test_cubind_nvjitlink_destroy(void **cubind_state)
     }
 }
 
-/* How nvJitLinkAddData is called in the older releases where its call differs */
+/* How nvJitLinkAddData is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_2[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkAddData_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkAddData_12_4"},
@@ -166,7 +179,7 @@ static void test_cubind_nvjitlink_add_data(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_INVALID_INPUT;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_2, 2, "__nvJitLinkAddData_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_2, 2, cubind_run_release(), "__nvJitLinkAddData_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -197,7 +210,7 @@ static void test_cubind_nvjitlink_add_data(void **cubind_state)
     }
 }
 
-/* How nvJitLinkAddFile is called in the older releases where its call differs */
+/* How nvJitLinkAddFile is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_3[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkAddFile_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkAddFile_12_4"},
@@ -211,7 +224,7 @@ static void test_cubind_nvjitlink_add_file(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_PTX_COMPILE;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_3, 2, "__nvJitLinkAddFile_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_3, 2, cubind_run_release(), "__nvJitLinkAddFile_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -240,7 +253,7 @@ static void test_cubind_nvjitlink_add_file(void **cubind_state)
     }
 }
 
-/* How nvJitLinkComplete is called in the older releases where its call differs */
+/* How nvJitLinkComplete is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_4[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkComplete_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkComplete_12_4"},
@@ -252,7 +265,7 @@ static void test_cubind_nvjitlink_complete(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_NVVM_COMPILE;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_4, 2, "__nvJitLinkComplete_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_4, 2, cubind_run_release(), "__nvJitLinkComplete_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -279,7 +292,7 @@ static void test_cubind_nvjitlink_complete(void **cubind_state)
     }
 }
 
-/* How nvJitLinkGetLinkedCubinSize is called in the older releases where its call differs */
+/* How nvJitLinkGetLinkedCubinSize is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_5[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetLinkedCubinSize_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetLinkedCubinSize_12_4"},
@@ -292,7 +305,7 @@ static void test_cubind_nvjitlink_get_linked_cubin_size(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_INTERNAL;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_5, 2, "__nvJitLinkGetLinkedCubinSize_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_5, 2, cubind_run_release(), "__nvJitLinkGetLinkedCubinSize_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -332,7 +345,7 @@ static void test_cubind_nvjitlink_get_linked_cubin_size(void **cubind_state)
     }
 }
 
-/* How nvJitLinkGetLinkedCubin is called in the older releases where its call differs */
+/* How nvJitLinkGetLinkedCubin is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_6[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetLinkedCubin_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetLinkedCubin_12_4"},
@@ -345,7 +358,7 @@ static void test_cubind_nvjitlink_get_linked_cubin(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_THREADPOOL;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_6, 2, "__nvJitLinkGetLinkedCubin_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_6, 2, cubind_run_release(), "__nvJitLinkGetLinkedCubin_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -373,7 +386,7 @@ static void test_cubind_nvjitlink_get_linked_cubin(void **cubind_state)
     }
 }
 
-/* How nvJitLinkGetLinkedPtxSize is called in the older releases where its call differs */
+/* How nvJitLinkGetLinkedPtxSize is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_7[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetLinkedPtxSize_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetLinkedPtxSize_12_4"},
@@ -386,7 +399,7 @@ static void test_cubind_nvjitlink_get_linked_ptx_size(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_UNRECOGNIZED_INPUT;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_7, 2, "__nvJitLinkGetLinkedPtxSize_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_7, 2, cubind_run_release(), "__nvJitLinkGetLinkedPtxSize_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -426,7 +439,7 @@ static void test_cubind_nvjitlink_get_linked_ptx_size(void **cubind_state)
     }
 }
 
-/* How nvJitLinkGetLinkedPtx is called in the older releases where its call differs */
+/* How nvJitLinkGetLinkedPtx is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_8[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetLinkedPtx_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetLinkedPtx_12_4"},
@@ -439,7 +452,7 @@ static void test_cubind_nvjitlink_get_linked_ptx(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_FINALIZE;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_8, 2, "__nvJitLinkGetLinkedPtx_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_8, 2, cubind_run_release(), "__nvJitLinkGetLinkedPtx_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -479,7 +492,7 @@ static void test_cubind_nvjitlink_get_linked_ptx(void **cubind_state)
     }
 }
 
-/* How nvJitLinkGetErrorLogSize is called in the older releases where its call differs */
+/* How nvJitLinkGetErrorLogSize is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_9[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetErrorLogSize_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetErrorLogSize_12_4"},
@@ -492,7 +505,7 @@ static void test_cubind_nvjitlink_get_error_log_size(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_NULL_INPUT;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_9, 2, "__nvJitLinkGetErrorLogSize_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_9, 2, cubind_run_release(), "__nvJitLinkGetErrorLogSize_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -532,7 +545,7 @@ static void test_cubind_nvjitlink_get_error_log_size(void **cubind_state)
     }
 }
 
-/* How nvJitLinkGetErrorLog is called in the older releases where its call differs */
+/* How nvJitLinkGetErrorLog is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_10[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetErrorLog_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetErrorLog_12_4"},
@@ -545,7 +558,7 @@ static void test_cubind_nvjitlink_get_error_log(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_10, 2, "__nvJitLinkGetErrorLog_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_10, 2, cubind_run_release(), "__nvJitLinkGetErrorLog_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -585,7 +598,7 @@ static void test_cubind_nvjitlink_get_error_log(void **cubind_state)
     }
 }
 
-/* How nvJitLinkGetInfoLogSize is called in the older releases where its call differs */
+/* How nvJitLinkGetInfoLogSize is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_11[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetInfoLogSize_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetInfoLogSize_12_4"},
@@ -598,7 +611,7 @@ static void test_cubind_nvjitlink_get_info_log_size(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_INCORRECT_INPUT_TYPE;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_11, 2, "__nvJitLinkGetInfoLogSize_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_11, 2, cubind_run_release(), "__nvJitLinkGetInfoLogSize_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -638,7 +651,7 @@ static void test_cubind_nvjitlink_get_info_log_size(void **cubind_state)
     }
 }
 
-/* How nvJitLinkGetInfoLog is called in the older releases where its call differs */
+/* How nvJitLinkGetInfoLog is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_12[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetInfoLog_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetInfoLog_12_4"},
@@ -651,7 +664,7 @@ static void test_cubind_nvjitlink_get_info_log(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_ARCH_MISMATCH;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_12, 2, "__nvJitLinkGetInfoLog_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_12, 2, cubind_run_release(), "__nvJitLinkGetInfoLog_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -740,12 +753,14 @@ const struct CMUnitTest cubind_passthrough_nvjitlink[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_nvjitlink_count = 15;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
+/* How many functions the release of this run's mocks cannot call (the newest: what it removed). */
 size_t cubind_passthrough_nvjitlink_not_callable(void)
 {
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
+    const char *release = cubind_run_release();
+    if (release != NULL && strcmp(release, "12.5") == 0)
         return 0;
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
+    if (release != NULL && strcmp(release, "12.4") == 0)
         return 0;
-    return 0;
+    (void)release;
+    return 0; /* the newest: what it removed */
 }

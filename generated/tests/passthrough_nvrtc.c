@@ -25,6 +25,21 @@
 #endif
 
 
+/* The release of the mocks of libnvrtc this run loads: CUBIND_TEST_RELEASE where it has mocks of that
+ * release, else its newest (NULL; tests/tests.mk's release_env). */
+static const char *cubind_run_release(void)
+{
+    const char *release = getenv("CUBIND_TEST_RELEASE");
+    if (release != NULL && strcmp(release, "12.5") == 0)
+        return release;
+    if (release != NULL && strcmp(release, "12.4") == 0)
+        return release;
+    if (release != NULL && strcmp(release, "11.8") == 0)
+        return release;
+    (void)release;
+    return NULL;
+}
+
 /* nvrtcGetNumSupportedArchs with zeros: the call through which the statuses' handling is tested. */
 static int cubind_first_call(void)
 {
@@ -451,7 +466,7 @@ static void test_cubind_nvrtc_get_cubin(void **cubind_state)
     }
 }
 
-/* How nvrtcGetLTOIRSize is called in the older releases where its call differs */
+/* How nvrtcGetLTOIRSize is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_11[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -463,7 +478,7 @@ static void test_cubind_nvrtc_get_ltoir_size(void **cubind_state)
     const nvrtcResult cubind_expected = NVRTC_ERROR_TIME_FILE_WRITE_FAILED;
     nvrtcResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_11, 1, "nvrtcGetLTOIRSize", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_11, 1, cubind_run_release(), "nvrtcGetLTOIRSize", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -503,7 +518,7 @@ static void test_cubind_nvrtc_get_ltoir_size(void **cubind_state)
     }
 }
 
-/* How nvrtcGetLTOIR is called in the older releases where its call differs */
+/* How nvrtcGetLTOIR is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_12[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -515,7 +530,7 @@ static void test_cubind_nvrtc_get_ltoir(void **cubind_state)
     const nvrtcResult cubind_expected = NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED;
     nvrtcResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_12, 1, "nvrtcGetLTOIR", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_12, 1, cubind_run_release(), "nvrtcGetLTOIR", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -555,7 +570,7 @@ static void test_cubind_nvrtc_get_ltoir(void **cubind_state)
     }
 }
 
-/* How nvrtcGetOptiXIRSize is called in the older releases where its call differs */
+/* How nvrtcGetOptiXIRSize is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_13[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -567,7 +582,7 @@ static void test_cubind_nvrtc_get_opti_xir_size(void **cubind_state)
     const nvrtcResult cubind_expected = NVRTC_ERROR_PCH_CREATE;
     nvrtcResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_13, 1, "nvrtcGetOptiXIRSize", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_13, 1, cubind_run_release(), "nvrtcGetOptiXIRSize", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -607,7 +622,7 @@ static void test_cubind_nvrtc_get_opti_xir_size(void **cubind_state)
     }
 }
 
-/* How nvrtcGetOptiXIR is called in the older releases where its call differs */
+/* How nvrtcGetOptiXIR is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_14[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -619,7 +634,7 @@ static void test_cubind_nvrtc_get_opti_xir(void **cubind_state)
     const nvrtcResult cubind_expected = NVRTC_ERROR_CANCELLED;
     nvrtcResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_14, 1, "nvrtcGetOptiXIR", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_14, 1, cubind_run_release(), "nvrtcGetOptiXIR", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -809,7 +824,7 @@ static void test_cubind_nvrtc_get_lowered_name(void **cubind_state)
     }
 }
 
-/* How nvrtcGetPCHHeapSize is called in the older releases where its call differs */
+/* How nvrtcGetPCHHeapSize is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_19[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -822,7 +837,7 @@ static void test_cubind_nvrtc_get_pch_heap_size(void **cubind_state)
     const nvrtcResult cubind_expected = NVRTC_ERROR_INVALID_PROGRAM;
     nvrtcResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_19, 3, "nvrtcGetPCHHeapSize", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_19, 3, cubind_run_release(), "nvrtcGetPCHHeapSize", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -861,7 +876,7 @@ static void test_cubind_nvrtc_get_pch_heap_size(void **cubind_state)
     }
 }
 
-/* How nvrtcSetPCHHeapSize is called in the older releases where its call differs */
+/* How nvrtcSetPCHHeapSize is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_20[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -874,7 +889,7 @@ static void test_cubind_nvrtc_set_pch_heap_size(void **cubind_state)
     const nvrtcResult cubind_expected = NVRTC_ERROR_INVALID_OPTION;
     nvrtcResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_20, 3, "nvrtcSetPCHHeapSize", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_20, 3, cubind_run_release(), "nvrtcSetPCHHeapSize", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -901,7 +916,7 @@ static void test_cubind_nvrtc_set_pch_heap_size(void **cubind_state)
     }
 }
 
-/* How nvrtcGetPCHCreateStatus is called in the older releases where its call differs */
+/* How nvrtcGetPCHCreateStatus is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_21[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -914,7 +929,7 @@ static void test_cubind_nvrtc_get_pch_create_status(void **cubind_state)
     const nvrtcResult cubind_expected = NVRTC_ERROR_COMPILATION;
     nvrtcResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_21, 3, "nvrtcGetPCHCreateStatus", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_21, 3, cubind_run_release(), "nvrtcGetPCHCreateStatus", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -941,7 +956,7 @@ static void test_cubind_nvrtc_get_pch_create_status(void **cubind_state)
     }
 }
 
-/* How nvrtcGetPCHHeapSizeRequired is called in the older releases where its call differs */
+/* How nvrtcGetPCHHeapSizeRequired is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_22[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -955,7 +970,7 @@ static void test_cubind_nvrtc_get_pch_heap_size_required(void **cubind_state)
     const nvrtcResult cubind_expected = NVRTC_ERROR_BUILTIN_OPERATION_FAILURE;
     nvrtcResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_22, 3, "nvrtcGetPCHHeapSizeRequired", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_22, 3, cubind_run_release(), "nvrtcGetPCHHeapSizeRequired", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -995,7 +1010,7 @@ static void test_cubind_nvrtc_get_pch_heap_size_required(void **cubind_state)
     }
 }
 
-/* How nvrtcSetFlowCallback is called in the older releases where its call differs */
+/* How nvrtcSetFlowCallback is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_23[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1010,7 +1025,7 @@ static void test_cubind_nvrtc_set_flow_callback(void **cubind_state)
     const nvrtcResult cubind_expected = NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION;
     nvrtcResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_23, 3, "nvrtcSetFlowCallback", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_23, 3, cubind_run_release(), "nvrtcSetFlowCallback", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1070,14 +1085,16 @@ const struct CMUnitTest cubind_passthrough_nvrtc[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_nvrtc_count = 25;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
+/* How many functions the release of this run's mocks cannot call (the newest: what it removed). */
 size_t cubind_passthrough_nvrtc_not_callable(void)
 {
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
+    const char *release = cubind_run_release();
+    if (release != NULL && strcmp(release, "12.5") == 0)
         return 5;
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
+    if (release != NULL && strcmp(release, "12.4") == 0)
         return 5;
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
+    if (release != NULL && strcmp(release, "11.8") == 0)
         return 9;
-    return 0;
+    (void)release;
+    return 0; /* the newest: what it removed */
 }

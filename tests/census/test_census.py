@@ -10,8 +10,9 @@ which exports the API of a library that comes with the GPU driver: libcuda, libn
   select) it is, when libcubind ($CUBIND_LIBRARY, built) exports the wrapper;
 - skipped: the IR's `skipped` functions of the library's units (declared there, each with its reason);
 - declared: what libclang finds declared as a function (C and C++, NVIDIA's default macros) in
-  the headers of the library's include directories (the toolkit's, a unit's include_dirs and
-  headers_release). A header that cannot be parsed alone (it needs headers the machine lacks)
+  the headers of the library's include directories (the toolkit's, a unit's include_dirs and, for a
+  unit a toolkit may lack, $CUDA_EXTRA_INCLUDE and the include dirs of the older releases whose lib
+  dirs hold its file). A header that cannot be parsed alone (it needs headers the machine lacks)
   declares, for this census, every exported name it spells.
 
 An exported function that is declared, not bound and not skipped must be listed in the library's
@@ -44,11 +45,17 @@ IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 SCOPES = (ci.CursorKind.LINKAGE_SPEC, ci.CursorKind.UNEXPOSED_DECL, ci.CursorKind.NAMESPACE)
 
 
+def older_releases(config: Config, library: Library) -> tuple:
+    """The older releases of the units of the library that a toolkit may lack (toolkit_may_lack:
+    nvFatbin, nvJPEG, cuFile, whose files the toolkit here lacks too), newest first."""
+    return tuple(dict.fromkeys(r for unit in config.units if unit.toolkit_may_lack
+                               and any(m.library == library.name for m in unit.modules)
+                               for r in config.releases_of(unit.name)))
+
+
 def release_lib_dirs(config: Config, library: Library) -> tuple[Path, ...]:
-    """The releases cache's lib dirs of the releases the library's headers come from (headers_release:
-    nvFatbin's and nvJPEG's 12.4, which the toolkit here lacks; make fetch-release-libs)."""
-    return tuple(release_headers.cache_root() / unit.headers_release / "lib" for unit in config.units
-                 if unit.headers_release is not None and any(m.library == library.name for m in unit.modules))
+    """The releases cache's lib dirs of those releases (make fetch-release-libs)."""
+    return tuple(release_headers.library_dir(release_headers.cache_root(), r) for r in older_releases(config, library))
 
 
 def library_file(library: Library, config: Config) -> tuple[Path, str] | None:
@@ -77,8 +84,10 @@ def include_dirs(config: Config, library: Library) -> tuple[Path, ...]:
         if not any(m.library == library.name for m in unit.modules):
             continue
         dirs += [Path(d) for d in unit.include_dirs]
-        if unit.headers_release is not None:
-            dirs.append(release_headers.include_dir(release_headers.cache_root(), config.release(unit.headers_release)))
+        extra = release_headers.extra_include()
+        if unit.toolkit_may_lack and extra is not None:
+            dirs.append(extra)
+    dirs += [release_headers.include_dir(release_headers.cache_root(), r) for r in older_releases(config, library)]
     dirs.append(CUDA / "include")
     return tuple(dict.fromkeys(d.resolve() for d in dirs if d.is_dir()))
 

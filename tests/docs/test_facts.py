@@ -205,6 +205,9 @@ def test_every_list_of_the_bound_libraries_is_whole() -> None:
         table: list[tuple[int, str]] = []
         for number, line in [*prose_lines(page), (0, "")]:
             if line.strip() and not line.lstrip().startswith("|"):
+                if re.match(r"^\s*([-*]|\d+\.) ", line):  # a list item is a paragraph of its own
+                    found += listed(page, paragraph)
+                    paragraph = []
                 paragraph.append((number, line))
                 continue
             if line.strip():  # a table: the first cells of its rows, which name what each row is of

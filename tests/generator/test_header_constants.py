@@ -15,7 +15,7 @@ import clang.cindex as ci
 import pytest
 
 from generator import config, release_headers
-from generator.__main__ import DEFAULT_CUDA, _include_dirs
+from generator.__main__ import DEFAULT_CUDA, newest_include_dirs
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = config.load()
@@ -33,7 +33,10 @@ def repeated_headers(ir: dict) -> set[str]:
 def nvidia_census(ir: dict) -> tuple[dict[str, int], set[str]]:
     """(enumerator -> value, object-like macro names) of the repeated headers, by libclang."""
     unit = CONFIG.unit(ir["unit"])
-    include_dirs = _include_dirs(CONFIG, (), Path(DEFAULT_CUDA), release_headers.cache_root(), unit)
+    extra = release_headers.extra_include()
+    if release_headers.newest_headers(unit, Path(DEFAULT_CUDA), extra) is None:
+        pytest.skip("\n".join(release_headers.without_headers_report(CONFIG, Path(DEFAULT_CUDA), extra)))
+    include_dirs = newest_include_dirs(unit, Path(DEFAULT_CUDA), extra)
     source = "".join(f"#include <{h}>\n" for h in unit.headers)
     tu = ci.Index.create().parse("census.c", args=[*CONFIG.c_args, *(f"-I{d}" for d in include_dirs)],
                                  unsaved_files=[("census.c", source)],

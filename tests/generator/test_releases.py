@@ -26,8 +26,10 @@ SCHEMA = json.loads((ROOT / "ir.schema.json").read_text())
 
 
 def _generate(out: Path, cache: Path = CACHE) -> subprocess.CompletedProcess:
+    # extra/: the headers of the unit the fixture toolkit lacks (ext, tests/generator/test_extra_include.py)
     return subprocess.run([sys.executable, "-m", "generator", "generate", "--cuda-path", str(FIXTURES / "cuda"),
-                           "--config", str(CONFIG_PATH), "--releases-cache", str(cache), "--out", str(out)],
+                           "--config", str(CONFIG_PATH), "--releases-cache", str(cache), "--out", str(out),
+                           "--extra-include", str(FIXTURES / "extra")],
                           cwd=ROOT, capture_output=True, text=True)
 
 
@@ -274,7 +276,7 @@ def test_compatible_layouts() -> None:
 
 @pytest.mark.parametrize("change, message", [
     (("name = \"2.0\"", "name = \"2.x\""), "major.minor"),
-    (("units = [\"rel\"]", "units = [\"nope\"]"), "unknown units nope"),
+    (("units = [\"rel\", \"ext\"]", "units = [\"nope\"]"), "unknown units nope"),
     (("headers = [{ package = \"rel-dev\", version = \"2.0.0-1\" }]", "headers = []"), "names no header package"),
     (("suite = \"fixture\"", "suite = \"fixture\"\nextra_suites = [\"fixture\"]"), "names suite fixture twice"),
     (("suite = \"fixture\"", "suite = \"fixture\"\ncheck_valid_until = \"no\""), "check_valid_until is true or false"),

@@ -128,9 +128,8 @@ def test_a_refusal_names_the_obstacle_and_the_older_entry_point() -> None:
 def test_every_function_has_an_entry_for_each_release_of_its_unit() -> None:
     for unit, ir in IRS.items():
         names = [r["name"] for r in ir["releases"]]
-        # a unit whose headers the toolkit lacks is newest in the release they come from (nvml.h: 12.4)
-        newest = CONFIG.unit(unit).headers_release or NEWEST
-        assert names == [newest, *(r.name for r in CONFIG.releases_of(unit))]
+        # every unit is newest in the toolkit's release, those whose headers it may lack too (nvml.h)
+        assert names == [NEWEST, *(r.name for r in CONFIG.releases_of(unit))]
         for function in ir["functions"]:
             assert list(function["releases"]) == names
             for release, entry in function["releases"].items():
@@ -163,3 +162,18 @@ def test_census_counts_every_function() -> None:
 def test_the_docs_census_is_the_irs() -> None:
     text = (ROOT / "docs" / "releases.md").read_text()
     assert release_headers.census_table(list(IRS.values())) in text, "docs/releases.md: paste python3 -m generator.release_headers census"
+
+
+def test_a_unit_first_bound_from_an_older_release_keeps_its_functions_first() -> None:
+    """first_release (libraries.toml): that release's functions come first (the library's slots keep
+    their places), and a function the newest release lacks can only be one of them (it removed it)."""
+    units = [u for u in CONFIG.units if u.first_release is not None]
+    assert units
+    for unit in units:
+        ir = IRS[unit.name]
+        first = [f["releases"][unit.first_release]["declared"] for f in ir["functions"]]
+        assert first == sorted(first, reverse=True), unit.name
+        for function in ir["functions"]:
+            if not function["releases"][NEWEST]["declared"]:
+                assert function["releases"][unit.first_release]["declared"], (unit.name, function["name"])
+                assert function["releases"][NEWEST]["action"] == "absent"

@@ -5,7 +5,8 @@
 # machines lack CMocka and libclang; CMocka travels in BUILD_DIR/test/lib):
 # the probe, the loader, fault and passthrough tests on mocks, the real-library tests
 # (which then expect a GPU), the per-library GPU results, the sgemm test program, the drop-in's
-# programs on the real libraries (tests/gpu/dropin.sh), NVVM, nvFatbin and nvJPEG on the GPU and what
+# programs on the real libraries (tests/gpu/dropin.sh), NVVM, nvFatbin and nvJPEG on the GPU (the
+# machine's 13.0 ones and 12.4's, carried), NVML's getters of NVML API 13 against nvidia-smi and what
 # cuFile says (tests/gpu/toolkit.sh), the programs written for NVIDIA's headers with the renaming
 # alone on the real libraries (tests/gpu/cplusplus.sh), the
 # examples ($build/examples/*; allreduce_matmul with one rank per GPU, allreduce_launcher as one

@@ -25,12 +25,12 @@
 //! `nvjitlink` (14 functions),
 //! `nccl` (41 functions),
 //! `cudnn` (220 functions),
-//! `nvml` (325 functions),
+//! `nvml` (375 functions),
 //! `nvvm` (13 functions),
-//! `nvfatbin` (9 functions),
-//! `nvjpeg` (78 functions),
+//! `nvfatbin` (11 functions),
+//! `nvjpeg` (82 functions),
 //! `cupti` (165 functions),
-//! `cufile` (25 functions).
+//! `cufile` (43 functions).
 //! The types and constants several libraries share, and cubind's own API, are always declared.
 //! Doc comments say which NVIDIA function a wrapper calls, since which CUDA release it exists (the
 //! oldest of the releases these bindings read that declares it: 13.0, 12.5, 12.4, 11.8; it may be
