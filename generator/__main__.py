@@ -167,7 +167,7 @@ def _stage1(config: config_module.Config, extra: tuple[Path, ...], cuda_path: Pa
     if task.unit is None:
         return macros.cuda_version_number(include_dirs, config.cuda_version_header, config.cuda_version_macro,
                                           list(config.cxx_args))
-    return parse.build_ir(config, task.unit, include_dirs, "")
+    return parse.build_ir(config, task.unit, include_dirs, "", newest=task.release is None)
 
 
 def _weight(config: config_module.Config, extra: tuple[Path, ...], cuda_path: Path, cache: Path,

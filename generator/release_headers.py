@@ -9,6 +9,8 @@ tools/fetch-cuda-releases.sh fetches into it (docs/releases.md).
     python3 -m generator.release_headers unit-includes      -idirafter flags of the units whose headers are an
                                                      older release's (their links folders, made), and the
                                                      feature macros those headers need (-D)
+    python3 -m generator.release_headers unit-switches      -D flags of the switches (CUBIND_SELF_CONTAINED_<MODULE>)
+                                                     of those units' modules: cubind's copies of their headers
     python3 -m generator.release_headers names              the configured older releases, newest first, one a line
     python3 -m generator.release_headers sources RELEASE    the sources.list of RELEASE's private apt state: one
                                                      line per suite, signed by its keyring
@@ -127,6 +129,14 @@ def unit_includes(config: Config, cache: Path) -> list[str]:
             *dict.fromkeys(f"-D{m}" for u in units for m in u.feature_macros)]
 
 
+def unit_switches(config: Config) -> list[str]:
+    """-D flags of the switches (CUBIND_SELF_CONTAINED_<MODULE>) of the modules whose headers the
+    toolkit lacks (headers_release): what a compiler without __has_include needs, with
+    CUBIND_USE_CUDA_HEADERS, to build against such a toolkit (tests/test_headers_hidden.sh)."""
+    return [f"-D{m.self_contained_switch}" for u in config.units if u.headers_release is not None
+            for m in u.modules]
+
+
 def main(argv: list[str]) -> int:
     config = config_module.load()
     if argv == ["cache"]:
@@ -137,6 +147,9 @@ def main(argv: list[str]) -> int:
         return 0
     if argv == ["unit-includes"]:
         print(" ".join(unit_includes(config, cache_root())))
+        return 0
+    if argv == ["unit-switches"]:
+        print(" ".join(unit_switches(config)))
         return 0
     if argv == ["names"]:
         print("\n".join(r.name for r in config.releases))
