@@ -44,6 +44,9 @@
 #include <cupti_range_profiler.h>
 #include <cupti_sass_metrics.h>
 #include <cupti_target.h>
+#if defined(__cplusplus) /* only C++ can include it */
+#include <cupti_profiler_host.h>
+#endif
 #include <cufile.h>
 
 #endif /* CUBIND_TEST_NVIDIA_HEADERS_H */

@@ -29,7 +29,7 @@
 //! `nvvm` (13 functions),
 //! `nvfatbin` (9 functions),
 //! `nvjpeg` (78 functions),
-//! `cupti` (165 functions),
+//! `cupti` (178 functions),
 //! `cufile` (25 functions).
 //! The types and constants several libraries share, and cubind's own API, are always declared.
 //! Doc comments say which NVIDIA function a wrapper calls, since which CUDA release it exists (the
