@@ -29,7 +29,7 @@ cplusplus_flags = $(if $(findstring -cuda,$(1)),-I$(CUDA_PATH)/include)$(if $(fi
 
 .PHONY: test-cplusplus
 
-$(CPLUSPLUS_TEST_DIR)/nvidia_style-%: tests/cplusplus/nvidia_style.cpp $(LIBRARY_SO) $(BUILT_HEADERS) $(RECORDER) \
+$(CPLUSPLUS_TEST_DIR)/nvidia_style-%: tests/cplusplus/nvidia_style.cpp tests/cplusplus/reached.h $(LIBRARY_SO) $(BUILT_HEADERS) $(RECORDER) \
                                        tests/cplusplus/cplusplus.mk
 	@mkdir -p $(dir $@)
 	$(call cplusplus_compiler,$*) $(if $(findstring -alone,$*),-std=c++11,-std=c++17) -Wall -Wextra -Werror -pedantic \
@@ -41,7 +41,7 @@ $(CPLUSPLUS_TEST_DIR)/nvidia_style_c-%: tests/cplusplus/nvidia_style_c.c $(LIBRA
 	$(call cplusplus_compiler,$*) $(WARNINGS) $(SAN_FLAGS) -I$(BUILD)/include $(call cplusplus_flags,$*) -Itests $< -o $@ \
 	    $(TEST_LIBS) $(MOCK_LIBS) -lm
 
-$(CPLUSPLUS_TEST_DIR)/nvidia_style_nvcc-%: tests/cplusplus/nvidia_style_nvcc.cu $(LIBRARY_SO) $(BUILT_HEADERS) $(RECORDER) \
+$(CPLUSPLUS_TEST_DIR)/nvidia_style_nvcc-%: tests/cplusplus/nvidia_style_nvcc.cu tests/cplusplus/reached.h $(LIBRARY_SO) $(BUILT_HEADERS) $(RECORDER) \
                                             tests/cplusplus/cplusplus.mk
 	@mkdir -p $(dir $@)
 	$(CPLUSPLUS_NVCC) -std=c++17 -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -I$(BUILD)/include \

@@ -7,33 +7,10 @@
 // each call reached, so a template that bypassed cubind would show). Its kernel is never launched
 // with <<<...>>>: nvcc's launches go through the runtime nvcc links in, not cubind's.
 #include <cstdio>
-#include <cstring>
 
 #include "cubind/cublas.h"
 #include "cubind/runtime.h"
-extern "C" {
-#include "mock/recorder.h"
-}
-
-static int failures = 0;
-
-// The last call the mock libcudart received was `symbol`.
-static void reached(const char *what, const char *symbol)
-{
-    const char *last = cubind_mock_last_symbol();
-    if (last == nullptr || std::strcmp(last, symbol) != 0) {
-        std::printf("FAIL %s: the mock's last call is %s, not %s\n", what, last ? last : "(none)", symbol);
-        failures++;
-    }
-}
-
-static void check(const char *what, cudaError_t status)
-{
-    if (status != cudaSuccess) {
-        std::printf("FAIL %s: status %d\n", what, static_cast<int>(status));
-        failures++;
-    }
-}
+#include "cplusplus/reached.h"
 
 template <typename Real>
 __global__ void computeValue(Real *out, int n)
