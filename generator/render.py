@@ -174,8 +174,9 @@ def render_all(model: Model, command: str, examples: bool = True) -> dict[str, s
     out["tests/nvidia_headers.h"] = env.get_template("nvidia_headers.h.j2").render(common)
     out["tests/header_alone.c"] = env.get_template("header_alone.c.j2").render(common)
     out["tests/header_counterpart.c"] = env.get_template("header_counterpart.c.j2").render(common)
-    for name in sorted({n for u in model.config.units for n in u.stand_ins}):
-        headers = [h for u in model.config.units for h, names in u.cplusplus_only if name in names]
+    units = [model.config.unit(ir["unit"]) for ir in model.irs]
+    for name in sorted({n for u in units for n in u.stand_ins}):  # the C++ library headers a C build reads empty
+        headers = [h for u in units for h, names in u.cplusplus_only if name in names]
         out[f"tests/stand_ins/{name}"] = env.get_template("stand_in.j2").render(common | {"name": name, "headers": headers})
     out["tests/input_fields.c"] = env.get_template("input_fields.c.j2").render(common)
     out["tests/semantic_calls.c"] = env.get_template("semantic_calls.c.j2").render(common)
