@@ -229,7 +229,7 @@ def _stage1(config: config_module.Config, where: Headers, task: _Task) -> Any:
     if task.unit is None:
         return macros.cuda_version_number(include_dirs, config.cuda_version_header, config.cuda_version_macro,
                                           list(config.cxx_args))
-    return parse.build_ir(config, task.unit, include_dirs, "")
+    return parse.build_ir(config, task.unit, include_dirs, "", newest=task.release is None)
 
 
 def _weight(config: config_module.Config, where: Headers, previous: Path | None, task: _Task) -> float:

@@ -27,6 +27,13 @@ class Module:
     def exceptions(self) -> dict[str, str]:
         return dict(self.name_exceptions)
 
+    @property
+    def self_contained_switch(self) -> str:
+        """The macro that makes cubind's headers use their own copies of the module's NVIDIA headers
+        (cusolverDn: CUBIND_SELF_CONTAINED_CUSOLVERDN), for a compiler that cannot tell whether a
+        header is there (no __has_include) and a toolkit without it (docs/headers.md)."""
+        return f"CUBIND_SELF_CONTAINED_{self.name.upper()}"
+
 
 @dataclass(frozen=True)
 class Exclusion:
@@ -67,6 +74,11 @@ class Unit:
     # _DEFAULT_SOURCE (without it, clang reads the type as int). cubind's headers need none of them
     # (declarators.PRIVATE_TYPEDEFS)
     feature_macros: tuple[str, ...] = ()
+    # headers of `headers` that only C++ can include although their declarations are C, each with the
+    # C++ library headers it includes (cupti_profiler_host.h, <string>): the C parses read those as
+    # empty files (tu.parse's stand_ins), so that the header's declarations are read, and checked, as
+    # C and bound for C; cubind's headers include NVIDIA's header in C++ only
+    cplusplus_only: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def library_version(self, release: str) -> str | None:
         """The unit's version in `release` by its library_versions, or None when not configured."""
@@ -76,6 +88,11 @@ class Unit:
     def c_args(self) -> tuple[str, ...]:
         """The C parse's arguments beyond the configuration's: the feature macros, defined."""
         return tuple(f"-D{m}" for m in self.feature_macros)
+
+    @property
+    def stand_ins(self) -> tuple[str, ...]:
+        """The C++ library headers its C parses read as empty files (cplusplus_only)."""
+        return tuple(sorted({name for _, names in self.cplusplus_only for name in names}))
 
     def exclusion(self, name: str) -> Exclusion | None:
         """The configured exclusion that matches a function name, or None."""
@@ -313,6 +330,7 @@ class Config:
     releases: tuple[Release, ...] = ()   # newest first
     locate: tuple[Locate, ...] = ()      # libraries located, not bound
     newest_driver: DriverMinimum | None = None  # the oldest driver that runs the toolkit's (newest) release
+    nvcc_args: tuple[str, ...] = ()      # what nvcc's host pass adds to a C++ parse (cplusplus.py)
     # semantic adapters ([generator] semantic names the file; generator/semantic.py reads them)
     semantic: tuple[dict, ...] = ()
     # the same file's [[selector]] (which field of a record says which member of its union is in use)
@@ -357,6 +375,11 @@ class Config:
     def modules(self) -> tuple[Module, ...]:
         return tuple(m for u in self.units for m in u.modules)
 
+    @property
+    def cplusplus_only_headers(self) -> frozenset[str]:
+        """The headers only C++ can include, their declarations being C (Unit.cplusplus_only)."""
+        return frozenset(header for u in self.units for header, _ in u.cplusplus_only)
+
     def module_of_header(self, header: str) -> Module | None:
         """The module that owns a header (by base name), or None for shared CUDA headers."""
         for module in self.modules:
@@ -383,6 +406,7 @@ def load(path: Path = CONFIG_PATH) -> Config:
             cplusplus_headers=tuple(u.get("cplusplus_headers", ())),
             inline_headers=tuple(u.get("inline_headers", ())),
             feature_macros=tuple(u.get("feature_macros", ())),
+            cplusplus_only=tuple((c["header"], tuple(c["includes"])) for c in u.get("cplusplus_only", ())),
             modules=tuple(
                 Module(
                     m["name"],
@@ -434,6 +458,7 @@ def load(path: Path = CONFIG_PATH) -> Config:
         cuda_version_macro=gen["cuda_version_macro"],
         c_args=tuple(gen["c_args"]),
         cxx_args=tuple(gen["cxx_args"]),
+        nvcc_args=tuple(gen.get("nvcc_args", ())),
         units=units,
         libraries=libraries,
         param_docs=tuple(sorted(raw.get("param_docs", {}).items())),
@@ -587,6 +612,11 @@ def _validate(config: Config) -> None:
         if module.name in seen_modules:
             raise ConfigError(f"module {module.name} is configured twice")
         seen_modules.add(module.name)
+    for unit in config.units:
+        for header, includes in unit.cplusplus_only:
+            if header not in unit.headers or not includes:
+                raise ConfigError(f"unit {unit.name}: cplusplus_only {header} needs to be one of its headers, "
+                                  "with the C++ library headers it includes")
     unit_names = {u.name for u in config.units}
     seen_releases: set[str] = set()
     for release in config.releases:

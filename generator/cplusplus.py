@@ -15,7 +15,7 @@ import clang.cindex as ci
 
 from . import clang_ext, macros
 from .ctext import spaced as _join
-from .tu import IncludeDirs, Parsed, parse
+from .tu import IncludeDirs, Parsed, included_files, parse
 
 CK = ci.CursorKind
 TK = ci.TokenKind
@@ -137,10 +137,24 @@ def candidates(parsed: Parsed, own: set[str], extra: set[str]) -> list[ci.Cursor
 
 
 def definitions(include_dirs: IncludeDirs, headers: list[str], own: set[str], extra: list[str], args: list[str],
-                known: set[str]) -> dict:
-    """The IR's `cplusplus` entry: the C++ definitions cubind repeats, and those it leaves out, why."""
-    parsed = parse(include_dirs, [*headers, *extra], args, name="cubind_cplusplus", macros=True, bodies=True)
+                known: set[str], nvcc_args: list[str] = ()) -> dict:
+    """The IR's `cplusplus` entry: the C++ definitions cubind repeats, and those it leaves out, why.
+    With `nvcc_args`, also those the headers declare for nvcc only (`#if defined(__CUDACC__)`), marked
+    `nvcc`: read from a parse with nvcc's macros, in which the files those macros add to the headers'
+    includes (device code: crt/common_functions.h, ...) are read empty, as a host compiler cannot
+    parse them and cubind repeats none of their declarations."""
+    sources = [*headers, *extra]
+    parsed = parse(include_dirs, sources, args, name="cubind_cplusplus", macros=True, bodies=True)
     found = candidates(parsed, own, set(extra))
+    nvcc_only: set[tuple[str | None, int]] = set()
+    if nvcc_args:
+        host = {(parsed.header_of(c), c.location.line) for c in found}
+        device = included_files(include_dirs, sources, [*args, *nvcc_args]) - \
+            {inclusion.include.name for inclusion in parsed.tu.get_includes()}
+        parsed = parse(include_dirs, sources, [*args, *nvcc_args], name="cubind_cplusplus_nvcc", macros=True,
+                       bodies=True, empty=device)
+        found = candidates(parsed, own, set(extra))
+        nvcc_only = {(parsed.header_of(c), c.location.line) for c in found} - host
     macro_names = {c.spelling: c for c in parsed.declarations(CK.MACRO_DEFINITION)}
     raw = []
     used_macros: set[str] = set()
@@ -155,6 +169,8 @@ def definitions(include_dirs: IncludeDirs, headers: list[str], own: set[str], ex
     for cursor, tokens in raw:
         entry = _definition(parsed, cursor, tokens, macro_names)
         where = {"name": cursor.spelling, "header": parsed.header_of(cursor), "line": cursor.location.line}
+        if (where["header"], where["line"]) in nvcc_only:
+            where["nvcc"] = True
         if isinstance(entry, str):
             left_out.append({**where, "reason": entry})
         else:
@@ -166,7 +182,7 @@ def definitions(include_dirs: IncludeDirs, headers: list[str], own: set[str], ex
         for entry in entries:
             unknown = _unknown(entry, available, values)
             if unknown:
-                left_out.append({k: entry[k] for k in ("name", "header", "line")}
+                left_out.append({k: entry[k] for k in ("name", "header", "line", "nvcc") if k in entry}
                                 | {"reason": "names what cubind's headers do not declare: " + ", ".join(unknown)})
             else:
                 kept.append(entry)
@@ -322,6 +338,7 @@ def module_definitions(ir: dict, unit, module, rename: dict[str, str], name_of, 
             "header": entry["header"],
             "line": entry["line"],
             "kind": entry["kind"],
+            "nvcc": entry.get("nvcc", False),
             "head": text(_join(entry["head"])),
             "returns": _join(entry["returns"]),
             "template_args": " ".join(entry["template_args"]).replace("< ", "<").replace(" >", ">")

@@ -18,9 +18,11 @@ def include_graph(irs: Iterable[dict]) -> dict[str, dict[str, list[str]]]:
     graph: dict[str, dict[str, list[str]]] = {}
     for ir in irs:
         for header, entry in ir.get("includes", {}).items():
-            merged = graph.setdefault(header, {"headers": [], "system": []})
-            for key in ("headers", "system"):
-                merged[key].extend(h for h in entry[key] if h not in merged[key])
+            merged = graph.setdefault(header, {"headers": [], "system": [], "cplusplus": []})
+            for key in ("headers", "system", "cplusplus"):
+                merged[key].extend(h for h in entry.get(key, []) if h not in merged[key])
+    for merged in graph.values():  # an edge another unit's C parse took is no C++-only one
+        merged["cplusplus"] = [h for h in merged["cplusplus"] if h not in merged["headers"]]
     return graph
 
 
@@ -35,6 +37,22 @@ def closure(graph: dict[str, dict[str, list[str]]], headers: Iterable[str]) -> s
         seen.add(header)
         todo.extend(graph.get(header, {}).get("headers", []))
     return seen
+
+
+def needed_headers(graph: dict[str, dict[str, list[str]]], header: str) -> list[str]:
+    """The NVIDIA headers `header` reaches in C or in C++, itself first, the others sorted: what must
+    be on the include path for an #include of it to compile (templates/_macros.j2: cubind includes
+    NVIDIA's header only when all are there, else uses its own copy)."""
+    seen: set[str] = set()
+    todo = [header]
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        entry = graph.get(current, {})
+        todo.extend([*entry.get("headers", []), *entry.get("cplusplus", [])])
+    return [header, *sorted(seen - {header})]
 
 
 def system_headers(graph: dict[str, dict[str, list[str]]], reached: set[str]) -> list[str]:

@@ -18,7 +18,7 @@ import ctypes
 import clang.cindex as ci
 
 from . import clang_ext
-from .tu import Parsed
+from .tu import STAND_INS, Parsed
 
 CK = ci.CursorKind
 TK = ci.TokenKind
@@ -196,11 +196,28 @@ def includes(c: Parsed) -> dict[str, dict[str, list[str]]]:
             continue
         entry = result.setdefault(header, {"headers": [], "system": []})
         included = cursor.get_included_file()
+        if included is not None and included.name.startswith(STAND_INS):
+            continue  # a C++ library header a C parse reads empty (tu.parse's stand_ins): none of C's
         nvidia = c.relative(included) if included is not None else None
         key, name = ("headers", nvidia) if nvidia is not None else ("system", cursor.spelling)
         if name not in entry[key]:
             entry[key].append(name)
     return dict(sorted(result.items()))
+
+
+def cplusplus_includes(cxx: Parsed, includes: dict[str, dict[str, list[str]]]) -> None:
+    """Add to `includes` (of the C parse) the NVIDIA headers each NVIDIA header includes only in C++
+    (`cplusplus`: nccl.h's cuda_fp8.h): a header is usable only when every header it includes, in
+    either language, is there (cubind's headers then include it; templates/_macros.j2)."""
+    for cursor in cxx.declarations(CK.INCLUSION_DIRECTIVE):
+        header = cxx.header_of(cursor)
+        included = cursor.get_included_file()
+        nvidia = cxx.relative(included) if included is not None else None
+        if header is None or nvidia is None:
+            continue
+        entry = includes.setdefault(header, {"headers": [], "system": []})
+        if nvidia not in entry["headers"] and nvidia not in entry.setdefault("cplusplus", []):
+            entry["cplusplus"].append(nvidia)
 
 
 def system_names(c: Parsed) -> set[str]:

@@ -120,7 +120,7 @@ def integer_constants(parsed: Parsed, headers: set[str], values: dict[str, int])
 
 
 def function_aliases(parsed: Parsed, headers: set[str], functions: set[str], args: list[str],
-                     unit_headers: list[str]) -> dict[str, str]:
+                     unit_headers: list[str], stand_ins: tuple[str, ...] = ()) -> dict[str, str]:
     """Macros that name a declared function: public name -> exported symbol. `#define cublasSgemm
     cublasSgemm_v2`, and also `#define cuMemcpyHtoDAsync __CUDA_API_PTSZ(cuMemcpyHtoDAsync_v2)`,
     whose wrapper macro picks the per-thread (_ptsz) or the default entry point: the compiler
@@ -134,7 +134,8 @@ def function_aliases(parsed: Parsed, headers: set[str], functions: set[str], arg
         return {}
     lines = "".join(f"void (*const cubind_alias_{i})(void) = (void (*)(void))&{name};\n"
                     for i, name in enumerate(candidates))
-    probe = parse(parsed.include_dirs, unit_headers, args, extra_source=lines, name="cubind_alias", macros=False)
+    probe = parse(parsed.include_dirs, unit_headers, args, extra_source=lines, name="cubind_alias", macros=False,
+                  stand_ins=stand_ins)
     aliases = {}
     for cursor in probe.declarations(CK.VAR_DECL):
         if not cursor.spelling.startswith("cubind_alias_"):

@@ -166,6 +166,29 @@ class Model:
     selection: tuple[str, ...] = ()
     # one cubind/cuda_types_*.h a shared NVIDIA header: {header, file, groups, system, includes}
     shared_files: list[dict] = field(default_factory=list)
+    memo: dict = field(default_factory=dict, repr=False, compare=False)  # nvidia_needs' answers
+
+    def nvidia_needs(self, header: str) -> dict:
+        """What cubind's headers need before they #include NVIDIA's `header` rather than use their
+        own copy of it: every NVIDIA header it reaches in C or C++ on the include path (`headers`,
+        itself first), and none of their modules' CUBIND_SELF_CONTAINED_<MODULE> defined (`switches`).
+        A toolkit lacking some headers (no nvml.h) then still compiles (templates/_macros.j2).
+        `dependent`: the header does not compile alone (the IR's dependent_headers), so cubind's
+        headers never include it themselves; `cplusplus`: only C++ can include it (one of them is
+        a unit's cplusplus_only)."""
+        if not self.memo:
+            self.memo["graph"] = header_closure.include_graph(self.irs)
+            self.memo["dependent"] = {h for ir in self.irs for h in ir.get("dependent_headers", [])}
+            self.memo["needs"] = {}
+        needs = self.memo["needs"].get(header)
+        if needs is None:
+            headers = header_closure.needed_headers(self.memo["graph"], header)
+            switches = dict.fromkeys(m.self_contained_switch for h in headers
+                                     if (m := self.config.module_of_header(h)) is not None)
+            needs = self.memo["needs"][header] = {
+                "headers": headers, "switches": list(switches), "dependent": header in self.memo["dependent"],
+                "cplusplus": any(h in self.config.cplusplus_only_headers for h in headers)}
+        return needs
 
     @property
     def cuda_version_number(self) -> int:

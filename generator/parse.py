@@ -10,7 +10,7 @@ from . import VERSION, clang_ext, cplusplus, header_constants, inline_copies, la
 from .config import Config, Unit
 from .declarators import category, decay, declare, output
 from .names import cubind_name
-from .tu import IncludeDirs, Parsed, parse
+from .tu import IncludeDirs, Parsed, ParseError, parse
 from .typesel import STANDARD_STRUCTS, TypeSelector, referenced_names
 
 CK = ci.CursorKind
@@ -139,12 +139,14 @@ def _function(parsed: Parsed, cursor: ci.Cursor, public: str, unit: Unit, cxx_on
     }
 
 
-def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version: str) -> dict:
+def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version: str, newest: bool = True) -> dict:
     """The IR of one unit: functions, skipped declarations, types, constants, guards, versions.
-    `cuda_version` is the toolkit's (macros.cuda_version), the same for every unit."""
+    `cuda_version` is the toolkit's (macros.cuda_version), the same for every unit. `newest`: the
+    toolkit's headers; an older release's IR serves only to compare ABIs (generator/release_compare.py),
+    which needs no C++ definitions (cuda_runtime.h's templates are the toolkit's)."""
     own = set(unit.own_headers)
     headers = list(unit.headers)
-    c = parse(include_dirs, headers, [*config.c_args, *unit.c_args])
+    c = parse(include_dirs, headers, [*config.c_args, *unit.c_args], stand_ins=unit.stand_ins)
     # The C++ parse also evaluates the unit's constants and version macros (one parse fewer):
     # the candidates are known from the C parse, and the lines after the headers change none of
     # their declarations.
@@ -152,10 +154,11 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
     # repeats is known only once the types are chosen (header_constants).
     candidates = list(dict.fromkeys(cursor.spelling for cursor, body in header_constants.candidates(c) if body))
     evaluated_names = [*candidates, *(m for m in unit.version_macros if m not in candidates)]
-    # -ferror-limit=0: most candidates are not values (attributes, aliases), each line an error
+    # -ferror-limit=0: most candidates are not values (attributes, aliases), each line an error.
+    # With its macros' cursors: its #include directives, what each header includes only in C++.
     cxx = parse(include_dirs, headers, [*config.cxx_args, "-ferror-limit=0"],
                 extra_source=macros.evaluation_source(evaluated_names) + header_constants.evaluation_source(c),
-                macros=False)
+                macros=True)
     values = macros.evaluated(cxx, evaluated_names, len(headers) + 1)
     status_types = {lib.name: lib.status_type for lib in config.libraries}
 
@@ -187,7 +190,7 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
             bound.append((cxx, cursor, True))
 
     symbols = {cursor.spelling for _, cursor, _ in bound}
-    aliases = macros.function_aliases(c, own, symbols, [*config.c_args, *unit.c_args], headers)
+    aliases = macros.function_aliases(c, own, symbols, [*config.c_args, *unit.c_args], headers, unit.stand_ins)
     for cursor in c_functions:
         target = macros.forwarding_target(cursor, symbols) if cursor.storage_class == ci.StorageClass.STATIC else None
         if target is not None:
@@ -220,6 +223,11 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
                 selector.visit_cxx_type(t, cxx)
             else:
                 selector.visit_type(t)
+    # Every enum of the shared headers the unit's headers reach (device_types.h's cudaRoundMode,
+    # through cuda_runtime_api.h), used or not, where cubind can tell whether the header was included.
+    reached = {h for inclusion in c.tu.get_includes() if (h := c.relative(inclusion.include)) is not None
+               and config.module_of_header(h) is None and _presence(c, cxx, h) is not None}
+    selector.seed_enums(reached)
     # NVIDIA's inline definitions in the shared headers cubind copies, and in the unit's
     # inline_headers, and the types they name (dim3's `operator uint3`): until no new header is reached.
     inline_definitions: dict[str, dict] = {}
@@ -256,6 +264,7 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
 
     # an inline header the unit's parse does not include: its includes and guard from its own parse
     includes = header_constants.includes(c)
+    header_constants.cplusplus_includes(cxx, includes)
     guards = {}
     for header in unit.inline_headers:
         read = inline_copies.read(include_dirs, header, tuple(config.c_args), tuple(config.cxx_args))
@@ -269,6 +278,8 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
             if entry["header"] == header:
                 entry["define_guard"] = next((m for m, first, last in blocks if first < entry["line"] < last), None)
 
+    dependent = _dependent_headers(include_dirs, sorted(guards), [*config.c_args, *unit.c_args], unit.stand_ins)
+
     # Headers with no version macros of their own (NVRTC, nvJitLink) are the toolkit's version.
     version_values = {m: values[m] for m in unit.version_macros if m in values}
     missing = [m for m in unit.version_macros if m not in version_values]
@@ -280,9 +291,10 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
     known = cplusplus.declared_names(functions, types, [*constants, *literal_constants])
     cplusplus.add_defaults(cxx, own, functions, known)
     cxx_definitions: dict = {"definitions": [], "left_out": []}
-    if unit.cplusplus_headers or any(cxx.header_of(t) in own for t in cxx.declarations(CK.FUNCTION_TEMPLATE)):
+    templates = any(cxx.header_of(t) in own for t in cxx.declarations(CK.FUNCTION_TEMPLATE))
+    if newest and (unit.cplusplus_headers or templates):
         cxx_definitions = cplusplus.definitions(include_dirs, headers, own, list(unit.cplusplus_headers),
-                                                list(config.cxx_args), known)
+                                                list(config.cxx_args), known, list(config.nvcc_args))
 
     return {
         "ir_version": IR_VERSION,
@@ -299,11 +311,34 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
         "skipped_macros": skipped_macros,
         "includes": dict(sorted(includes.items())),
         "guards": guards,
+        "dependent_headers": dependent,
         "standard_headers": sorted(selector.standard_headers),
         "cplusplus": cxx_definitions,
         "inline_definitions": inline_definitions,
         ABI_KEY: {"functions": abi, "records": layouts.records},
     }
+
+
+def _presence(c: Parsed, cxx: Parsed, header: str) -> str | None:
+    """macros.presence_macro of `header`, or None where it has none (cupti_nvtx_cbid.h)."""
+    try:
+        return macros.presence_macro([c, cxx], header)
+    except ValueError:
+        return None
+
+
+def _dependent_headers(include_dirs: IncludeDirs, headers: list[str], args: list[str],
+                       stand_ins: tuple[str, ...]) -> list[str]:
+    """The headers of `headers` that do not compile included alone: they need what the header
+    including them defines first (cupti_activity_deprecated.h, PACKED_ALIGNMENT of cupti_activity.h).
+    cubind's headers never include such a header themselves (templates/_macros.j2)."""
+    dependent = []
+    for header in headers:
+        try:
+            parse(include_dirs, [header], args, name="cubind_alone", macros=False, stand_ins=stand_ins)
+        except ParseError:
+            dependent.append(header)
+    return dependent
 
 
 def _skipped(parsed: Parsed, cursor: ci.Cursor, reason: str, cxx: bool) -> dict:

@@ -16,6 +16,10 @@ tools/fetch-cuda-releases.sh fetches into it (docs/releases.md).
     python3 -m generator.release_headers without-headers units|modules|report [CUDA_PATH]
                                                      those units (or their modules), one a line; report: why,
                                                      a line each, naming the release the IR read them from
+    python3 -m generator.release_headers unit-switches [CUDA_PATH]
+                                                     -D flags of the switches (CUBIND_SELF_CONTAINED_<MODULE>)
+                                                     of the modules whose headers CUDA_PATH lacks: cubind's
+                                                     copies of their headers
     python3 -m generator.release_headers names              the configured older releases, newest first, one a line
     python3 -m generator.release_headers sources RELEASE    the sources.list of RELEASE's private apt state: one
                                                      line per suite, signed by its keyring
@@ -148,6 +152,14 @@ def unit_includes(config: Config, cuda_path: Path, extra: Path | None) -> list[s
             *(f"-DCUBIND_TEST_WITHOUT_{u.name}" for u in without_headers(config, cuda_path, extra))]
 
 
+def unit_switches(config: Config, cuda_path: Path) -> list[str]:
+    """-D flags of the switches (CUBIND_SELF_CONTAINED_<MODULE>) of the modules of the units a toolkit
+    may lack whose headers `cuda_path` lacks: what a compiler without __has_include needs, with
+    CUBIND_USE_CUDA_HEADERS, to build against that toolkit (tests/test_headers_hidden.sh)."""
+    return [f"-D{m.self_contained_switch}" for u in config.units
+            if u.toolkit_may_lack and newest_headers(u, cuda_path, None) is None for m in u.modules]
+
+
 def without_headers_report(config: Config, cuda_path: Path, extra: Path | None, ir_dir: Path = IR_DIR) -> list[str]:
     """A line for each unit left out: its headers, the release the IR read them from, where they were looked for."""
     lines = []
@@ -170,6 +182,9 @@ def main(argv: list[str]) -> int:
         return 0
     if argv[:1] == ["unit-includes"] and len(argv) <= 2:
         print(" ".join(unit_includes(config, Path(argv[1]) if len(argv) == 2 else DEFAULT_CUDA, extra_include())))
+        return 0
+    if argv[:1] == ["unit-switches"] and len(argv) <= 2:
+        print(" ".join(unit_switches(config, Path(argv[1]) if len(argv) == 2 else DEFAULT_CUDA)))
         return 0
     if argv[:1] == ["without-headers"] and len(argv) in (2, 3) and argv[1] in ("units", "modules", "report"):
         cuda_path = Path(argv[2]) if len(argv) == 3 else DEFAULT_CUDA

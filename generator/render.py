@@ -65,6 +65,20 @@ def release_call(release: str, plan, function: int) -> tuple | None:
     return (release, entry) if entry is not None else None
 
 
+def nvidia_usable(needs: dict) -> str:
+    """The #if condition under which cubind's headers include an NVIDIA header rather than use their
+    copy (Model.nvidia_needs): every header it reaches there, no module switch of theirs defined;
+    `defined(__cplusplus)` first for a header only C++ can include. Lines of at most 100 columns."""
+    clauses = (["defined(__cplusplus)"] if needs.get("cplusplus") else []) + \
+        [f"CUBIND_HAS_INCLUDE(<{h}>)" for h in needs["headers"]] + [f"!defined({s})" for s in needs["switches"]]
+    lines = [""]
+    for clause in clauses:
+        if lines[-1] and len(lines[-1]) + len(clause) + 8 > 100:
+            lines.append("")
+        lines[-1] += (" && " if lines[-1] else "") + clause
+    return " && \\\n    ".join(lines)
+
+
 def comment(text: str) -> str:
     """Text safe inside a C block comment."""
     return text.replace("*/", "* /")
@@ -103,6 +117,7 @@ def environment() -> jinja2.Environment:
     env.tests["fits_int"] = fits_int
     env.globals["prototype"] = prototype
     env.globals["pointer_type"] = pointer_type
+    env.globals["nvidia_usable"] = nvidia_usable
     env.filters["release_call"] = release_call
     env.filters["rust_str"] = rust.rust_str
     env.globals["release_codes"] = list(release_actions.Code)
@@ -159,6 +174,10 @@ def render_all(model: Model, command: str, examples: bool = True) -> dict[str, s
     out["tests/nvidia_headers.h"] = env.get_template("nvidia_headers.h.j2").render(common)
     out["tests/header_alone.c"] = env.get_template("header_alone.c.j2").render(common)
     out["tests/header_counterpart.c"] = env.get_template("header_counterpart.c.j2").render(common)
+    units = [model.config.unit(ir["unit"]) for ir in model.irs]
+    for name in sorted({n for u in units for n in u.stand_ins}):  # the C++ library headers a C build reads empty
+        headers = [h for u in units for h, names in u.cplusplus_only if name in names]
+        out[f"tests/stand_ins/{name}"] = env.get_template("stand_in.j2").render(common | {"name": name, "headers": headers})
     out["tests/input_fields.c"] = env.get_template("input_fields.c.j2").render(common)
     out["tests/semantic_calls.c"] = env.get_template("semantic_calls.c.j2").render(common)
     out["tests/conversions.c"] = env.get_template("conversions.c.j2").render(

@@ -22,6 +22,8 @@ class ParseError(Exception):
 
 
 IncludeDirs = tuple[Path, ...]
+# A folder no machine has, whose files (parse's stand_ins) exist only in libclang's memory.
+STAND_INS = "/cubind-stand-ins"
 
 
 @dataclass
@@ -106,10 +108,13 @@ def find_header(include_dirs: IncludeDirs, header: str) -> Path | None:
 
 
 def parse(include_dirs: IncludeDirs, headers: list[str], args: list[str], extra_source: str = "",
-          name: str = "cubind", macros: bool = True, bodies: bool = False) -> Parsed:
+          name: str = "cubind", macros: bool = True, bodies: bool = False, empty: frozenset[str] = frozenset(),
+          stand_ins: tuple[str, ...] = ()) -> Parsed:
     """Parse `#include <h>` for each header (then `extra_source`) as one translation unit;
     `macros`: with its macro definitions and expansions as cursors (a slower parse and walk);
-    `bodies`: with function bodies (what an inline definition declares and names inside)."""
+    `bodies`: with function bodies (what an inline definition declares and names inside);
+    `empty`: files (absolute paths) read as empty (included_files); `stand_ins`: headers (<string>)
+    found empty before any other (Unit.cplusplus_only: a C parse of a header only C++ can include)."""
     for directory in include_dirs:
         if not directory.is_dir():
             raise ParseError(f"include directory {directory} does not exist")
@@ -120,9 +125,11 @@ def parse(include_dirs: IncludeDirs, headers: list[str], args: list[str], extra_
     source_name = f"{name}.{'cpp' if language == 'c++' else 'c'}"
     source = "".join(f"#include <{h}>\n" for h in headers) + extra_source
     index = ci.Index.create()
-    includes = [f"-I{d}" for d in include_dirs]
+    includes = [f"-I{d}" for d in include_dirs] + ([f"-I{STAND_INS}"] if stand_ins else [])
+    empty = empty | {f"{STAND_INS}/{h}" for h in stand_ins}
     try:
-        tu = index.parse(source_name, args=[*args, *includes], unsaved_files=[(source_name, source)],
+        tu = index.parse(source_name, args=[*args, *includes],
+                         unsaved_files=[(source_name, source), *((path, "") for path in sorted(empty))],
                          options=(_OPTIONS if not bodies else _OPTIONS & ~ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES)
                          | (_MACROS if macros else 0))
     except ci.TranslationUnitLoadError as exc:
@@ -133,6 +140,19 @@ def parse(include_dirs: IncludeDirs, headers: list[str], args: list[str], extra_
         where = f"{first.location.file.name}:{first.location.line}" if first.location.file else source_name
         raise ParseError(f"{where}: {first.spelling} (while parsing {', '.join(headers)}; {len(errors)} error(s))")
     return Parsed(tu, include_dirs)
+
+
+def included_files(include_dirs: IncludeDirs, headers: list[str], args: list[str]) -> frozenset[str]:
+    """The files `#include <h>` of each header reads (absolute paths), errors or not: what a parse
+    with other macros (nvcc's __CUDACC__) adds, which a host compiler's parse may not be able to
+    read (device code) and is then read empty (parse's `empty`)."""
+    includes = [f"-I{d}" for d in include_dirs]
+    source = "".join(f"#include <{h}>\n" for h in headers)
+    language = args[args.index("-x") + 1] if "-x" in args else "c"
+    source_name = f"cubind_files.{'cpp' if language == 'c++' else 'c'}"
+    tu = ci.Index.create().parse(source_name, args=[*args, *includes], unsaved_files=[(source_name, source)],
+                                 options=_OPTIONS)
+    return frozenset(inclusion.include.name for inclusion in tu.get_includes())
 
 
 def _in_main_file(diagnostic: ci.Diagnostic, source_name: str) -> bool:

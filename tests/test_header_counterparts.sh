@@ -25,7 +25,11 @@ macro_names() {
 for module in "$@"; do
     for compiler in "gcc -x c -std=c11" "g++ -x c++ -std=c++17"; do
         unit="$compiler -DCUBIND_TEST_MODULE_$module"
-        macro_names $unit -DCUBIND_TEST_NVIDIA $nvidia > "$theirs"
+        # NVIDIA's headers that only C++ can include, their declarations being C, compile as C with
+        # the C++ library headers they include as empty files (NVIDIA_C_STAND_INS)
+        stand_ins=""
+        case $compiler in gcc*) stand_ins=${NVIDIA_C_STAND_INS:-} ;; esac
+        macro_names $unit -DCUBIND_TEST_NVIDIA $nvidia $stand_ins > "$theirs"
         for where in with-cuda alone; do
             dirs=$nvidia
             [ "$where" = alone ] && dirs=""

@@ -38,6 +38,11 @@ MOCK_ENV := $(foreach l,$(CUBIND_LIBRARIES),$(CUBIND_ENV_$(l))=$(abspath $(MOCK_
 NVIDIA_EXTRA_INCLUDES = $(shell CUDA_EXTRA_INCLUDE='$(CUDA_EXTRA_INCLUDE)' $(PYTHON) -m generator.release_headers \
                           unit-includes $(CUDA_PATH))
 WITHOUT_HEADERS = CUDA_EXTRA_INCLUDE='$(CUDA_EXTRA_INCLUDE)' $(PYTHON) -m generator.release_headers without-headers
+# The switches (CUBIND_SELF_CONTAINED_<MODULE>) of the modules whose headers the toolkit lacks.
+NVIDIA_MISSING_SWITCHES = $(shell $(PYTHON) -m generator.release_headers unit-switches $(CUDA_PATH))
+# For a C build of NVIDIA's headers that only C++ can include (cupti_profiler_host.h's <string>):
+# the C++ library headers they include, as empty files (libraries.toml: cplusplus_only).
+NVIDIA_C_STAND_INS := -I$(GENERATED)/tests/stand_ins
 ABI_UNITS := $(patsubst $(GENERATED)/tests/abi_%.c,%,$(wildcard $(GENERATED)/tests/abi_*.c))
 ABI_PROGRAMS := $(foreach u,$(ABI_UNITS),$(TEST_BUILD)/abi/$(u)-cubind $(TEST_BUILD)/abi/$(u)-nvidia $(TEST_BUILD)/abi/$(u)-cxx)
 
@@ -241,7 +246,8 @@ $(NVIDIA_FLAGS): nvidia-flags-always
 
 $(TEST_BUILD)/abi/%-nvidia: $(GENERATED)/tests/abi_%.c $(PUBLIC_HEADERS) $(NVIDIA_FLAGS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ABI_FLAGS) -DCUBIND_ABI_NVIDIA -isystem $(CUDA_PATH)/include $(NVIDIA_EXTRA_INCLUDES) $< -o $@ $(LDFLAGS_SAN)
+	$(CC) $(ALL_CFLAGS) $(ABI_FLAGS) -DCUBIND_ABI_NVIDIA -isystem $(CUDA_PATH)/include $(NVIDIA_EXTRA_INCLUDES) \
+	    $(NVIDIA_C_STAND_INS) $< -o $@ $(LDFLAGS_SAN)
 $(TEST_BUILD)/abi/%-cxx: $(GENERATED)/tests/abi_%.c $(PUBLIC_HEADERS) $(NVIDIA_FLAGS)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXX_WARNINGS) $(CFLAGS) $(SAN_FLAGS) $(ABI_FLAGS) -DCUBIND_ABI_NVIDIA -isystem $(CUDA_PATH)/include \
@@ -264,13 +270,18 @@ test-abi: $(ABI_PROGRAMS)
 
 # cubind's headers as programs take them (tests/test_headers.sh): each module header alone with the
 # core API; cubind.h and every NVIDIA header in one program, in both orders, CUDA's include
-# directory given as -I; cubind.h under every warning the compilers have. Not one line of output.
+# directory given as -I; cubind.h under every warning the compilers have; cubind.h with a toolkit
+# lacking NVIDIA's headers one at a time (tests/test_headers_hidden.sh). Not one line of output.
 test-headers: $(PUBLIC_HEADERS) tests/test_headers.sh $(GENERATED)/tests/header_alone.c $(GENERATED)/tests/include_order.c \
-              $(GENERATED)/tests/nvidia_headers.h tests/test_header_counterparts.sh $(GENERATED)/tests/header_counterpart.c
+              $(GENERATED)/tests/nvidia_headers.h tests/test_header_counterparts.sh $(GENERATED)/tests/header_counterpart.c \
+              tests/test_headers_hidden.sh
 	@NVIDIA_EXTRA_INCLUDES="$(NVIDIA_EXTRA_INCLUDES)" tests/test_headers.sh $(CUDA_PATH) $(TEST_BUILD)/headers $(CUBIND_MODULES)
 	@$(WITHOUT_HEADERS) report $(CUDA_PATH) | sed 's/^/headers: counterparts of /'
-	@NVIDIA_EXTRA_INCLUDES="$(NVIDIA_EXTRA_INCLUDES)" tests/test_header_counterparts.sh $(CUDA_PATH) \
+	@NVIDIA_EXTRA_INCLUDES="$(NVIDIA_EXTRA_INCLUDES)" NVIDIA_C_STAND_INS="$(NVIDIA_C_STAND_INS)" \
+	    tests/test_header_counterparts.sh $(CUDA_PATH) \
 	    $(filter-out $(shell $(WITHOUT_HEADERS) modules $(CUDA_PATH)),$(CUBIND_MODULES))
+	@NVIDIA_EXTRA_INCLUDES="$(NVIDIA_EXTRA_INCLUDES)" NVIDIA_MISSING_SWITCHES="$(NVIDIA_MISSING_SWITCHES)" \
+	    tests/test_headers_hidden.sh $(CUDA_PATH) $(TEST_BUILD)/headers-hidden
 	@$(RESULTS) passed test-headers
 
 # Under a sanitizer the out-of-line build only: the inline form's wrappers are the same code,

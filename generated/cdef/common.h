@@ -1721,6 +1721,72 @@ typedef float2 cuFloatComplex;
 typedef double2 cuDoubleComplex;
 typedef cuFloatComplex cuComplex;
 
+/* device_types.h */
+enum cudaRoundMode {
+    cudaRoundNearest = 0,
+    cudaRoundZero = 1,
+    cudaRoundPosInf = 2,
+    cudaRoundMinInf = 3
+};
+
+/* surface_types.h */
+enum { cudaSurfaceType1D = 1 };
+enum { cudaSurfaceType2D = 2 };
+enum { cudaSurfaceType3D = 3 };
+enum { cudaSurfaceTypeCubemap = 12 };
+enum { cudaSurfaceType1DLayered = 241 };
+enum { cudaSurfaceType2DLayered = 242 };
+enum { cudaSurfaceTypeCubemapLayered = 252 };
+enum cudaSurfaceBoundaryMode {
+    cudaBoundaryModeZero = 0,
+    cudaBoundaryModeClamp = 1,
+    cudaBoundaryModeTrap = 2
+};
+enum cudaSurfaceFormatMode {
+    cudaFormatModeForced = 0,
+    cudaFormatModeAuto = 1
+};
+typedef unsigned long long cudaSurfaceObject_t;
+
+/* texture_types.h */
+enum { cudaTextureType1D = 1 };
+enum { cudaTextureType2D = 2 };
+enum { cudaTextureType3D = 3 };
+enum { cudaTextureTypeCubemap = 12 };
+enum { cudaTextureType1DLayered = 241 };
+enum { cudaTextureType2DLayered = 242 };
+enum { cudaTextureTypeCubemapLayered = 252 };
+enum cudaTextureAddressMode {
+    cudaAddressModeWrap = 0,
+    cudaAddressModeClamp = 1,
+    cudaAddressModeMirror = 2,
+    cudaAddressModeBorder = 3
+};
+enum cudaTextureFilterMode {
+    cudaFilterModePoint = 0,
+    cudaFilterModeLinear = 1
+};
+enum cudaTextureReadMode {
+    cudaReadModeElementType = 0,
+    cudaReadModeNormalizedFloat = 1
+};
+struct cudaTextureDesc {
+    enum cudaTextureAddressMode addressMode[3];
+    enum cudaTextureFilterMode filterMode;
+    enum cudaTextureReadMode readMode;
+    int sRGB;
+    float borderColor[4];
+    int normalizedCoords;
+    unsigned int maxAnisotropy;
+    enum cudaTextureFilterMode mipmapFilterMode;
+    float mipmapLevelBias;
+    float minMipmapLevelClamp;
+    float maxMipmapLevelClamp;
+    int disableTrilinearOptimization;
+    int seamlessCubemap;
+};
+typedef unsigned long long cudaTextureObject_t;
+
 /* library_types.h */
 enum cudaDataType_t {
     CUDA_R_16F = 2,
@@ -1789,64 +1855,6 @@ typedef enum cudaEmulationStrategy_t cudaEmulationStrategy_t;
 typedef enum cudaEmulationMantissaControl_t cudaEmulationMantissaControl_t;
 typedef enum cudaEmulationSpecialValuesSupport_t cudaEmulationSpecialValuesSupport_t;
 typedef enum libraryPropertyType_t libraryPropertyType_t;
-
-/* surface_types.h */
-enum { cudaSurfaceType1D = 1 };
-enum { cudaSurfaceType2D = 2 };
-enum { cudaSurfaceType3D = 3 };
-enum { cudaSurfaceTypeCubemap = 12 };
-enum { cudaSurfaceType1DLayered = 241 };
-enum { cudaSurfaceType2DLayered = 242 };
-enum { cudaSurfaceTypeCubemapLayered = 252 };
-enum cudaSurfaceBoundaryMode {
-    cudaBoundaryModeZero = 0,
-    cudaBoundaryModeClamp = 1,
-    cudaBoundaryModeTrap = 2
-};
-enum cudaSurfaceFormatMode {
-    cudaFormatModeForced = 0,
-    cudaFormatModeAuto = 1
-};
-typedef unsigned long long cudaSurfaceObject_t;
-
-/* texture_types.h */
-enum { cudaTextureType1D = 1 };
-enum { cudaTextureType2D = 2 };
-enum { cudaTextureType3D = 3 };
-enum { cudaTextureTypeCubemap = 12 };
-enum { cudaTextureType1DLayered = 241 };
-enum { cudaTextureType2DLayered = 242 };
-enum { cudaTextureTypeCubemapLayered = 252 };
-enum cudaTextureAddressMode {
-    cudaAddressModeWrap = 0,
-    cudaAddressModeClamp = 1,
-    cudaAddressModeMirror = 2,
-    cudaAddressModeBorder = 3
-};
-enum cudaTextureFilterMode {
-    cudaFilterModePoint = 0,
-    cudaFilterModeLinear = 1
-};
-enum cudaTextureReadMode {
-    cudaReadModeElementType = 0,
-    cudaReadModeNormalizedFloat = 1
-};
-struct cudaTextureDesc {
-    enum cudaTextureAddressMode addressMode[3];
-    enum cudaTextureFilterMode filterMode;
-    enum cudaTextureReadMode readMode;
-    int sRGB;
-    float borderColor[4];
-    int normalizedCoords;
-    unsigned int maxAnisotropy;
-    enum cudaTextureFilterMode mipmapFilterMode;
-    float mipmapLevelBias;
-    float minMipmapLevelClamp;
-    float maxMipmapLevelClamp;
-    int disableTrilinearOptimization;
-    int seamlessCubemap;
-};
-typedef unsigned long long cudaTextureObject_t;
 
 /* cublas_api.h */
 typedef enum {

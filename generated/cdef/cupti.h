@@ -4671,6 +4671,150 @@ struct CUpti_Device_GetChipName_Params {
 };
 typedef struct CUpti_Device_GetChipName_Params CUpti_Device_GetChipName_Params;
 
+/* cupti_profiler_host.h */
+enum { CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE = 48 };
+enum { CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE = 24 };
+enum { CUpti_Profiler_Host_GetSupportedChips_Params_STRUCT_SIZE = 32 };
+enum { CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE = 48 };
+enum { CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE = 56 };
+enum { CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE = 60 };
+enum { CUpti_Profiler_Host_GetRangeName_Params_STRUCT_SIZE = 56 };
+enum { CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE = 72 };
+enum { CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE = 40 };
+enum { CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE = 32 };
+enum { CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE = 40 };
+enum { CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE = 40 };
+enum { CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params_STRUCT_SIZE = 48 };
+enum CUpti_MetricType {
+    CUPTI_METRIC_TYPE_COUNTER = 0,
+    CUPTI_METRIC_TYPE_RATIO = 1,
+    CUPTI_METRIC_TYPE_THROUGHPUT = 2,
+    CUPTI_METRIC_TYPE__COUNT = 3
+};
+typedef enum CUpti_MetricType CUpti_MetricType;
+enum CUpti_ProfilerType {
+    CUPTI_PROFILER_TYPE_RANGE_PROFILER = 0,
+    CUPTI_PROFILER_TYPE_PM_SAMPLING = 1,
+    CUPTI_PROFILER_TYPE_PROFILER_INVALID = 2
+};
+typedef enum CUpti_ProfilerType CUpti_ProfilerType;
+struct CUpti_Profiler_Host_Object;
+typedef struct CUpti_Profiler_Host_Object CUpti_Profiler_Host_Object;
+struct CUpti_Profiler_Host_Initialize_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_ProfilerType profilerType;
+    const char *pChipName;
+    const uint8_t *pCounterAvailabilityImage;
+    CUpti_Profiler_Host_Object *pHostObject;
+};
+typedef struct CUpti_Profiler_Host_Initialize_Params CUpti_Profiler_Host_Initialize_Params;
+struct CUpti_Profiler_Host_Deinitialize_Params {
+    size_t structSize;
+    void *pPriv;
+    struct CUpti_Profiler_Host_Object *pHostObject;
+};
+typedef struct CUpti_Profiler_Host_Deinitialize_Params CUpti_Profiler_Host_Deinitialize_Params;
+struct CUpti_Profiler_Host_GetSupportedChips_Params {
+    size_t structSize;
+    void *pPriv;
+    size_t numChips;
+    const char *const *ppChipNames;
+};
+typedef struct CUpti_Profiler_Host_GetSupportedChips_Params CUpti_Profiler_Host_GetSupportedChips_Params;
+struct CUpti_Profiler_Host_GetBaseMetrics_Params {
+    size_t structSize;
+    void *pPriv;
+    struct CUpti_Profiler_Host_Object *pHostObject;
+    CUpti_MetricType metricType;
+    const char **ppMetricNames;
+    size_t numMetrics;
+};
+typedef struct CUpti_Profiler_Host_GetBaseMetrics_Params CUpti_Profiler_Host_GetBaseMetrics_Params;
+struct CUpti_Profiler_Host_GetSubMetrics_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    CUpti_MetricType metricType;
+    const char *pMetricName;
+    size_t numOfSubmetrics;
+    const char **ppSubMetrics;
+};
+typedef struct CUpti_Profiler_Host_GetSubMetrics_Params CUpti_Profiler_Host_GetSubMetrics_Params;
+struct CUpti_Profiler_Host_GetMetricProperties_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    const char *pMetricName;
+    const char *pDescription;
+    const char *pHwUnit;
+    const char *pDimUnit;
+    CUpti_MetricType metricType;
+};
+typedef struct CUpti_Profiler_Host_GetMetricProperties_Params CUpti_Profiler_Host_GetMetricProperties_Params;
+struct CUpti_Profiler_Host_GetRangeName_Params {
+    size_t structSize;
+    void *pPriv;
+    const uint8_t *pCounterDataImage;
+    size_t counterDataImageSize;
+    size_t rangeIndex;
+    const char *delimiter;
+    const char *pRangeName;
+};
+typedef struct CUpti_Profiler_Host_GetRangeName_Params CUpti_Profiler_Host_GetRangeName_Params;
+struct CUpti_Profiler_Host_EvaluateToGpuValues_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    const uint8_t *pCounterDataImage;
+    size_t counterDataImageSize;
+    size_t rangeIndex;
+    const char **ppMetricNames;
+    size_t numMetrics;
+    double *pMetricValues;
+};
+typedef struct CUpti_Profiler_Host_EvaluateToGpuValues_Params CUpti_Profiler_Host_EvaluateToGpuValues_Params;
+struct CUpti_Profiler_Host_ConfigAddMetrics_Params {
+    size_t structSize;
+    void *pPriv;
+    struct CUpti_Profiler_Host_Object *pHostObject;
+    const char **ppMetricNames;
+    size_t numMetrics;
+};
+typedef struct CUpti_Profiler_Host_ConfigAddMetrics_Params CUpti_Profiler_Host_ConfigAddMetrics_Params;
+struct CUpti_Profiler_Host_GetConfigImageSize_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    size_t configImageSize;
+};
+typedef struct CUpti_Profiler_Host_GetConfigImageSize_Params CUpti_Profiler_Host_GetConfigImageSize_Params;
+struct CUpti_Profiler_Host_GetConfigImage_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    size_t configImageSize;
+    uint8_t *pConfigImage;
+};
+typedef struct CUpti_Profiler_Host_GetConfigImage_Params CUpti_Profiler_Host_GetConfigImage_Params;
+struct CUpti_Profiler_Host_GetNumOfPasses_Params {
+    size_t structSize;
+    void *pPriv;
+    size_t configImageSize;
+    uint8_t *pConfigImage;
+    size_t numOfPasses;
+};
+typedef struct CUpti_Profiler_Host_GetNumOfPasses_Params CUpti_Profiler_Host_GetNumOfPasses_Params;
+struct CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_ProfilerType profilerType;
+    const char *pChipName;
+    uint8_t *pCounterAvailabilityImage;
+    size_t maxMetricsPerPass;
+};
+typedef struct CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params;
+
 /* cupti_version.h */
 enum { CUPTI_API_VERSION = 130001 };
 
@@ -4678,7 +4822,7 @@ enum { CUPTI_API_VERSION = 130001 };
 enum { CUPTILP64 = 1 };
 enum { ACTIVITY_RECORD_ALIGNMENT = 8 };
 
-/* cupti: 165 wrappers */
+/* cupti: 178 wrappers */
 CUptiResult cubind_cupti_get_result_string(CUptiResult result, const char **str);
 CUptiResult cubind_cupti_get_error_message(CUptiResult result, const char **str);
 CUptiResult cubind_cupti_get_version(uint32_t *version);
@@ -4844,3 +4988,16 @@ CUptiResult cubind_cupti_sass_metrics_disable(CUpti_SassMetricsDisable_Params *p
 CUptiResult cubind_cupti_sass_metrics_get_data_properties(CUpti_SassMetricsGetDataProperties_Params *pParams);
 CUptiResult cubind_cupti_sass_metrics_flush_data(CUpti_SassMetricsFlushData_Params *pParams);
 CUptiResult cubind_cupti_device_get_chip_name(CUpti_Device_GetChipName_Params *pParams);
+CUptiResult cubind_cupti_profiler_host_initialize(CUpti_Profiler_Host_Initialize_Params *pParams);
+CUptiResult cubind_cupti_profiler_host_deinitialize(CUpti_Profiler_Host_Deinitialize_Params *pParams);
+CUptiResult cubind_cupti_profiler_host_get_supported_chips(CUpti_Profiler_Host_GetSupportedChips_Params *pParams);
+CUptiResult cubind_cupti_profiler_host_get_base_metrics(CUpti_Profiler_Host_GetBaseMetrics_Params *pParams);
+CUptiResult cubind_cupti_profiler_host_get_sub_metrics(CUpti_Profiler_Host_GetSubMetrics_Params *pParams);
+CUptiResult cubind_cupti_profiler_host_get_metric_properties(CUpti_Profiler_Host_GetMetricProperties_Params *pParams);
+CUptiResult cubind_cupti_profiler_host_get_range_name(CUpti_Profiler_Host_GetRangeName_Params *pParams);
+CUptiResult cubind_cupti_profiler_host_evaluate_to_gpu_values(CUpti_Profiler_Host_EvaluateToGpuValues_Params *pParams);
+CUptiResult cubind_cupti_profiler_host_config_add_metrics(CUpti_Profiler_Host_ConfigAddMetrics_Params *pParams);
+CUptiResult cubind_cupti_profiler_host_get_config_image_size(CUpti_Profiler_Host_GetConfigImageSize_Params *pParams);
+CUptiResult cubind_cupti_profiler_host_get_config_image(CUpti_Profiler_Host_GetConfigImage_Params *pParams);
+CUptiResult cubind_cupti_profiler_host_get_num_of_passes(CUpti_Profiler_Host_GetNumOfPasses_Params *pParams);
+CUptiResult cubind_cupti_profiler_host_get_max_num_hardware_metrics_per_pass(CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params *pParams);

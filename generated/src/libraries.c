@@ -612,7 +612,7 @@ CUBIND_COLD int cubind_status_error(cubind_library library, unsigned index, int 
                                         status);
         break;
     case CUBIND_LIB_CUPTI:
-        if (index < 165)
+        if (index < 178)
             return cubind__status_error_informational((const cubind__symbol_table *)&cubind__cupti_symbols, index,
                                         status);
         break;

@@ -2318,6 +2318,11 @@ int main(void)
     SIGNED(cudaTextureTypeCubemapLayered);
     POINTER(cudaStreamLegacy);
     POINTER(cudaStreamPerThread);
+    SIGNED(cudaRoundNearest);
+    SIGNED(cudaRoundZero);
+    SIGNED(cudaRoundPosInf);
+    SIGNED(cudaRoundMinInf);
+    SIZE("enum cudaRoundMode", enum cudaRoundMode);
     SIZE("struct char1", struct char1);
     FIELD("struct char1", struct char1, x);
     SIZE("struct uchar1", struct uchar1);

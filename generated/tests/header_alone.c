@@ -2308,7 +2308,7 @@ static void use_constants(void)
 #define CUBIND_TEST_USE_CONSTANTS() use_constants()
 #endif
 #if defined(CUBIND_TEST_MODULE_cupti)
-/* Every constant NVIDIA's headers of the module give (179), by its NVIDIA name. */
+/* Every constant NVIDIA's headers of the module give (192), by its NVIDIA name. */
 static void use_constants(void)
 {
     (void)(CUPTI_SUBSCRIBER_NAME_MAX_LEN);
@@ -2398,6 +2398,19 @@ static void use_constants(void)
     (void)(CUpti_SassMetrics_InstanceValue_STRUCT_SIZE);
     (void)(CUpti_SassMetricsFlushData_Params_STRUCT_SIZE);
     (void)(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+    (void)(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+    (void)(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+    (void)(CUpti_Profiler_Host_GetSupportedChips_Params_STRUCT_SIZE);
+    (void)(CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE);
+    (void)(CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE);
+    (void)(CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE);
+    (void)(CUpti_Profiler_Host_GetRangeName_Params_STRUCT_SIZE);
+    (void)(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+    (void)(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+    (void)(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+    (void)(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+    (void)(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+    (void)(CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params_STRUCT_SIZE);
     (void)(CUPTI_API_VERSION);
     (void)(CUPTILP64);
     (void)(ACTIVITY_RECORD_ALIGNMENT);

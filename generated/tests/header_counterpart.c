@@ -119,6 +119,7 @@
 #include <cupti_range_profiler.h>
 #include <cupti_sass_metrics.h>
 #include <cupti_target.h>
+#include <cupti_profiler_host.h>
 #elif defined(CUBIND_TEST_MODULE_cupti)
 #include "cubind/cupti.h"
 #elif defined(CUBIND_TEST_MODULE_cufile) && defined(CUBIND_TEST_NVIDIA)

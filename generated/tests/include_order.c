@@ -48,6 +48,9 @@
 #include <cupti_range_profiler.h>
 #include <cupti_sass_metrics.h>
 #include <cupti_target.h>
+#if defined(__cplusplus) /* only C++ can include it */
+#include <cupti_profiler_host.h>
+#endif
 #if !defined(CUBIND_TEST_WITHOUT_cufile)
 #include <cufile.h>
 #endif

@@ -51,14 +51,23 @@
 #define CUBIND_ALIGNAS(bytes) _Alignas(bytes)
 #endif
 
-/* Whether an NVIDIA header is on the include path (0 where the compiler cannot tell). cubind's
- * headers then include it instead of repeating its declarations, so cubind's headers and
- * NVIDIA's compile together in either order; define CUBIND_SELF_CONTAINED to use cubind's
- * declarations even so (they are the same: `make test-abi` checks it). */
+/* Whether an NVIDIA header is on the include path. cubind's headers include NVIDIA's header instead
+ * of repeating its declarations when it and every NVIDIA header it includes are there (and none of
+ * their modules' CUBIND_SELF_CONTAINED_<MODULE> is defined), so cubind's headers and NVIDIA's
+ * compile together in either order, and with a toolkit that lacks some headers; otherwise they use
+ * their own copies. Define CUBIND_SELF_CONTAINED to use cubind's copies always (they are the same:
+ * `make test-abi` checks it). Where the compiler cannot tell (no __has_include), cubind's copies,
+ * unless CUBIND_USE_CUDA_HEADERS asks for NVIDIA's headers: they are then taken to be there, but for
+ * the modules whose CUBIND_SELF_CONTAINED_<MODULE> is defined. A program may define
+ * CUBIND_HAS_INCLUDE(header) itself, before the first include, to answer instead (docs/headers.md). */
+#if !defined(CUBIND_HAS_INCLUDE)
 #if defined(__has_include) && !defined(CUBIND_SELF_CONTAINED)
 #define CUBIND_HAS_INCLUDE(header) __has_include(header)
+#elif defined(CUBIND_USE_CUDA_HEADERS) && !defined(CUBIND_SELF_CONTAINED)
+#define CUBIND_HAS_INCLUDE(header) 1
 #else
 #define CUBIND_HAS_INCLUDE(header) 0
+#endif
 #endif
 
 #if defined(__cplusplus)

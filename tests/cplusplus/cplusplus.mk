@@ -17,12 +17,19 @@ CPLUSPLUS_TESTS := $(foreach v,$(CPLUSPLUS_VARIANTS),$(CPLUSPLUS_TEST_DIR)/nvidi
 # profiler APIs, cuComplex.h's arithmetic: -lm, as with NVIDIA's header), with gcc and clang, cubind's headers alone and with CUDA's include directory.
 C_STYLE_VARIANTS := gcc-alone gcc-cuda $(if $(SAN),,clang-alone clang-cuda)
 C_STYLE_TESTS := $(foreach v,$(C_STYLE_VARIANTS),$(CPLUSPLUS_TEST_DIR)/nvidia_style_c-$(v))
+# tests/cplusplus/nvidia_style_nvcc.cu, a CUDA program built by nvcc, where the toolkit has it (CI's
+# does, at $(CUDA_PATH)/bin/nvcc): the templates cuda_runtime.h declares for nvcc only (#if
+# defined(__CUDACC__)) and those on a kernel for every compiler, under cubind's names, out-of-line
+# and inline form, warnings as errors; linked with libcubind, run against the mocks. Not under a
+# sanitizer (nvcc's host compiler, its flags of its own).
+CPLUSPLUS_NVCC := $(wildcard $(CUDA_PATH)/bin/nvcc)
+NVCC_STYLE_TESTS := $(if $(CPLUSPLUS_NVCC),$(if $(SAN),,$(foreach v,outline inline,$(CPLUSPLUS_TEST_DIR)/nvidia_style_nvcc-$(v))))
 cplusplus_compiler = $(firstword $(subst -, ,$(1)))
 cplusplus_flags = $(if $(findstring -cuda,$(1)),-I$(CUDA_PATH)/include)$(if $(findstring -inline,$(1)), -DCUBIND_INLINE)
 
 .PHONY: test-cplusplus
 
-$(CPLUSPLUS_TEST_DIR)/nvidia_style-%: tests/cplusplus/nvidia_style.cpp $(LIBRARY_SO) $(BUILT_HEADERS) $(RECORDER) \
+$(CPLUSPLUS_TEST_DIR)/nvidia_style-%: tests/cplusplus/nvidia_style.cpp tests/cplusplus/reached.h $(LIBRARY_SO) $(BUILT_HEADERS) $(RECORDER) \
                                        tests/cplusplus/cplusplus.mk
 	@mkdir -p $(dir $@)
 	$(call cplusplus_compiler,$*) $(if $(findstring -alone,$*),-std=c++11,-std=c++17) -Wall -Wextra -Werror -pedantic \
@@ -34,8 +41,16 @@ $(CPLUSPLUS_TEST_DIR)/nvidia_style_c-%: tests/cplusplus/nvidia_style_c.c $(LIBRA
 	$(call cplusplus_compiler,$*) $(WARNINGS) $(SAN_FLAGS) -I$(BUILD)/include $(call cplusplus_flags,$*) -Itests $< -o $@ \
 	    $(TEST_LIBS) $(MOCK_LIBS) -lm
 
-test-cplusplus: $(CPLUSPLUS_TESTS) $(C_STYLE_TESTS) $(MOCKS)
-	@for p in $(CPLUSPLUS_TESTS) $(C_STYLE_TESTS); do \
+$(CPLUSPLUS_TEST_DIR)/nvidia_style_nvcc-%: tests/cplusplus/nvidia_style_nvcc.cu tests/cplusplus/reached.h $(LIBRARY_SO) $(BUILT_HEADERS) $(RECORDER) \
+                                            tests/cplusplus/cplusplus.mk
+	@mkdir -p $(dir $@)
+	$(CPLUSPLUS_NVCC) -std=c++17 -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -I$(BUILD)/include \
+	    $(if $(findstring inline,$*),-DCUBIND_INLINE) -Itests $< -o $@ -L$(BUILD)/lib -lcubind -L$(MOCK_DIR) \
+	    -lcubind_mock_recorder -Xlinker -rpath,'$$ORIGIN/../lib' -Xlinker -rpath,'$$ORIGIN/mock'
+
+test-cplusplus: $(CPLUSPLUS_TESTS) $(C_STYLE_TESTS) $(NVCC_STYLE_TESTS) $(MOCKS)
+	@[ -n "$(CPLUSPLUS_NVCC)" ] || echo "test-cplusplus: no $(CUDA_PATH)/bin/nvcc: tests/cplusplus/nvidia_style_nvcc.cu not built"
+	@for p in $(CPLUSPLUS_TESTS) $(C_STYLE_TESTS) $(NVCC_STYLE_TESTS); do \
 	    env $(MOCK_ENV) $$p || { echo "test-cplusplus: $$p failed"; exit 1; }; \
 	done
 	@$(RESULTS) passed test-cplusplus

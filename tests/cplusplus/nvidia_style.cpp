@@ -14,32 +14,7 @@
 
 #include "cubind/cublas.h"
 #include "cubind/runtime.h"
-extern "C" {
-#include "mock/recorder.h"
-}
-
-static int failures = 0;
-static bool real = false;
-
-// The last call the mock libcudart received was `symbol`.
-static void reached(const char *what, const char *symbol)
-{
-    if (real)
-        return;
-    const char *last = cubind_mock_last_symbol();
-    if (last == nullptr || std::strcmp(last, symbol) != 0) {
-        std::printf("FAIL %s: the mock's last call is %s, not %s\n", what, last ? last : "(none)", symbol);
-        failures++;
-    }
-}
-
-static void check(const char *what, cudaError_t status)
-{
-    if (status != cudaSuccess) {
-        std::printf("FAIL %s: status %d\n", what, static_cast<int>(status));
-        failures++;
-    }
-}
+#include "cplusplus/reached.h"
 
 // On the mocks: a host function stands for the kernel (the mock launches nothing).
 static void kernel(float *data, int n)

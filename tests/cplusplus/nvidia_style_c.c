@@ -1,7 +1,7 @@
 /* tests/cplusplus/nvidia_style_c.c - a C program in NVIDIA's usual style, with NVIDIA's names
  * replaced by cubind's and nothing else: the flags and special values of driver_types.h by their
  * names (cudaStreamNonBlocking, cudaEventDisableTiming, cudaHostAllocMapped, cudaCpuDeviceId, ...),
- * a stream captured into a graph, cuBLASXt, the profiler APIs of the runtime and the driver,
+ * device_types.h's cudaRoundMode, a stream captured into a graph, cuBLASXt, the profiler APIs of the runtime and the driver,
  * cuComplex.h's complex arithmetic, vector_functions.h's make_float2, ... and driver_functions.h's make_cudaExtent, ... (make test-cplusplus, against the mocks: the recorder says which NVIDIA function each call reached). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +107,14 @@ int main(void)
     if (cudaCpuDeviceId != -1 || cudaInvalidDeviceId != -2 || cudaHostAllocMapped != 2 || cudaStreamNonBlocking != 1) {
         printf("FAIL a constant is not NVIDIA's value\n");
         failures++;
+    }
+    {
+        /* device_types.h's rounding modes, which cuda_runtime_api.h reaches through builtin_types.h */
+        const enum cudaRoundMode modes[] = {cudaRoundNearest, cudaRoundZero, cudaRoundPosInf, cudaRoundMinInf};
+        if (modes[0] != 0 || modes[1] != 1 || modes[2] != 2 || modes[3] != 3) {
+            printf("FAIL cudaRoundMode's values are not NVIDIA's\n");
+            failures++;
+        }
     }
     printf("nvidia_style_c: %d failed\n", failures);
     return failures != 0;

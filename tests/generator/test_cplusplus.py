@@ -42,10 +42,12 @@ def _defaulted(cursor: ci.Cursor) -> set[int]:
     return found
 
 
-def _cubind_declarations(module: str) -> tuple[dict[str, set[int]], int]:
-    """cubind's C++ view of a module header: the defaulted parameters of each function (over all
-    its declarations) and how many function templates it defines under cubind's names."""
-    parsed = tu.parse((ROOT / "include", ROOT / "generated" / "include"), [f"cubind/{module}.h"], ARGS, macros=False)
+def _cubind_declarations(module: str, nvcc_args: tuple[str, ...] = ()) -> tuple[dict[str, set[int]], int]:
+    """cubind's C++ view of a module header (as nvcc's host pass sees it with `nvcc_args`): the
+    defaulted parameters of each function (over all its declarations) and how many function
+    templates it defines under cubind's names."""
+    parsed = tu.parse((ROOT / "include", ROOT / "generated" / "include"), [f"cubind/{module}.h"],
+                      [*ARGS, *nvcc_args], macros=False)
     defaults: dict[str, set[int]] = {}
     templates = 0
     for kind, cursor in parsed.top_level():
@@ -86,21 +88,28 @@ def test_default_arguments_and_definitions_are_cubinds(ir_path):
             missing.append(f"{function['name']}: NVIDIA's defaults {sorted(expected)}, cubind's {sorted(got)}")
     assert not missing, "\n".join(missing)
     # every template the IR repeats is a function template of the module's header (its _inline
-    # copies, for the inline form, not counted)
-    wanted: dict[str, int] = {}
+    # copies, for the inline form, not counted); those NVIDIA declares for nvcc only are there for
+    # nvcc only (__CUDACC__)
+    wanted: dict[str, list[int]] = {}
     for definition in ir["cplusplus"]["definitions"]:
         if definition["kind"] == "template":
             module = unit.module_for_function(definition["name"]).name
-            wanted[module] = wanted.get(module, 0) + 1
-    for module, count in wanted.items():
+            wanted.setdefault(module, [0, 0])[bool(definition.get("nvcc"))] += 1
+    for module, (host, device) in wanted.items():
         if module not in cubind:
             cubind[module] = _cubind_declarations(module)
-        assert cubind[module][1] >= count, \
-            f"{module}: {count} templates in the IR, {cubind[module][1]} in cubind/{module}.h"
+        assert cubind[module][1] >= host, \
+            f"{module}: {host} templates in the IR, {cubind[module][1]} in cubind/{module}.h"
+        with_nvcc = _cubind_declarations(module, config.nvcc_args)[1]
+        assert with_nvcc - cubind[module][1] == device, \
+            f"{module}: {device} templates for nvcc only in the IR, {with_nvcc - cubind[module][1]} in cubind/{module}.h"
 
 
 def test_the_runtime_has_what_nvidia_gives():
-    """Not vacuous: cuda_runtime_api.h has default arguments and cuda_runtime.h templates."""
+    """Not vacuous: cuda_runtime_api.h has default arguments and cuda_runtime.h templates, some of
+    them for nvcc only (cudaFuncGetAttributes on a kernel)."""
     ir = json.loads((ROOT / "generated" / "ir" / "runtime.json").read_text())
     assert sum("default" in p for f in ir["functions"] for p in f["params"]) > 0
     assert any(d["kind"] == "template" for d in ir["cplusplus"]["definitions"])
+    assert {"cudaFuncGetAttributes", "cudaFuncSetAttribute"} <= \
+        {d["name"] for d in ir["cplusplus"]["definitions"] if d.get("nvcc") and d["kind"] == "template"}

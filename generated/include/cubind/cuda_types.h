@@ -18,9 +18,10 @@
 #include "cubind/cuda_types_vector_types.h"
 #include "cubind/cuda_types_driver_types.h"
 #include "cubind/cuda_types_cuComplex.h"
-#include "cubind/cuda_types_library_types.h"
+#include "cubind/cuda_types_device_types.h"
 #include "cubind/cuda_types_surface_types.h"
 #include "cubind/cuda_types_texture_types.h"
+#include "cubind/cuda_types_library_types.h"
 #include "cubind/cuda_types_vector_functions.h"
 #include "cubind/cuda_types_driver_functions.h"
 

@@ -18,7 +18,8 @@
 #include "cubind/platform.h"
 #include "cubind/cuda_types_vector_types.h"
 
-#if defined(CUBIND_USE_CUDA_HEADERS)
+#if defined(CUBIND_USE_CUDA_HEADERS) && CUBIND_HAS_INCLUDE(<cuComplex.h>) && CUBIND_HAS_INCLUDE(<crt/host_defines.h>) && \
+    CUBIND_HAS_INCLUDE(<vector_types.h>)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUCOMPLEX_H
@@ -31,9 +32,11 @@
 #endif
 
 /* From NVIDIA's cuComplex.h: its own declarations when it was included first (CU_COMPLEX_H_) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(CU_COMPLEX_H_)
-#elif CUBIND_HAS_INCLUDE(<cuComplex.h>)
+#elif CUBIND_HAS_INCLUDE(<cuComplex.h>) && CUBIND_HAS_INCLUDE(<crt/host_defines.h>) && \
+    CUBIND_HAS_INCLUDE(<vector_types.h>)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUCOMPLEX_H

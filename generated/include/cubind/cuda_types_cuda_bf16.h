@@ -20,6 +20,7 @@
 #include "cubind/cuda_types_cuda_fp16.h"
 #include "cubind/cuda_types_vector_types.h"
 #include "cubind/cuda_types_driver_types.h"
+#include "cubind/cuda_types_device_types.h"
 #include "cubind/cuda_types_surface_types.h"
 #include "cubind/cuda_types_texture_types.h"
 

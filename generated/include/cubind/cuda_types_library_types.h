@@ -16,7 +16,7 @@
 
 #include "cubind/platform.h"
 
-#if defined(CUBIND_USE_CUDA_HEADERS)
+#if defined(CUBIND_USE_CUDA_HEADERS) && CUBIND_HAS_INCLUDE(<library_types.h>)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_LIBRARY_TYPES_H
@@ -29,7 +29,8 @@
 #endif
 
 /* From NVIDIA's library_types.h: its own declarations when it was included first (__LIBRARY_TYPES_H__) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(__LIBRARY_TYPES_H__)
 #elif CUBIND_HAS_INCLUDE(<library_types.h>)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)

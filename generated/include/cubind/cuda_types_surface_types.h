@@ -20,7 +20,8 @@
 #include "cubind/cuda_types_vector_types.h"
 #include "cubind/cuda_types_driver_types.h"
 
-#if defined(CUBIND_USE_CUDA_HEADERS)
+#if defined(CUBIND_USE_CUDA_HEADERS) && CUBIND_HAS_INCLUDE(<surface_types.h>) && CUBIND_HAS_INCLUDE(<crt/host_defines.h>) && \
+    CUBIND_HAS_INCLUDE(<driver_types.h>) && CUBIND_HAS_INCLUDE(<vector_types.h>)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_SURFACE_TYPES_H
@@ -33,9 +34,11 @@
 #endif
 
 /* From NVIDIA's surface_types.h: its own declarations when it was included first (__SURFACE_TYPES_H__) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(__SURFACE_TYPES_H__)
-#elif CUBIND_HAS_INCLUDE(<surface_types.h>)
+#elif CUBIND_HAS_INCLUDE(<surface_types.h>) && CUBIND_HAS_INCLUDE(<crt/host_defines.h>) && \
+    CUBIND_HAS_INCLUDE(<driver_types.h>) && CUBIND_HAS_INCLUDE(<vector_types.h>)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_SURFACE_TYPES_H

@@ -20,19 +20,35 @@
 #include "cubind/platform.h"
 #include "cubind/cuda_types_vector_types.h"
 #include "cubind/cuda_types_driver_types.h"
-#include "cubind/cuda_types_library_types.h"
+#include "cubind/cuda_types_device_types.h"
 #include "cubind/cuda_types_surface_types.h"
 #include "cubind/cuda_types_texture_types.h"
+#include "cubind/cuda_types_library_types.h"
 #include "cubind/runtime_types.h"
 
-#if defined(CUBIND_USE_CUDA_HEADERS)
+#if defined(CUBIND_USE_CUDA_HEADERS) && CUBIND_HAS_INCLUDE(<cudnn.h>) && CUBIND_HAS_INCLUDE(<builtin_types.h>) && \
+    CUBIND_HAS_INCLUDE(<crt/host_defines.h>) && CUBIND_HAS_INCLUDE(<cuda_device_runtime_api.h>) && \
+    CUBIND_HAS_INCLUDE(<cuda_runtime_api.h>) && CUBIND_HAS_INCLUDE(<cudnn_adv.h>) && \
+    CUBIND_HAS_INCLUDE(<cudnn_cnn.h>) && CUBIND_HAS_INCLUDE(<cudnn_graph.h>) && \
+    CUBIND_HAS_INCLUDE(<cudnn_ops.h>) && CUBIND_HAS_INCLUDE(<cudnn_version.h>) && \
+    CUBIND_HAS_INCLUDE(<device_types.h>) && CUBIND_HAS_INCLUDE(<driver_types.h>) && \
+    CUBIND_HAS_INCLUDE(<library_types.h>) && CUBIND_HAS_INCLUDE(<surface_types.h>) && \
+    CUBIND_HAS_INCLUDE(<texture_types.h>) && CUBIND_HAS_INCLUDE(<vector_types.h>) && \
+    !defined(CUBIND_SELF_CONTAINED_CUDNN) && !defined(CUBIND_SELF_CONTAINED_RUNTIME)
 #include <cudnn.h>
 #endif
 
 /* From NVIDIA's cudnn_graph.h: its own declarations when it was included first (CUDNN_GRAPH_H_) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(CUDNN_GRAPH_H_)
-#elif CUBIND_HAS_INCLUDE(<cudnn_graph.h>)
+#elif CUBIND_HAS_INCLUDE(<cudnn_graph.h>) && CUBIND_HAS_INCLUDE(<builtin_types.h>) && \
+    CUBIND_HAS_INCLUDE(<crt/host_defines.h>) && CUBIND_HAS_INCLUDE(<cuda_device_runtime_api.h>) && \
+    CUBIND_HAS_INCLUDE(<cuda_runtime_api.h>) && CUBIND_HAS_INCLUDE(<cudnn_version.h>) && \
+    CUBIND_HAS_INCLUDE(<device_types.h>) && CUBIND_HAS_INCLUDE(<driver_types.h>) && \
+    CUBIND_HAS_INCLUDE(<library_types.h>) && CUBIND_HAS_INCLUDE(<surface_types.h>) && \
+    CUBIND_HAS_INCLUDE(<texture_types.h>) && CUBIND_HAS_INCLUDE(<vector_types.h>) && \
+    !defined(CUBIND_SELF_CONTAINED_CUDNN) && !defined(CUBIND_SELF_CONTAINED_RUNTIME)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUDNN_GRAPH_H
@@ -778,9 +794,17 @@ typedef enum {
 #endif /* cudnn_graph.h */
 
 /* From NVIDIA's cudnn_ops.h: its own declarations when it was included first (CUDNN_OPS_H_) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(CUDNN_OPS_H_)
-#elif CUBIND_HAS_INCLUDE(<cudnn_ops.h>)
+#elif CUBIND_HAS_INCLUDE(<cudnn_ops.h>) && CUBIND_HAS_INCLUDE(<builtin_types.h>) && \
+    CUBIND_HAS_INCLUDE(<crt/host_defines.h>) && CUBIND_HAS_INCLUDE(<cuda_device_runtime_api.h>) && \
+    CUBIND_HAS_INCLUDE(<cuda_runtime_api.h>) && CUBIND_HAS_INCLUDE(<cudnn_graph.h>) && \
+    CUBIND_HAS_INCLUDE(<cudnn_version.h>) && CUBIND_HAS_INCLUDE(<device_types.h>) && \
+    CUBIND_HAS_INCLUDE(<driver_types.h>) && CUBIND_HAS_INCLUDE(<library_types.h>) && \
+    CUBIND_HAS_INCLUDE(<surface_types.h>) && CUBIND_HAS_INCLUDE(<texture_types.h>) && \
+    CUBIND_HAS_INCLUDE(<vector_types.h>) && !defined(CUBIND_SELF_CONTAINED_CUDNN) && \
+    !defined(CUBIND_SELF_CONTAINED_RUNTIME)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUDNN_OPS_H
@@ -932,9 +956,17 @@ typedef enum {
 #endif /* cudnn_ops.h */
 
 /* From NVIDIA's cudnn_adv.h: its own declarations when it was included first (CUDNN_ADV_H_) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(CUDNN_ADV_H_)
-#elif CUBIND_HAS_INCLUDE(<cudnn_adv.h>)
+#elif CUBIND_HAS_INCLUDE(<cudnn_adv.h>) && CUBIND_HAS_INCLUDE(<builtin_types.h>) && \
+    CUBIND_HAS_INCLUDE(<crt/host_defines.h>) && CUBIND_HAS_INCLUDE(<cuda_device_runtime_api.h>) && \
+    CUBIND_HAS_INCLUDE(<cuda_runtime_api.h>) && CUBIND_HAS_INCLUDE(<cudnn_graph.h>) && \
+    CUBIND_HAS_INCLUDE(<cudnn_ops.h>) && CUBIND_HAS_INCLUDE(<cudnn_version.h>) && \
+    CUBIND_HAS_INCLUDE(<device_types.h>) && CUBIND_HAS_INCLUDE(<driver_types.h>) && \
+    CUBIND_HAS_INCLUDE(<library_types.h>) && CUBIND_HAS_INCLUDE(<surface_types.h>) && \
+    CUBIND_HAS_INCLUDE(<texture_types.h>) && CUBIND_HAS_INCLUDE(<vector_types.h>) && \
+    !defined(CUBIND_SELF_CONTAINED_CUDNN) && !defined(CUBIND_SELF_CONTAINED_RUNTIME)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUDNN_ADV_H
@@ -1032,9 +1064,17 @@ typedef enum {
 #endif /* cudnn_adv.h */
 
 /* From NVIDIA's cudnn_cnn.h: its own declarations when it was included first (CUDNN_CNN_H_) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(CUDNN_CNN_H_)
-#elif CUBIND_HAS_INCLUDE(<cudnn_cnn.h>)
+#elif CUBIND_HAS_INCLUDE(<cudnn_cnn.h>) && CUBIND_HAS_INCLUDE(<builtin_types.h>) && \
+    CUBIND_HAS_INCLUDE(<crt/host_defines.h>) && CUBIND_HAS_INCLUDE(<cuda_device_runtime_api.h>) && \
+    CUBIND_HAS_INCLUDE(<cuda_runtime_api.h>) && CUBIND_HAS_INCLUDE(<cudnn_graph.h>) && \
+    CUBIND_HAS_INCLUDE(<cudnn_ops.h>) && CUBIND_HAS_INCLUDE(<cudnn_version.h>) && \
+    CUBIND_HAS_INCLUDE(<device_types.h>) && CUBIND_HAS_INCLUDE(<driver_types.h>) && \
+    CUBIND_HAS_INCLUDE(<library_types.h>) && CUBIND_HAS_INCLUDE(<surface_types.h>) && \
+    CUBIND_HAS_INCLUDE(<texture_types.h>) && CUBIND_HAS_INCLUDE(<vector_types.h>) && \
+    !defined(CUBIND_SELF_CONTAINED_CUDNN) && !defined(CUBIND_SELF_CONTAINED_RUNTIME)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUDNN_CNN_H
@@ -1175,9 +1215,10 @@ typedef struct cudnnConvolutionBwdFilterAlgoPerfStruct cudnnConvolutionBwdFilter
 #endif /* cudnn_cnn.h */
 
 /* From NVIDIA's cudnn_version.h: its own declarations when it was included first (CUDNN_VERSION_H_) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(CUDNN_VERSION_H_)
-#elif CUBIND_HAS_INCLUDE(<cudnn_version.h>)
+#elif CUBIND_HAS_INCLUDE(<cudnn_version.h>) && !defined(CUBIND_SELF_CONTAINED_CUDNN)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUDNN_VERSION_H

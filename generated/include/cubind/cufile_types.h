@@ -23,14 +23,17 @@ struct timespec; /* the C library's, taken by pointer (typesel.STANDARD_STRUCTS)
 #include "cubind/platform.h"
 #include "cubind/driver_types_cuda.h"
 
-#if defined(CUBIND_USE_CUDA_HEADERS)
+#if defined(CUBIND_USE_CUDA_HEADERS) && CUBIND_HAS_INCLUDE(<cufile.h>) && CUBIND_HAS_INCLUDE(<cuda.h>) && \
+    !defined(CUBIND_SELF_CONTAINED_CUFILE) && !defined(CUBIND_SELF_CONTAINED_DRIVER)
 #include <cufile.h>
 #endif
 
 /* From NVIDIA's cufile.h: its own declarations when it was included first (__CUFILE_H_) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(__CUFILE_H_)
-#elif CUBIND_HAS_INCLUDE(<cufile.h>)
+#elif CUBIND_HAS_INCLUDE(<cufile.h>) && CUBIND_HAS_INCLUDE(<cuda.h>) && \
+    !defined(CUBIND_SELF_CONTAINED_CUFILE) && !defined(CUBIND_SELF_CONTAINED_DRIVER)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUFILE_H

@@ -22,25 +22,68 @@
 #include "cubind/platform.h"
 #include "cubind/cuda_types_vector_types.h"
 #include "cubind/cuda_types_driver_types.h"
+#include "cubind/cuda_types_device_types.h"
 #include "cubind/cuda_types_surface_types.h"
 #include "cubind/cuda_types_texture_types.h"
 #include "cubind/driver_types_cuda.h"
 #include "cubind/runtime_types.h"
 
-#if defined(CUBIND_USE_CUDA_HEADERS)
+#if defined(CUBIND_USE_CUDA_HEADERS) && CUBIND_HAS_INCLUDE(<cupti.h>) && CUBIND_HAS_INCLUDE(<builtin_types.h>) && \
+    CUBIND_HAS_INCLUDE(<crt/host_defines.h>) && CUBIND_HAS_INCLUDE(<cuda.h>) && \
+    CUBIND_HAS_INCLUDE(<cuda_device_runtime_api.h>) && CUBIND_HAS_INCLUDE(<cuda_runtime_api.h>) && \
+    CUBIND_HAS_INCLUDE(<cuda_stdint.h>) && CUBIND_HAS_INCLUDE(<cupti_activity.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_activity_deprecated.h>) && CUBIND_HAS_INCLUDE(<cupti_callbacks.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_common.h>) && CUBIND_HAS_INCLUDE(<cupti_driver_cbid.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_events.h>) && CUBIND_HAS_INCLUDE(<cupti_metrics.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_nvtx_cbid.h>) && CUBIND_HAS_INCLUDE(<cupti_result.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_runtime_cbid.h>) && CUBIND_HAS_INCLUDE(<cupti_version.h>) && \
+    CUBIND_HAS_INCLUDE(<device_types.h>) && CUBIND_HAS_INCLUDE(<driver_types.h>) && \
+    CUBIND_HAS_INCLUDE(<generated_cuda_meta.h>) && \
+    CUBIND_HAS_INCLUDE(<generated_cuda_runtime_api_meta.h>) && CUBIND_HAS_INCLUDE(<surface_types.h>) && \
+    CUBIND_HAS_INCLUDE(<texture_types.h>) && CUBIND_HAS_INCLUDE(<vector_types.h>) && \
+    !defined(CUBIND_SELF_CONTAINED_CUPTI) && !defined(CUBIND_SELF_CONTAINED_DRIVER) && \
+    !defined(CUBIND_SELF_CONTAINED_RUNTIME)
 #include <cupti.h>
+#endif
+#if defined(CUBIND_USE_CUDA_HEADERS) && CUBIND_HAS_INCLUDE(<cupti_pcsampling.h>) && CUBIND_HAS_INCLUDE(<cuda.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_common.h>) && CUBIND_HAS_INCLUDE(<cupti_result.h>) && \
+    !defined(CUBIND_SELF_CONTAINED_CUPTI) && !defined(CUBIND_SELF_CONTAINED_DRIVER)
 #include <cupti_pcsampling.h>
+#endif
+#if defined(CUBIND_USE_CUDA_HEADERS) && CUBIND_HAS_INCLUDE(<cupti_pmsampling.h>) && CUBIND_HAS_INCLUDE(<cuda.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_result.h>) && !defined(CUBIND_SELF_CONTAINED_CUPTI) && \
+    !defined(CUBIND_SELF_CONTAINED_DRIVER)
 #include <cupti_pmsampling.h>
+#endif
+#if defined(CUBIND_USE_CUDA_HEADERS) && CUBIND_HAS_INCLUDE(<cupti_profiler_target.h>) && CUBIND_HAS_INCLUDE(<cuda.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_result.h>) && !defined(CUBIND_SELF_CONTAINED_CUPTI) && \
+    !defined(CUBIND_SELF_CONTAINED_DRIVER)
 #include <cupti_profiler_target.h>
+#endif
+#if defined(CUBIND_USE_CUDA_HEADERS) && CUBIND_HAS_INCLUDE(<cupti_range_profiler.h>) && CUBIND_HAS_INCLUDE(<cuda.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_profiler_target.h>) && CUBIND_HAS_INCLUDE(<cupti_result.h>) && \
+    !defined(CUBIND_SELF_CONTAINED_CUPTI) && !defined(CUBIND_SELF_CONTAINED_DRIVER)
 #include <cupti_range_profiler.h>
+#endif
+#if defined(CUBIND_USE_CUDA_HEADERS) && CUBIND_HAS_INCLUDE(<cupti_sass_metrics.h>) && CUBIND_HAS_INCLUDE(<cuda.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_profiler_target.h>) && CUBIND_HAS_INCLUDE(<cupti_result.h>) && \
+    !defined(CUBIND_SELF_CONTAINED_CUPTI) && !defined(CUBIND_SELF_CONTAINED_DRIVER)
 #include <cupti_sass_metrics.h>
+#endif
+#if defined(CUBIND_USE_CUDA_HEADERS) && CUBIND_HAS_INCLUDE(<cupti_target.h>) && CUBIND_HAS_INCLUDE(<cupti_result.h>) && \
+    !defined(CUBIND_SELF_CONTAINED_CUPTI)
 #include <cupti_target.h>
+#endif
+#if defined(CUBIND_USE_CUDA_HEADERS) && defined(__cplusplus) && CUBIND_HAS_INCLUDE(<cupti_profiler_host.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_result.h>) && !defined(CUBIND_SELF_CONTAINED_CUPTI)
+#include <cupti_profiler_host.h>
 #endif
 
 /* From NVIDIA's cupti_result.h: its own declarations when it was included first (_CUPTI_RESULT_H_) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(_CUPTI_RESULT_H_)
-#elif CUBIND_HAS_INCLUDE(<cupti_result.h>)
+#elif CUBIND_HAS_INCLUDE(<cupti_result.h>) && !defined(CUBIND_SELF_CONTAINED_CUPTI)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_RESULT_H
@@ -105,9 +148,16 @@ typedef enum {
 #endif /* cupti_result.h */
 
 /* From NVIDIA's cupti_callbacks.h: its own declarations when it was included first (__CUPTI_CALLBACKS_H__) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(__CUPTI_CALLBACKS_H__)
-#elif CUBIND_HAS_INCLUDE(<cupti_callbacks.h>)
+#elif CUBIND_HAS_INCLUDE(<cupti_callbacks.h>) && CUBIND_HAS_INCLUDE(<builtin_types.h>) && \
+    CUBIND_HAS_INCLUDE(<crt/host_defines.h>) && CUBIND_HAS_INCLUDE(<cuda.h>) && \
+    CUBIND_HAS_INCLUDE(<cuda_stdint.h>) && CUBIND_HAS_INCLUDE(<cupti_result.h>) && \
+    CUBIND_HAS_INCLUDE(<device_types.h>) && CUBIND_HAS_INCLUDE(<driver_types.h>) && \
+    CUBIND_HAS_INCLUDE(<surface_types.h>) && CUBIND_HAS_INCLUDE(<texture_types.h>) && \
+    CUBIND_HAS_INCLUDE(<vector_types.h>) && !defined(CUBIND_SELF_CONTAINED_CUPTI) && \
+    !defined(CUBIND_SELF_CONTAINED_DRIVER)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_CALLBACKS_H
@@ -242,9 +292,12 @@ typedef struct {
 #endif /* cupti_callbacks.h */
 
 /* From NVIDIA's cupti_events.h: its own declarations when it was included first (_CUPTI_EVENTS_H_) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(_CUPTI_EVENTS_H_)
-#elif CUBIND_HAS_INCLUDE(<cupti_events.h>)
+#elif CUBIND_HAS_INCLUDE(<cupti_events.h>) && CUBIND_HAS_INCLUDE(<cuda.h>) && \
+    CUBIND_HAS_INCLUDE(<cuda_stdint.h>) && CUBIND_HAS_INCLUDE(<cupti_result.h>) && \
+    !defined(CUBIND_SELF_CONTAINED_CUPTI) && !defined(CUBIND_SELF_CONTAINED_DRIVER)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_EVENTS_H
@@ -357,9 +410,13 @@ typedef void (*CUpti_KernelReplayUpdateFunc)(const char *, int, void *);
 #endif /* cupti_events.h */
 
 /* From NVIDIA's cupti_metrics.h: its own declarations when it was included first (_CUPTI_METRIC_H_) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(_CUPTI_METRIC_H_)
-#elif CUBIND_HAS_INCLUDE(<cupti_metrics.h>)
+#elif CUBIND_HAS_INCLUDE(<cupti_metrics.h>) && CUBIND_HAS_INCLUDE(<cuda.h>) && \
+    CUBIND_HAS_INCLUDE(<cuda_stdint.h>) && CUBIND_HAS_INCLUDE(<cupti_events.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_result.h>) && !defined(CUBIND_SELF_CONTAINED_CUPTI) && \
+    !defined(CUBIND_SELF_CONTAINED_DRIVER)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_METRICS_H
@@ -449,9 +506,18 @@ typedef enum {
 #endif /* cupti_metrics.h */
 
 /* From NVIDIA's cupti_activity.h: its own declarations when it was included first (_CUPTI_ACTIVITY_H_) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(_CUPTI_ACTIVITY_H_)
-#elif CUBIND_HAS_INCLUDE(<cupti_activity.h>)
+#elif CUBIND_HAS_INCLUDE(<cupti_activity.h>) && CUBIND_HAS_INCLUDE(<builtin_types.h>) && \
+    CUBIND_HAS_INCLUDE(<crt/host_defines.h>) && CUBIND_HAS_INCLUDE(<cuda.h>) && \
+    CUBIND_HAS_INCLUDE(<cuda_stdint.h>) && CUBIND_HAS_INCLUDE(<cupti_activity_deprecated.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_callbacks.h>) && CUBIND_HAS_INCLUDE(<cupti_common.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_events.h>) && CUBIND_HAS_INCLUDE(<cupti_metrics.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_result.h>) && CUBIND_HAS_INCLUDE(<device_types.h>) && \
+    CUBIND_HAS_INCLUDE(<driver_types.h>) && CUBIND_HAS_INCLUDE(<surface_types.h>) && \
+    CUBIND_HAS_INCLUDE(<texture_types.h>) && CUBIND_HAS_INCLUDE(<vector_types.h>) && \
+    !defined(CUBIND_SELF_CONTAINED_CUPTI) && !defined(CUBIND_SELF_CONTAINED_DRIVER)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_ACTIVITY_H
@@ -1751,19 +1817,10 @@ typedef enum {
 typedef uint64_t (*CUpti_TimestampCallbackFunc)(void);
 #endif /* cupti_activity.h */
 
-/* From NVIDIA's cupti_activity_deprecated.h: its own declarations when it was included first (_CUPTI_ACTIVITY_DEPRECATED_H_) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+/* From NVIDIA's cupti_activity_deprecated.h: its own declarations when it was included (_CUPTI_ACTIVITY_DEPRECATED_H_) by the
+ * NVIDIA header that includes it (it does not compile alone, so it is not included here); else
+ * cubind's copy. */
 #if defined(_CUPTI_ACTIVITY_DEPRECATED_H_)
-#elif CUBIND_HAS_INCLUDE(<cupti_activity_deprecated.h>)
-#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
-#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
-#define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_ACTIVITY_DEPRECATED_H
-#endif
-#include <cupti_activity_deprecated.h>
-#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_ACTIVITY_DEPRECATED_H)
-#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
-#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_ACTIVITY_DEPRECATED_H
-#endif
 #else
 typedef struct {
     CUpti_ActivityKind kind;
@@ -2695,9 +2752,10 @@ typedef struct {
 #endif /* cupti_activity_deprecated.h */
 
 /* From NVIDIA's cupti_driver_cbid.h: its own declarations when it was included first (_CUPTI_DRIVER_CBID_H_) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(_CUPTI_DRIVER_CBID_H_)
-#elif CUBIND_HAS_INCLUDE(<cupti_driver_cbid.h>)
+#elif CUBIND_HAS_INCLUDE(<cupti_driver_cbid.h>) && !defined(CUBIND_SELF_CONTAINED_CUPTI)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_DRIVER_CBID_H
@@ -3523,9 +3581,10 @@ typedef enum CUpti_driver_api_trace_cbid_enum CUpti_driver_api_trace_cbid;
 #endif /* cupti_driver_cbid.h */
 
 /* From NVIDIA's cupti_runtime_cbid.h: its own declarations when it was included first (_CUPTI_RUNTIME_CBID_H) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(_CUPTI_RUNTIME_CBID_H)
-#elif CUBIND_HAS_INCLUDE(<cupti_runtime_cbid.h>)
+#elif CUBIND_HAS_INCLUDE(<cupti_runtime_cbid.h>) && !defined(CUBIND_SELF_CONTAINED_CUPTI)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_RUNTIME_CBID_H
@@ -4067,9 +4126,24 @@ typedef enum CUpti_runtime_api_trace_cbid_enum CUpti_runtime_api_trace_cbid;
 #endif /* cupti_runtime_cbid.h */
 
 /* From NVIDIA's cupti.h: its own declarations when it was included first (_CUPTI_H_) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(_CUPTI_H_)
-#elif CUBIND_HAS_INCLUDE(<cupti.h>)
+#elif CUBIND_HAS_INCLUDE(<cupti.h>) && CUBIND_HAS_INCLUDE(<builtin_types.h>) && \
+    CUBIND_HAS_INCLUDE(<crt/host_defines.h>) && CUBIND_HAS_INCLUDE(<cuda.h>) && \
+    CUBIND_HAS_INCLUDE(<cuda_device_runtime_api.h>) && CUBIND_HAS_INCLUDE(<cuda_runtime_api.h>) && \
+    CUBIND_HAS_INCLUDE(<cuda_stdint.h>) && CUBIND_HAS_INCLUDE(<cupti_activity.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_activity_deprecated.h>) && CUBIND_HAS_INCLUDE(<cupti_callbacks.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_common.h>) && CUBIND_HAS_INCLUDE(<cupti_driver_cbid.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_events.h>) && CUBIND_HAS_INCLUDE(<cupti_metrics.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_nvtx_cbid.h>) && CUBIND_HAS_INCLUDE(<cupti_result.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_runtime_cbid.h>) && CUBIND_HAS_INCLUDE(<cupti_version.h>) && \
+    CUBIND_HAS_INCLUDE(<device_types.h>) && CUBIND_HAS_INCLUDE(<driver_types.h>) && \
+    CUBIND_HAS_INCLUDE(<generated_cuda_meta.h>) && \
+    CUBIND_HAS_INCLUDE(<generated_cuda_runtime_api_meta.h>) && CUBIND_HAS_INCLUDE(<surface_types.h>) && \
+    CUBIND_HAS_INCLUDE(<texture_types.h>) && CUBIND_HAS_INCLUDE(<vector_types.h>) && \
+    !defined(CUBIND_SELF_CONTAINED_CUPTI) && !defined(CUBIND_SELF_CONTAINED_DRIVER) && \
+    !defined(CUBIND_SELF_CONTAINED_RUNTIME)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_H
@@ -4100,9 +4174,12 @@ typedef struct CUDA_ARRAY3D_DESCRIPTOR_v1_st CUDA_ARRAY3D_DESCRIPTOR_v1;
 #endif /* cupti.h */
 
 /* From NVIDIA's cupti_pcsampling.h: its own declarations when it was included first (_CUPTI_PCSAMPLING_H_) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(_CUPTI_PCSAMPLING_H_)
-#elif CUBIND_HAS_INCLUDE(<cupti_pcsampling.h>)
+#elif CUBIND_HAS_INCLUDE(<cupti_pcsampling.h>) && CUBIND_HAS_INCLUDE(<cuda.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_common.h>) && CUBIND_HAS_INCLUDE(<cupti_result.h>) && \
+    !defined(CUBIND_SELF_CONTAINED_CUPTI) && !defined(CUBIND_SELF_CONTAINED_DRIVER)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_PCSAMPLING_H
@@ -4247,9 +4324,12 @@ typedef void (*CUpti_ComputeCrcCallbackFunc)(const void *, size_t, uint64_t *);
 #endif /* cupti_pcsampling.h */
 
 /* From NVIDIA's cupti_pmsampling.h: its own declarations when it was included first (_CUPTI_PMSAMPLING_H_) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(_CUPTI_PMSAMPLING_H_)
-#elif CUBIND_HAS_INCLUDE(<cupti_pmsampling.h>)
+#elif CUBIND_HAS_INCLUDE(<cupti_pmsampling.h>) && CUBIND_HAS_INCLUDE(<cuda.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_result.h>) && !defined(CUBIND_SELF_CONTAINED_CUPTI) && \
+    !defined(CUBIND_SELF_CONTAINED_DRIVER)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_PMSAMPLING_H
@@ -4389,9 +4469,12 @@ typedef struct CUpti_PmSampling_CounterData_GetSampleInfo_Params CUpti_PmSamplin
 #endif /* cupti_pmsampling.h */
 
 /* From NVIDIA's cupti_profiler_target.h: its own declarations when it was included first (_CUPTI_PROFILER_TARGET_H_) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(_CUPTI_PROFILER_TARGET_H_)
-#elif CUBIND_HAS_INCLUDE(<cupti_profiler_target.h>)
+#elif CUBIND_HAS_INCLUDE(<cupti_profiler_target.h>) && CUBIND_HAS_INCLUDE(<cuda.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_result.h>) && !defined(CUBIND_SELF_CONTAINED_CUPTI) && \
+    !defined(CUBIND_SELF_CONTAINED_DRIVER)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_PROFILER_TARGET_H
@@ -4627,9 +4710,12 @@ typedef struct {
 #endif /* cupti_profiler_target.h */
 
 /* From NVIDIA's cupti_range_profiler.h: its own declarations when it was included first (_CUPTI_RANGE_PROFILER_H_) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(_CUPTI_RANGE_PROFILER_H_)
-#elif CUBIND_HAS_INCLUDE(<cupti_range_profiler.h>)
+#elif CUBIND_HAS_INCLUDE(<cupti_range_profiler.h>) && CUBIND_HAS_INCLUDE(<cuda.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_profiler_target.h>) && CUBIND_HAS_INCLUDE(<cupti_result.h>) && \
+    !defined(CUBIND_SELF_CONTAINED_CUPTI) && !defined(CUBIND_SELF_CONTAINED_DRIVER)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_RANGE_PROFILER_H
@@ -4760,9 +4846,12 @@ typedef struct CUpti_RangeProfiler_CounterData_GetRangeInfo_Params CUpti_RangePr
 #endif /* cupti_range_profiler.h */
 
 /* From NVIDIA's cupti_sass_metrics.h: its own declarations when it was included first (_CUPTI_SASS_METRICS_H_) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(_CUPTI_SASS_METRICS_H_)
-#elif CUBIND_HAS_INCLUDE(<cupti_sass_metrics.h>)
+#elif CUBIND_HAS_INCLUDE(<cupti_sass_metrics.h>) && CUBIND_HAS_INCLUDE(<cuda.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_profiler_target.h>) && CUBIND_HAS_INCLUDE(<cupti_result.h>) && \
+    !defined(CUBIND_SELF_CONTAINED_CUPTI) && !defined(CUBIND_SELF_CONTAINED_DRIVER)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_SASS_METRICS_H
@@ -4887,9 +4976,11 @@ typedef struct CUpti_SassMetricsFlushData_Params CUpti_SassMetricsFlushData_Para
 #endif /* cupti_sass_metrics.h */
 
 /* From NVIDIA's cupti_target.h: its own declarations when it was included first (_CUPTI_TARGET_H_) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(_CUPTI_TARGET_H_)
-#elif CUBIND_HAS_INCLUDE(<cupti_target.h>)
+#elif CUBIND_HAS_INCLUDE(<cupti_target.h>) && CUBIND_HAS_INCLUDE(<cupti_result.h>) && \
+    !defined(CUBIND_SELF_CONTAINED_CUPTI)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_TARGET_H
@@ -4911,10 +5002,173 @@ struct CUpti_Device_GetChipName_Params {
 typedef struct CUpti_Device_GetChipName_Params CUpti_Device_GetChipName_Params;
 #endif /* cupti_target.h */
 
+/* From NVIDIA's cupti_profiler_host.h: its own declarations when it was included first (_CUPTI_PROFILER_HOST_H_) or is
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
+#if defined(_CUPTI_PROFILER_HOST_H_)
+#elif defined(__cplusplus) && CUBIND_HAS_INCLUDE(<cupti_profiler_host.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_result.h>) && !defined(CUBIND_SELF_CONTAINED_CUPTI)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_PROFILER_HOST_H
+#endif
+#include <cupti_profiler_host.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_PROFILER_HOST_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_PROFILER_HOST_H
+#endif
+#else
+#define CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE ((unsigned long)48)
+#define CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE ((unsigned long)24)
+#define CUpti_Profiler_Host_GetSupportedChips_Params_STRUCT_SIZE ((unsigned long)32)
+#define CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE ((unsigned long)48)
+#define CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE ((unsigned long)56)
+#define CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE ((unsigned long)60)
+#define CUpti_Profiler_Host_GetRangeName_Params_STRUCT_SIZE ((unsigned long)56)
+#define CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE ((unsigned long)72)
+#define CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE ((unsigned long)40)
+#define CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE ((unsigned long)32)
+#define CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE ((unsigned long)40)
+#define CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE ((unsigned long)40)
+#define CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params_STRUCT_SIZE ((unsigned long)48)
+
+enum CUpti_MetricType {
+    CUPTI_METRIC_TYPE_COUNTER = 0,
+    CUPTI_METRIC_TYPE_RATIO = 1,
+    CUPTI_METRIC_TYPE_THROUGHPUT = 2,
+    CUPTI_METRIC_TYPE__COUNT = 3
+};
+typedef enum CUpti_MetricType CUpti_MetricType;
+enum CUpti_ProfilerType {
+    CUPTI_PROFILER_TYPE_RANGE_PROFILER = 0,
+    CUPTI_PROFILER_TYPE_PM_SAMPLING = 1,
+    CUPTI_PROFILER_TYPE_PROFILER_INVALID = 2
+};
+typedef enum CUpti_ProfilerType CUpti_ProfilerType;
+struct CUpti_Profiler_Host_Object;
+typedef struct CUpti_Profiler_Host_Object CUpti_Profiler_Host_Object;
+struct CUpti_Profiler_Host_Initialize_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_ProfilerType profilerType;
+    const char *pChipName;
+    const uint8_t *pCounterAvailabilityImage;
+    CUpti_Profiler_Host_Object *pHostObject;
+};
+typedef struct CUpti_Profiler_Host_Initialize_Params CUpti_Profiler_Host_Initialize_Params;
+struct CUpti_Profiler_Host_Deinitialize_Params {
+    size_t structSize;
+    void *pPriv;
+    struct CUpti_Profiler_Host_Object *pHostObject;
+};
+typedef struct CUpti_Profiler_Host_Deinitialize_Params CUpti_Profiler_Host_Deinitialize_Params;
+struct CUpti_Profiler_Host_GetSupportedChips_Params {
+    size_t structSize;
+    void *pPriv;
+    size_t numChips;
+    const char *const *ppChipNames;
+};
+typedef struct CUpti_Profiler_Host_GetSupportedChips_Params CUpti_Profiler_Host_GetSupportedChips_Params;
+struct CUpti_Profiler_Host_GetBaseMetrics_Params {
+    size_t structSize;
+    void *pPriv;
+    struct CUpti_Profiler_Host_Object *pHostObject;
+    CUpti_MetricType metricType;
+    const char **ppMetricNames;
+    size_t numMetrics;
+};
+typedef struct CUpti_Profiler_Host_GetBaseMetrics_Params CUpti_Profiler_Host_GetBaseMetrics_Params;
+struct CUpti_Profiler_Host_GetSubMetrics_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    CUpti_MetricType metricType;
+    const char *pMetricName;
+    size_t numOfSubmetrics;
+    const char **ppSubMetrics;
+};
+typedef struct CUpti_Profiler_Host_GetSubMetrics_Params CUpti_Profiler_Host_GetSubMetrics_Params;
+struct CUpti_Profiler_Host_GetMetricProperties_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    const char *pMetricName;
+    const char *pDescription;
+    const char *pHwUnit;
+    const char *pDimUnit;
+    CUpti_MetricType metricType;
+};
+typedef struct CUpti_Profiler_Host_GetMetricProperties_Params CUpti_Profiler_Host_GetMetricProperties_Params;
+struct CUpti_Profiler_Host_GetRangeName_Params {
+    size_t structSize;
+    void *pPriv;
+    const uint8_t *pCounterDataImage;
+    size_t counterDataImageSize;
+    size_t rangeIndex;
+    const char *delimiter;
+    const char *pRangeName;
+};
+typedef struct CUpti_Profiler_Host_GetRangeName_Params CUpti_Profiler_Host_GetRangeName_Params;
+struct CUpti_Profiler_Host_EvaluateToGpuValues_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    const uint8_t *pCounterDataImage;
+    size_t counterDataImageSize;
+    size_t rangeIndex;
+    const char **ppMetricNames;
+    size_t numMetrics;
+    double *pMetricValues;
+};
+typedef struct CUpti_Profiler_Host_EvaluateToGpuValues_Params CUpti_Profiler_Host_EvaluateToGpuValues_Params;
+struct CUpti_Profiler_Host_ConfigAddMetrics_Params {
+    size_t structSize;
+    void *pPriv;
+    struct CUpti_Profiler_Host_Object *pHostObject;
+    const char **ppMetricNames;
+    size_t numMetrics;
+};
+typedef struct CUpti_Profiler_Host_ConfigAddMetrics_Params CUpti_Profiler_Host_ConfigAddMetrics_Params;
+struct CUpti_Profiler_Host_GetConfigImageSize_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    size_t configImageSize;
+};
+typedef struct CUpti_Profiler_Host_GetConfigImageSize_Params CUpti_Profiler_Host_GetConfigImageSize_Params;
+struct CUpti_Profiler_Host_GetConfigImage_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    size_t configImageSize;
+    uint8_t *pConfigImage;
+};
+typedef struct CUpti_Profiler_Host_GetConfigImage_Params CUpti_Profiler_Host_GetConfigImage_Params;
+struct CUpti_Profiler_Host_GetNumOfPasses_Params {
+    size_t structSize;
+    void *pPriv;
+    size_t configImageSize;
+    uint8_t *pConfigImage;
+    size_t numOfPasses;
+};
+typedef struct CUpti_Profiler_Host_GetNumOfPasses_Params CUpti_Profiler_Host_GetNumOfPasses_Params;
+struct CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_ProfilerType profilerType;
+    const char *pChipName;
+    uint8_t *pCounterAvailabilityImage;
+    size_t maxMetricsPerPass;
+};
+typedef struct CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params;
+#endif /* cupti_profiler_host.h */
+
 /* From NVIDIA's cupti_version.h: its own declarations when it was included first (_CUPTI_VERSION_H_) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(_CUPTI_VERSION_H_)
-#elif CUBIND_HAS_INCLUDE(<cupti_version.h>)
+#elif CUBIND_HAS_INCLUDE(<cupti_version.h>) && CUBIND_HAS_INCLUDE(<cuda_stdint.h>) && \
+    CUBIND_HAS_INCLUDE(<cupti_result.h>) && !defined(CUBIND_SELF_CONTAINED_CUPTI)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_VERSION_H
@@ -4929,9 +5183,10 @@ typedef struct CUpti_Device_GetChipName_Params CUpti_Device_GetChipName_Params;
 #endif /* cupti_version.h */
 
 /* From NVIDIA's cupti_common.h: its own declarations when it was included first (__CUPTI_COMMON_H__) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(__CUPTI_COMMON_H__)
-#elif CUBIND_HAS_INCLUDE(<cupti_common.h>)
+#elif CUBIND_HAS_INCLUDE(<cupti_common.h>) && !defined(CUBIND_SELF_CONTAINED_CUPTI)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_COMMON_H

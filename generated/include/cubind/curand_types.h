@@ -19,21 +19,41 @@
 #include "cubind/platform.h"
 #include "cubind/cuda_types_vector_types.h"
 #include "cubind/cuda_types_driver_types.h"
-#include "cubind/cuda_types_library_types.h"
+#include "cubind/cuda_types_device_types.h"
 #include "cubind/cuda_types_surface_types.h"
 #include "cubind/cuda_types_texture_types.h"
+#include "cubind/cuda_types_library_types.h"
 #include "cubind/cuda_types_vector_functions.h"
 #include "cubind/cuda_types_driver_functions.h"
 #include "cubind/runtime_types.h"
 
-#if defined(CUBIND_USE_CUDA_HEADERS)
+#if defined(CUBIND_USE_CUDA_HEADERS) && CUBIND_HAS_INCLUDE(<curand.h>) && CUBIND_HAS_INCLUDE(<builtin_types.h>) && \
+    CUBIND_HAS_INCLUDE(<channel_descriptor.h>) && CUBIND_HAS_INCLUDE(<crt/host_config.h>) && \
+    CUBIND_HAS_INCLUDE(<crt/host_defines.h>) && CUBIND_HAS_INCLUDE(<cuda_device_runtime_api.h>) && \
+    CUBIND_HAS_INCLUDE(<cuda_runtime.h>) && CUBIND_HAS_INCLUDE(<cuda_runtime_api.h>) && \
+    CUBIND_HAS_INCLUDE(<device_types.h>) && CUBIND_HAS_INCLUDE(<driver_functions.h>) && \
+    CUBIND_HAS_INCLUDE(<driver_types.h>) && CUBIND_HAS_INCLUDE(<library_types.h>) && \
+    CUBIND_HAS_INCLUDE(<surface_types.h>) && CUBIND_HAS_INCLUDE(<texture_types.h>) && \
+    CUBIND_HAS_INCLUDE(<vector_functions.h>) && CUBIND_HAS_INCLUDE(<vector_functions.hpp>) && \
+    CUBIND_HAS_INCLUDE(<vector_types.h>) && !defined(CUBIND_SELF_CONTAINED_CURAND) && \
+    !defined(CUBIND_SELF_CONTAINED_RUNTIME)
 #include <curand.h>
 #endif
 
 /* From NVIDIA's curand.h: its own declarations when it was included first (CURAND_H_) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(CURAND_H_)
-#elif CUBIND_HAS_INCLUDE(<curand.h>)
+#elif CUBIND_HAS_INCLUDE(<curand.h>) && CUBIND_HAS_INCLUDE(<builtin_types.h>) && \
+    CUBIND_HAS_INCLUDE(<channel_descriptor.h>) && CUBIND_HAS_INCLUDE(<crt/host_config.h>) && \
+    CUBIND_HAS_INCLUDE(<crt/host_defines.h>) && CUBIND_HAS_INCLUDE(<cuda_device_runtime_api.h>) && \
+    CUBIND_HAS_INCLUDE(<cuda_runtime.h>) && CUBIND_HAS_INCLUDE(<cuda_runtime_api.h>) && \
+    CUBIND_HAS_INCLUDE(<device_types.h>) && CUBIND_HAS_INCLUDE(<driver_functions.h>) && \
+    CUBIND_HAS_INCLUDE(<driver_types.h>) && CUBIND_HAS_INCLUDE(<library_types.h>) && \
+    CUBIND_HAS_INCLUDE(<surface_types.h>) && CUBIND_HAS_INCLUDE(<texture_types.h>) && \
+    CUBIND_HAS_INCLUDE(<vector_functions.h>) && CUBIND_HAS_INCLUDE(<vector_functions.hpp>) && \
+    CUBIND_HAS_INCLUDE(<vector_types.h>) && !defined(CUBIND_SELF_CONTAINED_CURAND) && \
+    !defined(CUBIND_SELF_CONTAINED_RUNTIME)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CURAND_H

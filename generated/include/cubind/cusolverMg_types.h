@@ -26,23 +26,53 @@
 #include "cubind/cuda_types_vector_types.h"
 #include "cubind/cuda_types_driver_types.h"
 #include "cubind/cuda_types_cuComplex.h"
-#include "cubind/cuda_types_library_types.h"
+#include "cubind/cuda_types_device_types.h"
 #include "cubind/cuda_types_surface_types.h"
 #include "cubind/cuda_types_texture_types.h"
+#include "cubind/cuda_types_library_types.h"
 #include "cubind/cuda_types_vector_functions.h"
 #include "cubind/cublas_types.h"
 #include "cubind/cusolver_types.h"
 #include "cubind/cusolverDn_types.h"
 #include "cubind/runtime_types.h"
 
-#if defined(CUBIND_USE_CUDA_HEADERS)
+#if defined(CUBIND_USE_CUDA_HEADERS) && CUBIND_HAS_INCLUDE(<cusolverMg.h>) && CUBIND_HAS_INCLUDE(<builtin_types.h>) && \
+    CUBIND_HAS_INCLUDE(<crt/host_defines.h>) && CUBIND_HAS_INCLUDE(<cuComplex.h>) && \
+    CUBIND_HAS_INCLUDE(<cublas_api.h>) && CUBIND_HAS_INCLUDE(<cublas_v2.h>) && \
+    CUBIND_HAS_INCLUDE(<cuda_bf16.h>) && CUBIND_HAS_INCLUDE(<cuda_bf16.hpp>) && \
+    CUBIND_HAS_INCLUDE(<cuda_device_runtime_api.h>) && CUBIND_HAS_INCLUDE(<cuda_fp16.h>) && \
+    CUBIND_HAS_INCLUDE(<cuda_fp16.hpp>) && CUBIND_HAS_INCLUDE(<cuda_runtime_api.h>) && \
+    CUBIND_HAS_INCLUDE(<cusolverDn.h>) && CUBIND_HAS_INCLUDE(<cusolver_common.h>) && \
+    CUBIND_HAS_INCLUDE(<device_types.h>) && CUBIND_HAS_INCLUDE(<driver_types.h>) && \
+    CUBIND_HAS_INCLUDE(<library_types.h>) && CUBIND_HAS_INCLUDE(<nv/detail/__preprocessor>) && \
+    CUBIND_HAS_INCLUDE(<nv/detail/__target_macros>) && CUBIND_HAS_INCLUDE(<nv/target>) && \
+    CUBIND_HAS_INCLUDE(<surface_types.h>) && CUBIND_HAS_INCLUDE(<texture_types.h>) && \
+    CUBIND_HAS_INCLUDE(<vector_functions.h>) && CUBIND_HAS_INCLUDE(<vector_functions.hpp>) && \
+    CUBIND_HAS_INCLUDE(<vector_types.h>) && !defined(CUBIND_SELF_CONTAINED_CUSOLVERMG) && \
+    !defined(CUBIND_SELF_CONTAINED_CUBLAS) && !defined(CUBIND_SELF_CONTAINED_RUNTIME) && \
+    !defined(CUBIND_SELF_CONTAINED_CUSOLVERDN) && !defined(CUBIND_SELF_CONTAINED_CUSOLVER)
 #include <cusolverMg.h>
 #endif
 
 /* From NVIDIA's cusolverMg.h: its own declarations when it was included first (CUSOLVERMG_H_) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(CUSOLVERMG_H_)
-#elif CUBIND_HAS_INCLUDE(<cusolverMg.h>)
+#elif CUBIND_HAS_INCLUDE(<cusolverMg.h>) && CUBIND_HAS_INCLUDE(<builtin_types.h>) && \
+    CUBIND_HAS_INCLUDE(<crt/host_defines.h>) && CUBIND_HAS_INCLUDE(<cuComplex.h>) && \
+    CUBIND_HAS_INCLUDE(<cublas_api.h>) && CUBIND_HAS_INCLUDE(<cublas_v2.h>) && \
+    CUBIND_HAS_INCLUDE(<cuda_bf16.h>) && CUBIND_HAS_INCLUDE(<cuda_bf16.hpp>) && \
+    CUBIND_HAS_INCLUDE(<cuda_device_runtime_api.h>) && CUBIND_HAS_INCLUDE(<cuda_fp16.h>) && \
+    CUBIND_HAS_INCLUDE(<cuda_fp16.hpp>) && CUBIND_HAS_INCLUDE(<cuda_runtime_api.h>) && \
+    CUBIND_HAS_INCLUDE(<cusolverDn.h>) && CUBIND_HAS_INCLUDE(<cusolver_common.h>) && \
+    CUBIND_HAS_INCLUDE(<device_types.h>) && CUBIND_HAS_INCLUDE(<driver_types.h>) && \
+    CUBIND_HAS_INCLUDE(<library_types.h>) && CUBIND_HAS_INCLUDE(<nv/detail/__preprocessor>) && \
+    CUBIND_HAS_INCLUDE(<nv/detail/__target_macros>) && CUBIND_HAS_INCLUDE(<nv/target>) && \
+    CUBIND_HAS_INCLUDE(<surface_types.h>) && CUBIND_HAS_INCLUDE(<texture_types.h>) && \
+    CUBIND_HAS_INCLUDE(<vector_functions.h>) && CUBIND_HAS_INCLUDE(<vector_functions.hpp>) && \
+    CUBIND_HAS_INCLUDE(<vector_types.h>) && !defined(CUBIND_SELF_CONTAINED_CUSOLVERMG) && \
+    !defined(CUBIND_SELF_CONTAINED_CUBLAS) && !defined(CUBIND_SELF_CONTAINED_RUNTIME) && \
+    !defined(CUBIND_SELF_CONTAINED_CUSOLVERDN) && !defined(CUBIND_SELF_CONTAINED_CUSOLVER)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUSOLVERMG_H

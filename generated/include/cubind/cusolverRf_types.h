@@ -25,14 +25,23 @@
 #include "cubind/cuda_types_library_types.h"
 #include "cubind/cusolver_types.h"
 
-#if defined(CUBIND_USE_CUDA_HEADERS)
+#if defined(CUBIND_USE_CUDA_HEADERS) && CUBIND_HAS_INCLUDE(<cusolverRf.h>) && CUBIND_HAS_INCLUDE(<crt/host_defines.h>) && \
+    CUBIND_HAS_INCLUDE(<cuComplex.h>) && CUBIND_HAS_INCLUDE(<cusolver_common.h>) && \
+    CUBIND_HAS_INCLUDE(<driver_types.h>) && CUBIND_HAS_INCLUDE(<library_types.h>) && \
+    CUBIND_HAS_INCLUDE(<vector_types.h>) && !defined(CUBIND_SELF_CONTAINED_CUSOLVERRF) && \
+    !defined(CUBIND_SELF_CONTAINED_CUSOLVER)
 #include <cusolverRf.h>
 #endif
 
 /* From NVIDIA's cusolverRf.h: its own declarations when it was included first (CUSOLVERRF_H_) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(CUSOLVERRF_H_)
-#elif CUBIND_HAS_INCLUDE(<cusolverRf.h>)
+#elif CUBIND_HAS_INCLUDE(<cusolverRf.h>) && CUBIND_HAS_INCLUDE(<crt/host_defines.h>) && \
+    CUBIND_HAS_INCLUDE(<cuComplex.h>) && CUBIND_HAS_INCLUDE(<cusolver_common.h>) && \
+    CUBIND_HAS_INCLUDE(<driver_types.h>) && CUBIND_HAS_INCLUDE(<library_types.h>) && \
+    CUBIND_HAS_INCLUDE(<vector_types.h>) && !defined(CUBIND_SELF_CONTAINED_CUSOLVERRF) && \
+    !defined(CUBIND_SELF_CONTAINED_CUSOLVER)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUSOLVERRF_H

@@ -18,14 +18,17 @@
 #include "cubind/platform.h"
 #include "cubind/cuda_types_library_types.h"
 
-#if defined(CUBIND_USE_CUDA_HEADERS)
+#if defined(CUBIND_USE_CUDA_HEADERS) && CUBIND_HAS_INCLUDE(<cusolver_common.h>) && CUBIND_HAS_INCLUDE(<library_types.h>) && \
+    !defined(CUBIND_SELF_CONTAINED_CUSOLVER)
 #include <cusolver_common.h>
 #endif
 
 /* From NVIDIA's cusolver_common.h: its own declarations when it was included first (CUSOLVER_COMMON_H_) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(CUSOLVER_COMMON_H_)
-#elif CUBIND_HAS_INCLUDE(<cusolver_common.h>)
+#elif CUBIND_HAS_INCLUDE(<cusolver_common.h>) && CUBIND_HAS_INCLUDE(<library_types.h>) && \
+    !defined(CUBIND_SELF_CONTAINED_CUSOLVER)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUSOLVER_COMMON_H

@@ -20,8 +20,11 @@
 #include "cubind/driver_types_cuda.h"
 #include "cubind/driver_types_cudaProfiler.h"
 
-#if defined(CUBIND_USE_CUDA_HEADERS)
+#if defined(CUBIND_USE_CUDA_HEADERS) && CUBIND_HAS_INCLUDE(<cuda.h>) && !defined(CUBIND_SELF_CONTAINED_DRIVER)
 #include <cuda.h>
+#endif
+#if defined(CUBIND_USE_CUDA_HEADERS) && CUBIND_HAS_INCLUDE(<cudaProfiler.h>) && CUBIND_HAS_INCLUDE(<cuda.h>) && \
+    !defined(CUBIND_SELF_CONTAINED_DRIVER)
 #include <cudaProfiler.h>
 #endif
 

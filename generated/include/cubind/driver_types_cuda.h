@@ -18,7 +18,7 @@
 
 #include "cubind/platform.h"
 
-#if defined(CUBIND_USE_CUDA_HEADERS)
+#if defined(CUBIND_USE_CUDA_HEADERS) && CUBIND_HAS_INCLUDE(<cuda.h>) && !defined(CUBIND_SELF_CONTAINED_DRIVER)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUDA_H
@@ -31,9 +31,10 @@
 #endif
 
 /* From NVIDIA's cuda.h: its own declarations when it was included first (__cuda_cuda_h__) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(__cuda_cuda_h__)
-#elif CUBIND_HAS_INCLUDE(<cuda.h>)
+#elif CUBIND_HAS_INCLUDE(<cuda.h>) && !defined(CUBIND_SELF_CONTAINED_DRIVER)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUDA_H

@@ -19,7 +19,8 @@
 #include "cubind/platform.h"
 #include "cubind/driver_types_cuda.h"
 
-#if defined(CUBIND_USE_CUDA_HEADERS)
+#if defined(CUBIND_USE_CUDA_HEADERS) && CUBIND_HAS_INCLUDE(<cudaProfiler.h>) && CUBIND_HAS_INCLUDE(<cuda.h>) && \
+    !defined(CUBIND_SELF_CONTAINED_DRIVER)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUDAPROFILER_H
@@ -32,9 +33,11 @@
 #endif
 
 /* From NVIDIA's cudaProfiler.h: its own declarations when it was included first (cuda_profiler_H) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(cuda_profiler_H)
-#elif CUBIND_HAS_INCLUDE(<cudaProfiler.h>)
+#elif CUBIND_HAS_INCLUDE(<cudaProfiler.h>) && CUBIND_HAS_INCLUDE(<cuda.h>) && \
+    !defined(CUBIND_SELF_CONTAINED_DRIVER)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_CUDAPROFILER_H

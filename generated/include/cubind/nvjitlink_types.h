@@ -18,14 +18,15 @@
 
 #include "cubind/platform.h"
 
-#if defined(CUBIND_USE_CUDA_HEADERS)
+#if defined(CUBIND_USE_CUDA_HEADERS) && CUBIND_HAS_INCLUDE(<nvJitLink.h>) && !defined(CUBIND_SELF_CONTAINED_NVJITLINK)
 #include <nvJitLink.h>
 #endif
 
 /* From NVIDIA's nvJitLink.h: its own declarations when it was included first (nvJitLink_INCLUDED) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(nvJitLink_INCLUDED)
-#elif CUBIND_HAS_INCLUDE(<nvJitLink.h>)
+#elif CUBIND_HAS_INCLUDE(<nvJitLink.h>) && !defined(CUBIND_SELF_CONTAINED_NVJITLINK)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_NVJITLINK_H

@@ -16,14 +16,15 @@
 
 #include "cubind/platform.h"
 
-#if defined(CUBIND_USE_CUDA_HEADERS)
+#if defined(CUBIND_USE_CUDA_HEADERS) && CUBIND_HAS_INCLUDE(<nvml.h>) && !defined(CUBIND_SELF_CONTAINED_NVML)
 #include <nvml.h>
 #endif
 
 /* From NVIDIA's nvml.h: its own declarations when it was included first (__nvml_nvml_h__) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(__nvml_nvml_h__)
-#elif CUBIND_HAS_INCLUDE(<nvml.h>)
+#elif CUBIND_HAS_INCLUDE(<nvml.h>) && !defined(CUBIND_SELF_CONTAINED_NVML)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_NVML_H

@@ -17,14 +17,15 @@
 
 #include "cubind/platform.h"
 
-#if defined(CUBIND_USE_CUDA_HEADERS)
+#if defined(CUBIND_USE_CUDA_HEADERS) && CUBIND_HAS_INCLUDE(<nvrtc.h>) && !defined(CUBIND_SELF_CONTAINED_NVRTC)
 #include <nvrtc.h>
 #endif
 
 /* From NVIDIA's nvrtc.h: its own declarations when it was included first (__NVRTC_H__) or is
- * on the include path (then included here, so it may also be included later); else cubind's copy. */
+ * on the include path with every header it includes (then included here, so it may also be included
+ * later); else cubind's copy. */
 #if defined(__NVRTC_H__)
-#elif CUBIND_HAS_INCLUDE(<nvrtc.h>)
+#elif CUBIND_HAS_INCLUDE(<nvrtc.h>) && !defined(CUBIND_SELF_CONTAINED_NVRTC)
 #if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
 #define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 #define CUBIND_UNDEF_INTERNAL_HEADERS_NVRTC_H

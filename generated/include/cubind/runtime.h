@@ -7659,8 +7659,9 @@ static inline cudaError_t (cubind_runtime_get_driver_entry_point_by_version_inli
 #endif
 CUBIND_EXTERN_C_END
 
-/* NVIDIA's C++ templates, overloads and specializations (94), outside extern "C": they
- * overload. Under CUBIND_INLINE each also has its _inline name, which the wrapper's macro calls. */
+/* NVIDIA's C++ templates, overloads and specializations (118), outside extern "C": they
+ * overload. Under CUBIND_INLINE each also has its _inline name, which the wrapper's macro calls. Those
+ * NVIDIA declares for nvcc only (24: cudaFuncGetAttributes(attr, kernel), ...) are under the same condition. */
 
 /**
  * cubind_runtime_create_channel_desc - NVIDIA's C++ template cudaCreateChannelDesc (channel_descriptor.h:120), calling cubind's wrappers.
@@ -8850,6 +8851,452 @@ static inline cudaError_t (cubind_runtime_memcpy_batch_async_inline)(T *const *d
 
 #endif
 
+#if defined(__CUDACC__) /* nvcc only, as in cuda_runtime.h */
+
+/**
+ * cubind_runtime_memcpy_to_symbol - NVIDIA's C++ template cudaMemcpyToSymbol (cuda_runtime.h:1030), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_memcpy_to_symbol)(const T & symbol, const void *src, size_t count, size_t offset = 0, enum cudaMemcpyKind kind = cudaMemcpyHostToDevice)
+{
+    return ::cubind_runtime_memcpy_to_symbol((const void *) & symbol, src, count, offset, kind);
+}
+#if defined(cubind_runtime_memcpy_to_symbol)
+
+/**
+ * cubind_runtime_memcpy_to_symbol - NVIDIA's C++ template cudaMemcpyToSymbol (cuda_runtime.h:1030), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_memcpy_to_symbol_inline)(const T & symbol, const void *src, size_t count, size_t offset = 0, enum cudaMemcpyKind kind = cudaMemcpyHostToDevice)
+{
+    return ::cubind_runtime_memcpy_to_symbol((const void *) & symbol, src, count, offset, kind);
+}
+
+#endif
+#endif /* __CUDACC__ */
+
+#if defined(__CUDACC__) /* nvcc only, as in cuda_runtime.h */
+
+/**
+ * cubind_runtime_memcpy_to_symbol_async - NVIDIA's C++ template cudaMemcpyToSymbolAsync (cuda_runtime.h:1084), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_memcpy_to_symbol_async)(const T & symbol, const void *src, size_t count, size_t offset = 0, enum cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t stream = 0)
+{
+    return ::cubind_runtime_memcpy_to_symbol_async((const void *) & symbol, src, count, offset, kind, stream);
+}
+#if defined(cubind_runtime_memcpy_to_symbol_async)
+
+/**
+ * cubind_runtime_memcpy_to_symbol_async - NVIDIA's C++ template cudaMemcpyToSymbolAsync (cuda_runtime.h:1084), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_memcpy_to_symbol_async_inline)(const T & symbol, const void *src, size_t count, size_t offset = 0, enum cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t stream = 0)
+{
+    return ::cubind_runtime_memcpy_to_symbol_async((const void *) & symbol, src, count, offset, kind, stream);
+}
+
+#endif
+#endif /* __CUDACC__ */
+
+#if defined(__CUDACC__) /* nvcc only, as in cuda_runtime.h */
+
+/**
+ * cubind_runtime_memcpy_from_symbol - NVIDIA's C++ template cudaMemcpyFromSymbol (cuda_runtime.h:1132), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_memcpy_from_symbol)(void *dst, const T & symbol, size_t count, size_t offset = 0, enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost)
+{
+    return ::cubind_runtime_memcpy_from_symbol(dst, (const void *) & symbol, count, offset, kind);
+}
+#if defined(cubind_runtime_memcpy_from_symbol)
+
+/**
+ * cubind_runtime_memcpy_from_symbol - NVIDIA's C++ template cudaMemcpyFromSymbol (cuda_runtime.h:1132), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_memcpy_from_symbol_inline)(void *dst, const T & symbol, size_t count, size_t offset = 0, enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost)
+{
+    return ::cubind_runtime_memcpy_from_symbol(dst, (const void *) & symbol, count, offset, kind);
+}
+
+#endif
+#endif /* __CUDACC__ */
+
+#if defined(__CUDACC__) /* nvcc only, as in cuda_runtime.h */
+
+/**
+ * cubind_runtime_memcpy_from_symbol_async - NVIDIA's C++ template cudaMemcpyFromSymbolAsync (cuda_runtime.h:1186), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_memcpy_from_symbol_async)(void *dst, const T & symbol, size_t count, size_t offset = 0, enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t stream = 0)
+{
+    return ::cubind_runtime_memcpy_from_symbol_async(dst, (const void *) & symbol, count, offset, kind, stream);
+}
+#if defined(cubind_runtime_memcpy_from_symbol_async)
+
+/**
+ * cubind_runtime_memcpy_from_symbol_async - NVIDIA's C++ template cudaMemcpyFromSymbolAsync (cuda_runtime.h:1186), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_memcpy_from_symbol_async_inline)(void *dst, const T & symbol, size_t count, size_t offset = 0, enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t stream = 0)
+{
+    return ::cubind_runtime_memcpy_from_symbol_async(dst, (const void *) & symbol, count, offset, kind, stream);
+}
+
+#endif
+#endif /* __CUDACC__ */
+
+#if defined(__CUDACC__) /* nvcc only, as in cuda_runtime.h */
+
+/**
+ * cubind_runtime_graph_add_memcpy_node_to_symbol - NVIDIA's C++ template cudaGraphAddMemcpyNodeToSymbol (cuda_runtime.h:1255), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_graph_add_memcpy_node_to_symbol)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const T & symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    return ::cubind_runtime_graph_add_memcpy_node_to_symbol(pGraphNode, graph, pDependencies, numDependencies, (const void *) & symbol, src, count, offset, kind);
+}
+#if defined(cubind_runtime_graph_add_memcpy_node_to_symbol)
+
+/**
+ * cubind_runtime_graph_add_memcpy_node_to_symbol - NVIDIA's C++ template cudaGraphAddMemcpyNodeToSymbol (cuda_runtime.h:1255), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_graph_add_memcpy_node_to_symbol_inline)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const T & symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    return ::cubind_runtime_graph_add_memcpy_node_to_symbol(pGraphNode, graph, pDependencies, numDependencies, (const void *) & symbol, src, count, offset, kind);
+}
+
+#endif
+#endif /* __CUDACC__ */
+
+#if defined(__CUDACC__) /* nvcc only, as in cuda_runtime.h */
+
+/**
+ * cubind_runtime_graph_add_memcpy_node_from_symbol - NVIDIA's C++ template cudaGraphAddMemcpyNodeFromSymbol (cuda_runtime.h:1326), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_graph_add_memcpy_node_from_symbol)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const T & symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    return ::cubind_runtime_graph_add_memcpy_node_from_symbol(pGraphNode, graph, pDependencies, numDependencies, dst, (const void *) & symbol, count, offset, kind);
+}
+#if defined(cubind_runtime_graph_add_memcpy_node_from_symbol)
+
+/**
+ * cubind_runtime_graph_add_memcpy_node_from_symbol - NVIDIA's C++ template cudaGraphAddMemcpyNodeFromSymbol (cuda_runtime.h:1326), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_graph_add_memcpy_node_from_symbol_inline)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const T & symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    return ::cubind_runtime_graph_add_memcpy_node_from_symbol(pGraphNode, graph, pDependencies, numDependencies, dst, (const void *) & symbol, count, offset, kind);
+}
+
+#endif
+#endif /* __CUDACC__ */
+
+#if defined(__CUDACC__) /* nvcc only, as in cuda_runtime.h */
+
+/**
+ * cubind_runtime_graph_memcpy_node_set_params_to_symbol - NVIDIA's C++ template cudaGraphMemcpyNodeSetParamsToSymbol (cuda_runtime.h:1377), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_graph_memcpy_node_set_params_to_symbol)(cudaGraphNode_t node, const T & symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    return ::cubind_runtime_graph_memcpy_node_set_params_to_symbol(node, (const void *) & symbol, src, count, offset, kind);
+}
+#if defined(cubind_runtime_graph_memcpy_node_set_params_to_symbol)
+
+/**
+ * cubind_runtime_graph_memcpy_node_set_params_to_symbol - NVIDIA's C++ template cudaGraphMemcpyNodeSetParamsToSymbol (cuda_runtime.h:1377), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_graph_memcpy_node_set_params_to_symbol_inline)(cudaGraphNode_t node, const T & symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    return ::cubind_runtime_graph_memcpy_node_set_params_to_symbol(node, (const void *) & symbol, src, count, offset, kind);
+}
+
+#endif
+#endif /* __CUDACC__ */
+
+#if defined(__CUDACC__) /* nvcc only, as in cuda_runtime.h */
+
+/**
+ * cubind_runtime_graph_memcpy_node_set_params_from_symbol - NVIDIA's C++ template cudaGraphMemcpyNodeSetParamsFromSymbol (cuda_runtime.h:1425), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_graph_memcpy_node_set_params_from_symbol)(cudaGraphNode_t node, void *dst, const T & symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    return ::cubind_runtime_graph_memcpy_node_set_params_from_symbol(node, dst, (const void *) & symbol, count, offset, kind);
+}
+#if defined(cubind_runtime_graph_memcpy_node_set_params_from_symbol)
+
+/**
+ * cubind_runtime_graph_memcpy_node_set_params_from_symbol - NVIDIA's C++ template cudaGraphMemcpyNodeSetParamsFromSymbol (cuda_runtime.h:1425), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_graph_memcpy_node_set_params_from_symbol_inline)(cudaGraphNode_t node, void *dst, const T & symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    return ::cubind_runtime_graph_memcpy_node_set_params_from_symbol(node, dst, (const void *) & symbol, count, offset, kind);
+}
+
+#endif
+#endif /* __CUDACC__ */
+
+#if defined(__CUDACC__) /* nvcc only, as in cuda_runtime.h */
+
+/**
+ * cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol - NVIDIA's C++ template cudaGraphExecMemcpyNodeSetParamsToSymbol (cuda_runtime.h:1483), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const T & symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    return ::cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol(hGraphExec, node, (const void *) & symbol, src, count, offset, kind);
+}
+#if defined(cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol)
+
+/**
+ * cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol - NVIDIA's C++ template cudaGraphExecMemcpyNodeSetParamsToSymbol (cuda_runtime.h:1483), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol_inline)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const T & symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    return ::cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol(hGraphExec, node, (const void *) & symbol, src, count, offset, kind);
+}
+
+#endif
+#endif /* __CUDACC__ */
+
+#if defined(__CUDACC__) /* nvcc only, as in cuda_runtime.h */
+
+/**
+ * cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol - NVIDIA's C++ template cudaGraphExecMemcpyNodeSetParamsFromSymbol (cuda_runtime.h:1542), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const T & symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    return ::cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol(hGraphExec, node, dst, (const void *) & symbol, count, offset, kind);
+}
+#if defined(cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol)
+
+/**
+ * cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol - NVIDIA's C++ template cudaGraphExecMemcpyNodeSetParamsFromSymbol (cuda_runtime.h:1542), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol_inline)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const T & symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    return ::cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol(hGraphExec, node, dst, (const void *) & symbol, count, offset, kind);
+}
+
+#endif
+#endif /* __CUDACC__ */
+
+#if defined(__CUDACC__) /* nvcc only, as in cuda_runtime.h */
+
+/**
+ * cubind_runtime_graph_exec_update - NVIDIA's C++ overload cudaGraphExecUpdate (cuda_runtime.h:1555), calling cubind's wrappers.
+ */
+static inline cudaError_t (cubind_runtime_graph_exec_update)(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphNode_t *hErrorNode_out, enum cudaGraphExecUpdateResult *updateResult_out)
+{
+    cudaGraphExecUpdateResultInfo resultInfo;
+    cudaError_t status = cubind_runtime_graph_exec_update(hGraphExec, hGraph, & resultInfo);
+    if (hErrorNode_out) {
+        *hErrorNode_out = resultInfo.errorNode;
+    }
+    if (updateResult_out) {
+        *updateResult_out = resultInfo.result;
+    }
+    return status;
+}
+#if defined(cubind_runtime_graph_exec_update)
+
+/**
+ * cubind_runtime_graph_exec_update - NVIDIA's C++ overload cudaGraphExecUpdate (cuda_runtime.h:1555), calling cubind's wrappers.
+ */
+static inline cudaError_t (cubind_runtime_graph_exec_update_inline)(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphNode_t *hErrorNode_out, enum cudaGraphExecUpdateResult *updateResult_out)
+{
+    cudaGraphExecUpdateResultInfo resultInfo;
+    cudaError_t status = cubind_runtime_graph_exec_update(hGraphExec, hGraph, & resultInfo);
+    if (hErrorNode_out) {
+        *hErrorNode_out = resultInfo.errorNode;
+    }
+    if (updateResult_out) {
+        *updateResult_out = resultInfo.result;
+    }
+    return status;
+}
+
+#endif
+#endif /* __CUDACC__ */
+
+#if defined(__CUDACC__) /* nvcc only, as in cuda_runtime.h */
+
+/**
+ * cubind_runtime_user_object_create - NVIDIA's C++ template cudaUserObjectCreate (cuda_runtime.h:1595), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_user_object_create)(cudaUserObject_t *object_out, T *objectToWrap, unsigned int initialRefcount, unsigned int flags)
+{
+    return ::cubind_runtime_user_object_create(object_out, objectToWrap,[](void *vpObj) {
+        delete reinterpret_cast < T * > (vpObj);
+    }
+    , initialRefcount, flags);
+}
+#if defined(cubind_runtime_user_object_create)
+
+/**
+ * cubind_runtime_user_object_create - NVIDIA's C++ template cudaUserObjectCreate (cuda_runtime.h:1595), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_user_object_create_inline)(cudaUserObject_t *object_out, T *objectToWrap, unsigned int initialRefcount, unsigned int flags)
+{
+    return ::cubind_runtime_user_object_create(object_out, objectToWrap,[](void *vpObj) {
+        delete reinterpret_cast < T * > (vpObj);
+    }
+    , initialRefcount, flags);
+}
+
+#endif
+#endif /* __CUDACC__ */
+
+#if defined(__CUDACC__) /* nvcc only, as in cuda_runtime.h */
+
+/**
+ * cubind_runtime_user_object_create - NVIDIA's C++ template cudaUserObjectCreate (cuda_runtime.h:1610), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_user_object_create)(cudaUserObject_t *object_out, T *objectToWrap, unsigned int initialRefcount, cudaUserObjectFlags flags)
+{
+    return cubind_runtime_user_object_create(object_out, objectToWrap, initialRefcount, (unsigned int) flags);
+}
+#if defined(cubind_runtime_user_object_create)
+
+/**
+ * cubind_runtime_user_object_create - NVIDIA's C++ template cudaUserObjectCreate (cuda_runtime.h:1610), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_user_object_create_inline)(cudaUserObject_t *object_out, T *objectToWrap, unsigned int initialRefcount, cudaUserObjectFlags flags)
+{
+    return cubind_runtime_user_object_create(object_out, objectToWrap, initialRefcount, (unsigned int) flags);
+}
+
+#endif
+#endif /* __CUDACC__ */
+
+#if defined(__CUDACC__) /* nvcc only, as in cuda_runtime.h */
+
+/**
+ * cubind_runtime_get_symbol_address - NVIDIA's C++ template cudaGetSymbolAddress (cuda_runtime.h:1645), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_get_symbol_address)(void ** devPtr, const T & symbol)
+{
+    return ::cubind_runtime_get_symbol_address(devPtr, (const void *) & symbol);
+}
+#if defined(cubind_runtime_get_symbol_address)
+
+/**
+ * cubind_runtime_get_symbol_address - NVIDIA's C++ template cudaGetSymbolAddress (cuda_runtime.h:1645), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_get_symbol_address_inline)(void ** devPtr, const T & symbol)
+{
+    return ::cubind_runtime_get_symbol_address(devPtr, (const void *) & symbol);
+}
+
+#endif
+#endif /* __CUDACC__ */
+
+#if defined(__CUDACC__) /* nvcc only, as in cuda_runtime.h */
+
+/**
+ * cubind_runtime_get_symbol_size - NVIDIA's C++ template cudaGetSymbolSize (cuda_runtime.h:1677), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_get_symbol_size)(size_t *size, const T & symbol)
+{
+    return ::cubind_runtime_get_symbol_size(size, (const void *) & symbol);
+}
+#if defined(cubind_runtime_get_symbol_size)
+
+/**
+ * cubind_runtime_get_symbol_size - NVIDIA's C++ template cudaGetSymbolSize (cuda_runtime.h:1677), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_get_symbol_size_inline)(size_t *size, const T & symbol)
+{
+    return ::cubind_runtime_get_symbol_size(size, (const void *) & symbol);
+}
+
+#endif
+#endif /* __CUDACC__ */
+
+#if defined(__CUDACC__) /* nvcc only, as in cuda_runtime.h */
+
+/**
+ * cubind_runtime_func_set_cache_config - NVIDIA's C++ template cudaFuncSetCacheConfig (cuda_runtime.h:1729), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_func_set_cache_config)(T *func, enum cudaFuncCache cacheConfig)
+{
+    return ::cubind_runtime_func_set_cache_config((const void *) func, cacheConfig);
+}
+#if defined(cubind_runtime_func_set_cache_config)
+
+/**
+ * cubind_runtime_func_set_cache_config - NVIDIA's C++ template cudaFuncSetCacheConfig (cuda_runtime.h:1729), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_func_set_cache_config_inline)(T *func, enum cudaFuncCache cacheConfig)
+{
+    return ::cubind_runtime_func_set_cache_config((const void *) func, cacheConfig);
+}
+
+#endif
+#endif /* __CUDACC__ */
+
+#if defined(__CUDACC__) /* nvcc only, as in cuda_runtime.h */
+
+/**
+ * cubind_runtime_func_set_shared_mem_config - NVIDIA's C++ template cudaFuncSetSharedMemConfig (cuda_runtime.h:1740), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_func_set_shared_mem_config)(T *func, enum cudaSharedMemConfig config)
+{
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#elif defined(_MSC_VER)
+#pragma warning(suppress : 4996)
+#endif
+    return ::cubind_runtime_func_set_shared_mem_config((const void *) func, config);
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+}
+#if defined(cubind_runtime_func_set_shared_mem_config)
+
+/**
+ * cubind_runtime_func_set_shared_mem_config - NVIDIA's C++ template cudaFuncSetSharedMemConfig (cuda_runtime.h:1740), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_func_set_shared_mem_config_inline)(T *func, enum cudaSharedMemConfig config)
+{
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#elif defined(_MSC_VER)
+#pragma warning(suppress : 4996)
+#endif
+    return ::cubind_runtime_func_set_shared_mem_config((const void *) func, config);
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+}
+
+#endif
+#endif /* __CUDACC__ */
+
 /**
  * cubind_runtime_occupancy_max_active_blocks_per_multiprocessor - NVIDIA's C++ template cudaOccupancyMaxActiveBlocksPerMultiprocessor (cuda_runtime.h:1789), calling cubind's wrappers.
  */
@@ -9162,6 +9609,174 @@ static inline cudaError_t (cubind_runtime_occupancy_max_active_clusters_inline)(
 }
 
 #endif
+
+#if defined(__CUDACC__) /* nvcc only, as in cuda_runtime.h */
+
+/**
+ * cubind_runtime_func_get_attributes - NVIDIA's C++ template cudaFuncGetAttributes (cuda_runtime.h:2382), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_func_get_attributes)(struct cudaFuncAttributes *attr, T *entry)
+{
+    return ::cubind_runtime_func_get_attributes(attr, (const void *) entry);
+}
+#if defined(cubind_runtime_func_get_attributes)
+
+/**
+ * cubind_runtime_func_get_attributes - NVIDIA's C++ template cudaFuncGetAttributes (cuda_runtime.h:2382), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_func_get_attributes_inline)(struct cudaFuncAttributes *attr, T *entry)
+{
+    return ::cubind_runtime_func_get_attributes(attr, (const void *) entry);
+}
+
+#endif
+#endif /* __CUDACC__ */
+
+#if defined(__CUDACC__) /* nvcc only, as in cuda_runtime.h */
+
+/**
+ * cubind_runtime_func_set_attribute - NVIDIA's C++ template cudaFuncSetAttribute (cuda_runtime.h:2448), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_func_set_attribute)(T *func, enum cudaFuncAttribute attr, int value)
+{
+    return ::cubind_runtime_func_set_attribute((const void *) func, attr, value);
+}
+#if defined(cubind_runtime_func_set_attribute)
+
+/**
+ * cubind_runtime_func_set_attribute - NVIDIA's C++ template cudaFuncSetAttribute (cuda_runtime.h:2448), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_func_set_attribute_inline)(T *func, enum cudaFuncAttribute attr, int value)
+{
+    return ::cubind_runtime_func_set_attribute((const void *) func, attr, value);
+}
+
+#endif
+#endif /* __CUDACC__ */
+
+#if defined(__CUDACC__) /* nvcc only, as in cuda_runtime.h */
+
+/**
+ * cubind_runtime_func_get_name - NVIDIA's C++ template cudaFuncGetName (cuda_runtime.h:2481), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_func_get_name)(const char ** name, T *func)
+{
+    return ::cubind_runtime_func_get_name(name, (const void *) func);
+}
+#if defined(cubind_runtime_func_get_name)
+
+/**
+ * cubind_runtime_func_get_name - NVIDIA's C++ template cudaFuncGetName (cuda_runtime.h:2481), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_func_get_name_inline)(const char ** name, T *func)
+{
+    return ::cubind_runtime_func_get_name(name, (const void *) func);
+}
+
+#endif
+#endif /* __CUDACC__ */
+
+#if defined(__CUDACC__) /* nvcc only, as in cuda_runtime.h */
+
+/**
+ * cubind_runtime_get_kernel - NVIDIA's C++ template cudaGetKernel (cuda_runtime.h:2504), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_get_kernel)(cudaKernel_t *kernelPtr, T *func)
+{
+    return ::cubind_runtime_get_kernel(kernelPtr, (const void *) func);
+}
+#if defined(cubind_runtime_get_kernel)
+
+/**
+ * cubind_runtime_get_kernel - NVIDIA's C++ template cudaGetKernel (cuda_runtime.h:2504), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_get_kernel_inline)(cudaKernel_t *kernelPtr, T *func)
+{
+    return ::cubind_runtime_get_kernel(kernelPtr, (const void *) func);
+}
+
+#endif
+#endif /* __CUDACC__ */
+
+#if defined(__CUDACC__) /* nvcc only, as in cuda_runtime.h */
+
+/**
+ * cubind_runtime_library_get_global - NVIDIA's C++ template cudaLibraryGetGlobal (cuda_runtime.h:2542), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_library_get_global)(T ** dptr, size_t *bytes, cudaLibrary_t library, const char *name)
+{
+    return ::cubind_runtime_library_get_global((void **)(void *) dptr, bytes, library, name);
+}
+#if defined(cubind_runtime_library_get_global)
+
+/**
+ * cubind_runtime_library_get_global - NVIDIA's C++ template cudaLibraryGetGlobal (cuda_runtime.h:2542), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_library_get_global_inline)(T ** dptr, size_t *bytes, cudaLibrary_t library, const char *name)
+{
+    return ::cubind_runtime_library_get_global((void **)(void *) dptr, bytes, library, name);
+}
+
+#endif
+#endif /* __CUDACC__ */
+
+#if defined(__CUDACC__) /* nvcc only, as in cuda_runtime.h */
+
+/**
+ * cubind_runtime_library_get_managed - NVIDIA's C++ template cudaLibraryGetManaged (cuda_runtime.h:2576), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_library_get_managed)(T ** dptr, size_t *bytes, cudaLibrary_t library, const char *name)
+{
+    return ::cubind_runtime_library_get_managed((void **)(void *) dptr, bytes, library, name);
+}
+#if defined(cubind_runtime_library_get_managed)
+
+/**
+ * cubind_runtime_library_get_managed - NVIDIA's C++ template cudaLibraryGetManaged (cuda_runtime.h:2576), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_library_get_managed_inline)(T ** dptr, size_t *bytes, cudaLibrary_t library, const char *name)
+{
+    return ::cubind_runtime_library_get_managed((void **)(void *) dptr, bytes, library, name);
+}
+
+#endif
+#endif /* __CUDACC__ */
+
+#if defined(__CUDACC__) /* nvcc only, as in cuda_runtime.h */
+
+/**
+ * cubind_runtime_library_get_unified_function - NVIDIA's C++ template cudaLibraryGetUnifiedFunction (cuda_runtime.h:2606), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_library_get_unified_function)(T ** fptr, cudaLibrary_t library, const char *symbol)
+{
+    return ::cubind_runtime_library_get_unified_function((void **)(void *) fptr, library, symbol);
+}
+#if defined(cubind_runtime_library_get_unified_function)
+
+/**
+ * cubind_runtime_library_get_unified_function - NVIDIA's C++ template cudaLibraryGetUnifiedFunction (cuda_runtime.h:2606), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_library_get_unified_function_inline)(T ** fptr, cudaLibrary_t library, const char *symbol)
+{
+    return ::cubind_runtime_library_get_unified_function((void **)(void *) fptr, library, symbol);
+}
+
+#endif
+#endif /* __CUDACC__ */
 #endif /* __cplusplus */
 
 #endif /* CUBIND_RUNTIME_H */

@@ -2236,6 +2236,63 @@ pub type cudaLogIterator = c_uint;
 pub type cuFloatComplex = float2;
 pub type cuDoubleComplex = double2;
 pub type cuComplex = cuFloatComplex;
+pub type cudaRoundMode = c_uint;
+pub const cudaRoundNearest: cudaRoundMode = 0;
+pub const cudaRoundZero: cudaRoundMode = 1;
+pub const cudaRoundPosInf: cudaRoundMode = 2;
+pub const cudaRoundMinInf: cudaRoundMode = 3;
+pub const cudaSurfaceType1D: c_int = 1;
+pub const cudaSurfaceType2D: c_int = 2;
+pub const cudaSurfaceType3D: c_int = 3;
+pub const cudaSurfaceTypeCubemap: c_int = 12;
+pub const cudaSurfaceType1DLayered: c_int = 241;
+pub const cudaSurfaceType2DLayered: c_int = 242;
+pub const cudaSurfaceTypeCubemapLayered: c_int = 252;
+pub type cudaSurfaceBoundaryMode = c_uint;
+pub const cudaBoundaryModeZero: cudaSurfaceBoundaryMode = 0;
+pub const cudaBoundaryModeClamp: cudaSurfaceBoundaryMode = 1;
+pub const cudaBoundaryModeTrap: cudaSurfaceBoundaryMode = 2;
+pub type cudaSurfaceFormatMode = c_uint;
+pub const cudaFormatModeForced: cudaSurfaceFormatMode = 0;
+pub const cudaFormatModeAuto: cudaSurfaceFormatMode = 1;
+pub type cudaSurfaceObject_t = c_ulonglong;
+pub const cudaTextureType1D: c_int = 1;
+pub const cudaTextureType2D: c_int = 2;
+pub const cudaTextureType3D: c_int = 3;
+pub const cudaTextureTypeCubemap: c_int = 12;
+pub const cudaTextureType1DLayered: c_int = 241;
+pub const cudaTextureType2DLayered: c_int = 242;
+pub const cudaTextureTypeCubemapLayered: c_int = 252;
+pub type cudaTextureAddressMode = c_uint;
+pub const cudaAddressModeWrap: cudaTextureAddressMode = 0;
+pub const cudaAddressModeClamp: cudaTextureAddressMode = 1;
+pub const cudaAddressModeMirror: cudaTextureAddressMode = 2;
+pub const cudaAddressModeBorder: cudaTextureAddressMode = 3;
+pub type cudaTextureFilterMode = c_uint;
+pub const cudaFilterModePoint: cudaTextureFilterMode = 0;
+pub const cudaFilterModeLinear: cudaTextureFilterMode = 1;
+pub type cudaTextureReadMode = c_uint;
+pub const cudaReadModeElementType: cudaTextureReadMode = 0;
+pub const cudaReadModeNormalizedFloat: cudaTextureReadMode = 1;
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct cudaTextureDesc {
+    pub addressMode: [cudaTextureAddressMode; 3],
+    pub filterMode: cudaTextureFilterMode,
+    pub readMode: cudaTextureReadMode,
+    pub sRGB: c_int,
+    pub borderColor: [c_float; 4],
+    pub normalizedCoords: c_int,
+    pub maxAnisotropy: c_uint,
+    pub mipmapFilterMode: cudaTextureFilterMode,
+    pub mipmapLevelBias: c_float,
+    pub minMipmapLevelClamp: c_float,
+    pub maxMipmapLevelClamp: c_float,
+    pub disableTrilinearOptimization: c_int,
+    pub seamlessCubemap: c_int,
+}
+pub type cudaTextureObject_t = c_ulonglong;
 pub type cudaDataType_t = c_uint;
 pub const CUDA_R_16F: cudaDataType = 2;
 pub const CUDA_C_16F: cudaDataType = 6;
@@ -2293,58 +2350,6 @@ pub const MAJOR_VERSION: libraryPropertyType = 0;
 pub const MINOR_VERSION: libraryPropertyType = 1;
 pub const PATCH_LEVEL: libraryPropertyType = 2;
 pub type libraryPropertyType = libraryPropertyType_t;
-pub const cudaSurfaceType1D: c_int = 1;
-pub const cudaSurfaceType2D: c_int = 2;
-pub const cudaSurfaceType3D: c_int = 3;
-pub const cudaSurfaceTypeCubemap: c_int = 12;
-pub const cudaSurfaceType1DLayered: c_int = 241;
-pub const cudaSurfaceType2DLayered: c_int = 242;
-pub const cudaSurfaceTypeCubemapLayered: c_int = 252;
-pub type cudaSurfaceBoundaryMode = c_uint;
-pub const cudaBoundaryModeZero: cudaSurfaceBoundaryMode = 0;
-pub const cudaBoundaryModeClamp: cudaSurfaceBoundaryMode = 1;
-pub const cudaBoundaryModeTrap: cudaSurfaceBoundaryMode = 2;
-pub type cudaSurfaceFormatMode = c_uint;
-pub const cudaFormatModeForced: cudaSurfaceFormatMode = 0;
-pub const cudaFormatModeAuto: cudaSurfaceFormatMode = 1;
-pub type cudaSurfaceObject_t = c_ulonglong;
-pub const cudaTextureType1D: c_int = 1;
-pub const cudaTextureType2D: c_int = 2;
-pub const cudaTextureType3D: c_int = 3;
-pub const cudaTextureTypeCubemap: c_int = 12;
-pub const cudaTextureType1DLayered: c_int = 241;
-pub const cudaTextureType2DLayered: c_int = 242;
-pub const cudaTextureTypeCubemapLayered: c_int = 252;
-pub type cudaTextureAddressMode = c_uint;
-pub const cudaAddressModeWrap: cudaTextureAddressMode = 0;
-pub const cudaAddressModeClamp: cudaTextureAddressMode = 1;
-pub const cudaAddressModeMirror: cudaTextureAddressMode = 2;
-pub const cudaAddressModeBorder: cudaTextureAddressMode = 3;
-pub type cudaTextureFilterMode = c_uint;
-pub const cudaFilterModePoint: cudaTextureFilterMode = 0;
-pub const cudaFilterModeLinear: cudaTextureFilterMode = 1;
-pub type cudaTextureReadMode = c_uint;
-pub const cudaReadModeElementType: cudaTextureReadMode = 0;
-pub const cudaReadModeNormalizedFloat: cudaTextureReadMode = 1;
-
-#[repr(C)]
-#[derive(Copy, Clone)]
-pub struct cudaTextureDesc {
-    pub addressMode: [cudaTextureAddressMode; 3],
-    pub filterMode: cudaTextureFilterMode,
-    pub readMode: cudaTextureReadMode,
-    pub sRGB: c_int,
-    pub borderColor: [c_float; 4],
-    pub normalizedCoords: c_int,
-    pub maxAnisotropy: c_uint,
-    pub mipmapFilterMode: cudaTextureFilterMode,
-    pub mipmapLevelBias: c_float,
-    pub minMipmapLevelClamp: c_float,
-    pub maxMipmapLevelClamp: c_float,
-    pub disableTrilinearOptimization: c_int,
-    pub seamlessCubemap: c_int,
-}
-pub type cudaTextureObject_t = c_ulonglong;
 pub type cublasStatus_t = c_uint;
 pub const CUBLAS_STATUS_SUCCESS: cublasStatus_t = 0;
 pub const CUBLAS_STATUS_NOT_INITIALIZED: cublasStatus_t = 1;

@@ -29,7 +29,7 @@
 //! `nvvm` (13 functions),
 //! `nvfatbin` (11 functions),
 //! `nvjpeg` (82 functions),
-//! `cupti` (165 functions),
+//! `cupti` (178 functions),
 //! `cufile` (43 functions).
 //! The types and constants several libraries share, and cubind's own API, are always declared.
 //! Doc comments say which NVIDIA function a wrapper calls, since which CUDA release it exists (the
