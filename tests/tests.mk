@@ -68,6 +68,7 @@ include tests/faults.mk
 # Embedding: subsets, the amalgamation, the CMake subdirectory, two copies in one process.
 include tests/embed/embed.mk
 include tests/cplusplus/cplusplus.mk
+include tests/julia/julia.mk
 
 OTHER_CC := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),gcc,clang)
 OTHER_CXX := $(if $(findstring clang,$(OTHER_CC)),clang++,g++)
@@ -442,7 +443,7 @@ test-install: all $(INSTALL_DATA) deps-test
 	@$(RESULTS) passed test-install
 
 # --- the package: not under a sanitizer (LuaJIT, Python and CMake load the library themselves) ---
-test-package: test-makefiles test-exports test-cdef test-consumers test-docs
+test-package: test-makefiles test-exports test-cdef test-consumers test-docs test-julia
 
 # The code blocks of README.md and docs/*.md, run exactly as printed (tests/docs/run.py; how a block
 # is marked: tests/docs/extract.py, docs/testing.md) with HOME a scratch folder where cubind is
