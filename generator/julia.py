@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import uuid
 from dataclasses import dataclass, field
@@ -456,7 +457,9 @@ def wrapper(f: dict, types: Types, library: config_module.Library) -> Wrapper:
         if p["category"] == "record" and not isinstance(t, str) and t.text in types.held:
             raise JuliaError(f"{f['cubind_name']}: {t.text} by value holds bytes whose class the ABI needs")
     returns_text = returns if isinstance(returns, str) else returns.text
-    used = {t.text for _, t in params} | {returns_text} | BODY_NAMES | {f["cubind_name"]}
+    # the names the call's types are made of (Ptr{dim3}: Ptr, dim3), which a parameter must not shadow
+    used = {n for text in [returns_text, *(t.text for _, t in params)] for n in re.findall(r"[A-Za-z_]\w*", text)}
+    used |= BODY_NAMES | {f["cubind_name"]}
     names = []
     for name, t in params:
         while name in KEYWORDS or name in used or name in (n for n, _ in names):
