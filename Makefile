@@ -271,7 +271,7 @@ IR_FILES := $(wildcard $(GENERATED)/ir/*.json)
 RUST_CRATE := $(GENERATED)/rust/cubind-sys
 RUST_CRATE_FILES := $(wildcard $(RUST_CRATE)/Cargo.toml $(RUST_CRATE)/build.rs)
 RUST_CRATE_SOURCES := $(wildcard $(RUST_CRATE)/src/*.rs)
-# The Julia module Cubind (docs/languages.md#julia), rendered from the IR when installed (Python 3 and
+# The Julia module Cubind (docs/languages.md#julia-the-module-cubind), rendered from the IR when installed (Python 3 and
 # Jinja2: generator/julia.py, templates/julia/), never checked in: share/cubind/julia/Cubind/.
 # A prefixed tree has none (its functions are not cubind_*).
 JULIA_DIR := $(BUILD)/share/cubind/julia

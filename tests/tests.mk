@@ -455,12 +455,13 @@ DOCS_DIR := $(TEST_BUILD)/docs
 DOC_WRITTEN_PAGES := docs/benchmarks.md
 DOC_OWN_RUNNER_PAGES := docs/embedding.md
 DOC_CHECKED_PAGES := README.md $(filter-out $(DOC_WRITTEN_PAGES) $(DOC_OWN_RUNNER_PAGES),$(wildcard docs/*.md))
-test-docs: all $(INSTALL_DATA) examples deps-test
+test-docs: all $(INSTALL_DATA) examples deps-test fetch-julia
 	rm -rf $(DOCS_DIR)
 	$(MAKE) --no-print-directory install PREFIX=$(abspath $(DOCS_DIR))/home/.local > /dev/null
 	@$(RESULTS) run tests/docs pytest -- $(PYTHON) -m pytest -q tests/docs
 	@$(RESULTS) run snippets snippets -- $(PYTHON) tests/docs/run.py --checkout . --build $(BUILD) \
 	    --home $(DOCS_DIR)/home --work $(DOCS_DIR)/pages --installed-docs $(DOCS_DIR)/home/.local/share/doc/cubind \
+	    --tool-dir $(dir $(JULIA)) \
 	    $(DOC_CHECKED_PAGES)
 
 # The makefiles, by dry runs in an empty build tree: no variable is used before it is defined

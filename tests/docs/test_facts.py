@@ -92,3 +92,13 @@ def test_generated_stamps_name_every_release_read() -> None:
     assert stamped, "no generated header carries a stamp"
     wrong = [str(p.relative_to(ROOT)) for p in stamped if f"across CUDA releases {oldest} to " not in p.read_text()]
     assert not wrong, f"stamps that do not name the releases read: {wrong[:5]}"
+
+
+def test_the_julia_the_pages_name_is_the_one_the_tests_fetch() -> None:
+    """"julia 1.5.3" in a page is the version tests/julia/julia.mk pins (JULIA_PACKAGE, Debian's)."""
+    pinned = re.search(r"^JULIA_PACKAGE := julia=(\d+\.\d+\.\d+)\+", (ROOT / "tests" / "julia" / "julia.mk").read_text(), re.M)
+    assert pinned, "tests/julia/julia.mk pins no julia package"
+    named = occurrences(r"\bjulia (\d+\.\d+\.\d+)")
+    assert named, "no page names the julia the tests run"
+    wrong = [(where, v) for where, v in named if v != pinned.group(1)]
+    assert not wrong, f"the tests run julia {pinned.group(1)}: {wrong}"
