@@ -496,11 +496,11 @@ def read_irs(config: config_module.Config, ir_dir: Path) -> list[dict]:
 
 
 def environment() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
-                             keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, autoescape=False)
-    env.filters["doc"] = doc_text
-    env.filters["julia_string"] = julia_string
-    return env
+    """The templates' environment: the generator's settings, and no filter of its own (the generator
+    compiles every template with its environment: render.compile_templates), so the text Julia needs
+    escaped is escaped here."""
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
+                              keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, autoescape=False)
 
 
 def render(config: config_module.Config, irs: list[dict], api: dict, soname: str, command: str) -> dict[str, str]:
@@ -522,8 +522,14 @@ def render(config: config_module.Config, irs: list[dict], api: dict, soname: str
     duplicated = sorted({n for n in names if names.count(n) > 1}) if len(set(names)) != len(names) else []
     if duplicated:
         raise JuliaError(f"names declared twice: {', '.join(duplicated[:10])}")
+    for d in definitions:
+        d.docs = [doc_text(line) for line in d.docs]
+    for _, ws in libraries:
+        for w in ws:
+            w.docs = [doc_text(line) for line in w.docs]
     common = {
         "module": MODULE, "generator_version": VERSION, "command": command, "soname": soname,
+        "soname_literal": julia_string(soname),
         "cuda_version": irs[0]["cuda_version"] if irs else "", "releases": releases,
         "oldest_release": releases[-1] if releases else "",
     }

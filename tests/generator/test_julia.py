@@ -189,3 +189,13 @@ def test_core_reads_the_error_record_layout(tmp_path: Path, irs: list[dict]) -> 
     for member, offset in api["layouts"]["cubind_error"]["offsets"].items():
         assert f"const ERROR_{member.upper()} = {offset}\n" in core
     assert f"const CUBIND_ERROR_STATUS = cubind_error_kind({api['values']['CUBIND_ERROR_STATUS']})\n" in core
+
+
+def test_templates_compile_in_the_generators_environment() -> None:
+    """make generate compiles every template with its own environment (render.compile_templates):
+    the Julia templates use none of this renderer's own, so they compile there too."""
+    from generator import render
+    env = render.environment()
+    for name in env.list_templates(extensions=["j2"]):
+        if name.startswith("julia/"):
+            env.get_template(name)
