@@ -554,7 +554,8 @@ test-consumers: all $(INSTALL_DATA) deps-test
 	        bin/cubind-probe include/cubind/cubind.h include/cubind/version.h share/cubind/cdef/cubind.h \
 	        share/cubind/ir.schema.json share/cubind/probe.schema.json $(addprefix share/cubind/cdef/,$(notdir $(CDEF_FILES))) \
 	        $(addprefix share/cubind/ir/,$(notdir $(IR_FILES))) $(addprefix include/cubind/,$(notdir $(BUILT_HEADERS))) \
-	        $(patsubst $(GENERATED)/%,share/cubind/%,$(RUST_CRATE_FILES) $(RUST_CRATE_SOURCES)); do \
+	        $(patsubst $(GENERATED)/%,share/cubind/%,$(RUST_CRATE_FILES) $(RUST_CRATE_SOURCES)) \
+	        share/cubind/julia/Cubind/Project.toml share/cubind/julia/Cubind/src/Cubind.jl; do \
 	    [ -e "$$f" ] || { echo "test-consumers: $(PACKAGE_PREFIX)/$$f not installed"; exit 1; }; done
 	@[ "$$(readlink $(PACKAGE_DIR)/stage$(PACKAGE_PREFIX)/lib/$(SONAME))" = "$(REALNAME)" ] && \
 	    [ "$$(readlink $(PACKAGE_DIR)/stage$(PACKAGE_PREFIX)/lib/libcubind.so)" = "$(SONAME)" ] || \
