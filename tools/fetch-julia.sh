@@ -13,7 +13,10 @@
 # it must have). A version whose stamp lists what was extracted is not fetched again: a second run
 # does nothing and needs no network.
 set -eu
-[ $# -eq 3 ] && { [ "$1" = fetch ] || [ "$1" = path ]; } || { echo "usage: $0 fetch|path PACKAGE=VERSION SUITE" >&2; exit 2; }
+if [ $# -ne 3 ] || { [ "$1" != fetch ] && [ "$1" != path ]; }; then
+    echo "usage: $0 fetch|path PACKAGE=VERSION SUITE" >&2
+    exit 2
+fi
 action=$1 pinned=$2 suite=$3
 archive=http://deb.debian.org/debian
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
@@ -60,7 +63,10 @@ for deb in "$work"/debs/*.deb; do
 done
 rm -rf "$work/tree/usr/share/doc" "$work/tree/usr/share/man" "$work/tree/usr/share/locale"
 libdir=$(cd "$work/tree" && echo usr/lib/*-linux-gnu/julia)
-[ -x "$work/tree/usr/bin/julia" ] && [ -d "$work/tree/$libdir" ] || { echo "cubind: $pinned has no usr/bin/julia and julia's library folder" >&2; exit 1; }
+if [ ! -x "$work/tree/usr/bin/julia" ] || [ ! -d "$work/tree/$libdir" ]; then
+    echo "cubind: $pinned has no usr/bin/julia and julia's library folder" >&2
+    exit 1
+fi
 triplet=$(basename "$(dirname "$libdir")")
 mkdir "$work/tree/cubind-bin"
 cat > "$work/tree/cubind-bin/julia" <<EOF_RUN
