@@ -139,7 +139,7 @@ help:
 	@echo "make test-docs        every code block of README.md and docs/, run as printed; the facts they state"
 	@echo "make doc-facts        write the counts, versions and library names of the docs' fact markers"
 	@echo "make test-copies      every copy of every library: cubind-probe --all, cubind/copies.h, CUDA_PATH, the Python switch"
-	@echo "make install PREFIX=  install the library, headers, pkg-config and CMake files, probe, cdef, IR, Rust crate, docs (DESTDIR too)"
+	@echo "make install PREFIX=  install the library, headers, pkg-config and CMake files, probe, cdef, IR, Rust crate, Julia module, docs (DESTDIR too)"
 	@echo "make install-strip    the same, the installed library and probe stripped of debug information"
 	@echo "make abi-baseline     accept the exported ABI as it is now (abi/symbols.txt, abi/layout.txt)"
 	@echo "make bench            call overhead, start-up, census, make generate time (docs/benchmarks.md)"
@@ -310,6 +310,11 @@ IR_FILES := $(wildcard $(GENERATED)/ir/*.json)
 RUST_CRATE := $(GENERATED)/rust/cubind-sys
 RUST_CRATE_FILES := $(wildcard $(RUST_CRATE)/Cargo.toml $(RUST_CRATE)/build.rs)
 RUST_CRATE_SOURCES := $(wildcard $(RUST_CRATE)/src/*.rs)
+# The Julia module Cubind (docs/languages.md#julia-the-module-cubind), rendered from the IR when installed (Python 3 and
+# Jinja2: generator/julia.py, templates/julia/), never checked in: share/cubind/julia/Cubind/.
+# A prefixed tree has none (its functions are not cubind_*).
+JULIA_DIR := $(BUILD)/share/cubind/julia
+JULIA_RENDERED := $(JULIA_DIR)/.rendered
 IR_SCHEMA := ir.schema.json
 # The schema of cubind-probe --json (docs/probe.md links it; tools validate against it).
 PROBE_SCHEMA := docs/probe.schema.json
@@ -335,7 +340,12 @@ $(BUILD)/cmake/%.cmake: tools/cmake/%.cmake.in include/cubind/version.h $(LIBRAR
 	@mkdir -p $(dir $@)
 	$(TEMPLATE_SED) $< > $@
 
-install: all $(INSTALL_DATA) $(if $(TREE_PREFIX),,install-dropin install-mocks)
+$(JULIA_RENDERED): $(IR_FILES) $(CONSTANTS_FILE) generator/julia.py generator/ctype_spelling.py generator/config.py \
+                   generator/libraries.toml $(wildcard templates/julia/*.j2)
+	$(PYTHON) -m generator.julia --ir $(GENERATED)/ir --constants $(CONSTANTS_FILE) --soname $(SONAME) --out $(JULIA_DIR)
+	@touch $@
+
+install: all $(INSTALL_DATA) $(if $(TREE_PREFIX),,install-dropin install-mocks $(JULIA_RENDERED))
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/cubind \
 	    $(DESTDIR)$(PREFIX)/include/cubind $(DESTDIR)$(PREFIX)/bin \
 	    $(DESTDIR)$(PREFIX)/share/cubind/cdef $(DESTDIR)$(PREFIX)/share/cubind/ir \
@@ -357,6 +367,9 @@ install: all $(INSTALL_DATA) $(if $(TREE_PREFIX),,install-dropin install-mocks)
 	$(if $(RUST_CRATE_SOURCES),install -d $(DESTDIR)$(PREFIX)/share/cubind/rust/cubind-sys/src && \
 	    install -m 644 $(RUST_CRATE_FILES) $(DESTDIR)$(PREFIX)/share/cubind/rust/cubind-sys/ && \
 	    install -m 644 $(RUST_CRATE_SOURCES) $(DESTDIR)$(PREFIX)/share/cubind/rust/cubind-sys/src/)
+	$(if $(TREE_PREFIX),,install -d $(DESTDIR)$(PREFIX)/share/cubind/julia/Cubind/src && \
+	    install -m 644 $(JULIA_DIR)/Cubind/Project.toml $(DESTDIR)$(PREFIX)/share/cubind/julia/Cubind/ && \
+	    install -m 644 $(JULIA_DIR)/Cubind/src/*.jl $(DESTDIR)$(PREFIX)/share/cubind/julia/Cubind/src/)
 	install -m 644 README.md CHANGES.md $(DESTDIR)$(DOC_DIR)/
 	install -m 644 $(DOC_PAGES) $(PROBE_SCHEMA) $(DESTDIR)$(DOC_DIR)/docs/
 	install -m 644 $(DOC_API) $(DESTDIR)$(DOC_DIR)/docs/api/

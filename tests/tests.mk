@@ -77,6 +77,7 @@ include tests/faults.mk
 # Embedding: subsets, the amalgamation, the CMake subdirectory, two copies in one process.
 include tests/embed/embed.mk
 include tests/cplusplus/cplusplus.mk
+include tests/julia/julia.mk
 
 OTHER_CC := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),gcc,clang)
 OTHER_CXX := $(if $(findstring clang,$(OTHER_CC)),clang++,g++)
@@ -498,7 +499,7 @@ test-install: all $(INSTALL_DATA) deps-test
 	@$(RESULTS) passed test-install
 
 # --- the package: not under a sanitizer (LuaJIT, Python and CMake load the library themselves) ---
-test-package: test-makefiles test-exports test-cdef test-consumers test-docs
+test-package: test-makefiles test-exports test-cdef test-consumers test-docs test-julia
 
 # The code blocks of README.md and docs/*.md, run exactly as printed (tests/docs/run.py; how a block
 # is marked: tests/docs/extract.py, docs/testing.md) with HOME a scratch folder where cubind is
@@ -510,12 +511,13 @@ DOCS_DIR := $(TEST_BUILD)/docs
 DOC_WRITTEN_PAGES := docs/benchmarks.md
 DOC_OWN_RUNNER_PAGES := docs/embedding.md
 DOC_CHECKED_PAGES := README.md CHANGES.md $(filter-out $(DOC_WRITTEN_PAGES) $(DOC_OWN_RUNNER_PAGES),$(wildcard docs/*.md))
-test-docs: all $(INSTALL_DATA) examples deps-test
+test-docs: all $(INSTALL_DATA) examples deps-test fetch-julia
 	rm -rf $(DOCS_DIR)
 	$(MAKE) --no-print-directory install PREFIX=$(abspath $(DOCS_DIR))/home/.local > /dev/null
 	@$(RESULTS) run tests/docs pytest -- $(PYTHON) -m pytest -q tests/docs
 	@$(RESULTS) run snippets snippets -- $(PYTHON) tests/docs/run.py --checkout . --build $(BUILD) \
 	    --home $(DOCS_DIR)/home --work $(DOCS_DIR)/pages --installed-docs $(DOCS_DIR)/home/.local/share/doc/cubind \
+	    --tool-dir $(dir $(JULIA)) \
 	    $(DOC_CHECKED_PAGES)
 
 # The makefiles, by dry runs in an empty build tree: no variable is used before it is defined
@@ -610,7 +612,8 @@ test-consumers: all $(INSTALL_DATA) deps-test
 	        bin/cubind-probe include/cubind/cubind.h include/cubind/version.h share/cubind/cdef/cubind.h \
 	        share/cubind/ir.schema.json share/cubind/probe.schema.json $(addprefix share/cubind/cdef/,$(notdir $(CDEF_FILES))) \
 	        $(addprefix share/cubind/ir/,$(notdir $(IR_FILES))) $(addprefix include/cubind/,$(notdir $(BUILT_HEADERS))) \
-	        $(patsubst $(GENERATED)/%,share/cubind/%,$(RUST_CRATE_FILES) $(RUST_CRATE_SOURCES)); do \
+	        $(patsubst $(GENERATED)/%,share/cubind/%,$(RUST_CRATE_FILES) $(RUST_CRATE_SOURCES)) \
+	        share/cubind/julia/Cubind/Project.toml share/cubind/julia/Cubind/src/Cubind.jl; do \
 	    [ -e "$$f" ] || { echo "test-consumers: $(PACKAGE_PREFIX)/$$f not installed"; exit 1; }; done
 	@[ "$$(readlink $(PACKAGE_DIR)/stage$(PACKAGE_PREFIX)/lib/$(SONAME))" = "$(REALNAME)" ] && \
 	    [ "$$(readlink $(PACKAGE_DIR)/stage$(PACKAGE_PREFIX)/lib/libcubind.so)" = "$(SONAME)" ] || \

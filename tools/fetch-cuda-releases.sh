@@ -51,43 +51,16 @@ mkdir -p "$cache"
 exec 9>"$cache/.lock"
 flock 9
 
-# The release's private apt state, its package lists brought up to date.
+# The release's private apt state (tools/debian-apt.sh), its package lists brought up to date.
 # $1 release, $2 suite, $3 archive, $4 components (comma-separated), $5 keyring (the sources.list
 # itself is the configuration's: generator.release_headers sources)
+. "$root/tools/debian-apt.sh"
 apt_state() {
-    state="$cache/.apt/$1"
-    mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/trusted.gpg.d" "$state/preferences.d"
-    : > "$state/status"
-    if [ ! -r "$5" ]; then
-        echo "cubind: keyring $5 (for $2) is missing: install Debian's debian-archive-keyring" >&2
-        exit 1
-    fi
+    mkdir -p "$cache/.apt/$1"
     # One line per suite of the release, with its keyring (and check-valid-until=no where the
     # release's configuration allows an expired Release file: that release's lines only).
-    (cd "$root" && "$PYTHON" -m generator.release_headers sources "$1") > "$state/sources.list"
-    # Read instead of /etc/apt/apt.conf and /etc/apt/apt.conf.d: nothing of the system's applies.
-    cat > "$state/apt.conf" <<EOF
-Dir::Etc::Main "/dev/null";
-Dir::Etc::Parts "/dev/null";
-EOF
-    set -- -o "Dir::Etc::SourceList=$state/sources.list" -o Dir::Etc::SourceParts=/dev/null \
-        -o "Dir::Etc::TrustedParts=$state/trusted.gpg.d" -o Dir::Etc::Trusted=/dev/null \
-        -o Dir::Etc::Preferences=/dev/null -o "Dir::Etc::PreferencesParts=$state/preferences.d" \
-        -o "Dir::State=$state" -o "Dir::State::Lists=$state/lists" -o "Dir::State::Status=$state/status" \
-        -o "Dir::Cache=$state/cache" -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= \
-        -o Acquire::Languages=none -o APT::Get::AllowUnauthenticated=false
-    if [ "$(id -u)" -eq 0 ]; then
-        # apt, as root, downloads as the _apt user, who cannot write to a cache in root's home.
-        set -- "$@" -o APT::Sandbox::User=root
-    fi
-    APT_OPTIONS=$*
-    export APT_CONFIG="$state/apt.conf"
-    # shellcheck disable=SC2086 # the options are meant to split (none holds a space)
-    apt-get -q $APT_OPTIONS update >"$state/update.log" 2>&1 || {
-        cat "$state/update.log" >&2
-        echo "cubind: apt-get update of $2 ($3) failed" >&2
-        exit 1
-    }
+    (cd "$root" && "$PYTHON" -m generator.release_headers sources "$1") > "$cache/.apt/$1/sources.list"
+    apt_private_state "$cache/.apt/$1" "$5" "$2 ($3)"
 }
 
 total_start=$(date +%s)

@@ -1,6 +1,6 @@
 """Runs the code blocks of README.md and docs/ exactly as printed (`make test-docs`).
 
-    run.py --checkout DIR --build DIR --home DIR --work DIR [--installed-docs DIR] PAGE...
+    run.py --checkout DIR --build DIR --home DIR --work DIR [--installed-docs DIR] [--tool-dir DIR]... PAGE...
 
 Each page runs in a directory of its own under --work that holds links to the checkout's top-level
 files and folders (`build` to --build), so that a command written for the checkout (`make ...`,
@@ -8,7 +8,7 @@ files and folders (`build` to --build), so that a command written for the checko
 there. HOME is --home, where `make install PREFIX="$HOME/.local"` has installed cubind (the
 installed tree the pages use). The make variables of the make that started the tests are removed
 from the environment, as are CUBIND_*, LD_LIBRARY_PATH and PKG_CONFIG_PATH: a block sees what a
-user's shell would.
+user's shell would, with each --tool-dir first on PATH (the julia that make fetch-julia fetched).
 
 How each language runs (tests/docs/extract.py says how a block is marked):
   sh, bash   the block as a script, `set -e`, in the page's directory (dry-run: with MAKEFLAGS=n;
@@ -77,6 +77,9 @@ class Runner:
             if variable not in self.environment and (Path.home() / folder).is_dir():
                 self.environment[variable] = str(Path.home() / folder)
         self.environment["HOME"] = str(self.home)
+        if args.tool_dir:  # where a user who installed the tool has it: on PATH
+            self.environment["PATH"] = os.pathsep.join([*(str(d.resolve()) for d in args.tool_dir),
+                                                        self.environment.get("PATH", os.defpath)])
         self.gpu = self.has_gpu()
         self.counts = {"passed": 0, "failed": 0, "text": 0, "fragment": 0, "gpu": 0, "unchecked output": 0}
         self.failures: list[str] = []
@@ -255,6 +258,8 @@ def main() -> int:
     parser.add_argument("--home", type=Path, required=True)
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--installed-docs", type=Path, help="share/doc/cubind of the installed tree")
+    parser.add_argument("--tool-dir", type=Path, action="append", default=[],
+                        help="a folder put first on PATH: a tool the pages run that the tests fetched (julia)")
     parser.add_argument("pages", type=Path, nargs="+")
     args = parser.parse_args()
 

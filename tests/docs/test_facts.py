@@ -245,3 +245,13 @@ def test_a_wrong_fact_and_an_unmarked_count_are_found(tmp_path: Path) -> None:
     assert facts.write(page, values)
     assert facts.MARKER.sub(lambda m: m["value"], page.read_text()) == \
         f"{facts.as_written(values['wrappers'], '1')} and {values['version']}\n"
+
+
+def test_the_julia_the_pages_name_is_the_one_the_tests_fetch() -> None:
+    """"julia 1.5.3" in a page is the version tests/julia/julia.mk pins (JULIA_PACKAGE, Debian's)."""
+    pinned = re.search(r"^JULIA_PACKAGE := julia=(\d+\.\d+\.\d+)\+", (ROOT / "tests" / "julia" / "julia.mk").read_text(), re.M)
+    assert pinned, "tests/julia/julia.mk pins no julia package"
+    named = occurrences(r"\bjulia (\d+\.\d+\.\d+)")
+    assert named, "no page names the julia the tests run"
+    wrong = [(where, v) for where, v in named if v != pinned.group(1)]
+    assert not wrong, f"the tests run julia {pinned.group(1)}: {wrong}"

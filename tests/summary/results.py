@@ -1,7 +1,7 @@
 """The counts behind `make test`'s last line: each suite records what it counted, the summary adds them.
 
     results.py [--dir D] [--target T] [--variant V] [--tree B] run NAME FORMAT -- COMMAND...
-        runs COMMAND, its output passed through and parsed as FORMAT (cmocka, pytest, snippets);
+        runs COMMAND, its output passed through and parsed as FORMAT (cmocka, pytest, snippets, julia);
         records the counts and exits with COMMAND's status
     results.py ... count NAME FORMAT LOG      parses a log a recipe wrote, records the counts
     results.py ... passed NAME                records a check (a recipe that ends once it passed)
@@ -33,6 +33,7 @@ CMOCKA_PASSED = re.compile(r"^\[  PASSED  \] (\d+) test\(s\)", re.M)
 CMOCKA_FAILED = re.compile(r"^\[  FAILED  \] (\d+) test\(s\)", re.M)
 PYTEST_SUMMARY = re.compile(r"^=*\s*(\d+ \w+(?:, \d+ \w+)*) in [\d.]+s", re.M)
 SNIPPETS_SUMMARY = re.compile(r"^snippets: (\d+) passed, (\d+) failed", re.M)
+JULIA_SUMMARY = re.compile(r"^julia: (\d+) passed, (\d+) failed", re.M)
 # GNU make's report of a failed target: "make[2]: *** [tests/tests.mk:210: test-loader] Error 1".
 MAKE_ERROR = re.compile(r"^\S*?\[(\d+)\]: \*\*\* \[(?:.*: )?([^\]:]+)\] Error \d+", re.M)
 
@@ -65,8 +66,8 @@ def parse(kind: str, output: str) -> tuple[int, int]:
             counts[word] = int(number)
         return (counts.get("passed", 0) + counts.get("xfailed", 0),
                 counts.get("failed", 0) + counts.get("error", 0) + counts.get("errors", 0))
-    if kind == "snippets":
-        found = SNIPPETS_SUMMARY.findall(output)
+    if kind in ("snippets", "julia"):
+        found = (SNIPPETS_SUMMARY if kind == "snippets" else JULIA_SUMMARY).findall(output)
         return (int(found[-1][0]), int(found[-1][1])) if found else (0, 0)
     raise SystemExit(f"results.py: unknown suite format {kind!r}")
 

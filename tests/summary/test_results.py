@@ -20,6 +20,7 @@ SCRIPT = Path(__file__).resolve().parent / "results.py"
     ("pytest", "1 failed, 11 passed, 2 skipped in 0.53s\n", (11, 1)),
     ("pytest", "===== 2 passed, 1 error in 1.0s =====\n", (2, 1)),
     ("snippets", "snippets: FAILED x\nsnippets: 36 passed, 1 failed (49 blocks)\n", (36, 1)),
+    ("julia", "julia: checked 7104 constants\nFAILED: x\njulia: 17915 passed, 1 failed\n", (17915, 1)),
     ("cmocka", "Segmentation fault\n", (0, 0)),
 ])
 def test_suite_outputs_are_counted(kind: str, output: str, counts: tuple[int, int]) -> None:
