@@ -185,7 +185,7 @@ TLS_DIALECT := $(shell $(CC) -mtls-dialect=gnu2 -E -x c /dev/null > /dev/null 2>
 # all); gcc's jump tables hold offsets. Without them clang's switches are compare trees: cold code.
 SWITCH_FLAGS := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),-fno-jump-tables)
 LIB_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(TLS_DIALECT) $(SWITCH_FLAGS) $(TRACE_FLAGS) $(INCLUDES) -I$(LOADER_DIR) -I$(GENERATED)/src
-$(BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard $(LOADER_DIR)/*.h) $(GENERATED)/src/release_actions.h
+$(BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard $(LOADER_DIR)/*.h) $(GENERATED)/src/release_actions.h $(GENERATED)/src/library_dirs.h
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
 # The archive's objects: one section a function and a datum, so that the link of whoever embeds
