@@ -38,9 +38,10 @@ GENERATOR_DEPS := python3-clang-14 python3-jinja2
 # Besides CMocka and pytest: the ABI baseline check (libclang), the installed-tree consumers
 # (pkg-config, CMake, LuaJIT, cffi, Rust through bindgen and through the crate cubind-sys, built
 # offline by Debian's cargo), the IR schema (jsonschema) and strace (test-embed-from-ir: a subset
-# reads no file of the releases cache nor any CUDA header).
+# reads no file of the releases cache nor any CUDA header), Debian's aarch64 cross toolchain and qemu
+# (test-aarch64: tests/aarch64/aarch64.mk).
 TEST_DEPS := libcmocka-dev python3-pytest python3-clang-14 pkg-config cmake luajit python3-cffi bindgen rustc cargo \
-             python3-jsonschema strace
+             python3-jsonschema strace gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 
 WARNINGS := -std=c11 -Wall -Wextra -Werror -pedantic
 # A sanitizer build at -O1 (what ASan's and TSan's manuals advise): the sanitizers check the same at
