@@ -73,3 +73,17 @@ def _with_platforms(tmp_path: Path, platforms: str) -> Path:
 def test_a_platform_entry_is_checked(tmp_path: Path, platforms: str, message: str) -> None:
     with pytest.raises(config.ConfigError, match=message):
         config.load(_with_platforms(tmp_path, platforms))
+
+
+def test_the_loader_page_lists_each_platforms_folders() -> None:
+    """docs/loader.md's table of the folders of each platform says what the configuration says, row by
+    row in its order."""
+    text = (ROOT / "docs" / "loader.md").read_text()
+    section = text[text.index("### The folders of each platform"):]
+    rows = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith("| target")]
+    rows = rows[:len(PLATFORMS)]
+    assert len(rows) == len(PLATFORMS)
+    for row, platform in zip(rows, PLATFORMS):
+        _, roots, systems = [cell.strip() for cell in row.strip("|").split("|")]
+        assert tuple(re.findall(r"`([^`]+)`", roots)) == platform.root_dirs, platform.name
+        assert tuple(re.findall(r"`([^`]+)`", systems)) == platform.system_dirs, platform.name
