@@ -73,8 +73,11 @@ for pinned in "$@"; do
     }
     deb=$(ls "$debs"/*.deb)
     bytes=$((bytes + $(stat -c %s "$deb")))
-    # shellcheck disable=SC2086 # the members are meant to split; tar matches their wildcards
+    # the members are split into words, not matched against this folder's files: tar matches them
+    set -f
+    # shellcheck disable=SC2086
     dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tree" --wildcards $members
+    set +f
     rm -f "$deb"
 done
 echo "$bytes"
