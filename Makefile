@@ -47,9 +47,10 @@ GENERATOR_DEPS := python3-clang-14 python3-jinja2
 # the crate cubind-sys, built offline by Debian's cargo), the IR schema (jsonschema), strace
 # (test-embed-from-ir: a subset reads no file of the releases cache nor any CUDA header), the
 # other compilers (clang: make compilers, the amalgamation and the examples; g++ and clang++: the
-# headers as C++) and valgrind (test-valgrind). nvcc is the CUDA toolkit's (check-toolkit).
+# headers as C++), valgrind (test-valgrind), Debian's aarch64 cross toolchain and qemu
+# (test-aarch64: tests/aarch64/aarch64.mk). nvcc is the CUDA toolkit's (check-toolkit).
 TEST_DEPS := libcmocka-dev python3-pytest python3-clang-14 pkg-config cmake luajit python3-cffi bindgen rustc cargo \
-             rustfmt python3-jsonschema strace clang g++ valgrind
+             rustfmt python3-jsonschema strace clang g++ valgrind gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 # Every package `make test` uses, installed in one apt transaction before anything runs in
 # parallel (MPI_DEPS: examples/examples.mk, test-launcher's).
 ALL_DEPS = $(BUILD_DEPS) $(GENERATOR_DEPS) $(TEST_DEPS) $(MPI_DEPS)
@@ -224,7 +225,7 @@ TLS_DIALECT := $(shell $(CC) -mtls-dialect=gnu2 -E -x c /dev/null > /dev/null 2>
 # all); gcc's jump tables hold offsets. Without them clang's switches are compare trees: cold code.
 SWITCH_FLAGS := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),-fno-jump-tables)
 LIB_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(TLS_DIALECT) $(SWITCH_FLAGS) $(TRACE_FLAGS) $(INCLUDES) -I$(LOADER_DIR) -I$(GENERATED)/src
-$(BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard $(LOADER_DIR)/*.h) $(GENERATED)/src/release_actions.h
+$(BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard $(LOADER_DIR)/*.h) $(GENERATED)/src/release_actions.h $(GENERATED)/src/library_dirs.h
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
 # The archive's objects: one section a function and a datum, so that the link of whoever embeds

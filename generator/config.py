@@ -290,6 +290,17 @@ class DriverMinimum:
 
 
 @dataclass(frozen=True)
+class Platform:
+    """Where a target keeps its libraries ([[platform]]): generated/src/library_dirs.h holds each, and the
+    compiler's predefined macros pick the one built in (docs/loader.md)."""
+    name: str                        # "aarch64-linux"
+    macros: tuple[str, ...]          # all predefined on the target; () for the last, any other target
+    root_dirs: tuple[str, ...]       # a CUDA root's library folders, in the order searched
+    system_dirs: tuple[str, ...]     # the system's library folders, absolute, in the order searched
+    ld_cache_flags: int | None = None  # the architecture bits of its ld.so cache entries
+
+
+@dataclass(frozen=True)
 class Release:
     """An older CUDA release whose headers are read besides the toolkit's (docs/releases.md)."""
     name: str                       # "12.4"
@@ -308,6 +319,13 @@ class Release:
     # and sid are re-signed weekly; a mirror frozen in time keeps them expired). This release's
     # source lines only, never apt's global setting; the signature is still checked.
     check_valid_until: bool = True
+    # the libraries of the release for other Debian architectures (architecture -> packages): the
+    # cross-built tests load them under an emulator (make test-aarch64)
+    architectures: tuple[tuple[str, tuple[Package, ...]], ...] = ()
+
+    def libraries_of(self, architecture: str | None) -> tuple[Package, ...]:
+        """The library packages for `architecture` (None: the machine's own), () where none is configured."""
+        return self.libraries if architecture is None else dict(self.architectures).get(architecture, ())
 
     @property
     def suites(self) -> tuple[str, ...]:
@@ -329,6 +347,7 @@ class Config:
     param_docs: tuple[tuple[str, str], ...] = ()
     releases: tuple[Release, ...] = ()   # newest first
     locate: tuple[Locate, ...] = ()      # libraries located, not bound
+    platforms: tuple[Platform, ...] = ()  # where each target keeps its libraries; the last: any other
     newest_driver: DriverMinimum | None = None  # the oldest driver that runs the toolkit's (newest) release
     nvcc_args: tuple[str, ...] = ()      # what nvcc's host pass adds to a C++ parse (cplusplus.py)
     # semantic adapters ([generator] semantic names the file; generator/semantic.py reads them)
@@ -467,6 +486,7 @@ def load(path: Path = CONFIG_PATH) -> Config:
         releases=tuple(sorted((_release(r) for r in raw.get("release", ())), key=lambda r: r.version_key,
                               reverse=True)),
         locate=tuple(_locate(entry) for entry in raw.get("locate", ())),
+        platforms=tuple(_platform(entry) for entry in raw.get("platform", ())),
         **_semantic(path.parent, gen),
     )
     _validate(config)
@@ -502,9 +522,23 @@ def _release(raw: dict) -> Release:
             driver=DriverMinimum.parse(raw["driver"], f"release {name}") if "driver" in raw else None,
             extra_suites=tuple(raw.get("extra_suites", ())),
             check_valid_until=raw.get("check_valid_until", True),
+            architectures=tuple((arch, tuple(Package(p["package"], p["version"]) for p in entry["libraries"]))
+                                for arch, entry in sorted(raw.get("architecture", {}).items())),
         )
     except KeyError as exc:
         raise ConfigError(f"release {raw.get('name', '?')}: {exc.args[0]} is missing") from None
+
+
+def _platform(raw: dict) -> Platform:
+    try:
+        flags = raw.get("ld_cache_flags")
+        if flags is not None and (not isinstance(flags, int) or not 0 < flags <= 0xff00 or flags & 0xff):
+            raise ConfigError(f"platform {raw['name']}: ld_cache_flags is the architecture byte of an ld.so cache "
+                              "entry's flags (0x0a00), or absent")
+        return Platform(name=raw["name"], macros=tuple(raw.get("macros", ())), root_dirs=tuple(raw["root_dirs"]),
+                        system_dirs=tuple(raw["system_dirs"]), ld_cache_flags=flags)
+    except KeyError as exc:
+        raise ConfigError(f"platform {raw.get('name', '?')}: {exc.args[0]} is missing") from None
 
 
 def _cuda_from(lib: dict) -> tuple[tuple[tuple[int, int, int], int], ...]:
@@ -541,6 +575,31 @@ def _locate(raw: dict) -> Locate:
         )
     except KeyError as exc:
         raise ConfigError(f"locate {raw.get('name', '?')}: {exc.args[0]} is missing") from None
+
+
+def _validate_platforms(platforms: tuple[Platform, ...]) -> None:
+    """Each platform says when it applies (macros, C identifiers) but the last, which applies to any
+    other target; each has folders to search, a root's relative and without "..", the system's absolute."""
+    if not platforms:
+        raise ConfigError("no [[platform]]: the loader needs the library folders of at least any target (the last)")
+    for i, platform in enumerate(platforms):
+        last = i == len(platforms) - 1
+        if bool(platform.macros) == last:
+            raise ConfigError(f"platform {platform.name}: every platform but the last names its macros; the last "
+                              "(any other target) names none")
+        if not all(m.isidentifier() for m in platform.macros):
+            raise ConfigError(f"platform {platform.name}: macros are the compiler's predefined macros (identifiers)")
+        if not platform.root_dirs or not platform.system_dirs:
+            raise ConfigError(f"platform {platform.name}: root_dirs and system_dirs each name a folder or more")
+        for folder in platform.root_dirs:
+            if folder.startswith("/") or ".." in folder.split("/") or not folder.strip("/"):
+                raise ConfigError(f"platform {platform.name}: root_dirs {folder!r} is a folder of a CUDA root (relative)")
+        for folder in platform.system_dirs:
+            if not folder.startswith("/") or ".." in folder.split("/"):
+                raise ConfigError(f"platform {platform.name}: system_dirs {folder!r} is not an absolute folder")
+        for folders in (platform.root_dirs, platform.system_dirs):
+            if len(set(folders)) != len(folders):
+                raise ConfigError(f"platform {platform.name}: a folder is listed twice")
 
 
 def _validate(config: Config) -> None:
@@ -630,9 +689,14 @@ def _validate(config: Config) -> None:
             raise ConfigError(f"release {release.name} names no header package")
         if not isinstance(release.check_valid_until, bool):
             raise ConfigError(f"release {release.name}: check_valid_until is true or false")
+        for arch, packages in release.architectures:
+            if not arch.isalnum() or arch != arch.lower() or not packages:
+                raise ConfigError(f"release {release.name}: architecture {arch!r} is a Debian architecture (arm64) "
+                                  "with its libraries")
         twice = sorted({s for s in release.suites if release.suites.count(s) > 1})
         if twice:
             raise ConfigError(f"release {release.name} names suite {', '.join(twice)} twice")
+    _validate_platforms(config.platforms)
     for unit in config.units:
         if unit.first_release is not None and (unit.first_release not in seen_releases
                                                or unit.name not in config.release(unit.first_release).units):

@@ -32,7 +32,9 @@ from .model import Model
 
 # --- what the toolkit's libraries export --------------------------------------------------------
 
-LIBRARY_DIRS = ("lib64", "lib", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib")
+def library_dirs(config: Config) -> tuple[str, ...]:
+    """A toolkit's library folders on every configured platform ([[platform]] root_dirs), in order."""
+    return tuple(dict.fromkeys(d for platform in config.platforms for d in platform.root_dirs))
 
 
 def exported_functions(path: Path) -> set[str] | None:
@@ -66,10 +68,10 @@ def _dynamic_functions(data: mmap.mmap) -> set[str] | None:
     return names
 
 
-def _toolkit_file(cuda_path: Path, soname: str) -> tuple[str, set[str] | None] | None:
+def _toolkit_file(cuda_path: Path, soname: str, dirs: tuple[str, ...]) -> tuple[str, set[str] | None] | None:
     """The toolkit's file of `soname` (relative to `cuda_path`) and the functions it exports
     (None: not readable); None when the toolkit has no such file."""
-    for directory in LIBRARY_DIRS:
+    for directory in dirs:
         candidate = cuda_path / directory / soname
         if candidate.is_file():
             return f"{directory}/{soname}", exported_functions(candidate)
@@ -89,7 +91,7 @@ def record_toolkit_exports(config: Config, irs: list[dict], cuda_path: Path | No
             if not symbols:
                 continue
             soname = library.sonames[0]
-            found = _toolkit_file(cuda_path, soname) if cuda_path is not None else None
+            found = _toolkit_file(cuda_path, soname, library_dirs(config)) if cuda_path is not None else None
             exported = found[1] if found else None
             entries.append({"library": library.name, "soname": soname, "path": found[0] if found else None,
                             "missing": None if exported is None else sorted(set(symbols) - exported)})

@@ -2,10 +2,12 @@
 tools/fetch-cuda-releases.sh fetches into it (docs/releases.md).
 
     python3 -m generator.release_headers cache              the cache folder
-    python3 -m generator.release_headers plan headers|libraries
+    python3 -m generator.release_headers plan headers|libraries [ARCH]
                                                      one line per package to fetch, tab-separated:
                                                      release, suite, archive, components (comma-
-                                                     separated), keyring, package, version
+                                                     separated), keyring, package, version; with ARCH
+                                                     (arm64), the libraries for that Debian architecture
+                                                     of the releases that configure them
     python3 -m generator.release_headers unit-includes [CUDA_PATH]
                                                      for a compiler building against NVIDIA's headers: the
                                                      directory of the headers a toolkit may lack
@@ -28,7 +30,8 @@ tools/fetch-cuda-releases.sh fetches into it (docs/releases.md).
                                                      IR_DIR: generated/ir)
 
 The cache is $CUBIND_RELEASES_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/cubind/releases; a
-release's headers are in <cache>/<release>/include, its shared objects in <cache>/<release>/lib.
+release's headers are in <cache>/<release>/include, its shared objects in <cache>/<release>/lib (those
+for another Debian architecture in <cache>/<release>/lib-<arch>).
 CUDA_PATH defaults to /usr/local/cuda; $CUDA_EXTRA_INCLUDE is the directory `make generate
 CUDA_EXTRA_INCLUDE=DIR` reads the headers a toolkit may lack from (toolkit_may_lack), which the
 Makefile exports to the tests.
@@ -66,20 +69,21 @@ def include_dir(cache: Path, release: Release) -> Path:
     return cache / release.name / "include"
 
 
-def library_dir(cache: Path, release: Release) -> Path:
-    return cache / release.name / "lib"
+def library_dir(cache: Path, release: Release, architecture: str | None = None) -> Path:
+    return cache / release.name / ("lib" if architecture is None else f"lib-{architecture}")
 
 
-def packages(release: Release, which: str) -> tuple[Package, ...]:
-    if which not in SETS:
-        raise ValueError(f"no package set {which!r}: one of {', '.join(SETS)}")
-    return release.headers if which == "headers" else release.libraries
+def packages(release: Release, which: str, architecture: str | None = None) -> tuple[Package, ...]:
+    if which not in SETS or (which == "headers" and architecture is not None):
+        raise ValueError(f"no package set {which!r}{f' for {architecture}' if architecture else ''}: "
+                         f"one of {', '.join(SETS)}, libraries only for another architecture")
+    return release.headers if which == "headers" else release.libraries_of(architecture)
 
 
-def plan(config: Config, which: str) -> list[str]:
+def plan(config: Config, which: str, architecture: str | None = None) -> list[str]:
     """The lines `plan` prints (module docstring), releases newest first, packages as configured."""
     return ["\t".join((r.name, r.suite, r.archive, ",".join(r.components), r.keyring, p.name, p.version))
-            for r in config.releases for p in packages(r, which)]
+            for r in config.releases for p in packages(r, which, architecture)]
 
 
 def sources(release: Release) -> list[str]:
@@ -177,8 +181,8 @@ def main(argv: list[str]) -> int:
     if argv == ["cache"]:
         print(cache_root())
         return 0
-    if len(argv) == 2 and argv[0] == "plan" and argv[1] in SETS:
-        print("\n".join(plan(config, argv[1])))
+    if 2 <= len(argv) <= 3 and argv[0] == "plan" and argv[1] in SETS and (len(argv) == 2 or argv[1] == "libraries"):
+        print("\n".join(plan(config, argv[1], argv[2] if len(argv) == 3 else None)))
         return 0
     if argv[:1] == ["unit-includes"] and len(argv) <= 2:
         print(" ".join(unit_includes(config, Path(argv[1]) if len(argv) == 2 else DEFAULT_CUDA, extra_include())))

@@ -165,6 +165,7 @@ def render_all(model: Model, command: str, examples: bool = True) -> dict[str, s
     out["include/cubind/modules.h"] = env.get_template("modules.h.j2").render(common)
     out["src/libraries.c"] = env.get_template("libraries.c.j2").render(common)
     out["src/locate.c"] = env.get_template("locate.c.j2").render(common)
+    out["src/library_dirs.h"] = env.get_template("library_dirs.h.j2").render(common)
     out["src/release_actions.h"] = env.get_template("release_actions.h.j2").render(common)
     out["src/status_names.c"] = env.get_template("status_names.c.j2").render(common)
     out["build.mk"] = env.get_template("build.mk.j2").render(common)

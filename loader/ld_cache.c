@@ -15,12 +15,8 @@
 
 #include "environment.h"
 #include "file_open.h"
+#include "library_dirs.h" /* CUBIND__PLATFORM_LD_CACHE_FLAGS: the entries of this machine */
 
-#if defined(__x86_64__)
-#define CACHE_ARCH_FLAGS 0x0300 /* FLAG_X8664_LIB64 */
-#elif defined(__aarch64__)
-#define CACHE_ARCH_FLAGS 0x0a00 /* FLAG_AARCH64_LIB64 */
-#endif
 static const char default_ld_cache[] = "/etc/ld.so.cache";
 
 /* Compare `name` with the cache key at `key` (bounded by `end`) as ld.so orders its cache
@@ -135,8 +131,8 @@ static int entry_of(const cubind__ld_cache *c, size_t index, const char **key_te
         return 0;
     if ((flags & 0xff) != 0x03 && (flags & 0xff) != 0x01) /* FLAG_ELF_LIBC6, FLAG_ELF */
         return 0;
-#ifdef CACHE_ARCH_FLAGS
-    if ((flags & 0xff00) != CACHE_ARCH_FLAGS)
+#ifdef CUBIND__PLATFORM_LD_CACHE_FLAGS
+    if ((flags & 0xff00) != CUBIND__PLATFORM_LD_CACHE_FLAGS)
         return 0;
 #endif
     *key_text = cache_string(c, key);

@@ -18,25 +18,13 @@
 
 #include "ld_cache.h"
 #include "places.h"
+#include "library_dirs.h"
 
-/* A CUDA root's folders after lib64 and lib: the toolkit's targets/<arch>/lib, and the Debian
- * multiarch folder lib/<triplet> (Debian's CUDA packages unpacked: CUDA_PATH=/tmp/cuda118/usr). */
-#if defined(__x86_64__)
-static const char target_dirs[][32] = {"targets/x86_64-linux/lib", "lib/x86_64-linux-gnu"};
-#elif defined(__aarch64__)
-static const char target_dirs[][32] = {"targets/sbsa-linux/lib", "targets/aarch64-linux/lib", "lib/aarch64-linux-gnu"};
-#else
-static const char target_dirs[][32] = {"lib"};
-#endif
-
-/* Arrays of arrays, not of pointers: nothing here is relocated at start-up. */
-static const char system_dirs[][32] = {
-#if defined(__x86_64__)
-    "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
-#elif defined(__aarch64__)
-    "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/lib64", "/usr/lib64",
-#endif
-    "/lib", "/usr/lib"};
+/* A CUDA root's library folders and the system's, of the target built for: generated/src/library_dirs.h
+ * ([[platform]] in generator/libraries.toml). Arrays of arrays, not of pointers: nothing here is
+ * relocated at start-up. */
+static const char root_dirs[][CUBIND__PLATFORM_DIR_SIZE] = {CUBIND__PLATFORM_ROOT_DIRS};
+static const char system_dirs[][CUBIND__PLATFORM_DIR_SIZE] = {CUBIND__PLATFORM_SYSTEM_DIRS};
 
 /* `dir`/`name` (and /`name2` when not NULL) in `buffer` (`size` bytes), or, when it does not fit, in
  * `spill` (the system then says "File name too long" of it). Returns the path. */
@@ -68,11 +56,7 @@ const char *cubind__system_dir(size_t index)
 
 const char *cubind__root_subdir(size_t index)
 {
-    static const char common[][8] = {"lib64", "lib"};
-    if (index < sizeof common / sizeof common[0])
-        return common[index];
-    index -= sizeof common / sizeof common[0];
-    return index < sizeof target_dirs / sizeof target_dirs[0] ? target_dirs[index] : NULL;
+    return index < sizeof root_dirs / sizeof root_dirs[0] ? root_dirs[index] : NULL;
 }
 
 /* A CUDA root's folder `index` for library `d`: the common ones, then the library's own (nvvm/lib64). */

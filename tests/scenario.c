@@ -57,11 +57,17 @@ static char **child_environment(const char *const *changes)
     return env;
 }
 
+const char *test_emulator(void)
+{
+    const char *emulator = getenv("CUBIND_TEST_EMULATOR");
+    return emulator != NULL && emulator[0] == '/' ? emulator : NULL;
+}
+
 int run_scenario(const char *name, const struct run_options *options)
 {
-    char self[4096];
+    char self[4096], interp_path[4096];
     const char *interp = NULL;
-    char *argv[6];
+    char *argv[7];
     char **env;
     int argc = 0, status = 0, out[2];
     pid_t pid;
@@ -74,10 +80,17 @@ int run_scenario(const char *name, const struct run_options *options)
     if (len <= 0)
         return -1;
     self[len] = '\0';
+    if (test_emulator() != NULL)
+        argv[argc++] = (char *)test_emulator();
     if (options != NULL && options->inhibit_ld_cache) {
         dl_iterate_phdr(find_interp, &interp);
         if (interp == NULL)
             return -1;
+        /* the emulator finds the target's dynamic loader under its root, but is handed its path */
+        if (test_emulator() != NULL && getenv("CUBIND_TEST_EMULATOR_ROOT") != NULL &&
+            (size_t)snprintf(interp_path, sizeof interp_path, "%s%s", getenv("CUBIND_TEST_EMULATOR_ROOT"), interp) <
+                sizeof interp_path)
+            interp = interp_path;
         argv[argc++] = (char *)interp;
         argv[argc++] = (char *)"--inhibit-cache";
     }

@@ -34,7 +34,15 @@ struct run_options {
                                 cubind with CUBIND_LD_SO_CACHE naming no file (it reads the cache itself) */
 };
 
-/* Run scenario `name` in a child; 0 when it passed (its output is printed when it did not). */
+/* The program that runs this machine's programs when the tests run under an emulator (a cross build:
+ * CUBIND_TEST_EMULATOR=/usr/bin/qemu-aarch64, which make test-aarch64 sets), or NULL. An emulated
+ * program's own executions reach the host's kernel, which cannot run it: its children run through this,
+ * and the target's dynamic loader (a child run without the ld.so cache) is taken from under
+ * CUBIND_TEST_EMULATOR_ROOT (the emulator's root of the target's files: QEMU_LD_PREFIX). */
+const char *test_emulator(void);
+
+/* Run scenario `name` in a child; 0 when it passed (its output is printed when it did not). Under an
+ * emulator (test_emulator) the child is the emulator running this program. */
 int run_scenario(const char *name, const struct run_options *options);
 
 /* main() of a binary with scenarios: dispatch `--scenario NAME`, else return -1. */

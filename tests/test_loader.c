@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "cubind/cubind.h"
+#include "library_dirs.h"
 #include "loader_support.h"
 #include "recorder.h"
 #include "scenario.h"
@@ -539,13 +540,13 @@ static void test_system_loader(void **state)
     run("system_loader", env, 0);
 }
 
-#if defined(__x86_64__)
-#define TARGET_DIR "targets/x86_64-linux/lib"
-#define MULTIARCH_DIR "lib/x86_64-linux-gnu"
-#else
-#define TARGET_DIR "targets/sbsa-linux/lib"
-#define MULTIARCH_DIR "lib/aarch64-linux-gnu"
-#endif
+/* A CUDA root's library folders on the target built for, in the order searched: generated/src/library_dirs.h
+ * ([[platform]] in generator/libraries.toml): lib64 and lib, then the toolkit's targets/<target>/lib and
+ * Debian's multiarch lib/<triplet> (the last) where the target has them. */
+static const char *const root_dirs[] = {CUBIND__PLATFORM_ROOT_DIRS};
+#define ROOT_DIR_COUNT (sizeof root_dirs / sizeof root_dirs[0])
+#define TARGET_DIR root_dirs[ROOT_DIR_COUNT > 2 ? 2 : 1]
+#define MULTIARCH_DIR root_dirs[ROOT_DIR_COUNT - 1]
 
 static void make_dirs(const char *path)
 {
@@ -614,6 +615,28 @@ static void test_cuda_roots(void **state)
                              env_of("CUBIND_TEST_EXPECT_PATH", (snprintf(expect, sizeof expect, "%s/%s/libcublas.so.12", d, MULTIARCH_DIR), expect)),
                              NULL};
         run("cuda_root", env, 1);
+    }
+}
+
+/* Each library folder of a CUDA root on this target, alone in a root, is searched (targets/sbsa-linux/lib
+ * and Jetson's targets/aarch64-linux/lib on aarch64): CUDA_PATH finds the library there. */
+static void test_every_root_dir(void **state)
+{
+    char tmp[] = "/tmp/cubind-root-dirs-XXXXXX", root[64], expect[1200];
+    size_t i;
+    (void)state;
+    assert_non_null(mkdtemp(tmp));
+    for (i = 0; i < ROOT_DIR_COUNT; ++i) {
+        snprintf(root, sizeof root, "%s/%zu", tmp, i);
+        snprintf(expect, sizeof expect, "%s/%s/libcublas.so.13", root, root_dirs[i]);
+        place_mock(root, root_dirs[i], "libcublas.so.13");
+        print_message("%s\n", expect);
+        {
+            const char *env[] = {env_of("CUDA_PATH", root), env_of("CUDA_HOME", ""), env_of("CONDA_PREFIX", ""),
+                                 env_of("CUBIND_TEST_EXPECT_BY", "CUDA_PATH"),
+                                 env_of("CUBIND_TEST_EXPECT_PATH", expect), NULL};
+            run("cuda_root", env, 1);
+        }
     }
 }
 
@@ -786,6 +809,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_already_loaded),
         cmocka_unit_test(test_system_loader),
         cmocka_unit_test(test_cuda_roots),
+        cmocka_unit_test(test_every_root_dir),
         cmocka_unit_test(test_library_root_dirs),
         cmocka_unit_test(test_missing_symbol),
         cmocka_unit_test(test_missing_library),

@@ -89,7 +89,7 @@ OTHER_CXX := $(if $(findstring clang,$(OTHER_CC)),clang++,g++)
 # Every step runs (make -k), a failure does not hide what the later steps find; the last line is
 # `cubind: N passed, M failed`, preceded by each suite's counts, and make test fails if M is not 0.
 TEST_STEPS := test-generator check-generated test-c test-releases test-package compilers "test-c SAN=address,undefined" \
-              "test-c SAN=thread" test-valgrind
+              "test-c SAN=thread" test-valgrind test-aarch64
 test: deps check-toolkit
 	@rm -rf $(RESULTS_DIR)
 	@status=0; for step in $(TEST_STEPS); do \
@@ -736,3 +736,5 @@ test-releases: $(LIBRARY_SO) fetch-release-libs deps-test
 	    $(PYTHON) -m pytest -q tests/releases
 
 include tests/dropin/tests.mk
+# Linux aarch64: the cross build and its tests under qemu (make test-aarch64).
+include tests/aarch64/aarch64.mk

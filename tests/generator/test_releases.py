@@ -318,3 +318,29 @@ def test_release_plan_reads_the_actions_and_builds_the_tables(ir: dict) -> None:
     assert (table.record, table.releases, table.old_size, table.new_size) == ("struct relProps", ["2.0", "1.0"], 8, 24)
     refused = calls[index["relAddNode"]]
     assert "relAddNode_v2" in made.strings[made.strings.index(refused.reason)]
+
+
+def test_a_release_fetches_its_libraries_for_another_architecture(tmp_path: Path) -> None:
+    """[release.architecture.<arch>] libraries: planned only when that architecture is asked for, each
+    release that has the set, into lib-<arch>; a release without it has none for the architecture."""
+    text = CONFIG_PATH.read_text()
+    marker = 'name = "2.0"\nsuite = "fixture"\n'
+    start = text.index(marker)
+    end = text.find("[[", start + len(marker))
+    block = ('[release.architecture.arm64]\n'
+             'libraries = [{ package = "librel2", version = "2.0.0-1" }, { package = "librel2-extra", version = "2.0.0-1" }]\n\n')
+    configured = tmp_path / "releases.toml"
+    configured.write_text(text[:end] + block + text[end:] if end >= 0 else text + "\n" + block)
+    fixture = config.load(configured)
+    lines = release_headers.plan(fixture, "libraries", "arm64")
+    assert [line.split("\t")[0] for line in lines] == ["2.0", "2.0"]
+    assert [line.split("\t")[5:] for line in lines] == [["librel2", "2.0.0-1"], ["librel2-extra", "2.0.0-1"]]
+    assert release_headers.plan(fixture, "libraries") == release_headers.plan(config.load(CONFIG_PATH), "libraries")
+    assert release_headers.plan(fixture, "libraries", "riscv64") == []
+    assert release_headers.library_dir(Path("/c"), fixture.release("2.0"), "arm64") == Path("/c/2.0/lib-arm64")
+    with pytest.raises(ValueError, match="libraries only"):
+        release_headers.plan(fixture, "headers", "arm64")
+    broken = tmp_path / "broken.toml"
+    broken.write_text(configured.read_text().replace("[release.architecture.arm64]", "[release.architecture.Arm64]"))
+    with pytest.raises(config.ConfigError, match="is a Debian architecture"):
+        config.load(broken)

@@ -9,6 +9,7 @@ $CUBIND_TEST_MOCK_DIR and $CUBIND_TEST_HALF_MOCK_DIR (tests that need them are s
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -28,6 +29,8 @@ KEYS = {"name", "found", "path", "soname", "version", "version_text", "version_s
         "version_note", "functions", "functions_found", "missing", "release", "release_text", "releases",
         "releases_text", "not_callable", "error"}
 MOCK_DIR = os.environ.get("CUBIND_TEST_MOCK_DIR")
+# The compiler of the probe's machine (a cross build's: make test-aarch64), for the libraries a test makes.
+CC = shlex.split(os.environ.get("CUBIND_TEST_CC", "cc"))
 HALF_MOCK_DIR = os.environ.get("CUBIND_TEST_HALF_MOCK_DIR")
 
 
@@ -413,7 +416,7 @@ def test_a_library_that_prints_to_stdout_does_not_break_the_report(tmp_path: Pat
     source = tmp_path / "chatty.c"
     source.write_text(CHATTY_LIBRARY)
     library = tmp_path / LIBRARIES["cufft"].sonames[0]
-    subprocess.run(["cc", "-shared", "-fPIC", f"-Wl,-soname,{library.name}", str(source), "-o", str(library)],
+    subprocess.run([*CC, "-shared", "-fPIC", f"-Wl,-soname,{library.name}", str(source), "-o", str(library)],
                    check=True)
     result = probe(*args, env={LIBRARIES["cufft"].env_var: str(library)})
     report = validated(result.stdout)
