@@ -207,6 +207,30 @@ MOCK_API const char *ncclGetErrorString(ncclResult_t result)
 {
     cubind_mock_begin("ncclGetErrorString", __builtin_return_address(0));
     cubind_mock_arg(&result, sizeof(ncclResult_t));
+    if (!cubind_mock_passthrough()) {
+        switch ((long long)result) { /* ncclResult_t in CUDA 13.0 */
+        case 0:
+            return "ncclSuccess";
+        case 1:
+            return "ncclUnhandledCudaError";
+        case 2:
+            return "ncclSystemError";
+        case 3:
+            return "ncclInternalError";
+        case 4:
+            return "ncclInvalidArgument";
+        case 5:
+            return "ncclInvalidUsage";
+        case 6:
+            return "ncclRemoteError";
+        case 7:
+            return "ncclInProgress";
+        case 8:
+            return "ncclNumResults";
+        default:
+            return "unrecognized ncclResult_t value";
+        }
+    }
     return (const char *)cubind_mock_return();
 }
 
@@ -215,6 +239,9 @@ MOCK_API const char *ncclGetLastError(ncclComm_t comm)
 {
     cubind_mock_begin("ncclGetLastError", __builtin_return_address(0));
     cubind_mock_arg(&comm, sizeof(ncclComm_t));
+    if (!cubind_mock_passthrough()) {
+        return "";
+    }
     return (const char *)cubind_mock_return();
 }
 #endif

@@ -21,6 +21,34 @@ MOCK_API const char *nvvmGetErrorString(nvvmResult result)
 {
     cubind_mock_begin("nvvmGetErrorString", __builtin_return_address(0));
     cubind_mock_arg(&result, sizeof(nvvmResult));
+    if (!cubind_mock_passthrough()) {
+        switch ((long long)result) { /* nvvmResult in CUDA 13.0 */
+        case 0:
+            return "NVVM_SUCCESS";
+        case 1:
+            return "NVVM_ERROR_OUT_OF_MEMORY";
+        case 2:
+            return "NVVM_ERROR_PROGRAM_CREATION_FAILURE";
+        case 3:
+            return "NVVM_ERROR_IR_VERSION_MISMATCH";
+        case 4:
+            return "NVVM_ERROR_INVALID_INPUT";
+        case 5:
+            return "NVVM_ERROR_INVALID_PROGRAM";
+        case 6:
+            return "NVVM_ERROR_INVALID_IR";
+        case 7:
+            return "NVVM_ERROR_INVALID_OPTION";
+        case 8:
+            return "NVVM_ERROR_NO_MODULE_IN_PROGRAM";
+        case 9:
+            return "NVVM_ERROR_COMPILATION";
+        case 10:
+            return "NVVM_ERROR_CANCELLED";
+        default:
+            return "unrecognized nvvmResult value";
+        }
+    }
     return (const char *)cubind_mock_return();
 }
 
