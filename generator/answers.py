@@ -215,3 +215,20 @@ def test_cases(model) -> dict:
                 "test_version": version_of(getter, tests_mock),
                 "releases": [None if folder(r) is None else version_of(getter, folder(r)) for r in releases]})
     return out
+
+
+def unavailable_phrase(owner, function: dict) -> str:
+    """What the reference says a wrapper returning no status gives when the call cannot be made (no_status)."""
+    entry = owner.no_status_of[function["name"]]
+    L = owner.library
+    if entry["unavailable"] == "text":
+        if entry["buffer"]:
+            return (f"a text saying it was not called (cubind_last_error() says why) is written into {entry['buffer']}, "
+                    f"cut to {entry['length']} bytes")
+        return "a static text saying it was not called and that cubind_last_error() says why, never NULL"
+    if entry["unavailable"] == "-status":
+        return f"-{L.status_missing_library} if {L.file_stem} cannot be loaded, -{L.status_missing_symbol} if it lacks {function['symbol']}"
+    if entry["unavailable"] == "nothing":
+        return "nothing is written"
+    return "NULL" if function["returns"]["category"] in ("pointer", "function_pointer") else \
+        ("a record of zeros" if function["returns"]["category"] == "record" else "0")

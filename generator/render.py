@@ -105,6 +105,7 @@ def environment() -> jinja2.Environment:
     env.globals["pointer_type"] = pointer_type
     env.globals["unavailable_text"] = answers.unavailable_text
     env.globals["names_table"] = answers.names_table
+    env.globals["unavailable_phrase"] = answers.unavailable_phrase
     env.filters["release_call"] = release_call
     env.filters["rust_str"] = rust.rust_str
     env.globals["release_codes"] = list(release_actions.Code)
