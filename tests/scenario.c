@@ -4,6 +4,8 @@
 
 #include <elf.h>
 #include <link.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,8 +59,8 @@ static char **child_environment(const char *const *changes)
     return env;
 }
 
-int run_scenario_output(const char *name, const struct run_options *options, int *exit_status, char *output,
-                        size_t size)
+int run_scenario_output(const char *name, const struct run_options *options, int timeout_s, int *exit_status,
+                        char *output, size_t size)
 {
     char self[4096];
     const char *interp = NULL;
@@ -111,8 +113,16 @@ int run_scenario_output(const char *name, const struct run_options *options, int
     posix_spawn_file_actions_destroy(&actions);
     free(env);
     close(out[1]);
-    while ((got = read(out[0], output + used, size - 1 - used)) > 0)
+    for (;;) { /* its output, until it ends or its time is up (then it is killed: a hang fails, not waits) */
+        struct pollfd ready = {out[0], POLLIN, 0};
+        if (poll(&ready, 1, timeout_s > 0 ? timeout_s * 1000 : -1) == 0) {
+            kill(pid, SIGKILL);
+            break;
+        }
+        if ((got = read(out[0], output + used, size - 1 - used)) <= 0)
+            break;
         used += (size_t)got;
+    }
     output[used] = '\0';
     close(out[0]);
     waitpid(pid, &status, 0);
@@ -124,7 +134,7 @@ int run_scenario(const char *name, const struct run_options *options)
 {
     char output[65536];
     int status;
-    if (run_scenario_output(name, options, &status, output, sizeof output) != 0)
+    if (run_scenario_output(name, options, 0, &status, output, sizeof output) != 0)
         return -1;
     if (status != 0) {
         fprintf(stderr, "scenario %s failed (%s %d):\n%s\n", name, status > 128 ? "signal" : "exit",

@@ -40,9 +40,10 @@ int run_scenario(const char *name, const struct run_options *options);
 
 /* The same, for a child expected to fail: its exit status (128 + the signal that ended it) in
  * *exit_status and its output (stdout and stderr, cut to `size` - 1 bytes) in `output`; -1 when it
- * could not be run. */
-int run_scenario_output(const char *name, const struct run_options *options, int *exit_status, char *output,
-                        size_t size);
+ * could not be run. `timeout_s` > 0: the child is killed (SIGKILL) when that many seconds pass
+ * without output: a case that must not hang fails instead. */
+int run_scenario_output(const char *name, const struct run_options *options, int timeout_s, int *exit_status,
+                        char *output, size_t size);
 
 /* main() of a binary with scenarios: dispatch `--scenario NAME`, else return -1. */
 int scenario_main(int argc, char **argv, const struct scenario *scenarios);

@@ -93,8 +93,9 @@ test-generator: deps-generator deps-test
 # Under TSan only the tests whose code runs threads (THREAD_TESTS; test-faults and test-hardening
 # join test-c in tests/faults.mk): the others, every wrapper against the mocks included, run in
 # one thread, and building them under TSan is most of that step's time.
-THREAD_TESTS := test-loader test-trace test-unload test-machine test-copies-c
+THREAD_TESTS := test-loader test-trace test-unload test-machine test-copies-c test-mock-script
 test-c: $(if $(filter thread,$(SAN)),$(THREAD_TESTS),test-passthrough test-semantic test-conversions test-cplusplus test-loader test-trace \
+        test-no-status test-mock-script \
         test-unload test-real test-real-toolkit test-probe test-machine test-examples \
         $(if $(SAN),test-copies-c,test-copies) $(call plain_only,test-layering test-abi test-headers test-link test-install \
         test-bench-build test-census test-dropin))
@@ -392,7 +393,7 @@ VALGRIND := valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-k
 VALGRIND_ENV := CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR))
 # One target a program, so that make -j runs them side by side.
 .PHONY: test-valgrind-loader test-valgrind-libraries test-valgrind-faults
-test-valgrind: test-valgrind-loader test-valgrind-libraries test-valgrind-faults
+test-valgrind: test-valgrind-loader test-valgrind-libraries test-valgrind-faults test-valgrind-mock-script
 test-valgrind-loader: $(TEST_BUILD)/test_loader $(MOCKS) $(HALF_MOCKS)
 	$(VALGRIND_ENV) $(RESULTS) --variant valgrind run test_loader cmocka -- $(VALGRIND) $(TEST_BUILD)/test_loader
 test-valgrind-libraries: $(TEST_BUILD)/test_libraries $(MOCKS) $(HALF_MOCKS)

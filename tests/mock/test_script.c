@@ -226,11 +226,12 @@ static int scenario_pushed(void)
 /* ---- CMocka tests (parent) ----------------------------------------------------------------------- */
 
 /* The child's exit status and output, for a scenario run with `env`. */
+/* A child that hangs is killed after 60 s (exit 137): a case that must not hang fails instead. */
 static int run_env(const char *scenario, const char *const *env, char *output, size_t size)
 {
     struct run_options options = {env, 0};
     int status = -1;
-    assert_int_equal(run_scenario_output(scenario, &options, &status, output, size), 0);
+    assert_int_equal(run_scenario_output(scenario, &options, 60, &status, output, size), 0);
     return status;
 }
 
@@ -245,9 +246,9 @@ static void refused(const char *const *env, const char *says)
 
 static void passes(const char *scenario, const char *const *env)
 {
-    struct run_options options = {env, 0};
-    if (run_scenario(scenario, &options) != 0)
-        fail_msg("scenario %s failed", scenario);
+    char output[8192];
+    if (run_env(scenario, env, output, sizeof output) != 0)
+        fail_msg("scenario %s failed:\n%s", scenario, output);
 }
 
 static void write_file(const char *path, const char *text, size_t length)
