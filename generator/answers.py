@@ -161,7 +161,18 @@ def test_cases(model) -> dict:
     newest = model.cuda_version
     releases = [newest, *(r.name for r in model.config.releases)]
     test_library = [77, 1, 2]
-    out = {"releases": releases, "no_status": [], "versions": []}
+    out = {"releases": releases, "no_status": [], "versions": [], "name_tables": []}
+    table_of: dict[tuple, int] = {}
+
+    def table(constants: list[dict]) -> int | None:
+        """The index of a list of names in out["name_tables"], each list once."""
+        if not constants:
+            return None
+        key = tuple((c["name"], c["value"]) for c in constants)
+        if key not in table_of:
+            table_of[key] = len(out["name_tables"])
+            out["name_tables"].append(constants)
+        return table_of[key]
 
     def cuda_parts(release: str) -> list[int]:
         return [int(p) for p in release.split(".")[:2]] + [0]
@@ -198,14 +209,16 @@ def test_cases(model) -> dict:
             per_release = []
             for release in releases:
                 where = folder(release)
+                names = e["names"].get(where["names_of"], []) if where else []
                 per_release.append(None if where is None else {
-                    "names": e["names"].get(where["names_of"], []),
+                    "names": table(names), "name_count": len(names),
                     "version": version_of(getter, where) if getter else None})
+            newest_names = e["names"].get(plan[0].name if plan else newest, [])
             out["no_status"].append({
                 "library": L, "entry": e, "function": f, "text": unavailable_text(L, f),
                 "number": scripted(L, f) == "NUMBER", "in_half_mock": e["index"] % 2 == 0 or f["name"] == L.version.function,
                 "test_version": version_of(getter, tests_mock) if getter else None,
-                "releases": per_release})
+                "names": table(newest_names), "name_count": len(newest_names), "releases": per_release})
         for name, getter in lib.version_getters.items():
             f = lib.functions[[g["name"] for g in lib.functions].index(name)]
             if not f["returns_status"]:
