@@ -32,6 +32,35 @@ static __attribute__((unused)) int mock_cuda_version(int property, int *value) /
     return 0;
 }
 
+/* The names of cublasStatus_t in CUDA 13.0: what a function returning a status's string answers */
+static __attribute__((unused)) const char *mock_name_of_cublasStatus_t(long long value) /* unused in a half mock */
+{
+    switch (value) {
+    case 0:
+        return "CUBLAS_STATUS_SUCCESS";
+    case 1:
+        return "CUBLAS_STATUS_NOT_INITIALIZED";
+    case 3:
+        return "CUBLAS_STATUS_ALLOC_FAILED";
+    case 7:
+        return "CUBLAS_STATUS_INVALID_VALUE";
+    case 8:
+        return "CUBLAS_STATUS_ARCH_MISMATCH";
+    case 11:
+        return "CUBLAS_STATUS_MAPPING_ERROR";
+    case 13:
+        return "CUBLAS_STATUS_EXECUTION_FAILED";
+    case 14:
+        return "CUBLAS_STATUS_INTERNAL_ERROR";
+    case 15:
+        return "CUBLAS_STATUS_NOT_SUPPORTED";
+    case 16:
+        return "CUBLAS_STATUS_LICENSE_ERROR";
+    default:
+        return "unrecognized cublasStatus_t value";
+    }
+}
+
 MOCK_API cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
 {
     cubind_mock_begin("cublasCreate_v2", __builtin_return_address(0));
@@ -371,30 +400,7 @@ MOCK_API const char *cublasGetStatusName(cublasStatus_t status)
     cubind_mock_begin("cublasGetStatusName", __builtin_return_address(0));
     cubind_mock_arg(&status, sizeof(cublasStatus_t));
     if (!cubind_mock_passthrough()) {
-        switch ((long long)status) { /* cublasStatus_t in CUDA 13.0 */
-        case 0:
-            return "CUBLAS_STATUS_SUCCESS";
-        case 1:
-            return "CUBLAS_STATUS_NOT_INITIALIZED";
-        case 3:
-            return "CUBLAS_STATUS_ALLOC_FAILED";
-        case 7:
-            return "CUBLAS_STATUS_INVALID_VALUE";
-        case 8:
-            return "CUBLAS_STATUS_ARCH_MISMATCH";
-        case 11:
-            return "CUBLAS_STATUS_MAPPING_ERROR";
-        case 13:
-            return "CUBLAS_STATUS_EXECUTION_FAILED";
-        case 14:
-            return "CUBLAS_STATUS_INTERNAL_ERROR";
-        case 15:
-            return "CUBLAS_STATUS_NOT_SUPPORTED";
-        case 16:
-            return "CUBLAS_STATUS_LICENSE_ERROR";
-        default:
-            return "unrecognized cublasStatus_t value";
-        }
+        return mock_name_of_cublasStatus_t((long long)status);
     }
     return (const char *)cubind_mock_return();
 }
@@ -405,30 +411,7 @@ MOCK_API const char *cublasGetStatusString(cublasStatus_t status)
     cubind_mock_begin("cublasGetStatusString", __builtin_return_address(0));
     cubind_mock_arg(&status, sizeof(cublasStatus_t));
     if (!cubind_mock_passthrough()) {
-        switch ((long long)status) { /* cublasStatus_t in CUDA 13.0 */
-        case 0:
-            return "CUBLAS_STATUS_SUCCESS";
-        case 1:
-            return "CUBLAS_STATUS_NOT_INITIALIZED";
-        case 3:
-            return "CUBLAS_STATUS_ALLOC_FAILED";
-        case 7:
-            return "CUBLAS_STATUS_INVALID_VALUE";
-        case 8:
-            return "CUBLAS_STATUS_ARCH_MISMATCH";
-        case 11:
-            return "CUBLAS_STATUS_MAPPING_ERROR";
-        case 13:
-            return "CUBLAS_STATUS_EXECUTION_FAILED";
-        case 14:
-            return "CUBLAS_STATUS_INTERNAL_ERROR";
-        case 15:
-            return "CUBLAS_STATUS_NOT_SUPPORTED";
-        case 16:
-            return "CUBLAS_STATUS_LICENSE_ERROR";
-        default:
-            return "unrecognized cublasStatus_t value";
-        }
+        return mock_name_of_cublasStatus_t((long long)status);
     }
     return (const char *)cubind_mock_return();
 }

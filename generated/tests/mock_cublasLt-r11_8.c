@@ -25,6 +25,35 @@ static __attribute__((unused)) int mock_cuda_version(int property, int *value) /
     return 0;
 }
 
+/* The names of cublasStatus_t in CUDA 11.8: what a function returning a status's string answers */
+static __attribute__((unused)) const char *mock_name_of_cublasStatus_t(long long value) /* unused in a half mock */
+{
+    switch (value) {
+    case 0:
+        return "CUBLAS_STATUS_SUCCESS";
+    case 1:
+        return "CUBLAS_STATUS_NOT_INITIALIZED";
+    case 3:
+        return "CUBLAS_STATUS_ALLOC_FAILED";
+    case 7:
+        return "CUBLAS_STATUS_INVALID_VALUE";
+    case 8:
+        return "CUBLAS_STATUS_ARCH_MISMATCH";
+    case 11:
+        return "CUBLAS_STATUS_MAPPING_ERROR";
+    case 13:
+        return "CUBLAS_STATUS_EXECUTION_FAILED";
+    case 14:
+        return "CUBLAS_STATUS_INTERNAL_ERROR";
+    case 15:
+        return "CUBLAS_STATUS_NOT_SUPPORTED";
+    case 16:
+        return "CUBLAS_STATUS_LICENSE_ERROR";
+    default:
+        return "unrecognized cublasStatus_t value";
+    }
+}
+
 MOCK_API cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)
 {
     cubind_mock_begin("cublasLtCreate", __builtin_return_address(0));
@@ -49,30 +78,7 @@ MOCK_API const char *cublasLtGetStatusName(cublasStatus_t status)
     cubind_mock_begin("cublasLtGetStatusName", __builtin_return_address(0));
     cubind_mock_arg(&status, sizeof(cublasStatus_t));
     if (!cubind_mock_passthrough()) {
-        switch ((long long)status) { /* cublasStatus_t in CUDA 11.8 */
-        case 0:
-            return "CUBLAS_STATUS_SUCCESS";
-        case 1:
-            return "CUBLAS_STATUS_NOT_INITIALIZED";
-        case 3:
-            return "CUBLAS_STATUS_ALLOC_FAILED";
-        case 7:
-            return "CUBLAS_STATUS_INVALID_VALUE";
-        case 8:
-            return "CUBLAS_STATUS_ARCH_MISMATCH";
-        case 11:
-            return "CUBLAS_STATUS_MAPPING_ERROR";
-        case 13:
-            return "CUBLAS_STATUS_EXECUTION_FAILED";
-        case 14:
-            return "CUBLAS_STATUS_INTERNAL_ERROR";
-        case 15:
-            return "CUBLAS_STATUS_NOT_SUPPORTED";
-        case 16:
-            return "CUBLAS_STATUS_LICENSE_ERROR";
-        default:
-            return "unrecognized cublasStatus_t value";
-        }
+        return mock_name_of_cublasStatus_t((long long)status);
     }
     return (const char *)cubind_mock_return();
 }
@@ -83,30 +89,7 @@ MOCK_API const char *cublasLtGetStatusString(cublasStatus_t status)
     cubind_mock_begin("cublasLtGetStatusString", __builtin_return_address(0));
     cubind_mock_arg(&status, sizeof(cublasStatus_t));
     if (!cubind_mock_passthrough()) {
-        switch ((long long)status) { /* cublasStatus_t in CUDA 11.8 */
-        case 0:
-            return "CUBLAS_STATUS_SUCCESS";
-        case 1:
-            return "CUBLAS_STATUS_NOT_INITIALIZED";
-        case 3:
-            return "CUBLAS_STATUS_ALLOC_FAILED";
-        case 7:
-            return "CUBLAS_STATUS_INVALID_VALUE";
-        case 8:
-            return "CUBLAS_STATUS_ARCH_MISMATCH";
-        case 11:
-            return "CUBLAS_STATUS_MAPPING_ERROR";
-        case 13:
-            return "CUBLAS_STATUS_EXECUTION_FAILED";
-        case 14:
-            return "CUBLAS_STATUS_INTERNAL_ERROR";
-        case 15:
-            return "CUBLAS_STATUS_NOT_SUPPORTED";
-        case 16:
-            return "CUBLAS_STATUS_LICENSE_ERROR";
-        default:
-            return "unrecognized cublasStatus_t value";
-        }
+        return mock_name_of_cublasStatus_t((long long)status);
     }
     return (const char *)cubind_mock_return();
 }

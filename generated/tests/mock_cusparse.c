@@ -17,6 +17,39 @@
 #define cubind_mock_version(property, value) cubind_mock_version_of((property), (value), 12, 6, 3)
 #endif
 
+/* The names of cusparseStatus_t in CUDA 13.0: what a function returning a status's string answers */
+static __attribute__((unused)) const char *mock_name_of_cusparseStatus_t(long long value) /* unused in a half mock */
+{
+    switch (value) {
+    case 0:
+        return "CUSPARSE_STATUS_SUCCESS";
+    case 1:
+        return "CUSPARSE_STATUS_NOT_INITIALIZED";
+    case 2:
+        return "CUSPARSE_STATUS_ALLOC_FAILED";
+    case 3:
+        return "CUSPARSE_STATUS_INVALID_VALUE";
+    case 4:
+        return "CUSPARSE_STATUS_ARCH_MISMATCH";
+    case 5:
+        return "CUSPARSE_STATUS_MAPPING_ERROR";
+    case 6:
+        return "CUSPARSE_STATUS_EXECUTION_FAILED";
+    case 7:
+        return "CUSPARSE_STATUS_INTERNAL_ERROR";
+    case 8:
+        return "CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED";
+    case 9:
+        return "CUSPARSE_STATUS_ZERO_PIVOT";
+    case 10:
+        return "CUSPARSE_STATUS_NOT_SUPPORTED";
+    case 11:
+        return "CUSPARSE_STATUS_INSUFFICIENT_RESOURCES";
+    default:
+        return "unrecognized cusparseStatus_t value";
+    }
+}
+
 MOCK_API cusparseStatus_t cusparseCreate(cusparseHandle_t *handle)
 {
     cubind_mock_begin("cusparseCreate", __builtin_return_address(0));
@@ -88,34 +121,7 @@ MOCK_API const char *cusparseGetErrorName(cusparseStatus_t status)
     cubind_mock_begin("cusparseGetErrorName", __builtin_return_address(0));
     cubind_mock_arg(&status, sizeof(cusparseStatus_t));
     if (!cubind_mock_passthrough()) {
-        switch ((long long)status) { /* cusparseStatus_t in CUDA 13.0 */
-        case 0:
-            return "CUSPARSE_STATUS_SUCCESS";
-        case 1:
-            return "CUSPARSE_STATUS_NOT_INITIALIZED";
-        case 2:
-            return "CUSPARSE_STATUS_ALLOC_FAILED";
-        case 3:
-            return "CUSPARSE_STATUS_INVALID_VALUE";
-        case 4:
-            return "CUSPARSE_STATUS_ARCH_MISMATCH";
-        case 5:
-            return "CUSPARSE_STATUS_MAPPING_ERROR";
-        case 6:
-            return "CUSPARSE_STATUS_EXECUTION_FAILED";
-        case 7:
-            return "CUSPARSE_STATUS_INTERNAL_ERROR";
-        case 8:
-            return "CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED";
-        case 9:
-            return "CUSPARSE_STATUS_ZERO_PIVOT";
-        case 10:
-            return "CUSPARSE_STATUS_NOT_SUPPORTED";
-        case 11:
-            return "CUSPARSE_STATUS_INSUFFICIENT_RESOURCES";
-        default:
-            return "unrecognized cusparseStatus_t value";
-        }
+        return mock_name_of_cusparseStatus_t((long long)status);
     }
     return (const char *)cubind_mock_return();
 }
@@ -126,34 +132,7 @@ MOCK_API const char *cusparseGetErrorString(cusparseStatus_t status)
     cubind_mock_begin("cusparseGetErrorString", __builtin_return_address(0));
     cubind_mock_arg(&status, sizeof(cusparseStatus_t));
     if (!cubind_mock_passthrough()) {
-        switch ((long long)status) { /* cusparseStatus_t in CUDA 13.0 */
-        case 0:
-            return "CUSPARSE_STATUS_SUCCESS";
-        case 1:
-            return "CUSPARSE_STATUS_NOT_INITIALIZED";
-        case 2:
-            return "CUSPARSE_STATUS_ALLOC_FAILED";
-        case 3:
-            return "CUSPARSE_STATUS_INVALID_VALUE";
-        case 4:
-            return "CUSPARSE_STATUS_ARCH_MISMATCH";
-        case 5:
-            return "CUSPARSE_STATUS_MAPPING_ERROR";
-        case 6:
-            return "CUSPARSE_STATUS_EXECUTION_FAILED";
-        case 7:
-            return "CUSPARSE_STATUS_INTERNAL_ERROR";
-        case 8:
-            return "CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED";
-        case 9:
-            return "CUSPARSE_STATUS_ZERO_PIVOT";
-        case 10:
-            return "CUSPARSE_STATUS_NOT_SUPPORTED";
-        case 11:
-            return "CUSPARSE_STATUS_INSUFFICIENT_RESOURCES";
-        default:
-            return "unrecognized cusparseStatus_t value";
-        }
+        return mock_name_of_cusparseStatus_t((long long)status);
     }
     return (const char *)cubind_mock_return();
 }
