@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +71,7 @@ static pthread_once_t script_once = PTHREAD_ONCE_INIT;
 static struct rule rules[CUBIND_MOCK_MAX_RULES];
 static int rule_count;
 static char log_path[PATH_MAX];
-static int logging; /* 1 while CUBIND_MOCK_LOG is written */
+static _Atomic int logging; /* 1 while CUBIND_MOCK_LOG is written (read without the lock by a call with no rule) */
 static _Thread_local int scripted, scripted_value;
 
 /* Where a rule was read, for its messages: the variable, or the file and its line. */
