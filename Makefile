@@ -81,6 +81,9 @@ MACRO_PREFIX := $(if $(TREE_PREFIX),$(shell echo '$(TREE_PREFIX)' | tr a-z A-Z),
 TEST_SUPPORT := $(if $(TREE_PREFIX),$(GENERATED)/support/,tests/)
 TEST_SUPPORT_INCLUDES := $(if $(TREE_PREFIX),-I$(GENERATED)/support,-Itests -Itests/mock) -I$(GENERATED)/src
 RECORDER_SOURCE := $(if $(TREE_PREFIX),$(GENERATED)/support/recorder.c,tests/mock/recorder.c)
+# The recorder is its source and the names its rules may use (generated from the IR: tests/mock/names.h).
+RECORDER_SOURCES := $(RECORDER_SOURCE) $(GENERATED)/tests/mock_names.c
+RECORDER_HEADERS := $(RECORDER_SOURCE:.c=.h) $(dir $(RECORDER_SOURCE))names.h
 
 LIB_SOURCES := $(wildcard $(LOADER_DIR)/*.c) $(wildcard $(GENERATED)/src/*.c)
 LIB_OBJECTS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SOURCES))

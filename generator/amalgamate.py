@@ -275,7 +275,7 @@ TREE_SOURCES = {
     "loader": [(p, p.name) for p in sorted(LOADER.glob("*.[ch]"))],
     "include/cubind": [(p, p.name) for p in sorted((INCLUDE / "cubind").glob("*.h"))],
     "support": [(ROOT / "tests" / n, n) for n in ("passthrough_main.c", "passthrough.h")] +
-               [(ROOT / "tests" / "mock" / n, n) for n in ("recorder.c", "recorder.h")],
+               [(ROOT / "tests" / "mock" / n, n) for n in ("recorder.c", "recorder.h", "names.h")],
     "abi": [(ROOT / "abi" / "libcubind.map", "libcubind.map")],
 }
 

@@ -153,6 +153,47 @@ class VersionQuery:
     fini: str | None = None
 
 
+UNAVAILABLE_KINDS = ("text", "-status", "zero", "nothing")
+MOCK_ANSWERS = ("name", "empty", "version", "argument", "constant", "zero")
+
+
+@dataclass(frozen=True)
+class NoStatus:
+    """A function that returns no status (libraries.toml `no_status`): what its wrapper gives when the
+    call cannot be made (`unavailable`, one of UNAVAILABLE_KINDS) and what its mock answers (`mock`,
+    one of MOCK_ANSWERS), with why; `buffer` and `length` name the parameters a "text" goes into for
+    a void function, `argument` the parameter a mock answers, `constant` the constant it answers."""
+    function: str
+    unavailable: str
+    mock: str
+    why: str
+    buffer: str | None = None
+    length: str | None = None
+    argument: str | None = None
+    constant: str | None = None
+
+
+@dataclass(frozen=True)
+class VersionGetter:
+    """A function besides the version query that answers a version (libraries.toml `versions`): the
+    library's (`of = "library"`) or CUDA's (`of = "cuda"`), as one encoded integer or by property."""
+    function: str
+    of: str
+    kind: str
+    encoding: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class NvccEntry:
+    """A function of the library that nvcc's generated code calls (libraries.toml `nvcc`): its
+    prototype as the mocks define it, the releases whose nvcc emits it, what the mock does."""
+    symbol: str
+    returns: str
+    params: tuple[str, ...]
+    releases: tuple[str, ...]
+    mock: str
+
+
 @dataclass(frozen=True)
 class Library:
     name: str
@@ -194,6 +235,14 @@ class Library:
     # the record's second member telling more when the status is `when` (cu_err, the driver's CUresult,
     # when err is CU_FILE_CUDA_DRIVER_ERROR): (member, when, library naming its statuses)
     status_detail: tuple[str, str, str] | None = None
+    # every function that returns no status: its value when the call cannot be made, its mock's answer
+    no_status: tuple[NoStatus, ...] = ()
+    # the functions besides `version` that answer a version (the mocks answer the release's)
+    versions: tuple[VersionGetter, ...] = ()
+    # NVIDIA's file exports every function in a version node named after its soname
+    versioned_symbols: bool = False
+    # the functions nvcc's generated code calls in it (the runtime's registration and launch)
+    nvcc: tuple[NvccEntry, ...] = ()
 
     def unbound_reason(self, symbol: str, headers: frozenset[str]) -> str | None:
         """Why an exported function declared in `headers` is not bound, or None: it must be."""
@@ -469,6 +518,12 @@ def load(path: Path = CONFIG_PATH) -> Config:
             status_enum=lib.get("status_enum"),
             status_detail=(lib["status_detail"]["member"], lib["status_detail"]["when"], lib["status_detail"]["library"])
             if "status_detail" in lib else None,
+            no_status=tuple(NoStatus(**entry) for entry in lib.get("no_status", ())),
+            versions=tuple(VersionGetter(e["function"], e["of"], e["kind"], tuple(e.get("encoding", ())))
+                           for e in lib.get("versions", ())),
+            versioned_symbols=lib.get("versioned_symbols", False),
+            nvcc=tuple(NvccEntry(e["symbol"], e["returns"], tuple(e["params"]), tuple(e["releases"]), e["mock"])
+                       for e in lib.get("nvcc", ())),
         )
         for lib in raw["library"]
     ), key=lambda lib: lib.id))
@@ -660,6 +715,8 @@ def _validate(config: Config) -> None:
                                   "it is not a failure")
             if not reason.strip():
                 raise ConfigError(f"library {lib.name}: no_gpu status {status} needs its reason")
+    for lib in config.libraries:
+        _validate_answers(config, lib)
     for module in config.modules:
         for c_name, _ in module.name_exceptions:
             if not c_name.startswith(module.prefix):
@@ -714,3 +771,53 @@ def _validate(config: Config) -> None:
             if header in owners:
                 raise ConfigError(f"header {header} belongs to both {owners[header]} and {module.name}")
             owners[header] = module.name
+
+
+NVCC_MOCKS = ("status", "handle", "push", "pop", "true", "nothing")
+
+
+def _validate_answers(config: Config, lib: Library) -> None:
+    """The parts of a library's no_status, versions and nvcc entries that need no IR (the IR's side is
+    checked by model.no_status_entries: every function that returns no status has its entry)."""
+    seen: set[str] = set()
+    for entry in lib.no_status:
+        where = f"library {lib.name}: no_status {entry.function}"
+        if entry.function in seen:
+            raise ConfigError(f"{where} is given twice")
+        seen.add(entry.function)
+        if entry.unavailable not in UNAVAILABLE_KINDS:
+            raise ConfigError(f"{where}: unavailable {entry.unavailable!r} is not one of {UNAVAILABLE_KINDS}")
+        if entry.mock not in MOCK_ANSWERS:
+            raise ConfigError(f"{where}: mock {entry.mock!r} is not one of {MOCK_ANSWERS}")
+        if not entry.why.strip():
+            raise ConfigError(f"{where} needs its why")
+        if (entry.buffer is None) != (entry.length is None) or (entry.buffer is not None and entry.unavailable != "text"):
+            raise ConfigError(f"{where}: buffer and length go together, with unavailable = \"text\"")
+        if (entry.argument is None) != (entry.mock != "argument") or (entry.constant is None) != (entry.mock != "constant"):
+            raise ConfigError(f"{where}: argument goes with mock = \"argument\", constant with mock = \"constant\", each only there")
+    getters: set[str] = set()
+    for getter in lib.versions:
+        where = f"library {lib.name}: versions {getter.function}"
+        if getter.function in getters or getter.function == lib.version.function:
+            raise ConfigError(f"{where} is given twice, or is the library's version query")
+        getters.add(getter.function)
+        if getter.of not in ("library", "cuda") or getter.kind not in ("encoded", "property"):
+            raise ConfigError(f"{where}: of is \"library\" or \"cuda\", kind \"encoded\" or \"property\"")
+        if (getter.kind == "encoded") != bool(getter.encoding):
+            raise ConfigError(f"{where}: an encoding goes with kind encoded, and only with it")
+    for entry in lib.no_status:
+        if (entry.mock == "version") != (entry.function in getters or entry.function == lib.version.function):
+            raise ConfigError(f"library {lib.name}: no_status {entry.function}: mock = \"version\" is for the version "
+                              "query and the versions entries, and each of those that returns no status has it")
+    symbols: set[str] = set()
+    for entry in lib.nvcc:
+        where = f"library {lib.name}: nvcc {entry.symbol}"
+        if entry.symbol in symbols:
+            raise ConfigError(f"{where} is given twice")
+        symbols.add(entry.symbol)
+        if entry.mock not in NVCC_MOCKS:
+            raise ConfigError(f"{where}: mock {entry.mock!r} is not one of {NVCC_MOCKS}")
+        if (entry.returns == "void") != (entry.mock in ("nothing",)):
+            raise ConfigError(f"{where}: mock \"nothing\" is for a void function, and only for one")
+        if not entry.releases:
+            raise ConfigError(f"{where} names no release")

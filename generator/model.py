@@ -8,7 +8,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import api, cplusplus, header_closure, release_actions, release_calls, typesel
+from . import answers, api, cplusplus, header_closure, release_actions, release_calls, typesel
 from .config import Config, ConfigError, Library, Module
 from .ctext import spaced
 from .names import check_names, cubind_name
@@ -88,6 +88,11 @@ class LibraryModel:
     # and the other failures, which never say why no GPU can be used
     no_gpu: list[dict] = field(default_factory=list)
     not_gpu_failures: list[dict] = field(default_factory=list)
+    # every function that returns no status, with its value when the call cannot be made and its
+    # mock's answer (generator/answers.py); by C name; the other version getters by C name
+    no_status: list[dict] = field(default_factory=list)
+    no_status_of: dict[str, dict] = field(default_factory=dict)
+    version_getters: dict[str, dict] = field(default_factory=dict)
 
     @property
     def mock_soname(self) -> str:
@@ -405,6 +410,15 @@ def build(config: Config, irs: list[dict]) -> Model:
     for lib in libraries:
         if lib.release_plan is not None:
             _check_cuda_from(lib.library, lib.release_plan)
+        names = [r.name for r in lib.release_plan.releases] if lib.release_plan is not None else []
+        found = answers.entries(lib.library, lib.functions, irs,
+                                lambda type_name: _enum_constants(enum_index, type_name), names)
+        lib.no_status, lib.no_status_of, lib.version_getters = found["no_status"], found["by_name"], found["versions"]
+        known = {model_release.name for model_release in config.releases} | {cuda_versions_list[0]}
+        for entry in lib.library.nvcc:
+            if not set(entry.releases) <= known:
+                raise ConfigError(f"library {lib.library.name}: nvcc {entry.symbol} names a release the generator "
+                                  f"does not read: {', '.join(sorted(set(entry.releases) - known))}")
     by_library = {lib.library.name: lib for lib in libraries}
     for m in modules:
         m.owner = by_library[m.module.library]

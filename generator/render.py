@@ -9,7 +9,7 @@ from typing import Any
 
 import jinja2
 
-from . import VERSION, conversion_checks, dropin, ffi, irjson, parallel, release_actions, rust, tracedesc, twins
+from . import VERSION, answers, conversion_checks, dropin, ffi, irjson, parallel, release_actions, rust, tracedesc, twins
 from .declarators import PRIVATE_TYPEDEFS
 from .model import LibraryModel, Model, ModuleModel
 
@@ -118,6 +118,9 @@ def environment() -> jinja2.Environment:
     env.globals["prototype"] = prototype
     env.globals["pointer_type"] = pointer_type
     env.globals["nvidia_usable"] = nvidia_usable
+    env.globals["unavailable_text"] = answers.unavailable_text
+    env.globals["names_table"] = answers.names_table
+    env.globals["unavailable_phrase"] = answers.unavailable_phrase
     env.filters["release_call"] = release_call
     env.filters["rust_str"] = rust.rust_str
     env.globals["release_codes"] = list(release_actions.Code)
@@ -171,6 +174,9 @@ def render_all(model: Model, command: str, examples: bool = True) -> dict[str, s
     out["build.mk"] = env.get_template("build.mk.j2").render(common)
     out["tests/passthrough_groups.h"] = env.get_template("passthrough_groups.h.j2").render(common)
     out["tests/library_cases.c"] = env.get_template("library_cases.c.j2").render(common)
+    out["tests/mock_names.c"] = env.get_template("mock_names.c.j2").render(common)
+    out["tests/no_status_cases.c"] = env.get_template("no_status_cases.c.j2").render(
+        common | {"cases": answers.test_cases(model)})
     out["tests/include_order.c"] = env.get_template("include_order.c.j2").render(common)
     out["tests/nvidia_headers.h"] = env.get_template("nvidia_headers.h.j2").render(common)
     out["tests/header_alone.c"] = env.get_template("header_alone.c.j2").render(common)

@@ -4,6 +4,8 @@
 
 #include <elf.h>
 #include <link.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +65,8 @@ const char *test_emulator(void)
     return emulator != NULL && emulator[0] == '/' ? emulator : NULL;
 }
 
-int run_scenario(const char *name, const struct run_options *options)
+int run_scenario_output(const char *name, const struct run_options *options, int timeout_s, int *exit_status,
+                        char *output, size_t size)
 {
     char self[4096], interp_path[4096];
     const char *interp = NULL;
@@ -73,11 +76,10 @@ int run_scenario(const char *name, const struct run_options *options)
     pid_t pid;
     posix_spawn_file_actions_t actions;
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    char output[65536];
     size_t used = 0;
     ssize_t got;
 
-    if (len <= 0)
+    if (len <= 0 || size == 0)
         return -1;
     self[len] = '\0';
     if (test_emulator() != NULL)
@@ -124,14 +126,32 @@ int run_scenario(const char *name, const struct run_options *options)
     posix_spawn_file_actions_destroy(&actions);
     free(env);
     close(out[1]);
-    while ((got = read(out[0], output + used, sizeof output - 1 - used)) > 0)
+    for (;;) { /* its output, until it ends or its time is up (then it is killed: a hang fails, not waits) */
+        struct pollfd ready = {out[0], POLLIN, 0};
+        if (poll(&ready, 1, timeout_s > 0 ? timeout_s * 1000 : -1) == 0) {
+            kill(pid, SIGKILL);
+            break;
+        }
+        if ((got = read(out[0], output + used, size - 1 - used)) <= 0)
+            break;
         used += (size_t)got;
+    }
     output[used] = '\0';
     close(out[0]);
     waitpid(pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "scenario %s failed (%s %d):\n%s\n", name, WIFEXITED(status) ? "exit" : "signal",
-                WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), output);
+    *exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return 0;
+}
+
+int run_scenario(const char *name, const struct run_options *options)
+{
+    char output[65536];
+    int status;
+    if (run_scenario_output(name, options, 0, &status, output, sizeof output) != 0)
+        return -1;
+    if (status != 0) {
+        fprintf(stderr, "scenario %s failed (%s %d):\n%s\n", name, status > 128 ? "signal" : "exit",
+                status > 128 ? status - 128 : status, output);
         return 1;
     }
     return 0;

@@ -9,6 +9,7 @@
 #ifndef CUBIND_TEST_SCENARIO_H
 #define CUBIND_TEST_SCENARIO_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 /* In a scenario: check a condition, report it with its location when false. */
@@ -44,6 +45,13 @@ const char *test_emulator(void);
 /* Run scenario `name` in a child; 0 when it passed (its output is printed when it did not). Under an
  * emulator (test_emulator) the child is the emulator running this program. */
 int run_scenario(const char *name, const struct run_options *options);
+
+/* The same, for a child expected to fail: its exit status (128 + the signal that ended it) in
+ * *exit_status and its output (stdout and stderr, cut to `size` - 1 bytes) in `output`; -1 when it
+ * could not be run. `timeout_s` > 0: the child is killed (SIGKILL) when that many seconds pass
+ * without output: a case that must not hang fails instead. */
+int run_scenario_output(const char *name, const struct run_options *options, int timeout_s, int *exit_status,
+                        char *output, size_t size);
 
 /* main() of a binary with scenarios: dispatch `--scenario NAME`, else return -1. */
 int scenario_main(int argc, char **argv, const struct scenario *scenarios);

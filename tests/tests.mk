@@ -114,8 +114,9 @@ check-toolkit:
 # Under TSan only the tests whose code runs threads (THREAD_TESTS; test-faults and test-hardening
 # join test-c in tests/faults.mk): the others, every wrapper against the mocks included, run in
 # one thread, and building them under TSan is most of that step's time.
-THREAD_TESTS := test-loader test-trace test-unload test-machine test-copies-c test-dropin-self
+THREAD_TESTS := test-loader test-trace test-unload test-machine test-copies-c test-dropin-self test-mock-script
 test-c: $(if $(filter thread,$(SAN)),$(THREAD_TESTS),test-passthrough test-semantic test-conversions test-cplusplus test-loader test-trace \
+        test-no-status test-mock-script \
         test-unload test-real test-real-toolkit test-probe test-machine test-examples \
         $(if $(SAN),test-copies-c test-dropin-self,test-copies) $(call plain_only,test-layering test-abi test-headers test-link test-install \
         test-bench-build test-census test-dropin))
@@ -145,9 +146,10 @@ $(TEST_BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard tests/*.h tests/mock/*.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -c $< -o $@
 
-$(RECORDER): $(RECORDER_SOURCE) $(RECORDER_SOURCE:.c=.h)
+$(RECORDER): $(RECORDER_SOURCES) $(RECORDER_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fPIC -shared -Wl,-soname,libcubind_mock_recorder.so -o $@ $< -lpthread $(LDFLAGS_SAN)
+	$(CC) $(ALL_CFLAGS) $(TEST_SUPPORT_INCLUDES) -fPIC -shared -Wl,-soname,libcubind_mock_recorder.so -o $@ \
+	    $(RECORDER_SOURCES) -lpthread $(LDFLAGS_SAN)
 
 # A mock of each library, named by its soname; the half mocks export every other symbol only.
 define mock_rules
@@ -447,7 +449,7 @@ VALGRIND := valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-k
 VALGRIND_ENV := CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR))
 # One target a program, so that make -j runs them side by side.
 .PHONY: test-valgrind-loader test-valgrind-libraries test-valgrind-faults
-test-valgrind: test-valgrind-loader test-valgrind-libraries test-valgrind-faults test-valgrind-dropin-self
+test-valgrind: test-valgrind-loader test-valgrind-libraries test-valgrind-faults test-valgrind-dropin-self test-valgrind-mock-script
 test-valgrind-loader: $(TEST_BUILD)/test_loader $(MOCKS) $(HALF_MOCKS)
 	$(VALGRIND_ENV) $(RESULTS) --variant valgrind run test_loader cmocka -- $(VALGRIND) $(TEST_BUILD)/test_loader
 test-valgrind-libraries: $(TEST_BUILD)/test_libraries $(MOCKS) $(HALF_MOCKS)
@@ -736,5 +738,44 @@ test-releases: $(LIBRARY_SO) fetch-release-libs deps-test
 	    $(PYTHON) -m pytest -q tests/releases
 
 include tests/dropin/tests.mk
+
+# Every function that returns no status (tests/test_no_status.c, generated/tests/no_status_cases.c):
+# its value when the call cannot be made and its mocks' answers, on the tests' mocks and on the
+# installed mocks of each release; test_no_status-dropin makes each call by NVIDIA's name, through the
+# drop-in.
+NO_STATUS_TEST := $(TEST_BUILD)/test_no_status
+NO_STATUS_SUPPORT := $(TEST_BUILD)/obj/tests/scenario.o $(TEST_BUILD)/obj/tests/loader_support.o $(LIBRARY_CASES) \
+                     $(LIBRARY_SO) $(RECORDER) $(LINK_FLAGS_FILES)
+$(NO_STATUS_TEST): $(TEST_BUILD)/obj/tests/test_no_status.o $(TEST_BUILD)/obj/$(GENERATED)/tests/no_status_cases.o \
+                   $(NO_STATUS_SUPPORT)
+	$(CC) -o $@ $(filter %.o,$^) $(TEST_LIBS) $(MOCK_LIBS) -Wl,--export-dynamic -lcmocka -ldl -lpthread
+$(TEST_BUILD)/obj-dropin/no_status_cases.o: $(GENERATED)/tests/no_status_cases.c $(PUBLIC_HEADERS) tests/no_status_cases.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -DCUBIND_TEST_DROPIN -c $< -o $@
+$(NO_STATUS_TEST)-dropin: $(TEST_BUILD)/obj/tests/test_no_status.o $(TEST_BUILD)/obj-dropin/no_status_cases.o \
+                          $(NO_STATUS_SUPPORT) $(DROPIN_SO)
+	$(CC) -o $@ $(filter %.o,$^) -L$(BUILD)/lib -lcubind-dropin $(TEST_LIBS) $(MOCK_LIBS) -Wl,--export-dynamic \
+	    -lcmocka -ldl -lpthread
+
+.PHONY: test-no-status
+test-no-status: $(NO_STATUS_TEST) $(call plain_only,$(NO_STATUS_TEST)-dropin) $(MOCKS) $(HALF_MOCKS) $(PRODUCT_MOCKS)
+	@for t in $(NO_STATUS_TEST) $(call plain_only,$(NO_STATUS_TEST)-dropin); do \
+	    CUBIND_TEST_MOCKS=$(abspath $(MOCKS_BUILD)) $(RESULTS) run $$(basename $$t) cmocka -- $$t || exit 1; \
+	done
+
+# The mocks' script (tests/mock/test_script.c): CUBIND_MOCK_STATUS and its file, the log, the version
+# variables, what is refused and how; threads logging at once (under TSan with the thread tests).
+MOCK_SCRIPT_TEST := $(TEST_BUILD)/test_mock_script
+# (the names its cases pick from: the recorder's own copy is hidden)
+$(MOCK_SCRIPT_TEST): $(TEST_BUILD)/obj/tests/mock/test_script.o $(TEST_BUILD)/obj/tests/scenario.o \
+                     $(TEST_BUILD)/obj/$(GENERATED)/tests/mock_names.o $(RECORDER) $(LINK_FLAGS_FILES)
+	$(CC) -o $@ $(filter %.o,$^) $(LDFLAGS_SAN) $(MOCK_LIBS) -lcmocka -lpthread
+
+.PHONY: test-mock-script test-valgrind-mock-script
+test-mock-script: $(MOCK_SCRIPT_TEST)
+	$(RESULTS) run test_mock_script cmocka -- $(MOCK_SCRIPT_TEST)
+test-valgrind-mock-script: $(MOCK_SCRIPT_TEST)
+	$(RESULTS) --variant valgrind run test_mock_script cmocka -- $(VALGRIND) $(MOCK_SCRIPT_TEST)
+
 # Linux aarch64: the cross build and its tests under qemu (make test-aarch64).
 include tests/aarch64/aarch64.mk

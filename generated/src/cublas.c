@@ -6076,8 +6076,9 @@ static CUBIND_COLD const char *slow_cublasGetStatusName(cublasStatus_t status)
 {
     CUBIND__TRACE_CALL(cubind_call);
     CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLAS, 28), (long long)status);
+    static const char cubind_text[] = "cublasGetStatusName was not called: cubind could not load libcublas or find the function in it (cubind_last_error() says why)";
     cubind__cublasGetStatusName_fn cubind_fn = (cubind__cublasGetStatusName_fn)cubind__resolve(&cubind__cublas_symbols.table, 28, NULL, (cubind__fnptr)slow_cublasGetStatusName);
-    const char * cubind_result = cubind_fn != NULL ? cubind_fn(status) : (const char *)0;
+    const char * cubind_result = cubind_fn != NULL ? cubind_fn(status) : cubind_text;
     CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
     return cubind_result;
 }
@@ -6096,8 +6097,9 @@ static CUBIND_COLD const char *slow_cublasGetStatusString(cublasStatus_t status)
 {
     CUBIND__TRACE_CALL(cubind_call);
     CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLAS, 29), (long long)status);
+    static const char cubind_text[] = "cublasGetStatusString was not called: cubind could not load libcublas or find the function in it (cubind_last_error() says why)";
     cubind__cublasGetStatusString_fn cubind_fn = (cubind__cublasGetStatusString_fn)cubind__resolve(&cubind__cublas_symbols.table, 29, NULL, (cubind__fnptr)slow_cublasGetStatusString);
-    const char * cubind_result = cubind_fn != NULL ? cubind_fn(status) : (const char *)0;
+    const char * cubind_result = cubind_fn != NULL ? cubind_fn(status) : cubind_text;
     CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
     return cubind_result;
 }
@@ -6782,8 +6784,9 @@ static CUBIND_COLD void slow_cublasXerbla(const char *srName, int info)
     CUBIND__TRACE_CALL(cubind_call);
     CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLAS, 49), (uintptr_t)srName, (long long)info);
     cubind__cublasXerbla_fn cubind_fn = (cubind__cublasXerbla_fn)cubind__resolve(&cubind__cublas_symbols.table, 49, NULL, (cubind__fnptr)slow_cublasXerbla);
-    if (cubind_fn != NULL)
+    if (cubind_fn != NULL) {
         cubind_fn(srName, info);
+    }
     CUBIND__TRACE_RESULT(cubind_call);
 }
 

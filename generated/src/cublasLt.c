@@ -1158,8 +1158,9 @@ static CUBIND_COLD const char *slow_cublasLtGetStatusName(cublasStatus_t status)
 {
     CUBIND__TRACE_CALL(cubind_call);
     CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 2), (long long)status);
+    static const char cubind_text[] = "cublasLtGetStatusName was not called: cubind could not load libcublasLt or find the function in it (cubind_last_error() says why)";
     cubind__cublasLtGetStatusName_fn cubind_fn = (cubind__cublasLtGetStatusName_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 2, NULL, (cubind__fnptr)slow_cublasLtGetStatusName);
-    const char * cubind_result = cubind_fn != NULL ? cubind_fn(status) : (const char *)0;
+    const char * cubind_result = cubind_fn != NULL ? cubind_fn(status) : cubind_text;
     CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
     return cubind_result;
 }
@@ -1178,8 +1179,9 @@ static CUBIND_COLD const char *slow_cublasLtGetStatusString(cublasStatus_t statu
 {
     CUBIND__TRACE_CALL(cubind_call);
     CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 3), (long long)status);
+    static const char cubind_text[] = "cublasLtGetStatusString was not called: cubind could not load libcublasLt or find the function in it (cubind_last_error() says why)";
     cubind__cublasLtGetStatusString_fn cubind_fn = (cubind__cublasLtGetStatusString_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 3, NULL, (cubind__fnptr)slow_cublasLtGetStatusString);
-    const char * cubind_result = cubind_fn != NULL ? cubind_fn(status) : (const char *)0;
+    const char * cubind_result = cubind_fn != NULL ? cubind_fn(status) : cubind_text;
     CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
     return cubind_result;
 }

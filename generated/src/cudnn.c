@@ -4497,8 +4497,9 @@ static CUBIND_COLD const char *slow_cudnnGetErrorString(cudnnStatus_t status)
 {
     CUBIND__TRACE_CALL(cubind_call);
     CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 3), (long long)status);
+    static const char cubind_text[] = "cudnnGetErrorString was not called: cubind could not load libcudnn or find the function in it (cubind_last_error() says why)";
     cubind__cudnnGetErrorString_fn cubind_fn = (cubind__cudnnGetErrorString_fn)cubind__resolve(&cubind__cudnn_symbols.table, 3, NULL, (cubind__fnptr)slow_cudnnGetErrorString);
-    const char * cubind_result = cubind_fn != NULL ? cubind_fn(status) : (const char *)0;
+    const char * cubind_result = cubind_fn != NULL ? cubind_fn(status) : cubind_text;
     CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
     return cubind_result;
 }
@@ -4517,9 +4518,16 @@ static CUBIND_COLD void slow_cudnnGetLastErrorString(char *message, size_t max_s
 {
     CUBIND__TRACE_CALL(cubind_call);
     CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 4), (uintptr_t)message, (unsigned long long)max_size);
+    static const char cubind_text[] = "cudnnGetLastErrorString was not called: cubind could not load libcudnn or find the function in it (cubind_last_error() says why)";
     cubind__cudnnGetLastErrorString_fn cubind_fn = (cubind__cudnnGetLastErrorString_fn)cubind__resolve(&cubind__cudnn_symbols.table, 4, NULL, (cubind__fnptr)slow_cudnnGetLastErrorString);
-    if (cubind_fn != NULL)
+    if (cubind_fn != NULL) {
         cubind_fn(message, max_size);
+    } else if (message != NULL && max_size > 0) { /* the text, cut to fit */
+        size_t cubind_i;
+        for (cubind_i = 0; cubind_i + 1 < (size_t)max_size && cubind_i + 1 < sizeof cubind_text; ++cubind_i)
+            message[cubind_i] = cubind_text[cubind_i];
+        message[cubind_i] = '\0';
+    }
     CUBIND__TRACE_RESULT(cubind_call);
 }
 

@@ -569,8 +569,9 @@ static CUBIND_COLD void slow_cuFileHandleDeregister(CUfileHandle_t fh)
     CUBIND__TRACE_CALL(cubind_call);
     CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 1), (uintptr_t)fh);
     cubind__cuFileHandleDeregister_fn cubind_fn = (cubind__cuFileHandleDeregister_fn)cubind__resolve(&cubind__cufile_symbols.table, 1, NULL, (cubind__fnptr)slow_cuFileHandleDeregister);
-    if (cubind_fn != NULL)
+    if (cubind_fn != NULL) {
         cubind_fn(fh);
+    }
     CUBIND__TRACE_RESULT(cubind_call);
 }
 
@@ -666,8 +667,9 @@ static CUBIND_COLD ssize_t slow_cuFileRead(CUfileHandle_t fh, void *bufPtr_base,
 {
     CUBIND__TRACE_CALL(cubind_call);
     CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 4), (uintptr_t)fh, (uintptr_t)bufPtr_base, (unsigned long long)size, (long long)file_offset, (long long)bufPtr_offset);
-    cubind__cuFileRead_fn cubind_fn = (cubind__cuFileRead_fn)cubind__resolve(&cubind__cufile_symbols.table, 4, NULL, (cubind__fnptr)slow_cuFileRead);
-    ssize_t cubind_result = cubind_fn != NULL ? cubind_fn(fh, bufPtr_base, size, file_offset, bufPtr_offset) : (ssize_t)0;
+    int cubind_unavailable; /* the fixed status of the failure, decided by cubind__resolve: returned negated */
+    cubind__cuFileRead_fn cubind_fn = (cubind__cuFileRead_fn)cubind__resolve(&cubind__cufile_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_cuFileRead);
+    ssize_t cubind_result = cubind_fn != NULL ? cubind_fn(fh, bufPtr_base, size, file_offset, bufPtr_offset) : (ssize_t)-(long long)cubind_unavailable;
     CUBIND__TRACE_RESULT(cubind_call, (long long)cubind_result);
     return cubind_result;
 }
@@ -686,8 +688,9 @@ static CUBIND_COLD ssize_t slow_cuFileWrite(CUfileHandle_t fh, const void *bufPt
 {
     CUBIND__TRACE_CALL(cubind_call);
     CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 5), (uintptr_t)fh, (uintptr_t)bufPtr_base, (unsigned long long)size, (long long)file_offset, (long long)bufPtr_offset);
-    cubind__cuFileWrite_fn cubind_fn = (cubind__cuFileWrite_fn)cubind__resolve(&cubind__cufile_symbols.table, 5, NULL, (cubind__fnptr)slow_cuFileWrite);
-    ssize_t cubind_result = cubind_fn != NULL ? cubind_fn(fh, bufPtr_base, size, file_offset, bufPtr_offset) : (ssize_t)0;
+    int cubind_unavailable; /* the fixed status of the failure, decided by cubind__resolve: returned negated */
+    cubind__cuFileWrite_fn cubind_fn = (cubind__cuFileWrite_fn)cubind__resolve(&cubind__cufile_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_cuFileWrite);
+    ssize_t cubind_result = cubind_fn != NULL ? cubind_fn(fh, bufPtr_base, size, file_offset, bufPtr_offset) : (ssize_t)-(long long)cubind_unavailable;
     CUBIND__TRACE_RESULT(cubind_call, (long long)cubind_result);
     return cubind_result;
 }
@@ -1195,8 +1198,9 @@ static CUBIND_COLD void slow_cuFileBatchIODestroy(CUfileBatchHandle_t batch_idp)
     CUBIND__TRACE_CALL(cubind_call);
     CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 19), (uintptr_t)batch_idp);
     cubind__cuFileBatchIODestroy_fn cubind_fn = (cubind__cuFileBatchIODestroy_fn)cubind__resolve(&cubind__cufile_symbols.table, 19, NULL, (cubind__fnptr)slow_cuFileBatchIODestroy);
-    if (cubind_fn != NULL)
+    if (cubind_fn != NULL) {
         cubind_fn(batch_idp);
+    }
     CUBIND__TRACE_RESULT(cubind_call);
 }
 

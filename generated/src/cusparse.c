@@ -3818,8 +3818,9 @@ static CUBIND_COLD const char *slow_cusparseGetErrorName(cusparseStatus_t status
 {
     CUBIND__TRACE_CALL(cubind_call);
     CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSPARSE, 4), (long long)status);
+    static const char cubind_text[] = "cusparseGetErrorName was not called: cubind could not load libcusparse or find the function in it (cubind_last_error() says why)";
     cubind__cusparseGetErrorName_fn cubind_fn = (cubind__cusparseGetErrorName_fn)cubind__resolve(&cubind__cusparse_symbols.table, 4, NULL, (cubind__fnptr)slow_cusparseGetErrorName);
-    const char * cubind_result = cubind_fn != NULL ? cubind_fn(status) : (const char *)0;
+    const char * cubind_result = cubind_fn != NULL ? cubind_fn(status) : cubind_text;
     CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
     return cubind_result;
 }
@@ -3838,8 +3839,9 @@ static CUBIND_COLD const char *slow_cusparseGetErrorString(cusparseStatus_t stat
 {
     CUBIND__TRACE_CALL(cubind_call);
     CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSPARSE, 5), (long long)status);
+    static const char cubind_text[] = "cusparseGetErrorString was not called: cubind could not load libcusparse or find the function in it (cubind_last_error() says why)";
     cubind__cusparseGetErrorString_fn cubind_fn = (cubind__cusparseGetErrorString_fn)cubind__resolve(&cubind__cusparse_symbols.table, 5, NULL, (cubind__fnptr)slow_cusparseGetErrorString);
-    const char * cubind_result = cubind_fn != NULL ? cubind_fn(status) : (const char *)0;
+    const char * cubind_result = cubind_fn != NULL ? cubind_fn(status) : cubind_text;
     CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
     return cubind_result;
 }

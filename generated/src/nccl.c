@@ -1023,8 +1023,9 @@ static CUBIND_COLD const char *slow_ncclGetErrorString(ncclResult_t result)
 {
     CUBIND__TRACE_CALL(cubind_call);
     CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 14), (long long)result);
+    static const char cubind_text[] = "ncclGetErrorString was not called: cubind could not load libnccl or find the function in it (cubind_last_error() says why)";
     cubind__ncclGetErrorString_fn cubind_fn = (cubind__ncclGetErrorString_fn)cubind__resolve(&cubind__nccl_symbols.table, 14, NULL, (cubind__fnptr)slow_ncclGetErrorString);
-    const char * cubind_result = cubind_fn != NULL ? cubind_fn(result) : (const char *)0;
+    const char * cubind_result = cubind_fn != NULL ? cubind_fn(result) : cubind_text;
     CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
     return cubind_result;
 }
@@ -1043,8 +1044,9 @@ static CUBIND_COLD const char *slow_ncclGetLastError(ncclComm_t comm)
 {
     CUBIND__TRACE_CALL(cubind_call);
     CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 15), (uintptr_t)comm);
+    static const char cubind_text[] = "ncclGetLastError was not called: cubind could not load libnccl or find the function in it (cubind_last_error() says why)";
     cubind__ncclGetLastError_fn cubind_fn = (cubind__ncclGetLastError_fn)cubind__resolve(&cubind__nccl_symbols.table, 15, NULL, (cubind__fnptr)slow_ncclGetLastError);
-    const char * cubind_result = cubind_fn != NULL ? cubind_fn(comm) : (const char *)0;
+    const char * cubind_result = cubind_fn != NULL ? cubind_fn(comm) : cubind_text;
     CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
     return cubind_result;
 }
@@ -1064,8 +1066,9 @@ static CUBIND_COLD void slow_ncclResetDebugInit(void)
     CUBIND__TRACE_CALL(cubind_call);
     CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 16));
     cubind__ncclResetDebugInit_fn cubind_fn = (cubind__ncclResetDebugInit_fn)cubind__resolve(&cubind__nccl_symbols.table, 16, NULL, (cubind__fnptr)slow_ncclResetDebugInit);
-    if (cubind_fn != NULL)
+    if (cubind_fn != NULL) {
         cubind_fn();
+    }
     CUBIND__TRACE_RESULT(cubind_call);
 }
 

@@ -251,8 +251,9 @@ static CUBIND_COLD const char *slow_nvFatbinGetErrorString(nvFatbinResult result
 {
     CUBIND__TRACE_CALL(cubind_call);
     CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVFATBIN, 0), (long long)result);
+    static const char cubind_text[] = "nvFatbinGetErrorString was not called: cubind could not load libnvfatbin or find the function in it (cubind_last_error() says why)";
     cubind__nvFatbinGetErrorString_fn cubind_fn = (cubind__nvFatbinGetErrorString_fn)cubind__resolve(&cubind__nvfatbin_symbols.table, 0, NULL, (cubind__fnptr)slow_nvFatbinGetErrorString);
-    const char * cubind_result = cubind_fn != NULL ? cubind_fn(result) : (const char *)0;
+    const char * cubind_result = cubind_fn != NULL ? cubind_fn(result) : cubind_text;
     CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
     return cubind_result;
 }

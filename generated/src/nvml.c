@@ -3910,8 +3910,9 @@ static CUBIND_COLD const char *slow_nvmlErrorString(nvmlReturn_t result)
 {
     CUBIND__TRACE_CALL(cubind_call);
     CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVML, 3), (long long)result);
+    static const char cubind_text[] = "nvmlErrorString was not called: cubind could not load libnvidia-ml or find the function in it (cubind_last_error() says why)";
     cubind__nvmlErrorString_fn cubind_fn = (cubind__nvmlErrorString_fn)cubind__resolve(&cubind__nvml_symbols.table, 3, NULL, (cubind__fnptr)slow_nvmlErrorString);
-    const char * cubind_result = cubind_fn != NULL ? cubind_fn(result) : (const char *)0;
+    const char * cubind_result = cubind_fn != NULL ? cubind_fn(result) : cubind_text;
     CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
     return cubind_result;
 }

@@ -226,8 +226,9 @@ static CUBIND_COLD const char *slow_nvvmGetErrorString(nvvmResult result)
 {
     CUBIND__TRACE_CALL(cubind_call);
     CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 0), (long long)result);
+    static const char cubind_text[] = "nvvmGetErrorString was not called: cubind could not load libnvvm or find the function in it (cubind_last_error() says why)";
     cubind__nvvmGetErrorString_fn cubind_fn = (cubind__nvvmGetErrorString_fn)cubind__resolve(&cubind__nvvm_symbols.table, 0, NULL, (cubind__fnptr)slow_nvvmGetErrorString);
-    const char * cubind_result = cubind_fn != NULL ? cubind_fn(result) : (const char *)0;
+    const char * cubind_result = cubind_fn != NULL ? cubind_fn(result) : cubind_text;
     CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
     return cubind_result;
 }

@@ -4853,8 +4853,9 @@ static CUBIND_COLD const char *slow_cudaGetErrorName(cudaError_t error)
 {
     CUBIND__TRACE_CALL(cubind_call);
     CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_RUNTIME, 22), (long long)error);
+    static const char cubind_text[] = "cudaGetErrorName was not called: cubind could not load libcudart or find the function in it (cubind_last_error() says why)";
     cubind__cudaGetErrorName_fn cubind_fn = (cubind__cudaGetErrorName_fn)cubind__resolve(&cubind__runtime_symbols.table, 22, NULL, (cubind__fnptr)slow_cudaGetErrorName);
-    const char * cubind_result = cubind_fn != NULL ? cubind_fn(error) : (const char *)0;
+    const char * cubind_result = cubind_fn != NULL ? cubind_fn(error) : cubind_text;
     CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
     return cubind_result;
 }
@@ -4873,8 +4874,9 @@ static CUBIND_COLD const char *slow_cudaGetErrorString(cudaError_t error)
 {
     CUBIND__TRACE_CALL(cubind_call);
     CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_RUNTIME, 23), (long long)error);
+    static const char cubind_text[] = "cudaGetErrorString was not called: cubind could not load libcudart or find the function in it (cubind_last_error() says why)";
     cubind__cudaGetErrorString_fn cubind_fn = (cubind__cudaGetErrorString_fn)cubind__resolve(&cubind__runtime_symbols.table, 23, NULL, (cubind__fnptr)slow_cudaGetErrorString);
-    const char * cubind_result = cubind_fn != NULL ? cubind_fn(error) : (const char *)0;
+    const char * cubind_result = cubind_fn != NULL ? cubind_fn(error) : cubind_text;
     CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
     return cubind_result;
 }

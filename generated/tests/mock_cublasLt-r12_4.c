@@ -15,6 +15,45 @@
 /* This release's version, unless CUBIND_MOCK_VERSION says another */
 #define cubind_mock_version(property, value) cubind_mock_version_of((property), (value), 12, 4, 5)
 
+/* The CUDA release the mock stands for (CUDA 12.4), as version getters of CUDA's release answer it. */
+static __attribute__((unused)) int mock_cuda_version(int property, int *value) /* unused in a half mock */
+{
+    static const int parts[3] = { 12, 4, 0 };
+    if (property < 0 || property > 2 || value == NULL)
+        return -1;
+    *value = parts[property];
+    return 0;
+}
+
+/* The names of cublasStatus_t in CUDA 12.4: what a function returning a status's string answers */
+static __attribute__((unused)) const char *mock_name_of_cublasStatus_t(long long value) /* unused in a half mock */
+{
+    switch (value) {
+    case 0:
+        return "CUBLAS_STATUS_SUCCESS";
+    case 1:
+        return "CUBLAS_STATUS_NOT_INITIALIZED";
+    case 3:
+        return "CUBLAS_STATUS_ALLOC_FAILED";
+    case 7:
+        return "CUBLAS_STATUS_INVALID_VALUE";
+    case 8:
+        return "CUBLAS_STATUS_ARCH_MISMATCH";
+    case 11:
+        return "CUBLAS_STATUS_MAPPING_ERROR";
+    case 13:
+        return "CUBLAS_STATUS_EXECUTION_FAILED";
+    case 14:
+        return "CUBLAS_STATUS_INTERNAL_ERROR";
+    case 15:
+        return "CUBLAS_STATUS_NOT_SUPPORTED";
+    case 16:
+        return "CUBLAS_STATUS_LICENSE_ERROR";
+    default:
+        return "unrecognized cublasStatus_t value";
+    }
+}
+
 MOCK_API cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)
 {
     cubind_mock_begin("cublasLtCreate", __builtin_return_address(0));
@@ -38,6 +77,9 @@ MOCK_API const char *cublasLtGetStatusName(cublasStatus_t status)
 {
     cubind_mock_begin("cublasLtGetStatusName", __builtin_return_address(0));
     cubind_mock_arg(&status, sizeof(cublasStatus_t));
+    if (!cubind_mock_passthrough()) {
+        return mock_name_of_cublasStatus_t((long long)status);
+    }
     return (const char *)cubind_mock_return();
 }
 
@@ -46,6 +88,9 @@ MOCK_API const char *cublasLtGetStatusString(cublasStatus_t status)
 {
     cubind_mock_begin("cublasLtGetStatusString", __builtin_return_address(0));
     cubind_mock_arg(&status, sizeof(cublasStatus_t));
+    if (!cubind_mock_passthrough()) {
+        return mock_name_of_cublasStatus_t((long long)status);
+    }
     return (const char *)cubind_mock_return();
 }
 #endif
@@ -53,6 +98,26 @@ MOCK_API const char *cublasLtGetStatusString(cublasStatus_t status)
 MOCK_API size_t cublasLtGetVersion(void)
 {
     cubind_mock_begin("cublasLtGetVersion", __builtin_return_address(0));
+    if (!cubind_mock_passthrough()) {
+        /* the library's version (CUBIND_MOCK_VERSION), unless a test or a rule scripts it (generator/libraries.toml `versions`) */
+        int mock_scripted;
+        if (cubind_mock_scripted(&mock_scripted))
+            return (size_t)mock_scripted;
+        {
+            long long mock_value = 0;
+            int mock_part, mock_status;
+            if ((mock_status = cubind_mock_version(0, &mock_part)) != 0)
+                return (size_t)0;
+            mock_value += (long long)mock_part * 10000;
+            if ((mock_status = cubind_mock_version(1, &mock_part)) != 0)
+                return (size_t)0;
+            mock_value += (long long)mock_part * 100;
+            if ((mock_status = cubind_mock_version(2, &mock_part)) != 0)
+                return (size_t)0;
+            mock_value += (long long)mock_part * 1;
+            return (size_t)mock_value;
+        }
+    }
     return (size_t)cubind_mock_return();
 }
 
@@ -60,6 +125,23 @@ MOCK_API size_t cublasLtGetVersion(void)
 MOCK_API size_t cublasLtGetCudartVersion(void)
 {
     cubind_mock_begin("cublasLtGetCudartVersion", __builtin_return_address(0));
+    if (!cubind_mock_passthrough()) {
+        /* CUDA's release, unless a test or a rule scripts it (generator/libraries.toml `versions`) */
+        int mock_scripted;
+        if (cubind_mock_scripted(&mock_scripted))
+            return (size_t)mock_scripted;
+        {
+            long long mock_value = 0;
+            int mock_part, mock_status;
+            if ((mock_status = mock_cuda_version(0, &mock_part)) != 0)
+                return (size_t)0;
+            mock_value += (long long)mock_part * 1000;
+            if ((mock_status = mock_cuda_version(1, &mock_part)) != 0)
+                return (size_t)0;
+            mock_value += (long long)mock_part * 10;
+            return (size_t)mock_value;
+        }
+    }
     return (size_t)cubind_mock_return();
 }
 #endif
@@ -103,6 +185,11 @@ MOCK_API unsigned int cublasLtDisableCpuInstructionsSetMask(unsigned int mask)
 {
     cubind_mock_begin("cublasLtDisableCpuInstructionsSetMask", __builtin_return_address(0));
     cubind_mock_arg(&mask, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) {
+        int mock_scripted;
+        if (cubind_mock_scripted(&mock_scripted))
+            return (unsigned int)mock_scripted;
+    }
     return (unsigned int)cubind_mock_return();
 }
 #endif

@@ -16,6 +16,127 @@
 /* The installed mocks (docs/mocks.md): CUDA 13.0's version, unless CUBIND_MOCK_VERSION says another */
 #define cubind_mock_version(property, value) cubind_mock_version_of((property), (value), 9, 19, 0)
 #endif
+#if !defined(CUBIND_MOCK_CUDA_MAJOR) /* the CUDA release of the mocks' folder (dropin/mocks.mk), else the headers' */
+#define CUBIND_MOCK_CUDA_MAJOR 13
+#define CUBIND_MOCK_CUDA_MINOR 0
+#endif
+
+/* The CUDA release the mock stands for (CUBIND_MOCK_CUDA_MAJOR.CUBIND_MOCK_CUDA_MINOR), as version getters of CUDA's release answer it. */
+static __attribute__((unused)) int mock_cuda_version(int property, int *value) /* unused in a half mock */
+{
+    static const int parts[3] = { CUBIND_MOCK_CUDA_MAJOR, CUBIND_MOCK_CUDA_MINOR, 0 };
+    if (property < 0 || property > 2 || value == NULL)
+        return -1;
+    *value = parts[property];
+    return 0;
+}
+
+/* The names of cudnnStatus_t in CUDA 13.0: what a function returning a status's string answers */
+static __attribute__((unused)) const char *mock_name_of_cudnnStatus_t(long long value) /* unused in a half mock */
+{
+    switch (value) {
+    case 0:
+        return "CUDNN_STATUS_SUCCESS";
+    case 1001:
+        return "CUDNN_STATUS_NOT_INITIALIZED";
+    case 1002:
+        return "CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH";
+    case 1003:
+        return "CUDNN_STATUS_SERIALIZATION_VERSION_MISMATCH";
+    case 1004:
+        return "CUDNN_STATUS_DEPRECATED";
+    case 1005:
+        return "CUDNN_STATUS_LICENSE_ERROR";
+    case 1006:
+        return "CUDNN_STATUS_RUNTIME_IN_PROGRESS";
+    case 1007:
+        return "CUDNN_STATUS_RUNTIME_FP_OVERFLOW";
+    case 1008:
+        return "CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED";
+    case 2000:
+        return "CUDNN_STATUS_BAD_PARAM";
+    case 2002:
+        return "CUDNN_STATUS_BAD_PARAM_NULL_POINTER";
+    case 2003:
+        return "CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER";
+    case 2004:
+        return "CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED";
+    case 2005:
+        return "CUDNN_STATUS_BAD_PARAM_OUT_OF_BOUND";
+    case 2006:
+        return "CUDNN_STATUS_BAD_PARAM_SIZE_INSUFFICIENT";
+    case 2007:
+        return "CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH";
+    case 2008:
+        return "CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH";
+    case 2009:
+        return "CUDNN_STATUS_BAD_PARAM_DUPLICATED_ENTRIES";
+    case 2010:
+        return "CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE";
+    case 2011:
+        return "CUDNN_STATUS_BAD_PARAM_CUDA_GRAPH_MISMATCH";
+    case 2012:
+        return "CUDNN_STATUS_BAD_PARAM_DESCRIPTOR_TYPE";
+    case 3000:
+        return "CUDNN_STATUS_NOT_SUPPORTED";
+    case 3001:
+        return "CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN";
+    case 3002:
+        return "CUDNN_STATUS_NOT_SUPPORTED_SHAPE";
+    case 3003:
+        return "CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE";
+    case 3004:
+        return "CUDNN_STATUS_NOT_SUPPORTED_LAYOUT";
+    case 3005:
+        return "CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER";
+    case 3006:
+        return "CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDART";
+    case 3007:
+        return "CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH";
+    case 3008:
+        return "CUDNN_STATUS_NOT_SUPPORTED_RUNTIME_PREREQUISITE_MISSING";
+    case 3009:
+        return "CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE";
+    case 3010:
+        return "CUDNN_STATUS_NOT_SUPPORTED_SHARED_MEMORY_INSUFFICIENT";
+    case 3011:
+        return "CUDNN_STATUS_NOT_SUPPORTED_PADDING";
+    case 3012:
+        return "CUDNN_STATUS_NOT_SUPPORTED_BAD_LAUNCH_PARAM";
+    case 3013:
+        return "CUDNN_STATUS_NOT_SUPPORTED_CUDA_GRAPH_NATIVE_API";
+    case 3014:
+        return "CUDNN_STATUS_NOT_SUPPORTED_INVALID_DYNAMIC_SHAPE";
+    case 4000:
+        return "CUDNN_STATUS_INTERNAL_ERROR";
+    case 4001:
+        return "CUDNN_STATUS_INTERNAL_ERROR_COMPILATION_FAILED";
+    case 4002:
+        return "CUDNN_STATUS_INTERNAL_ERROR_UNEXPECTED_VALUE";
+    case 4003:
+        return "CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED";
+    case 4004:
+        return "CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED";
+    case 4005:
+        return "CUDNN_STATUS_INTERNAL_ERROR_BAD_LAUNCH_PARAM";
+    case 4006:
+        return "CUDNN_STATUS_INTERNAL_ERROR_TEXTURE_CREATION_FAILED";
+    case 5000:
+        return "CUDNN_STATUS_EXECUTION_FAILED";
+    case 5001:
+        return "CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER";
+    case 5002:
+        return "CUDNN_STATUS_EXECUTION_FAILED_CUBLAS";
+    case 5003:
+        return "CUDNN_STATUS_EXECUTION_FAILED_CUDART";
+    case 5004:
+        return "CUDNN_STATUS_EXECUTION_FAILED_CURAND";
+    case 2001:
+        return "CUDNN_STATUS_INVALID_VALUE";
+    default:
+        return "unrecognized cudnnStatus_t value";
+    }
+}
 
 MOCK_API size_t cudnnGetVersion(void)
 {
@@ -42,6 +163,12 @@ MOCK_API size_t cudnnGetVersion(void)
 MOCK_API size_t cudnnGetMaxDeviceVersion(void)
 {
     cubind_mock_begin("cudnnGetMaxDeviceVersion", __builtin_return_address(0));
+    if (!cubind_mock_passthrough()) {
+        int mock_scripted;
+        if (cubind_mock_scripted(&mock_scripted))
+            return (size_t)mock_scripted;
+        return (size_t)(CUDNN_MAX_DEVICE_VERSION);
+    }
     return (size_t)cubind_mock_return();
 }
 #endif
@@ -49,6 +176,23 @@ MOCK_API size_t cudnnGetMaxDeviceVersion(void)
 MOCK_API size_t cudnnGetCudartVersion(void)
 {
     cubind_mock_begin("cudnnGetCudartVersion", __builtin_return_address(0));
+    if (!cubind_mock_passthrough()) {
+        /* CUDA's release, unless a test or a rule scripts it (generator/libraries.toml `versions`) */
+        int mock_scripted;
+        if (cubind_mock_scripted(&mock_scripted))
+            return (size_t)mock_scripted;
+        {
+            long long mock_value = 0;
+            int mock_part, mock_status;
+            if ((mock_status = mock_cuda_version(0, &mock_part)) != 0)
+                return (size_t)0;
+            mock_value += (long long)mock_part * 1000;
+            if ((mock_status = mock_cuda_version(1, &mock_part)) != 0)
+                return (size_t)0;
+            mock_value += (long long)mock_part * 10;
+            return (size_t)mock_value;
+        }
+    }
     return (size_t)cubind_mock_return();
 }
 
@@ -57,6 +201,9 @@ MOCK_API const char *cudnnGetErrorString(cudnnStatus_t status)
 {
     cubind_mock_begin("cudnnGetErrorString", __builtin_return_address(0));
     cubind_mock_arg(&status, sizeof(cudnnStatus_t));
+    if (!cubind_mock_passthrough()) {
+        return mock_name_of_cudnnStatus_t((long long)status);
+    }
     return (const char *)cubind_mock_return();
 }
 #endif

@@ -492,6 +492,27 @@ MOCK_API cufftResult cufftGetVersion(int *version)
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
         cubind_mock_zero(version, sizeof *version);
     }
+    if (!cubind_mock_passthrough()) {
+        /* the library's version (CUBIND_MOCK_VERSION), unless a test or a rule scripts it (generator/libraries.toml `versions`) */
+        int mock_scripted = cubind_mock_status();
+        if (mock_scripted != 0)
+            return (cufftResult)mock_scripted;
+        {
+            long long mock_value = 0;
+            int mock_part, mock_status;
+            if ((mock_status = cubind_mock_version(0, &mock_part)) != 0)
+                return (cufftResult)mock_status;
+            mock_value += (long long)mock_part * 1000;
+            if ((mock_status = cubind_mock_version(1, &mock_part)) != 0)
+                return (cufftResult)mock_status;
+            mock_value += (long long)mock_part * 100;
+            if ((mock_status = cubind_mock_version(2, &mock_part)) != 0)
+                return (cufftResult)mock_status;
+            mock_value += (long long)mock_part * 1;
+            *version = (int)mock_value;
+            return (cufftResult)0;
+        }
+    }
     return (cufftResult)cubind_mock_status();
 }
 

@@ -15,6 +15,39 @@
 /* This release's version, unless CUBIND_MOCK_VERSION says another */
 #define cubind_mock_version(property, value) cubind_mock_version_of((property), (value), 12, 4, 1)
 
+/* The names of cusparseStatus_t in CUDA 12.5: what a function returning a status's string answers */
+static __attribute__((unused)) const char *mock_name_of_cusparseStatus_t(long long value) /* unused in a half mock */
+{
+    switch (value) {
+    case 0:
+        return "CUSPARSE_STATUS_SUCCESS";
+    case 1:
+        return "CUSPARSE_STATUS_NOT_INITIALIZED";
+    case 2:
+        return "CUSPARSE_STATUS_ALLOC_FAILED";
+    case 3:
+        return "CUSPARSE_STATUS_INVALID_VALUE";
+    case 4:
+        return "CUSPARSE_STATUS_ARCH_MISMATCH";
+    case 5:
+        return "CUSPARSE_STATUS_MAPPING_ERROR";
+    case 6:
+        return "CUSPARSE_STATUS_EXECUTION_FAILED";
+    case 7:
+        return "CUSPARSE_STATUS_INTERNAL_ERROR";
+    case 8:
+        return "CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED";
+    case 9:
+        return "CUSPARSE_STATUS_ZERO_PIVOT";
+    case 10:
+        return "CUSPARSE_STATUS_NOT_SUPPORTED";
+    case 11:
+        return "CUSPARSE_STATUS_INSUFFICIENT_RESOURCES";
+    default:
+        return "unrecognized cusparseStatus_t value";
+    }
+}
+
 MOCK_API cusparseStatus_t cusparseCreate(cusparseHandle_t *handle)
 {
     cubind_mock_begin("cusparseCreate", __builtin_return_address(0));
@@ -42,6 +75,27 @@ MOCK_API cusparseStatus_t cusparseGetVersion(cusparseHandle_t handle, int *versi
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
         cubind_mock_zero(version, sizeof *version);
     }
+    if (!cubind_mock_passthrough()) {
+        /* the library's version (CUBIND_MOCK_VERSION), unless a test or a rule scripts it (generator/libraries.toml `versions`) */
+        int mock_scripted = cubind_mock_status();
+        if (mock_scripted != 0)
+            return (cusparseStatus_t)mock_scripted;
+        {
+            long long mock_value = 0;
+            int mock_part, mock_status;
+            if ((mock_status = cubind_mock_version(0, &mock_part)) != 0)
+                return (cusparseStatus_t)mock_status;
+            mock_value += (long long)mock_part * 1000;
+            if ((mock_status = cubind_mock_version(1, &mock_part)) != 0)
+                return (cusparseStatus_t)mock_status;
+            mock_value += (long long)mock_part * 100;
+            if ((mock_status = cubind_mock_version(2, &mock_part)) != 0)
+                return (cusparseStatus_t)mock_status;
+            mock_value += (long long)mock_part * 1;
+            *version = (int)mock_value;
+            return (cusparseStatus_t)0;
+        }
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -64,6 +118,9 @@ MOCK_API const char *cusparseGetErrorName(cusparseStatus_t status)
 {
     cubind_mock_begin("cusparseGetErrorName", __builtin_return_address(0));
     cubind_mock_arg(&status, sizeof(cusparseStatus_t));
+    if (!cubind_mock_passthrough()) {
+        return mock_name_of_cusparseStatus_t((long long)status);
+    }
     return (const char *)cubind_mock_return();
 }
 
@@ -72,6 +129,9 @@ MOCK_API const char *cusparseGetErrorString(cusparseStatus_t status)
 {
     cubind_mock_begin("cusparseGetErrorString", __builtin_return_address(0));
     cubind_mock_arg(&status, sizeof(cusparseStatus_t));
+    if (!cubind_mock_passthrough()) {
+        return mock_name_of_cusparseStatus_t((long long)status);
+    }
     return (const char *)cubind_mock_return();
 }
 #endif
@@ -200,6 +260,11 @@ MOCK_API cusparseMatrixType_t cusparseGetMatType(const cusparseMatDescr_t descrA
 {
     cubind_mock_begin("cusparseGetMatType", __builtin_return_address(0));
     cubind_mock_arg(&descrA, sizeof(const cusparseMatDescr_t));
+    if (!cubind_mock_passthrough()) {
+        int mock_scripted;
+        if (cubind_mock_scripted(&mock_scripted))
+            return (cusparseMatrixType_t)mock_scripted;
+    }
     return (cusparseMatrixType_t)cubind_mock_return();
 }
 #endif
@@ -217,6 +282,11 @@ MOCK_API cusparseFillMode_t cusparseGetMatFillMode(const cusparseMatDescr_t desc
 {
     cubind_mock_begin("cusparseGetMatFillMode", __builtin_return_address(0));
     cubind_mock_arg(&descrA, sizeof(const cusparseMatDescr_t));
+    if (!cubind_mock_passthrough()) {
+        int mock_scripted;
+        if (cubind_mock_scripted(&mock_scripted))
+            return (cusparseFillMode_t)mock_scripted;
+    }
     return (cusparseFillMode_t)cubind_mock_return();
 }
 #endif
@@ -234,6 +304,11 @@ MOCK_API cusparseDiagType_t cusparseGetMatDiagType(const cusparseMatDescr_t desc
 {
     cubind_mock_begin("cusparseGetMatDiagType", __builtin_return_address(0));
     cubind_mock_arg(&descrA, sizeof(const cusparseMatDescr_t));
+    if (!cubind_mock_passthrough()) {
+        int mock_scripted;
+        if (cubind_mock_scripted(&mock_scripted))
+            return (cusparseDiagType_t)mock_scripted;
+    }
     return (cusparseDiagType_t)cubind_mock_return();
 }
 #endif
@@ -251,6 +326,11 @@ MOCK_API cusparseIndexBase_t cusparseGetMatIndexBase(const cusparseMatDescr_t de
 {
     cubind_mock_begin("cusparseGetMatIndexBase", __builtin_return_address(0));
     cubind_mock_arg(&descrA, sizeof(const cusparseMatDescr_t));
+    if (!cubind_mock_passthrough()) {
+        int mock_scripted;
+        if (cubind_mock_scripted(&mock_scripted))
+            return (cusparseIndexBase_t)mock_scripted;
+    }
     return (cusparseIndexBase_t)cubind_mock_return();
 }
 #endif

@@ -17,6 +17,33 @@
 #define cubind_mock_version(property, value) cubind_mock_version_of((property), (value), 2, 28, 9)
 #endif
 
+/* The names of ncclResult_t in CUDA 13.0: what a function returning a status's string answers */
+static __attribute__((unused)) const char *mock_name_of_ncclResult_t(long long value) /* unused in a half mock */
+{
+    switch (value) {
+    case 0:
+        return "ncclSuccess";
+    case 1:
+        return "ncclUnhandledCudaError";
+    case 2:
+        return "ncclSystemError";
+    case 3:
+        return "ncclInternalError";
+    case 4:
+        return "ncclInvalidArgument";
+    case 5:
+        return "ncclInvalidUsage";
+    case 6:
+        return "ncclRemoteError";
+    case 7:
+        return "ncclInProgress";
+    case 8:
+        return "ncclNumResults";
+    default:
+        return "unrecognized ncclResult_t value";
+    }
+}
+
 MOCK_API ncclResult_t ncclMemAlloc(void **ptr, size_t size)
 {
     cubind_mock_begin("ncclMemAlloc", __builtin_return_address(0));
@@ -207,6 +234,9 @@ MOCK_API const char *ncclGetErrorString(ncclResult_t result)
 {
     cubind_mock_begin("ncclGetErrorString", __builtin_return_address(0));
     cubind_mock_arg(&result, sizeof(ncclResult_t));
+    if (!cubind_mock_passthrough()) {
+        return mock_name_of_ncclResult_t((long long)result);
+    }
     return (const char *)cubind_mock_return();
 }
 
@@ -215,6 +245,9 @@ MOCK_API const char *ncclGetLastError(ncclComm_t comm)
 {
     cubind_mock_begin("ncclGetLastError", __builtin_return_address(0));
     cubind_mock_arg(&comm, sizeof(ncclComm_t));
+    if (!cubind_mock_passthrough()) {
+        return "";
+    }
     return (const char *)cubind_mock_return();
 }
 #endif

@@ -16,6 +16,20 @@
 /* The installed mocks (docs/mocks.md): CUDA 13.0's version, unless CUBIND_MOCK_VERSION says another */
 #define cubind_mock_version(property, value) cubind_mock_version_of((property), (value), 13, 0, 1)
 #endif
+#if !defined(CUBIND_MOCK_CUDA_MAJOR) /* the CUDA release of the mocks' folder (dropin/mocks.mk), else the headers' */
+#define CUBIND_MOCK_CUDA_MAJOR 12
+#define CUBIND_MOCK_CUDA_MINOR 4
+#endif
+
+/* The CUDA release the mock stands for (CUBIND_MOCK_CUDA_MAJOR.CUBIND_MOCK_CUDA_MINOR), as version getters of CUDA's release answer it. */
+static __attribute__((unused)) int mock_cuda_version(int property, int *value) /* unused in a half mock */
+{
+    static const int parts[3] = { CUBIND_MOCK_CUDA_MAJOR, CUBIND_MOCK_CUDA_MINOR, 0 };
+    if (property < 0 || property > 2 || value == NULL)
+        return -1;
+    *value = parts[property];
+    return 0;
+}
 
 MOCK_API nvjpegStatus_t nvjpegGetProperty(libraryPropertyType type, int *value)
 {
@@ -40,6 +54,15 @@ MOCK_API nvjpegStatus_t nvjpegGetCudartProperty(libraryPropertyType type, int *v
     cubind_mock_arg(&value, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
         cubind_mock_zero(value, sizeof *value);
+    }
+    if (!cubind_mock_passthrough()) {
+        /* CUDA's release, unless a test or a rule scripts it (generator/libraries.toml `versions`) */
+        int mock_scripted = cubind_mock_status();
+        if (mock_scripted != 0)
+            return (nvjpegStatus_t)mock_scripted;
+        {
+            return (nvjpegStatus_t)mock_cuda_version((int)type, value);
+        }
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }

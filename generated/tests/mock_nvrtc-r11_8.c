@@ -15,10 +15,46 @@
 /* This release's version, unless CUBIND_MOCK_VERSION says another */
 #define cubind_mock_version(property, value) cubind_mock_version_of((property), (value), 11, 8, 0)
 
+/* The names of nvrtcResult in CUDA 11.8: what a function returning a status's string answers */
+static __attribute__((unused)) const char *mock_name_of_nvrtcResult(long long value) /* unused in a half mock */
+{
+    switch (value) {
+    case 0:
+        return "NVRTC_SUCCESS";
+    case 1:
+        return "NVRTC_ERROR_OUT_OF_MEMORY";
+    case 2:
+        return "NVRTC_ERROR_PROGRAM_CREATION_FAILURE";
+    case 3:
+        return "NVRTC_ERROR_INVALID_INPUT";
+    case 4:
+        return "NVRTC_ERROR_INVALID_PROGRAM";
+    case 5:
+        return "NVRTC_ERROR_INVALID_OPTION";
+    case 6:
+        return "NVRTC_ERROR_COMPILATION";
+    case 7:
+        return "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE";
+    case 8:
+        return "NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION";
+    case 9:
+        return "NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION";
+    case 10:
+        return "NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID";
+    case 11:
+        return "NVRTC_ERROR_INTERNAL_ERROR";
+    default:
+        return "unrecognized nvrtcResult value";
+    }
+}
+
 MOCK_API const char *nvrtcGetErrorString(nvrtcResult result)
 {
     cubind_mock_begin("nvrtcGetErrorString", __builtin_return_address(0));
     cubind_mock_arg(&result, sizeof(nvrtcResult));
+    if (!cubind_mock_passthrough()) {
+        return mock_name_of_nvrtcResult((long long)result);
+    }
     return (const char *)cubind_mock_return();
 }
 

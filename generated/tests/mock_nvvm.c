@@ -17,10 +17,44 @@
 #define cubind_mock_version(property, value) cubind_mock_version_of((property), (value), 13, 0, 0)
 #endif
 
+/* The names of nvvmResult in CUDA 13.0: what a function returning a status's string answers */
+static __attribute__((unused)) const char *mock_name_of_nvvmResult(long long value) /* unused in a half mock */
+{
+    switch (value) {
+    case 0:
+        return "NVVM_SUCCESS";
+    case 1:
+        return "NVVM_ERROR_OUT_OF_MEMORY";
+    case 2:
+        return "NVVM_ERROR_PROGRAM_CREATION_FAILURE";
+    case 3:
+        return "NVVM_ERROR_IR_VERSION_MISMATCH";
+    case 4:
+        return "NVVM_ERROR_INVALID_INPUT";
+    case 5:
+        return "NVVM_ERROR_INVALID_PROGRAM";
+    case 6:
+        return "NVVM_ERROR_INVALID_IR";
+    case 7:
+        return "NVVM_ERROR_INVALID_OPTION";
+    case 8:
+        return "NVVM_ERROR_NO_MODULE_IN_PROGRAM";
+    case 9:
+        return "NVVM_ERROR_COMPILATION";
+    case 10:
+        return "NVVM_ERROR_CANCELLED";
+    default:
+        return "unrecognized nvvmResult value";
+    }
+}
+
 MOCK_API const char *nvvmGetErrorString(nvvmResult result)
 {
     cubind_mock_begin("nvvmGetErrorString", __builtin_return_address(0));
     cubind_mock_arg(&result, sizeof(nvvmResult));
+    if (!cubind_mock_passthrough()) {
+        return mock_name_of_nvvmResult((long long)result);
+    }
     return (const char *)cubind_mock_return();
 }
 

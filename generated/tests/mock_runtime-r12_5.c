@@ -15,6 +15,283 @@
 /* This release's version, unless CUBIND_MOCK_VERSION says another */
 #define cubind_mock_version(property, value) cubind_mock_version_of((property), (value), 12, 5, 0)
 
+/* The CUDA release the mock stands for (CUDA 12.5), as version getters of CUDA's release answer it. */
+static __attribute__((unused)) int mock_cuda_version(int property, int *value) /* unused in a half mock */
+{
+    static const int parts[3] = { 12, 5, 0 };
+    if (property < 0 || property > 2 || value == NULL)
+        return -1;
+    *value = parts[property];
+    return 0;
+}
+
+/* The names of cudaError in CUDA 12.5: what a function returning a status's string answers */
+static __attribute__((unused)) const char *mock_name_of_cudaError(long long value) /* unused in a half mock */
+{
+    switch (value) {
+    case 0:
+        return "cudaSuccess";
+    case 1:
+        return "cudaErrorInvalidValue";
+    case 2:
+        return "cudaErrorMemoryAllocation";
+    case 3:
+        return "cudaErrorInitializationError";
+    case 4:
+        return "cudaErrorCudartUnloading";
+    case 5:
+        return "cudaErrorProfilerDisabled";
+    case 6:
+        return "cudaErrorProfilerNotInitialized";
+    case 7:
+        return "cudaErrorProfilerAlreadyStarted";
+    case 8:
+        return "cudaErrorProfilerAlreadyStopped";
+    case 9:
+        return "cudaErrorInvalidConfiguration";
+    case 12:
+        return "cudaErrorInvalidPitchValue";
+    case 13:
+        return "cudaErrorInvalidSymbol";
+    case 16:
+        return "cudaErrorInvalidHostPointer";
+    case 17:
+        return "cudaErrorInvalidDevicePointer";
+    case 18:
+        return "cudaErrorInvalidTexture";
+    case 19:
+        return "cudaErrorInvalidTextureBinding";
+    case 20:
+        return "cudaErrorInvalidChannelDescriptor";
+    case 21:
+        return "cudaErrorInvalidMemcpyDirection";
+    case 22:
+        return "cudaErrorAddressOfConstant";
+    case 23:
+        return "cudaErrorTextureFetchFailed";
+    case 24:
+        return "cudaErrorTextureNotBound";
+    case 25:
+        return "cudaErrorSynchronizationError";
+    case 26:
+        return "cudaErrorInvalidFilterSetting";
+    case 27:
+        return "cudaErrorInvalidNormSetting";
+    case 28:
+        return "cudaErrorMixedDeviceExecution";
+    case 31:
+        return "cudaErrorNotYetImplemented";
+    case 32:
+        return "cudaErrorMemoryValueTooLarge";
+    case 34:
+        return "cudaErrorStubLibrary";
+    case 35:
+        return "cudaErrorInsufficientDriver";
+    case 36:
+        return "cudaErrorCallRequiresNewerDriver";
+    case 37:
+        return "cudaErrorInvalidSurface";
+    case 43:
+        return "cudaErrorDuplicateVariableName";
+    case 44:
+        return "cudaErrorDuplicateTextureName";
+    case 45:
+        return "cudaErrorDuplicateSurfaceName";
+    case 46:
+        return "cudaErrorDevicesUnavailable";
+    case 49:
+        return "cudaErrorIncompatibleDriverContext";
+    case 52:
+        return "cudaErrorMissingConfiguration";
+    case 53:
+        return "cudaErrorPriorLaunchFailure";
+    case 65:
+        return "cudaErrorLaunchMaxDepthExceeded";
+    case 66:
+        return "cudaErrorLaunchFileScopedTex";
+    case 67:
+        return "cudaErrorLaunchFileScopedSurf";
+    case 68:
+        return "cudaErrorSyncDepthExceeded";
+    case 69:
+        return "cudaErrorLaunchPendingCountExceeded";
+    case 98:
+        return "cudaErrorInvalidDeviceFunction";
+    case 100:
+        return "cudaErrorNoDevice";
+    case 101:
+        return "cudaErrorInvalidDevice";
+    case 102:
+        return "cudaErrorDeviceNotLicensed";
+    case 103:
+        return "cudaErrorSoftwareValidityNotEstablished";
+    case 127:
+        return "cudaErrorStartupFailure";
+    case 200:
+        return "cudaErrorInvalidKernelImage";
+    case 201:
+        return "cudaErrorDeviceUninitialized";
+    case 205:
+        return "cudaErrorMapBufferObjectFailed";
+    case 206:
+        return "cudaErrorUnmapBufferObjectFailed";
+    case 207:
+        return "cudaErrorArrayIsMapped";
+    case 208:
+        return "cudaErrorAlreadyMapped";
+    case 209:
+        return "cudaErrorNoKernelImageForDevice";
+    case 210:
+        return "cudaErrorAlreadyAcquired";
+    case 211:
+        return "cudaErrorNotMapped";
+    case 212:
+        return "cudaErrorNotMappedAsArray";
+    case 213:
+        return "cudaErrorNotMappedAsPointer";
+    case 214:
+        return "cudaErrorECCUncorrectable";
+    case 215:
+        return "cudaErrorUnsupportedLimit";
+    case 216:
+        return "cudaErrorDeviceAlreadyInUse";
+    case 217:
+        return "cudaErrorPeerAccessUnsupported";
+    case 218:
+        return "cudaErrorInvalidPtx";
+    case 219:
+        return "cudaErrorInvalidGraphicsContext";
+    case 220:
+        return "cudaErrorNvlinkUncorrectable";
+    case 221:
+        return "cudaErrorJitCompilerNotFound";
+    case 222:
+        return "cudaErrorUnsupportedPtxVersion";
+    case 223:
+        return "cudaErrorJitCompilationDisabled";
+    case 224:
+        return "cudaErrorUnsupportedExecAffinity";
+    case 225:
+        return "cudaErrorUnsupportedDevSideSync";
+    case 300:
+        return "cudaErrorInvalidSource";
+    case 301:
+        return "cudaErrorFileNotFound";
+    case 302:
+        return "cudaErrorSharedObjectSymbolNotFound";
+    case 303:
+        return "cudaErrorSharedObjectInitFailed";
+    case 304:
+        return "cudaErrorOperatingSystem";
+    case 400:
+        return "cudaErrorInvalidResourceHandle";
+    case 401:
+        return "cudaErrorIllegalState";
+    case 402:
+        return "cudaErrorLossyQuery";
+    case 500:
+        return "cudaErrorSymbolNotFound";
+    case 600:
+        return "cudaErrorNotReady";
+    case 700:
+        return "cudaErrorIllegalAddress";
+    case 701:
+        return "cudaErrorLaunchOutOfResources";
+    case 702:
+        return "cudaErrorLaunchTimeout";
+    case 703:
+        return "cudaErrorLaunchIncompatibleTexturing";
+    case 704:
+        return "cudaErrorPeerAccessAlreadyEnabled";
+    case 705:
+        return "cudaErrorPeerAccessNotEnabled";
+    case 708:
+        return "cudaErrorSetOnActiveProcess";
+    case 709:
+        return "cudaErrorContextIsDestroyed";
+    case 710:
+        return "cudaErrorAssert";
+    case 711:
+        return "cudaErrorTooManyPeers";
+    case 712:
+        return "cudaErrorHostMemoryAlreadyRegistered";
+    case 713:
+        return "cudaErrorHostMemoryNotRegistered";
+    case 714:
+        return "cudaErrorHardwareStackError";
+    case 715:
+        return "cudaErrorIllegalInstruction";
+    case 716:
+        return "cudaErrorMisalignedAddress";
+    case 717:
+        return "cudaErrorInvalidAddressSpace";
+    case 718:
+        return "cudaErrorInvalidPc";
+    case 719:
+        return "cudaErrorLaunchFailure";
+    case 720:
+        return "cudaErrorCooperativeLaunchTooLarge";
+    case 800:
+        return "cudaErrorNotPermitted";
+    case 801:
+        return "cudaErrorNotSupported";
+    case 802:
+        return "cudaErrorSystemNotReady";
+    case 803:
+        return "cudaErrorSystemDriverMismatch";
+    case 804:
+        return "cudaErrorCompatNotSupportedOnDevice";
+    case 805:
+        return "cudaErrorMpsConnectionFailed";
+    case 806:
+        return "cudaErrorMpsRpcFailure";
+    case 807:
+        return "cudaErrorMpsServerNotReady";
+    case 808:
+        return "cudaErrorMpsMaxClientsReached";
+    case 809:
+        return "cudaErrorMpsMaxConnectionsReached";
+    case 810:
+        return "cudaErrorMpsClientTerminated";
+    case 811:
+        return "cudaErrorCdpNotSupported";
+    case 812:
+        return "cudaErrorCdpVersionMismatch";
+    case 900:
+        return "cudaErrorStreamCaptureUnsupported";
+    case 901:
+        return "cudaErrorStreamCaptureInvalidated";
+    case 902:
+        return "cudaErrorStreamCaptureMerge";
+    case 903:
+        return "cudaErrorStreamCaptureUnmatched";
+    case 904:
+        return "cudaErrorStreamCaptureUnjoined";
+    case 905:
+        return "cudaErrorStreamCaptureIsolation";
+    case 906:
+        return "cudaErrorStreamCaptureImplicit";
+    case 907:
+        return "cudaErrorCapturedEvent";
+    case 908:
+        return "cudaErrorStreamCaptureWrongThread";
+    case 909:
+        return "cudaErrorTimeout";
+    case 910:
+        return "cudaErrorGraphExecUpdateFailure";
+    case 911:
+        return "cudaErrorExternalDevice";
+    case 912:
+        return "cudaErrorInvalidClusterSize";
+    case 999:
+        return "cudaErrorUnknown";
+    case 10000:
+        return "cudaErrorApiFailureBase";
+    default:
+        return "unrecognized cudaError value";
+    }
+}
+
 MOCK_API cudaError_t cudaDeviceReset(void)
 {
     cubind_mock_begin("cudaDeviceReset", __builtin_return_address(0));
@@ -246,6 +523,9 @@ MOCK_API const char *cudaGetErrorName(cudaError_t error)
 {
     cubind_mock_begin("cudaGetErrorName", __builtin_return_address(0));
     cubind_mock_arg(&error, sizeof(cudaError_t));
+    if (!cubind_mock_passthrough()) {
+        return mock_name_of_cudaError((long long)error);
+    }
     return (const char *)cubind_mock_return();
 }
 
@@ -254,6 +534,9 @@ MOCK_API const char *cudaGetErrorString(cudaError_t error)
 {
     cubind_mock_begin("cudaGetErrorString", __builtin_return_address(0));
     cubind_mock_arg(&error, sizeof(cudaError_t));
+    if (!cubind_mock_passthrough()) {
+        return mock_name_of_cudaError((long long)error);
+    }
     return (const char *)cubind_mock_return();
 }
 #endif
@@ -2321,6 +2604,24 @@ MOCK_API cudaError_t cudaDriverGetVersion(int *driverVersion)
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
         cubind_mock_zero(driverVersion, sizeof *driverVersion);
     }
+    if (!cubind_mock_passthrough()) {
+        /* CUDA's release, unless a test or a rule scripts it (generator/libraries.toml `versions`) */
+        int mock_scripted = cubind_mock_status();
+        if (mock_scripted != 0)
+            return (cudaError_t)mock_scripted;
+        {
+            long long mock_value = 0;
+            int mock_part, mock_status;
+            if ((mock_status = mock_cuda_version(0, &mock_part)) != 0)
+                return (cudaError_t)mock_status;
+            mock_value += (long long)mock_part * 1000;
+            if ((mock_status = mock_cuda_version(1, &mock_part)) != 0)
+                return (cudaError_t)mock_status;
+            mock_value += (long long)mock_part * 10;
+            *driverVersion = (int)mock_value;
+            return (cudaError_t)0;
+        }
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -3652,6 +3953,158 @@ MOCK_API cudaError_t cudaProfilerStart(void)
 MOCK_API cudaError_t cudaProfilerStop(void)
 {
     cubind_mock_begin("cudaProfilerStop", __builtin_return_address(0));
+    return (cudaError_t)cubind_mock_status();
+}
+#endif
+
+/* What the code nvcc generates calls (generator/libraries.toml `nvcc`): in the installed mocks, which
+ * a program built by nvcc runs on; the tests' mocks export cubind's functions alone. */
+#if defined(CUBIND_MOCK_AS_RELEASED)
+
+/* nvcc's __cudaRegisterFatBinary (generator/libraries.toml `nvcc`): recorded like any call; a handle its other calls take */
+MOCK_API void **__cudaRegisterFatBinary(void *a0)
+{
+    cubind_mock_begin("__cudaRegisterFatBinary", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    {
+        static void *mock_handle;
+        return &mock_handle;
+    }
+}
+
+/* nvcc's __cudaRegisterFatBinaryEnd (generator/libraries.toml `nvcc`): recorded like any call */
+MOCK_API void __cudaRegisterFatBinaryEnd(void **a0)
+{
+    cubind_mock_begin("__cudaRegisterFatBinaryEnd", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+}
+
+/* nvcc's __cudaUnregisterFatBinary (generator/libraries.toml `nvcc`): recorded like any call */
+MOCK_API void __cudaUnregisterFatBinary(void **a0)
+{
+    cubind_mock_begin("__cudaUnregisterFatBinary", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+}
+
+/* nvcc's __cudaRegisterFunction (generator/libraries.toml `nvcc`): recorded like any call */
+MOCK_API void __cudaRegisterFunction(void **a0, const char *a1, char *a2, const char *a3, int a4, uint3 *a5, uint3 *a6, dim3 *a7, dim3 *a8, int *a9)
+{
+    cubind_mock_begin("__cudaRegisterFunction", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    cubind_mock_arg(&a4, sizeof a4);
+    cubind_mock_arg(&a5, sizeof a5);
+    cubind_mock_arg(&a6, sizeof a6);
+    cubind_mock_arg(&a7, sizeof a7);
+    cubind_mock_arg(&a8, sizeof a8);
+    cubind_mock_arg(&a9, sizeof a9);
+}
+
+/* nvcc's __cudaRegisterVar (generator/libraries.toml `nvcc`): recorded like any call */
+MOCK_API void __cudaRegisterVar(void **a0, char *a1, char *a2, const char *a3, int a4, size_t a5, int a6, int a7)
+{
+    cubind_mock_begin("__cudaRegisterVar", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    cubind_mock_arg(&a4, sizeof a4);
+    cubind_mock_arg(&a5, sizeof a5);
+    cubind_mock_arg(&a6, sizeof a6);
+    cubind_mock_arg(&a7, sizeof a7);
+}
+
+/* nvcc's __cudaRegisterManagedVar (generator/libraries.toml `nvcc`): recorded like any call */
+MOCK_API void __cudaRegisterManagedVar(void **a0, void **a1, char *a2, const char *a3, int a4, size_t a5, int a6, int a7)
+{
+    cubind_mock_begin("__cudaRegisterManagedVar", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    cubind_mock_arg(&a4, sizeof a4);
+    cubind_mock_arg(&a5, sizeof a5);
+    cubind_mock_arg(&a6, sizeof a6);
+    cubind_mock_arg(&a7, sizeof a7);
+}
+
+/* nvcc's __cudaInitModule (generator/libraries.toml `nvcc`): recorded like any call; 1 (done) */
+MOCK_API char __cudaInitModule(void **a0)
+{
+    cubind_mock_begin("__cudaInitModule", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    return 1;
+}
+
+/* nvcc's __cudaPushCallConfiguration (generator/libraries.toml `nvcc`): recorded like any call; its arguments kept for the next pop */
+MOCK_API unsigned __cudaPushCallConfiguration(dim3 a0, dim3 a1, size_t a2, cudaStream_t a3)
+{
+    cubind_mock_begin("__cudaPushCallConfiguration", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    cubind_mock_push();
+    cubind_mock_push_part(&a0, sizeof a0);
+    cubind_mock_push_part(&a1, sizeof a1);
+    cubind_mock_push_part(&a2, sizeof a2);
+    cubind_mock_push_part(&a3, sizeof a3);
+    {
+        int mock_scripted;
+        return cubind_mock_scripted(&mock_scripted) ? (unsigned)mock_scripted : 0;
+    }
+}
+
+/* nvcc's __cudaPopCallConfiguration (generator/libraries.toml `nvcc`): recorded like any call; the arguments pushed last, written */
+MOCK_API cudaError_t __cudaPopCallConfiguration(dim3 *a0, dim3 *a1, size_t *a2, cudaStream_t *a3)
+{
+    cubind_mock_begin("__cudaPopCallConfiguration", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    cubind_mock_pop();
+    cubind_mock_pop_part(a0, sizeof *a0);
+    cubind_mock_pop_part(a1, sizeof *a1);
+    cubind_mock_pop_part(a2, sizeof *a2);
+    cubind_mock_pop_part(a3, sizeof *a3);
+    return (cudaError_t)cubind_mock_status();
+}
+
+/* nvcc's __cudaGetKernel (generator/libraries.toml `nvcc`): recorded like any call */
+MOCK_API cudaError_t __cudaGetKernel(cudaKernel_t *a0, const void *a1)
+{
+    cubind_mock_begin("__cudaGetKernel", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    return (cudaError_t)cubind_mock_status();
+}
+
+/* nvcc's __cudaLaunchKernel (generator/libraries.toml `nvcc`): recorded like any call */
+MOCK_API cudaError_t __cudaLaunchKernel(cudaKernel_t a0, dim3 a1, dim3 a2, void **a3, size_t a4, cudaStream_t a5)
+{
+    cubind_mock_begin("__cudaLaunchKernel", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    cubind_mock_arg(&a4, sizeof a4);
+    cubind_mock_arg(&a5, sizeof a5);
+    return (cudaError_t)cubind_mock_status();
+}
+
+/* nvcc's __cudaLaunchKernel_ptsz (generator/libraries.toml `nvcc`): recorded like any call */
+MOCK_API cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t a0, dim3 a1, dim3 a2, void **a3, size_t a4, cudaStream_t a5)
+{
+    cubind_mock_begin("__cudaLaunchKernel_ptsz", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    cubind_mock_arg(&a4, sizeof a4);
+    cubind_mock_arg(&a5, sizeof a5);
     return (cudaError_t)cubind_mock_status();
 }
 #endif

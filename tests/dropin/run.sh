@@ -140,11 +140,11 @@ echo "test-dropin: $twins programs of the examples' twins with NVIDIA's names bu
      "($(for p in $TWINS ${TWIN_MPI:-}; do basename "$p"; done | tr '\n' ' ' | sed 's/ $//')); on the mocks of each release" \
      "they reach the driver and skip (no GPU)${TWIN_MPI:+; the MPI build not run}"
 
-# A rule the mocks cannot read stops the program at its first call, saying why.
-if LD_LIBRARY_PATH="$mocks/$newest" CUBIND_MOCK_STATUS="cudaMalloc#x=2" "$work/runtime_memcpy" > "$work/bad.out" 2>&1; then
-    fail "a bad CUBIND_MOCK_STATUS was accepted"
-fi
-grep -q 'cannot read' "$work/bad.out" || { cat "$work/bad.out"; fail "a bad CUBIND_MOCK_STATUS is not reported"; }
+# A rule the mocks cannot read stops the program at its first call, saying why (exit status 78).
+set +e; LD_LIBRARY_PATH="$mocks/$newest" CUBIND_MOCK_STATUS="cudaMalloc#x=2" "$work/runtime_memcpy" > "$work/bad.out" 2>&1
+status=$?; set -e
+[ "$status" -eq 78 ] || { cat "$work/bad.out"; fail "a bad CUBIND_MOCK_STATUS exits $status, not 78"; }
+grep -q 'rule 1 "cudaMalloc#x=2": the call number' "$work/bad.out" || { cat "$work/bad.out"; fail "a bad CUBIND_MOCK_STATUS is not reported"; }
 
 # Interposition, on the real libraries (docs/dropin.md): the drop-in is in the program's global
 # scope, which the dynamic loader searches first for the libraries cubind opens; their references
@@ -181,5 +181,61 @@ if [ -n "${NVCC:-}" ]; then
     CUBIND_TRACE=1 "$work/kernel" > "$work/kernel.out" 2>&1 || { cat "$work/kernel.out"; fail "the nvcc program failed"; }
     grep -q 'cubind-trace: .* runtime cudaMalloc(' "$work/kernel.out" || { cat "$work/kernel.out"; fail "the nvcc program's cudaMalloc did not reach cubind"; }
     echo "test-dropin: kernel.cu (nvcc -cudart=shared): $private registration and launch entry points from libcudart, cudaMalloc through cubind"
+
+    # The same program on the mocks of each release (docs/mocks.md): linked with that release's
+    # libcudart (the releases cache; the toolkit's for the newest), its registration and launch
+    # calls reference that release's version node (libcudart.so.12, ...), which the mock defines,
+    # and are among the calls generator/libraries.toml's `nvcc` says that release's nvcc emits; the
+    # mock records them (the launch after the pop of its configuration). This nvcc stands in for
+    # each release's: where a release's list lacks a launch entry point the newest's has, the
+    # program is built with __NV_LEGACY_LAUNCH (the launch through cudaLaunchKernel, as 11.8's nvcc
+    # generates it).
+    /usr/bin/python3 - "$here/../../generator/libraries.toml" "$NVCC_LIBRARY" > "$work/nvcc-entries.txt" <<'PY'
+import sys, tomllib
+library = next(l for l in tomllib.load(open(sys.argv[1], "rb"))["library"] if l["name"] == sys.argv[2])
+for entry in library["nvcc"]:
+    print(entry["symbol"], entry["mock"], " ".join(entry["releases"]))
+PY
+    newest_launch=$(awk -v r="$newest" '$2 == "status" { for (i = 3; i <= NF; ++i) if ($i == r) print $1 }' "$work/nvcc-entries.txt")
+    for pair in $NVCC_SONAMES; do
+        release=${pair%%:*} soname=${pair#*:}
+        awk -v r="$release" '{ for (i = 3; i <= NF; ++i) if ($i == r) print $1, $2 }' "$work/nvcc-entries.txt" > "$work/nvcc-$release.entries"
+        program="$work/kernel-$release" link="" legacy=""
+        if [ "$release" != "$newest" ]; then
+            link="$work/cudart-$release"
+            mkdir -p "$link"
+            [ -e "$RELEASES_CACHE/$release/lib/$soname" ] || fail "CUDA $release's $soname is not in $RELEASES_CACHE (make fetch-release-libs)"
+            ln -sf "$RELEASES_CACHE/$release/lib/$soname" "$link/$(echo "$soname" | sed 's/\.so\..*/.so/')"
+            link="-L$link"
+        fi
+        for symbol in $newest_launch; do
+            grep -q "^$symbol " "$work/nvcc-$release.entries" || legacy="-D__NV_LEGACY_LAUNCH -Xcompiler -D__NV_LEGACY_LAUNCH"
+        done
+        # shellcheck disable=SC2086 # the flags are meant to split
+        "$NVCC" $legacy -cudart=shared -o "$program" "$here/kernel.cu" $link -L"$libdir" -lcubind-dropin \
+            -Xlinker -rpath,"$libdir" > "$program.cc.log" 2>&1 || { cat "$program.cc.log"; fail "nvcc for CUDA $release"; }
+        nm -D --undefined-only "$program" | awk '{print $2}' > "$program.undefined"
+        grep '^__cuda' "$program.undefined" > "$program.entries" ||
+            fail "the nvcc program for CUDA $release references no entry point of libcudart"
+        while read -r reference; do
+            symbol=${reference%%@*}
+            [ "${reference#*@}" = "$soname" ] || fail "the nvcc program for CUDA $release references $reference, not of $soname"
+            grep -q "^$symbol " "$work/nvcc-$release.entries" ||
+                fail "nvcc emits $symbol for CUDA $release: generator/libraries.toml's nvcc list of $release lacks it"
+        done < "$program.entries"
+        log="$program.log"
+        LD_LIBRARY_PATH="$mocks/$release" CUBIND_MOCK_LOG="$log" "$program" > "$program.out" 2>&1 ||
+            { cat "$program.out"; fail "the nvcc program fails on the mocks of CUDA $release"; }
+        grep -q '^kernel: cudaMalloc 0$' "$program.out" || { cat "$program.out"; fail "the nvcc program on CUDA $release's mocks"; }
+        for symbol in $(awk '$2 == "handle" || $2 == "push" || $2 == "pop" {print $1}' "$work/nvcc-$release.entries"); do
+            grep -qx "$symbol" "$log" || fail "on CUDA $release's mocks, the nvcc program's $symbol was not recorded"
+        done
+        pop=$(awk '$2 == "pop" {print $1}' "$work/nvcc-$release.entries")
+        launch=$(grep -A1 -x "$pop" "$log" | tail -n 1)
+        sed 's/@.*//' "$program.undefined" | grep -qx "$launch" ||
+            fail "on CUDA $release's mocks, the call after $pop is $launch, not a launch the program references"
+        echo "test-dropin: kernel.cu for CUDA $release${legacy:+ (__NV_LEGACY_LAUNCH)}: $(wc -l < "$program.entries") entry points of $soname," \
+             "on its mocks: registered, configured and launched ($launch)"
+    done
 fi
 echo "test-dropin: $exported exports, the IR's symbols; $programs programs, $calls calls recorded on the mocks of CUDA $newest"

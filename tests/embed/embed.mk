@@ -185,7 +185,7 @@ EMBED_PREFIXES := embedpa embedpb
 EMBED_PREFIX_LIBRARIES_embedpa := cufft
 EMBED_PREFIX_LIBRARIES_embedpb := cufft curand
 EMBED_PREFIX_SOURCES := $(GENERATOR_SOURCES) $(wildcard include/cubind/*.h loader/*.c loader/*.h abi/libcubind.map) \
-                        tests/passthrough_main.c tests/passthrough.h tests/mock/recorder.c tests/mock/recorder.h
+                        tests/passthrough_main.c tests/passthrough.h tests/mock/recorder.c tests/mock/recorder.h tests/mock/names.h
 .PHONY: test-embed-prefix
 test-embed: $(call plain_only,test-embed-prefix)
 

@@ -303,8 +303,9 @@ def test_passthrough_of_every_wrapper_on_the_mock(cc: str, cxx: str, generated: 
                                                    tmp_path: Path) -> None:
     _needs(cc)
     _build_library(cc, generated, tmp_path)
-    _run(cc, *WARNINGS, "-fPIC", "-shared", "-Wl,-soname,libcubind_mock_recorder.so", "-o",
-         tmp_path / "libcubind_mock_recorder.so", ROOT / "tests" / "mock" / "recorder.c", "-lpthread")
+    _run(cc, *WARNINGS, "-fPIC", "-shared", "-Wl,-soname,libcubind_mock_recorder.so", f"-I{ROOT / 'tests' / 'mock'}",
+         "-o", tmp_path / "libcubind_mock_recorder.so", ROOT / "tests" / "mock" / "recorder.c",
+         generated / "tests" / "mock_names.c", "-lpthread")
     test_flags = [*WARNINGS, "-DCUBIND_NO_DEPRECATION_WARNINGS", f"-I{generated / 'include'}", f"-I{ROOT / 'include'}",
                   f"-I{ROOT / 'tests'}", f"-I{ROOT / 'tests' / 'mock'}", f"-I{generated / 'tests'}",
                   f"-I{generated / 'src'}"]
@@ -459,3 +460,44 @@ def test_the_rust_crate_compiles(generated: Path) -> None:
     _run("/usr/bin/rustc", "--edition", "2021", "--crate-type", "rlib", "--crate-name", "cubind_sys", "-D", "warnings",
          *(a for f in features for a in ("--cfg", f'feature="{f}"')), crate / "src" / "lib.rs",
          "-o", generated.parent / "libcubind_sys.rlib")
+
+
+# -- every function that returns no status has its decided values (libraries.toml `no_status`) ---------
+def _no_status_config(tmp_path: Path, edit) -> Path:
+    text = CONFIG_PATH.read_text()
+    start = text.index("no_status = [")
+    end = text.index("]\n", start) + 2
+    path = tmp_path / "fixture.toml"
+    path.write_text(text[:start] + edit(text[start:end]) + text[end:])
+    return path
+
+
+@pytest.mark.parametrize(("edit", "says"), [
+    (lambda s: s.replace('  { function = "fxGetScale", unavailable = "zero", mock = "zero", why = "no scale" },\n', ""),
+     "fxGetScale return(s) no status and no_status does not say"),
+    (lambda s: s.replace('function = "fxGetScale", unavailable = "zero"', 'function = "fxGetScale", unavailable = "text"'),
+     "no_status fxGetScale: unavailable = 'text' does not fit double fxGetScale"),
+    (lambda s: s.replace('function = "fxGetScale", unavailable = "zero"', 'function = "fxGetScale", unavailable = "-status"'),
+     "unavailable = '-status' does not fit double fxGetScale"),
+    (lambda s: s.replace('function = "fxGetVersion", unavailable = "zero", mock = "zero"',
+                         'function = "fxGetVersion", unavailable = "zero", mock = "name"'),
+     "no_status fxGetVersion: mock = 'name' answers a string"),
+    (lambda s: s.replace(']\n', '  { function = "fxCreate", unavailable = "zero", mock = "zero", why = "w" },\n]\n'),
+     "no_status fxCreate is no function of the library that returns no status"),
+    (lambda s: s.replace('unavailable = "nothing"', 'unavailable = "maybe"'),
+     "unavailable 'maybe' is not one of"),
+])
+def test_a_function_returning_no_status_without_its_decided_values_is_refused(tmp_path: Path, edit, says: str) -> None:
+    config_path = _no_status_config(tmp_path, edit)
+    result = _generator("generate", "--cuda-path", CUDA, "--config", config_path, "--out", tmp_path / "generated")
+    assert result.returncode == 2
+    assert says in result.stderr, result.stderr
+    assert not (tmp_path / "generated").exists()
+
+
+def test_the_decided_values_reach_the_wrapper_and_the_mock(generated: Path) -> None:
+    """A string's wrapper gives a static text, its mock the name of the status it is given."""
+    source = (generated / "src" / "fixture.c").read_text()
+    assert '"fxGetErrorString was not called: cubind could not load libfixture or find the function in it' in source
+    mock = (generated / "tests" / "mock_fixture.c").read_text()
+    assert 'return "FX_STATUS_NOT_SUPPORTED";' in mock and "unrecognized" in mock

@@ -25,7 +25,8 @@
  * made they return CUBLAS_STATUS_NOT_INITIALIZED (library not found) or
  * CUBLAS_STATUS_NOT_SUPPORTED (symbol not in the loaded library), and the
  * error record says which and why. Wrappers returning anything else return
- * 0 / NULL in that case.
+ * what generator/libraries.toml's no_status decides for each (a string: a
+ * static text, never NULL), as their @return says.
  */
 
 CUBIND_EXTERN_C_BEGIN
@@ -72,7 +73,7 @@ cublasStatus_t cubind_cublas_get_property(libraryPropertyType type, int *value);
 
 /**
  * cubind_cublas_get_cudart_version - wraps cublasGetCudartVersion, cublas_api.h:254.
- * @return the size_t cublasGetCudartVersion returns; 0 if the call cannot be made (error recorded).
+ * @return the size_t cublasGetCudartVersion returns; if the call cannot be made (error recorded), 0.
  */
 CUBIND_API
 size_t cubind_cublas_get_cudart_version(void);
@@ -288,7 +289,7 @@ cublasStatus_t cubind_cublas_set_fixed_point_emulation_mantissa_bit_count_pointe
 /**
  * cubind_cublas_get_status_name - wraps cublasGetStatusName, cublas_api.h:313.
  * @param status cublasStatus_t
- * @return the const char * cublasGetStatusName returns; NULL if the call cannot be made (error recorded).
+ * @return the const char * cublasGetStatusName returns; if the call cannot be made (error recorded), a static text saying it was not called and that cubind_last_error() says why, never NULL.
  */
 CUBIND_API
 const char *cubind_cublas_get_status_name(cublasStatus_t status);
@@ -296,7 +297,7 @@ const char *cubind_cublas_get_status_name(cublasStatus_t status);
 /**
  * cubind_cublas_get_status_string - wraps cublasGetStatusString, cublas_api.h:315.
  * @param status cublasStatus_t
- * @return the const char * cublasGetStatusString returns; NULL if the call cannot be made (error recorded).
+ * @return the const char * cublasGetStatusString returns; if the call cannot be made (error recorded), a static text saying it was not called and that cubind_last_error() says why, never NULL.
  */
 CUBIND_API
 const char *cubind_cublas_get_status_string(cublasStatus_t status);

@@ -25,7 +25,8 @@
  * made they return CUBLAS_STATUS_NOT_INITIALIZED (library not found) or
  * CUBLAS_STATUS_NOT_SUPPORTED (symbol not in the loaded library), and the
  * error record says which and why. Wrappers returning anything else return
- * 0 / NULL in that case.
+ * what generator/libraries.toml's no_status decides for each (a string: a
+ * static text, never NULL), as their @return says.
  */
 
 CUBIND_EXTERN_C_BEGIN
@@ -55,7 +56,7 @@ cublasStatus_t cubind_cublasLt_destroy(cublasLtHandle_t lightHandle);
 /**
  * cubind_cublasLt_get_status_name - wraps cublasLtGetStatusName, cublasLt.h:73.
  * @param status cublasStatus_t
- * @return the const char * cublasLtGetStatusName returns; NULL if the call cannot be made (error recorded).
+ * @return the const char * cublasLtGetStatusName returns; if the call cannot be made (error recorded), a static text saying it was not called and that cubind_last_error() says why, never NULL.
  */
 CUBIND_API
 const char *cubind_cublasLt_get_status_name(cublasStatus_t status);
@@ -63,21 +64,21 @@ const char *cubind_cublasLt_get_status_name(cublasStatus_t status);
 /**
  * cubind_cublasLt_get_status_string - wraps cublasLtGetStatusString, cublasLt.h:75.
  * @param status cublasStatus_t
- * @return the const char * cublasLtGetStatusString returns; NULL if the call cannot be made (error recorded).
+ * @return the const char * cublasLtGetStatusString returns; if the call cannot be made (error recorded), a static text saying it was not called and that cubind_last_error() says why, never NULL.
  */
 CUBIND_API
 const char *cubind_cublasLt_get_status_string(cublasStatus_t status);
 
 /**
  * cubind_cublasLt_get_version - wraps cublasLtGetVersion, cublasLt.h:77.
- * @return the size_t cublasLtGetVersion returns; 0 if the call cannot be made (error recorded).
+ * @return the size_t cublasLtGetVersion returns; if the call cannot be made (error recorded), 0.
  */
 CUBIND_API
 size_t cubind_cublasLt_get_version(void);
 
 /**
  * cubind_cublasLt_get_cudart_version - wraps cublasLtGetCudartVersion, cublasLt.h:79.
- * @return the size_t cublasLtGetCudartVersion returns; 0 if the call cannot be made (error recorded).
+ * @return the size_t cublasLtGetCudartVersion returns; if the call cannot be made (error recorded), 0.
  */
 CUBIND_API
 size_t cubind_cublasLt_get_cudart_version(void);
@@ -111,7 +112,7 @@ cublasStatus_t cubind_cublasLt_heuristics_cache_set_capacity(size_t capacity);
  * cubind_cublasLt_disable_cpu_instructions_set_mask - wraps cublasLtDisableCpuInstructionsSetMask, cublasLt.h:96.
  * Restricts usage of CPU instructions (ISA) specified by the flags in the mask.
  * @param mask unsigned int
- * @return the unsigned int cublasLtDisableCpuInstructionsSetMask returns; 0 if the call cannot be made (error recorded).
+ * @return the unsigned int cublasLtDisableCpuInstructionsSetMask returns; if the call cannot be made (error recorded), 0.
  */
 CUBIND_API
 unsigned int cubind_cublasLt_disable_cpu_instructions_set_mask(unsigned int mask);

@@ -25,7 +25,8 @@
  * made they return CUDNN_STATUS_NOT_INITIALIZED (library not found) or
  * CUDNN_STATUS_NOT_SUPPORTED (symbol not in the loaded library), and the
  * error record says which and why. Wrappers returning anything else return
- * 0 / NULL in that case.
+ * what generator/libraries.toml's no_status decides for each (a string: a
+ * static text, never NULL), as their @return says.
  */
 
 CUBIND_EXTERN_C_BEGIN
@@ -38,21 +39,21 @@ CUBIND_EXTERN_C_BEGIN
 
 /**
  * cubind_cudnn_get_version - wraps cudnnGetVersion, cudnn_graph.h:108.
- * @return the size_t cudnnGetVersion returns; 0 if the call cannot be made (error recorded).
+ * @return the size_t cudnnGetVersion returns; if the call cannot be made (error recorded), 0.
  */
 CUBIND_API
 size_t cubind_cudnn_get_version(void);
 
 /**
  * cubind_cudnn_get_max_device_version - wraps cudnnGetMaxDeviceVersion, cudnn_graph.h:111.
- * @return the size_t cudnnGetMaxDeviceVersion returns; 0 if the call cannot be made (error recorded).
+ * @return the size_t cudnnGetMaxDeviceVersion returns; if the call cannot be made (error recorded), 0.
  */
 CUBIND_API
 size_t cubind_cudnn_get_max_device_version(void);
 
 /**
  * cubind_cudnn_get_cudart_version - wraps cudnnGetCudartVersion, cudnn_graph.h:115.
- * @return the size_t cudnnGetCudartVersion returns; 0 if the call cannot be made (error recorded).
+ * @return the size_t cudnnGetCudartVersion returns; if the call cannot be made (error recorded), 0.
  */
 CUBIND_API
 size_t cubind_cudnn_get_cudart_version(void);
@@ -60,7 +61,7 @@ size_t cubind_cudnn_get_cudart_version(void);
 /**
  * cubind_cudnn_get_error_string - wraps cudnnGetErrorString, cudnn_graph.h:191.
  * @param status cudnnStatus_t
- * @return the const char * cudnnGetErrorString returns; NULL if the call cannot be made (error recorded).
+ * @return the const char * cudnnGetErrorString returns; if the call cannot be made (error recorded), a static text saying it was not called and that cubind_last_error() says why, never NULL.
  */
 CUBIND_API
 const char *cubind_cudnn_get_error_string(cudnnStatus_t status);
@@ -69,7 +70,7 @@ const char *cubind_cudnn_get_error_string(cudnnStatus_t status);
  * cubind_cudnn_get_last_error_string - wraps cudnnGetLastErrorString, cudnn_graph.h:194.
  * @param message char *
  * @param max_size size_t
- * @return nothing; if the call cannot be made, the error is recorded.
+ * @return nothing; if the call cannot be made, the error is recorded and a text saying it was not called (cubind_last_error() says why) is written into message, cut to max_size bytes.
  */
 CUBIND_API
 void cubind_cudnn_get_last_error_string(char *message, size_t max_size);

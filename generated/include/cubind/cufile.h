@@ -25,7 +25,8 @@
  * made they return CU_FILE_DRIVER_NOT_INITIALIZED (library not found) or
  * CU_FILE_INTERNAL_ERROR (symbol not in the loaded library), and the
  * error record says which and why. Wrappers returning anything else return
- * 0 / NULL in that case.
+ * what generator/libraries.toml's no_status decides for each (a string: a
+ * static text, never NULL), as their @return says.
  */
 
 CUBIND_EXTERN_C_BEGIN
@@ -83,7 +84,7 @@ CUfileError_t cubind_cufile_buf_deregister(const void *bufPtr_base);
  * @param size size_t
  * @param file_offset off_t
  * @param bufPtr_offset off_t
- * @return the ssize_t cuFileRead returns; 0 if the call cannot be made (error recorded).
+ * @return the ssize_t cuFileRead returns; if the call cannot be made (error recorded), -CU_FILE_DRIVER_NOT_INITIALIZED if libcufile cannot be loaded, -CU_FILE_INTERNAL_ERROR if it lacks cuFileRead.
  */
 CUBIND_API
 ssize_t cubind_cufile_read(CUfileHandle_t fh, void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset);
@@ -96,7 +97,7 @@ ssize_t cubind_cufile_read(CUfileHandle_t fh, void *bufPtr_base, size_t size, of
  * @param size size_t
  * @param file_offset off_t
  * @param bufPtr_offset off_t
- * @return the ssize_t cuFileWrite returns; 0 if the call cannot be made (error recorded).
+ * @return the ssize_t cuFileWrite returns; if the call cannot be made (error recorded), -CU_FILE_DRIVER_NOT_INITIALIZED if libcufile cannot be loaded, -CU_FILE_INTERNAL_ERROR if it lacks cuFileWrite.
  */
 CUBIND_API
 ssize_t cubind_cufile_write(CUfileHandle_t fh, const void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset);
@@ -126,7 +127,7 @@ CUfileError_t cubind_cufile_driver_close_v2(void);
 /**
  * cubind_cufile_use_count - wraps cuFileUseCount, cufile.h:471.
  * returns use count of cufile drivers at that moment by the process.
- * @return the long cuFileUseCount returns; 0 if the call cannot be made (error recorded).
+ * @return the long cuFileUseCount returns; if the call cannot be made (error recorded), 0.
  */
 CUBIND_API
 long cubind_cufile_use_count(void);

@@ -25,7 +25,8 @@
  * made they return CUSOLVER_STATUS_NOT_INITIALIZED (library not found) or
  * CUSOLVER_STATUS_NOT_SUPPORTED (symbol not in the loaded library), and the
  * error record says which and why. Wrappers returning anything else return
- * 0 / NULL in that case.
+ * what generator/libraries.toml's no_status decides for each (a string: a
+ * static text, never NULL), as their @return says.
  */
 
 CUBIND_EXTERN_C_BEGIN

@@ -25,7 +25,8 @@
  * made they return CUSPARSE_STATUS_NOT_INITIALIZED (library not found) or
  * CUSPARSE_STATUS_NOT_SUPPORTED (symbol not in the loaded library), and the
  * error record says which and why. Wrappers returning anything else return
- * 0 / NULL in that case.
+ * what generator/libraries.toml's no_status decides for each (a string: a
+ * static text, never NULL), as their @return says.
  */
 
 CUBIND_EXTERN_C_BEGIN
@@ -73,7 +74,7 @@ cusparseStatus_t cubind_cusparse_get_property(libraryPropertyType type, int *val
 /**
  * cubind_cusparse_get_error_name - wraps cusparseGetErrorName, cusparse.h:347.
  * @param status cusparseStatus_t
- * @return the const char * cusparseGetErrorName returns; NULL if the call cannot be made (error recorded).
+ * @return the const char * cusparseGetErrorName returns; if the call cannot be made (error recorded), a static text saying it was not called and that cubind_last_error() says why, never NULL.
  */
 CUBIND_API
 const char *cubind_cusparse_get_error_name(cusparseStatus_t status);
@@ -81,7 +82,7 @@ const char *cubind_cusparse_get_error_name(cusparseStatus_t status);
 /**
  * cubind_cusparse_get_error_string - wraps cusparseGetErrorString, cusparse.h:350.
  * @param status cusparseStatus_t
- * @return the const char * cusparseGetErrorString returns; NULL if the call cannot be made (error recorded).
+ * @return the const char * cusparseGetErrorString returns; if the call cannot be made (error recorded), a static text saying it was not called and that cubind_last_error() says why, never NULL.
  */
 CUBIND_API
 const char *cubind_cusparse_get_error_string(cusparseStatus_t status);
@@ -197,7 +198,7 @@ cusparseStatus_t cubind_cusparse_set_mat_type(cusparseMatDescr_t descrA, cuspars
 /**
  * cubind_cusparse_get_mat_type - wraps cusparseGetMatType, cusparse.h:409.
  * @param descrA const cusparseMatDescr_t
- * @return the cusparseMatrixType_t cusparseGetMatType returns; 0 if the call cannot be made (error recorded).
+ * @return the cusparseMatrixType_t cusparseGetMatType returns; if the call cannot be made (error recorded), 0.
  */
 CUBIND_API
 cusparseMatrixType_t cubind_cusparse_get_mat_type(const cusparseMatDescr_t descrA);
@@ -214,7 +215,7 @@ cusparseStatus_t cubind_cusparse_set_mat_fill_mode(cusparseMatDescr_t descrA, cu
 /**
  * cubind_cusparse_get_mat_fill_mode - wraps cusparseGetMatFillMode, cusparse.h:416.
  * @param descrA const cusparseMatDescr_t
- * @return the cusparseFillMode_t cusparseGetMatFillMode returns; 0 if the call cannot be made (error recorded).
+ * @return the cusparseFillMode_t cusparseGetMatFillMode returns; if the call cannot be made (error recorded), 0.
  */
 CUBIND_API
 cusparseFillMode_t cubind_cusparse_get_mat_fill_mode(const cusparseMatDescr_t descrA);
@@ -231,7 +232,7 @@ cusparseStatus_t cubind_cusparse_set_mat_diag_type(cusparseMatDescr_t descrA, cu
 /**
  * cubind_cusparse_get_mat_diag_type - wraps cusparseGetMatDiagType, cusparse.h:423.
  * @param descrA const cusparseMatDescr_t
- * @return the cusparseDiagType_t cusparseGetMatDiagType returns; 0 if the call cannot be made (error recorded).
+ * @return the cusparseDiagType_t cusparseGetMatDiagType returns; if the call cannot be made (error recorded), 0.
  */
 CUBIND_API
 cusparseDiagType_t cubind_cusparse_get_mat_diag_type(const cusparseMatDescr_t descrA);
@@ -248,7 +249,7 @@ cusparseStatus_t cubind_cusparse_set_mat_index_base(cusparseMatDescr_t descrA, c
 /**
  * cubind_cusparse_get_mat_index_base - wraps cusparseGetMatIndexBase, cusparse.h:430.
  * @param descrA const cusparseMatDescr_t
- * @return the cusparseIndexBase_t cusparseGetMatIndexBase returns; 0 if the call cannot be made (error recorded).
+ * @return the cusparseIndexBase_t cusparseGetMatIndexBase returns; if the call cannot be made (error recorded), 0.
  */
 CUBIND_API
 cusparseIndexBase_t cubind_cusparse_get_mat_index_base(const cusparseMatDescr_t descrA);

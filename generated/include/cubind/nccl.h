@@ -27,7 +27,8 @@
  * made they return ncclSystemError (library not found) or
  * ncclInvalidUsage (symbol not in the loaded library), and the
  * error record says which and why. Wrappers returning anything else return
- * 0 / NULL in that case.
+ * what generator/libraries.toml's no_status decides for each (a string: a
+ * static text, never NULL), as their @return says.
  */
 
 CUBIND_EXTERN_C_BEGIN
@@ -178,7 +179,7 @@ ncclResult_t cubind_nccl_comm_init_rank_scalable(ncclComm_t *newcomm, int nranks
 /**
  * cubind_nccl_get_error_string - wraps ncclGetErrorString, nccl.h:235.
  * @param result ncclResult_t
- * @return the const char * ncclGetErrorString returns; NULL if the call cannot be made (error recorded).
+ * @return the const char * ncclGetErrorString returns; if the call cannot be made (error recorded), a static text saying it was not called and that cubind_last_error() says why, never NULL.
  */
 CUBIND_API
 const char *cubind_nccl_get_error_string(ncclResult_t result);
@@ -186,7 +187,7 @@ const char *cubind_nccl_get_error_string(ncclResult_t result);
 /**
  * cubind_nccl_get_last_error - wraps ncclGetLastError, nccl.h:239.
  * @param comm ncclComm_t
- * @return the const char * ncclGetLastError returns; NULL if the call cannot be made (error recorded).
+ * @return the const char * ncclGetLastError returns; if the call cannot be made (error recorded), a static text saying it was not called and that cubind_last_error() says why, never NULL.
  */
 CUBIND_API
 const char *cubind_nccl_get_last_error(ncclComm_t comm);

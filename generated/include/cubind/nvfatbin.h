@@ -25,7 +25,8 @@
  * made they return NVFATBIN_ERROR_INTERNAL (library not found) or
  * NVFATBIN_ERROR_INTERNAL (symbol not in the loaded library), and the
  * error record says which and why. Wrappers returning anything else return
- * 0 / NULL in that case.
+ * what generator/libraries.toml's no_status decides for each (a string: a
+ * static text, never NULL), as their @return says.
  */
 
 CUBIND_EXTERN_C_BEGIN
@@ -40,7 +41,7 @@ CUBIND_EXTERN_C_BEGIN
  * cubind_nvfatbin_get_error_string - wraps nvFatbinGetErrorString, nvFatbin.h:73.
  * nvFatbinGetErrorString returns an error description string for each error code.
  * @param result nvFatbinResult
- * @return the const char * nvFatbinGetErrorString returns; NULL if the call cannot be made (error recorded).
+ * @return the const char * nvFatbinGetErrorString returns; if the call cannot be made (error recorded), a static text saying it was not called and that cubind_last_error() says why, never NULL.
  */
 CUBIND_API
 const char *cubind_nvfatbin_get_error_string(nvFatbinResult result);

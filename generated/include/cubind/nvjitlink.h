@@ -25,7 +25,8 @@
  * made they return NVJITLINK_ERROR_INTERNAL (library not found) or
  * NVJITLINK_ERROR_INTERNAL (symbol not in the loaded library), and the
  * error record says which and why. Wrappers returning anything else return
- * 0 / NULL in that case.
+ * what generator/libraries.toml's no_status decides for each (a string: a
+ * static text, never NULL), as their @return says.
  */
 
 CUBIND_EXTERN_C_BEGIN

@@ -25,7 +25,8 @@
  * made they return NVML_ERROR_LIBRARY_NOT_FOUND (library not found) or
  * NVML_ERROR_FUNCTION_NOT_FOUND (symbol not in the loaded library), and the
  * error record says which and why. Wrappers returning anything else return
- * 0 / NULL in that case.
+ * what generator/libraries.toml's no_status decides for each (a string: a
+ * static text, never NULL), as their @return says.
  */
 
 CUBIND_EXTERN_C_BEGIN
@@ -65,7 +66,7 @@ nvmlReturn_t cubind_nvml_shutdown(void);
  * cubind_nvml_error_string - wraps nvmlErrorString, nvml.h:3786.
  * Helper method for converting NVML error codes into readable strings.
  * @param result nvmlReturn_t
- * @return the const char * nvmlErrorString returns; NULL if the call cannot be made (error recorded).
+ * @return the const char * nvmlErrorString returns; if the call cannot be made (error recorded), a static text saying it was not called and that cubind_last_error() says why, never NULL.
  */
 CUBIND_API
 const char *cubind_nvml_error_string(nvmlReturn_t result);

@@ -27,7 +27,8 @@
  * made they return NVRTC_ERROR_INTERNAL_ERROR (library not found) or
  * NVRTC_ERROR_INTERNAL_ERROR (symbol not in the loaded library), and the
  * error record says which and why. Wrappers returning anything else return
- * 0 / NULL in that case.
+ * what generator/libraries.toml's no_status decides for each (a string: a
+ * static text, never NULL), as their @return says.
  */
 
 CUBIND_EXTERN_C_BEGIN
@@ -42,7 +43,7 @@ CUBIND_EXTERN_C_BEGIN
  * cubind_nvrtc_get_error_string - wraps nvrtcGetErrorString, nvrtc.h:74.
  * nvrtcGetErrorString is a helper function that returns a string describing the given nvrtcResult code, e.g., NVRTC_SUCCESS to "NVRTC_SUCCESS". For unrecognized enumeration values, it returns "NVRTC_ERROR unknown".
  * @param result nvrtcResult
- * @return the const char * nvrtcGetErrorString returns; NULL if the call cannot be made (error recorded).
+ * @return the const char * nvrtcGetErrorString returns; if the call cannot be made (error recorded), a static text saying it was not called and that cubind_last_error() says why, never NULL.
  */
 CUBIND_API
 const char *cubind_nvrtc_get_error_string(nvrtcResult result);

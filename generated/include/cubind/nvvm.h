@@ -25,7 +25,8 @@
  * made they return NVVM_ERROR_PROGRAM_CREATION_FAILURE (library not found) or
  * NVVM_ERROR_IR_VERSION_MISMATCH (symbol not in the loaded library), and the
  * error record says which and why. Wrappers returning anything else return
- * 0 / NULL in that case.
+ * what generator/libraries.toml's no_status decides for each (a string: a
+ * static text, never NULL), as their @return says.
  */
 
 CUBIND_EXTERN_C_BEGIN
@@ -40,7 +41,7 @@ CUBIND_EXTERN_C_BEGIN
  * cubind_nvvm_get_error_string - wraps nvvmGetErrorString, nvvm.h:58.
  * Get the message string for the given #nvvmResult code.
  * @param result nvvmResult
- * @return the const char * nvvmGetErrorString returns; NULL if the call cannot be made (error recorded).
+ * @return the const char * nvvmGetErrorString returns; if the call cannot be made (error recorded), a static text saying it was not called and that cubind_last_error() says why, never NULL.
  */
 CUBIND_API
 const char *cubind_nvvm_get_error_string(nvvmResult result);

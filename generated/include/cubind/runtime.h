@@ -29,7 +29,8 @@
  * made they return cudaErrorInitializationError (library not found) or
  * cudaErrorNotSupported (symbol not in the loaded library), and the
  * error record says which and why. Wrappers returning anything else return
- * 0 / NULL in that case.
+ * what generator/libraries.toml's no_status decides for each (a string: a
+ * static text, never NULL), as their @return says.
  */
 
 CUBIND_EXTERN_C_BEGIN
@@ -256,7 +257,7 @@ cudaError_t cubind_runtime_peek_at_last_error(void);
  * cubind_runtime_get_error_name - wraps cudaGetErrorName, cuda_runtime_api.h:1232.
  * Returns the string representation of an error code enum name
  * @param error cudaError_t
- * @return the const char * cudaGetErrorName returns; NULL if the call cannot be made (error recorded).
+ * @return the const char * cudaGetErrorName returns; if the call cannot be made (error recorded), a static text saying it was not called and that cubind_last_error() says why, never NULL.
  */
 CUBIND_API
 const char *cubind_runtime_get_error_name(cudaError_t error);
@@ -265,7 +266,7 @@ const char *cubind_runtime_get_error_name(cudaError_t error);
  * cubind_runtime_get_error_string - wraps cudaGetErrorString, cuda_runtime_api.h:1248.
  * Returns the description string for an error code
  * @param error cudaError_t
- * @return the const char * cudaGetErrorString returns; NULL if the call cannot be made (error recorded).
+ * @return the const char * cudaGetErrorString returns; if the call cannot be made (error recorded), a static text saying it was not called and that cubind_last_error() says why, never NULL.
  */
 CUBIND_API
 const char *cubind_runtime_get_error_string(cudaError_t error);
@@ -2164,7 +2165,7 @@ cudaError_t cubind_runtime_get_channel_desc(struct cudaChannelFormatDesc *desc, 
  * @param z int
  * @param w int
  * @param f enum cudaChannelFormatKind
- * @return the struct cudaChannelFormatDesc cudaCreateChannelDesc returns; 0 if the call cannot be made (error recorded).
+ * @return the struct cudaChannelFormatDesc cudaCreateChannelDesc returns; if the call cannot be made (error recorded), a record of zeros.
  */
 CUBIND_API
 struct cudaChannelFormatDesc cubind_runtime_create_channel_desc(int x, int y, int z, int w, enum cudaChannelFormatKind f);
