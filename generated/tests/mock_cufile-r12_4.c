@@ -61,6 +61,12 @@ MOCK_API ssize_t cuFileRead(CUfileHandle_t fh, void *bufPtr_base, size_t size, o
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&file_offset, sizeof(off_t));
     cubind_mock_arg(&bufPtr_offset, sizeof(off_t));
+    if (!cubind_mock_passthrough()) {
+        int mock_scripted;
+        if (cubind_mock_scripted(&mock_scripted))
+            return (ssize_t)mock_scripted;
+        return (ssize_t)size;
+    }
     return (ssize_t)cubind_mock_return();
 }
 
@@ -73,6 +79,12 @@ MOCK_API ssize_t cuFileWrite(CUfileHandle_t fh, const void *bufPtr_base, size_t 
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&file_offset, sizeof(off_t));
     cubind_mock_arg(&bufPtr_offset, sizeof(off_t));
+    if (!cubind_mock_passthrough()) {
+        int mock_scripted;
+        if (cubind_mock_scripted(&mock_scripted))
+            return (ssize_t)mock_scripted;
+        return (ssize_t)size;
+    }
     return (ssize_t)cubind_mock_return();
 }
 #endif
@@ -101,6 +113,11 @@ MOCK_API CUfileError_t cuFileDriverClose_v2(void)
 MOCK_API long cuFileUseCount(void)
 {
     cubind_mock_begin("cuFileUseCount", __builtin_return_address(0));
+    if (!cubind_mock_passthrough()) {
+        int mock_scripted;
+        if (cubind_mock_scripted(&mock_scripted))
+            return (long)mock_scripted;
+    }
     return (long)cubind_mock_return();
 }
 #endif

@@ -15,10 +15,46 @@
 /* This release's version, unless CUBIND_MOCK_VERSION says another */
 #define cubind_mock_version(property, value) cubind_mock_version_of((property), (value), 12, 4, 0)
 
+/* The names of nvFatbinResult in CUDA 12.4: what a function returning a status's string answers */
+static __attribute__((unused)) const char *mock_name_of_nvFatbinResult(long long value) /* unused in a half mock */
+{
+    switch (value) {
+    case 0:
+        return "NVFATBIN_SUCCESS";
+    case 1:
+        return "NVFATBIN_ERROR_INTERNAL";
+    case 2:
+        return "NVFATBIN_ERROR_ELF_ARCH_MISMATCH";
+    case 3:
+        return "NVFATBIN_ERROR_ELF_SIZE_MISMATCH";
+    case 4:
+        return "NVFATBIN_ERROR_MISSING_PTX_VERSION";
+    case 5:
+        return "NVFATBIN_ERROR_NULL_POINTER";
+    case 6:
+        return "NVFATBIN_ERROR_COMPRESSION_FAILED";
+    case 7:
+        return "NVFATBIN_ERROR_COMPRESSED_SIZE_EXCEEDED";
+    case 8:
+        return "NVFATBIN_ERROR_UNRECOGNIZED_OPTION";
+    case 9:
+        return "NVFATBIN_ERROR_INVALID_ARCH";
+    case 10:
+        return "NVFATBIN_ERROR_INVALID_NVVM";
+    case 11:
+        return "NVFATBIN_ERROR_EMPTY_INPUT";
+    default:
+        return "unrecognized nvFatbinResult value";
+    }
+}
+
 MOCK_API const char *nvFatbinGetErrorString(nvFatbinResult result)
 {
     cubind_mock_begin("nvFatbinGetErrorString", __builtin_return_address(0));
     cubind_mock_arg(&result, sizeof(nvFatbinResult));
+    if (!cubind_mock_passthrough()) {
+        return mock_name_of_nvFatbinResult((long long)result);
+    }
     return (const char *)cubind_mock_return();
 }
 

@@ -17,7 +17,7 @@
 #define cubind_mock_version(property, value) cubind_mock_version_of((property), (value), 13, 0, 0)
 #endif
 
-/* The names of nvFatbinResult in CUDA 12.4: what a function returning a status's string answers */
+/* The names of nvFatbinResult in CUDA 13.0: what a function returning a status's string answers */
 static __attribute__((unused)) const char *mock_name_of_nvFatbinResult(long long value) /* unused in a half mock */
 {
     switch (value) {
@@ -45,6 +45,18 @@ static __attribute__((unused)) const char *mock_name_of_nvFatbinResult(long long
         return "NVFATBIN_ERROR_INVALID_NVVM";
     case 11:
         return "NVFATBIN_ERROR_EMPTY_INPUT";
+    case 12:
+        return "NVFATBIN_ERROR_MISSING_PTX_ARCH";
+    case 13:
+        return "NVFATBIN_ERROR_PTX_ARCH_MISMATCH";
+    case 14:
+        return "NVFATBIN_ERROR_MISSING_FATBIN";
+    case 15:
+        return "NVFATBIN_ERROR_INVALID_INDEX";
+    case 16:
+        return "NVFATBIN_ERROR_IDENTIFIER_REUSE";
+    case 17:
+        return "NVFATBIN_ERROR_INTERNAL_PTX_OPTION";
     default:
         return "unrecognized nvFatbinResult value";
     }

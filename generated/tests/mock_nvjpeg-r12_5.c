@@ -15,6 +15,16 @@
 /* This release's version, unless CUBIND_MOCK_VERSION says another */
 #define cubind_mock_version(property, value) cubind_mock_version_of((property), (value), 12, 3, 2)
 
+/* The CUDA release the mock stands for (CUDA 12.5), as version getters of CUDA's release answer it. */
+static __attribute__((unused)) int mock_cuda_version(int property, int *value) /* unused in a half mock */
+{
+    static const int parts[3] = { 12, 5, 0 };
+    if (property < 0 || property > 2 || value == NULL)
+        return -1;
+    *value = parts[property];
+    return 0;
+}
+
 MOCK_API nvjpegStatus_t nvjpegGetProperty(libraryPropertyType type, int *value)
 {
     cubind_mock_begin("nvjpegGetProperty", __builtin_return_address(0));
@@ -38,6 +48,15 @@ MOCK_API nvjpegStatus_t nvjpegGetCudartProperty(libraryPropertyType type, int *v
     cubind_mock_arg(&value, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
         cubind_mock_zero(value, sizeof *value);
+    }
+    if (!cubind_mock_passthrough()) {
+        /* CUDA's release, unless a test or a rule scripts it (generator/libraries.toml `versions`) */
+        int mock_scripted = cubind_mock_status();
+        if (mock_scripted != 0)
+            return (nvjpegStatus_t)mock_scripted;
+        {
+            return (nvjpegStatus_t)mock_cuda_version((int)type, value);
+        }
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }

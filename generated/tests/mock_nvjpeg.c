@@ -17,8 +17,8 @@
 #define cubind_mock_version(property, value) cubind_mock_version_of((property), (value), 13, 0, 1)
 #endif
 #if !defined(CUBIND_MOCK_CUDA_MAJOR) /* the CUDA release of the mocks' folder (dropin/mocks.mk), else the headers' */
-#define CUBIND_MOCK_CUDA_MAJOR 12
-#define CUBIND_MOCK_CUDA_MINOR 4
+#define CUBIND_MOCK_CUDA_MAJOR 13
+#define CUBIND_MOCK_CUDA_MINOR 0
 #endif
 
 /* The CUDA release the mock stands for (CUBIND_MOCK_CUDA_MAJOR.CUBIND_MOCK_CUDA_MINOR), as version getters of CUDA's release answer it. */

@@ -15,6 +15,77 @@
 /* This release's version, unless CUBIND_MOCK_VERSION says another */
 #define cubind_mock_version(property, value) cubind_mock_version_of((property), (value), 12, 0, 0)
 
+/* The names of nvmlReturn_enum in CUDA 12.4: what a function returning a status's string answers */
+static __attribute__((unused)) const char *mock_name_of_nvmlReturn_enum(long long value) /* unused in a half mock */
+{
+    switch (value) {
+    case 0:
+        return "NVML_SUCCESS";
+    case 1:
+        return "NVML_ERROR_UNINITIALIZED";
+    case 2:
+        return "NVML_ERROR_INVALID_ARGUMENT";
+    case 3:
+        return "NVML_ERROR_NOT_SUPPORTED";
+    case 4:
+        return "NVML_ERROR_NO_PERMISSION";
+    case 5:
+        return "NVML_ERROR_ALREADY_INITIALIZED";
+    case 6:
+        return "NVML_ERROR_NOT_FOUND";
+    case 7:
+        return "NVML_ERROR_INSUFFICIENT_SIZE";
+    case 8:
+        return "NVML_ERROR_INSUFFICIENT_POWER";
+    case 9:
+        return "NVML_ERROR_DRIVER_NOT_LOADED";
+    case 10:
+        return "NVML_ERROR_TIMEOUT";
+    case 11:
+        return "NVML_ERROR_IRQ_ISSUE";
+    case 12:
+        return "NVML_ERROR_LIBRARY_NOT_FOUND";
+    case 13:
+        return "NVML_ERROR_FUNCTION_NOT_FOUND";
+    case 14:
+        return "NVML_ERROR_CORRUPTED_INFOROM";
+    case 15:
+        return "NVML_ERROR_GPU_IS_LOST";
+    case 16:
+        return "NVML_ERROR_RESET_REQUIRED";
+    case 17:
+        return "NVML_ERROR_OPERATING_SYSTEM";
+    case 18:
+        return "NVML_ERROR_LIB_RM_VERSION_MISMATCH";
+    case 19:
+        return "NVML_ERROR_IN_USE";
+    case 20:
+        return "NVML_ERROR_MEMORY";
+    case 21:
+        return "NVML_ERROR_NO_DATA";
+    case 22:
+        return "NVML_ERROR_VGPU_ECC_NOT_SUPPORTED";
+    case 23:
+        return "NVML_ERROR_INSUFFICIENT_RESOURCES";
+    case 24:
+        return "NVML_ERROR_FREQ_NOT_SUPPORTED";
+    case 25:
+        return "NVML_ERROR_ARGUMENT_VERSION_MISMATCH";
+    case 26:
+        return "NVML_ERROR_DEPRECATED";
+    case 27:
+        return "NVML_ERROR_NOT_READY";
+    case 28:
+        return "NVML_ERROR_GPU_NOT_FOUND";
+    case 29:
+        return "NVML_ERROR_INVALID_STATE";
+    case 999:
+        return "NVML_ERROR_UNKNOWN";
+    default:
+        return "unrecognized nvmlReturn_enum value";
+    }
+}
+
 MOCK_API nvmlReturn_t nvmlInit_v2(void)
 {
     cubind_mock_begin("nvmlInit_v2", __builtin_return_address(0));
@@ -41,6 +112,9 @@ MOCK_API const char *nvmlErrorString(nvmlReturn_t result)
 {
     cubind_mock_begin("nvmlErrorString", __builtin_return_address(0));
     cubind_mock_arg(&result, sizeof(nvmlReturn_t));
+    if (!cubind_mock_passthrough()) {
+        return mock_name_of_nvmlReturn_enum((long long)result);
+    }
     return (const char *)cubind_mock_return();
 }
 #endif
@@ -99,6 +173,24 @@ MOCK_API nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)
     cubind_mock_arg(&cudaDriverVersion, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
         cubind_mock_zero(cudaDriverVersion, sizeof *cudaDriverVersion);
+    }
+    if (!cubind_mock_passthrough()) {
+        /* the library's version (CUBIND_MOCK_VERSION), unless a test or a rule scripts it (generator/libraries.toml `versions`) */
+        int mock_scripted = cubind_mock_status();
+        if (mock_scripted != 0)
+            return (nvmlReturn_t)mock_scripted;
+        {
+            long long mock_value = 0;
+            int mock_part, mock_status;
+            if ((mock_status = cubind_mock_version(0, &mock_part)) != 0)
+                return (nvmlReturn_t)mock_status;
+            mock_value += (long long)mock_part * 1000;
+            if ((mock_status = cubind_mock_version(1, &mock_part)) != 0)
+                return (nvmlReturn_t)mock_status;
+            mock_value += (long long)mock_part * 10;
+            *cudaDriverVersion = (int)mock_value;
+            return (nvmlReturn_t)0;
+        }
     }
     return (nvmlReturn_t)cubind_mock_status();
 }

@@ -17,7 +17,7 @@
 #define cubind_mock_version(property, value) cubind_mock_version_of((property), (value), 13, 0, 0)
 #endif
 
-/* The names of nvmlReturn_enum in CUDA 12.4: what a function returning a status's string answers */
+/* The names of nvmlReturn_enum in CUDA 13.0: what a function returning a status's string answers */
 static __attribute__((unused)) const char *mock_name_of_nvmlReturn_enum(long long value) /* unused in a half mock */
 {
     switch (value) {
@@ -81,6 +81,8 @@ static __attribute__((unused)) const char *mock_name_of_nvmlReturn_enum(long lon
         return "NVML_ERROR_GPU_NOT_FOUND";
     case 29:
         return "NVML_ERROR_INVALID_STATE";
+    case 30:
+        return "NVML_ERROR_RESET_TYPE_NOT_SUPPORTED";
     case 999:
         return "NVML_ERROR_UNKNOWN";
     default:

@@ -670,11 +670,47 @@ static const struct cubind_test_name names_10[] = {
     { 27, "NVML_ERROR_NOT_READY" },
     { 28, "NVML_ERROR_GPU_NOT_FOUND" },
     { 29, "NVML_ERROR_INVALID_STATE" },
+    { 30, "NVML_ERROR_RESET_TYPE_NOT_SUPPORTED" },
     { 999, "NVML_ERROR_UNKNOWN" },
 };
 
 /* the names of a status enum in a release */
 static const struct cubind_test_name names_11[] = {
+    { 0, "NVML_SUCCESS" },
+    { 1, "NVML_ERROR_UNINITIALIZED" },
+    { 2, "NVML_ERROR_INVALID_ARGUMENT" },
+    { 3, "NVML_ERROR_NOT_SUPPORTED" },
+    { 4, "NVML_ERROR_NO_PERMISSION" },
+    { 5, "NVML_ERROR_ALREADY_INITIALIZED" },
+    { 6, "NVML_ERROR_NOT_FOUND" },
+    { 7, "NVML_ERROR_INSUFFICIENT_SIZE" },
+    { 8, "NVML_ERROR_INSUFFICIENT_POWER" },
+    { 9, "NVML_ERROR_DRIVER_NOT_LOADED" },
+    { 10, "NVML_ERROR_TIMEOUT" },
+    { 11, "NVML_ERROR_IRQ_ISSUE" },
+    { 12, "NVML_ERROR_LIBRARY_NOT_FOUND" },
+    { 13, "NVML_ERROR_FUNCTION_NOT_FOUND" },
+    { 14, "NVML_ERROR_CORRUPTED_INFOROM" },
+    { 15, "NVML_ERROR_GPU_IS_LOST" },
+    { 16, "NVML_ERROR_RESET_REQUIRED" },
+    { 17, "NVML_ERROR_OPERATING_SYSTEM" },
+    { 18, "NVML_ERROR_LIB_RM_VERSION_MISMATCH" },
+    { 19, "NVML_ERROR_IN_USE" },
+    { 20, "NVML_ERROR_MEMORY" },
+    { 21, "NVML_ERROR_NO_DATA" },
+    { 22, "NVML_ERROR_VGPU_ECC_NOT_SUPPORTED" },
+    { 23, "NVML_ERROR_INSUFFICIENT_RESOURCES" },
+    { 24, "NVML_ERROR_FREQ_NOT_SUPPORTED" },
+    { 25, "NVML_ERROR_ARGUMENT_VERSION_MISMATCH" },
+    { 26, "NVML_ERROR_DEPRECATED" },
+    { 27, "NVML_ERROR_NOT_READY" },
+    { 28, "NVML_ERROR_GPU_NOT_FOUND" },
+    { 29, "NVML_ERROR_INVALID_STATE" },
+    { 999, "NVML_ERROR_UNKNOWN" },
+};
+
+/* the names of a status enum in a release */
+static const struct cubind_test_name names_12[] = {
     { 0, "NVVM_SUCCESS" },
     { 1, "NVVM_ERROR_OUT_OF_MEMORY" },
     { 2, "NVVM_ERROR_PROGRAM_CREATION_FAILURE" },
@@ -689,7 +725,50 @@ static const struct cubind_test_name names_11[] = {
 };
 
 /* the names of a status enum in a release */
-static const struct cubind_test_name names_12[] = {
+static const struct cubind_test_name names_13[] = {
+    { 0, "NVFATBIN_SUCCESS" },
+    { 1, "NVFATBIN_ERROR_INTERNAL" },
+    { 2, "NVFATBIN_ERROR_ELF_ARCH_MISMATCH" },
+    { 3, "NVFATBIN_ERROR_ELF_SIZE_MISMATCH" },
+    { 4, "NVFATBIN_ERROR_MISSING_PTX_VERSION" },
+    { 5, "NVFATBIN_ERROR_NULL_POINTER" },
+    { 6, "NVFATBIN_ERROR_COMPRESSION_FAILED" },
+    { 7, "NVFATBIN_ERROR_COMPRESSED_SIZE_EXCEEDED" },
+    { 8, "NVFATBIN_ERROR_UNRECOGNIZED_OPTION" },
+    { 9, "NVFATBIN_ERROR_INVALID_ARCH" },
+    { 10, "NVFATBIN_ERROR_INVALID_NVVM" },
+    { 11, "NVFATBIN_ERROR_EMPTY_INPUT" },
+    { 12, "NVFATBIN_ERROR_MISSING_PTX_ARCH" },
+    { 13, "NVFATBIN_ERROR_PTX_ARCH_MISMATCH" },
+    { 14, "NVFATBIN_ERROR_MISSING_FATBIN" },
+    { 15, "NVFATBIN_ERROR_INVALID_INDEX" },
+    { 16, "NVFATBIN_ERROR_IDENTIFIER_REUSE" },
+    { 17, "NVFATBIN_ERROR_INTERNAL_PTX_OPTION" },
+};
+
+/* the names of a status enum in a release */
+static const struct cubind_test_name names_14[] = {
+    { 0, "NVFATBIN_SUCCESS" },
+    { 1, "NVFATBIN_ERROR_INTERNAL" },
+    { 2, "NVFATBIN_ERROR_ELF_ARCH_MISMATCH" },
+    { 3, "NVFATBIN_ERROR_ELF_SIZE_MISMATCH" },
+    { 4, "NVFATBIN_ERROR_MISSING_PTX_VERSION" },
+    { 5, "NVFATBIN_ERROR_NULL_POINTER" },
+    { 6, "NVFATBIN_ERROR_COMPRESSION_FAILED" },
+    { 7, "NVFATBIN_ERROR_COMPRESSED_SIZE_EXCEEDED" },
+    { 8, "NVFATBIN_ERROR_UNRECOGNIZED_OPTION" },
+    { 9, "NVFATBIN_ERROR_INVALID_ARCH" },
+    { 10, "NVFATBIN_ERROR_INVALID_NVVM" },
+    { 11, "NVFATBIN_ERROR_EMPTY_INPUT" },
+    { 12, "NVFATBIN_ERROR_MISSING_PTX_ARCH" },
+    { 13, "NVFATBIN_ERROR_PTX_ARCH_MISMATCH" },
+    { 14, "NVFATBIN_ERROR_MISSING_FATBIN" },
+    { 15, "NVFATBIN_ERROR_INVALID_INDEX" },
+    { 16, "NVFATBIN_ERROR_IDENTIFIER_REUSE" },
+};
+
+/* the names of a status enum in a release */
+static const struct cubind_test_name names_15[] = {
     { 0, "NVFATBIN_SUCCESS" },
     { 1, "NVFATBIN_ERROR_INTERNAL" },
     { 2, "NVFATBIN_ERROR_ELF_ARCH_MISMATCH" },
@@ -1191,10 +1270,10 @@ static struct cubind_test_result call_nvmlErrorString(long long value, char *buf
 }
 
 static const struct cubind_test_release_answer answers_nvmlErrorString[] = {
-    { 1, names_10, 31, { {0, 0, 0}, 0 } }, /* 13.0 */
-    { 1, names_10, 31, { {0, 0, 0}, 0 } }, /* 12.5 */
-    { 1, names_10, 31, { {0, 0, 0}, 0 } }, /* 12.4 */
-    { 1, names_10, 31, { {0, 0, 0}, 0 } }, /* 11.8 */
+    { 1, names_10, 32, { {0, 0, 0}, 0 } }, /* 13.0 */
+    { 0, NULL, 0, { {0, 0, 0}, 0 } }, /* 12.5: no mock of libnvidia-ml */
+    { 1, names_11, 31, { {0, 0, 0}, 0 } }, /* 12.4 */
+    { 0, NULL, 0, { {0, 0, 0}, 0 } }, /* 11.8: no mock of libnvidia-ml */
 };
 
 /* nvvmGetErrorString: a string NVIDIA's function never returns NULL for: a program passes it to printf or fputs */
@@ -1209,10 +1288,10 @@ static struct cubind_test_result call_nvvmGetErrorString(long long value, char *
 }
 
 static const struct cubind_test_release_answer answers_nvvmGetErrorString[] = {
-    { 1, names_11, 11, { {0, 0, 0}, 0 } }, /* 13.0 */
-    { 1, names_11, 11, { {0, 0, 0}, 0 } }, /* 12.5 */
-    { 1, names_11, 11, { {0, 0, 0}, 0 } }, /* 12.4 */
-    { 1, names_11, 11, { {0, 0, 0}, 0 } }, /* 11.8 */
+    { 1, names_12, 11, { {0, 0, 0}, 0 } }, /* 13.0 */
+    { 1, names_12, 11, { {0, 0, 0}, 0 } }, /* 12.5 */
+    { 1, names_12, 11, { {0, 0, 0}, 0 } }, /* 12.4 */
+    { 1, names_12, 11, { {0, 0, 0}, 0 } }, /* 11.8 */
 };
 
 /* nvFatbinGetErrorString: a string NVIDIA's function never returns NULL for: a program passes it to printf or fputs */
@@ -1227,10 +1306,10 @@ static struct cubind_test_result call_nvFatbinGetErrorString(long long value, ch
 }
 
 static const struct cubind_test_release_answer answers_nvFatbinGetErrorString[] = {
-    { 1, names_12, 12, { {0, 0, 0}, 0 } }, /* 13.0 */
-    { 1, names_12, 12, { {0, 0, 0}, 0 } }, /* 12.5 */
-    { 1, names_12, 12, { {0, 0, 0}, 0 } }, /* 12.4 */
-    { 1, names_12, 12, { {0, 0, 0}, 0 } }, /* 11.8 */
+    { 1, names_13, 18, { {0, 0, 0}, 0 } }, /* 13.0 */
+    { 1, names_14, 17, { {0, 0, 0}, 0 } }, /* 12.5 */
+    { 1, names_15, 12, { {0, 0, 0}, 0 } }, /* 12.4 */
+    { 0, NULL, 0, { {0, 0, 0}, 0 } }, /* 11.8: no mock of libnvfatbin */
 };
 
 /* cuFileHandleDeregister: releases a handle: nothing to give */
@@ -1245,9 +1324,9 @@ static struct cubind_test_result call_cuFileHandleDeregister(long long value, ch
 
 static const struct cubind_test_release_answer answers_cuFileHandleDeregister[] = {
     { 1, NULL, 0, { {0, 0, 0}, 0 } }, /* 13.0 */
-    { 1, NULL, 0, { {0, 0, 0}, 0 } }, /* 12.5 */
+    { 0, NULL, 0, { {0, 0, 0}, 0 } }, /* 12.5: no mock of libcufile */
     { 1, NULL, 0, { {0, 0, 0}, 0 } }, /* 12.4 */
-    { 1, NULL, 0, { {0, 0, 0}, 0 } }, /* 11.8 */
+    { 0, NULL, 0, { {0, 0, 0}, 0 } }, /* 11.8: no mock of libcufile */
 };
 
 /* cuFileRead: cufile.h: a negative CUfileOpError on failure; 0 is end of file, and a read loop would never end */
@@ -1262,9 +1341,9 @@ static struct cubind_test_result call_cuFileRead(long long value, char *buffer, 
 
 static const struct cubind_test_release_answer answers_cuFileRead[] = {
     { 1, NULL, 0, { {0, 0, 0}, 0 } }, /* 13.0 */
-    { 1, NULL, 0, { {0, 0, 0}, 0 } }, /* 12.5 */
+    { 0, NULL, 0, { {0, 0, 0}, 0 } }, /* 12.5: no mock of libcufile */
     { 1, NULL, 0, { {0, 0, 0}, 0 } }, /* 12.4 */
-    { 1, NULL, 0, { {0, 0, 0}, 0 } }, /* 11.8 */
+    { 0, NULL, 0, { {0, 0, 0}, 0 } }, /* 11.8: no mock of libcufile */
 };
 
 /* cuFileWrite: cufile.h: a negative CUfileOpError on failure; 0 is 0 bytes written, and a write loop would never end */
@@ -1279,9 +1358,9 @@ static struct cubind_test_result call_cuFileWrite(long long value, char *buffer,
 
 static const struct cubind_test_release_answer answers_cuFileWrite[] = {
     { 1, NULL, 0, { {0, 0, 0}, 0 } }, /* 13.0 */
-    { 1, NULL, 0, { {0, 0, 0}, 0 } }, /* 12.5 */
+    { 0, NULL, 0, { {0, 0, 0}, 0 } }, /* 12.5: no mock of libcufile */
     { 1, NULL, 0, { {0, 0, 0}, 0 } }, /* 12.4 */
-    { 1, NULL, 0, { {0, 0, 0}, 0 } }, /* 11.8 */
+    { 0, NULL, 0, { {0, 0, 0}, 0 } }, /* 11.8: no mock of libcufile */
 };
 
 /* cuFileUseCount: how many users the cuFile driver has: none */
@@ -1296,9 +1375,9 @@ static struct cubind_test_result call_cuFileUseCount(long long value, char *buff
 
 static const struct cubind_test_release_answer answers_cuFileUseCount[] = {
     { 1, NULL, 0, { {0, 0, 0}, 0 } }, /* 13.0 */
-    { 1, NULL, 0, { {0, 0, 0}, 0 } }, /* 12.5 */
+    { 0, NULL, 0, { {0, 0, 0}, 0 } }, /* 12.5: no mock of libcufile */
     { 1, NULL, 0, { {0, 0, 0}, 0 } }, /* 12.4 */
-    { 1, NULL, 0, { {0, 0, 0}, 0 } }, /* 11.8 */
+    { 0, NULL, 0, { {0, 0, 0}, 0 } }, /* 11.8: no mock of libcufile */
 };
 
 /* cuFileBatchIODestroy: releases a batch: nothing to give */
@@ -1313,9 +1392,9 @@ static struct cubind_test_result call_cuFileBatchIODestroy(long long value, char
 
 static const struct cubind_test_release_answer answers_cuFileBatchIODestroy[] = {
     { 1, NULL, 0, { {0, 0, 0}, 0 } }, /* 13.0 */
-    { 1, NULL, 0, { {0, 0, 0}, 0 } }, /* 12.5 */
+    { 0, NULL, 0, { {0, 0, 0}, 0 } }, /* 12.5: no mock of libcufile */
     { 1, NULL, 0, { {0, 0, 0}, 0 } }, /* 12.4 */
-    { 1, NULL, 0, { {0, 0, 0}, 0 } }, /* 11.8 */
+    { 0, NULL, 0, { {0, 0, 0}, 0 } }, /* 11.8: no mock of libcufile */
 };
 
 const struct cubind_test_no_status cubind_test_no_status[] = {
@@ -1430,15 +1509,15 @@ const struct cubind_test_no_status cubind_test_no_status[] = {
     { CUBIND_LIB_NVML, "nvmlErrorString", 0, 0,
       CUBIND_TEST_TEXT, "nvmlErrorString was not called: cubind could not load libnvidia-ml or find the function in it (cubind_last_error() says why)", 0,
       CUBIND_TEST_MOCK_NAME, 0, { {0, 0, 0}, 0 },
-      names_10, 31, answers_nvmlErrorString, call_nvmlErrorString },
+      names_10, 32, answers_nvmlErrorString, call_nvmlErrorString },
     { CUBIND_LIB_NVVM, "nvvmGetErrorString", 0, 1,
       CUBIND_TEST_TEXT, "nvvmGetErrorString was not called: cubind could not load libnvvm or find the function in it (cubind_last_error() says why)", 0,
       CUBIND_TEST_MOCK_NAME, 0, { {0, 0, 0}, 0 },
-      names_11, 11, answers_nvvmGetErrorString, call_nvvmGetErrorString },
+      names_12, 11, answers_nvvmGetErrorString, call_nvvmGetErrorString },
     { CUBIND_LIB_NVFATBIN, "nvFatbinGetErrorString", 0, 1,
       CUBIND_TEST_TEXT, "nvFatbinGetErrorString was not called: cubind could not load libnvfatbin or find the function in it (cubind_last_error() says why)", 0,
       CUBIND_TEST_MOCK_NAME, 0, { {0, 0, 0}, 0 },
-      names_12, 12, answers_nvFatbinGetErrorString, call_nvFatbinGetErrorString },
+      names_13, 18, answers_nvFatbinGetErrorString, call_nvFatbinGetErrorString },
     { CUBIND_LIB_CUFILE, "cuFileHandleDeregister", 0, 0,
       CUBIND_TEST_NOTHING, "cuFileHandleDeregister was not called: cubind could not load libcufile or find the function in it (cubind_last_error() says why)", 0,
       CUBIND_TEST_MOCK_ZERO, 0, { {0, 0, 0}, 0 },
@@ -1590,10 +1669,10 @@ static int version_nvmlSystemGetCudaDriverVersion_v2(int part, long long *value)
 }
 
 static const struct cubind_test_version_value releases_nvmlSystemGetCudaDriverVersion_v2[] = {
-    { { 12, 0, 0 }, 12000 }, /* 13.0 */
-    { { 12, 0, 0 }, 12000 }, /* 12.5 */
+    { { 13, 0, 0 }, 13000 }, /* 13.0 */
+    { {-1, -1, -1}, -1 }, /* 12.5 */
     { { 12, 0, 0 }, 12000 }, /* 12.4 */
-    { { 12, 0, 0 }, 12000 }, /* 11.8 */
+    { {-1, -1, -1}, -1 }, /* 11.8 */
 };
 
 /* nvjpegGetCudartProperty: CUDA's release */
@@ -1612,7 +1691,7 @@ static const struct cubind_test_version_value releases_nvjpegGetCudartProperty[]
     { { 13, 0, 0 }, 0 }, /* 13.0 */
     { { 12, 5, 0 }, 0 }, /* 12.5 */
     { { 12, 4, 0 }, 0 }, /* 12.4 */
-    { { 11, 8, 0 }, 0 }, /* 11.8 */
+    { {-1, -1, -1}, -1 }, /* 11.8 */
 };
 
 const struct cubind_test_version cubind_test_versions[] = {
@@ -1623,7 +1702,7 @@ const struct cubind_test_version cubind_test_versions[] = {
     { CUBIND_LIB_CUSPARSE, "cusparseGetVersion", 0, { { 77, 1, 2 }, 77102 }, releases_cusparseGetVersion, version_cusparseGetVersion },
     { CUBIND_LIB_RUNTIME, "cudaDriverGetVersion", 0, { { 13, 0, 0 }, 13000 }, releases_cudaDriverGetVersion, version_cudaDriverGetVersion },
     { CUBIND_LIB_NVML, "nvmlSystemGetCudaDriverVersion_v2", 0, { { 77, 1, 2 }, 77010 }, releases_nvmlSystemGetCudaDriverVersion_v2, version_nvmlSystemGetCudaDriverVersion_v2 },
-    { CUBIND_LIB_NVJPEG, "nvjpegGetCudartProperty", 1, { { 12, 4, 0 }, 0 }, releases_nvjpegGetCudartProperty, version_nvjpegGetCudartProperty },
+    { CUBIND_LIB_NVJPEG, "nvjpegGetCudartProperty", 1, { { 13, 0, 0 }, 0 }, releases_nvjpegGetCudartProperty, version_nvjpegGetCudartProperty },
 };
 
 const size_t cubind_test_version_count = 8;
