@@ -9,7 +9,7 @@ from typing import Any
 
 import jinja2
 
-from . import VERSION, conversion_checks, dropin, ffi, irjson, parallel, release_actions, rust, tracedesc, twins
+from . import VERSION, conversion_checks, dropin, ffi, irjson, parallel, release_actions, rust, shapes, tracedesc, twins
 from .declarators import PRIVATE_TYPEDEFS
 from .model import LibraryModel, Model, ModuleModel
 
@@ -112,6 +112,10 @@ def environment() -> jinja2.Environment:
     env.globals["trace_arguments"] = tracedesc.arguments
     env.globals["trace_result"] = tracedesc.result
     env.globals["trace_table"] = tracedesc.table
+    env.globals["shapes"] = shapes.shapes
+    env.globals["shape_to"] = shapes.to_shape
+    env.globals["shape_from"] = shapes.from_shape
+    env.globals["shape_traced"] = shapes.traced
     return env
 
 

@@ -31,10 +31,13 @@ def _kind(lib: LibraryModel, typed: dict) -> str:
 
 
 def _value(kind: str, expr: str) -> list[str]:
-    """The variadic argument of a value of that kind: none for a record or no result."""
-    cast = {"i": "long long", "u": "unsigned long long", "p": "uintptr_t", "f": "double", "s": "int"}
-    if kind[0] == "e":
-        return [f"(long long){expr}"]
+    """The variadic argument of a value of that kind: none for a record or no result; an integer, an
+    enum or a pointer as a word, which a shared slow path has whatever the kind (loader/trace_log.h)."""
+    if kind in ("i", "u") or kind[0] == "e":
+        return [f"(cubind__word){expr}"]
+    if kind == "p":
+        return [f"(cubind__word)(uintptr_t){expr}"]
+    cast = {"f": "double", "s": "int"}
     return [f"({cast[kind]}){expr}"] if kind in cast else []
 
 

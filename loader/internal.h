@@ -26,10 +26,12 @@
 #define CUBIND_LIKELY(x) __builtin_expect(!!(x), 1)
 #define CUBIND_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define CUBIND_COLD __attribute__((cold, noinline))
+#define CUBIND_NOINLINE __attribute__((noinline))
 #else
 #define CUBIND_LIKELY(x) (x)
 #define CUBIND_UNLIKELY(x) (x)
 #define CUBIND_COLD
+#define CUBIND_NOINLINE
 #endif
 
 /* Any function pointer; converted to the wrapper's exact type before the call. */
@@ -38,6 +40,10 @@ typedef _Atomic(cubind__fnptr) cubind__slot;
 /* The inline form (cubind/inline.h) reads the same slots as plain cubind_slot with __atomic builtins. */
 _Static_assert(sizeof(cubind__slot) == sizeof(cubind_slot) && _Alignof(cubind__slot) == _Alignof(cubind_slot),
                "an atomic slot is laid out as a plain one");
+
+/* What a shared slow path (generated/src/<library>.c) takes an integer, an enum or a pointer as, and
+ * what tracing reads each of them as (loader/trace_log.h). */
+typedef unsigned long long cubind__word;
 
 /* What the out-of-line wrapper adds to its slow path's address to reach its function: 0 until
  * resolved (and always while tracing), so that the hot path needs no test before its call. */
@@ -213,20 +219,25 @@ int cubind__status_detail(cubind_library library, int status, const char **membe
  * is only returned. The wrappers of the other libraries call the functions without the test, so
  * that their failure path costs what it did before statuses could be informational. */
 CUBIND_COLD int cubind__status_error_informational(const cubind__symbol_table *table, size_t index, int status);
-CUBIND_COLD int cubind__wrapper_status_informational(const cubind__symbol_table *table, size_t index, int status);
+int cubind__wrapper_status_informational(const cubind__symbol_table *table, size_t index, int status);
 
 /* The slow path of a status-returning wrapper returns `status`, not success, and has reported
  * it (the loader's error, or the status through cubind__status_error): returns `status`, and
  * the wrapper's cubind__wrapper_status_error, which follows on this thread, reports nothing. */
 CUBIND_COLD int cubind__reported(int status);
 
-/* An out-of-line wrapper's failure branch: cubind__status_error, unless its slow path has just
- * reported this failure (cubind__reported). */
-CUBIND_COLD int cubind__wrapper_status_error(const cubind__symbol_table *table, size_t index, int status);
+/* An out-of-line wrapper's failure branch (through cubind_failed of its library's source):
+ * cubind__status_error, unless its slow path has just reported this failure (cubind__reported).
+ * Declared here without CUBIND_COLD (error.c defines them so): the branch that calls one would be
+ * taken for cold, moved out of its wrapper into a part of its own with an unwind entry of its own;
+ * in the wrapper, after the `ret`, it shares the wrapper's, and the success path is the same. */
+int cubind__wrapper_status_error(const cubind__symbol_table *table, size_t index, int status);
 
 /* cubind__wrapper_status_error for a library whose status is a record, with its second member. */
-CUBIND_COLD int cubind__wrapper_status_error_detail(const cubind__symbol_table *table, size_t index, int status,
-                                                    int detail);
+int cubind__wrapper_status_error_detail(const cubind__symbol_table *table, size_t index, int status, int detail);
+
+/* A function's number: its index in its library's symbol table, and the library. */
+#define CUBIND__FUNCTION_ID(library, index) ((unsigned)(index) << 8 | (unsigned)(library))
 
 /* cubind_status_error given a library or an index that names no function: records an
  * invalid-argument error and returns `status`. */

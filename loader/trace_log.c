@@ -77,16 +77,16 @@ static void read_value(traced_value *v, va_list *ap)
     switch (v->kind) {
     case 'i':
     case 'e':
-        v->as.i = va_arg(*ap, long long);
+        v->as.i = (long long)va_arg(*ap, cubind__word);
         break;
     case 's':
         v->as.i = va_arg(*ap, int);
         break;
     case 'u':
-        v->as.u = va_arg(*ap, unsigned long long);
+        v->as.u = va_arg(*ap, cubind__word);
         break;
     case 'p':
-        v->as.p = va_arg(*ap, uintptr_t);
+        v->as.p = (uintptr_t)va_arg(*ap, cubind__word);
         break;
     case 'f':
         v->as.f = va_arg(*ap, double);

@@ -43,7 +43,8 @@ int main(int argc, char **argv)
     FILE *trace;
     if (argc != 2 || table == NULL || table->count == 0 ||
         !cubind__trace_described(&call, table, 0, "s;uun;ineg;fx;rrec;e3:mode;e3:other;pptr;",
-                                 (unsigned long long)UINT64_MAX, -7LL, 2.5, 1LL, 9LL, (uintptr_t)0xabc)) {
+                                 (cubind__word)UINT64_MAX, (cubind__word)-7LL, 2.5, (cubind__word)1, (cubind__word)9,
+                                 (cubind__word)0xabc)) {
         fprintf(stderr, "usage: CUBIND_TRACE=1 CUBIND_TRACE_FILE=FILE trace_log_check FILE (with cuFFT built)\n");
         return 2;
     }
@@ -55,14 +56,15 @@ int main(int argc, char **argv)
         failures++;
     }
     cubind__trace_result(&call, 2);
-    cubind__trace_described(&call, table, 0, "f;e0:mode;", 1LL);
+    cubind__trace_described(&call, table, 0, "f;e0:mode;", (cubind__word)1);
     cubind__trace_result(&call, 0.25);
     cubind__trace_described(&call, table, 0, "v;");
     cubind__trace_result(&call);
     cubind__trace_described(&call, table, 0, "e3:;");
-    cubind__trace_result(&call, 1LL);
+    cubind__trace_result(&call, (cubind__word)1);
     /* the generated description of cufftPlan1d (the first function of cuFFT's table) */
-    cubind__trace_args(&call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 0), (uintptr_t)0x10, 64LL, 0x2aLL, 1LL);
+    cubind__trace_args(&call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFFT, 0), (cubind__word)0x10, (cubind__word)64,
+                       (cubind__word)0x2a, (cubind__word)1);
     cubind__trace_result(&call, 0);
     trace = fopen(argv[1], "r");
     if (trace == NULL) {
