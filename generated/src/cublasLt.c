@@ -1080,29 +1080,808 @@ const struct cubind__cublasLt_symbols {
 #undef AT
 };
 
-typedef cublasStatus_t (*cubind__cublasLtCreate_fn)(cublasLtHandle_t *lightHandle);
-
-/* What the wrapper calls until cublasLtCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtCreate(cublasLtHandle_t *lightHandle)
+/* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
+ * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
+ * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
+ * a part of its own, with an entry of its own); not inlined, for the same reason. */
+static CUBIND_NOINLINE int cubind_failed(unsigned index, int status)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 0), (uintptr_t)lightHandle);
+    return cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, index, status);
+}
+
+/* Each function's type. */
+typedef cublasStatus_t (*cubind__cublasLtCreate_fn)(cublasLtHandle_t *lightHandle);
+typedef cublasStatus_t (*cubind__cublasLtDestroy_fn)(cublasLtHandle_t lightHandle);
+typedef const char *(*cubind__cublasLtGetStatusName_fn)(cublasStatus_t status);
+typedef const char *(*cubind__cublasLtGetStatusString_fn)(cublasStatus_t status);
+typedef size_t (*cubind__cublasLtGetVersion_fn)(void);
+typedef size_t (*cubind__cublasLtGetCudartVersion_fn)(void);
+typedef cublasStatus_t (*cubind__cublasLtGetProperty_fn)(libraryPropertyType type, int *value);
+typedef cublasStatus_t (*cubind__cublasLtHeuristicsCacheGetCapacity_fn)(size_t *capacity);
+typedef cublasStatus_t (*cubind__cublasLtHeuristicsCacheSetCapacity_fn)(size_t capacity);
+typedef unsigned int (*cubind__cublasLtDisableCpuInstructionsSetMask_fn)(unsigned int mask);
+typedef cublasStatus_t (*cubind__cublasLtMatmul_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream);
+typedef cublasStatus_t (*cubind__cublasLtMatrixTransform_fn)(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream);
+typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutInit_internal_fn)(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld);
+typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutCreate_fn)(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld);
+typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutDestroy_fn)(cublasLtMatrixLayout_t matLayout);
+typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutSetAttribute_fn)(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes);
+typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutGetAttribute_fn)(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+typedef cublasStatus_t (*cubind__cublasLtMatmulDescInit_internal_fn)(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType);
+typedef cublasStatus_t (*cubind__cublasLtMatmulDescCreate_fn)(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType);
+typedef cublasStatus_t (*cubind__cublasLtMatmulDescDestroy_fn)(cublasLtMatmulDesc_t matmulDesc);
+typedef cublasStatus_t (*cubind__cublasLtMatmulDescSetAttribute_fn)(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes);
+typedef cublasStatus_t (*cubind__cublasLtMatmulDescGetAttribute_fn)(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescInit_internal_fn)(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType);
+typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescCreate_fn)(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType);
+typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescDestroy_fn)(cublasLtMatrixTransformDesc_t transformDesc);
+typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescSetAttribute_fn)(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes);
+typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescGetAttribute_fn)(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+typedef cublasStatus_t (*cubind__cublasLtEmulationDescInit_internal_fn)(cublasLtEmulationDesc_t emulationDesc, size_t size);
+typedef cublasStatus_t (*cubind__cublasLtEmulationDescCreate_fn)(cublasLtEmulationDesc_t *emulationDesc);
+typedef cublasStatus_t (*cubind__cublasLtEmulationDescDestroy_fn)(cublasLtEmulationDesc_t emulationDesc);
+typedef cublasStatus_t (*cubind__cublasLtEmulationDescSetAttribute_fn)(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes);
+typedef cublasStatus_t (*cubind__cublasLtEmulationDescGetAttribute_fn)(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceInit_internal_fn)(cublasLtMatmulPreference_t pref, size_t size);
+typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceCreate_fn)(cublasLtMatmulPreference_t *pref);
+typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceDestroy_fn)(cublasLtMatmulPreference_t pref);
+typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceSetAttribute_fn)(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes);
+typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceGetAttribute_fn)(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoGetHeuristic_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount);
+typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoGetIds_fn)(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount);
+typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoInit_fn)(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo);
+typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoCheck_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result);
+typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoCapGetAttribute_fn)(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes);
+typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+typedef cublasStatus_t (*cubind__cublasLtLoggerSetCallback_fn)(cublasLtLoggerCallback_t callback);
+typedef cublasStatus_t (*cubind__cublasLtLoggerSetFile_fn)(FILE *file);
+typedef cublasStatus_t (*cubind__cublasLtLoggerOpenFile_fn)(const char *logFile);
+typedef cublasStatus_t (*cubind__cublasLtLoggerSetLevel_fn)(int level);
+typedef cublasStatus_t (*cubind__cublasLtLoggerSetMask_fn)(int mask);
+typedef cublasStatus_t (*cubind__cublasLtLoggerForceDisable_fn)(void);
+
+/* The wrappers whose parameters pass alike share a slow path, their shape's (generator/shapes.py):
+ * each reaches it through a stub of its own type, declared here for the shapes to name. */
+static CUBIND_COLD cublasStatus_t slow_cublasLtCreate(cublasLtHandle_t *lightHandle);
+static CUBIND_COLD cublasStatus_t slow_cublasLtDestroy(cublasLtHandle_t lightHandle);
+static CUBIND_COLD cublasStatus_t slow_cublasLtGetProperty(libraryPropertyType type, int *value);
+static CUBIND_COLD cublasStatus_t slow_cublasLtHeuristicsCacheGetCapacity(size_t *capacity);
+static CUBIND_COLD cublasStatus_t slow_cublasLtHeuristicsCacheSetCapacity(size_t capacity);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size);
+static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc);
+static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc);
+static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes);
+static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback);
+static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetFile(FILE *file);
+static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerOpenFile(const char *logFile);
+static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetLevel(int level);
+static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetMask(int mask);
+static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerForceDisable(void);
+
+/* What the wrappers of shape 0 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cublasLtCreate, cublasLtDestroy, cublasLtHeuristicsCacheGetCapacity,
+ * cublasLtHeuristicsCacheSetCapacity, cublasLtMatrixLayoutDestroy, cublasLtMatmulDescDestroy,
+ * cublasLtMatrixTransformDescDestroy, cublasLtEmulationDescCreate, cublasLtEmulationDescDestroy,
+ * cublasLtMatmulPreferenceCreate, cublasLtMatmulPreferenceDestroy, cublasLtLoggerSetCallback,
+ * cublasLtLoggerSetFile, cublasLtLoggerOpenFile, cublasLtLoggerSetLevel, cublasLtLoggerSetMask. */
+static CUBIND_COLD cublasStatus_t cubind_shape_0(cubind__word a0, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[16] = { 0, 1, 7, 8, 14, 19, 24, 28, 29, 33, 34, 44, 45, 46, 47, 48 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtCreate_fn cubind_fn = (cubind__cublasLtCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_cublasLtCreate);
+    cubind__fnptr cubind_self, cubind_fn;
     cublasStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cublasLtCreate;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cublasLtDestroy;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cublasLtHeuristicsCacheGetCapacity;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cublasLtHeuristicsCacheSetCapacity;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatrixLayoutDestroy;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatmulDescDestroy;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatrixTransformDescDestroy;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_cublasLtEmulationDescCreate;
+        break;
+    case 8:
+        cubind_self = (cubind__fnptr)slow_cublasLtEmulationDescDestroy;
+        break;
+    case 9:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatmulPreferenceCreate;
+        break;
+    case 10:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatmulPreferenceDestroy;
+        break;
+    case 11:
+        cubind_self = (cubind__fnptr)slow_cublasLtLoggerSetCallback;
+        break;
+    case 12:
+        cubind_self = (cubind__fnptr)slow_cublasLtLoggerSetFile;
+        break;
+    case 13:
+        cubind_self = (cubind__fnptr)slow_cublasLtLoggerOpenFile;
+        break;
+    case 14:
+        cubind_self = (cubind__fnptr)slow_cublasLtLoggerSetLevel;
+        break;
+    case 15:
+        cubind_self = (cubind__fnptr)slow_cublasLtLoggerSetMask;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, cubind_i), a0);
+    cubind_fn = cubind__resolve(&cubind__cublasLt_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
     if (cubind_fn == NULL) {
         cubind_status = (cublasStatus_t)cubind_unavailable;
     } else {
-        cubind_status = cubind_fn(lightHandle);
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cublasLtCreate_fn)cubind_fn)((cublasLtHandle_t *)(uintptr_t)a0);
+            break;
+        case 1:
+            cubind_status = ((cubind__cublasLtDestroy_fn)cubind_fn)((cublasLtHandle_t)(uintptr_t)a0);
+            break;
+        case 2:
+            cubind_status = ((cubind__cublasLtHeuristicsCacheGetCapacity_fn)cubind_fn)((size_t *)(uintptr_t)a0);
+            break;
+        case 3:
+            cubind_status = ((cubind__cublasLtHeuristicsCacheSetCapacity_fn)cubind_fn)((size_t)a0);
+            break;
+        case 4:
+            cubind_status = ((cubind__cublasLtMatrixLayoutDestroy_fn)cubind_fn)((cublasLtMatrixLayout_t)(uintptr_t)a0);
+            break;
+        case 5:
+            cubind_status = ((cubind__cublasLtMatmulDescDestroy_fn)cubind_fn)((cublasLtMatmulDesc_t)(uintptr_t)a0);
+            break;
+        case 6:
+            cubind_status = ((cubind__cublasLtMatrixTransformDescDestroy_fn)cubind_fn)((cublasLtMatrixTransformDesc_t)(uintptr_t)a0);
+            break;
+        case 7:
+            cubind_status = ((cubind__cublasLtEmulationDescCreate_fn)cubind_fn)((cublasLtEmulationDesc_t *)(uintptr_t)a0);
+            break;
+        case 8:
+            cubind_status = ((cubind__cublasLtEmulationDescDestroy_fn)cubind_fn)((cublasLtEmulationDesc_t)(uintptr_t)a0);
+            break;
+        case 9:
+            cubind_status = ((cubind__cublasLtMatmulPreferenceCreate_fn)cubind_fn)((cublasLtMatmulPreference_t *)(uintptr_t)a0);
+            break;
+        case 10:
+            cubind_status = ((cubind__cublasLtMatmulPreferenceDestroy_fn)cubind_fn)((cublasLtMatmulPreference_t)(uintptr_t)a0);
+            break;
+        case 11:
+            cubind_status = ((cubind__cublasLtLoggerSetCallback_fn)cubind_fn)((cublasLtLoggerCallback_t)(uintptr_t)a0);
+            break;
+        case 12:
+            cubind_status = ((cubind__cublasLtLoggerSetFile_fn)cubind_fn)((FILE *)(uintptr_t)a0);
+            break;
+        case 13:
+            cubind_status = ((cubind__cublasLtLoggerOpenFile_fn)cubind_fn)((const char *)(uintptr_t)a0);
+            break;
+        case 14:
+            cubind_status = ((cubind__cublasLtLoggerSetLevel_fn)cubind_fn)((int)a0);
+            break;
+        default:
+            cubind_status = ((cubind__cublasLtLoggerSetMask_fn)cubind_fn)((int)a0);
+            break;
+        }
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
             /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 0, (int)cubind_status);
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, cubind_i, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
+}
+
+/* What the wrappers of shape 1 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cublasLtGetProperty, cublasLtMatrixTransformDescCreate, cublasLtEmulationDescInit_internal,
+ * cublasLtMatmulPreferenceInit_internal. */
+static CUBIND_COLD cublasStatus_t cubind_shape_1(cubind__word a0, cubind__word a1, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[4] = { 6, 23, 27, 32 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cublasStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cublasLtGetProperty;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatrixTransformDescCreate;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cublasLtEmulationDescInit_internal;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatmulPreferenceInit_internal;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, cubind_i), a0, a1);
+    cubind_fn = cubind__resolve(&cubind__cublasLt_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cublasLtGetProperty_fn)cubind_fn)((libraryPropertyType)a0, (int *)(uintptr_t)a1);
+            break;
+        case 1:
+            cubind_status = ((cubind__cublasLtMatrixTransformDescCreate_fn)cubind_fn)((cublasLtMatrixTransformDesc_t *)(uintptr_t)a0, (cudaDataType)a1);
+            break;
+        case 2:
+            cubind_status = ((cubind__cublasLtEmulationDescInit_internal_fn)cubind_fn)((cublasLtEmulationDesc_t)(uintptr_t)a0, (size_t)a1);
+            break;
+        default:
+            cubind_status = ((cubind__cublasLtMatmulPreferenceInit_internal_fn)cubind_fn)((cublasLtMatmulPreference_t)(uintptr_t)a0, (size_t)a1);
+            break;
+        }
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 2 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cublasLtMatmul. */
+static CUBIND_COLD cublasStatus_t cubind_shape_2(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, cubind__word a15, double cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 10 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cublasStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatmul;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15);
+    cubind_fn = cubind__resolve(&cubind__cublasLt_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cublasLtMatmul_fn)cubind_fn)((cublasLtHandle_t)(uintptr_t)a0, (cublasLtMatmulDesc_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const void *)(uintptr_t)a3, (cublasLtMatrixLayout_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (cublasLtMatrixLayout_t)(uintptr_t)a6, (const void *)(uintptr_t)a7, (const void *)(uintptr_t)a8, (cublasLtMatrixLayout_t)(uintptr_t)a9, (void *)(uintptr_t)a10, (cublasLtMatrixLayout_t)(uintptr_t)a11, (const cublasLtMatmulAlgo_t *)(uintptr_t)a12, (void *)(uintptr_t)a13, (size_t)a14, (cudaStream_t)(uintptr_t)a15);
+            break;
+        }
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 3 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cublasLtMatrixTransform. */
+static CUBIND_COLD cublasStatus_t cubind_shape_3(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, double cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 11 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cublasStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatrixTransform;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
+    cubind_fn = cubind__resolve(&cubind__cublasLt_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cublasLtMatrixTransform_fn)cubind_fn)((cublasLtHandle_t)(uintptr_t)a0, (cublasLtMatrixTransformDesc_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const void *)(uintptr_t)a3, (cublasLtMatrixLayout_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const void *)(uintptr_t)a6, (cublasLtMatrixLayout_t)(uintptr_t)a7, (void *)(uintptr_t)a8, (cublasLtMatrixLayout_t)(uintptr_t)a9, (cudaStream_t)(uintptr_t)a10);
+            break;
+        }
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 4 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cublasLtMatrixLayoutInit_internal. */
+static CUBIND_COLD cublasStatus_t cubind_shape_4(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, double cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 12 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cublasStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatrixLayoutInit_internal;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, cubind_i), a0, a1, a2, a3, a4, a5);
+    cubind_fn = cubind__resolve(&cubind__cublasLt_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cublasLtMatrixLayoutInit_internal_fn)cubind_fn)((cublasLtMatrixLayout_t)(uintptr_t)a0, (size_t)a1, (cudaDataType)a2, (uint64_t)a3, (uint64_t)a4, (int64_t)a5);
+            break;
+        }
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 5 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cublasLtMatrixLayoutCreate, cublasLtMatrixLayoutGetAttribute, cublasLtMatmulDescGetAttribute,
+ * cublasLtMatrixTransformDescGetAttribute, cublasLtEmulationDescGetAttribute,
+ * cublasLtMatmulPreferenceGetAttribute, cublasLtMatmulAlgoCapGetAttribute,
+ * cublasLtMatmulAlgoConfigGetAttribute. */
+static CUBIND_COLD cublasStatus_t cubind_shape_5(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[8] = { 13, 16, 21, 26, 31, 36, 41, 43 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cublasStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatrixLayoutCreate;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatrixLayoutGetAttribute;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatmulDescGetAttribute;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatrixTransformDescGetAttribute;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_cublasLtEmulationDescGetAttribute;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatmulPreferenceGetAttribute;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatmulAlgoCapGetAttribute;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatmulAlgoConfigGetAttribute;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, cubind_i), a0, a1, a2, a3, a4);
+    cubind_fn = cubind__resolve(&cubind__cublasLt_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cublasLtMatrixLayoutCreate_fn)cubind_fn)((cublasLtMatrixLayout_t *)(uintptr_t)a0, (cudaDataType)a1, (uint64_t)a2, (uint64_t)a3, (int64_t)a4);
+            break;
+        case 1:
+            cubind_status = ((cubind__cublasLtMatrixLayoutGetAttribute_fn)cubind_fn)((cublasLtMatrixLayout_t)(uintptr_t)a0, (cublasLtMatrixLayoutAttribute_t)a1, (void *)(uintptr_t)a2, (size_t)a3, (size_t *)(uintptr_t)a4);
+            break;
+        case 2:
+            cubind_status = ((cubind__cublasLtMatmulDescGetAttribute_fn)cubind_fn)((cublasLtMatmulDesc_t)(uintptr_t)a0, (cublasLtMatmulDescAttributes_t)a1, (void *)(uintptr_t)a2, (size_t)a3, (size_t *)(uintptr_t)a4);
+            break;
+        case 3:
+            cubind_status = ((cubind__cublasLtMatrixTransformDescGetAttribute_fn)cubind_fn)((cublasLtMatrixTransformDesc_t)(uintptr_t)a0, (cublasLtMatrixTransformDescAttributes_t)a1, (void *)(uintptr_t)a2, (size_t)a3, (size_t *)(uintptr_t)a4);
+            break;
+        case 4:
+            cubind_status = ((cubind__cublasLtEmulationDescGetAttribute_fn)cubind_fn)((cublasLtEmulationDesc_t)(uintptr_t)a0, (cublasLtEmulationDescAttributes_t)a1, (void *)(uintptr_t)a2, (size_t)a3, (size_t *)(uintptr_t)a4);
+            break;
+        case 5:
+            cubind_status = ((cubind__cublasLtMatmulPreferenceGetAttribute_fn)cubind_fn)((cublasLtMatmulPreference_t)(uintptr_t)a0, (cublasLtMatmulPreferenceAttributes_t)a1, (void *)(uintptr_t)a2, (size_t)a3, (size_t *)(uintptr_t)a4);
+            break;
+        case 6:
+            cubind_status = ((cubind__cublasLtMatmulAlgoCapGetAttribute_fn)cubind_fn)((const cublasLtMatmulAlgo_t *)(uintptr_t)a0, (cublasLtMatmulAlgoCapAttributes_t)a1, (void *)(uintptr_t)a2, (size_t)a3, (size_t *)(uintptr_t)a4);
+            break;
+        default:
+            cubind_status = ((cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)cubind_fn)((const cublasLtMatmulAlgo_t *)(uintptr_t)a0, (cublasLtMatmulAlgoConfigAttributes_t)a1, (void *)(uintptr_t)a2, (size_t)a3, (size_t *)(uintptr_t)a4);
+            break;
+        }
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 6 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cublasLtMatrixLayoutSetAttribute, cublasLtMatmulDescInit_internal,
+ * cublasLtMatmulDescSetAttribute, cublasLtMatrixTransformDescSetAttribute,
+ * cublasLtEmulationDescSetAttribute, cublasLtMatmulPreferenceSetAttribute,
+ * cublasLtMatmulAlgoConfigSetAttribute. */
+static CUBIND_COLD cublasStatus_t cubind_shape_6(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[7] = { 15, 17, 20, 25, 30, 35, 42 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cublasStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatrixLayoutSetAttribute;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatmulDescInit_internal;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatmulDescSetAttribute;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatrixTransformDescSetAttribute;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_cublasLtEmulationDescSetAttribute;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatmulPreferenceSetAttribute;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatmulAlgoConfigSetAttribute;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, cubind_i), a0, a1, a2, a3);
+    cubind_fn = cubind__resolve(&cubind__cublasLt_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cublasLtMatrixLayoutSetAttribute_fn)cubind_fn)((cublasLtMatrixLayout_t)(uintptr_t)a0, (cublasLtMatrixLayoutAttribute_t)a1, (const void *)(uintptr_t)a2, (size_t)a3);
+            break;
+        case 1:
+            cubind_status = ((cubind__cublasLtMatmulDescInit_internal_fn)cubind_fn)((cublasLtMatmulDesc_t)(uintptr_t)a0, (size_t)a1, (cublasComputeType_t)a2, (cudaDataType_t)a3);
+            break;
+        case 2:
+            cubind_status = ((cubind__cublasLtMatmulDescSetAttribute_fn)cubind_fn)((cublasLtMatmulDesc_t)(uintptr_t)a0, (cublasLtMatmulDescAttributes_t)a1, (const void *)(uintptr_t)a2, (size_t)a3);
+            break;
+        case 3:
+            cubind_status = ((cubind__cublasLtMatrixTransformDescSetAttribute_fn)cubind_fn)((cublasLtMatrixTransformDesc_t)(uintptr_t)a0, (cublasLtMatrixTransformDescAttributes_t)a1, (const void *)(uintptr_t)a2, (size_t)a3);
+            break;
+        case 4:
+            cubind_status = ((cubind__cublasLtEmulationDescSetAttribute_fn)cubind_fn)((cublasLtEmulationDesc_t)(uintptr_t)a0, (cublasLtEmulationDescAttributes_t)a1, (const void *)(uintptr_t)a2, (size_t)a3);
+            break;
+        case 5:
+            cubind_status = ((cubind__cublasLtMatmulPreferenceSetAttribute_fn)cubind_fn)((cublasLtMatmulPreference_t)(uintptr_t)a0, (cublasLtMatmulPreferenceAttributes_t)a1, (const void *)(uintptr_t)a2, (size_t)a3);
+            break;
+        default:
+            cubind_status = ((cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)cubind_fn)((cublasLtMatmulAlgo_t *)(uintptr_t)a0, (cublasLtMatmulAlgoConfigAttributes_t)a1, (const void *)(uintptr_t)a2, (size_t)a3);
+            break;
+        }
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 7 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cublasLtMatmulDescCreate, cublasLtMatrixTransformDescInit_internal. */
+static CUBIND_COLD cublasStatus_t cubind_shape_7(cubind__word a0, cubind__word a1, cubind__word a2, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[2] = { 18, 22 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cublasStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatmulDescCreate;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatrixTransformDescInit_internal;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, cubind_i), a0, a1, a2);
+    cubind_fn = cubind__resolve(&cubind__cublasLt_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cublasLtMatmulDescCreate_fn)cubind_fn)((cublasLtMatmulDesc_t *)(uintptr_t)a0, (cublasComputeType_t)a1, (cudaDataType_t)a2);
+            break;
+        default:
+            cubind_status = ((cubind__cublasLtMatrixTransformDescInit_internal_fn)cubind_fn)((cublasLtMatrixTransformDesc_t)(uintptr_t)a0, (size_t)a1, (cudaDataType)a2);
+            break;
+        }
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 8 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cublasLtMatmulAlgoGetHeuristic, cublasLtMatmulAlgoGetIds. */
+static CUBIND_COLD cublasStatus_t cubind_shape_8(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, double cubind_member)
+{
+    static const unsigned short cubind_index[2] = { 37, 38 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cublasStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatmulAlgoGetHeuristic;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatmulAlgoGetIds;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9);
+    cubind_fn = cubind__resolve(&cubind__cublasLt_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cublasLtMatmulAlgoGetHeuristic_fn)cubind_fn)((cublasLtHandle_t)(uintptr_t)a0, (cublasLtMatmulDesc_t)(uintptr_t)a1, (cublasLtMatrixLayout_t)(uintptr_t)a2, (cublasLtMatrixLayout_t)(uintptr_t)a3, (cublasLtMatrixLayout_t)(uintptr_t)a4, (cublasLtMatrixLayout_t)(uintptr_t)a5, (cublasLtMatmulPreference_t)(uintptr_t)a6, (int)a7, (cublasLtMatmulHeuristicResult_t *)(uintptr_t)a8, (int *)(uintptr_t)a9);
+            break;
+        default:
+            cubind_status = ((cubind__cublasLtMatmulAlgoGetIds_fn)cubind_fn)((cublasLtHandle_t)(uintptr_t)a0, (cublasComputeType_t)a1, (cudaDataType_t)a2, (cudaDataType_t)a3, (cudaDataType_t)a4, (cudaDataType_t)a5, (cudaDataType_t)a6, (int)a7, (int *)(uintptr_t)a8, (int *)(uintptr_t)a9);
+            break;
+        }
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 9 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cublasLtMatmulAlgoInit. */
+static CUBIND_COLD cublasStatus_t cubind_shape_9(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, double cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 39 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cublasStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatmulAlgoInit;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    cubind_fn = cubind__resolve(&cubind__cublasLt_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cublasLtMatmulAlgoInit_fn)cubind_fn)((cublasLtHandle_t)(uintptr_t)a0, (cublasComputeType_t)a1, (cudaDataType_t)a2, (cudaDataType_t)a3, (cudaDataType_t)a4, (cudaDataType_t)a5, (cudaDataType_t)a6, (int)a7, (cublasLtMatmulAlgo_t *)(uintptr_t)a8);
+            break;
+        }
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 10 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cublasLtMatmulAlgoCheck. */
+static CUBIND_COLD cublasStatus_t cubind_shape_10(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, double cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 40 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cublasStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cublasLtMatmulAlgoCheck;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7);
+    cubind_fn = cubind__resolve(&cubind__cublasLt_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cublasLtMatmulAlgoCheck_fn)cubind_fn)((cublasLtHandle_t)(uintptr_t)a0, (cublasLtMatmulDesc_t)(uintptr_t)a1, (cublasLtMatrixLayout_t)(uintptr_t)a2, (cublasLtMatrixLayout_t)(uintptr_t)a3, (cublasLtMatrixLayout_t)(uintptr_t)a4, (cublasLtMatrixLayout_t)(uintptr_t)a5, (const cublasLtMatmulAlgo_t *)(uintptr_t)a6, (cublasLtMatmulHeuristicResult_t *)(uintptr_t)a7);
+            break;
+        }
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 11 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cublasLtLoggerForceDisable. */
+static CUBIND_COLD cublasStatus_t cubind_shape_11(unsigned cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 49 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cublasStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cublasLtLoggerForceDisable;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, cubind_i));
+    cubind_fn = cubind__resolve(&cubind__cublasLt_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cublasLtLoggerForceDisable_fn)cubind_fn)();
+            break;
+        }
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrapper calls until cublasLtCreate is resolved, and every call while tracing: shape 0. */
+static CUBIND_COLD cublasStatus_t slow_cublasLtCreate(cublasLtHandle_t *lightHandle)
+{
+    return cubind_shape_0((uintptr_t)lightHandle, 0);
 }
 
 cublasStatus_t cubind_cublasLt_create(cublasLtHandle_t *lightHandle)
@@ -1110,34 +1889,15 @@ cublasStatus_t cubind_cublasLt_create(cublasLtHandle_t *lightHandle)
     cubind__cublasLtCreate_fn cubind_fn = (cubind__cublasLtCreate_fn)cubind__target((cubind__fnptr)slow_cublasLtCreate, &cubind__cublasLt_offsets[0]);
     cublasStatus_t cubind_status = cubind_fn(lightHandle);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 0, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtDestroy_fn)(cublasLtHandle_t lightHandle);
-
-/* What the wrapper calls until cublasLtDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtDestroy is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtDestroy(cublasLtHandle_t lightHandle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 1), (uintptr_t)lightHandle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtDestroy_fn cubind_fn = (cubind__cublasLtDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_cublasLtDestroy);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(lightHandle);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 1, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)lightHandle, 1);
 }
 
 cublasStatus_t cubind_cublasLt_destroy(cublasLtHandle_t lightHandle)
@@ -1145,22 +1905,20 @@ cublasStatus_t cubind_cublasLt_destroy(cublasLtHandle_t lightHandle)
     cubind__cublasLtDestroy_fn cubind_fn = (cubind__cublasLtDestroy_fn)cubind__target((cubind__fnptr)slow_cublasLtDestroy, &cubind__cublasLt_offsets[1]);
     cublasStatus_t cubind_status = cubind_fn(lightHandle);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 1, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
-
-typedef const char *(*cubind__cublasLtGetStatusName_fn)(cublasStatus_t status);
 
 /* What the wrapper calls until cublasLtGetStatusName is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD const char *slow_cublasLtGetStatusName(cublasStatus_t status)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 2), (long long)status);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, 2), (cubind__word)status);
     cubind__cublasLtGetStatusName_fn cubind_fn = (cubind__cublasLtGetStatusName_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 2, NULL, (cubind__fnptr)slow_cublasLtGetStatusName);
     const char * cubind_result = cubind_fn != NULL ? cubind_fn(status) : (const char *)0;
-    CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)(uintptr_t)cubind_result);
     return cubind_result;
 }
 
@@ -1170,17 +1928,15 @@ const char *cubind_cublasLt_get_status_name(cublasStatus_t status)
     return cubind_fn(status);
 }
 
-typedef const char *(*cubind__cublasLtGetStatusString_fn)(cublasStatus_t status);
-
 /* What the wrapper calls until cublasLtGetStatusString is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD const char *slow_cublasLtGetStatusString(cublasStatus_t status)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 3), (long long)status);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, 3), (cubind__word)status);
     cubind__cublasLtGetStatusString_fn cubind_fn = (cubind__cublasLtGetStatusString_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 3, NULL, (cubind__fnptr)slow_cublasLtGetStatusString);
     const char * cubind_result = cubind_fn != NULL ? cubind_fn(status) : (const char *)0;
-    CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)(uintptr_t)cubind_result);
     return cubind_result;
 }
 
@@ -1190,17 +1946,15 @@ const char *cubind_cublasLt_get_status_string(cublasStatus_t status)
     return cubind_fn(status);
 }
 
-typedef size_t (*cubind__cublasLtGetVersion_fn)(void);
-
 /* What the wrapper calls until cublasLtGetVersion is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD size_t slow_cublasLtGetVersion(void)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 4));
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, 4));
     cubind__cublasLtGetVersion_fn cubind_fn = (cubind__cublasLtGetVersion_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 4, NULL, (cubind__fnptr)slow_cublasLtGetVersion);
     size_t cubind_result = cubind_fn != NULL ? cubind_fn() : (size_t)0;
-    CUBIND__TRACE_RESULT(cubind_call, (unsigned long long)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)cubind_result);
     return cubind_result;
 }
 
@@ -1210,17 +1964,15 @@ size_t cubind_cublasLt_get_version(void)
     return cubind_fn();
 }
 
-typedef size_t (*cubind__cublasLtGetCudartVersion_fn)(void);
-
 /* What the wrapper calls until cublasLtGetCudartVersion is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD size_t slow_cublasLtGetCudartVersion(void)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 5));
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, 5));
     cubind__cublasLtGetCudartVersion_fn cubind_fn = (cubind__cublasLtGetCudartVersion_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 5, NULL, (cubind__fnptr)slow_cublasLtGetCudartVersion);
     size_t cubind_result = cubind_fn != NULL ? cubind_fn() : (size_t)0;
-    CUBIND__TRACE_RESULT(cubind_call, (unsigned long long)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)cubind_result);
     return cubind_result;
 }
 
@@ -1230,29 +1982,10 @@ size_t cubind_cublasLt_get_cudart_version(void)
     return cubind_fn();
 }
 
-typedef cublasStatus_t (*cubind__cublasLtGetProperty_fn)(libraryPropertyType type, int *value);
-
-/* What the wrapper calls until cublasLtGetProperty is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtGetProperty is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtGetProperty(libraryPropertyType type, int *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 6), (long long)type, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtGetProperty_fn cubind_fn = (cubind__cublasLtGetProperty_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_cublasLtGetProperty);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(type, value);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 6, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1(type, (uintptr_t)value, 0);
 }
 
 cublasStatus_t cubind_cublasLt_get_property(libraryPropertyType type, int *value)
@@ -1260,34 +1993,15 @@ cublasStatus_t cubind_cublasLt_get_property(libraryPropertyType type, int *value
     cubind__cublasLtGetProperty_fn cubind_fn = (cubind__cublasLtGetProperty_fn)cubind__target((cubind__fnptr)slow_cublasLtGetProperty, &cubind__cublasLt_offsets[6]);
     cublasStatus_t cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 6, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtHeuristicsCacheGetCapacity_fn)(size_t *capacity);
-
-/* What the wrapper calls until cublasLtHeuristicsCacheGetCapacity is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtHeuristicsCacheGetCapacity is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtHeuristicsCacheGetCapacity(size_t *capacity)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 7), (uintptr_t)capacity);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtHeuristicsCacheGetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheGetCapacity_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_cublasLtHeuristicsCacheGetCapacity);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(capacity);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 7, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)capacity, 2);
 }
 
 cublasStatus_t cubind_cublasLt_heuristics_cache_get_capacity(size_t *capacity)
@@ -1295,34 +2009,15 @@ cublasStatus_t cubind_cublasLt_heuristics_cache_get_capacity(size_t *capacity)
     cubind__cublasLtHeuristicsCacheGetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheGetCapacity_fn)cubind__target((cubind__fnptr)slow_cublasLtHeuristicsCacheGetCapacity, &cubind__cublasLt_offsets[7]);
     cublasStatus_t cubind_status = cubind_fn(capacity);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 7, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtHeuristicsCacheSetCapacity_fn)(size_t capacity);
-
-/* What the wrapper calls until cublasLtHeuristicsCacheSetCapacity is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtHeuristicsCacheSetCapacity is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtHeuristicsCacheSetCapacity(size_t capacity)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 8), (unsigned long long)capacity);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtHeuristicsCacheSetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheSetCapacity_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_cublasLtHeuristicsCacheSetCapacity);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(capacity);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 8, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(capacity, 3);
 }
 
 cublasStatus_t cubind_cublasLt_heuristics_cache_set_capacity(size_t capacity)
@@ -1330,22 +2025,20 @@ cublasStatus_t cubind_cublasLt_heuristics_cache_set_capacity(size_t capacity)
     cubind__cublasLtHeuristicsCacheSetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheSetCapacity_fn)cubind__target((cubind__fnptr)slow_cublasLtHeuristicsCacheSetCapacity, &cubind__cublasLt_offsets[8]);
     cublasStatus_t cubind_status = cubind_fn(capacity);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 8, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
-
-typedef unsigned int (*cubind__cublasLtDisableCpuInstructionsSetMask_fn)(unsigned int mask);
 
 /* What the wrapper calls until cublasLtDisableCpuInstructionsSetMask is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD unsigned int slow_cublasLtDisableCpuInstructionsSetMask(unsigned int mask)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 9), (unsigned long long)mask);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, 9), (cubind__word)mask);
     cubind__cublasLtDisableCpuInstructionsSetMask_fn cubind_fn = (cubind__cublasLtDisableCpuInstructionsSetMask_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 9, NULL, (cubind__fnptr)slow_cublasLtDisableCpuInstructionsSetMask);
     unsigned int cubind_result = cubind_fn != NULL ? cubind_fn(mask) : (unsigned int)0;
-    CUBIND__TRACE_RESULT(cubind_call, (unsigned long long)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)cubind_result);
     return cubind_result;
 }
 
@@ -1355,29 +2048,10 @@ unsigned int cubind_cublasLt_disable_cpu_instructions_set_mask(unsigned int mask
     return cubind_fn(mask);
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmul_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream);
-
-/* What the wrapper calls until cublasLtMatmul is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatmul is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 10), (uintptr_t)lightHandle, (uintptr_t)computeDesc, (uintptr_t)alpha, (uintptr_t)A, (uintptr_t)Adesc, (uintptr_t)B, (uintptr_t)Bdesc, (uintptr_t)beta, (uintptr_t)C, (uintptr_t)Cdesc, (uintptr_t)D, (uintptr_t)Ddesc, (uintptr_t)algo, (uintptr_t)workspace, (unsigned long long)workspaceSizeInBytes, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmul_fn cubind_fn = (cubind__cublasLtMatmul_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmul);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 10, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)lightHandle, (uintptr_t)computeDesc, (uintptr_t)alpha, (uintptr_t)A, (uintptr_t)Adesc, (uintptr_t)B, (uintptr_t)Bdesc, (uintptr_t)beta, (uintptr_t)C, (uintptr_t)Cdesc, (uintptr_t)D, (uintptr_t)Ddesc, (uintptr_t)algo, (uintptr_t)workspace, workspaceSizeInBytes, (uintptr_t)stream, 0.0);
 }
 
 cublasStatus_t cubind_cublasLt_matmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
@@ -1385,34 +2059,15 @@ cublasStatus_t cubind_cublasLt_matmul(cublasLtHandle_t lightHandle, cublasLtMatm
     cubind__cublasLtMatmul_fn cubind_fn = (cubind__cublasLtMatmul_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmul, &cubind__cublasLt_offsets[10]);
     cublasStatus_t cubind_status = cubind_fn(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 10, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatrixTransform_fn)(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream);
-
-/* What the wrapper calls until cublasLtMatrixTransform is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatrixTransform is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 11), (uintptr_t)lightHandle, (uintptr_t)transformDesc, (uintptr_t)alpha, (uintptr_t)A, (uintptr_t)Adesc, (uintptr_t)beta, (uintptr_t)B, (uintptr_t)Bdesc, (uintptr_t)C, (uintptr_t)Cdesc, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixTransform_fn cubind_fn = (cubind__cublasLtMatrixTransform_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixTransform);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 11, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)lightHandle, (uintptr_t)transformDesc, (uintptr_t)alpha, (uintptr_t)A, (uintptr_t)Adesc, (uintptr_t)beta, (uintptr_t)B, (uintptr_t)Bdesc, (uintptr_t)C, (uintptr_t)Cdesc, (uintptr_t)stream, 0.0);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_transform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
@@ -1420,34 +2075,15 @@ cublasStatus_t cubind_cublasLt_matrix_transform(cublasLtHandle_t lightHandle, cu
     cubind__cublasLtMatrixTransform_fn cubind_fn = (cubind__cublasLtMatrixTransform_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixTransform, &cubind__cublasLt_offsets[11]);
     cublasStatus_t cubind_status = cubind_fn(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 11, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutInit_internal_fn)(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld);
-
-/* What the wrapper calls until cublasLtMatrixLayoutInit_internal is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatrixLayoutInit_internal is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 12), (uintptr_t)matLayout, (unsigned long long)size, (long long)type, (unsigned long long)rows, (unsigned long long)cols, (long long)ld);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixLayoutInit_internal_fn cubind_fn = (cubind__cublasLtMatrixLayoutInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixLayoutInit_internal);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(matLayout, size, type, rows, cols, ld);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 12, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4((uintptr_t)matLayout, size, type, rows, cols, ld, 0.0);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_layout_init_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
@@ -1455,34 +2091,15 @@ cublasStatus_t cubind_cublasLt_matrix_layout_init_internal(cublasLtMatrixLayout_
     cubind__cublasLtMatrixLayoutInit_internal_fn cubind_fn = (cubind__cublasLtMatrixLayoutInit_internal_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixLayoutInit_internal, &cubind__cublasLt_offsets[12]);
     cublasStatus_t cubind_status = cubind_fn(matLayout, size, type, rows, cols, ld);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 12, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutCreate_fn)(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld);
-
-/* What the wrapper calls until cublasLtMatrixLayoutCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatrixLayoutCreate is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 13), (uintptr_t)matLayout, (long long)type, (unsigned long long)rows, (unsigned long long)cols, (long long)ld);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixLayoutCreate_fn cubind_fn = (cubind__cublasLtMatrixLayoutCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixLayoutCreate);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(matLayout, type, rows, cols, ld);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 13, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)matLayout, type, rows, cols, ld, 0);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_layout_create(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
@@ -1490,34 +2107,15 @@ cublasStatus_t cubind_cublasLt_matrix_layout_create(cublasLtMatrixLayout_t *matL
     cubind__cublasLtMatrixLayoutCreate_fn cubind_fn = (cubind__cublasLtMatrixLayoutCreate_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixLayoutCreate, &cubind__cublasLt_offsets[13]);
     cublasStatus_t cubind_status = cubind_fn(matLayout, type, rows, cols, ld);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 13, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutDestroy_fn)(cublasLtMatrixLayout_t matLayout);
-
-/* What the wrapper calls until cublasLtMatrixLayoutDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatrixLayoutDestroy is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 14), (uintptr_t)matLayout);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixLayoutDestroy_fn cubind_fn = (cubind__cublasLtMatrixLayoutDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixLayoutDestroy);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(matLayout);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 14, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)matLayout, 4);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_layout_destroy(cublasLtMatrixLayout_t matLayout)
@@ -1525,34 +2123,15 @@ cublasStatus_t cubind_cublasLt_matrix_layout_destroy(cublasLtMatrixLayout_t matL
     cubind__cublasLtMatrixLayoutDestroy_fn cubind_fn = (cubind__cublasLtMatrixLayoutDestroy_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixLayoutDestroy, &cubind__cublasLt_offsets[14]);
     cublasStatus_t cubind_status = cubind_fn(matLayout);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 14, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutSetAttribute_fn)(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes);
-
-/* What the wrapper calls until cublasLtMatrixLayoutSetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatrixLayoutSetAttribute is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 15), (uintptr_t)matLayout, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixLayoutSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixLayoutSetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 15, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)matLayout, attr, (uintptr_t)buf, sizeInBytes, 0);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_layout_set_attribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)
@@ -1560,34 +2139,15 @@ cublasStatus_t cubind_cublasLt_matrix_layout_set_attribute(cublasLtMatrixLayout_
     cubind__cublasLtMatrixLayoutSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutSetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixLayoutSetAttribute, &cubind__cublasLt_offsets[15]);
     cublasStatus_t cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 15, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutGetAttribute_fn)(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-
-/* What the wrapper calls until cublasLtMatrixLayoutGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatrixLayoutGetAttribute is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 16), (uintptr_t)matLayout, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixLayoutGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixLayoutGetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes, sizeWritten);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 16, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)matLayout, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 1);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_layout_get_attribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
@@ -1595,34 +2155,15 @@ cublasStatus_t cubind_cublasLt_matrix_layout_get_attribute(cublasLtMatrixLayout_
     cubind__cublasLtMatrixLayoutGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixLayoutGetAttribute, &cubind__cublasLt_offsets[16]);
     cublasStatus_t cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 16, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulDescInit_internal_fn)(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType);
-
-/* What the wrapper calls until cublasLtMatmulDescInit_internal is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatmulDescInit_internal is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 17), (uintptr_t)matmulDesc, (unsigned long long)size, (long long)computeType, (long long)scaleType);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulDescInit_internal_fn cubind_fn = (cubind__cublasLtMatmulDescInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulDescInit_internal);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(matmulDesc, size, computeType, scaleType);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 17, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)matmulDesc, size, computeType, scaleType, 1);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_desc_init_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)
@@ -1630,34 +2171,15 @@ cublasStatus_t cubind_cublasLt_matmul_desc_init_internal(cublasLtMatmulDesc_t ma
     cubind__cublasLtMatmulDescInit_internal_fn cubind_fn = (cubind__cublasLtMatmulDescInit_internal_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulDescInit_internal, &cubind__cublasLt_offsets[17]);
     cublasStatus_t cubind_status = cubind_fn(matmulDesc, size, computeType, scaleType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 17, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulDescCreate_fn)(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType);
-
-/* What the wrapper calls until cublasLtMatmulDescCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatmulDescCreate is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 18), (uintptr_t)matmulDesc, (long long)computeType, (long long)scaleType);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulDescCreate_fn cubind_fn = (cubind__cublasLtMatmulDescCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulDescCreate);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(matmulDesc, computeType, scaleType);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 18, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7((uintptr_t)matmulDesc, computeType, scaleType, 0);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_desc_create(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
@@ -1665,34 +2187,15 @@ cublasStatus_t cubind_cublasLt_matmul_desc_create(cublasLtMatmulDesc_t *matmulDe
     cubind__cublasLtMatmulDescCreate_fn cubind_fn = (cubind__cublasLtMatmulDescCreate_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulDescCreate, &cubind__cublasLt_offsets[18]);
     cublasStatus_t cubind_status = cubind_fn(matmulDesc, computeType, scaleType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 18, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulDescDestroy_fn)(cublasLtMatmulDesc_t matmulDesc);
-
-/* What the wrapper calls until cublasLtMatmulDescDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatmulDescDestroy is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 19), (uintptr_t)matmulDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulDescDestroy_fn cubind_fn = (cubind__cublasLtMatmulDescDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulDescDestroy);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(matmulDesc);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 19, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)matmulDesc, 5);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_desc_destroy(cublasLtMatmulDesc_t matmulDesc)
@@ -1700,34 +2203,15 @@ cublasStatus_t cubind_cublasLt_matmul_desc_destroy(cublasLtMatmulDesc_t matmulDe
     cubind__cublasLtMatmulDescDestroy_fn cubind_fn = (cubind__cublasLtMatmulDescDestroy_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulDescDestroy, &cubind__cublasLt_offsets[19]);
     cublasStatus_t cubind_status = cubind_fn(matmulDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 19, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulDescSetAttribute_fn)(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes);
-
-/* What the wrapper calls until cublasLtMatmulDescSetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatmulDescSetAttribute is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 20), (uintptr_t)matmulDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulDescSetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 20, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)matmulDesc, attr, (uintptr_t)buf, sizeInBytes, 2);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_desc_set_attribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
@@ -1735,34 +2219,15 @@ cublasStatus_t cubind_cublasLt_matmul_desc_set_attribute(cublasLtMatmulDesc_t ma
     cubind__cublasLtMatmulDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescSetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulDescSetAttribute, &cubind__cublasLt_offsets[20]);
     cublasStatus_t cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 20, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulDescGetAttribute_fn)(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-
-/* What the wrapper calls until cublasLtMatmulDescGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatmulDescGetAttribute is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 21), (uintptr_t)matmulDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulDescGetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 21, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)matmulDesc, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 2);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_desc_get_attribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
@@ -1770,34 +2235,15 @@ cublasStatus_t cubind_cublasLt_matmul_desc_get_attribute(cublasLtMatmulDesc_t ma
     cubind__cublasLtMatmulDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulDescGetAttribute, &cubind__cublasLt_offsets[21]);
     cublasStatus_t cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 21, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescInit_internal_fn)(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType);
-
-/* What the wrapper calls until cublasLtMatrixTransformDescInit_internal is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatrixTransformDescInit_internal is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 22), (uintptr_t)transformDesc, (unsigned long long)size, (long long)scaleType);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixTransformDescInit_internal_fn cubind_fn = (cubind__cublasLtMatrixTransformDescInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixTransformDescInit_internal);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(transformDesc, size, scaleType);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 22, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7((uintptr_t)transformDesc, size, scaleType, 1);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_init_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)
@@ -1805,34 +2251,15 @@ cublasStatus_t cubind_cublasLt_matrix_transform_desc_init_internal(cublasLtMatri
     cubind__cublasLtMatrixTransformDescInit_internal_fn cubind_fn = (cubind__cublasLtMatrixTransformDescInit_internal_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixTransformDescInit_internal, &cubind__cublasLt_offsets[22]);
     cublasStatus_t cubind_status = cubind_fn(transformDesc, size, scaleType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 22, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescCreate_fn)(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType);
-
-/* What the wrapper calls until cublasLtMatrixTransformDescCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatrixTransformDescCreate is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 23), (uintptr_t)transformDesc, (long long)scaleType);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixTransformDescCreate_fn cubind_fn = (cubind__cublasLtMatrixTransformDescCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixTransformDescCreate);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(transformDesc, scaleType);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 23, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)transformDesc, scaleType, 1);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_create(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
@@ -1840,34 +2267,15 @@ cublasStatus_t cubind_cublasLt_matrix_transform_desc_create(cublasLtMatrixTransf
     cubind__cublasLtMatrixTransformDescCreate_fn cubind_fn = (cubind__cublasLtMatrixTransformDescCreate_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixTransformDescCreate, &cubind__cublasLt_offsets[23]);
     cublasStatus_t cubind_status = cubind_fn(transformDesc, scaleType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 23, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescDestroy_fn)(cublasLtMatrixTransformDesc_t transformDesc);
-
-/* What the wrapper calls until cublasLtMatrixTransformDescDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatrixTransformDescDestroy is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 24), (uintptr_t)transformDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixTransformDescDestroy_fn cubind_fn = (cubind__cublasLtMatrixTransformDescDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 24, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixTransformDescDestroy);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(transformDesc);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 24, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)transformDesc, 6);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_destroy(cublasLtMatrixTransformDesc_t transformDesc)
@@ -1875,34 +2283,15 @@ cublasStatus_t cubind_cublasLt_matrix_transform_desc_destroy(cublasLtMatrixTrans
     cubind__cublasLtMatrixTransformDescDestroy_fn cubind_fn = (cubind__cublasLtMatrixTransformDescDestroy_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixTransformDescDestroy, &cubind__cublasLt_offsets[24]);
     cublasStatus_t cubind_status = cubind_fn(transformDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 24, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescSetAttribute_fn)(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes);
-
-/* What the wrapper calls until cublasLtMatrixTransformDescSetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatrixTransformDescSetAttribute is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 25), (uintptr_t)transformDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixTransformDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 25, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixTransformDescSetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 25, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)transformDesc, attr, (uintptr_t)buf, sizeInBytes, 3);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_set_attribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)
@@ -1910,34 +2299,15 @@ cublasStatus_t cubind_cublasLt_matrix_transform_desc_set_attribute(cublasLtMatri
     cubind__cublasLtMatrixTransformDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescSetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixTransformDescSetAttribute, &cubind__cublasLt_offsets[25]);
     cublasStatus_t cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 25, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescGetAttribute_fn)(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-
-/* What the wrapper calls until cublasLtMatrixTransformDescGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatrixTransformDescGetAttribute is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 26), (uintptr_t)transformDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixTransformDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 26, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixTransformDescGetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes, sizeWritten);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 26, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)transformDesc, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 3);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_get_attribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
@@ -1945,34 +2315,15 @@ cublasStatus_t cubind_cublasLt_matrix_transform_desc_get_attribute(cublasLtMatri
     cubind__cublasLtMatrixTransformDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixTransformDescGetAttribute, &cubind__cublasLt_offsets[26]);
     cublasStatus_t cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 26, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtEmulationDescInit_internal_fn)(cublasLtEmulationDesc_t emulationDesc, size_t size);
-
-/* What the wrapper calls until cublasLtEmulationDescInit_internal is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtEmulationDescInit_internal is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 27), (uintptr_t)emulationDesc, (unsigned long long)size);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtEmulationDescInit_internal_fn cubind_fn = (cubind__cublasLtEmulationDescInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 27, &cubind_unavailable, (cubind__fnptr)slow_cublasLtEmulationDescInit_internal);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(emulationDesc, size);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 27, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)emulationDesc, size, 2);
 }
 
 cublasStatus_t cubind_cublasLt_emulation_desc_init_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
@@ -1980,34 +2331,15 @@ cublasStatus_t cubind_cublasLt_emulation_desc_init_internal(cublasLtEmulationDes
     cubind__cublasLtEmulationDescInit_internal_fn cubind_fn = (cubind__cublasLtEmulationDescInit_internal_fn)cubind__target((cubind__fnptr)slow_cublasLtEmulationDescInit_internal, &cubind__cublasLt_offsets[27]);
     cublasStatus_t cubind_status = cubind_fn(emulationDesc, size);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 27, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtEmulationDescCreate_fn)(cublasLtEmulationDesc_t *emulationDesc);
-
-/* What the wrapper calls until cublasLtEmulationDescCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtEmulationDescCreate is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 28), (uintptr_t)emulationDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtEmulationDescCreate_fn cubind_fn = (cubind__cublasLtEmulationDescCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 28, &cubind_unavailable, (cubind__fnptr)slow_cublasLtEmulationDescCreate);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(emulationDesc);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 28, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)emulationDesc, 7);
 }
 
 cublasStatus_t cubind_cublasLt_emulation_desc_create(cublasLtEmulationDesc_t *emulationDesc)
@@ -2015,34 +2347,15 @@ cublasStatus_t cubind_cublasLt_emulation_desc_create(cublasLtEmulationDesc_t *em
     cubind__cublasLtEmulationDescCreate_fn cubind_fn = (cubind__cublasLtEmulationDescCreate_fn)cubind__target((cubind__fnptr)slow_cublasLtEmulationDescCreate, &cubind__cublasLt_offsets[28]);
     cublasStatus_t cubind_status = cubind_fn(emulationDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 28, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtEmulationDescDestroy_fn)(cublasLtEmulationDesc_t emulationDesc);
-
-/* What the wrapper calls until cublasLtEmulationDescDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtEmulationDescDestroy is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 29), (uintptr_t)emulationDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtEmulationDescDestroy_fn cubind_fn = (cubind__cublasLtEmulationDescDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 29, &cubind_unavailable, (cubind__fnptr)slow_cublasLtEmulationDescDestroy);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(emulationDesc);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 29, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)emulationDesc, 8);
 }
 
 cublasStatus_t cubind_cublasLt_emulation_desc_destroy(cublasLtEmulationDesc_t emulationDesc)
@@ -2050,34 +2363,15 @@ cublasStatus_t cubind_cublasLt_emulation_desc_destroy(cublasLtEmulationDesc_t em
     cubind__cublasLtEmulationDescDestroy_fn cubind_fn = (cubind__cublasLtEmulationDescDestroy_fn)cubind__target((cubind__fnptr)slow_cublasLtEmulationDescDestroy, &cubind__cublasLt_offsets[29]);
     cublasStatus_t cubind_status = cubind_fn(emulationDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 29, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(29, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtEmulationDescSetAttribute_fn)(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes);
-
-/* What the wrapper calls until cublasLtEmulationDescSetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtEmulationDescSetAttribute is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 30), (uintptr_t)emulationDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtEmulationDescSetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 30, &cubind_unavailable, (cubind__fnptr)slow_cublasLtEmulationDescSetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 30, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)emulationDesc, attr, (uintptr_t)buf, sizeInBytes, 4);
 }
 
 cublasStatus_t cubind_cublasLt_emulation_desc_set_attribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)
@@ -2085,34 +2379,15 @@ cublasStatus_t cubind_cublasLt_emulation_desc_set_attribute(cublasLtEmulationDes
     cubind__cublasLtEmulationDescSetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescSetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtEmulationDescSetAttribute, &cubind__cublasLt_offsets[30]);
     cublasStatus_t cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 30, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(30, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtEmulationDescGetAttribute_fn)(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-
-/* What the wrapper calls until cublasLtEmulationDescGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtEmulationDescGetAttribute is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 31), (uintptr_t)emulationDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtEmulationDescGetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 31, &cubind_unavailable, (cubind__fnptr)slow_cublasLtEmulationDescGetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 31, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)emulationDesc, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 4);
 }
 
 cublasStatus_t cubind_cublasLt_emulation_desc_get_attribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
@@ -2120,34 +2395,15 @@ cublasStatus_t cubind_cublasLt_emulation_desc_get_attribute(cublasLtEmulationDes
     cubind__cublasLtEmulationDescGetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtEmulationDescGetAttribute, &cubind__cublasLt_offsets[31]);
     cublasStatus_t cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 31, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(31, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceInit_internal_fn)(cublasLtMatmulPreference_t pref, size_t size);
-
-/* What the wrapper calls until cublasLtMatmulPreferenceInit_internal is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatmulPreferenceInit_internal is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 32), (uintptr_t)pref, (unsigned long long)size);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulPreferenceInit_internal_fn cubind_fn = (cubind__cublasLtMatmulPreferenceInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 32, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulPreferenceInit_internal);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pref, size);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 32, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pref, size, 3);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_preference_init_internal(cublasLtMatmulPreference_t pref, size_t size)
@@ -2155,34 +2411,15 @@ cublasStatus_t cubind_cublasLt_matmul_preference_init_internal(cublasLtMatmulPre
     cubind__cublasLtMatmulPreferenceInit_internal_fn cubind_fn = (cubind__cublasLtMatmulPreferenceInit_internal_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulPreferenceInit_internal, &cubind__cublasLt_offsets[32]);
     cublasStatus_t cubind_status = cubind_fn(pref, size);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 32, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(32, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceCreate_fn)(cublasLtMatmulPreference_t *pref);
-
-/* What the wrapper calls until cublasLtMatmulPreferenceCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatmulPreferenceCreate is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 33), (uintptr_t)pref);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulPreferenceCreate_fn cubind_fn = (cubind__cublasLtMatmulPreferenceCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 33, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulPreferenceCreate);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pref);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 33, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)pref, 9);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_preference_create(cublasLtMatmulPreference_t *pref)
@@ -2190,34 +2427,15 @@ cublasStatus_t cubind_cublasLt_matmul_preference_create(cublasLtMatmulPreference
     cubind__cublasLtMatmulPreferenceCreate_fn cubind_fn = (cubind__cublasLtMatmulPreferenceCreate_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulPreferenceCreate, &cubind__cublasLt_offsets[33]);
     cublasStatus_t cubind_status = cubind_fn(pref);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 33, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(33, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceDestroy_fn)(cublasLtMatmulPreference_t pref);
-
-/* What the wrapper calls until cublasLtMatmulPreferenceDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatmulPreferenceDestroy is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 34), (uintptr_t)pref);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulPreferenceDestroy_fn cubind_fn = (cubind__cublasLtMatmulPreferenceDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 34, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulPreferenceDestroy);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pref);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 34, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)pref, 10);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_preference_destroy(cublasLtMatmulPreference_t pref)
@@ -2225,34 +2443,15 @@ cublasStatus_t cubind_cublasLt_matmul_preference_destroy(cublasLtMatmulPreferenc
     cubind__cublasLtMatmulPreferenceDestroy_fn cubind_fn = (cubind__cublasLtMatmulPreferenceDestroy_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulPreferenceDestroy, &cubind__cublasLt_offsets[34]);
     cublasStatus_t cubind_status = cubind_fn(pref);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 34, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(34, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceSetAttribute_fn)(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes);
-
-/* What the wrapper calls until cublasLtMatmulPreferenceSetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatmulPreferenceSetAttribute is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 35), (uintptr_t)pref, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulPreferenceSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 35, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulPreferenceSetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pref, attr, buf, sizeInBytes);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 35, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)pref, attr, (uintptr_t)buf, sizeInBytes, 5);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_preference_set_attribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)
@@ -2260,34 +2459,15 @@ cublasStatus_t cubind_cublasLt_matmul_preference_set_attribute(cublasLtMatmulPre
     cubind__cublasLtMatmulPreferenceSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceSetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulPreferenceSetAttribute, &cubind__cublasLt_offsets[35]);
     cublasStatus_t cubind_status = cubind_fn(pref, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 35, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(35, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceGetAttribute_fn)(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-
-/* What the wrapper calls until cublasLtMatmulPreferenceGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatmulPreferenceGetAttribute is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 36), (uintptr_t)pref, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulPreferenceGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 36, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulPreferenceGetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pref, attr, buf, sizeInBytes, sizeWritten);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 36, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)pref, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 5);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_preference_get_attribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
@@ -2295,34 +2475,15 @@ cublasStatus_t cubind_cublasLt_matmul_preference_get_attribute(cublasLtMatmulPre
     cubind__cublasLtMatmulPreferenceGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulPreferenceGetAttribute, &cubind__cublasLt_offsets[36]);
     cublasStatus_t cubind_status = cubind_fn(pref, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 36, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(36, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoGetHeuristic_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount);
-
-/* What the wrapper calls until cublasLtMatmulAlgoGetHeuristic is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatmulAlgoGetHeuristic is resolved, and every call while tracing: shape 8. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 37), (uintptr_t)lightHandle, (uintptr_t)operationDesc, (uintptr_t)Adesc, (uintptr_t)Bdesc, (uintptr_t)Cdesc, (uintptr_t)Ddesc, (uintptr_t)preference, (long long)requestedAlgoCount, (uintptr_t)heuristicResultsArray, (uintptr_t)returnAlgoCount);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoGetHeuristic_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetHeuristic_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 37, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoGetHeuristic);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 37, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_8((uintptr_t)lightHandle, (uintptr_t)operationDesc, (uintptr_t)Adesc, (uintptr_t)Bdesc, (uintptr_t)Cdesc, (uintptr_t)Ddesc, (uintptr_t)preference, requestedAlgoCount, (uintptr_t)heuristicResultsArray, (uintptr_t)returnAlgoCount, 0.0);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_get_heuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
@@ -2330,34 +2491,15 @@ cublasStatus_t cubind_cublasLt_matmul_algo_get_heuristic(cublasLtHandle_t lightH
     cubind__cublasLtMatmulAlgoGetHeuristic_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetHeuristic_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoGetHeuristic, &cubind__cublasLt_offsets[37]);
     cublasStatus_t cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 37, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(37, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoGetIds_fn)(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount);
-
-/* What the wrapper calls until cublasLtMatmulAlgoGetIds is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatmulAlgoGetIds is resolved, and every call while tracing: shape 8. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 38), (uintptr_t)lightHandle, (long long)computeType, (long long)scaleType, (long long)Atype, (long long)Btype, (long long)Ctype, (long long)Dtype, (long long)requestedAlgoCount, (uintptr_t)algoIdsArray, (uintptr_t)returnAlgoCount);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoGetIds_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetIds_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 38, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoGetIds);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 38, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_8((uintptr_t)lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, (uintptr_t)algoIdsArray, (uintptr_t)returnAlgoCount, 1.0);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_get_ids(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount)
@@ -2365,34 +2507,15 @@ cublasStatus_t cubind_cublasLt_matmul_algo_get_ids(cublasLtHandle_t lightHandle,
     cubind__cublasLtMatmulAlgoGetIds_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetIds_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoGetIds, &cubind__cublasLt_offsets[38]);
     cublasStatus_t cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 38, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(38, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoInit_fn)(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo);
-
-/* What the wrapper calls until cublasLtMatmulAlgoInit is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatmulAlgoInit is resolved, and every call while tracing: shape 9. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 39), (uintptr_t)lightHandle, (long long)computeType, (long long)scaleType, (long long)Atype, (long long)Btype, (long long)Ctype, (long long)Dtype, (long long)algoId, (uintptr_t)algo);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoInit_fn cubind_fn = (cubind__cublasLtMatmulAlgoInit_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 39, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoInit);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 39, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_9((uintptr_t)lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, (uintptr_t)algo, 0.0);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_init(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)
@@ -2400,34 +2523,15 @@ cublasStatus_t cubind_cublasLt_matmul_algo_init(cublasLtHandle_t lightHandle, cu
     cubind__cublasLtMatmulAlgoInit_fn cubind_fn = (cubind__cublasLtMatmulAlgoInit_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoInit, &cubind__cublasLt_offsets[39]);
     cublasStatus_t cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 39, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(39, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoCheck_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result);
-
-/* What the wrapper calls until cublasLtMatmulAlgoCheck is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatmulAlgoCheck is resolved, and every call while tracing: shape 10. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 40), (uintptr_t)lightHandle, (uintptr_t)operationDesc, (uintptr_t)Adesc, (uintptr_t)Bdesc, (uintptr_t)Cdesc, (uintptr_t)Ddesc, (uintptr_t)algo, (uintptr_t)result);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoCheck_fn cubind_fn = (cubind__cublasLtMatmulAlgoCheck_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 40, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoCheck);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 40, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_10((uintptr_t)lightHandle, (uintptr_t)operationDesc, (uintptr_t)Adesc, (uintptr_t)Bdesc, (uintptr_t)Cdesc, (uintptr_t)Ddesc, (uintptr_t)algo, (uintptr_t)result, 0.0);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_check(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)
@@ -2435,34 +2539,15 @@ cublasStatus_t cubind_cublasLt_matmul_algo_check(cublasLtHandle_t lightHandle, c
     cubind__cublasLtMatmulAlgoCheck_fn cubind_fn = (cubind__cublasLtMatmulAlgoCheck_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoCheck, &cubind__cublasLt_offsets[40]);
     cublasStatus_t cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 40, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(40, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoCapGetAttribute_fn)(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-
-/* What the wrapper calls until cublasLtMatmulAlgoCapGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatmulAlgoCapGetAttribute is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 41), (uintptr_t)algo, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoCapGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoCapGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 41, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoCapGetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 41, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)algo, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 6);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_cap_get_attribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
@@ -2470,34 +2555,15 @@ cublasStatus_t cubind_cublasLt_matmul_algo_cap_get_attribute(const cublasLtMatmu
     cubind__cublasLtMatmulAlgoCapGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoCapGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoCapGetAttribute, &cubind__cublasLt_offsets[41]);
     cublasStatus_t cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 41, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(41, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes);
-
-/* What the wrapper calls until cublasLtMatmulAlgoConfigSetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatmulAlgoConfigSetAttribute is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 42), (uintptr_t)algo, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoConfigSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 42, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoConfigSetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(algo, attr, buf, sizeInBytes);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 42, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)algo, attr, (uintptr_t)buf, sizeInBytes, 6);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_config_set_attribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)
@@ -2505,34 +2571,15 @@ cublasStatus_t cubind_cublasLt_matmul_algo_config_set_attribute(cublasLtMatmulAl
     cubind__cublasLtMatmulAlgoConfigSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoConfigSetAttribute, &cubind__cublasLt_offsets[42]);
     cublasStatus_t cubind_status = cubind_fn(algo, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 42, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(42, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-
-/* What the wrapper calls until cublasLtMatmulAlgoConfigGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtMatmulAlgoConfigGetAttribute is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 43), (uintptr_t)algo, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoConfigGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 43, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoConfigGetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 43, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)algo, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 7);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_config_get_attribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
@@ -2540,34 +2587,15 @@ cublasStatus_t cubind_cublasLt_matmul_algo_config_get_attribute(const cublasLtMa
     cubind__cublasLtMatmulAlgoConfigGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoConfigGetAttribute, &cubind__cublasLt_offsets[43]);
     cublasStatus_t cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 43, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(43, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtLoggerSetCallback_fn)(cublasLtLoggerCallback_t callback);
-
-/* What the wrapper calls until cublasLtLoggerSetCallback is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtLoggerSetCallback is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 44), (uintptr_t)callback);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtLoggerSetCallback_fn cubind_fn = (cubind__cublasLtLoggerSetCallback_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 44, &cubind_unavailable, (cubind__fnptr)slow_cublasLtLoggerSetCallback);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(callback);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 44, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)callback, 11);
 }
 
 cublasStatus_t cubind_cublasLt_logger_set_callback(cublasLtLoggerCallback_t callback)
@@ -2575,34 +2603,15 @@ cublasStatus_t cubind_cublasLt_logger_set_callback(cublasLtLoggerCallback_t call
     cubind__cublasLtLoggerSetCallback_fn cubind_fn = (cubind__cublasLtLoggerSetCallback_fn)cubind__target((cubind__fnptr)slow_cublasLtLoggerSetCallback, &cubind__cublasLt_offsets[44]);
     cublasStatus_t cubind_status = cubind_fn(callback);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 44, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(44, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtLoggerSetFile_fn)(FILE *file);
-
-/* What the wrapper calls until cublasLtLoggerSetFile is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtLoggerSetFile is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetFile(FILE *file)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 45), (uintptr_t)file);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtLoggerSetFile_fn cubind_fn = (cubind__cublasLtLoggerSetFile_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 45, &cubind_unavailable, (cubind__fnptr)slow_cublasLtLoggerSetFile);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(file);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 45, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)file, 12);
 }
 
 cublasStatus_t cubind_cublasLt_logger_set_file(FILE *file)
@@ -2610,34 +2619,15 @@ cublasStatus_t cubind_cublasLt_logger_set_file(FILE *file)
     cubind__cublasLtLoggerSetFile_fn cubind_fn = (cubind__cublasLtLoggerSetFile_fn)cubind__target((cubind__fnptr)slow_cublasLtLoggerSetFile, &cubind__cublasLt_offsets[45]);
     cublasStatus_t cubind_status = cubind_fn(file);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 45, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(45, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtLoggerOpenFile_fn)(const char *logFile);
-
-/* What the wrapper calls until cublasLtLoggerOpenFile is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtLoggerOpenFile is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerOpenFile(const char *logFile)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 46), (uintptr_t)logFile);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtLoggerOpenFile_fn cubind_fn = (cubind__cublasLtLoggerOpenFile_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 46, &cubind_unavailable, (cubind__fnptr)slow_cublasLtLoggerOpenFile);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(logFile);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 46, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)logFile, 13);
 }
 
 cublasStatus_t cubind_cublasLt_logger_open_file(const char *logFile)
@@ -2645,34 +2635,15 @@ cublasStatus_t cubind_cublasLt_logger_open_file(const char *logFile)
     cubind__cublasLtLoggerOpenFile_fn cubind_fn = (cubind__cublasLtLoggerOpenFile_fn)cubind__target((cubind__fnptr)slow_cublasLtLoggerOpenFile, &cubind__cublasLt_offsets[46]);
     cublasStatus_t cubind_status = cubind_fn(logFile);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 46, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(46, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtLoggerSetLevel_fn)(int level);
-
-/* What the wrapper calls until cublasLtLoggerSetLevel is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtLoggerSetLevel is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetLevel(int level)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 47), (long long)level);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtLoggerSetLevel_fn cubind_fn = (cubind__cublasLtLoggerSetLevel_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 47, &cubind_unavailable, (cubind__fnptr)slow_cublasLtLoggerSetLevel);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(level);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 47, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(level, 14);
 }
 
 cublasStatus_t cubind_cublasLt_logger_set_level(int level)
@@ -2680,34 +2651,15 @@ cublasStatus_t cubind_cublasLt_logger_set_level(int level)
     cubind__cublasLtLoggerSetLevel_fn cubind_fn = (cubind__cublasLtLoggerSetLevel_fn)cubind__target((cubind__fnptr)slow_cublasLtLoggerSetLevel, &cubind__cublasLt_offsets[47]);
     cublasStatus_t cubind_status = cubind_fn(level);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 47, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(47, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtLoggerSetMask_fn)(int mask);
-
-/* What the wrapper calls until cublasLtLoggerSetMask is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtLoggerSetMask is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetMask(int mask)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 48), (long long)mask);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtLoggerSetMask_fn cubind_fn = (cubind__cublasLtLoggerSetMask_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 48, &cubind_unavailable, (cubind__fnptr)slow_cublasLtLoggerSetMask);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(mask);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 48, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(mask, 15);
 }
 
 cublasStatus_t cubind_cublasLt_logger_set_mask(int mask)
@@ -2715,34 +2667,15 @@ cublasStatus_t cubind_cublasLt_logger_set_mask(int mask)
     cubind__cublasLtLoggerSetMask_fn cubind_fn = (cubind__cublasLtLoggerSetMask_fn)cubind__target((cubind__fnptr)slow_cublasLtLoggerSetMask, &cubind__cublasLt_offsets[48]);
     cublasStatus_t cubind_status = cubind_fn(mask);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 48, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(48, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtLoggerForceDisable_fn)(void);
-
-/* What the wrapper calls until cublasLtLoggerForceDisable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cublasLtLoggerForceDisable is resolved, and every call while tracing: shape 11. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerForceDisable(void)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 49));
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtLoggerForceDisable_fn cubind_fn = (cubind__cublasLtLoggerForceDisable_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 49, &cubind_unavailable, (cubind__fnptr)slow_cublasLtLoggerForceDisable);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn();
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 49, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_11(0);
 }
 
 cublasStatus_t cubind_cublasLt_logger_force_disable(void)
@@ -2750,7 +2683,7 @@ cublasStatus_t cubind_cublasLt_logger_force_disable(void)
     cubind__cublasLtLoggerForceDisable_fn cubind_fn = (cubind__cublasLtLoggerForceDisable_fn)cubind__target((cubind__fnptr)slow_cublasLtLoggerForceDisable, &cubind__cublasLt_offsets[49]);
     cublasStatus_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 49, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(49, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

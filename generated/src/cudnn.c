@@ -4429,17 +4429,3038 @@ const struct cubind__cudnn_symbols {
 #undef AT
 };
 
+/* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
+ * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
+ * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
+ * a part of its own, with an entry of its own); not inlined, for the same reason. */
+static CUBIND_NOINLINE int cubind_failed(unsigned index, int status)
+{
+    return cubind__wrapper_status_error(&cubind__cudnn_symbols.table, index, status);
+}
+
+/* Each function's type. */
 typedef size_t (*cubind__cudnnGetVersion_fn)(void);
+typedef size_t (*cubind__cudnnGetMaxDeviceVersion_fn)(void);
+typedef size_t (*cubind__cudnnGetCudartVersion_fn)(void);
+typedef const char *(*cubind__cudnnGetErrorString_fn)(cudnnStatus_t status);
+typedef void (*cubind__cudnnGetLastErrorString_fn)(char *message, size_t max_size);
+typedef cudnnStatus_t (*cubind__cudnnQueryRuntimeError_fn)(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag);
+typedef cudnnStatus_t (*cubind__cudnnGetProperty_fn)(libraryPropertyType type, int *value);
+typedef cudnnStatus_t (*cubind__cudnnCreate_fn)(cudnnHandle_t *handle);
+typedef cudnnStatus_t (*cubind__cudnnDestroy_fn)(cudnnHandle_t handle);
+typedef cudnnStatus_t (*cubind__cudnnSetStream_fn)(cudnnHandle_t handle, cudaStream_t streamId);
+typedef cudnnStatus_t (*cubind__cudnnGetStream_fn)(cudnnHandle_t handle, cudaStream_t *streamId);
+typedef cudnnStatus_t (*cubind__cudnnSetCallback_fn)(unsigned int mask, void *udata, cudnnCallback_t fptr);
+typedef cudnnStatus_t (*cubind__cudnnGetCallback_fn)(unsigned int *mask, void **udata, cudnnCallback_t *fptr);
+typedef cudnnStatus_t (*cubind__cudnnGraphVersionCheck_fn)(void);
+typedef cudnnStatus_t (*cubind__cudnnBackendCreateDescriptor_fn)(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor);
+typedef cudnnStatus_t (*cubind__cudnnBackendDestroyDescriptor_fn)(cudnnBackendDescriptor_t descriptor);
+typedef cudnnStatus_t (*cubind__cudnnBackendInitialize_fn)(cudnnBackendDescriptor_t descriptor);
+typedef cudnnStatus_t (*cubind__cudnnBackendFinalize_fn)(cudnnBackendDescriptor_t descriptor);
+typedef cudnnStatus_t (*cubind__cudnnBackendSetAttribute_fn)(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements);
+typedef cudnnStatus_t (*cubind__cudnnBackendGetAttribute_fn)(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements);
+typedef cudnnStatus_t (*cubind__cudnnBackendExecute_fn)(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack);
+typedef cudnnStatus_t (*cubind__cudnnBackendPopulateCudaGraph_fn)(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph);
+typedef cudnnStatus_t (*cubind__cudnnBackendUpdateCudaGraph_fn)(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph);
+typedef cudnnStatus_t (*cubind__cudnnCreateTensorDescriptor_fn)(cudnnTensorDescriptor_t *tensorDesc);
+typedef cudnnStatus_t (*cubind__cudnnSetTensor4dDescriptor_fn)(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w);
+typedef cudnnStatus_t (*cubind__cudnnSetTensor4dDescriptorEx_fn)(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride);
+typedef cudnnStatus_t (*cubind__cudnnGetTensor4dDescriptor_fn)(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride);
+typedef cudnnStatus_t (*cubind__cudnnSetTensorNdDescriptor_fn)(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[]);
+typedef cudnnStatus_t (*cubind__cudnnSetTensorNdDescriptorEx_fn)(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[]);
+typedef cudnnStatus_t (*cubind__cudnnGetTensorNdDescriptor_fn)(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[]);
+typedef cudnnStatus_t (*cubind__cudnnGetTensorSizeInBytes_fn)(const cudnnTensorDescriptor_t tensorDesc, size_t *size);
+typedef cudnnStatus_t (*cubind__cudnnDestroyTensorDescriptor_fn)(cudnnTensorDescriptor_t tensorDesc);
+typedef cudnnStatus_t (*cubind__cudnnInitTransformDest_fn)(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes);
+typedef cudnnStatus_t (*cubind__cudnnCreateTensorTransformDescriptor_fn)(cudnnTensorTransformDescriptor_t *transformDesc);
+typedef cudnnStatus_t (*cubind__cudnnSetTensorTransformDescriptor_fn)(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction);
+typedef cudnnStatus_t (*cubind__cudnnGetTensorTransformDescriptor_fn)(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction);
+typedef cudnnStatus_t (*cubind__cudnnDestroyTensorTransformDescriptor_fn)(cudnnTensorTransformDescriptor_t transformDesc);
+typedef cudnnStatus_t (*cubind__cudnnTransformTensor_fn)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+typedef cudnnStatus_t (*cubind__cudnnTransformTensorEx_fn)(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData);
+typedef cudnnStatus_t (*cubind__cudnnAddTensor_fn)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C);
+typedef cudnnStatus_t (*cubind__cudnnCreateOpTensorDescriptor_fn)(cudnnOpTensorDescriptor_t *opTensorDesc);
+typedef cudnnStatus_t (*cubind__cudnnSetOpTensorDescriptor_fn)(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt);
+typedef cudnnStatus_t (*cubind__cudnnGetOpTensorDescriptor_fn)(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt);
+typedef cudnnStatus_t (*cubind__cudnnDestroyOpTensorDescriptor_fn)(cudnnOpTensorDescriptor_t opTensorDesc);
+typedef cudnnStatus_t (*cubind__cudnnOpTensor_fn)(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C);
+typedef cudnnStatus_t (*cubind__cudnnCreateReduceTensorDescriptor_fn)(cudnnReduceTensorDescriptor_t *reduceTensorDesc);
+typedef cudnnStatus_t (*cubind__cudnnSetReduceTensorDescriptor_fn)(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType);
+typedef cudnnStatus_t (*cubind__cudnnGetReduceTensorDescriptor_fn)(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType);
+typedef cudnnStatus_t (*cubind__cudnnDestroyReduceTensorDescriptor_fn)(cudnnReduceTensorDescriptor_t reduceTensorDesc);
+typedef cudnnStatus_t (*cubind__cudnnGetReductionIndicesSize_fn)(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes);
+typedef cudnnStatus_t (*cubind__cudnnGetReductionWorkspaceSize_fn)(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes);
+typedef cudnnStatus_t (*cubind__cudnnReduceTensor_fn)(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C);
+typedef cudnnStatus_t (*cubind__cudnnSetTensor_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr);
+typedef cudnnStatus_t (*cubind__cudnnScaleTensor_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha);
+typedef cudnnStatus_t (*cubind__cudnnCreateFilterDescriptor_fn)(cudnnFilterDescriptor_t *filterDesc);
+typedef cudnnStatus_t (*cubind__cudnnSetFilter4dDescriptor_fn)(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w);
+typedef cudnnStatus_t (*cubind__cudnnGetFilter4dDescriptor_fn)(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w);
+typedef cudnnStatus_t (*cubind__cudnnSetFilterNdDescriptor_fn)(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[]);
+typedef cudnnStatus_t (*cubind__cudnnGetFilterNdDescriptor_fn)(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[]);
+typedef cudnnStatus_t (*cubind__cudnnGetFilterSizeInBytes_fn)(const cudnnFilterDescriptor_t filterDesc, size_t *size);
+typedef cudnnStatus_t (*cubind__cudnnTransformFilter_fn)(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData);
+typedef cudnnStatus_t (*cubind__cudnnDestroyFilterDescriptor_fn)(cudnnFilterDescriptor_t filterDesc);
+typedef cudnnStatus_t (*cubind__cudnnSoftmaxForward_fn)(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+typedef cudnnStatus_t (*cubind__cudnnCreatePoolingDescriptor_fn)(cudnnPoolingDescriptor_t *poolingDesc);
+typedef cudnnStatus_t (*cubind__cudnnSetPooling2dDescriptor_fn)(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride);
+typedef cudnnStatus_t (*cubind__cudnnGetPooling2dDescriptor_fn)(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride);
+typedef cudnnStatus_t (*cubind__cudnnSetPoolingNdDescriptor_fn)(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[]);
+typedef cudnnStatus_t (*cubind__cudnnGetPoolingNdDescriptor_fn)(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[]);
+typedef cudnnStatus_t (*cubind__cudnnGetPoolingNdForwardOutputDim_fn)(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[]);
+typedef cudnnStatus_t (*cubind__cudnnGetPooling2dForwardOutputDim_fn)(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w);
+typedef cudnnStatus_t (*cubind__cudnnDestroyPoolingDescriptor_fn)(cudnnPoolingDescriptor_t poolingDesc);
+typedef cudnnStatus_t (*cubind__cudnnPoolingForward_fn)(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+typedef cudnnStatus_t (*cubind__cudnnCreateActivationDescriptor_fn)(cudnnActivationDescriptor_t *activationDesc);
+typedef cudnnStatus_t (*cubind__cudnnSetActivationDescriptor_fn)(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef);
+typedef cudnnStatus_t (*cubind__cudnnGetActivationDescriptor_fn)(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef);
+typedef cudnnStatus_t (*cubind__cudnnSetActivationDescriptorSwishBeta_fn)(cudnnActivationDescriptor_t activationDesc, double swish_beta);
+typedef cudnnStatus_t (*cubind__cudnnGetActivationDescriptorSwishBeta_fn)(cudnnActivationDescriptor_t activationDesc, double *swish_beta);
+typedef cudnnStatus_t (*cubind__cudnnDestroyActivationDescriptor_fn)(cudnnActivationDescriptor_t activationDesc);
+typedef cudnnStatus_t (*cubind__cudnnActivationForward_fn)(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+typedef cudnnStatus_t (*cubind__cudnnCreateLRNDescriptor_fn)(cudnnLRNDescriptor_t *normDesc);
+typedef cudnnStatus_t (*cubind__cudnnSetLRNDescriptor_fn)(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK);
+typedef cudnnStatus_t (*cubind__cudnnGetLRNDescriptor_fn)(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK);
+typedef cudnnStatus_t (*cubind__cudnnDestroyLRNDescriptor_fn)(cudnnLRNDescriptor_t lrnDesc);
+typedef cudnnStatus_t (*cubind__cudnnLRNCrossChannelForward_fn)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+typedef cudnnStatus_t (*cubind__cudnnDivisiveNormalizationForward_fn)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+typedef cudnnStatus_t (*cubind__cudnnDeriveBNTensorDescriptor_fn)(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode);
+typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationForwardInference_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon);
+typedef cudnnStatus_t (*cubind__cudnnDeriveNormTensorDescriptor_fn)(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt);
+typedef cudnnStatus_t (*cubind__cudnnNormalizationForwardInference_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt);
+typedef cudnnStatus_t (*cubind__cudnnCreateSpatialTransformerDescriptor_fn)(cudnnSpatialTransformerDescriptor_t *stDesc);
+typedef cudnnStatus_t (*cubind__cudnnSetSpatialTransformerNdDescriptor_fn)(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[]);
+typedef cudnnStatus_t (*cubind__cudnnDestroySpatialTransformerDescriptor_fn)(cudnnSpatialTransformerDescriptor_t stDesc);
+typedef cudnnStatus_t (*cubind__cudnnSpatialTfGridGeneratorForward_fn)(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid);
+typedef cudnnStatus_t (*cubind__cudnnSpatialTfSamplerForward_fn)(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y);
+typedef cudnnStatus_t (*cubind__cudnnCreateDropoutDescriptor_fn)(cudnnDropoutDescriptor_t *dropoutDesc);
+typedef cudnnStatus_t (*cubind__cudnnDestroyDropoutDescriptor_fn)(cudnnDropoutDescriptor_t dropoutDesc);
+typedef cudnnStatus_t (*cubind__cudnnDropoutGetStatesSize_fn)(cudnnHandle_t handle, size_t *sizeInBytes);
+typedef cudnnStatus_t (*cubind__cudnnDropoutGetReserveSpaceSize_fn)(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes);
+typedef cudnnStatus_t (*cubind__cudnnSetDropoutDescriptor_fn)(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed);
+typedef cudnnStatus_t (*cubind__cudnnRestoreDropoutDescriptor_fn)(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed);
+typedef cudnnStatus_t (*cubind__cudnnGetDropoutDescriptor_fn)(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed);
+typedef cudnnStatus_t (*cubind__cudnnDropoutForward_fn)(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes);
+typedef cudnnStatus_t (*cubind__cudnnOpsVersionCheck_fn)(void);
+typedef cudnnStatus_t (*cubind__cudnnSoftmaxBackward_fn)(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
+typedef cudnnStatus_t (*cubind__cudnnPoolingBackward_fn)(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
+typedef cudnnStatus_t (*cubind__cudnnActivationBackward_fn)(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
+typedef cudnnStatus_t (*cubind__cudnnLRNCrossChannelBackward_fn)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
+typedef cudnnStatus_t (*cubind__cudnnDivisiveNormalizationBackward_fn)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans);
+typedef cudnnStatus_t (*cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes);
+typedef cudnnStatus_t (*cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes);
+typedef cudnnStatus_t (*cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes);
+typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationForwardTraining_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance);
+typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationForwardTrainingEx_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes);
+typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationBackward_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance);
+typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationBackwardEx_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes);
+typedef cudnnStatus_t (*cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt);
+typedef cudnnStatus_t (*cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt);
+typedef cudnnStatus_t (*cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt);
+typedef cudnnStatus_t (*cubind__cudnnNormalizationForwardTraining_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt);
+typedef cudnnStatus_t (*cubind__cudnnNormalizationBackward_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt);
+typedef cudnnStatus_t (*cubind__cudnnSpatialTfGridGeneratorBackward_fn)(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta);
+typedef cudnnStatus_t (*cubind__cudnnSpatialTfSamplerBackward_fn)(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid);
+typedef cudnnStatus_t (*cubind__cudnnDropoutBackward_fn)(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes);
+typedef cudnnStatus_t (*cubind__cudnnCreateRNNDescriptor_fn)(cudnnRNNDescriptor_t *rnnDesc);
+typedef cudnnStatus_t (*cubind__cudnnDestroyRNNDescriptor_fn)(cudnnRNNDescriptor_t rnnDesc);
+typedef cudnnStatus_t (*cubind__cudnnSetRNNDescriptor_v8_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags);
+typedef cudnnStatus_t (*cubind__cudnnGetRNNDescriptor_v8_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags);
+typedef cudnnStatus_t (*cubind__cudnnRNNSetClip_v8_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip);
+typedef cudnnStatus_t (*cubind__cudnnRNNSetClip_v9_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip);
+typedef cudnnStatus_t (*cubind__cudnnRNNGetClip_v8_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip);
+typedef cudnnStatus_t (*cubind__cudnnRNNGetClip_v9_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip);
+typedef cudnnStatus_t (*cubind__cudnnBuildRNNDynamic_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch);
+typedef cudnnStatus_t (*cubind__cudnnGetRNNTempSpaceSizes_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize);
+typedef cudnnStatus_t (*cubind__cudnnGetRNNWeightSpaceSize_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize);
+typedef cudnnStatus_t (*cubind__cudnnGetRNNWeightParams_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr);
+typedef cudnnStatus_t (*cubind__cudnnCreateRNNDataDescriptor_fn)(cudnnRNNDataDescriptor_t *rnnDataDesc);
+typedef cudnnStatus_t (*cubind__cudnnDestroyRNNDataDescriptor_fn)(cudnnRNNDataDescriptor_t rnnDataDesc);
+typedef cudnnStatus_t (*cubind__cudnnSetRNNDataDescriptor_fn)(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill);
+typedef cudnnStatus_t (*cubind__cudnnGetRNNDataDescriptor_fn)(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill);
+typedef cudnnStatus_t (*cubind__cudnnRNNForward_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace);
+typedef cudnnStatus_t (*cubind__cudnnCreateSeqDataDescriptor_fn)(cudnnSeqDataDescriptor_t *seqDataDesc);
+typedef cudnnStatus_t (*cubind__cudnnDestroySeqDataDescriptor_fn)(cudnnSeqDataDescriptor_t seqDataDesc);
+typedef cudnnStatus_t (*cubind__cudnnSetSeqDataDescriptor_fn)(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill);
+typedef cudnnStatus_t (*cubind__cudnnGetSeqDataDescriptor_fn)(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill);
+typedef cudnnStatus_t (*cubind__cudnnCreateAttnDescriptor_fn)(cudnnAttnDescriptor_t *attnDesc);
+typedef cudnnStatus_t (*cubind__cudnnDestroyAttnDescriptor_fn)(cudnnAttnDescriptor_t attnDesc);
+typedef cudnnStatus_t (*cubind__cudnnSetAttnDescriptor_fn)(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize);
+typedef cudnnStatus_t (*cubind__cudnnGetAttnDescriptor_fn)(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize);
+typedef cudnnStatus_t (*cubind__cudnnGetMultiHeadAttnBuffers_fn)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes);
+typedef cudnnStatus_t (*cubind__cudnnGetMultiHeadAttnWeights_fn)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr);
+typedef cudnnStatus_t (*cubind__cudnnMultiHeadAttnForward_fn)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace);
+typedef cudnnStatus_t (*cubind__cudnnAdvVersionCheck_fn)(void);
+typedef cudnnStatus_t (*cubind__cudnnRNNBackwardData_v8_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace);
+typedef cudnnStatus_t (*cubind__cudnnRNNBackwardWeights_v8_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace);
+typedef cudnnStatus_t (*cubind__cudnnMultiHeadAttnBackwardData_fn)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace);
+typedef cudnnStatus_t (*cubind__cudnnMultiHeadAttnBackwardWeights_fn)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace);
+typedef cudnnStatus_t (*cubind__cudnnCreateCTCLossDescriptor_fn)(cudnnCTCLossDescriptor_t *ctcLossDesc);
+typedef cudnnStatus_t (*cubind__cudnnSetCTCLossDescriptor_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType);
+typedef cudnnStatus_t (*cubind__cudnnSetCTCLossDescriptorEx_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode);
+typedef cudnnStatus_t (*cubind__cudnnSetCTCLossDescriptor_v8_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength);
+typedef cudnnStatus_t (*cubind__cudnnSetCTCLossDescriptor_v9_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength);
+typedef cudnnStatus_t (*cubind__cudnnGetCTCLossDescriptor_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType);
+typedef cudnnStatus_t (*cubind__cudnnGetCTCLossDescriptorEx_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode);
+typedef cudnnStatus_t (*cubind__cudnnGetCTCLossDescriptor_v8_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength);
+typedef cudnnStatus_t (*cubind__cudnnGetCTCLossDescriptor_v9_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength);
+typedef cudnnStatus_t (*cubind__cudnnDestroyCTCLossDescriptor_fn)(cudnnCTCLossDescriptor_t ctcLossDesc);
+typedef cudnnStatus_t (*cubind__cudnnCTCLoss_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes);
+typedef cudnnStatus_t (*cubind__cudnnCTCLoss_v8_fn)(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace);
+typedef cudnnStatus_t (*cubind__cudnnGetCTCLossWorkspaceSize_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes);
+typedef cudnnStatus_t (*cubind__cudnnGetCTCLossWorkspaceSize_v8_fn)(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes);
+typedef cudnnStatus_t (*cubind__cudnnCreateConvolutionDescriptor_fn)(cudnnConvolutionDescriptor_t *convDesc);
+typedef cudnnStatus_t (*cubind__cudnnDestroyConvolutionDescriptor_fn)(cudnnConvolutionDescriptor_t convDesc);
+typedef cudnnStatus_t (*cubind__cudnnSetConvolutionMathType_fn)(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType);
+typedef cudnnStatus_t (*cubind__cudnnGetConvolutionMathType_fn)(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType);
+typedef cudnnStatus_t (*cubind__cudnnSetConvolutionGroupCount_fn)(cudnnConvolutionDescriptor_t convDesc, int groupCount);
+typedef cudnnStatus_t (*cubind__cudnnGetConvolutionGroupCount_fn)(cudnnConvolutionDescriptor_t convDesc, int *groupCount);
+typedef cudnnStatus_t (*cubind__cudnnSetConvolutionReorderType_fn)(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType);
+typedef cudnnStatus_t (*cubind__cudnnGetConvolutionReorderType_fn)(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType);
+typedef cudnnStatus_t (*cubind__cudnnSetConvolution2dDescriptor_fn)(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType);
+typedef cudnnStatus_t (*cubind__cudnnGetConvolution2dDescriptor_fn)(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType);
+typedef cudnnStatus_t (*cubind__cudnnSetConvolutionNdDescriptor_fn)(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType);
+typedef cudnnStatus_t (*cubind__cudnnGetConvolutionNdDescriptor_fn)(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType);
+typedef cudnnStatus_t (*cubind__cudnnGetConvolution2dForwardOutputDim_fn)(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w);
+typedef cudnnStatus_t (*cubind__cudnnGetConvolutionNdForwardOutputDim_fn)(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[]);
+typedef cudnnStatus_t (*cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn)(cudnnHandle_t handle, int *count);
+typedef cudnnStatus_t (*cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults);
+typedef cudnnStatus_t (*cubind__cudnnFindConvolutionForwardAlgorithm_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults);
+typedef cudnnStatus_t (*cubind__cudnnFindConvolutionForwardAlgorithmEx_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes);
+typedef cudnnStatus_t (*cubind__cudnnIm2Col_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer);
+typedef cudnnStatus_t (*cubind__cudnnReorderFilterAndBias_fn)(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData);
+typedef cudnnStatus_t (*cubind__cudnnGetConvolutionForwardWorkspaceSize_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes);
+typedef cudnnStatus_t (*cubind__cudnnConvolutionForward_fn)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+typedef cudnnStatus_t (*cubind__cudnnConvolutionBiasActivationForward_fn)(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y);
+typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn)(cudnnHandle_t handle, int *count);
+typedef cudnnStatus_t (*cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn)(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults);
+typedef cudnnStatus_t (*cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn)(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes);
+typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn)(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults);
+typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn)(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes);
+typedef cudnnStatus_t (*cubind__cudnnConvolutionBackwardData_fn)(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
+typedef cudnnStatus_t (*cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn)(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc);
+typedef cudnnStatus_t (*cubind__cudnnCnnVersionCheck_fn)(void);
+typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn)(cudnnHandle_t handle, int *count);
+typedef cudnnStatus_t (*cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults);
+typedef cudnnStatus_t (*cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes);
+typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults);
+typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes);
+typedef cudnnStatus_t (*cubind__cudnnConvolutionBackwardFilter_fn)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw);
+typedef cudnnStatus_t (*cubind__cudnnConvolutionBackwardBias_fn)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db);
+typedef cudnnStatus_t (*cubind__cudnnCreateFusedOpsConstParamPack_fn)(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops);
+typedef cudnnStatus_t (*cubind__cudnnDestroyFusedOpsConstParamPack_fn)(cudnnFusedOpsConstParamPack_t constPack);
+typedef cudnnStatus_t (*cubind__cudnnSetFusedOpsConstParamPackAttribute_fn)(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param);
+typedef cudnnStatus_t (*cubind__cudnnGetFusedOpsConstParamPackAttribute_fn)(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL);
+typedef cudnnStatus_t (*cubind__cudnnCreateFusedOpsVariantParamPack_fn)(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops);
+typedef cudnnStatus_t (*cubind__cudnnDestroyFusedOpsVariantParamPack_fn)(cudnnFusedOpsVariantParamPack_t varPack);
+typedef cudnnStatus_t (*cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn)(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr);
+typedef cudnnStatus_t (*cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn)(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr);
+typedef cudnnStatus_t (*cubind__cudnnCreateFusedOpsPlan_fn)(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops);
+typedef cudnnStatus_t (*cubind__cudnnDestroyFusedOpsPlan_fn)(cudnnFusedOpsPlan_t plan);
+typedef cudnnStatus_t (*cubind__cudnnMakeFusedOpsPlan_fn)(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes);
+typedef cudnnStatus_t (*cubind__cudnnFusedOpsExecute_fn)(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack);
+
+/* The wrappers whose parameters pass alike share a slow path, their shape's (generator/shapes.py):
+ * each reaches it through a stub of its own type, declared here for the shapes to name. */
+static CUBIND_COLD cudnnStatus_t slow_cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetProperty(libraryPropertyType type, int *value);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreate(cudnnHandle_t *handle);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroy(cudnnHandle_t handle);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetCallback(unsigned int mask, void *udata, cudnnCallback_t fptr);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetCallback(unsigned int *mask, void **udata, cudnnCallback_t *fptr);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGraphVersionCheck(void);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBackendGetAttribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[]);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[]);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[]);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateTensorTransformDescriptor(cudnnTensorTransformDescriptor_t *transformDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+static CUBIND_COLD cudnnStatus_t slow_cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData);
+static CUBIND_COLD cudnnStatus_t slow_cudnnAddTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetReductionIndicesSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnReduceTensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr);
+static CUBIND_COLD cudnnStatus_t slow_cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[]);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[]);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t *size);
+static CUBIND_COLD cudnnStatus_t slow_cudnnTransformFilter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *poolingDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[]);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[]);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[]);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t poolingDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *activationDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double swish_beta);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t activationDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t lrnDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDeriveNormTensorDescriptor(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt);
+static CUBIND_COLD cudnnStatus_t slow_cudnnNormalizationForwardInference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t *stDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetSpatialTransformerNdDescriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[]);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroySpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t stDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dropoutDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *sizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed);
+static CUBIND_COLD cudnnStatus_t slow_cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutForward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnOpsVersionCheck(void);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
+static CUBIND_COLD cudnnStatus_t slow_cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
+static CUBIND_COLD cudnnStatus_t slow_cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
+static CUBIND_COLD cudnnStatus_t slow_cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationForwardTraining(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationForwardTrainingEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationBackward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationBackwardEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt);
+static CUBIND_COLD cudnnStatus_t slow_cudnnNormalizationForwardTraining(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt);
+static CUBIND_COLD cudnnStatus_t slow_cudnnNormalizationBackward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutBackward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t rnnDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags);
+static CUBIND_COLD cudnnStatus_t slow_cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip);
+static CUBIND_COLD cudnnStatus_t slow_cudnnRNNSetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip);
+static CUBIND_COLD cudnnStatus_t slow_cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip);
+static CUBIND_COLD cudnnStatus_t slow_cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBuildRNNDynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rnnDataDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill);
+static CUBIND_COLD cudnnStatus_t slow_cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *seqDataDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroySeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetSeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyAttnDescriptor(cudnnAttnDescriptor_t attnDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr);
+static CUBIND_COLD cudnnStatus_t slow_cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace);
+static CUBIND_COLD cudnnStatus_t slow_cudnnAdvVersionCheck(void);
+static CUBIND_COLD cudnnStatus_t slow_cudnnRNNBackwardData_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace);
+static CUBIND_COLD cudnnStatus_t slow_cudnnRNNBackwardWeights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace);
+static CUBIND_COLD cudnnStatus_t slow_cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace);
+static CUBIND_COLD cudnnStatus_t slow_cudnnMultiHeadAttnBackwardWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ctcLossDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCTCLoss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int groupCount);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int *groupCount);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[]);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int *count);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults);
+static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults);
+static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer);
+static CUBIND_COLD cudnnStatus_t slow_cudnnReorderFilterAndBias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBiasActivationForward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count);
+static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults);
+static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetFoldedConvBackwardDataDescriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCnnVersionCheck(void);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int *count);
+static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults);
+static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw);
+static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t constPack);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetFusedOpsConstParamPackAttribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t varPack);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetFusedOpsVariantParamPackAttribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetFusedOpsVariantParamPackAttribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFusedOpsPlan(cudnnFusedOpsPlan_t plan);
+static CUBIND_COLD cudnnStatus_t slow_cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack);
+
+/* What the wrappers of shape 0 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnQueryRuntimeError, cudnnBackendPopulateCudaGraph, cudnnBackendUpdateCudaGraph,
+ * cudnnInitTransformDest, cudnnSetOpTensorDescriptor, cudnnGetOpTensorDescriptor, cudnnSetTensor,
+ * cudnnScaleTensor, cudnnGetPoolingNdForwardOutputDim, cudnnGetActivationDescriptor,
+ * cudnnSpatialTfGridGeneratorForward, cudnnSpatialTfGridGeneratorBackward, cudnnRNNGetClip_v9,
+ * cudnnSetCTCLossDescriptorEx, cudnnGetCTCLossDescriptorEx,
+ * cudnnGetFusedOpsConstParamPackAttribute, cudnnMakeFusedOpsPlan. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_0(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[17] = { 5, 21, 22, 32, 41, 42, 52, 53, 68, 74, 92, 120, 130, 158, 162, 211, 218 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnQueryRuntimeError;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cudnnBackendPopulateCudaGraph;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cudnnBackendUpdateCudaGraph;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cudnnInitTransformDest;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_cudnnSetOpTensorDescriptor;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_cudnnGetOpTensorDescriptor;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_cudnnSetTensor;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_cudnnScaleTensor;
+        break;
+    case 8:
+        cubind_self = (cubind__fnptr)slow_cudnnGetPoolingNdForwardOutputDim;
+        break;
+    case 9:
+        cubind_self = (cubind__fnptr)slow_cudnnGetActivationDescriptor;
+        break;
+    case 10:
+        cubind_self = (cubind__fnptr)slow_cudnnSpatialTfGridGeneratorForward;
+        break;
+    case 11:
+        cubind_self = (cubind__fnptr)slow_cudnnSpatialTfGridGeneratorBackward;
+        break;
+    case 12:
+        cubind_self = (cubind__fnptr)slow_cudnnRNNGetClip_v9;
+        break;
+    case 13:
+        cubind_self = (cubind__fnptr)slow_cudnnSetCTCLossDescriptorEx;
+        break;
+    case 14:
+        cubind_self = (cubind__fnptr)slow_cudnnGetCTCLossDescriptorEx;
+        break;
+    case 15:
+        cubind_self = (cubind__fnptr)slow_cudnnGetFusedOpsConstParamPackAttribute;
+        break;
+    case 16:
+        cubind_self = (cubind__fnptr)slow_cudnnMakeFusedOpsPlan;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cudnnQueryRuntimeError_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnStatus_t *)(uintptr_t)a1, (cudnnErrQueryMode_t)a2, (cudnnRuntimeTag_t *)(uintptr_t)a3);
+            break;
+        case 1:
+            cubind_status = ((cubind__cudnnBackendPopulateCudaGraph_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnBackendDescriptor_t)(uintptr_t)a1, (cudnnBackendDescriptor_t)(uintptr_t)a2, (cudaGraph_t)(uintptr_t)a3);
+            break;
+        case 2:
+            cubind_status = ((cubind__cudnnBackendUpdateCudaGraph_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnBackendDescriptor_t)(uintptr_t)a1, (cudnnBackendDescriptor_t)(uintptr_t)a2, (cudaGraph_t)(uintptr_t)a3);
+            break;
+        case 3:
+            cubind_status = ((cubind__cudnnInitTransformDest_fn)cubind_fn)((const cudnnTensorTransformDescriptor_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (cudnnTensorDescriptor_t)(uintptr_t)a2, (size_t *)(uintptr_t)a3);
+            break;
+        case 4:
+            cubind_status = ((cubind__cudnnSetOpTensorDescriptor_fn)cubind_fn)((cudnnOpTensorDescriptor_t)(uintptr_t)a0, (cudnnOpTensorOp_t)a1, (cudnnDataType_t)a2, (cudnnNanPropagation_t)a3);
+            break;
+        case 5:
+            cubind_status = ((cubind__cudnnGetOpTensorDescriptor_fn)cubind_fn)((const cudnnOpTensorDescriptor_t)(uintptr_t)a0, (cudnnOpTensorOp_t *)(uintptr_t)a1, (cudnnDataType_t *)(uintptr_t)a2, (cudnnNanPropagation_t *)(uintptr_t)a3);
+            break;
+        case 6:
+            cubind_status = ((cubind__cudnnSetTensor_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (void *)(uintptr_t)a2, (const void *)(uintptr_t)a3);
+            break;
+        case 7:
+            cubind_status = ((cubind__cudnnScaleTensor_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (void *)(uintptr_t)a2, (const void *)(uintptr_t)a3);
+            break;
+        case 8:
+            cubind_status = ((cubind__cudnnGetPoolingNdForwardOutputDim_fn)cubind_fn)((const cudnnPoolingDescriptor_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (int)a2, (int *)(uintptr_t)a3);
+            break;
+        case 9:
+            cubind_status = ((cubind__cudnnGetActivationDescriptor_fn)cubind_fn)((const cudnnActivationDescriptor_t)(uintptr_t)a0, (cudnnActivationMode_t *)(uintptr_t)a1, (cudnnNanPropagation_t *)(uintptr_t)a2, (double *)(uintptr_t)a3);
+            break;
+        case 10:
+            cubind_status = ((cubind__cudnnSpatialTfGridGeneratorForward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnSpatialTransformerDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (void *)(uintptr_t)a3);
+            break;
+        case 11:
+            cubind_status = ((cubind__cudnnSpatialTfGridGeneratorBackward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnSpatialTransformerDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (void *)(uintptr_t)a3);
+            break;
+        case 12:
+            cubind_status = ((cubind__cudnnRNNGetClip_v9_fn)cubind_fn)((cudnnRNNDescriptor_t)(uintptr_t)a0, (cudnnRNNClipMode_t *)(uintptr_t)a1, (double *)(uintptr_t)a2, (double *)(uintptr_t)a3);
+            break;
+        case 13:
+            cubind_status = ((cubind__cudnnSetCTCLossDescriptorEx_fn)cubind_fn)((cudnnCTCLossDescriptor_t)(uintptr_t)a0, (cudnnDataType_t)a1, (cudnnLossNormalizationMode_t)a2, (cudnnNanPropagation_t)a3);
+            break;
+        case 14:
+            cubind_status = ((cubind__cudnnGetCTCLossDescriptorEx_fn)cubind_fn)((cudnnCTCLossDescriptor_t)(uintptr_t)a0, (cudnnDataType_t *)(uintptr_t)a1, (cudnnLossNormalizationMode_t *)(uintptr_t)a2, (cudnnNanPropagation_t *)(uintptr_t)a3);
+            break;
+        case 15:
+            cubind_status = ((cubind__cudnnGetFusedOpsConstParamPackAttribute_fn)cubind_fn)((const cudnnFusedOpsConstParamPack_t)(uintptr_t)a0, (cudnnFusedOpsConstParamLabel_t)a1, (void *)(uintptr_t)a2, (int *)(uintptr_t)a3);
+            break;
+        default:
+            cubind_status = ((cubind__cudnnMakeFusedOpsPlan_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnFusedOpsPlan_t)(uintptr_t)a1, (const cudnnFusedOpsConstParamPack_t)(uintptr_t)a2, (size_t *)(uintptr_t)a3);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 1 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnGetProperty, cudnnSetStream, cudnnGetStream, cudnnBackendCreateDescriptor,
+ * cudnnGetTensorSizeInBytes, cudnnGetFilterSizeInBytes, cudnnGetActivationDescriptorSwishBeta,
+ * cudnnDropoutGetStatesSize, cudnnDropoutGetReserveSpaceSize, cudnnSetCTCLossDescriptor,
+ * cudnnGetCTCLossDescriptor, cudnnSetConvolutionMathType, cudnnGetConvolutionMathType,
+ * cudnnSetConvolutionGroupCount, cudnnGetConvolutionGroupCount, cudnnSetConvolutionReorderType,
+ * cudnnGetConvolutionReorderType, cudnnGetConvolutionForwardAlgorithmMaxCount,
+ * cudnnGetConvolutionBackwardDataAlgorithmMaxCount,
+ * cudnnGetConvolutionBackwardFilterAlgorithmMaxCount, cudnnCreateFusedOpsConstParamPack,
+ * cudnnCreateFusedOpsVariantParamPack, cudnnCreateFusedOpsPlan. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_1(cubind__word a0, cubind__word a1, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[23] = { 6, 9, 10, 14, 30, 59, 76, 96, 97, 157, 161, 172, 173, 174, 175, 176, 177, 184, 193, 201, 208, 212, 216 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnGetProperty;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cudnnSetStream;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cudnnGetStream;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cudnnBackendCreateDescriptor;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_cudnnGetTensorSizeInBytes;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_cudnnGetFilterSizeInBytes;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_cudnnGetActivationDescriptorSwishBeta;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_cudnnDropoutGetStatesSize;
+        break;
+    case 8:
+        cubind_self = (cubind__fnptr)slow_cudnnDropoutGetReserveSpaceSize;
+        break;
+    case 9:
+        cubind_self = (cubind__fnptr)slow_cudnnSetCTCLossDescriptor;
+        break;
+    case 10:
+        cubind_self = (cubind__fnptr)slow_cudnnGetCTCLossDescriptor;
+        break;
+    case 11:
+        cubind_self = (cubind__fnptr)slow_cudnnSetConvolutionMathType;
+        break;
+    case 12:
+        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionMathType;
+        break;
+    case 13:
+        cubind_self = (cubind__fnptr)slow_cudnnSetConvolutionGroupCount;
+        break;
+    case 14:
+        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionGroupCount;
+        break;
+    case 15:
+        cubind_self = (cubind__fnptr)slow_cudnnSetConvolutionReorderType;
+        break;
+    case 16:
+        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionReorderType;
+        break;
+    case 17:
+        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionForwardAlgorithmMaxCount;
+        break;
+    case 18:
+        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionBackwardDataAlgorithmMaxCount;
+        break;
+    case 19:
+        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount;
+        break;
+    case 20:
+        cubind_self = (cubind__fnptr)slow_cudnnCreateFusedOpsConstParamPack;
+        break;
+    case 21:
+        cubind_self = (cubind__fnptr)slow_cudnnCreateFusedOpsVariantParamPack;
+        break;
+    case 22:
+        cubind_self = (cubind__fnptr)slow_cudnnCreateFusedOpsPlan;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cudnnGetProperty_fn)cubind_fn)((libraryPropertyType)a0, (int *)(uintptr_t)a1);
+            break;
+        case 1:
+            cubind_status = ((cubind__cudnnSetStream_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudaStream_t)(uintptr_t)a1);
+            break;
+        case 2:
+            cubind_status = ((cubind__cudnnGetStream_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudaStream_t *)(uintptr_t)a1);
+            break;
+        case 3:
+            cubind_status = ((cubind__cudnnBackendCreateDescriptor_fn)cubind_fn)((cudnnBackendDescriptorType_t)a0, (cudnnBackendDescriptor_t *)(uintptr_t)a1);
+            break;
+        case 4:
+            cubind_status = ((cubind__cudnnGetTensorSizeInBytes_fn)cubind_fn)((const cudnnTensorDescriptor_t)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
+            break;
+        case 5:
+            cubind_status = ((cubind__cudnnGetFilterSizeInBytes_fn)cubind_fn)((const cudnnFilterDescriptor_t)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
+            break;
+        case 6:
+            cubind_status = ((cubind__cudnnGetActivationDescriptorSwishBeta_fn)cubind_fn)((cudnnActivationDescriptor_t)(uintptr_t)a0, (double *)(uintptr_t)a1);
+            break;
+        case 7:
+            cubind_status = ((cubind__cudnnDropoutGetStatesSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
+            break;
+        case 8:
+            cubind_status = ((cubind__cudnnDropoutGetReserveSpaceSize_fn)cubind_fn)((cudnnTensorDescriptor_t)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
+            break;
+        case 9:
+            cubind_status = ((cubind__cudnnSetCTCLossDescriptor_fn)cubind_fn)((cudnnCTCLossDescriptor_t)(uintptr_t)a0, (cudnnDataType_t)a1);
+            break;
+        case 10:
+            cubind_status = ((cubind__cudnnGetCTCLossDescriptor_fn)cubind_fn)((cudnnCTCLossDescriptor_t)(uintptr_t)a0, (cudnnDataType_t *)(uintptr_t)a1);
+            break;
+        case 11:
+            cubind_status = ((cubind__cudnnSetConvolutionMathType_fn)cubind_fn)((cudnnConvolutionDescriptor_t)(uintptr_t)a0, (cudnnMathType_t)a1);
+            break;
+        case 12:
+            cubind_status = ((cubind__cudnnGetConvolutionMathType_fn)cubind_fn)((cudnnConvolutionDescriptor_t)(uintptr_t)a0, (cudnnMathType_t *)(uintptr_t)a1);
+            break;
+        case 13:
+            cubind_status = ((cubind__cudnnSetConvolutionGroupCount_fn)cubind_fn)((cudnnConvolutionDescriptor_t)(uintptr_t)a0, (int)a1);
+            break;
+        case 14:
+            cubind_status = ((cubind__cudnnGetConvolutionGroupCount_fn)cubind_fn)((cudnnConvolutionDescriptor_t)(uintptr_t)a0, (int *)(uintptr_t)a1);
+            break;
+        case 15:
+            cubind_status = ((cubind__cudnnSetConvolutionReorderType_fn)cubind_fn)((cudnnConvolutionDescriptor_t)(uintptr_t)a0, (cudnnReorderType_t)a1);
+            break;
+        case 16:
+            cubind_status = ((cubind__cudnnGetConvolutionReorderType_fn)cubind_fn)((cudnnConvolutionDescriptor_t)(uintptr_t)a0, (cudnnReorderType_t *)(uintptr_t)a1);
+            break;
+        case 17:
+            cubind_status = ((cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (int *)(uintptr_t)a1);
+            break;
+        case 18:
+            cubind_status = ((cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (int *)(uintptr_t)a1);
+            break;
+        case 19:
+            cubind_status = ((cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (int *)(uintptr_t)a1);
+            break;
+        case 20:
+            cubind_status = ((cubind__cudnnCreateFusedOpsConstParamPack_fn)cubind_fn)((cudnnFusedOpsConstParamPack_t *)(uintptr_t)a0, (cudnnFusedOps_t)a1);
+            break;
+        case 21:
+            cubind_status = ((cubind__cudnnCreateFusedOpsVariantParamPack_fn)cubind_fn)((cudnnFusedOpsVariantParamPack_t *)(uintptr_t)a0, (cudnnFusedOps_t)a1);
+            break;
+        default:
+            cubind_status = ((cubind__cudnnCreateFusedOpsPlan_fn)cubind_fn)((cudnnFusedOpsPlan_t *)(uintptr_t)a0, (cudnnFusedOps_t)a1);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 2 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnCreate, cudnnDestroy, cudnnBackendDestroyDescriptor, cudnnBackendInitialize,
+ * cudnnBackendFinalize, cudnnCreateTensorDescriptor, cudnnDestroyTensorDescriptor,
+ * cudnnCreateTensorTransformDescriptor, cudnnDestroyTensorTransformDescriptor,
+ * cudnnCreateOpTensorDescriptor, cudnnDestroyOpTensorDescriptor,
+ * cudnnCreateReduceTensorDescriptor, cudnnDestroyReduceTensorDescriptor,
+ * cudnnCreateFilterDescriptor, cudnnDestroyFilterDescriptor, cudnnCreatePoolingDescriptor,
+ * cudnnDestroyPoolingDescriptor, cudnnCreateActivationDescriptor,
+ * cudnnDestroyActivationDescriptor, cudnnCreateLRNDescriptor, cudnnDestroyLRNDescriptor,
+ * cudnnCreateSpatialTransformerDescriptor, cudnnDestroySpatialTransformerDescriptor,
+ * cudnnCreateDropoutDescriptor, cudnnDestroyDropoutDescriptor, cudnnCreateRNNDescriptor,
+ * cudnnDestroyRNNDescriptor, cudnnCreateRNNDataDescriptor, cudnnDestroyRNNDataDescriptor,
+ * cudnnCreateSeqDataDescriptor, cudnnDestroySeqDataDescriptor, cudnnCreateAttnDescriptor,
+ * cudnnDestroyAttnDescriptor, cudnnCreateCTCLossDescriptor, cudnnDestroyCTCLossDescriptor,
+ * cudnnCreateConvolutionDescriptor, cudnnDestroyConvolutionDescriptor,
+ * cudnnDestroyFusedOpsConstParamPack, cudnnDestroyFusedOpsVariantParamPack,
+ * cudnnDestroyFusedOpsPlan. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_2(cubind__word a0, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[40] = { 7, 8, 15, 16, 17, 23, 31, 33, 36, 40, 43, 45, 48, 54, 61, 63, 70, 72, 77, 79, 82, 89, 91, 94, 95, 123, 124, 135, 136, 140, 141, 144, 145, 156, 165, 170, 171, 209, 213, 217 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnCreate;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cudnnDestroy;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cudnnBackendDestroyDescriptor;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cudnnBackendInitialize;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_cudnnBackendFinalize;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_cudnnCreateTensorDescriptor;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_cudnnDestroyTensorDescriptor;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_cudnnCreateTensorTransformDescriptor;
+        break;
+    case 8:
+        cubind_self = (cubind__fnptr)slow_cudnnDestroyTensorTransformDescriptor;
+        break;
+    case 9:
+        cubind_self = (cubind__fnptr)slow_cudnnCreateOpTensorDescriptor;
+        break;
+    case 10:
+        cubind_self = (cubind__fnptr)slow_cudnnDestroyOpTensorDescriptor;
+        break;
+    case 11:
+        cubind_self = (cubind__fnptr)slow_cudnnCreateReduceTensorDescriptor;
+        break;
+    case 12:
+        cubind_self = (cubind__fnptr)slow_cudnnDestroyReduceTensorDescriptor;
+        break;
+    case 13:
+        cubind_self = (cubind__fnptr)slow_cudnnCreateFilterDescriptor;
+        break;
+    case 14:
+        cubind_self = (cubind__fnptr)slow_cudnnDestroyFilterDescriptor;
+        break;
+    case 15:
+        cubind_self = (cubind__fnptr)slow_cudnnCreatePoolingDescriptor;
+        break;
+    case 16:
+        cubind_self = (cubind__fnptr)slow_cudnnDestroyPoolingDescriptor;
+        break;
+    case 17:
+        cubind_self = (cubind__fnptr)slow_cudnnCreateActivationDescriptor;
+        break;
+    case 18:
+        cubind_self = (cubind__fnptr)slow_cudnnDestroyActivationDescriptor;
+        break;
+    case 19:
+        cubind_self = (cubind__fnptr)slow_cudnnCreateLRNDescriptor;
+        break;
+    case 20:
+        cubind_self = (cubind__fnptr)slow_cudnnDestroyLRNDescriptor;
+        break;
+    case 21:
+        cubind_self = (cubind__fnptr)slow_cudnnCreateSpatialTransformerDescriptor;
+        break;
+    case 22:
+        cubind_self = (cubind__fnptr)slow_cudnnDestroySpatialTransformerDescriptor;
+        break;
+    case 23:
+        cubind_self = (cubind__fnptr)slow_cudnnCreateDropoutDescriptor;
+        break;
+    case 24:
+        cubind_self = (cubind__fnptr)slow_cudnnDestroyDropoutDescriptor;
+        break;
+    case 25:
+        cubind_self = (cubind__fnptr)slow_cudnnCreateRNNDescriptor;
+        break;
+    case 26:
+        cubind_self = (cubind__fnptr)slow_cudnnDestroyRNNDescriptor;
+        break;
+    case 27:
+        cubind_self = (cubind__fnptr)slow_cudnnCreateRNNDataDescriptor;
+        break;
+    case 28:
+        cubind_self = (cubind__fnptr)slow_cudnnDestroyRNNDataDescriptor;
+        break;
+    case 29:
+        cubind_self = (cubind__fnptr)slow_cudnnCreateSeqDataDescriptor;
+        break;
+    case 30:
+        cubind_self = (cubind__fnptr)slow_cudnnDestroySeqDataDescriptor;
+        break;
+    case 31:
+        cubind_self = (cubind__fnptr)slow_cudnnCreateAttnDescriptor;
+        break;
+    case 32:
+        cubind_self = (cubind__fnptr)slow_cudnnDestroyAttnDescriptor;
+        break;
+    case 33:
+        cubind_self = (cubind__fnptr)slow_cudnnCreateCTCLossDescriptor;
+        break;
+    case 34:
+        cubind_self = (cubind__fnptr)slow_cudnnDestroyCTCLossDescriptor;
+        break;
+    case 35:
+        cubind_self = (cubind__fnptr)slow_cudnnCreateConvolutionDescriptor;
+        break;
+    case 36:
+        cubind_self = (cubind__fnptr)slow_cudnnDestroyConvolutionDescriptor;
+        break;
+    case 37:
+        cubind_self = (cubind__fnptr)slow_cudnnDestroyFusedOpsConstParamPack;
+        break;
+    case 38:
+        cubind_self = (cubind__fnptr)slow_cudnnDestroyFusedOpsVariantParamPack;
+        break;
+    case 39:
+        cubind_self = (cubind__fnptr)slow_cudnnDestroyFusedOpsPlan;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cudnnCreate_fn)cubind_fn)((cudnnHandle_t *)(uintptr_t)a0);
+            break;
+        case 1:
+            cubind_status = ((cubind__cudnnDestroy_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0);
+            break;
+        case 2:
+            cubind_status = ((cubind__cudnnBackendDestroyDescriptor_fn)cubind_fn)((cudnnBackendDescriptor_t)(uintptr_t)a0);
+            break;
+        case 3:
+            cubind_status = ((cubind__cudnnBackendInitialize_fn)cubind_fn)((cudnnBackendDescriptor_t)(uintptr_t)a0);
+            break;
+        case 4:
+            cubind_status = ((cubind__cudnnBackendFinalize_fn)cubind_fn)((cudnnBackendDescriptor_t)(uintptr_t)a0);
+            break;
+        case 5:
+            cubind_status = ((cubind__cudnnCreateTensorDescriptor_fn)cubind_fn)((cudnnTensorDescriptor_t *)(uintptr_t)a0);
+            break;
+        case 6:
+            cubind_status = ((cubind__cudnnDestroyTensorDescriptor_fn)cubind_fn)((cudnnTensorDescriptor_t)(uintptr_t)a0);
+            break;
+        case 7:
+            cubind_status = ((cubind__cudnnCreateTensorTransformDescriptor_fn)cubind_fn)((cudnnTensorTransformDescriptor_t *)(uintptr_t)a0);
+            break;
+        case 8:
+            cubind_status = ((cubind__cudnnDestroyTensorTransformDescriptor_fn)cubind_fn)((cudnnTensorTransformDescriptor_t)(uintptr_t)a0);
+            break;
+        case 9:
+            cubind_status = ((cubind__cudnnCreateOpTensorDescriptor_fn)cubind_fn)((cudnnOpTensorDescriptor_t *)(uintptr_t)a0);
+            break;
+        case 10:
+            cubind_status = ((cubind__cudnnDestroyOpTensorDescriptor_fn)cubind_fn)((cudnnOpTensorDescriptor_t)(uintptr_t)a0);
+            break;
+        case 11:
+            cubind_status = ((cubind__cudnnCreateReduceTensorDescriptor_fn)cubind_fn)((cudnnReduceTensorDescriptor_t *)(uintptr_t)a0);
+            break;
+        case 12:
+            cubind_status = ((cubind__cudnnDestroyReduceTensorDescriptor_fn)cubind_fn)((cudnnReduceTensorDescriptor_t)(uintptr_t)a0);
+            break;
+        case 13:
+            cubind_status = ((cubind__cudnnCreateFilterDescriptor_fn)cubind_fn)((cudnnFilterDescriptor_t *)(uintptr_t)a0);
+            break;
+        case 14:
+            cubind_status = ((cubind__cudnnDestroyFilterDescriptor_fn)cubind_fn)((cudnnFilterDescriptor_t)(uintptr_t)a0);
+            break;
+        case 15:
+            cubind_status = ((cubind__cudnnCreatePoolingDescriptor_fn)cubind_fn)((cudnnPoolingDescriptor_t *)(uintptr_t)a0);
+            break;
+        case 16:
+            cubind_status = ((cubind__cudnnDestroyPoolingDescriptor_fn)cubind_fn)((cudnnPoolingDescriptor_t)(uintptr_t)a0);
+            break;
+        case 17:
+            cubind_status = ((cubind__cudnnCreateActivationDescriptor_fn)cubind_fn)((cudnnActivationDescriptor_t *)(uintptr_t)a0);
+            break;
+        case 18:
+            cubind_status = ((cubind__cudnnDestroyActivationDescriptor_fn)cubind_fn)((cudnnActivationDescriptor_t)(uintptr_t)a0);
+            break;
+        case 19:
+            cubind_status = ((cubind__cudnnCreateLRNDescriptor_fn)cubind_fn)((cudnnLRNDescriptor_t *)(uintptr_t)a0);
+            break;
+        case 20:
+            cubind_status = ((cubind__cudnnDestroyLRNDescriptor_fn)cubind_fn)((cudnnLRNDescriptor_t)(uintptr_t)a0);
+            break;
+        case 21:
+            cubind_status = ((cubind__cudnnCreateSpatialTransformerDescriptor_fn)cubind_fn)((cudnnSpatialTransformerDescriptor_t *)(uintptr_t)a0);
+            break;
+        case 22:
+            cubind_status = ((cubind__cudnnDestroySpatialTransformerDescriptor_fn)cubind_fn)((cudnnSpatialTransformerDescriptor_t)(uintptr_t)a0);
+            break;
+        case 23:
+            cubind_status = ((cubind__cudnnCreateDropoutDescriptor_fn)cubind_fn)((cudnnDropoutDescriptor_t *)(uintptr_t)a0);
+            break;
+        case 24:
+            cubind_status = ((cubind__cudnnDestroyDropoutDescriptor_fn)cubind_fn)((cudnnDropoutDescriptor_t)(uintptr_t)a0);
+            break;
+        case 25:
+            cubind_status = ((cubind__cudnnCreateRNNDescriptor_fn)cubind_fn)((cudnnRNNDescriptor_t *)(uintptr_t)a0);
+            break;
+        case 26:
+            cubind_status = ((cubind__cudnnDestroyRNNDescriptor_fn)cubind_fn)((cudnnRNNDescriptor_t)(uintptr_t)a0);
+            break;
+        case 27:
+            cubind_status = ((cubind__cudnnCreateRNNDataDescriptor_fn)cubind_fn)((cudnnRNNDataDescriptor_t *)(uintptr_t)a0);
+            break;
+        case 28:
+            cubind_status = ((cubind__cudnnDestroyRNNDataDescriptor_fn)cubind_fn)((cudnnRNNDataDescriptor_t)(uintptr_t)a0);
+            break;
+        case 29:
+            cubind_status = ((cubind__cudnnCreateSeqDataDescriptor_fn)cubind_fn)((cudnnSeqDataDescriptor_t *)(uintptr_t)a0);
+            break;
+        case 30:
+            cubind_status = ((cubind__cudnnDestroySeqDataDescriptor_fn)cubind_fn)((cudnnSeqDataDescriptor_t)(uintptr_t)a0);
+            break;
+        case 31:
+            cubind_status = ((cubind__cudnnCreateAttnDescriptor_fn)cubind_fn)((cudnnAttnDescriptor_t *)(uintptr_t)a0);
+            break;
+        case 32:
+            cubind_status = ((cubind__cudnnDestroyAttnDescriptor_fn)cubind_fn)((cudnnAttnDescriptor_t)(uintptr_t)a0);
+            break;
+        case 33:
+            cubind_status = ((cubind__cudnnCreateCTCLossDescriptor_fn)cubind_fn)((cudnnCTCLossDescriptor_t *)(uintptr_t)a0);
+            break;
+        case 34:
+            cubind_status = ((cubind__cudnnDestroyCTCLossDescriptor_fn)cubind_fn)((cudnnCTCLossDescriptor_t)(uintptr_t)a0);
+            break;
+        case 35:
+            cubind_status = ((cubind__cudnnCreateConvolutionDescriptor_fn)cubind_fn)((cudnnConvolutionDescriptor_t *)(uintptr_t)a0);
+            break;
+        case 36:
+            cubind_status = ((cubind__cudnnDestroyConvolutionDescriptor_fn)cubind_fn)((cudnnConvolutionDescriptor_t)(uintptr_t)a0);
+            break;
+        case 37:
+            cubind_status = ((cubind__cudnnDestroyFusedOpsConstParamPack_fn)cubind_fn)((cudnnFusedOpsConstParamPack_t)(uintptr_t)a0);
+            break;
+        case 38:
+            cubind_status = ((cubind__cudnnDestroyFusedOpsVariantParamPack_fn)cubind_fn)((cudnnFusedOpsVariantParamPack_t)(uintptr_t)a0);
+            break;
+        default:
+            cubind_status = ((cubind__cudnnDestroyFusedOpsPlan_fn)cubind_fn)((cudnnFusedOpsPlan_t)(uintptr_t)a0);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 3 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnSetCallback, cudnnGetCallback, cudnnBackendExecute, cudnnDeriveBNTensorDescriptor,
+ * cudnnBuildRNNDynamic, cudnnGetRNNWeightSpaceSize, cudnnSetFusedOpsConstParamPackAttribute,
+ * cudnnSetFusedOpsVariantParamPackAttribute, cudnnGetFusedOpsVariantParamPackAttribute,
+ * cudnnFusedOpsExecute. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_3(cubind__word a0, cubind__word a1, cubind__word a2, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[10] = { 11, 12, 20, 85, 131, 133, 210, 214, 215, 219 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnSetCallback;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cudnnGetCallback;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cudnnBackendExecute;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cudnnDeriveBNTensorDescriptor;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_cudnnBuildRNNDynamic;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_cudnnGetRNNWeightSpaceSize;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_cudnnSetFusedOpsConstParamPackAttribute;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_cudnnSetFusedOpsVariantParamPackAttribute;
+        break;
+    case 8:
+        cubind_self = (cubind__fnptr)slow_cudnnGetFusedOpsVariantParamPackAttribute;
+        break;
+    case 9:
+        cubind_self = (cubind__fnptr)slow_cudnnFusedOpsExecute;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cudnnSetCallback_fn)cubind_fn)((unsigned int)a0, (void *)(uintptr_t)a1, (cudnnCallback_t)(uintptr_t)a2);
+            break;
+        case 1:
+            cubind_status = ((cubind__cudnnGetCallback_fn)cubind_fn)((unsigned int *)(uintptr_t)a0, (void **)(uintptr_t)a1, (cudnnCallback_t *)(uintptr_t)a2);
+            break;
+        case 2:
+            cubind_status = ((cubind__cudnnBackendExecute_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnBackendDescriptor_t)(uintptr_t)a1, (cudnnBackendDescriptor_t)(uintptr_t)a2);
+            break;
+        case 3:
+            cubind_status = ((cubind__cudnnDeriveBNTensorDescriptor_fn)cubind_fn)((cudnnTensorDescriptor_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (cudnnBatchNormMode_t)a2);
+            break;
+        case 4:
+            cubind_status = ((cubind__cudnnBuildRNNDynamic_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnRNNDescriptor_t)(uintptr_t)a1, (int)a2);
+            break;
+        case 5:
+            cubind_status = ((cubind__cudnnGetRNNWeightSpaceSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnRNNDescriptor_t)(uintptr_t)a1, (size_t *)(uintptr_t)a2);
+            break;
+        case 6:
+            cubind_status = ((cubind__cudnnSetFusedOpsConstParamPackAttribute_fn)cubind_fn)((cudnnFusedOpsConstParamPack_t)(uintptr_t)a0, (cudnnFusedOpsConstParamLabel_t)a1, (const void *)(uintptr_t)a2);
+            break;
+        case 7:
+            cubind_status = ((cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn)cubind_fn)((cudnnFusedOpsVariantParamPack_t)(uintptr_t)a0, (cudnnFusedOpsVariantParamLabel_t)a1, (void *)(uintptr_t)a2);
+            break;
+        case 8:
+            cubind_status = ((cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn)cubind_fn)((const cudnnFusedOpsVariantParamPack_t)(uintptr_t)a0, (cudnnFusedOpsVariantParamLabel_t)a1, (void *)(uintptr_t)a2);
+            break;
+        default:
+            cubind_status = ((cubind__cudnnFusedOpsExecute_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnFusedOpsPlan_t)(uintptr_t)a1, (cudnnFusedOpsVariantParamPack_t)(uintptr_t)a2);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 4 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnGraphVersionCheck, cudnnOpsVersionCheck, cudnnAdvVersionCheck, cudnnCnnVersionCheck. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_4(unsigned cubind_member)
+{
+    static const unsigned short cubind_index[4] = { 13, 102, 151, 200 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnGraphVersionCheck;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cudnnOpsVersionCheck;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cudnnAdvVersionCheck;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cudnnCnnVersionCheck;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i));
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cudnnGraphVersionCheck_fn)cubind_fn)();
+            break;
+        case 1:
+            cubind_status = ((cubind__cudnnOpsVersionCheck_fn)cubind_fn)();
+            break;
+        case 2:
+            cubind_status = ((cubind__cudnnAdvVersionCheck_fn)cubind_fn)();
+            break;
+        default:
+            cubind_status = ((cubind__cudnnCnnVersionCheck_fn)cubind_fn)();
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 5 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnBackendSetAttribute, cudnnSetTensorNdDescriptor, cudnnSetTensorNdDescriptorEx,
+ * cudnnGetReductionIndicesSize, cudnnGetReductionWorkspaceSize, cudnnSetFilterNdDescriptor,
+ * cudnnGetLRNDescriptor, cudnnDeriveNormTensorDescriptor, cudnnSetSpatialTransformerNdDescriptor,
+ * cudnnGetDropoutDescriptor, cudnnRNNGetClip_v8, cudnnGetMultiHeadAttnBuffers,
+ * cudnnSetCTCLossDescriptor_v8, cudnnSetCTCLossDescriptor_v9, cudnnGetCTCLossDescriptor_v8,
+ * cudnnGetCTCLossDescriptor_v9, cudnnGetConvolutionNdForwardOutputDim. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_5(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[17] = { 18, 27, 28, 49, 50, 57, 81, 87, 90, 100, 129, 148, 159, 160, 163, 164, 183 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnBackendSetAttribute;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cudnnSetTensorNdDescriptor;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cudnnSetTensorNdDescriptorEx;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cudnnGetReductionIndicesSize;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_cudnnGetReductionWorkspaceSize;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_cudnnSetFilterNdDescriptor;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_cudnnGetLRNDescriptor;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_cudnnDeriveNormTensorDescriptor;
+        break;
+    case 8:
+        cubind_self = (cubind__fnptr)slow_cudnnSetSpatialTransformerNdDescriptor;
+        break;
+    case 9:
+        cubind_self = (cubind__fnptr)slow_cudnnGetDropoutDescriptor;
+        break;
+    case 10:
+        cubind_self = (cubind__fnptr)slow_cudnnRNNGetClip_v8;
+        break;
+    case 11:
+        cubind_self = (cubind__fnptr)slow_cudnnGetMultiHeadAttnBuffers;
+        break;
+    case 12:
+        cubind_self = (cubind__fnptr)slow_cudnnSetCTCLossDescriptor_v8;
+        break;
+    case 13:
+        cubind_self = (cubind__fnptr)slow_cudnnSetCTCLossDescriptor_v9;
+        break;
+    case 14:
+        cubind_self = (cubind__fnptr)slow_cudnnGetCTCLossDescriptor_v8;
+        break;
+    case 15:
+        cubind_self = (cubind__fnptr)slow_cudnnGetCTCLossDescriptor_v9;
+        break;
+    case 16:
+        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionNdForwardOutputDim;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cudnnBackendSetAttribute_fn)cubind_fn)((cudnnBackendDescriptor_t)(uintptr_t)a0, (cudnnBackendAttributeName_t)a1, (cudnnBackendAttributeType_t)a2, (int64_t)a3, (const void *)(uintptr_t)a4);
+            break;
+        case 1:
+            cubind_status = ((cubind__cudnnSetTensorNdDescriptor_fn)cubind_fn)((cudnnTensorDescriptor_t)(uintptr_t)a0, (cudnnDataType_t)a1, (int)a2, (const int *)(uintptr_t)a3, (const int *)(uintptr_t)a4);
+            break;
+        case 2:
+            cubind_status = ((cubind__cudnnSetTensorNdDescriptorEx_fn)cubind_fn)((cudnnTensorDescriptor_t)(uintptr_t)a0, (cudnnTensorFormat_t)a1, (cudnnDataType_t)a2, (int)a3, (const int *)(uintptr_t)a4);
+            break;
+        case 3:
+            cubind_status = ((cubind__cudnnGetReductionIndicesSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnReduceTensorDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (size_t *)(uintptr_t)a4);
+            break;
+        case 4:
+            cubind_status = ((cubind__cudnnGetReductionWorkspaceSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnReduceTensorDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (size_t *)(uintptr_t)a4);
+            break;
+        case 5:
+            cubind_status = ((cubind__cudnnSetFilterNdDescriptor_fn)cubind_fn)((cudnnFilterDescriptor_t)(uintptr_t)a0, (cudnnDataType_t)a1, (cudnnTensorFormat_t)a2, (int)a3, (const int *)(uintptr_t)a4);
+            break;
+        case 6:
+            cubind_status = ((cubind__cudnnGetLRNDescriptor_fn)cubind_fn)((cudnnLRNDescriptor_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (double *)(uintptr_t)a2, (double *)(uintptr_t)a3, (double *)(uintptr_t)a4);
+            break;
+        case 7:
+            cubind_status = ((cubind__cudnnDeriveNormTensorDescriptor_fn)cubind_fn)((cudnnTensorDescriptor_t)(uintptr_t)a0, (cudnnTensorDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (cudnnNormMode_t)a3, (int)a4);
+            break;
+        case 8:
+            cubind_status = ((cubind__cudnnSetSpatialTransformerNdDescriptor_fn)cubind_fn)((cudnnSpatialTransformerDescriptor_t)(uintptr_t)a0, (cudnnSamplerType_t)a1, (cudnnDataType_t)a2, (const int)a3, (const int *)(uintptr_t)a4);
+            break;
+        case 9:
+            cubind_status = ((cubind__cudnnGetDropoutDescriptor_fn)cubind_fn)((cudnnDropoutDescriptor_t)(uintptr_t)a0, (cudnnHandle_t)(uintptr_t)a1, (float *)(uintptr_t)a2, (void **)(uintptr_t)a3, (unsigned long long *)(uintptr_t)a4);
+            break;
+        case 10:
+            cubind_status = ((cubind__cudnnRNNGetClip_v8_fn)cubind_fn)((cudnnRNNDescriptor_t)(uintptr_t)a0, (cudnnRNNClipMode_t *)(uintptr_t)a1, (cudnnNanPropagation_t *)(uintptr_t)a2, (double *)(uintptr_t)a3, (double *)(uintptr_t)a4);
+            break;
+        case 11:
+            cubind_status = ((cubind__cudnnGetMultiHeadAttnBuffers_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnAttnDescriptor_t)(uintptr_t)a1, (size_t *)(uintptr_t)a2, (size_t *)(uintptr_t)a3, (size_t *)(uintptr_t)a4);
+            break;
+        case 12:
+            cubind_status = ((cubind__cudnnSetCTCLossDescriptor_v8_fn)cubind_fn)((cudnnCTCLossDescriptor_t)(uintptr_t)a0, (cudnnDataType_t)a1, (cudnnLossNormalizationMode_t)a2, (cudnnNanPropagation_t)a3, (int)a4);
+            break;
+        case 13:
+            cubind_status = ((cubind__cudnnSetCTCLossDescriptor_v9_fn)cubind_fn)((cudnnCTCLossDescriptor_t)(uintptr_t)a0, (cudnnDataType_t)a1, (cudnnLossNormalizationMode_t)a2, (cudnnCTCGradMode_t)a3, (int)a4);
+            break;
+        case 14:
+            cubind_status = ((cubind__cudnnGetCTCLossDescriptor_v8_fn)cubind_fn)((cudnnCTCLossDescriptor_t)(uintptr_t)a0, (cudnnDataType_t *)(uintptr_t)a1, (cudnnLossNormalizationMode_t *)(uintptr_t)a2, (cudnnNanPropagation_t *)(uintptr_t)a3, (int *)(uintptr_t)a4);
+            break;
+        case 15:
+            cubind_status = ((cubind__cudnnGetCTCLossDescriptor_v9_fn)cubind_fn)((cudnnCTCLossDescriptor_t)(uintptr_t)a0, (cudnnDataType_t *)(uintptr_t)a1, (cudnnLossNormalizationMode_t *)(uintptr_t)a2, (cudnnCTCGradMode_t *)(uintptr_t)a3, (int *)(uintptr_t)a4);
+            break;
+        default:
+            cubind_status = ((cubind__cudnnGetConvolutionNdForwardOutputDim_fn)cubind_fn)((const cudnnConvolutionDescriptor_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const cudnnFilterDescriptor_t)(uintptr_t)a2, (int)a3, (int *)(uintptr_t)a4);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 6 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnBackendGetAttribute, cudnnGetTensorNdDescriptor, cudnnSetReduceTensorDescriptor,
+ * cudnnGetReduceTensorDescriptor, cudnnGetFilterNdDescriptor, cudnnGetPooling2dForwardOutputDim,
+ * cudnnGetBatchNormalizationTrainingExReserveSpaceSize, cudnnGetRNNTempSpaceSizes,
+ * cudnnGetCTCLossWorkspaceSize_v8, cudnnIm2Col. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_6(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, double cubind_member)
+{
+    static const unsigned short cubind_index[10] = { 19, 29, 46, 47, 58, 69, 110, 132, 169, 188 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnBackendGetAttribute;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cudnnGetTensorNdDescriptor;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cudnnSetReduceTensorDescriptor;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cudnnGetReduceTensorDescriptor;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_cudnnGetFilterNdDescriptor;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_cudnnGetPooling2dForwardOutputDim;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_cudnnGetBatchNormalizationTrainingExReserveSpaceSize;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_cudnnGetRNNTempSpaceSizes;
+        break;
+    case 8:
+        cubind_self = (cubind__fnptr)slow_cudnnGetCTCLossWorkspaceSize_v8;
+        break;
+    case 9:
+        cubind_self = (cubind__fnptr)slow_cudnnIm2Col;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cudnnBackendGetAttribute_fn)cubind_fn)((const cudnnBackendDescriptor_t)(uintptr_t)a0, (cudnnBackendAttributeName_t)a1, (cudnnBackendAttributeType_t)a2, (int64_t)a3, (int64_t *)(uintptr_t)a4, (void *)(uintptr_t)a5);
+            break;
+        case 1:
+            cubind_status = ((cubind__cudnnGetTensorNdDescriptor_fn)cubind_fn)((const cudnnTensorDescriptor_t)(uintptr_t)a0, (int)a1, (cudnnDataType_t *)(uintptr_t)a2, (int *)(uintptr_t)a3, (int *)(uintptr_t)a4, (int *)(uintptr_t)a5);
+            break;
+        case 2:
+            cubind_status = ((cubind__cudnnSetReduceTensorDescriptor_fn)cubind_fn)((cudnnReduceTensorDescriptor_t)(uintptr_t)a0, (cudnnReduceTensorOp_t)a1, (cudnnDataType_t)a2, (cudnnNanPropagation_t)a3, (cudnnReduceTensorIndices_t)a4, (cudnnIndicesType_t)a5);
+            break;
+        case 3:
+            cubind_status = ((cubind__cudnnGetReduceTensorDescriptor_fn)cubind_fn)((const cudnnReduceTensorDescriptor_t)(uintptr_t)a0, (cudnnReduceTensorOp_t *)(uintptr_t)a1, (cudnnDataType_t *)(uintptr_t)a2, (cudnnNanPropagation_t *)(uintptr_t)a3, (cudnnReduceTensorIndices_t *)(uintptr_t)a4, (cudnnIndicesType_t *)(uintptr_t)a5);
+            break;
+        case 4:
+            cubind_status = ((cubind__cudnnGetFilterNdDescriptor_fn)cubind_fn)((const cudnnFilterDescriptor_t)(uintptr_t)a0, (int)a1, (cudnnDataType_t *)(uintptr_t)a2, (cudnnTensorFormat_t *)(uintptr_t)a3, (int *)(uintptr_t)a4, (int *)(uintptr_t)a5);
+            break;
+        case 5:
+            cubind_status = ((cubind__cudnnGetPooling2dForwardOutputDim_fn)cubind_fn)((const cudnnPoolingDescriptor_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (int *)(uintptr_t)a2, (int *)(uintptr_t)a3, (int *)(uintptr_t)a4, (int *)(uintptr_t)a5);
+            break;
+        case 6:
+            cubind_status = ((cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnBatchNormMode_t)a1, (cudnnBatchNormOps_t)a2, (const cudnnActivationDescriptor_t)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (size_t *)(uintptr_t)a5);
+            break;
+        case 7:
+            cubind_status = ((cubind__cudnnGetRNNTempSpaceSizes_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnRNNDescriptor_t)(uintptr_t)a1, (cudnnForwardMode_t)a2, (cudnnRNNDataDescriptor_t)(uintptr_t)a3, (size_t *)(uintptr_t)a4, (size_t *)(uintptr_t)a5);
+            break;
+        case 8:
+            cubind_status = ((cubind__cudnnGetCTCLossWorkspaceSize_v8_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnCTCLossAlgo_t)a1, (cudnnCTCLossDescriptor_t)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (size_t *)(uintptr_t)a5);
+            break;
+        default:
+            cubind_status = ((cubind__cudnnIm2Col_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnFilterDescriptor_t)(uintptr_t)a3, (const cudnnConvolutionDescriptor_t)(uintptr_t)a4, (void *)(uintptr_t)a5);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 7 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnSetTensor4dDescriptor, cudnnSetTensorTransformDescriptor,
+ * cudnnGetTensorTransformDescriptor, cudnnTransformTensor, cudnnAddTensor,
+ * cudnnSetFilter4dDescriptor, cudnnGetFilter4dDescriptor, cudnnSetPoolingNdDescriptor,
+ * cudnnGetMultiHeadAttnWeights, cudnnSetConvolutionNdDescriptor,
+ * cudnnGetConvolution2dForwardOutputDim, cudnnGetConvolutionForwardWorkspaceSize,
+ * cudnnGetConvolutionBackwardDataWorkspaceSize, cudnnGetConvolutionBackwardFilterWorkspaceSize,
+ * cudnnConvolutionBackwardBias. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_7(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, double cubind_member)
+{
+    static const unsigned short cubind_index[15] = { 24, 34, 35, 37, 39, 55, 56, 66, 149, 180, 182, 190, 197, 205, 207 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnSetTensor4dDescriptor;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cudnnSetTensorTransformDescriptor;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cudnnGetTensorTransformDescriptor;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cudnnTransformTensor;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_cudnnAddTensor;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_cudnnSetFilter4dDescriptor;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_cudnnGetFilter4dDescriptor;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_cudnnSetPoolingNdDescriptor;
+        break;
+    case 8:
+        cubind_self = (cubind__fnptr)slow_cudnnGetMultiHeadAttnWeights;
+        break;
+    case 9:
+        cubind_self = (cubind__fnptr)slow_cudnnSetConvolutionNdDescriptor;
+        break;
+    case 10:
+        cubind_self = (cubind__fnptr)slow_cudnnGetConvolution2dForwardOutputDim;
+        break;
+    case 11:
+        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionForwardWorkspaceSize;
+        break;
+    case 12:
+        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionBackwardDataWorkspaceSize;
+        break;
+    case 13:
+        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionBackwardFilterWorkspaceSize;
+        break;
+    case 14:
+        cubind_self = (cubind__fnptr)slow_cudnnConvolutionBackwardBias;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cudnnSetTensor4dDescriptor_fn)cubind_fn)((cudnnTensorDescriptor_t)(uintptr_t)a0, (cudnnTensorFormat_t)a1, (cudnnDataType_t)a2, (int)a3, (int)a4, (int)a5, (int)a6);
+            break;
+        case 1:
+            cubind_status = ((cubind__cudnnSetTensorTransformDescriptor_fn)cubind_fn)((cudnnTensorTransformDescriptor_t)(uintptr_t)a0, (const uint32_t)a1, (const cudnnTensorFormat_t)a2, (const int32_t *)(uintptr_t)a3, (const int32_t *)(uintptr_t)a4, (const uint32_t *)(uintptr_t)a5, (const cudnnFoldingDirection_t)a6);
+            break;
+        case 2:
+            cubind_status = ((cubind__cudnnGetTensorTransformDescriptor_fn)cubind_fn)((cudnnTensorTransformDescriptor_t)(uintptr_t)a0, (uint32_t)a1, (cudnnTensorFormat_t *)(uintptr_t)a2, (int32_t *)(uintptr_t)a3, (int32_t *)(uintptr_t)a4, (uint32_t *)(uintptr_t)a5, (cudnnFoldingDirection_t *)(uintptr_t)a6);
+            break;
+        case 3:
+            cubind_status = ((cubind__cudnnTransformTensor_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const void *)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const void *)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const cudnnTensorDescriptor_t)(uintptr_t)a5, (void *)(uintptr_t)a6);
+            break;
+        case 4:
+            cubind_status = ((cubind__cudnnAddTensor_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const void *)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const void *)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const cudnnTensorDescriptor_t)(uintptr_t)a5, (void *)(uintptr_t)a6);
+            break;
+        case 5:
+            cubind_status = ((cubind__cudnnSetFilter4dDescriptor_fn)cubind_fn)((cudnnFilterDescriptor_t)(uintptr_t)a0, (cudnnDataType_t)a1, (cudnnTensorFormat_t)a2, (int)a3, (int)a4, (int)a5, (int)a6);
+            break;
+        case 6:
+            cubind_status = ((cubind__cudnnGetFilter4dDescriptor_fn)cubind_fn)((const cudnnFilterDescriptor_t)(uintptr_t)a0, (cudnnDataType_t *)(uintptr_t)a1, (cudnnTensorFormat_t *)(uintptr_t)a2, (int *)(uintptr_t)a3, (int *)(uintptr_t)a4, (int *)(uintptr_t)a5, (int *)(uintptr_t)a6);
+            break;
+        case 7:
+            cubind_status = ((cubind__cudnnSetPoolingNdDescriptor_fn)cubind_fn)((cudnnPoolingDescriptor_t)(uintptr_t)a0, (const cudnnPoolingMode_t)a1, (const cudnnNanPropagation_t)a2, (int)a3, (const int *)(uintptr_t)a4, (const int *)(uintptr_t)a5, (const int *)(uintptr_t)a6);
+            break;
+        case 8:
+            cubind_status = ((cubind__cudnnGetMultiHeadAttnWeights_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnAttnDescriptor_t)(uintptr_t)a1, (cudnnMultiHeadAttnWeightKind_t)a2, (size_t)a3, (const void *)(uintptr_t)a4, (cudnnTensorDescriptor_t)(uintptr_t)a5, (void **)(uintptr_t)a6);
+            break;
+        case 9:
+            cubind_status = ((cubind__cudnnSetConvolutionNdDescriptor_fn)cubind_fn)((cudnnConvolutionDescriptor_t)(uintptr_t)a0, (int)a1, (const int *)(uintptr_t)a2, (const int *)(uintptr_t)a3, (const int *)(uintptr_t)a4, (cudnnConvolutionMode_t)a5, (cudnnDataType_t)a6);
+            break;
+        case 10:
+            cubind_status = ((cubind__cudnnGetConvolution2dForwardOutputDim_fn)cubind_fn)((const cudnnConvolutionDescriptor_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const cudnnFilterDescriptor_t)(uintptr_t)a2, (int *)(uintptr_t)a3, (int *)(uintptr_t)a4, (int *)(uintptr_t)a5, (int *)(uintptr_t)a6);
+            break;
+        case 11:
+            cubind_status = ((cubind__cudnnGetConvolutionForwardWorkspaceSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const cudnnFilterDescriptor_t)(uintptr_t)a2, (const cudnnConvolutionDescriptor_t)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (cudnnConvolutionFwdAlgo_t)a5, (size_t *)(uintptr_t)a6);
+            break;
+        case 12:
+            cubind_status = ((cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnFilterDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const cudnnConvolutionDescriptor_t)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (cudnnConvolutionBwdDataAlgo_t)a5, (size_t *)(uintptr_t)a6);
+            break;
+        case 13:
+            cubind_status = ((cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const cudnnConvolutionDescriptor_t)(uintptr_t)a3, (const cudnnFilterDescriptor_t)(uintptr_t)a4, (cudnnConvolutionBwdFilterAlgo_t)a5, (size_t *)(uintptr_t)a6);
+            break;
+        default:
+            cubind_status = ((cubind__cudnnConvolutionBackwardBias_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const void *)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const void *)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const cudnnTensorDescriptor_t)(uintptr_t)a5, (void *)(uintptr_t)a6);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 8 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnSetTensor4dDescriptorEx, cudnnGetTensor4dDescriptor, cudnnGetRNNWeightParams,
+ * cudnnGetSeqDataDescriptor. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_8(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, double cubind_member)
+{
+    static const unsigned short cubind_index[4] = { 25, 26, 134, 143 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnSetTensor4dDescriptorEx;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cudnnGetTensor4dDescriptor;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cudnnGetRNNWeightParams;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cudnnGetSeqDataDescriptor;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cudnnSetTensor4dDescriptorEx_fn)cubind_fn)((cudnnTensorDescriptor_t)(uintptr_t)a0, (cudnnDataType_t)a1, (int)a2, (int)a3, (int)a4, (int)a5, (int)a6, (int)a7, (int)a8, (int)a9);
+            break;
+        case 1:
+            cubind_status = ((cubind__cudnnGetTensor4dDescriptor_fn)cubind_fn)((const cudnnTensorDescriptor_t)(uintptr_t)a0, (cudnnDataType_t *)(uintptr_t)a1, (int *)(uintptr_t)a2, (int *)(uintptr_t)a3, (int *)(uintptr_t)a4, (int *)(uintptr_t)a5, (int *)(uintptr_t)a6, (int *)(uintptr_t)a7, (int *)(uintptr_t)a8, (int *)(uintptr_t)a9);
+            break;
+        case 2:
+            cubind_status = ((cubind__cudnnGetRNNWeightParams_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnRNNDescriptor_t)(uintptr_t)a1, (int32_t)a2, (size_t)a3, (const void *)(uintptr_t)a4, (int32_t)a5, (cudnnTensorDescriptor_t)(uintptr_t)a6, (void **)(uintptr_t)a7, (cudnnTensorDescriptor_t)(uintptr_t)a8, (void **)(uintptr_t)a9);
+            break;
+        default:
+            cubind_status = ((cubind__cudnnGetSeqDataDescriptor_fn)cubind_fn)((const cudnnSeqDataDescriptor_t)(uintptr_t)a0, (cudnnDataType_t *)(uintptr_t)a1, (int *)(uintptr_t)a2, (int)a3, (int *)(uintptr_t)a4, (cudnnSeqDataAxis_t *)(uintptr_t)a5, (size_t *)(uintptr_t)a6, (size_t)a7, (int *)(uintptr_t)a8, (void *)(uintptr_t)a9);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 9 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnTransformTensorEx, cudnnTransformFilter, cudnnGetPoolingNdDescriptor, cudnnPoolingForward,
+ * cudnnActivationForward, cudnnDropoutForward, cudnnGetNormalizationTrainingReserveSpaceSize,
+ * cudnnDropoutBackward, cudnnSetRNNDataDescriptor, cudnnSetSeqDataDescriptor,
+ * cudnnGetConvolutionNdDescriptor, cudnnGetConvolutionForwardAlgorithm_v7,
+ * cudnnFindConvolutionForwardAlgorithm, cudnnReorderFilterAndBias,
+ * cudnnFindConvolutionBackwardDataAlgorithm, cudnnGetConvolutionBackwardDataAlgorithm_v7,
+ * cudnnFindConvolutionBackwardFilterAlgorithm, cudnnGetConvolutionBackwardFilterAlgorithm_v7. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_9(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, double cubind_member)
+{
+    static const unsigned short cubind_index[18] = { 38, 60, 67, 71, 78, 101, 117, 122, 137, 142, 181, 185, 186, 189, 194, 196, 202, 204 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnTransformTensorEx;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cudnnTransformFilter;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cudnnGetPoolingNdDescriptor;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cudnnPoolingForward;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_cudnnActivationForward;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_cudnnDropoutForward;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_cudnnGetNormalizationTrainingReserveSpaceSize;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_cudnnDropoutBackward;
+        break;
+    case 8:
+        cubind_self = (cubind__fnptr)slow_cudnnSetRNNDataDescriptor;
+        break;
+    case 9:
+        cubind_self = (cubind__fnptr)slow_cudnnSetSeqDataDescriptor;
+        break;
+    case 10:
+        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionNdDescriptor;
+        break;
+    case 11:
+        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionForwardAlgorithm_v7;
+        break;
+    case 12:
+        cubind_self = (cubind__fnptr)slow_cudnnFindConvolutionForwardAlgorithm;
+        break;
+    case 13:
+        cubind_self = (cubind__fnptr)slow_cudnnReorderFilterAndBias;
+        break;
+    case 14:
+        cubind_self = (cubind__fnptr)slow_cudnnFindConvolutionBackwardDataAlgorithm;
+        break;
+    case 15:
+        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionBackwardDataAlgorithm_v7;
+        break;
+    case 16:
+        cubind_self = (cubind__fnptr)slow_cudnnFindConvolutionBackwardFilterAlgorithm;
+        break;
+    case 17:
+        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionBackwardFilterAlgorithm_v7;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cudnnTransformTensorEx_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorTransformDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (void *)(uintptr_t)a7);
+            break;
+        case 1:
+            cubind_status = ((cubind__cudnnTransformFilter_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorTransformDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnFilterDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnFilterDescriptor_t)(uintptr_t)a6, (void *)(uintptr_t)a7);
+            break;
+        case 2:
+            cubind_status = ((cubind__cudnnGetPoolingNdDescriptor_fn)cubind_fn)((const cudnnPoolingDescriptor_t)(uintptr_t)a0, (int)a1, (cudnnPoolingMode_t *)(uintptr_t)a2, (cudnnNanPropagation_t *)(uintptr_t)a3, (int *)(uintptr_t)a4, (int *)(uintptr_t)a5, (int *)(uintptr_t)a6, (int *)(uintptr_t)a7);
+            break;
+        case 3:
+            cubind_status = ((cubind__cudnnPoolingForward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnPoolingDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (void *)(uintptr_t)a7);
+            break;
+        case 4:
+            cubind_status = ((cubind__cudnnActivationForward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnActivationDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (void *)(uintptr_t)a7);
+            break;
+        case 5:
+            cubind_status = ((cubind__cudnnDropoutForward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnDropoutDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const void *)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (void *)(uintptr_t)a5, (void *)(uintptr_t)a6, (size_t)a7);
+            break;
+        case 6:
+            cubind_status = ((cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnNormMode_t)a1, (cudnnNormOps_t)a2, (cudnnNormAlgo_t)a3, (const cudnnActivationDescriptor_t)(uintptr_t)a4, (const cudnnTensorDescriptor_t)(uintptr_t)a5, (size_t *)(uintptr_t)a6, (int)a7);
+            break;
+        case 7:
+            cubind_status = ((cubind__cudnnDropoutBackward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnDropoutDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const void *)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (void *)(uintptr_t)a5, (void *)(uintptr_t)a6, (size_t)a7);
+            break;
+        case 8:
+            cubind_status = ((cubind__cudnnSetRNNDataDescriptor_fn)cubind_fn)((cudnnRNNDataDescriptor_t)(uintptr_t)a0, (cudnnDataType_t)a1, (cudnnRNNDataLayout_t)a2, (int)a3, (int)a4, (int)a5, (const int *)(uintptr_t)a6, (void *)(uintptr_t)a7);
+            break;
+        case 9:
+            cubind_status = ((cubind__cudnnSetSeqDataDescriptor_fn)cubind_fn)((cudnnSeqDataDescriptor_t)(uintptr_t)a0, (cudnnDataType_t)a1, (int)a2, (const int *)(uintptr_t)a3, (const cudnnSeqDataAxis_t *)(uintptr_t)a4, (size_t)a5, (const int *)(uintptr_t)a6, (void *)(uintptr_t)a7);
+            break;
+        case 10:
+            cubind_status = ((cubind__cudnnGetConvolutionNdDescriptor_fn)cubind_fn)((const cudnnConvolutionDescriptor_t)(uintptr_t)a0, (int)a1, (int *)(uintptr_t)a2, (int *)(uintptr_t)a3, (int *)(uintptr_t)a4, (int *)(uintptr_t)a5, (cudnnConvolutionMode_t *)(uintptr_t)a6, (cudnnDataType_t *)(uintptr_t)a7);
+            break;
+        case 11:
+            cubind_status = ((cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const cudnnFilterDescriptor_t)(uintptr_t)a2, (const cudnnConvolutionDescriptor_t)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const int)a5, (int *)(uintptr_t)a6, (cudnnConvolutionFwdAlgoPerf_t *)(uintptr_t)a7);
+            break;
+        case 12:
+            cubind_status = ((cubind__cudnnFindConvolutionForwardAlgorithm_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const cudnnFilterDescriptor_t)(uintptr_t)a2, (const cudnnConvolutionDescriptor_t)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const int)a5, (int *)(uintptr_t)a6, (cudnnConvolutionFwdAlgoPerf_t *)(uintptr_t)a7);
+            break;
+        case 13:
+            cubind_status = ((cubind__cudnnReorderFilterAndBias_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnFilterDescriptor_t)(uintptr_t)a1, (cudnnReorderType_t)a2, (const void *)(uintptr_t)a3, (void *)(uintptr_t)a4, (int)a5, (const void *)(uintptr_t)a6, (void *)(uintptr_t)a7);
+            break;
+        case 14:
+            cubind_status = ((cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnFilterDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const cudnnConvolutionDescriptor_t)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const int)a5, (int *)(uintptr_t)a6, (cudnnConvolutionBwdDataAlgoPerf_t *)(uintptr_t)a7);
+            break;
+        case 15:
+            cubind_status = ((cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnFilterDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const cudnnConvolutionDescriptor_t)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const int)a5, (int *)(uintptr_t)a6, (cudnnConvolutionBwdDataAlgoPerf_t *)(uintptr_t)a7);
+            break;
+        case 16:
+            cubind_status = ((cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const cudnnConvolutionDescriptor_t)(uintptr_t)a3, (const cudnnFilterDescriptor_t)(uintptr_t)a4, (const int)a5, (int *)(uintptr_t)a6, (cudnnConvolutionBwdFilterAlgoPerf_t *)(uintptr_t)a7);
+            break;
+        default:
+            cubind_status = ((cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const cudnnConvolutionDescriptor_t)(uintptr_t)a3, (const cudnnFilterDescriptor_t)(uintptr_t)a4, (const int)a5, (int *)(uintptr_t)a6, (cudnnConvolutionBwdFilterAlgoPerf_t *)(uintptr_t)a7);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 10 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnOpTensor, cudnnSoftmaxBackward, cudnnGetBatchNormalizationBackwardExWorkspaceSize. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_10(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, double cubind_member)
+{
+    static const unsigned short cubind_index[3] = { 44, 103, 109 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnOpTensor;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cudnnSoftmaxBackward;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cudnnGetBatchNormalizationBackwardExWorkspaceSize;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cudnnOpTensor_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnOpTensorDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (const void *)(uintptr_t)a7, (const void *)(uintptr_t)a8, (const cudnnTensorDescriptor_t)(uintptr_t)a9, (void *)(uintptr_t)a10);
+            break;
+        case 1:
+            cubind_status = ((cubind__cudnnSoftmaxBackward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnSoftmaxAlgorithm_t)a1, (cudnnSoftmaxMode_t)a2, (const void *)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (const void *)(uintptr_t)a7, (const void *)(uintptr_t)a8, (const cudnnTensorDescriptor_t)(uintptr_t)a9, (void *)(uintptr_t)a10);
+            break;
+        default:
+            cubind_status = ((cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnBatchNormMode_t)a1, (cudnnBatchNormOps_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const cudnnTensorDescriptor_t)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (const cudnnTensorDescriptor_t)(uintptr_t)a7, (const cudnnTensorDescriptor_t)(uintptr_t)a8, (const cudnnActivationDescriptor_t)(uintptr_t)a9, (size_t *)(uintptr_t)a10);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 11 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnReduceTensor, cudnnDivisiveNormalizationForward, cudnnPoolingBackward,
+ * cudnnActivationBackward, cudnnGetNormalizationForwardTrainingWorkspaceSize. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_11(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, double cubind_member)
+{
+    static const unsigned short cubind_index[5] = { 51, 84, 104, 105, 115 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnReduceTensor;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cudnnDivisiveNormalizationForward;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cudnnPoolingBackward;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cudnnActivationBackward;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_cudnnGetNormalizationForwardTrainingWorkspaceSize;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cudnnReduceTensor_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnReduceTensorDescriptor_t)(uintptr_t)a1, (void *)(uintptr_t)a2, (size_t)a3, (void *)(uintptr_t)a4, (size_t)a5, (const void *)(uintptr_t)a6, (const cudnnTensorDescriptor_t)(uintptr_t)a7, (const void *)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const cudnnTensorDescriptor_t)(uintptr_t)a10, (void *)(uintptr_t)a11);
+            break;
+        case 1:
+            cubind_status = ((cubind__cudnnDivisiveNormalizationForward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnLRNDescriptor_t)(uintptr_t)a1, (cudnnDivNormMode_t)a2, (const void *)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const void *)(uintptr_t)a6, (void *)(uintptr_t)a7, (void *)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const cudnnTensorDescriptor_t)(uintptr_t)a10, (void *)(uintptr_t)a11);
+            break;
+        case 2:
+            cubind_status = ((cubind__cudnnPoolingBackward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnPoolingDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const cudnnTensorDescriptor_t)(uintptr_t)a5, (const void *)(uintptr_t)a6, (const cudnnTensorDescriptor_t)(uintptr_t)a7, (const void *)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const cudnnTensorDescriptor_t)(uintptr_t)a10, (void *)(uintptr_t)a11);
+            break;
+        case 3:
+            cubind_status = ((cubind__cudnnActivationBackward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnActivationDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const cudnnTensorDescriptor_t)(uintptr_t)a5, (const void *)(uintptr_t)a6, (const cudnnTensorDescriptor_t)(uintptr_t)a7, (const void *)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const cudnnTensorDescriptor_t)(uintptr_t)a10, (void *)(uintptr_t)a11);
+            break;
+        default:
+            cubind_status = ((cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnNormMode_t)a1, (cudnnNormOps_t)a2, (cudnnNormAlgo_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const cudnnTensorDescriptor_t)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (const cudnnTensorDescriptor_t)(uintptr_t)a7, (const cudnnActivationDescriptor_t)(uintptr_t)a8, (const cudnnTensorDescriptor_t)(uintptr_t)a9, (size_t *)(uintptr_t)a10, (int)a11);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 12 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnSoftmaxForward, cudnnSetPooling2dDescriptor, cudnnGetPooling2dDescriptor,
+ * cudnnLRNCrossChannelForward, cudnnSpatialTfSamplerForward,
+ * cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize, cudnnGetRNNDataDescriptor,
+ * cudnnGetCTCLossWorkspaceSize, cudnnSetConvolution2dDescriptor, cudnnGetConvolution2dDescriptor. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_12(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, double cubind_member)
+{
+    static const unsigned short cubind_index[10] = { 62, 64, 65, 83, 93, 108, 138, 168, 178, 179 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnSoftmaxForward;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cudnnSetPooling2dDescriptor;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cudnnGetPooling2dDescriptor;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cudnnLRNCrossChannelForward;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_cudnnSpatialTfSamplerForward;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_cudnnGetRNNDataDescriptor;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_cudnnGetCTCLossWorkspaceSize;
+        break;
+    case 8:
+        cubind_self = (cubind__fnptr)slow_cudnnSetConvolution2dDescriptor;
+        break;
+    case 9:
+        cubind_self = (cubind__fnptr)slow_cudnnGetConvolution2dDescriptor;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cudnnSoftmaxForward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnSoftmaxAlgorithm_t)a1, (cudnnSoftmaxMode_t)a2, (const void *)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const void *)(uintptr_t)a6, (const cudnnTensorDescriptor_t)(uintptr_t)a7, (void *)(uintptr_t)a8);
+            break;
+        case 1:
+            cubind_status = ((cubind__cudnnSetPooling2dDescriptor_fn)cubind_fn)((cudnnPoolingDescriptor_t)(uintptr_t)a0, (cudnnPoolingMode_t)a1, (cudnnNanPropagation_t)a2, (int)a3, (int)a4, (int)a5, (int)a6, (int)a7, (int)a8);
+            break;
+        case 2:
+            cubind_status = ((cubind__cudnnGetPooling2dDescriptor_fn)cubind_fn)((const cudnnPoolingDescriptor_t)(uintptr_t)a0, (cudnnPoolingMode_t *)(uintptr_t)a1, (cudnnNanPropagation_t *)(uintptr_t)a2, (int *)(uintptr_t)a3, (int *)(uintptr_t)a4, (int *)(uintptr_t)a5, (int *)(uintptr_t)a6, (int *)(uintptr_t)a7, (int *)(uintptr_t)a8);
+            break;
+        case 3:
+            cubind_status = ((cubind__cudnnLRNCrossChannelForward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnLRNDescriptor_t)(uintptr_t)a1, (cudnnLRNMode_t)a2, (const void *)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const void *)(uintptr_t)a6, (const cudnnTensorDescriptor_t)(uintptr_t)a7, (void *)(uintptr_t)a8);
+            break;
+        case 4:
+            cubind_status = ((cubind__cudnnSpatialTfSamplerForward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnSpatialTransformerDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const void *)(uintptr_t)a6, (cudnnTensorDescriptor_t)(uintptr_t)a7, (void *)(uintptr_t)a8);
+            break;
+        case 5:
+            cubind_status = ((cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnBatchNormMode_t)a1, (cudnnBatchNormOps_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const cudnnTensorDescriptor_t)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (const cudnnActivationDescriptor_t)(uintptr_t)a7, (size_t *)(uintptr_t)a8);
+            break;
+        case 6:
+            cubind_status = ((cubind__cudnnGetRNNDataDescriptor_fn)cubind_fn)((cudnnRNNDataDescriptor_t)(uintptr_t)a0, (cudnnDataType_t *)(uintptr_t)a1, (cudnnRNNDataLayout_t *)(uintptr_t)a2, (int *)(uintptr_t)a3, (int *)(uintptr_t)a4, (int *)(uintptr_t)a5, (int)a6, (int *)(uintptr_t)a7, (void *)(uintptr_t)a8);
+            break;
+        case 7:
+            cubind_status = ((cubind__cudnnGetCTCLossWorkspaceSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const int *)(uintptr_t)a3, (const int *)(uintptr_t)a4, (const int *)(uintptr_t)a5, (cudnnCTCLossAlgo_t)a6, (cudnnCTCLossDescriptor_t)(uintptr_t)a7, (size_t *)(uintptr_t)a8);
+            break;
+        case 8:
+            cubind_status = ((cubind__cudnnSetConvolution2dDescriptor_fn)cubind_fn)((cudnnConvolutionDescriptor_t)(uintptr_t)a0, (int)a1, (int)a2, (int)a3, (int)a4, (int)a5, (int)a6, (cudnnConvolutionMode_t)a7, (cudnnDataType_t)a8);
+            break;
+        default:
+            cubind_status = ((cubind__cudnnGetConvolution2dDescriptor_fn)cubind_fn)((const cudnnConvolutionDescriptor_t)(uintptr_t)a0, (int *)(uintptr_t)a1, (int *)(uintptr_t)a2, (int *)(uintptr_t)a3, (int *)(uintptr_t)a4, (int *)(uintptr_t)a5, (int *)(uintptr_t)a6, (cudnnConvolutionMode_t *)(uintptr_t)a7, (cudnnDataType_t *)(uintptr_t)a8);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 13 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnSetActivationDescriptor. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_13(cubind__word a0, cubind__word a1, cubind__word a2, double a3, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 73 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnSetActivationDescriptor;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, (double)a3);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cudnnSetActivationDescriptor_fn)cubind_fn)((cudnnActivationDescriptor_t)(uintptr_t)a0, (cudnnActivationMode_t)a1, (cudnnNanPropagation_t)a2, a3);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 14 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnSetActivationDescriptorSwishBeta. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_14(cubind__word a0, double a1, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 75 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnSetActivationDescriptorSwishBeta;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, (double)a1);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cudnnSetActivationDescriptorSwishBeta_fn)cubind_fn)((cudnnActivationDescriptor_t)(uintptr_t)a0, a1);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 15 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnSetLRNDescriptor. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_15(cubind__word a0, cubind__word a1, double a2, double a3, double a4, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 80 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnSetLRNDescriptor;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, (double)a2, (double)a3, (double)a4);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cudnnSetLRNDescriptor_fn)cubind_fn)((cudnnLRNDescriptor_t)(uintptr_t)a0, (unsigned int)a1, a2, a3, a4);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 16 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnBatchNormalizationForwardInference. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_16(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, double a13, double cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 86 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnBatchNormalizationForwardInference;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, (double)a13);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cudnnBatchNormalizationForwardInference_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnBatchNormMode_t)a1, (const void *)(uintptr_t)a2, (const void *)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (void *)(uintptr_t)a7, (const cudnnTensorDescriptor_t)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const void *)(uintptr_t)a10, (const void *)(uintptr_t)a11, (const void *)(uintptr_t)a12, a13);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 17 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnNormalizationForwardInference. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_17(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, cubind__word a15, cubind__word a16, cubind__word a17, cubind__word a18, double a19, cubind__word a20, double cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 88 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnNormalizationForwardInference;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, (double)a19, a20);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cudnnNormalizationForwardInference_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnNormMode_t)a1, (cudnnNormOps_t)a2, (cudnnNormAlgo_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (const void *)(uintptr_t)a7, (const cudnnTensorDescriptor_t)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const void *)(uintptr_t)a10, (const cudnnTensorDescriptor_t)(uintptr_t)a11, (const void *)(uintptr_t)a12, (const void *)(uintptr_t)a13, (const cudnnTensorDescriptor_t)(uintptr_t)a14, (const void *)(uintptr_t)a15, (cudnnActivationDescriptor_t)(uintptr_t)a16, (const cudnnTensorDescriptor_t)(uintptr_t)a17, (void *)(uintptr_t)a18, a19, (int)a20);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 18 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnSetDropoutDescriptor, cudnnRestoreDropoutDescriptor. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_18(cubind__word a0, cubind__word a1, float a2, cubind__word a3, cubind__word a4, cubind__word a5, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[2] = { 98, 99 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnSetDropoutDescriptor;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cudnnRestoreDropoutDescriptor;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, (double)a2, a3, a4, a5);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cudnnSetDropoutDescriptor_fn)cubind_fn)((cudnnDropoutDescriptor_t)(uintptr_t)a0, (cudnnHandle_t)(uintptr_t)a1, a2, (void *)(uintptr_t)a3, (size_t)a4, (unsigned long long)a5);
+            break;
+        default:
+            cubind_status = ((cubind__cudnnRestoreDropoutDescriptor_fn)cubind_fn)((cudnnDropoutDescriptor_t)(uintptr_t)a0, (cudnnHandle_t)(uintptr_t)a1, a2, (void *)(uintptr_t)a3, (size_t)a4, (unsigned long long)a5);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 19 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnLRNCrossChannelBackward, cudnnCTCLoss, cudnnCTCLoss_v8,
+ * cudnnFindConvolutionForwardAlgorithmEx, cudnnConvolutionForward,
+ * cudnnFindConvolutionBackwardDataAlgorithmEx, cudnnConvolutionBackwardData,
+ * cudnnFindConvolutionBackwardFilterAlgorithmEx, cudnnConvolutionBackwardFilter. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_19(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, double cubind_member)
+{
+    static const unsigned short cubind_index[9] = { 106, 166, 167, 187, 191, 195, 198, 203, 206 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnLRNCrossChannelBackward;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cudnnCTCLoss;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cudnnCTCLoss_v8;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cudnnFindConvolutionForwardAlgorithmEx;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_cudnnConvolutionForward;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_cudnnFindConvolutionBackwardDataAlgorithmEx;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_cudnnConvolutionBackwardData;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_cudnnFindConvolutionBackwardFilterAlgorithmEx;
+        break;
+    case 8:
+        cubind_self = (cubind__fnptr)slow_cudnnConvolutionBackwardFilter;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cudnnLRNCrossChannelBackward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnLRNDescriptor_t)(uintptr_t)a1, (cudnnLRNMode_t)a2, (const void *)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (const void *)(uintptr_t)a7, (const cudnnTensorDescriptor_t)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const void *)(uintptr_t)a10, (const cudnnTensorDescriptor_t)(uintptr_t)a11, (void *)(uintptr_t)a12);
+            break;
+        case 1:
+            cubind_status = ((cubind__cudnnCTCLoss_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const int *)(uintptr_t)a3, (const int *)(uintptr_t)a4, (const int *)(uintptr_t)a5, (void *)(uintptr_t)a6, (const cudnnTensorDescriptor_t)(uintptr_t)a7, (void *)(uintptr_t)a8, (cudnnCTCLossAlgo_t)a9, (cudnnCTCLossDescriptor_t)(uintptr_t)a10, (void *)(uintptr_t)a11, (size_t)a12);
+            break;
+        case 2:
+            cubind_status = ((cubind__cudnnCTCLoss_v8_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnCTCLossAlgo_t)a1, (cudnnCTCLossDescriptor_t)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const int *)(uintptr_t)a5, (const int *)(uintptr_t)a6, (const int *)(uintptr_t)a7, (void *)(uintptr_t)a8, (const cudnnTensorDescriptor_t)(uintptr_t)a9, (void *)(uintptr_t)a10, (size_t)a11, (void *)(uintptr_t)a12);
+            break;
+        case 3:
+            cubind_status = ((cubind__cudnnFindConvolutionForwardAlgorithmEx_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnFilterDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const cudnnConvolutionDescriptor_t)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (void *)(uintptr_t)a7, (const int)a8, (int *)(uintptr_t)a9, (cudnnConvolutionFwdAlgoPerf_t *)(uintptr_t)a10, (void *)(uintptr_t)a11, (size_t)a12);
+            break;
+        case 4:
+            cubind_status = ((cubind__cudnnConvolutionForward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const void *)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const void *)(uintptr_t)a3, (const cudnnFilterDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnConvolutionDescriptor_t)(uintptr_t)a6, (cudnnConvolutionFwdAlgo_t)a7, (void *)(uintptr_t)a8, (size_t)a9, (const void *)(uintptr_t)a10, (const cudnnTensorDescriptor_t)(uintptr_t)a11, (void *)(uintptr_t)a12);
+            break;
+        case 5:
+            cubind_status = ((cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnFilterDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const cudnnConvolutionDescriptor_t)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (void *)(uintptr_t)a7, (const int)a8, (int *)(uintptr_t)a9, (cudnnConvolutionBwdDataAlgoPerf_t *)(uintptr_t)a10, (void *)(uintptr_t)a11, (size_t)a12);
+            break;
+        case 6:
+            cubind_status = ((cubind__cudnnConvolutionBackwardData_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const void *)(uintptr_t)a1, (const cudnnFilterDescriptor_t)(uintptr_t)a2, (const void *)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnConvolutionDescriptor_t)(uintptr_t)a6, (cudnnConvolutionBwdDataAlgo_t)a7, (void *)(uintptr_t)a8, (size_t)a9, (const void *)(uintptr_t)a10, (const cudnnTensorDescriptor_t)(uintptr_t)a11, (void *)(uintptr_t)a12);
+            break;
+        case 7:
+            cubind_status = ((cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const cudnnConvolutionDescriptor_t)(uintptr_t)a5, (const cudnnFilterDescriptor_t)(uintptr_t)a6, (void *)(uintptr_t)a7, (const int)a8, (int *)(uintptr_t)a9, (cudnnConvolutionBwdFilterAlgoPerf_t *)(uintptr_t)a10, (void *)(uintptr_t)a11, (size_t)a12);
+            break;
+        default:
+            cubind_status = ((cubind__cudnnConvolutionBackwardFilter_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const void *)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const void *)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnConvolutionDescriptor_t)(uintptr_t)a6, (cudnnConvolutionBwdFilterAlgo_t)a7, (void *)(uintptr_t)a8, (size_t)a9, (const void *)(uintptr_t)a10, (const cudnnFilterDescriptor_t)(uintptr_t)a11, (void *)(uintptr_t)a12);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 20 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnDivisiveNormalizationBackward, cudnnGetNormalizationBackwardWorkspaceSize,
+ * cudnnSpatialTfSamplerBackward, cudnnGetFoldedConvBackwardDataDescriptors. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_20(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, double cubind_member)
+{
+    static const unsigned short cubind_index[4] = { 107, 116, 121, 199 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnDivisiveNormalizationBackward;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cudnnGetNormalizationBackwardWorkspaceSize;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cudnnSpatialTfSamplerBackward;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cudnnGetFoldedConvBackwardDataDescriptors;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cudnnDivisiveNormalizationBackward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnLRNDescriptor_t)(uintptr_t)a1, (cudnnDivNormMode_t)a2, (const void *)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const void *)(uintptr_t)a6, (const void *)(uintptr_t)a7, (void *)(uintptr_t)a8, (void *)(uintptr_t)a9, (const void *)(uintptr_t)a10, (const cudnnTensorDescriptor_t)(uintptr_t)a11, (void *)(uintptr_t)a12, (void *)(uintptr_t)a13);
+            break;
+        case 1:
+            cubind_status = ((cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnNormMode_t)a1, (cudnnNormOps_t)a2, (cudnnNormAlgo_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const cudnnTensorDescriptor_t)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (const cudnnTensorDescriptor_t)(uintptr_t)a7, (const cudnnTensorDescriptor_t)(uintptr_t)a8, (const cudnnTensorDescriptor_t)(uintptr_t)a9, (const cudnnActivationDescriptor_t)(uintptr_t)a10, (const cudnnTensorDescriptor_t)(uintptr_t)a11, (size_t *)(uintptr_t)a12, (int)a13);
+            break;
+        case 2:
+            cubind_status = ((cubind__cudnnSpatialTfSamplerBackward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnSpatialTransformerDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (void *)(uintptr_t)a7, (const void *)(uintptr_t)a8, (const cudnnTensorDescriptor_t)(uintptr_t)a9, (const void *)(uintptr_t)a10, (const void *)(uintptr_t)a11, (const void *)(uintptr_t)a12, (void *)(uintptr_t)a13);
+            break;
+        default:
+            cubind_status = ((cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn)cubind_fn)((const cudnnHandle_t)(uintptr_t)a0, (const cudnnFilterDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const cudnnConvolutionDescriptor_t)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const cudnnTensorFormat_t)a5, (cudnnFilterDescriptor_t)(uintptr_t)a6, (cudnnTensorDescriptor_t)(uintptr_t)a7, (cudnnConvolutionDescriptor_t)(uintptr_t)a8, (cudnnTensorDescriptor_t)(uintptr_t)a9, (cudnnTensorTransformDescriptor_t)(uintptr_t)a10, (cudnnTensorTransformDescriptor_t)(uintptr_t)a11, (cudnnTensorTransformDescriptor_t)(uintptr_t)a12, (cudnnTensorTransformDescriptor_t)(uintptr_t)a13);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 21 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnBatchNormalizationForwardTraining. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_21(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, double a11, cubind__word a12, cubind__word a13, double a14, cubind__word a15, cubind__word a16, double cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 111 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnBatchNormalizationForwardTraining;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, (double)a11, a12, a13, (double)a14, a15, a16);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cudnnBatchNormalizationForwardTraining_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnBatchNormMode_t)a1, (const void *)(uintptr_t)a2, (const void *)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (void *)(uintptr_t)a7, (const cudnnTensorDescriptor_t)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const void *)(uintptr_t)a10, a11, (void *)(uintptr_t)a12, (void *)(uintptr_t)a13, a14, (void *)(uintptr_t)a15, (void *)(uintptr_t)a16);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 22 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnBatchNormalizationForwardTrainingEx. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_22(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, double a14, cubind__word a15, cubind__word a16, double a17, cubind__word a18, cubind__word a19, cubind__word a20, cubind__word a21, cubind__word a22, cubind__word a23, cubind__word a24, double cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 112 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnBatchNormalizationForwardTrainingEx;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, (double)a14, a15, a16, (double)a17, a18, a19, a20, a21, a22, a23, a24);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cudnnBatchNormalizationForwardTrainingEx_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnBatchNormMode_t)a1, (cudnnBatchNormOps_t)a2, (const void *)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const cudnnTensorDescriptor_t)(uintptr_t)a5, (const void *)(uintptr_t)a6, (const cudnnTensorDescriptor_t)(uintptr_t)a7, (const void *)(uintptr_t)a8, (const cudnnTensorDescriptor_t)(uintptr_t)a9, (void *)(uintptr_t)a10, (const cudnnTensorDescriptor_t)(uintptr_t)a11, (const void *)(uintptr_t)a12, (const void *)(uintptr_t)a13, a14, (void *)(uintptr_t)a15, (void *)(uintptr_t)a16, a17, (void *)(uintptr_t)a18, (void *)(uintptr_t)a19, (cudnnActivationDescriptor_t)(uintptr_t)a20, (void *)(uintptr_t)a21, (size_t)a22, (void *)(uintptr_t)a23, (size_t)a24);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 23 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnBatchNormalizationBackward. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_23(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, cubind__word a15, double a16, cubind__word a17, cubind__word a18, double cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 113 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnBatchNormalizationBackward;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, (double)a16, a17, a18);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cudnnBatchNormalizationBackward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnBatchNormMode_t)a1, (const void *)(uintptr_t)a2, (const void *)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (const void *)(uintptr_t)a7, (const cudnnTensorDescriptor_t)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const cudnnTensorDescriptor_t)(uintptr_t)a10, (void *)(uintptr_t)a11, (const cudnnTensorDescriptor_t)(uintptr_t)a12, (const void *)(uintptr_t)a13, (void *)(uintptr_t)a14, (void *)(uintptr_t)a15, a16, (const void *)(uintptr_t)a17, (const void *)(uintptr_t)a18);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 24 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnBatchNormalizationBackwardEx. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_24(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, cubind__word a15, cubind__word a16, cubind__word a17, cubind__word a18, cubind__word a19, cubind__word a20, cubind__word a21, double a22, cubind__word a23, cubind__word a24, cubind__word a25, cubind__word a26, cubind__word a27, cubind__word a28, cubind__word a29, double cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 114 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnBatchNormalizationBackwardEx;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, (double)a22, a23, a24, a25, a26, a27, a28, a29);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cudnnBatchNormalizationBackwardEx_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnBatchNormMode_t)a1, (cudnnBatchNormOps_t)a2, (const void *)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const void *)(uintptr_t)a6, (const cudnnTensorDescriptor_t)(uintptr_t)a7, (const void *)(uintptr_t)a8, (const cudnnTensorDescriptor_t)(uintptr_t)a9, (const void *)(uintptr_t)a10, (const cudnnTensorDescriptor_t)(uintptr_t)a11, (const void *)(uintptr_t)a12, (const cudnnTensorDescriptor_t)(uintptr_t)a13, (void *)(uintptr_t)a14, (const cudnnTensorDescriptor_t)(uintptr_t)a15, (void *)(uintptr_t)a16, (const cudnnTensorDescriptor_t)(uintptr_t)a17, (const void *)(uintptr_t)a18, (const void *)(uintptr_t)a19, (void *)(uintptr_t)a20, (void *)(uintptr_t)a21, a22, (const void *)(uintptr_t)a23, (const void *)(uintptr_t)a24, (cudnnActivationDescriptor_t)(uintptr_t)a25, (void *)(uintptr_t)a26, (size_t)a27, (void *)(uintptr_t)a28, (size_t)a29);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 25 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnNormalizationForwardTraining. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_25(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, double a11, cubind__word a12, cubind__word a13, cubind__word a14, double a15, cubind__word a16, cubind__word a17, cubind__word a18, cubind__word a19, cubind__word a20, cubind__word a21, cubind__word a22, cubind__word a23, cubind__word a24, cubind__word a25, cubind__word a26, cubind__word a27, double cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 118 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnNormalizationForwardTraining;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, (double)a11, a12, a13, a14, (double)a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cudnnNormalizationForwardTraining_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnNormMode_t)a1, (cudnnNormOps_t)a2, (cudnnNormAlgo_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (const void *)(uintptr_t)a7, (const cudnnTensorDescriptor_t)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const void *)(uintptr_t)a10, a11, (const cudnnTensorDescriptor_t)(uintptr_t)a12, (void *)(uintptr_t)a13, (void *)(uintptr_t)a14, a15, (void *)(uintptr_t)a16, (void *)(uintptr_t)a17, (cudnnActivationDescriptor_t)(uintptr_t)a18, (const cudnnTensorDescriptor_t)(uintptr_t)a19, (const void *)(uintptr_t)a20, (const cudnnTensorDescriptor_t)(uintptr_t)a21, (void *)(uintptr_t)a22, (void *)(uintptr_t)a23, (size_t)a24, (void *)(uintptr_t)a25, (size_t)a26, (int)a27);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 26 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnNormalizationBackward. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_26(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, cubind__word a15, cubind__word a16, cubind__word a17, cubind__word a18, cubind__word a19, cubind__word a20, cubind__word a21, cubind__word a22, double a23, cubind__word a24, cubind__word a25, cubind__word a26, cubind__word a27, cubind__word a28, cubind__word a29, cubind__word a30, cubind__word a31, cubind__word a32, double cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 119 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnNormalizationBackward;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, (double)a23, a24, a25, a26, a27, a28, a29, a30, a31, a32);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cudnnNormalizationBackward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnNormMode_t)a1, (cudnnNormOps_t)a2, (cudnnNormAlgo_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const void *)(uintptr_t)a6, (const void *)(uintptr_t)a7, (const cudnnTensorDescriptor_t)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const cudnnTensorDescriptor_t)(uintptr_t)a10, (const void *)(uintptr_t)a11, (const cudnnTensorDescriptor_t)(uintptr_t)a12, (const void *)(uintptr_t)a13, (const cudnnTensorDescriptor_t)(uintptr_t)a14, (void *)(uintptr_t)a15, (const cudnnTensorDescriptor_t)(uintptr_t)a16, (void *)(uintptr_t)a17, (const cudnnTensorDescriptor_t)(uintptr_t)a18, (const void *)(uintptr_t)a19, (const void *)(uintptr_t)a20, (void *)(uintptr_t)a21, (void *)(uintptr_t)a22, a23, (const cudnnTensorDescriptor_t)(uintptr_t)a24, (const void *)(uintptr_t)a25, (const void *)(uintptr_t)a26, (cudnnActivationDescriptor_t)(uintptr_t)a27, (void *)(uintptr_t)a28, (size_t)a29, (void *)(uintptr_t)a30, (size_t)a31, (int)a32);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 27 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnSetRNNDescriptor_v8, cudnnGetRNNDescriptor_v8. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_27(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, double cubind_member)
+{
+    static const unsigned short cubind_index[2] = { 125, 126 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnSetRNNDescriptor_v8;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cudnnGetRNNDescriptor_v8;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cudnnSetRNNDescriptor_v8_fn)cubind_fn)((cudnnRNNDescriptor_t)(uintptr_t)a0, (cudnnRNNAlgo_t)a1, (cudnnRNNMode_t)a2, (cudnnRNNBiasMode_t)a3, (cudnnDirectionMode_t)a4, (cudnnRNNInputMode_t)a5, (cudnnDataType_t)a6, (cudnnDataType_t)a7, (cudnnMathType_t)a8, (int32_t)a9, (int32_t)a10, (int32_t)a11, (int32_t)a12, (cudnnDropoutDescriptor_t)(uintptr_t)a13, (uint32_t)a14);
+            break;
+        default:
+            cubind_status = ((cubind__cudnnGetRNNDescriptor_v8_fn)cubind_fn)((cudnnRNNDescriptor_t)(uintptr_t)a0, (cudnnRNNAlgo_t *)(uintptr_t)a1, (cudnnRNNMode_t *)(uintptr_t)a2, (cudnnRNNBiasMode_t *)(uintptr_t)a3, (cudnnDirectionMode_t *)(uintptr_t)a4, (cudnnRNNInputMode_t *)(uintptr_t)a5, (cudnnDataType_t *)(uintptr_t)a6, (cudnnDataType_t *)(uintptr_t)a7, (cudnnMathType_t *)(uintptr_t)a8, (int32_t *)(uintptr_t)a9, (int32_t *)(uintptr_t)a10, (int32_t *)(uintptr_t)a11, (int32_t *)(uintptr_t)a12, (cudnnDropoutDescriptor_t *)(uintptr_t)a13, (uint32_t *)(uintptr_t)a14);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 28 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnRNNSetClip_v8. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_28(cubind__word a0, cubind__word a1, cubind__word a2, double a3, double a4, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 127 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnRNNSetClip_v8;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, (double)a3, (double)a4);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cudnnRNNSetClip_v8_fn)cubind_fn)((cudnnRNNDescriptor_t)(uintptr_t)a0, (cudnnRNNClipMode_t)a1, (cudnnNanPropagation_t)a2, a3, a4);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 29 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnRNNSetClip_v9. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_29(cubind__word a0, cubind__word a1, double a2, double a3, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 128 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnRNNSetClip_v9;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, (double)a2, (double)a3);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cudnnRNNSetClip_v9_fn)cubind_fn)((cudnnRNNDescriptor_t)(uintptr_t)a0, (cudnnRNNClipMode_t)a1, a2, a3);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 30 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnRNNForward, cudnnGetAttnDescriptor. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_30(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, cubind__word a15, cubind__word a16, cubind__word a17, cubind__word a18, cubind__word a19, double cubind_member)
+{
+    static const unsigned short cubind_index[2] = { 139, 147 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnRNNForward;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cudnnGetAttnDescriptor;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cudnnRNNForward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnRNNDescriptor_t)(uintptr_t)a1, (cudnnForwardMode_t)a2, (const int32_t *)(uintptr_t)a3, (cudnnRNNDataDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (cudnnRNNDataDescriptor_t)(uintptr_t)a6, (void *)(uintptr_t)a7, (cudnnTensorDescriptor_t)(uintptr_t)a8, (const void *)(uintptr_t)a9, (void *)(uintptr_t)a10, (cudnnTensorDescriptor_t)(uintptr_t)a11, (const void *)(uintptr_t)a12, (void *)(uintptr_t)a13, (size_t)a14, (const void *)(uintptr_t)a15, (size_t)a16, (void *)(uintptr_t)a17, (size_t)a18, (void *)(uintptr_t)a19);
+            break;
+        default:
+            cubind_status = ((cubind__cudnnGetAttnDescriptor_fn)cubind_fn)((cudnnAttnDescriptor_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (int *)(uintptr_t)a2, (double *)(uintptr_t)a3, (cudnnDataType_t *)(uintptr_t)a4, (cudnnDataType_t *)(uintptr_t)a5, (cudnnMathType_t *)(uintptr_t)a6, (cudnnDropoutDescriptor_t *)(uintptr_t)a7, (cudnnDropoutDescriptor_t *)(uintptr_t)a8, (int *)(uintptr_t)a9, (int *)(uintptr_t)a10, (int *)(uintptr_t)a11, (int *)(uintptr_t)a12, (int *)(uintptr_t)a13, (int *)(uintptr_t)a14, (int *)(uintptr_t)a15, (int *)(uintptr_t)a16, (int *)(uintptr_t)a17, (int *)(uintptr_t)a18, (int *)(uintptr_t)a19);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 31 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnSetAttnDescriptor. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_31(cubind__word a0, cubind__word a1, cubind__word a2, double a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, cubind__word a15, cubind__word a16, cubind__word a17, cubind__word a18, cubind__word a19, double cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 146 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnSetAttnDescriptor;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, (double)a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cudnnSetAttnDescriptor_fn)cubind_fn)((cudnnAttnDescriptor_t)(uintptr_t)a0, (unsigned int)a1, (int)a2, a3, (cudnnDataType_t)a4, (cudnnDataType_t)a5, (cudnnMathType_t)a6, (cudnnDropoutDescriptor_t)(uintptr_t)a7, (cudnnDropoutDescriptor_t)(uintptr_t)a8, (int)a9, (int)a10, (int)a11, (int)a12, (int)a13, (int)a14, (int)a15, (int)a16, (int)a17, (int)a18, (int)a19);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 32 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnMultiHeadAttnForward, cudnnRNNBackwardData_v8. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_32(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, cubind__word a15, cubind__word a16, cubind__word a17, cubind__word a18, cubind__word a19, cubind__word a20, cubind__word a21, double cubind_member)
+{
+    static const unsigned short cubind_index[2] = { 150, 152 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnMultiHeadAttnForward;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cudnnRNNBackwardData_v8;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cudnnMultiHeadAttnForward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnAttnDescriptor_t)(uintptr_t)a1, (int)a2, (const int *)(uintptr_t)a3, (const int *)(uintptr_t)a4, (const int *)(uintptr_t)a5, (const int *)(uintptr_t)a6, (const cudnnSeqDataDescriptor_t)(uintptr_t)a7, (const void *)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const cudnnSeqDataDescriptor_t)(uintptr_t)a10, (const void *)(uintptr_t)a11, (const cudnnSeqDataDescriptor_t)(uintptr_t)a12, (const void *)(uintptr_t)a13, (const cudnnSeqDataDescriptor_t)(uintptr_t)a14, (void *)(uintptr_t)a15, (size_t)a16, (const void *)(uintptr_t)a17, (size_t)a18, (void *)(uintptr_t)a19, (size_t)a20, (void *)(uintptr_t)a21);
+            break;
+        default:
+            cubind_status = ((cubind__cudnnRNNBackwardData_v8_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnRNNDescriptor_t)(uintptr_t)a1, (const int32_t *)(uintptr_t)a2, (cudnnRNNDataDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (cudnnRNNDataDescriptor_t)(uintptr_t)a6, (void *)(uintptr_t)a7, (cudnnTensorDescriptor_t)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const void *)(uintptr_t)a10, (void *)(uintptr_t)a11, (cudnnTensorDescriptor_t)(uintptr_t)a12, (const void *)(uintptr_t)a13, (const void *)(uintptr_t)a14, (void *)(uintptr_t)a15, (size_t)a16, (const void *)(uintptr_t)a17, (size_t)a18, (void *)(uintptr_t)a19, (size_t)a20, (void *)(uintptr_t)a21);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 33 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnRNNBackwardWeights_v8. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_33(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, cubind__word a15, double cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 153 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnRNNBackwardWeights_v8;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cudnnRNNBackwardWeights_v8_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnRNNDescriptor_t)(uintptr_t)a1, (cudnnWgradMode_t)a2, (const int32_t *)(uintptr_t)a3, (cudnnRNNDataDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (cudnnTensorDescriptor_t)(uintptr_t)a6, (const void *)(uintptr_t)a7, (cudnnRNNDataDescriptor_t)(uintptr_t)a8, (const void *)(uintptr_t)a9, (size_t)a10, (void *)(uintptr_t)a11, (size_t)a12, (void *)(uintptr_t)a13, (size_t)a14, (void *)(uintptr_t)a15);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 34 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnMultiHeadAttnBackwardData. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_34(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, cubind__word a15, cubind__word a16, cubind__word a17, cubind__word a18, cubind__word a19, cubind__word a20, cubind__word a21, cubind__word a22, double cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 154 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnMultiHeadAttnBackwardData;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cudnnMultiHeadAttnBackwardData_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnAttnDescriptor_t)(uintptr_t)a1, (const int *)(uintptr_t)a2, (const int *)(uintptr_t)a3, (const int *)(uintptr_t)a4, (const int *)(uintptr_t)a5, (const cudnnSeqDataDescriptor_t)(uintptr_t)a6, (const void *)(uintptr_t)a7, (const cudnnSeqDataDescriptor_t)(uintptr_t)a8, (void *)(uintptr_t)a9, (const void *)(uintptr_t)a10, (const cudnnSeqDataDescriptor_t)(uintptr_t)a11, (void *)(uintptr_t)a12, (const void *)(uintptr_t)a13, (const cudnnSeqDataDescriptor_t)(uintptr_t)a14, (void *)(uintptr_t)a15, (const void *)(uintptr_t)a16, (size_t)a17, (const void *)(uintptr_t)a18, (size_t)a19, (void *)(uintptr_t)a20, (size_t)a21, (void *)(uintptr_t)a22);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 35 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cudnnMultiHeadAttnBackwardWeights, cudnnConvolutionBiasActivationForward. */
+static CUBIND_COLD cudnnStatus_t cubind_shape_35(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, cubind__word a15, cubind__word a16, cubind__word a17, double cubind_member)
+{
+    static const unsigned short cubind_index[2] = { 155, 192 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cudnnStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cudnnMultiHeadAttnBackwardWeights;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cudnnConvolutionBiasActivationForward;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17);
+    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cudnnStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cudnnMultiHeadAttnBackwardWeights_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnAttnDescriptor_t)(uintptr_t)a1, (cudnnWgradMode_t)a2, (const cudnnSeqDataDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const cudnnSeqDataDescriptor_t)(uintptr_t)a5, (const void *)(uintptr_t)a6, (const cudnnSeqDataDescriptor_t)(uintptr_t)a7, (const void *)(uintptr_t)a8, (const cudnnSeqDataDescriptor_t)(uintptr_t)a9, (const void *)(uintptr_t)a10, (size_t)a11, (const void *)(uintptr_t)a12, (void *)(uintptr_t)a13, (size_t)a14, (void *)(uintptr_t)a15, (size_t)a16, (void *)(uintptr_t)a17);
+            break;
+        default:
+            cubind_status = ((cubind__cudnnConvolutionBiasActivationForward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const void *)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const void *)(uintptr_t)a3, (const cudnnFilterDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnConvolutionDescriptor_t)(uintptr_t)a6, (cudnnConvolutionFwdAlgo_t)a7, (void *)(uintptr_t)a8, (size_t)a9, (const void *)(uintptr_t)a10, (const cudnnTensorDescriptor_t)(uintptr_t)a11, (const void *)(uintptr_t)a12, (const cudnnTensorDescriptor_t)(uintptr_t)a13, (const void *)(uintptr_t)a14, (const cudnnActivationDescriptor_t)(uintptr_t)a15, (const cudnnTensorDescriptor_t)(uintptr_t)a16, (void *)(uintptr_t)a17);
+            break;
+        }
+        if (cubind_status != CUDNN_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
 
 /* What the wrapper calls until cudnnGetVersion is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD size_t slow_cudnnGetVersion(void)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 0));
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, 0));
     cubind__cudnnGetVersion_fn cubind_fn = (cubind__cudnnGetVersion_fn)cubind__resolve(&cubind__cudnn_symbols.table, 0, NULL, (cubind__fnptr)slow_cudnnGetVersion);
     size_t cubind_result = cubind_fn != NULL ? cubind_fn() : (size_t)0;
-    CUBIND__TRACE_RESULT(cubind_call, (unsigned long long)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)cubind_result);
     return cubind_result;
 }
 
@@ -4449,17 +7470,15 @@ size_t cubind_cudnn_get_version(void)
     return cubind_fn();
 }
 
-typedef size_t (*cubind__cudnnGetMaxDeviceVersion_fn)(void);
-
 /* What the wrapper calls until cudnnGetMaxDeviceVersion is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD size_t slow_cudnnGetMaxDeviceVersion(void)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 1));
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, 1));
     cubind__cudnnGetMaxDeviceVersion_fn cubind_fn = (cubind__cudnnGetMaxDeviceVersion_fn)cubind__resolve(&cubind__cudnn_symbols.table, 1, NULL, (cubind__fnptr)slow_cudnnGetMaxDeviceVersion);
     size_t cubind_result = cubind_fn != NULL ? cubind_fn() : (size_t)0;
-    CUBIND__TRACE_RESULT(cubind_call, (unsigned long long)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)cubind_result);
     return cubind_result;
 }
 
@@ -4469,17 +7488,15 @@ size_t cubind_cudnn_get_max_device_version(void)
     return cubind_fn();
 }
 
-typedef size_t (*cubind__cudnnGetCudartVersion_fn)(void);
-
 /* What the wrapper calls until cudnnGetCudartVersion is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD size_t slow_cudnnGetCudartVersion(void)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 2));
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, 2));
     cubind__cudnnGetCudartVersion_fn cubind_fn = (cubind__cudnnGetCudartVersion_fn)cubind__resolve(&cubind__cudnn_symbols.table, 2, NULL, (cubind__fnptr)slow_cudnnGetCudartVersion);
     size_t cubind_result = cubind_fn != NULL ? cubind_fn() : (size_t)0;
-    CUBIND__TRACE_RESULT(cubind_call, (unsigned long long)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)cubind_result);
     return cubind_result;
 }
 
@@ -4489,17 +7506,15 @@ size_t cubind_cudnn_get_cudart_version(void)
     return cubind_fn();
 }
 
-typedef const char *(*cubind__cudnnGetErrorString_fn)(cudnnStatus_t status);
-
 /* What the wrapper calls until cudnnGetErrorString is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD const char *slow_cudnnGetErrorString(cudnnStatus_t status)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 3), (long long)status);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, 3), (cubind__word)status);
     cubind__cudnnGetErrorString_fn cubind_fn = (cubind__cudnnGetErrorString_fn)cubind__resolve(&cubind__cudnn_symbols.table, 3, NULL, (cubind__fnptr)slow_cudnnGetErrorString);
     const char * cubind_result = cubind_fn != NULL ? cubind_fn(status) : (const char *)0;
-    CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)(uintptr_t)cubind_result);
     return cubind_result;
 }
 
@@ -4509,14 +7524,12 @@ const char *cubind_cudnn_get_error_string(cudnnStatus_t status)
     return cubind_fn(status);
 }
 
-typedef void (*cubind__cudnnGetLastErrorString_fn)(char *message, size_t max_size);
-
 /* What the wrapper calls until cudnnGetLastErrorString is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD void slow_cudnnGetLastErrorString(char *message, size_t max_size)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 4), (uintptr_t)message, (unsigned long long)max_size);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, 4), (cubind__word)(uintptr_t)message, (cubind__word)max_size);
     cubind__cudnnGetLastErrorString_fn cubind_fn = (cubind__cudnnGetLastErrorString_fn)cubind__resolve(&cubind__cudnn_symbols.table, 4, NULL, (cubind__fnptr)slow_cudnnGetLastErrorString);
     if (cubind_fn != NULL)
         cubind_fn(message, max_size);
@@ -4529,29 +7542,10 @@ void cubind_cudnn_get_last_error_string(char *message, size_t max_size)
     cubind_fn(message, max_size);
 }
 
-typedef cudnnStatus_t (*cubind__cudnnQueryRuntimeError_fn)(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag);
-
-/* What the wrapper calls until cudnnQueryRuntimeError is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnQueryRuntimeError is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 5), (uintptr_t)handle, (uintptr_t)rstatus, (long long)mode, (uintptr_t)tag);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnQueryRuntimeError_fn cubind_fn = (cubind__cudnnQueryRuntimeError_fn)cubind__resolve(&cubind__cudnn_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_cudnnQueryRuntimeError);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, rstatus, mode, tag);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 5, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)handle, (uintptr_t)rstatus, mode, (uintptr_t)tag, 0);
 }
 
 cudnnStatus_t cubind_cudnn_query_runtime_error(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)
@@ -4559,34 +7553,15 @@ cudnnStatus_t cubind_cudnn_query_runtime_error(cudnnHandle_t handle, cudnnStatus
     cubind__cudnnQueryRuntimeError_fn cubind_fn = (cubind__cudnnQueryRuntimeError_fn)cubind__target((cubind__fnptr)slow_cudnnQueryRuntimeError, &cubind__cudnn_offsets[5]);
     cudnnStatus_t cubind_status = cubind_fn(handle, rstatus, mode, tag);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 5, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetProperty_fn)(libraryPropertyType type, int *value);
-
-/* What the wrapper calls until cudnnGetProperty is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetProperty is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetProperty(libraryPropertyType type, int *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 6), (long long)type, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetProperty_fn cubind_fn = (cubind__cudnnGetProperty_fn)cubind__resolve(&cubind__cudnn_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetProperty);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(type, value);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 6, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1(type, (uintptr_t)value, 0);
 }
 
 cudnnStatus_t cubind_cudnn_get_property(libraryPropertyType type, int *value)
@@ -4594,34 +7569,15 @@ cudnnStatus_t cubind_cudnn_get_property(libraryPropertyType type, int *value)
     cubind__cudnnGetProperty_fn cubind_fn = (cubind__cudnnGetProperty_fn)cubind__target((cubind__fnptr)slow_cudnnGetProperty, &cubind__cudnn_offsets[6]);
     cudnnStatus_t cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 6, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnCreate_fn)(cudnnHandle_t *handle);
-
-/* What the wrapper calls until cudnnCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnCreate is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreate(cudnnHandle_t *handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 7), (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreate_fn cubind_fn = (cubind__cudnnCreate_fn)cubind__resolve(&cubind__cudnn_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreate);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 7, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)handle, 0);
 }
 
 cudnnStatus_t cubind_cudnn_create(cudnnHandle_t *handle)
@@ -4629,34 +7585,15 @@ cudnnStatus_t cubind_cudnn_create(cudnnHandle_t *handle)
     cubind__cudnnCreate_fn cubind_fn = (cubind__cudnnCreate_fn)cubind__target((cubind__fnptr)slow_cudnnCreate, &cubind__cudnn_offsets[7]);
     cudnnStatus_t cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 7, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDestroy_fn)(cudnnHandle_t handle);
-
-/* What the wrapper calls until cudnnDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDestroy is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroy(cudnnHandle_t handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 8), (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroy_fn cubind_fn = (cubind__cudnnDestroy_fn)cubind__resolve(&cubind__cudnn_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroy);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 8, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)handle, 1);
 }
 
 cudnnStatus_t cubind_cudnn_destroy(cudnnHandle_t handle)
@@ -4664,34 +7601,15 @@ cudnnStatus_t cubind_cudnn_destroy(cudnnHandle_t handle)
     cubind__cudnnDestroy_fn cubind_fn = (cubind__cudnnDestroy_fn)cubind__target((cubind__fnptr)slow_cudnnDestroy, &cubind__cudnn_offsets[8]);
     cudnnStatus_t cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 8, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetStream_fn)(cudnnHandle_t handle, cudaStream_t streamId);
-
-/* What the wrapper calls until cudnnSetStream is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetStream is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 9), (uintptr_t)handle, (uintptr_t)streamId);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetStream_fn cubind_fn = (cubind__cudnnSetStream_fn)cubind__resolve(&cubind__cudnn_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetStream);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, streamId);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 9, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)handle, (uintptr_t)streamId, 1);
 }
 
 cudnnStatus_t cubind_cudnn_set_stream(cudnnHandle_t handle, cudaStream_t streamId)
@@ -4699,34 +7617,15 @@ cudnnStatus_t cubind_cudnn_set_stream(cudnnHandle_t handle, cudaStream_t streamI
     cubind__cudnnSetStream_fn cubind_fn = (cubind__cudnnSetStream_fn)cubind__target((cubind__fnptr)slow_cudnnSetStream, &cubind__cudnn_offsets[9]);
     cudnnStatus_t cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 9, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetStream_fn)(cudnnHandle_t handle, cudaStream_t *streamId);
-
-/* What the wrapper calls until cudnnGetStream is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetStream is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 10), (uintptr_t)handle, (uintptr_t)streamId);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetStream_fn cubind_fn = (cubind__cudnnGetStream_fn)cubind__resolve(&cubind__cudnn_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetStream);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, streamId);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 10, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)handle, (uintptr_t)streamId, 2);
 }
 
 cudnnStatus_t cubind_cudnn_get_stream(cudnnHandle_t handle, cudaStream_t *streamId)
@@ -4734,34 +7633,15 @@ cudnnStatus_t cubind_cudnn_get_stream(cudnnHandle_t handle, cudaStream_t *stream
     cubind__cudnnGetStream_fn cubind_fn = (cubind__cudnnGetStream_fn)cubind__target((cubind__fnptr)slow_cudnnGetStream, &cubind__cudnn_offsets[10]);
     cudnnStatus_t cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 10, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetCallback_fn)(unsigned int mask, void *udata, cudnnCallback_t fptr);
-
-/* What the wrapper calls until cudnnSetCallback is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetCallback is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetCallback(unsigned int mask, void *udata, cudnnCallback_t fptr)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 11), (unsigned long long)mask, (uintptr_t)udata, (uintptr_t)fptr);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetCallback_fn cubind_fn = (cubind__cudnnSetCallback_fn)cubind__resolve(&cubind__cudnn_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetCallback);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(mask, udata, fptr);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 11, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3(mask, (uintptr_t)udata, (uintptr_t)fptr, 0);
 }
 
 cudnnStatus_t cubind_cudnn_set_callback(unsigned int mask, void *udata, cudnnCallback_t fptr)
@@ -4769,34 +7649,15 @@ cudnnStatus_t cubind_cudnn_set_callback(unsigned int mask, void *udata, cudnnCal
     cubind__cudnnSetCallback_fn cubind_fn = (cubind__cudnnSetCallback_fn)cubind__target((cubind__fnptr)slow_cudnnSetCallback, &cubind__cudnn_offsets[11]);
     cudnnStatus_t cubind_status = cubind_fn(mask, udata, fptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 11, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetCallback_fn)(unsigned int *mask, void **udata, cudnnCallback_t *fptr);
-
-/* What the wrapper calls until cudnnGetCallback is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetCallback is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetCallback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 12), (uintptr_t)mask, (uintptr_t)udata, (uintptr_t)fptr);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetCallback_fn cubind_fn = (cubind__cudnnGetCallback_fn)cubind__resolve(&cubind__cudnn_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetCallback);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(mask, udata, fptr);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 12, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)mask, (uintptr_t)udata, (uintptr_t)fptr, 1);
 }
 
 cudnnStatus_t cubind_cudnn_get_callback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)
@@ -4804,34 +7665,15 @@ cudnnStatus_t cubind_cudnn_get_callback(unsigned int *mask, void **udata, cudnnC
     cubind__cudnnGetCallback_fn cubind_fn = (cubind__cudnnGetCallback_fn)cubind__target((cubind__fnptr)slow_cudnnGetCallback, &cubind__cudnn_offsets[12]);
     cudnnStatus_t cubind_status = cubind_fn(mask, udata, fptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 12, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGraphVersionCheck_fn)(void);
-
-/* What the wrapper calls until cudnnGraphVersionCheck is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGraphVersionCheck is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGraphVersionCheck(void)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 13));
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGraphVersionCheck_fn cubind_fn = (cubind__cudnnGraphVersionCheck_fn)cubind__resolve(&cubind__cudnn_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_cudnnGraphVersionCheck);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn();
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 13, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4(0);
 }
 
 cudnnStatus_t cubind_cudnn_graph_version_check(void)
@@ -4839,34 +7681,15 @@ cudnnStatus_t cubind_cudnn_graph_version_check(void)
     cubind__cudnnGraphVersionCheck_fn cubind_fn = (cubind__cudnnGraphVersionCheck_fn)cubind__target((cubind__fnptr)slow_cudnnGraphVersionCheck, &cubind__cudnn_offsets[13]);
     cudnnStatus_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 13, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnBackendCreateDescriptor_fn)(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor);
-
-/* What the wrapper calls until cudnnBackendCreateDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnBackendCreateDescriptor is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 14), (long long)descriptorType, (uintptr_t)descriptor);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendCreateDescriptor_fn cubind_fn = (cubind__cudnnBackendCreateDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_cudnnBackendCreateDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(descriptorType, descriptor);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 14, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1(descriptorType, (uintptr_t)descriptor, 3);
 }
 
 cudnnStatus_t cubind_cudnn_backend_create_descriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)
@@ -4874,34 +7697,15 @@ cudnnStatus_t cubind_cudnn_backend_create_descriptor(cudnnBackendDescriptorType_
     cubind__cudnnBackendCreateDescriptor_fn cubind_fn = (cubind__cudnnBackendCreateDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnBackendCreateDescriptor, &cubind__cudnn_offsets[14]);
     cudnnStatus_t cubind_status = cubind_fn(descriptorType, descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 14, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnBackendDestroyDescriptor_fn)(cudnnBackendDescriptor_t descriptor);
-
-/* What the wrapper calls until cudnnBackendDestroyDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnBackendDestroyDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 15), (uintptr_t)descriptor);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendDestroyDescriptor_fn cubind_fn = (cubind__cudnnBackendDestroyDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_cudnnBackendDestroyDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(descriptor);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 15, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)descriptor, 2);
 }
 
 cudnnStatus_t cubind_cudnn_backend_destroy_descriptor(cudnnBackendDescriptor_t descriptor)
@@ -4909,34 +7713,15 @@ cudnnStatus_t cubind_cudnn_backend_destroy_descriptor(cudnnBackendDescriptor_t d
     cubind__cudnnBackendDestroyDescriptor_fn cubind_fn = (cubind__cudnnBackendDestroyDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnBackendDestroyDescriptor, &cubind__cudnn_offsets[15]);
     cudnnStatus_t cubind_status = cubind_fn(descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 15, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnBackendInitialize_fn)(cudnnBackendDescriptor_t descriptor);
-
-/* What the wrapper calls until cudnnBackendInitialize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnBackendInitialize is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 16), (uintptr_t)descriptor);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendInitialize_fn cubind_fn = (cubind__cudnnBackendInitialize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_cudnnBackendInitialize);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(descriptor);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 16, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)descriptor, 3);
 }
 
 cudnnStatus_t cubind_cudnn_backend_initialize(cudnnBackendDescriptor_t descriptor)
@@ -4944,34 +7729,15 @@ cudnnStatus_t cubind_cudnn_backend_initialize(cudnnBackendDescriptor_t descripto
     cubind__cudnnBackendInitialize_fn cubind_fn = (cubind__cudnnBackendInitialize_fn)cubind__target((cubind__fnptr)slow_cudnnBackendInitialize, &cubind__cudnn_offsets[16]);
     cudnnStatus_t cubind_status = cubind_fn(descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 16, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnBackendFinalize_fn)(cudnnBackendDescriptor_t descriptor);
-
-/* What the wrapper calls until cudnnBackendFinalize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnBackendFinalize is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 17), (uintptr_t)descriptor);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendFinalize_fn cubind_fn = (cubind__cudnnBackendFinalize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_cudnnBackendFinalize);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(descriptor);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 17, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)descriptor, 4);
 }
 
 cudnnStatus_t cubind_cudnn_backend_finalize(cudnnBackendDescriptor_t descriptor)
@@ -4979,34 +7745,15 @@ cudnnStatus_t cubind_cudnn_backend_finalize(cudnnBackendDescriptor_t descriptor)
     cubind__cudnnBackendFinalize_fn cubind_fn = (cubind__cudnnBackendFinalize_fn)cubind__target((cubind__fnptr)slow_cudnnBackendFinalize, &cubind__cudnn_offsets[17]);
     cudnnStatus_t cubind_status = cubind_fn(descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 17, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnBackendSetAttribute_fn)(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements);
-
-/* What the wrapper calls until cudnnBackendSetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnBackendSetAttribute is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 18), (uintptr_t)descriptor, (long long)attributeName, (long long)attributeType, (long long)elementCount, (uintptr_t)arrayOfElements);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendSetAttribute_fn cubind_fn = (cubind__cudnnBackendSetAttribute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_cudnnBackendSetAttribute);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 18, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)descriptor, attributeName, attributeType, elementCount, (uintptr_t)arrayOfElements, 0);
 }
 
 cudnnStatus_t cubind_cudnn_backend_set_attribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements)
@@ -5014,34 +7761,15 @@ cudnnStatus_t cubind_cudnn_backend_set_attribute(cudnnBackendDescriptor_t descri
     cubind__cudnnBackendSetAttribute_fn cubind_fn = (cubind__cudnnBackendSetAttribute_fn)cubind__target((cubind__fnptr)slow_cudnnBackendSetAttribute, &cubind__cudnn_offsets[18]);
     cudnnStatus_t cubind_status = cubind_fn(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 18, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnBackendGetAttribute_fn)(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements);
-
-/* What the wrapper calls until cudnnBackendGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnBackendGetAttribute is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBackendGetAttribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 19), (uintptr_t)descriptor, (long long)attributeName, (long long)attributeType, (long long)requestedElementCount, (uintptr_t)elementCount, (uintptr_t)arrayOfElements);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendGetAttribute_fn cubind_fn = (cubind__cudnnBackendGetAttribute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_cudnnBackendGetAttribute);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 19, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)descriptor, attributeName, attributeType, requestedElementCount, (uintptr_t)elementCount, (uintptr_t)arrayOfElements, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_backend_get_attribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)
@@ -5049,34 +7777,15 @@ cudnnStatus_t cubind_cudnn_backend_get_attribute(const cudnnBackendDescriptor_t 
     cubind__cudnnBackendGetAttribute_fn cubind_fn = (cubind__cudnnBackendGetAttribute_fn)cubind__target((cubind__fnptr)slow_cudnnBackendGetAttribute, &cubind__cudnn_offsets[19]);
     cudnnStatus_t cubind_status = cubind_fn(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 19, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnBackendExecute_fn)(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack);
-
-/* What the wrapper calls until cudnnBackendExecute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnBackendExecute is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 20), (uintptr_t)handle, (uintptr_t)executionPlan, (uintptr_t)variantPack);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendExecute_fn cubind_fn = (cubind__cudnnBackendExecute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_cudnnBackendExecute);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, executionPlan, variantPack);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 20, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)handle, (uintptr_t)executionPlan, (uintptr_t)variantPack, 2);
 }
 
 cudnnStatus_t cubind_cudnn_backend_execute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack)
@@ -5084,34 +7793,15 @@ cudnnStatus_t cubind_cudnn_backend_execute(cudnnHandle_t handle, cudnnBackendDes
     cubind__cudnnBackendExecute_fn cubind_fn = (cubind__cudnnBackendExecute_fn)cubind__target((cubind__fnptr)slow_cudnnBackendExecute, &cubind__cudnn_offsets[20]);
     cudnnStatus_t cubind_status = cubind_fn(handle, executionPlan, variantPack);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 20, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnBackendPopulateCudaGraph_fn)(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph);
-
-/* What the wrapper calls until cudnnBackendPopulateCudaGraph is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnBackendPopulateCudaGraph is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 21), (uintptr_t)handle, (uintptr_t)executionPlan, (uintptr_t)variantPack, (uintptr_t)graph);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendPopulateCudaGraph_fn cubind_fn = (cubind__cudnnBackendPopulateCudaGraph_fn)cubind__resolve(&cubind__cudnn_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_cudnnBackendPopulateCudaGraph);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, executionPlan, variantPack, graph);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 21, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)handle, (uintptr_t)executionPlan, (uintptr_t)variantPack, (uintptr_t)graph, 1);
 }
 
 cudnnStatus_t cubind_cudnn_backend_populate_cuda_graph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
@@ -5119,34 +7809,15 @@ cudnnStatus_t cubind_cudnn_backend_populate_cuda_graph(cudnnHandle_t handle, cud
     cubind__cudnnBackendPopulateCudaGraph_fn cubind_fn = (cubind__cudnnBackendPopulateCudaGraph_fn)cubind__target((cubind__fnptr)slow_cudnnBackendPopulateCudaGraph, &cubind__cudnn_offsets[21]);
     cudnnStatus_t cubind_status = cubind_fn(handle, executionPlan, variantPack, graph);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 21, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnBackendUpdateCudaGraph_fn)(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph);
-
-/* What the wrapper calls until cudnnBackendUpdateCudaGraph is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnBackendUpdateCudaGraph is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 22), (uintptr_t)handle, (uintptr_t)executionPlan, (uintptr_t)variantPack, (uintptr_t)graph);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendUpdateCudaGraph_fn cubind_fn = (cubind__cudnnBackendUpdateCudaGraph_fn)cubind__resolve(&cubind__cudnn_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_cudnnBackendUpdateCudaGraph);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, executionPlan, variantPack, graph);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 22, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)handle, (uintptr_t)executionPlan, (uintptr_t)variantPack, (uintptr_t)graph, 2);
 }
 
 cudnnStatus_t cubind_cudnn_backend_update_cuda_graph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
@@ -5154,34 +7825,15 @@ cudnnStatus_t cubind_cudnn_backend_update_cuda_graph(cudnnHandle_t handle, cudnn
     cubind__cudnnBackendUpdateCudaGraph_fn cubind_fn = (cubind__cudnnBackendUpdateCudaGraph_fn)cubind__target((cubind__fnptr)slow_cudnnBackendUpdateCudaGraph, &cubind__cudnn_offsets[22]);
     cudnnStatus_t cubind_status = cubind_fn(handle, executionPlan, variantPack, graph);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 22, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnCreateTensorDescriptor_fn)(cudnnTensorDescriptor_t *tensorDesc);
-
-/* What the wrapper calls until cudnnCreateTensorDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnCreateTensorDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 23), (uintptr_t)tensorDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateTensorDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(tensorDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 23, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)tensorDesc, 5);
 }
 
 cudnnStatus_t cubind_cudnn_create_tensor_descriptor(cudnnTensorDescriptor_t *tensorDesc)
@@ -5189,34 +7841,15 @@ cudnnStatus_t cubind_cudnn_create_tensor_descriptor(cudnnTensorDescriptor_t *ten
     cubind__cudnnCreateTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateTensorDescriptor, &cubind__cudnn_offsets[23]);
     cudnnStatus_t cubind_status = cubind_fn(tensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 23, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetTensor4dDescriptor_fn)(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w);
-
-/* What the wrapper calls until cudnnSetTensor4dDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetTensor4dDescriptor is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 24), (uintptr_t)tensorDesc, (long long)format, (long long)dataType, (long long)n, (long long)c, (long long)h, (long long)w);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 24, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetTensor4dDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(tensorDesc, format, dataType, n, c, h, w);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 24, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7((uintptr_t)tensorDesc, format, dataType, n, c, h, w, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_tensor4d_descriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)
@@ -5224,34 +7857,15 @@ cudnnStatus_t cubind_cudnn_set_tensor4d_descriptor(cudnnTensorDescriptor_t tenso
     cubind__cudnnSetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetTensor4dDescriptor, &cubind__cudnn_offsets[24]);
     cudnnStatus_t cubind_status = cubind_fn(tensorDesc, format, dataType, n, c, h, w);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 24, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetTensor4dDescriptorEx_fn)(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride);
-
-/* What the wrapper calls until cudnnSetTensor4dDescriptorEx is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetTensor4dDescriptorEx is resolved, and every call while tracing: shape 8. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 25), (uintptr_t)tensorDesc, (long long)dataType, (long long)n, (long long)c, (long long)h, (long long)w, (long long)nStride, (long long)cStride, (long long)hStride, (long long)wStride);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetTensor4dDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptorEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 25, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetTensor4dDescriptorEx);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 25, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_8((uintptr_t)tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_tensor4d_descriptor_ex(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)
@@ -5259,34 +7873,15 @@ cudnnStatus_t cubind_cudnn_set_tensor4d_descriptor_ex(cudnnTensorDescriptor_t te
     cubind__cudnnSetTensor4dDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptorEx_fn)cubind__target((cubind__fnptr)slow_cudnnSetTensor4dDescriptorEx, &cubind__cudnn_offsets[25]);
     cudnnStatus_t cubind_status = cubind_fn(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 25, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetTensor4dDescriptor_fn)(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride);
-
-/* What the wrapper calls until cudnnGetTensor4dDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetTensor4dDescriptor is resolved, and every call while tracing: shape 8. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 26), (uintptr_t)tensorDesc, (uintptr_t)dataType, (uintptr_t)n, (uintptr_t)c, (uintptr_t)h, (uintptr_t)w, (uintptr_t)nStride, (uintptr_t)cStride, (uintptr_t)hStride, (uintptr_t)wStride);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnGetTensor4dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 26, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetTensor4dDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 26, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_8((uintptr_t)tensorDesc, (uintptr_t)dataType, (uintptr_t)n, (uintptr_t)c, (uintptr_t)h, (uintptr_t)w, (uintptr_t)nStride, (uintptr_t)cStride, (uintptr_t)hStride, (uintptr_t)wStride, 1.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_tensor4d_descriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)
@@ -5294,34 +7889,15 @@ cudnnStatus_t cubind_cudnn_get_tensor4d_descriptor(const cudnnTensorDescriptor_t
     cubind__cudnnGetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnGetTensor4dDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetTensor4dDescriptor, &cubind__cudnn_offsets[26]);
     cudnnStatus_t cubind_status = cubind_fn(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 26, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetTensorNdDescriptor_fn)(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[]);
-
-/* What the wrapper calls until cudnnSetTensorNdDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetTensorNdDescriptor is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[])
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 27), (uintptr_t)tensorDesc, (long long)dataType, (long long)nbDims, (uintptr_t)dimA, (uintptr_t)strideA);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 27, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetTensorNdDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(tensorDesc, dataType, nbDims, dimA, strideA);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 27, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)tensorDesc, dataType, nbDims, (uintptr_t)dimA, (uintptr_t)strideA, 1);
 }
 
 cudnnStatus_t cubind_cudnn_set_tensor_nd_descriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[])
@@ -5329,34 +7905,15 @@ cudnnStatus_t cubind_cudnn_set_tensor_nd_descriptor(cudnnTensorDescriptor_t tens
     cubind__cudnnSetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetTensorNdDescriptor, &cubind__cudnn_offsets[27]);
     cudnnStatus_t cubind_status = cubind_fn(tensorDesc, dataType, nbDims, dimA, strideA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 27, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetTensorNdDescriptorEx_fn)(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[]);
-
-/* What the wrapper calls until cudnnSetTensorNdDescriptorEx is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetTensorNdDescriptorEx is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[])
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 28), (uintptr_t)tensorDesc, (long long)format, (long long)dataType, (long long)nbDims, (uintptr_t)dimA);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetTensorNdDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptorEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 28, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetTensorNdDescriptorEx);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(tensorDesc, format, dataType, nbDims, dimA);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 28, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)tensorDesc, format, dataType, nbDims, (uintptr_t)dimA, 2);
 }
 
 cudnnStatus_t cubind_cudnn_set_tensor_nd_descriptor_ex(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[])
@@ -5364,34 +7921,15 @@ cudnnStatus_t cubind_cudnn_set_tensor_nd_descriptor_ex(cudnnTensorDescriptor_t t
     cubind__cudnnSetTensorNdDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptorEx_fn)cubind__target((cubind__fnptr)slow_cudnnSetTensorNdDescriptorEx, &cubind__cudnn_offsets[28]);
     cudnnStatus_t cubind_status = cubind_fn(tensorDesc, format, dataType, nbDims, dimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 28, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetTensorNdDescriptor_fn)(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[]);
-
-/* What the wrapper calls until cudnnGetTensorNdDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetTensorNdDescriptor is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[])
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 29), (uintptr_t)tensorDesc, (long long)nbDimsRequested, (uintptr_t)dataType, (uintptr_t)nbDims, (uintptr_t)dimA, (uintptr_t)strideA);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnGetTensorNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 29, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetTensorNdDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 29, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)tensorDesc, nbDimsRequested, (uintptr_t)dataType, (uintptr_t)nbDims, (uintptr_t)dimA, (uintptr_t)strideA, 1.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_tensor_nd_descriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[])
@@ -5399,34 +7937,15 @@ cudnnStatus_t cubind_cudnn_get_tensor_nd_descriptor(const cudnnTensorDescriptor_
     cubind__cudnnGetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnGetTensorNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetTensorNdDescriptor, &cubind__cudnn_offsets[29]);
     cudnnStatus_t cubind_status = cubind_fn(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 29, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(29, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetTensorSizeInBytes_fn)(const cudnnTensorDescriptor_t tensorDesc, size_t *size);
-
-/* What the wrapper calls until cudnnGetTensorSizeInBytes is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetTensorSizeInBytes is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 30), (uintptr_t)tensorDesc, (uintptr_t)size);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetTensorSizeInBytes_fn cubind_fn = (cubind__cudnnGetTensorSizeInBytes_fn)cubind__resolve(&cubind__cudnn_symbols.table, 30, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetTensorSizeInBytes);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(tensorDesc, size);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 30, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)tensorDesc, (uintptr_t)size, 4);
 }
 
 cudnnStatus_t cubind_cudnn_get_tensor_size_in_bytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)
@@ -5434,34 +7953,15 @@ cudnnStatus_t cubind_cudnn_get_tensor_size_in_bytes(const cudnnTensorDescriptor_
     cubind__cudnnGetTensorSizeInBytes_fn cubind_fn = (cubind__cudnnGetTensorSizeInBytes_fn)cubind__target((cubind__fnptr)slow_cudnnGetTensorSizeInBytes, &cubind__cudnn_offsets[30]);
     cudnnStatus_t cubind_status = cubind_fn(tensorDesc, size);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 30, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(30, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDestroyTensorDescriptor_fn)(cudnnTensorDescriptor_t tensorDesc);
-
-/* What the wrapper calls until cudnnDestroyTensorDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDestroyTensorDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 31), (uintptr_t)tensorDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 31, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyTensorDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(tensorDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 31, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)tensorDesc, 6);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_tensor_descriptor(cudnnTensorDescriptor_t tensorDesc)
@@ -5469,34 +7969,15 @@ cudnnStatus_t cubind_cudnn_destroy_tensor_descriptor(cudnnTensorDescriptor_t ten
     cubind__cudnnDestroyTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyTensorDescriptor, &cubind__cudnn_offsets[31]);
     cudnnStatus_t cubind_status = cubind_fn(tensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 31, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(31, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnInitTransformDest_fn)(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes);
-
-/* What the wrapper calls until cudnnInitTransformDest is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnInitTransformDest is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 32), (uintptr_t)transformDesc, (uintptr_t)srcDesc, (uintptr_t)destDesc, (uintptr_t)destSizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnInitTransformDest_fn cubind_fn = (cubind__cudnnInitTransformDest_fn)cubind__resolve(&cubind__cudnn_symbols.table, 32, &cubind_unavailable, (cubind__fnptr)slow_cudnnInitTransformDest);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(transformDesc, srcDesc, destDesc, destSizeInBytes);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 32, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)transformDesc, (uintptr_t)srcDesc, (uintptr_t)destDesc, (uintptr_t)destSizeInBytes, 3);
 }
 
 cudnnStatus_t cubind_cudnn_init_transform_dest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)
@@ -5504,34 +7985,15 @@ cudnnStatus_t cubind_cudnn_init_transform_dest(const cudnnTensorTransformDescrip
     cubind__cudnnInitTransformDest_fn cubind_fn = (cubind__cudnnInitTransformDest_fn)cubind__target((cubind__fnptr)slow_cudnnInitTransformDest, &cubind__cudnn_offsets[32]);
     cudnnStatus_t cubind_status = cubind_fn(transformDesc, srcDesc, destDesc, destSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 32, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(32, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnCreateTensorTransformDescriptor_fn)(cudnnTensorTransformDescriptor_t *transformDesc);
-
-/* What the wrapper calls until cudnnCreateTensorTransformDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnCreateTensorTransformDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateTensorTransformDescriptor(cudnnTensorTransformDescriptor_t *transformDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 33), (uintptr_t)transformDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorTransformDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 33, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateTensorTransformDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(transformDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 33, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)transformDesc, 7);
 }
 
 cudnnStatus_t cubind_cudnn_create_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t *transformDesc)
@@ -5539,34 +8001,15 @@ cudnnStatus_t cubind_cudnn_create_tensor_transform_descriptor(cudnnTensorTransfo
     cubind__cudnnCreateTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorTransformDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateTensorTransformDescriptor, &cubind__cudnn_offsets[33]);
     cudnnStatus_t cubind_status = cubind_fn(transformDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 33, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(33, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetTensorTransformDescriptor_fn)(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction);
-
-/* What the wrapper calls until cudnnSetTensorTransformDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetTensorTransformDescriptor is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 34), (uintptr_t)transformDesc, (unsigned long long)nbDims, (long long)destFormat, (uintptr_t)padBeforeA, (uintptr_t)padAfterA, (uintptr_t)foldA, (long long)direction);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnSetTensorTransformDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 34, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetTensorTransformDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 34, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7((uintptr_t)transformDesc, nbDims, destFormat, (uintptr_t)padBeforeA, (uintptr_t)padAfterA, (uintptr_t)foldA, direction, 1.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction)
@@ -5574,34 +8017,15 @@ cudnnStatus_t cubind_cudnn_set_tensor_transform_descriptor(cudnnTensorTransformD
     cubind__cudnnSetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnSetTensorTransformDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetTensorTransformDescriptor, &cubind__cudnn_offsets[34]);
     cudnnStatus_t cubind_status = cubind_fn(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 34, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(34, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetTensorTransformDescriptor_fn)(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction);
-
-/* What the wrapper calls until cudnnGetTensorTransformDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetTensorTransformDescriptor is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 35), (uintptr_t)transformDesc, (unsigned long long)nbDimsRequested, (uintptr_t)destFormat, (uintptr_t)padBeforeA, (uintptr_t)padAfterA, (uintptr_t)foldA, (uintptr_t)direction);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnGetTensorTransformDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 35, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetTensorTransformDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 35, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7((uintptr_t)transformDesc, nbDimsRequested, (uintptr_t)destFormat, (uintptr_t)padBeforeA, (uintptr_t)padAfterA, (uintptr_t)foldA, (uintptr_t)direction, 2.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction)
@@ -5609,34 +8033,15 @@ cudnnStatus_t cubind_cudnn_get_tensor_transform_descriptor(cudnnTensorTransformD
     cubind__cudnnGetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnGetTensorTransformDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetTensorTransformDescriptor, &cubind__cudnn_offsets[35]);
     cudnnStatus_t cubind_status = cubind_fn(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 35, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(35, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDestroyTensorTransformDescriptor_fn)(cudnnTensorTransformDescriptor_t transformDesc);
-
-/* What the wrapper calls until cudnnDestroyTensorTransformDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDestroyTensorTransformDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 36), (uintptr_t)transformDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorTransformDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 36, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyTensorTransformDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(transformDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 36, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)transformDesc, 8);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t transformDesc)
@@ -5644,34 +8049,15 @@ cudnnStatus_t cubind_cudnn_destroy_tensor_transform_descriptor(cudnnTensorTransf
     cubind__cudnnDestroyTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorTransformDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyTensorTransformDescriptor, &cubind__cudnn_offsets[36]);
     cudnnStatus_t cubind_status = cubind_fn(transformDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 36, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(36, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnTransformTensor_fn)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
-
-/* What the wrapper calls until cudnnTransformTensor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnTransformTensor is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 37), (uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnTransformTensor_fn cubind_fn = (cubind__cudnnTransformTensor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 37, &cubind_unavailable, (cubind__fnptr)slow_cudnnTransformTensor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, alpha, xDesc, x, beta, yDesc, y);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 37, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7((uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y, 3.0);
 }
 
 cudnnStatus_t cubind_cudnn_transform_tensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
@@ -5679,34 +8065,15 @@ cudnnStatus_t cubind_cudnn_transform_tensor(cudnnHandle_t handle, const void *al
     cubind__cudnnTransformTensor_fn cubind_fn = (cubind__cudnnTransformTensor_fn)cubind__target((cubind__fnptr)slow_cudnnTransformTensor, &cubind__cudnn_offsets[37]);
     cudnnStatus_t cubind_status = cubind_fn(handle, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 37, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(37, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnTransformTensorEx_fn)(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData);
-
-/* What the wrapper calls until cudnnTransformTensorEx is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnTransformTensorEx is resolved, and every call while tracing: shape 9. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 38), (uintptr_t)handle, (uintptr_t)transDesc, (uintptr_t)alpha, (uintptr_t)srcDesc, (uintptr_t)srcData, (uintptr_t)beta, (uintptr_t)destDesc, (uintptr_t)destData);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnTransformTensorEx_fn cubind_fn = (cubind__cudnnTransformTensorEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 38, &cubind_unavailable, (cubind__fnptr)slow_cudnnTransformTensorEx);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 38, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_9((uintptr_t)handle, (uintptr_t)transDesc, (uintptr_t)alpha, (uintptr_t)srcDesc, (uintptr_t)srcData, (uintptr_t)beta, (uintptr_t)destDesc, (uintptr_t)destData, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_transform_tensor_ex(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData)
@@ -5714,34 +8081,15 @@ cudnnStatus_t cubind_cudnn_transform_tensor_ex(cudnnHandle_t handle, const cudnn
     cubind__cudnnTransformTensorEx_fn cubind_fn = (cubind__cudnnTransformTensorEx_fn)cubind__target((cubind__fnptr)slow_cudnnTransformTensorEx, &cubind__cudnn_offsets[38]);
     cudnnStatus_t cubind_status = cubind_fn(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 38, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(38, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnAddTensor_fn)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C);
-
-/* What the wrapper calls until cudnnAddTensor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnAddTensor is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnAddTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 39), (uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)aDesc, (uintptr_t)A, (uintptr_t)beta, (uintptr_t)cDesc, (uintptr_t)C);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnAddTensor_fn cubind_fn = (cubind__cudnnAddTensor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 39, &cubind_unavailable, (cubind__fnptr)slow_cudnnAddTensor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, alpha, aDesc, A, beta, cDesc, C);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 39, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7((uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)aDesc, (uintptr_t)A, (uintptr_t)beta, (uintptr_t)cDesc, (uintptr_t)C, 4.0);
 }
 
 cudnnStatus_t cubind_cudnn_add_tensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
@@ -5749,34 +8097,15 @@ cudnnStatus_t cubind_cudnn_add_tensor(cudnnHandle_t handle, const void *alpha, c
     cubind__cudnnAddTensor_fn cubind_fn = (cubind__cudnnAddTensor_fn)cubind__target((cubind__fnptr)slow_cudnnAddTensor, &cubind__cudnn_offsets[39]);
     cudnnStatus_t cubind_status = cubind_fn(handle, alpha, aDesc, A, beta, cDesc, C);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 39, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(39, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnCreateOpTensorDescriptor_fn)(cudnnOpTensorDescriptor_t *opTensorDesc);
-
-/* What the wrapper calls until cudnnCreateOpTensorDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnCreateOpTensorDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 40), (uintptr_t)opTensorDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateOpTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateOpTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 40, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateOpTensorDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(opTensorDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 40, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)opTensorDesc, 9);
 }
 
 cudnnStatus_t cubind_cudnn_create_op_tensor_descriptor(cudnnOpTensorDescriptor_t *opTensorDesc)
@@ -5784,34 +8113,15 @@ cudnnStatus_t cubind_cudnn_create_op_tensor_descriptor(cudnnOpTensorDescriptor_t
     cubind__cudnnCreateOpTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateOpTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateOpTensorDescriptor, &cubind__cudnn_offsets[40]);
     cudnnStatus_t cubind_status = cubind_fn(opTensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 40, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(40, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetOpTensorDescriptor_fn)(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt);
-
-/* What the wrapper calls until cudnnSetOpTensorDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetOpTensorDescriptor is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 41), (uintptr_t)opTensorDesc, (long long)opTensorOp, (long long)opTensorCompType, (long long)opTensorNanOpt);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnSetOpTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 41, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetOpTensorDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 41, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt, 4);
 }
 
 cudnnStatus_t cubind_cudnn_set_op_tensor_descriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)
@@ -5819,34 +8129,15 @@ cudnnStatus_t cubind_cudnn_set_op_tensor_descriptor(cudnnOpTensorDescriptor_t op
     cubind__cudnnSetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnSetOpTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetOpTensorDescriptor, &cubind__cudnn_offsets[41]);
     cudnnStatus_t cubind_status = cubind_fn(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 41, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(41, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetOpTensorDescriptor_fn)(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt);
-
-/* What the wrapper calls until cudnnGetOpTensorDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetOpTensorDescriptor is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 42), (uintptr_t)opTensorDesc, (uintptr_t)opTensorOp, (uintptr_t)opTensorCompType, (uintptr_t)opTensorNanOpt);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnGetOpTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 42, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetOpTensorDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 42, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)opTensorDesc, (uintptr_t)opTensorOp, (uintptr_t)opTensorCompType, (uintptr_t)opTensorNanOpt, 5);
 }
 
 cudnnStatus_t cubind_cudnn_get_op_tensor_descriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)
@@ -5854,34 +8145,15 @@ cudnnStatus_t cubind_cudnn_get_op_tensor_descriptor(const cudnnOpTensorDescripto
     cubind__cudnnGetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnGetOpTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetOpTensorDescriptor, &cubind__cudnn_offsets[42]);
     cudnnStatus_t cubind_status = cubind_fn(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 42, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(42, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDestroyOpTensorDescriptor_fn)(cudnnOpTensorDescriptor_t opTensorDesc);
-
-/* What the wrapper calls until cudnnDestroyOpTensorDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDestroyOpTensorDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 43), (uintptr_t)opTensorDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyOpTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyOpTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 43, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyOpTensorDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(opTensorDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 43, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)opTensorDesc, 10);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_op_tensor_descriptor(cudnnOpTensorDescriptor_t opTensorDesc)
@@ -5889,34 +8161,15 @@ cudnnStatus_t cubind_cudnn_destroy_op_tensor_descriptor(cudnnOpTensorDescriptor_
     cubind__cudnnDestroyOpTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyOpTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyOpTensorDescriptor, &cubind__cudnn_offsets[43]);
     cudnnStatus_t cubind_status = cubind_fn(opTensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 43, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(43, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnOpTensor_fn)(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C);
-
-/* What the wrapper calls until cudnnOpTensor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnOpTensor is resolved, and every call while tracing: shape 10. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 44), (uintptr_t)handle, (uintptr_t)opTensorDesc, (uintptr_t)alpha1, (uintptr_t)aDesc, (uintptr_t)A, (uintptr_t)alpha2, (uintptr_t)bDesc, (uintptr_t)B, (uintptr_t)beta, (uintptr_t)cDesc, (uintptr_t)C);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnOpTensor_fn cubind_fn = (cubind__cudnnOpTensor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 44, &cubind_unavailable, (cubind__fnptr)slow_cudnnOpTensor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 44, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_10((uintptr_t)handle, (uintptr_t)opTensorDesc, (uintptr_t)alpha1, (uintptr_t)aDesc, (uintptr_t)A, (uintptr_t)alpha2, (uintptr_t)bDesc, (uintptr_t)B, (uintptr_t)beta, (uintptr_t)cDesc, (uintptr_t)C, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_op_tensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
@@ -5924,34 +8177,15 @@ cudnnStatus_t cubind_cudnn_op_tensor(cudnnHandle_t handle, const cudnnOpTensorDe
     cubind__cudnnOpTensor_fn cubind_fn = (cubind__cudnnOpTensor_fn)cubind__target((cubind__fnptr)slow_cudnnOpTensor, &cubind__cudnn_offsets[44]);
     cudnnStatus_t cubind_status = cubind_fn(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 44, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(44, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnCreateReduceTensorDescriptor_fn)(cudnnReduceTensorDescriptor_t *reduceTensorDesc);
-
-/* What the wrapper calls until cudnnCreateReduceTensorDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnCreateReduceTensorDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 45), (uintptr_t)reduceTensorDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateReduceTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 45, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateReduceTensorDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(reduceTensorDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 45, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)reduceTensorDesc, 11);
 }
 
 cudnnStatus_t cubind_cudnn_create_reduce_tensor_descriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)
@@ -5959,34 +8193,15 @@ cudnnStatus_t cubind_cudnn_create_reduce_tensor_descriptor(cudnnReduceTensorDesc
     cubind__cudnnCreateReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateReduceTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateReduceTensorDescriptor, &cubind__cudnn_offsets[45]);
     cudnnStatus_t cubind_status = cubind_fn(reduceTensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 45, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(45, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetReduceTensorDescriptor_fn)(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType);
-
-/* What the wrapper calls until cudnnSetReduceTensorDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetReduceTensorDescriptor is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 46), (uintptr_t)reduceTensorDesc, (long long)reduceTensorOp, (long long)reduceTensorCompType, (long long)reduceTensorNanOpt, (long long)reduceTensorIndices, (long long)reduceTensorIndicesType);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnSetReduceTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 46, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetReduceTensorDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 46, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType, 2.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_reduce_tensor_descriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType)
@@ -5994,34 +8209,15 @@ cudnnStatus_t cubind_cudnn_set_reduce_tensor_descriptor(cudnnReduceTensorDescrip
     cubind__cudnnSetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnSetReduceTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetReduceTensorDescriptor, &cubind__cudnn_offsets[46]);
     cudnnStatus_t cubind_status = cubind_fn(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 46, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(46, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetReduceTensorDescriptor_fn)(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType);
-
-/* What the wrapper calls until cudnnGetReduceTensorDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetReduceTensorDescriptor is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 47), (uintptr_t)reduceTensorDesc, (uintptr_t)reduceTensorOp, (uintptr_t)reduceTensorCompType, (uintptr_t)reduceTensorNanOpt, (uintptr_t)reduceTensorIndices, (uintptr_t)reduceTensorIndicesType);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnGetReduceTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 47, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetReduceTensorDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 47, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)reduceTensorDesc, (uintptr_t)reduceTensorOp, (uintptr_t)reduceTensorCompType, (uintptr_t)reduceTensorNanOpt, (uintptr_t)reduceTensorIndices, (uintptr_t)reduceTensorIndicesType, 3.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_reduce_tensor_descriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)
@@ -6029,34 +8225,15 @@ cudnnStatus_t cubind_cudnn_get_reduce_tensor_descriptor(const cudnnReduceTensorD
     cubind__cudnnGetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnGetReduceTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetReduceTensorDescriptor, &cubind__cudnn_offsets[47]);
     cudnnStatus_t cubind_status = cubind_fn(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 47, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(47, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDestroyReduceTensorDescriptor_fn)(cudnnReduceTensorDescriptor_t reduceTensorDesc);
-
-/* What the wrapper calls until cudnnDestroyReduceTensorDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDestroyReduceTensorDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 48), (uintptr_t)reduceTensorDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyReduceTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 48, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyReduceTensorDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(reduceTensorDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 48, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)reduceTensorDesc, 12);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_reduce_tensor_descriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc)
@@ -6064,34 +8241,15 @@ cudnnStatus_t cubind_cudnn_destroy_reduce_tensor_descriptor(cudnnReduceTensorDes
     cubind__cudnnDestroyReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyReduceTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyReduceTensorDescriptor, &cubind__cudnn_offsets[48]);
     cudnnStatus_t cubind_status = cubind_fn(reduceTensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 48, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(48, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetReductionIndicesSize_fn)(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes);
-
-/* What the wrapper calls until cudnnGetReductionIndicesSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetReductionIndicesSize is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetReductionIndicesSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 49), (uintptr_t)handle, (uintptr_t)reduceTensorDesc, (uintptr_t)aDesc, (uintptr_t)cDesc, (uintptr_t)sizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetReductionIndicesSize_fn cubind_fn = (cubind__cudnnGetReductionIndicesSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 49, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetReductionIndicesSize);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 49, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)handle, (uintptr_t)reduceTensorDesc, (uintptr_t)aDesc, (uintptr_t)cDesc, (uintptr_t)sizeInBytes, 3);
 }
 
 cudnnStatus_t cubind_cudnn_get_reduction_indices_size(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
@@ -6099,34 +8257,15 @@ cudnnStatus_t cubind_cudnn_get_reduction_indices_size(cudnnHandle_t handle, cons
     cubind__cudnnGetReductionIndicesSize_fn cubind_fn = (cubind__cudnnGetReductionIndicesSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetReductionIndicesSize, &cubind__cudnn_offsets[49]);
     cudnnStatus_t cubind_status = cubind_fn(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 49, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(49, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetReductionWorkspaceSize_fn)(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes);
-
-/* What the wrapper calls until cudnnGetReductionWorkspaceSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetReductionWorkspaceSize is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 50), (uintptr_t)handle, (uintptr_t)reduceTensorDesc, (uintptr_t)aDesc, (uintptr_t)cDesc, (uintptr_t)sizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetReductionWorkspaceSize_fn cubind_fn = (cubind__cudnnGetReductionWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 50, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetReductionWorkspaceSize);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 50, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)handle, (uintptr_t)reduceTensorDesc, (uintptr_t)aDesc, (uintptr_t)cDesc, (uintptr_t)sizeInBytes, 4);
 }
 
 cudnnStatus_t cubind_cudnn_get_reduction_workspace_size(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
@@ -6134,34 +8273,15 @@ cudnnStatus_t cubind_cudnn_get_reduction_workspace_size(cudnnHandle_t handle, co
     cubind__cudnnGetReductionWorkspaceSize_fn cubind_fn = (cubind__cudnnGetReductionWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetReductionWorkspaceSize, &cubind__cudnn_offsets[50]);
     cudnnStatus_t cubind_status = cubind_fn(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 50, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(50, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnReduceTensor_fn)(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C);
-
-/* What the wrapper calls until cudnnReduceTensor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnReduceTensor is resolved, and every call while tracing: shape 11. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnReduceTensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 51), (uintptr_t)handle, (uintptr_t)reduceTensorDesc, (uintptr_t)indices, (unsigned long long)indicesSizeInBytes, (uintptr_t)workspace, (unsigned long long)workspaceSizeInBytes, (uintptr_t)alpha, (uintptr_t)aDesc, (uintptr_t)A, (uintptr_t)beta, (uintptr_t)cDesc, (uintptr_t)C);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnReduceTensor_fn cubind_fn = (cubind__cudnnReduceTensor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 51, &cubind_unavailable, (cubind__fnptr)slow_cudnnReduceTensor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 51, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_11((uintptr_t)handle, (uintptr_t)reduceTensorDesc, (uintptr_t)indices, indicesSizeInBytes, (uintptr_t)workspace, workspaceSizeInBytes, (uintptr_t)alpha, (uintptr_t)aDesc, (uintptr_t)A, (uintptr_t)beta, (uintptr_t)cDesc, (uintptr_t)C, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_reduce_tensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
@@ -6169,34 +8289,15 @@ cudnnStatus_t cubind_cudnn_reduce_tensor(cudnnHandle_t handle, const cudnnReduce
     cubind__cudnnReduceTensor_fn cubind_fn = (cubind__cudnnReduceTensor_fn)cubind__target((cubind__fnptr)slow_cudnnReduceTensor, &cubind__cudnn_offsets[51]);
     cudnnStatus_t cubind_status = cubind_fn(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 51, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(51, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetTensor_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr);
-
-/* What the wrapper calls until cudnnSetTensor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetTensor is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 52), (uintptr_t)handle, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)valuePtr);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetTensor_fn cubind_fn = (cubind__cudnnSetTensor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 52, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetTensor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, yDesc, y, valuePtr);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 52, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)handle, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)valuePtr, 6);
 }
 
 cudnnStatus_t cubind_cudnn_set_tensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)
@@ -6204,34 +8305,15 @@ cudnnStatus_t cubind_cudnn_set_tensor(cudnnHandle_t handle, const cudnnTensorDes
     cubind__cudnnSetTensor_fn cubind_fn = (cubind__cudnnSetTensor_fn)cubind__target((cubind__fnptr)slow_cudnnSetTensor, &cubind__cudnn_offsets[52]);
     cudnnStatus_t cubind_status = cubind_fn(handle, yDesc, y, valuePtr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 52, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(52, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnScaleTensor_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha);
-
-/* What the wrapper calls until cudnnScaleTensor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnScaleTensor is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 53), (uintptr_t)handle, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)alpha);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnScaleTensor_fn cubind_fn = (cubind__cudnnScaleTensor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 53, &cubind_unavailable, (cubind__fnptr)slow_cudnnScaleTensor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, yDesc, y, alpha);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 53, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)handle, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)alpha, 7);
 }
 
 cudnnStatus_t cubind_cudnn_scale_tensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha)
@@ -6239,34 +8321,15 @@ cudnnStatus_t cubind_cudnn_scale_tensor(cudnnHandle_t handle, const cudnnTensorD
     cubind__cudnnScaleTensor_fn cubind_fn = (cubind__cudnnScaleTensor_fn)cubind__target((cubind__fnptr)slow_cudnnScaleTensor, &cubind__cudnn_offsets[53]);
     cudnnStatus_t cubind_status = cubind_fn(handle, yDesc, y, alpha);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 53, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(53, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnCreateFilterDescriptor_fn)(cudnnFilterDescriptor_t *filterDesc);
-
-/* What the wrapper calls until cudnnCreateFilterDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnCreateFilterDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 54), (uintptr_t)filterDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateFilterDescriptor_fn cubind_fn = (cubind__cudnnCreateFilterDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 54, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateFilterDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(filterDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 54, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)filterDesc, 13);
 }
 
 cudnnStatus_t cubind_cudnn_create_filter_descriptor(cudnnFilterDescriptor_t *filterDesc)
@@ -6274,34 +8337,15 @@ cudnnStatus_t cubind_cudnn_create_filter_descriptor(cudnnFilterDescriptor_t *fil
     cubind__cudnnCreateFilterDescriptor_fn cubind_fn = (cubind__cudnnCreateFilterDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateFilterDescriptor, &cubind__cudnn_offsets[54]);
     cudnnStatus_t cubind_status = cubind_fn(filterDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 54, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(54, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetFilter4dDescriptor_fn)(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w);
-
-/* What the wrapper calls until cudnnSetFilter4dDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetFilter4dDescriptor is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 55), (uintptr_t)filterDesc, (long long)dataType, (long long)format, (long long)k, (long long)c, (long long)h, (long long)w);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnSetFilter4dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 55, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetFilter4dDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(filterDesc, dataType, format, k, c, h, w);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 55, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7((uintptr_t)filterDesc, dataType, format, k, c, h, w, 5.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_filter4d_descriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)
@@ -6309,34 +8353,15 @@ cudnnStatus_t cubind_cudnn_set_filter4d_descriptor(cudnnFilterDescriptor_t filte
     cubind__cudnnSetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnSetFilter4dDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetFilter4dDescriptor, &cubind__cudnn_offsets[55]);
     cudnnStatus_t cubind_status = cubind_fn(filterDesc, dataType, format, k, c, h, w);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 55, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(55, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetFilter4dDescriptor_fn)(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w);
-
-/* What the wrapper calls until cudnnGetFilter4dDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetFilter4dDescriptor is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 56), (uintptr_t)filterDesc, (uintptr_t)dataType, (uintptr_t)format, (uintptr_t)k, (uintptr_t)c, (uintptr_t)h, (uintptr_t)w);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnGetFilter4dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 56, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetFilter4dDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(filterDesc, dataType, format, k, c, h, w);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 56, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7((uintptr_t)filterDesc, (uintptr_t)dataType, (uintptr_t)format, (uintptr_t)k, (uintptr_t)c, (uintptr_t)h, (uintptr_t)w, 6.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_filter4d_descriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)
@@ -6344,34 +8369,15 @@ cudnnStatus_t cubind_cudnn_get_filter4d_descriptor(const cudnnFilterDescriptor_t
     cubind__cudnnGetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnGetFilter4dDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetFilter4dDescriptor, &cubind__cudnn_offsets[56]);
     cudnnStatus_t cubind_status = cubind_fn(filterDesc, dataType, format, k, c, h, w);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 56, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(56, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetFilterNdDescriptor_fn)(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[]);
-
-/* What the wrapper calls until cudnnSetFilterNdDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetFilterNdDescriptor is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[])
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 57), (uintptr_t)filterDesc, (long long)dataType, (long long)format, (long long)nbDims, (uintptr_t)filterDimA);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnSetFilterNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 57, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetFilterNdDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(filterDesc, dataType, format, nbDims, filterDimA);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 57, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)filterDesc, dataType, format, nbDims, (uintptr_t)filterDimA, 5);
 }
 
 cudnnStatus_t cubind_cudnn_set_filter_nd_descriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[])
@@ -6379,34 +8385,15 @@ cudnnStatus_t cubind_cudnn_set_filter_nd_descriptor(cudnnFilterDescriptor_t filt
     cubind__cudnnSetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnSetFilterNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetFilterNdDescriptor, &cubind__cudnn_offsets[57]);
     cudnnStatus_t cubind_status = cubind_fn(filterDesc, dataType, format, nbDims, filterDimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 57, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(57, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetFilterNdDescriptor_fn)(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[]);
-
-/* What the wrapper calls until cudnnGetFilterNdDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetFilterNdDescriptor is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[])
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 58), (uintptr_t)filterDesc, (long long)nbDimsRequested, (uintptr_t)dataType, (uintptr_t)format, (uintptr_t)nbDims, (uintptr_t)filterDimA);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnGetFilterNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 58, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetFilterNdDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 58, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)filterDesc, nbDimsRequested, (uintptr_t)dataType, (uintptr_t)format, (uintptr_t)nbDims, (uintptr_t)filterDimA, 4.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_filter_nd_descriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[])
@@ -6414,34 +8401,15 @@ cudnnStatus_t cubind_cudnn_get_filter_nd_descriptor(const cudnnFilterDescriptor_
     cubind__cudnnGetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnGetFilterNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetFilterNdDescriptor, &cubind__cudnn_offsets[58]);
     cudnnStatus_t cubind_status = cubind_fn(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 58, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(58, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetFilterSizeInBytes_fn)(const cudnnFilterDescriptor_t filterDesc, size_t *size);
-
-/* What the wrapper calls until cudnnGetFilterSizeInBytes is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetFilterSizeInBytes is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 59), (uintptr_t)filterDesc, (uintptr_t)size);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetFilterSizeInBytes_fn cubind_fn = (cubind__cudnnGetFilterSizeInBytes_fn)cubind__resolve(&cubind__cudnn_symbols.table, 59, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetFilterSizeInBytes);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(filterDesc, size);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 59, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)filterDesc, (uintptr_t)size, 5);
 }
 
 cudnnStatus_t cubind_cudnn_get_filter_size_in_bytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)
@@ -6449,34 +8417,15 @@ cudnnStatus_t cubind_cudnn_get_filter_size_in_bytes(const cudnnFilterDescriptor_
     cubind__cudnnGetFilterSizeInBytes_fn cubind_fn = (cubind__cudnnGetFilterSizeInBytes_fn)cubind__target((cubind__fnptr)slow_cudnnGetFilterSizeInBytes, &cubind__cudnn_offsets[59]);
     cudnnStatus_t cubind_status = cubind_fn(filterDesc, size);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 59, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(59, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnTransformFilter_fn)(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData);
-
-/* What the wrapper calls until cudnnTransformFilter is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnTransformFilter is resolved, and every call while tracing: shape 9. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnTransformFilter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 60), (uintptr_t)handle, (uintptr_t)transDesc, (uintptr_t)alpha, (uintptr_t)srcDesc, (uintptr_t)srcData, (uintptr_t)beta, (uintptr_t)destDesc, (uintptr_t)destData);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnTransformFilter_fn cubind_fn = (cubind__cudnnTransformFilter_fn)cubind__resolve(&cubind__cudnn_symbols.table, 60, &cubind_unavailable, (cubind__fnptr)slow_cudnnTransformFilter);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 60, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_9((uintptr_t)handle, (uintptr_t)transDesc, (uintptr_t)alpha, (uintptr_t)srcDesc, (uintptr_t)srcData, (uintptr_t)beta, (uintptr_t)destDesc, (uintptr_t)destData, 1.0);
 }
 
 cudnnStatus_t cubind_cudnn_transform_filter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)
@@ -6484,34 +8433,15 @@ cudnnStatus_t cubind_cudnn_transform_filter(cudnnHandle_t handle, const cudnnTen
     cubind__cudnnTransformFilter_fn cubind_fn = (cubind__cudnnTransformFilter_fn)cubind__target((cubind__fnptr)slow_cudnnTransformFilter, &cubind__cudnn_offsets[60]);
     cudnnStatus_t cubind_status = cubind_fn(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 60, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(60, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDestroyFilterDescriptor_fn)(cudnnFilterDescriptor_t filterDesc);
-
-/* What the wrapper calls until cudnnDestroyFilterDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDestroyFilterDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 61), (uintptr_t)filterDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyFilterDescriptor_fn cubind_fn = (cubind__cudnnDestroyFilterDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 61, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyFilterDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(filterDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 61, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)filterDesc, 14);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_filter_descriptor(cudnnFilterDescriptor_t filterDesc)
@@ -6519,34 +8449,15 @@ cudnnStatus_t cubind_cudnn_destroy_filter_descriptor(cudnnFilterDescriptor_t fil
     cubind__cudnnDestroyFilterDescriptor_fn cubind_fn = (cubind__cudnnDestroyFilterDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyFilterDescriptor, &cubind__cudnn_offsets[61]);
     cudnnStatus_t cubind_status = cubind_fn(filterDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 61, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(61, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSoftmaxForward_fn)(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
-
-/* What the wrapper calls until cudnnSoftmaxForward is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSoftmaxForward is resolved, and every call while tracing: shape 12. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 62), (uintptr_t)handle, (long long)algo, (long long)mode, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSoftmaxForward_fn cubind_fn = (cubind__cudnnSoftmaxForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 62, &cubind_unavailable, (cubind__fnptr)slow_cudnnSoftmaxForward);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 62, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_12((uintptr_t)handle, algo, mode, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_softmax_forward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
@@ -6554,34 +8465,15 @@ cudnnStatus_t cubind_cudnn_softmax_forward(cudnnHandle_t handle, cudnnSoftmaxAlg
     cubind__cudnnSoftmaxForward_fn cubind_fn = (cubind__cudnnSoftmaxForward_fn)cubind__target((cubind__fnptr)slow_cudnnSoftmaxForward, &cubind__cudnn_offsets[62]);
     cudnnStatus_t cubind_status = cubind_fn(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 62, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(62, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnCreatePoolingDescriptor_fn)(cudnnPoolingDescriptor_t *poolingDesc);
-
-/* What the wrapper calls until cudnnCreatePoolingDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnCreatePoolingDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *poolingDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 63), (uintptr_t)poolingDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreatePoolingDescriptor_fn cubind_fn = (cubind__cudnnCreatePoolingDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 63, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreatePoolingDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(poolingDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 63, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)poolingDesc, 15);
 }
 
 cudnnStatus_t cubind_cudnn_create_pooling_descriptor(cudnnPoolingDescriptor_t *poolingDesc)
@@ -6589,34 +8481,15 @@ cudnnStatus_t cubind_cudnn_create_pooling_descriptor(cudnnPoolingDescriptor_t *p
     cubind__cudnnCreatePoolingDescriptor_fn cubind_fn = (cubind__cudnnCreatePoolingDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreatePoolingDescriptor, &cubind__cudnn_offsets[63]);
     cudnnStatus_t cubind_status = cubind_fn(poolingDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 63, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(63, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetPooling2dDescriptor_fn)(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride);
-
-/* What the wrapper calls until cudnnSetPooling2dDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetPooling2dDescriptor is resolved, and every call while tracing: shape 12. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 64), (uintptr_t)poolingDesc, (long long)mode, (long long)maxpoolingNanOpt, (long long)windowHeight, (long long)windowWidth, (long long)verticalPadding, (long long)horizontalPadding, (long long)verticalStride, (long long)horizontalStride);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnSetPooling2dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 64, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetPooling2dDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 64, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_12((uintptr_t)poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride, 1.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_pooling2d_descriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)
@@ -6624,34 +8497,15 @@ cudnnStatus_t cubind_cudnn_set_pooling2d_descriptor(cudnnPoolingDescriptor_t poo
     cubind__cudnnSetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnSetPooling2dDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetPooling2dDescriptor, &cubind__cudnn_offsets[64]);
     cudnnStatus_t cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 64, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(64, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetPooling2dDescriptor_fn)(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride);
-
-/* What the wrapper calls until cudnnGetPooling2dDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetPooling2dDescriptor is resolved, and every call while tracing: shape 12. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 65), (uintptr_t)poolingDesc, (uintptr_t)mode, (uintptr_t)maxpoolingNanOpt, (uintptr_t)windowHeight, (uintptr_t)windowWidth, (uintptr_t)verticalPadding, (uintptr_t)horizontalPadding, (uintptr_t)verticalStride, (uintptr_t)horizontalStride);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnGetPooling2dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 65, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetPooling2dDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 65, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_12((uintptr_t)poolingDesc, (uintptr_t)mode, (uintptr_t)maxpoolingNanOpt, (uintptr_t)windowHeight, (uintptr_t)windowWidth, (uintptr_t)verticalPadding, (uintptr_t)horizontalPadding, (uintptr_t)verticalStride, (uintptr_t)horizontalStride, 2.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_pooling2d_descriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)
@@ -6659,34 +8513,15 @@ cudnnStatus_t cubind_cudnn_get_pooling2d_descriptor(const cudnnPoolingDescriptor
     cubind__cudnnGetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnGetPooling2dDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetPooling2dDescriptor, &cubind__cudnn_offsets[65]);
     cudnnStatus_t cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 65, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(65, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetPoolingNdDescriptor_fn)(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[]);
-
-/* What the wrapper calls until cudnnSetPoolingNdDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetPoolingNdDescriptor is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[])
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 66), (uintptr_t)poolingDesc, (long long)mode, (long long)maxpoolingNanOpt, (long long)nbDims, (uintptr_t)windowDimA, (uintptr_t)paddingA, (uintptr_t)strideA);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnSetPoolingNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 66, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetPoolingNdDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 66, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7((uintptr_t)poolingDesc, mode, maxpoolingNanOpt, nbDims, (uintptr_t)windowDimA, (uintptr_t)paddingA, (uintptr_t)strideA, 7.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_pooling_nd_descriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[])
@@ -6694,34 +8529,15 @@ cudnnStatus_t cubind_cudnn_set_pooling_nd_descriptor(cudnnPoolingDescriptor_t po
     cubind__cudnnSetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnSetPoolingNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetPoolingNdDescriptor, &cubind__cudnn_offsets[66]);
     cudnnStatus_t cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 66, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(66, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetPoolingNdDescriptor_fn)(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[]);
-
-/* What the wrapper calls until cudnnGetPoolingNdDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetPoolingNdDescriptor is resolved, and every call while tracing: shape 9. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[])
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 67), (uintptr_t)poolingDesc, (long long)nbDimsRequested, (uintptr_t)mode, (uintptr_t)maxpoolingNanOpt, (uintptr_t)nbDims, (uintptr_t)windowDimA, (uintptr_t)paddingA, (uintptr_t)strideA);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnGetPoolingNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 67, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetPoolingNdDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 67, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_9((uintptr_t)poolingDesc, nbDimsRequested, (uintptr_t)mode, (uintptr_t)maxpoolingNanOpt, (uintptr_t)nbDims, (uintptr_t)windowDimA, (uintptr_t)paddingA, (uintptr_t)strideA, 2.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_pooling_nd_descriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[])
@@ -6729,34 +8545,15 @@ cudnnStatus_t cubind_cudnn_get_pooling_nd_descriptor(const cudnnPoolingDescripto
     cubind__cudnnGetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnGetPoolingNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetPoolingNdDescriptor, &cubind__cudnn_offsets[67]);
     cudnnStatus_t cubind_status = cubind_fn(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 67, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(67, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetPoolingNdForwardOutputDim_fn)(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[]);
-
-/* What the wrapper calls until cudnnGetPoolingNdForwardOutputDim is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetPoolingNdForwardOutputDim is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[])
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 68), (uintptr_t)poolingDesc, (uintptr_t)inputTensorDesc, (long long)nbDims, (uintptr_t)outputTensorDimA);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetPoolingNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPoolingNdForwardOutputDim_fn)cubind__resolve(&cubind__cudnn_symbols.table, 68, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetPoolingNdForwardOutputDim);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 68, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)poolingDesc, (uintptr_t)inputTensorDesc, nbDims, (uintptr_t)outputTensorDimA, 8);
 }
 
 cudnnStatus_t cubind_cudnn_get_pooling_nd_forward_output_dim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[])
@@ -6764,34 +8561,15 @@ cudnnStatus_t cubind_cudnn_get_pooling_nd_forward_output_dim(const cudnnPoolingD
     cubind__cudnnGetPoolingNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPoolingNdForwardOutputDim_fn)cubind__target((cubind__fnptr)slow_cudnnGetPoolingNdForwardOutputDim, &cubind__cudnn_offsets[68]);
     cudnnStatus_t cubind_status = cubind_fn(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 68, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(68, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetPooling2dForwardOutputDim_fn)(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w);
-
-/* What the wrapper calls until cudnnGetPooling2dForwardOutputDim is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetPooling2dForwardOutputDim is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 69), (uintptr_t)poolingDesc, (uintptr_t)inputTensorDesc, (uintptr_t)n, (uintptr_t)c, (uintptr_t)h, (uintptr_t)w);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetPooling2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPooling2dForwardOutputDim_fn)cubind__resolve(&cubind__cudnn_symbols.table, 69, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetPooling2dForwardOutputDim);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(poolingDesc, inputTensorDesc, n, c, h, w);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 69, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)poolingDesc, (uintptr_t)inputTensorDesc, (uintptr_t)n, (uintptr_t)c, (uintptr_t)h, (uintptr_t)w, 5.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_pooling2d_forward_output_dim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)
@@ -6799,34 +8577,15 @@ cudnnStatus_t cubind_cudnn_get_pooling2d_forward_output_dim(const cudnnPoolingDe
     cubind__cudnnGetPooling2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPooling2dForwardOutputDim_fn)cubind__target((cubind__fnptr)slow_cudnnGetPooling2dForwardOutputDim, &cubind__cudnn_offsets[69]);
     cudnnStatus_t cubind_status = cubind_fn(poolingDesc, inputTensorDesc, n, c, h, w);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 69, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(69, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDestroyPoolingDescriptor_fn)(cudnnPoolingDescriptor_t poolingDesc);
-
-/* What the wrapper calls until cudnnDestroyPoolingDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDestroyPoolingDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t poolingDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 70), (uintptr_t)poolingDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyPoolingDescriptor_fn cubind_fn = (cubind__cudnnDestroyPoolingDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 70, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyPoolingDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(poolingDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 70, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)poolingDesc, 16);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_pooling_descriptor(cudnnPoolingDescriptor_t poolingDesc)
@@ -6834,34 +8593,15 @@ cudnnStatus_t cubind_cudnn_destroy_pooling_descriptor(cudnnPoolingDescriptor_t p
     cubind__cudnnDestroyPoolingDescriptor_fn cubind_fn = (cubind__cudnnDestroyPoolingDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyPoolingDescriptor, &cubind__cudnn_offsets[70]);
     cudnnStatus_t cubind_status = cubind_fn(poolingDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 70, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(70, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnPoolingForward_fn)(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
-
-/* What the wrapper calls until cudnnPoolingForward is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnPoolingForward is resolved, and every call while tracing: shape 9. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 71), (uintptr_t)handle, (uintptr_t)poolingDesc, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnPoolingForward_fn cubind_fn = (cubind__cudnnPoolingForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 71, &cubind_unavailable, (cubind__fnptr)slow_cudnnPoolingForward);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 71, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_9((uintptr_t)handle, (uintptr_t)poolingDesc, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y, 3.0);
 }
 
 cudnnStatus_t cubind_cudnn_pooling_forward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
@@ -6869,34 +8609,15 @@ cudnnStatus_t cubind_cudnn_pooling_forward(cudnnHandle_t handle, const cudnnPool
     cubind__cudnnPoolingForward_fn cubind_fn = (cubind__cudnnPoolingForward_fn)cubind__target((cubind__fnptr)slow_cudnnPoolingForward, &cubind__cudnn_offsets[71]);
     cudnnStatus_t cubind_status = cubind_fn(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 71, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(71, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnCreateActivationDescriptor_fn)(cudnnActivationDescriptor_t *activationDesc);
-
-/* What the wrapper calls until cudnnCreateActivationDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnCreateActivationDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *activationDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 72), (uintptr_t)activationDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateActivationDescriptor_fn cubind_fn = (cubind__cudnnCreateActivationDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 72, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateActivationDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(activationDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 72, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)activationDesc, 17);
 }
 
 cudnnStatus_t cubind_cudnn_create_activation_descriptor(cudnnActivationDescriptor_t *activationDesc)
@@ -6904,34 +8625,15 @@ cudnnStatus_t cubind_cudnn_create_activation_descriptor(cudnnActivationDescripto
     cubind__cudnnCreateActivationDescriptor_fn cubind_fn = (cubind__cudnnCreateActivationDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateActivationDescriptor, &cubind__cudnn_offsets[72]);
     cudnnStatus_t cubind_status = cubind_fn(activationDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 72, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(72, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetActivationDescriptor_fn)(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef);
-
-/* What the wrapper calls until cudnnSetActivationDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetActivationDescriptor is resolved, and every call while tracing: shape 13. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 73), (uintptr_t)activationDesc, (long long)mode, (long long)reluNanOpt, (double)coef);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetActivationDescriptor_fn cubind_fn = (cubind__cudnnSetActivationDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 73, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetActivationDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(activationDesc, mode, reluNanOpt, coef);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 73, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_13((uintptr_t)activationDesc, mode, reluNanOpt, coef, 0);
 }
 
 cudnnStatus_t cubind_cudnn_set_activation_descriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)
@@ -6939,34 +8641,15 @@ cudnnStatus_t cubind_cudnn_set_activation_descriptor(cudnnActivationDescriptor_t
     cubind__cudnnSetActivationDescriptor_fn cubind_fn = (cubind__cudnnSetActivationDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetActivationDescriptor, &cubind__cudnn_offsets[73]);
     cudnnStatus_t cubind_status = cubind_fn(activationDesc, mode, reluNanOpt, coef);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 73, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(73, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetActivationDescriptor_fn)(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef);
-
-/* What the wrapper calls until cudnnGetActivationDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetActivationDescriptor is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 74), (uintptr_t)activationDesc, (uintptr_t)mode, (uintptr_t)reluNanOpt, (uintptr_t)coef);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetActivationDescriptor_fn cubind_fn = (cubind__cudnnGetActivationDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 74, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetActivationDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(activationDesc, mode, reluNanOpt, coef);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 74, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)activationDesc, (uintptr_t)mode, (uintptr_t)reluNanOpt, (uintptr_t)coef, 9);
 }
 
 cudnnStatus_t cubind_cudnn_get_activation_descriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)
@@ -6974,34 +8657,15 @@ cudnnStatus_t cubind_cudnn_get_activation_descriptor(const cudnnActivationDescri
     cubind__cudnnGetActivationDescriptor_fn cubind_fn = (cubind__cudnnGetActivationDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetActivationDescriptor, &cubind__cudnn_offsets[74]);
     cudnnStatus_t cubind_status = cubind_fn(activationDesc, mode, reluNanOpt, coef);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 74, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(74, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetActivationDescriptorSwishBeta_fn)(cudnnActivationDescriptor_t activationDesc, double swish_beta);
-
-/* What the wrapper calls until cudnnSetActivationDescriptorSwishBeta is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetActivationDescriptorSwishBeta is resolved, and every call while tracing: shape 14. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double swish_beta)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 75), (uintptr_t)activationDesc, (double)swish_beta);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnSetActivationDescriptorSwishBeta_fn)cubind__resolve(&cubind__cudnn_symbols.table, 75, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetActivationDescriptorSwishBeta);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(activationDesc, swish_beta);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 75, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_14((uintptr_t)activationDesc, swish_beta, 0);
 }
 
 cudnnStatus_t cubind_cudnn_set_activation_descriptor_swish_beta(cudnnActivationDescriptor_t activationDesc, double swish_beta)
@@ -7009,34 +8673,15 @@ cudnnStatus_t cubind_cudnn_set_activation_descriptor_swish_beta(cudnnActivationD
     cubind__cudnnSetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnSetActivationDescriptorSwishBeta_fn)cubind__target((cubind__fnptr)slow_cudnnSetActivationDescriptorSwishBeta, &cubind__cudnn_offsets[75]);
     cudnnStatus_t cubind_status = cubind_fn(activationDesc, swish_beta);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 75, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(75, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetActivationDescriptorSwishBeta_fn)(cudnnActivationDescriptor_t activationDesc, double *swish_beta);
-
-/* What the wrapper calls until cudnnGetActivationDescriptorSwishBeta is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetActivationDescriptorSwishBeta is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 76), (uintptr_t)activationDesc, (uintptr_t)swish_beta);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnGetActivationDescriptorSwishBeta_fn)cubind__resolve(&cubind__cudnn_symbols.table, 76, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetActivationDescriptorSwishBeta);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(activationDesc, swish_beta);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 76, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)activationDesc, (uintptr_t)swish_beta, 6);
 }
 
 cudnnStatus_t cubind_cudnn_get_activation_descriptor_swish_beta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)
@@ -7044,34 +8689,15 @@ cudnnStatus_t cubind_cudnn_get_activation_descriptor_swish_beta(cudnnActivationD
     cubind__cudnnGetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnGetActivationDescriptorSwishBeta_fn)cubind__target((cubind__fnptr)slow_cudnnGetActivationDescriptorSwishBeta, &cubind__cudnn_offsets[76]);
     cudnnStatus_t cubind_status = cubind_fn(activationDesc, swish_beta);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 76, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(76, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDestroyActivationDescriptor_fn)(cudnnActivationDescriptor_t activationDesc);
-
-/* What the wrapper calls until cudnnDestroyActivationDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDestroyActivationDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t activationDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 77), (uintptr_t)activationDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyActivationDescriptor_fn cubind_fn = (cubind__cudnnDestroyActivationDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 77, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyActivationDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(activationDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 77, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)activationDesc, 18);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_activation_descriptor(cudnnActivationDescriptor_t activationDesc)
@@ -7079,34 +8705,15 @@ cudnnStatus_t cubind_cudnn_destroy_activation_descriptor(cudnnActivationDescript
     cubind__cudnnDestroyActivationDescriptor_fn cubind_fn = (cubind__cudnnDestroyActivationDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyActivationDescriptor, &cubind__cudnn_offsets[77]);
     cudnnStatus_t cubind_status = cubind_fn(activationDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 77, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(77, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnActivationForward_fn)(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
-
-/* What the wrapper calls until cudnnActivationForward is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnActivationForward is resolved, and every call while tracing: shape 9. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 78), (uintptr_t)handle, (uintptr_t)activationDesc, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnActivationForward_fn cubind_fn = (cubind__cudnnActivationForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 78, &cubind_unavailable, (cubind__fnptr)slow_cudnnActivationForward);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 78, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_9((uintptr_t)handle, (uintptr_t)activationDesc, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y, 4.0);
 }
 
 cudnnStatus_t cubind_cudnn_activation_forward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
@@ -7114,34 +8721,15 @@ cudnnStatus_t cubind_cudnn_activation_forward(cudnnHandle_t handle, cudnnActivat
     cubind__cudnnActivationForward_fn cubind_fn = (cubind__cudnnActivationForward_fn)cubind__target((cubind__fnptr)slow_cudnnActivationForward, &cubind__cudnn_offsets[78]);
     cudnnStatus_t cubind_status = cubind_fn(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 78, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(78, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnCreateLRNDescriptor_fn)(cudnnLRNDescriptor_t *normDesc);
-
-/* What the wrapper calls until cudnnCreateLRNDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnCreateLRNDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 79), (uintptr_t)normDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateLRNDescriptor_fn cubind_fn = (cubind__cudnnCreateLRNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 79, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateLRNDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(normDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 79, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)normDesc, 19);
 }
 
 cudnnStatus_t cubind_cudnn_create_lrn_descriptor(cudnnLRNDescriptor_t *normDesc)
@@ -7149,34 +8737,15 @@ cudnnStatus_t cubind_cudnn_create_lrn_descriptor(cudnnLRNDescriptor_t *normDesc)
     cubind__cudnnCreateLRNDescriptor_fn cubind_fn = (cubind__cudnnCreateLRNDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateLRNDescriptor, &cubind__cudnn_offsets[79]);
     cudnnStatus_t cubind_status = cubind_fn(normDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 79, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(79, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetLRNDescriptor_fn)(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK);
-
-/* What the wrapper calls until cudnnSetLRNDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetLRNDescriptor is resolved, and every call while tracing: shape 15. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 80), (uintptr_t)normDesc, (unsigned long long)lrnN, (double)lrnAlpha, (double)lrnBeta, (double)lrnK);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetLRNDescriptor_fn cubind_fn = (cubind__cudnnSetLRNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 80, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetLRNDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 80, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_15((uintptr_t)normDesc, lrnN, lrnAlpha, lrnBeta, lrnK, 0);
 }
 
 cudnnStatus_t cubind_cudnn_set_lrn_descriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)
@@ -7184,34 +8753,15 @@ cudnnStatus_t cubind_cudnn_set_lrn_descriptor(cudnnLRNDescriptor_t normDesc, uns
     cubind__cudnnSetLRNDescriptor_fn cubind_fn = (cubind__cudnnSetLRNDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetLRNDescriptor, &cubind__cudnn_offsets[80]);
     cudnnStatus_t cubind_status = cubind_fn(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 80, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(80, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetLRNDescriptor_fn)(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK);
-
-/* What the wrapper calls until cudnnGetLRNDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetLRNDescriptor is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 81), (uintptr_t)normDesc, (uintptr_t)lrnN, (uintptr_t)lrnAlpha, (uintptr_t)lrnBeta, (uintptr_t)lrnK);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetLRNDescriptor_fn cubind_fn = (cubind__cudnnGetLRNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 81, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetLRNDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 81, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)normDesc, (uintptr_t)lrnN, (uintptr_t)lrnAlpha, (uintptr_t)lrnBeta, (uintptr_t)lrnK, 6);
 }
 
 cudnnStatus_t cubind_cudnn_get_lrn_descriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)
@@ -7219,34 +8769,15 @@ cudnnStatus_t cubind_cudnn_get_lrn_descriptor(cudnnLRNDescriptor_t normDesc, uns
     cubind__cudnnGetLRNDescriptor_fn cubind_fn = (cubind__cudnnGetLRNDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetLRNDescriptor, &cubind__cudnn_offsets[81]);
     cudnnStatus_t cubind_status = cubind_fn(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 81, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(81, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDestroyLRNDescriptor_fn)(cudnnLRNDescriptor_t lrnDesc);
-
-/* What the wrapper calls until cudnnDestroyLRNDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDestroyLRNDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t lrnDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 82), (uintptr_t)lrnDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyLRNDescriptor_fn cubind_fn = (cubind__cudnnDestroyLRNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 82, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyLRNDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(lrnDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 82, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)lrnDesc, 20);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_lrn_descriptor(cudnnLRNDescriptor_t lrnDesc)
@@ -7254,34 +8785,15 @@ cudnnStatus_t cubind_cudnn_destroy_lrn_descriptor(cudnnLRNDescriptor_t lrnDesc)
     cubind__cudnnDestroyLRNDescriptor_fn cubind_fn = (cubind__cudnnDestroyLRNDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyLRNDescriptor, &cubind__cudnn_offsets[82]);
     cudnnStatus_t cubind_status = cubind_fn(lrnDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 82, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(82, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnLRNCrossChannelForward_fn)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
-
-/* What the wrapper calls until cudnnLRNCrossChannelForward is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnLRNCrossChannelForward is resolved, and every call while tracing: shape 12. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 83), (uintptr_t)handle, (uintptr_t)normDesc, (long long)lrnMode, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnLRNCrossChannelForward_fn cubind_fn = (cubind__cudnnLRNCrossChannelForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 83, &cubind_unavailable, (cubind__fnptr)slow_cudnnLRNCrossChannelForward);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 83, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_12((uintptr_t)handle, (uintptr_t)normDesc, lrnMode, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y, 3.0);
 }
 
 cudnnStatus_t cubind_cudnn_lrn_cross_channel_forward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
@@ -7289,34 +8801,15 @@ cudnnStatus_t cubind_cudnn_lrn_cross_channel_forward(cudnnHandle_t handle, cudnn
     cubind__cudnnLRNCrossChannelForward_fn cubind_fn = (cubind__cudnnLRNCrossChannelForward_fn)cubind__target((cubind__fnptr)slow_cudnnLRNCrossChannelForward, &cubind__cudnn_offsets[83]);
     cudnnStatus_t cubind_status = cubind_fn(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 83, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(83, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDivisiveNormalizationForward_fn)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
-
-/* What the wrapper calls until cudnnDivisiveNormalizationForward is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDivisiveNormalizationForward is resolved, and every call while tracing: shape 11. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 84), (uintptr_t)handle, (uintptr_t)normDesc, (long long)mode, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)means, (uintptr_t)temp, (uintptr_t)temp2, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDivisiveNormalizationForward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 84, &cubind_unavailable, (cubind__fnptr)slow_cudnnDivisiveNormalizationForward);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 84, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_11((uintptr_t)handle, (uintptr_t)normDesc, mode, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)means, (uintptr_t)temp, (uintptr_t)temp2, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y, 1.0);
 }
 
 cudnnStatus_t cubind_cudnn_divisive_normalization_forward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
@@ -7324,34 +8817,15 @@ cudnnStatus_t cubind_cudnn_divisive_normalization_forward(cudnnHandle_t handle, 
     cubind__cudnnDivisiveNormalizationForward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationForward_fn)cubind__target((cubind__fnptr)slow_cudnnDivisiveNormalizationForward, &cubind__cudnn_offsets[84]);
     cudnnStatus_t cubind_status = cubind_fn(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 84, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(84, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDeriveBNTensorDescriptor_fn)(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode);
-
-/* What the wrapper calls until cudnnDeriveBNTensorDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDeriveBNTensorDescriptor is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 85), (uintptr_t)derivedBnDesc, (uintptr_t)xDesc, (long long)mode);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDeriveBNTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveBNTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 85, &cubind_unavailable, (cubind__fnptr)slow_cudnnDeriveBNTensorDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(derivedBnDesc, xDesc, mode);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 85, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)derivedBnDesc, (uintptr_t)xDesc, mode, 3);
 }
 
 cudnnStatus_t cubind_cudnn_derive_bn_tensor_descriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode)
@@ -7359,34 +8833,15 @@ cudnnStatus_t cubind_cudnn_derive_bn_tensor_descriptor(cudnnTensorDescriptor_t d
     cubind__cudnnDeriveBNTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveBNTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDeriveBNTensorDescriptor, &cubind__cudnn_offsets[85]);
     cudnnStatus_t cubind_status = cubind_fn(derivedBnDesc, xDesc, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 85, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(85, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationForwardInference_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon);
-
-/* What the wrapper calls until cudnnBatchNormalizationForwardInference is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnBatchNormalizationForwardInference is resolved, and every call while tracing: shape 16. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 86), (uintptr_t)handle, (long long)mode, (uintptr_t)alpha, (uintptr_t)beta, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)bnScaleBiasMeanVarDesc, (uintptr_t)bnScale, (uintptr_t)bnBias, (uintptr_t)estimatedMean, (uintptr_t)estimatedVariance, (double)epsilon);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBatchNormalizationForwardInference_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardInference_fn)cubind__resolve(&cubind__cudnn_symbols.table, 86, &cubind_unavailable, (cubind__fnptr)slow_cudnnBatchNormalizationForwardInference);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 86, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_16((uintptr_t)handle, mode, (uintptr_t)alpha, (uintptr_t)beta, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)bnScaleBiasMeanVarDesc, (uintptr_t)bnScale, (uintptr_t)bnBias, (uintptr_t)estimatedMean, (uintptr_t)estimatedVariance, epsilon, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_batch_normalization_forward_inference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)
@@ -7394,34 +8849,15 @@ cudnnStatus_t cubind_cudnn_batch_normalization_forward_inference(cudnnHandle_t h
     cubind__cudnnBatchNormalizationForwardInference_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardInference_fn)cubind__target((cubind__fnptr)slow_cudnnBatchNormalizationForwardInference, &cubind__cudnn_offsets[86]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 86, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(86, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDeriveNormTensorDescriptor_fn)(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt);
-
-/* What the wrapper calls until cudnnDeriveNormTensorDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDeriveNormTensorDescriptor is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDeriveNormTensorDescriptor(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 87), (uintptr_t)derivedNormScaleBiasDesc, (uintptr_t)derivedNormMeanVarDesc, (uintptr_t)xDesc, (long long)mode, (long long)groupCnt);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDeriveNormTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveNormTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 87, &cubind_unavailable, (cubind__fnptr)slow_cudnnDeriveNormTensorDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 87, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)derivedNormScaleBiasDesc, (uintptr_t)derivedNormMeanVarDesc, (uintptr_t)xDesc, mode, groupCnt, 7);
 }
 
 cudnnStatus_t cubind_cudnn_derive_norm_tensor_descriptor(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt)
@@ -7429,34 +8865,15 @@ cudnnStatus_t cubind_cudnn_derive_norm_tensor_descriptor(cudnnTensorDescriptor_t
     cubind__cudnnDeriveNormTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveNormTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDeriveNormTensorDescriptor, &cubind__cudnn_offsets[87]);
     cudnnStatus_t cubind_status = cubind_fn(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 87, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(87, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnNormalizationForwardInference_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt);
-
-/* What the wrapper calls until cudnnNormalizationForwardInference is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnNormalizationForwardInference is resolved, and every call while tracing: shape 17. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnNormalizationForwardInference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 88), (uintptr_t)handle, (long long)mode, (long long)normOps, (long long)algo, (uintptr_t)alpha, (uintptr_t)beta, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)normScaleBiasDesc, (uintptr_t)normScale, (uintptr_t)normBias, (uintptr_t)normMeanVarDesc, (uintptr_t)estimatedMean, (uintptr_t)estimatedVariance, (uintptr_t)zDesc, (uintptr_t)z, (uintptr_t)activationDesc, (uintptr_t)yDesc, (uintptr_t)y, (double)epsilon, (long long)groupCnt);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnNormalizationForwardInference_fn cubind_fn = (cubind__cudnnNormalizationForwardInference_fn)cubind__resolve(&cubind__cudnn_symbols.table, 88, &cubind_unavailable, (cubind__fnptr)slow_cudnnNormalizationForwardInference);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 88, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_17((uintptr_t)handle, mode, normOps, algo, (uintptr_t)alpha, (uintptr_t)beta, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)normScaleBiasDesc, (uintptr_t)normScale, (uintptr_t)normBias, (uintptr_t)normMeanVarDesc, (uintptr_t)estimatedMean, (uintptr_t)estimatedVariance, (uintptr_t)zDesc, (uintptr_t)z, (uintptr_t)activationDesc, (uintptr_t)yDesc, (uintptr_t)y, epsilon, groupCnt, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_normalization_forward_inference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt)
@@ -7464,34 +8881,15 @@ cudnnStatus_t cubind_cudnn_normalization_forward_inference(cudnnHandle_t handle,
     cubind__cudnnNormalizationForwardInference_fn cubind_fn = (cubind__cudnnNormalizationForwardInference_fn)cubind__target((cubind__fnptr)slow_cudnnNormalizationForwardInference, &cubind__cudnn_offsets[88]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 88, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(88, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnCreateSpatialTransformerDescriptor_fn)(cudnnSpatialTransformerDescriptor_t *stDesc);
-
-/* What the wrapper calls until cudnnCreateSpatialTransformerDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnCreateSpatialTransformerDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t *stDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 89), (uintptr_t)stDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateSpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnCreateSpatialTransformerDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 89, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateSpatialTransformerDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(stDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 89, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)stDesc, 21);
 }
 
 cudnnStatus_t cubind_cudnn_create_spatial_transformer_descriptor(cudnnSpatialTransformerDescriptor_t *stDesc)
@@ -7499,34 +8897,15 @@ cudnnStatus_t cubind_cudnn_create_spatial_transformer_descriptor(cudnnSpatialTra
     cubind__cudnnCreateSpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnCreateSpatialTransformerDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateSpatialTransformerDescriptor, &cubind__cudnn_offsets[89]);
     cudnnStatus_t cubind_status = cubind_fn(stDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 89, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(89, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetSpatialTransformerNdDescriptor_fn)(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[]);
-
-/* What the wrapper calls until cudnnSetSpatialTransformerNdDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetSpatialTransformerNdDescriptor is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetSpatialTransformerNdDescriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[])
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 90), (uintptr_t)stDesc, (long long)samplerType, (long long)dataType, (long long)nbDims, (uintptr_t)dimA);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetSpatialTransformerNdDescriptor_fn cubind_fn = (cubind__cudnnSetSpatialTransformerNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 90, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetSpatialTransformerNdDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(stDesc, samplerType, dataType, nbDims, dimA);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 90, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)stDesc, samplerType, dataType, nbDims, (uintptr_t)dimA, 8);
 }
 
 cudnnStatus_t cubind_cudnn_set_spatial_transformer_nd_descriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[])
@@ -7534,34 +8913,15 @@ cudnnStatus_t cubind_cudnn_set_spatial_transformer_nd_descriptor(cudnnSpatialTra
     cubind__cudnnSetSpatialTransformerNdDescriptor_fn cubind_fn = (cubind__cudnnSetSpatialTransformerNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetSpatialTransformerNdDescriptor, &cubind__cudnn_offsets[90]);
     cudnnStatus_t cubind_status = cubind_fn(stDesc, samplerType, dataType, nbDims, dimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 90, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(90, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDestroySpatialTransformerDescriptor_fn)(cudnnSpatialTransformerDescriptor_t stDesc);
-
-/* What the wrapper calls until cudnnDestroySpatialTransformerDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDestroySpatialTransformerDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroySpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t stDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 91), (uintptr_t)stDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroySpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnDestroySpatialTransformerDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 91, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroySpatialTransformerDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(stDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 91, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)stDesc, 22);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_spatial_transformer_descriptor(cudnnSpatialTransformerDescriptor_t stDesc)
@@ -7569,34 +8929,15 @@ cudnnStatus_t cubind_cudnn_destroy_spatial_transformer_descriptor(cudnnSpatialTr
     cubind__cudnnDestroySpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnDestroySpatialTransformerDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroySpatialTransformerDescriptor, &cubind__cudnn_offsets[91]);
     cudnnStatus_t cubind_status = cubind_fn(stDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 91, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(91, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSpatialTfGridGeneratorForward_fn)(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid);
-
-/* What the wrapper calls until cudnnSpatialTfGridGeneratorForward is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSpatialTfGridGeneratorForward is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 92), (uintptr_t)handle, (uintptr_t)stDesc, (uintptr_t)theta, (uintptr_t)grid);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSpatialTfGridGeneratorForward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 92, &cubind_unavailable, (cubind__fnptr)slow_cudnnSpatialTfGridGeneratorForward);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, stDesc, theta, grid);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 92, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)handle, (uintptr_t)stDesc, (uintptr_t)theta, (uintptr_t)grid, 10);
 }
 
 cudnnStatus_t cubind_cudnn_spatial_tf_grid_generator_forward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid)
@@ -7604,34 +8945,15 @@ cudnnStatus_t cubind_cudnn_spatial_tf_grid_generator_forward(cudnnHandle_t handl
     cubind__cudnnSpatialTfGridGeneratorForward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorForward_fn)cubind__target((cubind__fnptr)slow_cudnnSpatialTfGridGeneratorForward, &cubind__cudnn_offsets[92]);
     cudnnStatus_t cubind_status = cubind_fn(handle, stDesc, theta, grid);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 92, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(92, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSpatialTfSamplerForward_fn)(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y);
-
-/* What the wrapper calls until cudnnSpatialTfSamplerForward is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSpatialTfSamplerForward is resolved, and every call while tracing: shape 12. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 93), (uintptr_t)handle, (uintptr_t)stDesc, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)grid, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSpatialTfSamplerForward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 93, &cubind_unavailable, (cubind__fnptr)slow_cudnnSpatialTfSamplerForward);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 93, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_12((uintptr_t)handle, (uintptr_t)stDesc, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)grid, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y, 4.0);
 }
 
 cudnnStatus_t cubind_cudnn_spatial_tf_sampler_forward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)
@@ -7639,34 +8961,15 @@ cudnnStatus_t cubind_cudnn_spatial_tf_sampler_forward(cudnnHandle_t handle, cudn
     cubind__cudnnSpatialTfSamplerForward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerForward_fn)cubind__target((cubind__fnptr)slow_cudnnSpatialTfSamplerForward, &cubind__cudnn_offsets[93]);
     cudnnStatus_t cubind_status = cubind_fn(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 93, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(93, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnCreateDropoutDescriptor_fn)(cudnnDropoutDescriptor_t *dropoutDesc);
-
-/* What the wrapper calls until cudnnCreateDropoutDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnCreateDropoutDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dropoutDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 94), (uintptr_t)dropoutDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateDropoutDescriptor_fn cubind_fn = (cubind__cudnnCreateDropoutDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 94, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateDropoutDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(dropoutDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 94, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)dropoutDesc, 23);
 }
 
 cudnnStatus_t cubind_cudnn_create_dropout_descriptor(cudnnDropoutDescriptor_t *dropoutDesc)
@@ -7674,34 +8977,15 @@ cudnnStatus_t cubind_cudnn_create_dropout_descriptor(cudnnDropoutDescriptor_t *d
     cubind__cudnnCreateDropoutDescriptor_fn cubind_fn = (cubind__cudnnCreateDropoutDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateDropoutDescriptor, &cubind__cudnn_offsets[94]);
     cudnnStatus_t cubind_status = cubind_fn(dropoutDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 94, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(94, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDestroyDropoutDescriptor_fn)(cudnnDropoutDescriptor_t dropoutDesc);
-
-/* What the wrapper calls until cudnnDestroyDropoutDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDestroyDropoutDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 95), (uintptr_t)dropoutDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyDropoutDescriptor_fn cubind_fn = (cubind__cudnnDestroyDropoutDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 95, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyDropoutDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(dropoutDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 95, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)dropoutDesc, 24);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc)
@@ -7709,34 +8993,15 @@ cudnnStatus_t cubind_cudnn_destroy_dropout_descriptor(cudnnDropoutDescriptor_t d
     cubind__cudnnDestroyDropoutDescriptor_fn cubind_fn = (cubind__cudnnDestroyDropoutDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyDropoutDescriptor, &cubind__cudnn_offsets[95]);
     cudnnStatus_t cubind_status = cubind_fn(dropoutDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 95, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(95, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDropoutGetStatesSize_fn)(cudnnHandle_t handle, size_t *sizeInBytes);
-
-/* What the wrapper calls until cudnnDropoutGetStatesSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDropoutGetStatesSize is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *sizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 96), (uintptr_t)handle, (uintptr_t)sizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDropoutGetStatesSize_fn cubind_fn = (cubind__cudnnDropoutGetStatesSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 96, &cubind_unavailable, (cubind__fnptr)slow_cudnnDropoutGetStatesSize);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, sizeInBytes);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 96, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)handle, (uintptr_t)sizeInBytes, 7);
 }
 
 cudnnStatus_t cubind_cudnn_dropout_get_states_size(cudnnHandle_t handle, size_t *sizeInBytes)
@@ -7744,34 +9009,15 @@ cudnnStatus_t cubind_cudnn_dropout_get_states_size(cudnnHandle_t handle, size_t 
     cubind__cudnnDropoutGetStatesSize_fn cubind_fn = (cubind__cudnnDropoutGetStatesSize_fn)cubind__target((cubind__fnptr)slow_cudnnDropoutGetStatesSize, &cubind__cudnn_offsets[96]);
     cudnnStatus_t cubind_status = cubind_fn(handle, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 96, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(96, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDropoutGetReserveSpaceSize_fn)(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes);
-
-/* What the wrapper calls until cudnnDropoutGetReserveSpaceSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDropoutGetReserveSpaceSize is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 97), (uintptr_t)xdesc, (uintptr_t)sizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDropoutGetReserveSpaceSize_fn cubind_fn = (cubind__cudnnDropoutGetReserveSpaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 97, &cubind_unavailable, (cubind__fnptr)slow_cudnnDropoutGetReserveSpaceSize);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(xdesc, sizeInBytes);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 97, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)xdesc, (uintptr_t)sizeInBytes, 8);
 }
 
 cudnnStatus_t cubind_cudnn_dropout_get_reserve_space_size(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)
@@ -7779,34 +9025,15 @@ cudnnStatus_t cubind_cudnn_dropout_get_reserve_space_size(cudnnTensorDescriptor_
     cubind__cudnnDropoutGetReserveSpaceSize_fn cubind_fn = (cubind__cudnnDropoutGetReserveSpaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnDropoutGetReserveSpaceSize, &cubind__cudnn_offsets[97]);
     cudnnStatus_t cubind_status = cubind_fn(xdesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 97, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(97, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetDropoutDescriptor_fn)(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed);
-
-/* What the wrapper calls until cudnnSetDropoutDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetDropoutDescriptor is resolved, and every call while tracing: shape 18. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 98), (uintptr_t)dropoutDesc, (uintptr_t)handle, (double)dropout, (uintptr_t)states, (unsigned long long)stateSizeInBytes, (unsigned long long)seed);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetDropoutDescriptor_fn cubind_fn = (cubind__cudnnSetDropoutDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 98, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetDropoutDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 98, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_18((uintptr_t)dropoutDesc, (uintptr_t)handle, dropout, (uintptr_t)states, stateSizeInBytes, seed, 0);
 }
 
 cudnnStatus_t cubind_cudnn_set_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
@@ -7814,34 +9041,15 @@ cudnnStatus_t cubind_cudnn_set_dropout_descriptor(cudnnDropoutDescriptor_t dropo
     cubind__cudnnSetDropoutDescriptor_fn cubind_fn = (cubind__cudnnSetDropoutDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetDropoutDescriptor, &cubind__cudnn_offsets[98]);
     cudnnStatus_t cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 98, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(98, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnRestoreDropoutDescriptor_fn)(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed);
-
-/* What the wrapper calls until cudnnRestoreDropoutDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnRestoreDropoutDescriptor is resolved, and every call while tracing: shape 18. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 99), (uintptr_t)dropoutDesc, (uintptr_t)handle, (double)dropout, (uintptr_t)states, (unsigned long long)stateSizeInBytes, (unsigned long long)seed);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnRestoreDropoutDescriptor_fn cubind_fn = (cubind__cudnnRestoreDropoutDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 99, &cubind_unavailable, (cubind__fnptr)slow_cudnnRestoreDropoutDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 99, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_18((uintptr_t)dropoutDesc, (uintptr_t)handle, dropout, (uintptr_t)states, stateSizeInBytes, seed, 1);
 }
 
 cudnnStatus_t cubind_cudnn_restore_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
@@ -7849,34 +9057,15 @@ cudnnStatus_t cubind_cudnn_restore_dropout_descriptor(cudnnDropoutDescriptor_t d
     cubind__cudnnRestoreDropoutDescriptor_fn cubind_fn = (cubind__cudnnRestoreDropoutDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnRestoreDropoutDescriptor, &cubind__cudnn_offsets[99]);
     cudnnStatus_t cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 99, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(99, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetDropoutDescriptor_fn)(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed);
-
-/* What the wrapper calls until cudnnGetDropoutDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetDropoutDescriptor is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 100), (uintptr_t)dropoutDesc, (uintptr_t)handle, (uintptr_t)dropout, (uintptr_t)states, (uintptr_t)seed);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetDropoutDescriptor_fn cubind_fn = (cubind__cudnnGetDropoutDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 100, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetDropoutDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, seed);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 100, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)dropoutDesc, (uintptr_t)handle, (uintptr_t)dropout, (uintptr_t)states, (uintptr_t)seed, 9);
 }
 
 cudnnStatus_t cubind_cudnn_get_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)
@@ -7884,34 +9073,15 @@ cudnnStatus_t cubind_cudnn_get_dropout_descriptor(cudnnDropoutDescriptor_t dropo
     cubind__cudnnGetDropoutDescriptor_fn cubind_fn = (cubind__cudnnGetDropoutDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetDropoutDescriptor, &cubind__cudnn_offsets[100]);
     cudnnStatus_t cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, seed);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 100, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(100, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDropoutForward_fn)(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes);
-
-/* What the wrapper calls until cudnnDropoutForward is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDropoutForward is resolved, and every call while tracing: shape 9. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutForward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 101), (uintptr_t)handle, (uintptr_t)dropoutDesc, (uintptr_t)xdesc, (uintptr_t)x, (uintptr_t)ydesc, (uintptr_t)y, (uintptr_t)reserveSpace, (unsigned long long)reserveSpaceSizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDropoutForward_fn cubind_fn = (cubind__cudnnDropoutForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 101, &cubind_unavailable, (cubind__fnptr)slow_cudnnDropoutForward);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 101, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_9((uintptr_t)handle, (uintptr_t)dropoutDesc, (uintptr_t)xdesc, (uintptr_t)x, (uintptr_t)ydesc, (uintptr_t)y, (uintptr_t)reserveSpace, reserveSpaceSizeInBytes, 5.0);
 }
 
 cudnnStatus_t cubind_cudnn_dropout_forward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes)
@@ -7919,34 +9089,15 @@ cudnnStatus_t cubind_cudnn_dropout_forward(cudnnHandle_t handle, const cudnnDrop
     cubind__cudnnDropoutForward_fn cubind_fn = (cubind__cudnnDropoutForward_fn)cubind__target((cubind__fnptr)slow_cudnnDropoutForward, &cubind__cudnn_offsets[101]);
     cudnnStatus_t cubind_status = cubind_fn(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 101, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(101, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnOpsVersionCheck_fn)(void);
-
-/* What the wrapper calls until cudnnOpsVersionCheck is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnOpsVersionCheck is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnOpsVersionCheck(void)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 102));
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnOpsVersionCheck_fn cubind_fn = (cubind__cudnnOpsVersionCheck_fn)cubind__resolve(&cubind__cudnn_symbols.table, 102, &cubind_unavailable, (cubind__fnptr)slow_cudnnOpsVersionCheck);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn();
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 102, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4(1);
 }
 
 cudnnStatus_t cubind_cudnn_ops_version_check(void)
@@ -7954,34 +9105,15 @@ cudnnStatus_t cubind_cudnn_ops_version_check(void)
     cubind__cudnnOpsVersionCheck_fn cubind_fn = (cubind__cudnnOpsVersionCheck_fn)cubind__target((cubind__fnptr)slow_cudnnOpsVersionCheck, &cubind__cudnn_offsets[102]);
     cudnnStatus_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 102, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(102, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSoftmaxBackward_fn)(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
-
-/* What the wrapper calls until cudnnSoftmaxBackward is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSoftmaxBackward is resolved, and every call while tracing: shape 10. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 103), (uintptr_t)handle, (long long)algo, (long long)mode, (uintptr_t)alpha, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSoftmaxBackward_fn cubind_fn = (cubind__cudnnSoftmaxBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 103, &cubind_unavailable, (cubind__fnptr)slow_cudnnSoftmaxBackward);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 103, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_10((uintptr_t)handle, algo, mode, (uintptr_t)alpha, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx, 1.0);
 }
 
 cudnnStatus_t cubind_cudnn_softmax_backward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
@@ -7989,34 +9121,15 @@ cudnnStatus_t cubind_cudnn_softmax_backward(cudnnHandle_t handle, cudnnSoftmaxAl
     cubind__cudnnSoftmaxBackward_fn cubind_fn = (cubind__cudnnSoftmaxBackward_fn)cubind__target((cubind__fnptr)slow_cudnnSoftmaxBackward, &cubind__cudnn_offsets[103]);
     cudnnStatus_t cubind_status = cubind_fn(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 103, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(103, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnPoolingBackward_fn)(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
-
-/* What the wrapper calls until cudnnPoolingBackward is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnPoolingBackward is resolved, and every call while tracing: shape 11. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 104), (uintptr_t)handle, (uintptr_t)poolingDesc, (uintptr_t)alpha, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnPoolingBackward_fn cubind_fn = (cubind__cudnnPoolingBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 104, &cubind_unavailable, (cubind__fnptr)slow_cudnnPoolingBackward);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 104, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_11((uintptr_t)handle, (uintptr_t)poolingDesc, (uintptr_t)alpha, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx, 2.0);
 }
 
 cudnnStatus_t cubind_cudnn_pooling_backward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
@@ -8024,34 +9137,15 @@ cudnnStatus_t cubind_cudnn_pooling_backward(cudnnHandle_t handle, const cudnnPoo
     cubind__cudnnPoolingBackward_fn cubind_fn = (cubind__cudnnPoolingBackward_fn)cubind__target((cubind__fnptr)slow_cudnnPoolingBackward, &cubind__cudnn_offsets[104]);
     cudnnStatus_t cubind_status = cubind_fn(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 104, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(104, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnActivationBackward_fn)(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
-
-/* What the wrapper calls until cudnnActivationBackward is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnActivationBackward is resolved, and every call while tracing: shape 11. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 105), (uintptr_t)handle, (uintptr_t)activationDesc, (uintptr_t)alpha, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnActivationBackward_fn cubind_fn = (cubind__cudnnActivationBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 105, &cubind_unavailable, (cubind__fnptr)slow_cudnnActivationBackward);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 105, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_11((uintptr_t)handle, (uintptr_t)activationDesc, (uintptr_t)alpha, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx, 3.0);
 }
 
 cudnnStatus_t cubind_cudnn_activation_backward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
@@ -8059,34 +9153,15 @@ cudnnStatus_t cubind_cudnn_activation_backward(cudnnHandle_t handle, cudnnActiva
     cubind__cudnnActivationBackward_fn cubind_fn = (cubind__cudnnActivationBackward_fn)cubind__target((cubind__fnptr)slow_cudnnActivationBackward, &cubind__cudnn_offsets[105]);
     cudnnStatus_t cubind_status = cubind_fn(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 105, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(105, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnLRNCrossChannelBackward_fn)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
-
-/* What the wrapper calls until cudnnLRNCrossChannelBackward is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnLRNCrossChannelBackward is resolved, and every call while tracing: shape 19. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 106), (uintptr_t)handle, (uintptr_t)normDesc, (long long)lrnMode, (uintptr_t)alpha, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnLRNCrossChannelBackward_fn cubind_fn = (cubind__cudnnLRNCrossChannelBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 106, &cubind_unavailable, (cubind__fnptr)slow_cudnnLRNCrossChannelBackward);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 106, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_19((uintptr_t)handle, (uintptr_t)normDesc, lrnMode, (uintptr_t)alpha, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_lrn_cross_channel_backward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
@@ -8094,34 +9169,15 @@ cudnnStatus_t cubind_cudnn_lrn_cross_channel_backward(cudnnHandle_t handle, cudn
     cubind__cudnnLRNCrossChannelBackward_fn cubind_fn = (cubind__cudnnLRNCrossChannelBackward_fn)cubind__target((cubind__fnptr)slow_cudnnLRNCrossChannelBackward, &cubind__cudnn_offsets[106]);
     cudnnStatus_t cubind_status = cubind_fn(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 106, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(106, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDivisiveNormalizationBackward_fn)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans);
-
-/* What the wrapper calls until cudnnDivisiveNormalizationBackward is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDivisiveNormalizationBackward is resolved, and every call while tracing: shape 20. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 107), (uintptr_t)handle, (uintptr_t)normDesc, (long long)mode, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)means, (uintptr_t)dy, (uintptr_t)temp, (uintptr_t)temp2, (uintptr_t)beta, (uintptr_t)dXdMeansDesc, (uintptr_t)dx, (uintptr_t)dMeans);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDivisiveNormalizationBackward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 107, &cubind_unavailable, (cubind__fnptr)slow_cudnnDivisiveNormalizationBackward);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 107, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_20((uintptr_t)handle, (uintptr_t)normDesc, mode, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)means, (uintptr_t)dy, (uintptr_t)temp, (uintptr_t)temp2, (uintptr_t)beta, (uintptr_t)dXdMeansDesc, (uintptr_t)dx, (uintptr_t)dMeans, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_divisive_normalization_backward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans)
@@ -8129,34 +9185,15 @@ cudnnStatus_t cubind_cudnn_divisive_normalization_backward(cudnnHandle_t handle,
     cubind__cudnnDivisiveNormalizationBackward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationBackward_fn)cubind__target((cubind__fnptr)slow_cudnnDivisiveNormalizationBackward, &cubind__cudnn_offsets[107]);
     cudnnStatus_t cubind_status = cubind_fn(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 107, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(107, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes);
-
-/* What the wrapper calls until cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize is resolved, and every call while tracing: shape 12. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 108), (uintptr_t)handle, (long long)mode, (long long)bnOps, (uintptr_t)xDesc, (uintptr_t)zDesc, (uintptr_t)yDesc, (uintptr_t)bnScaleBiasMeanVarDesc, (uintptr_t)activationDesc, (uintptr_t)sizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 108, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 108, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_12((uintptr_t)handle, mode, bnOps, (uintptr_t)xDesc, (uintptr_t)zDesc, (uintptr_t)yDesc, (uintptr_t)bnScaleBiasMeanVarDesc, (uintptr_t)activationDesc, (uintptr_t)sizeInBytes, 5.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_batch_normalization_forward_training_ex_workspace_size(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
@@ -8164,34 +9201,15 @@ cudnnStatus_t cubind_cudnn_get_batch_normalization_forward_training_ex_workspace
     cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize, &cubind__cudnn_offsets[108]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 108, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(108, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes);
-
-/* What the wrapper calls until cudnnGetBatchNormalizationBackwardExWorkspaceSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetBatchNormalizationBackwardExWorkspaceSize is resolved, and every call while tracing: shape 10. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 109), (uintptr_t)handle, (long long)mode, (long long)bnOps, (uintptr_t)xDesc, (uintptr_t)yDesc, (uintptr_t)dyDesc, (uintptr_t)dzDesc, (uintptr_t)dxDesc, (uintptr_t)dBnScaleBiasDesc, (uintptr_t)activationDesc, (uintptr_t)sizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 109, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetBatchNormalizationBackwardExWorkspaceSize);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 109, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_10((uintptr_t)handle, mode, bnOps, (uintptr_t)xDesc, (uintptr_t)yDesc, (uintptr_t)dyDesc, (uintptr_t)dzDesc, (uintptr_t)dxDesc, (uintptr_t)dBnScaleBiasDesc, (uintptr_t)activationDesc, (uintptr_t)sizeInBytes, 2.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_batch_normalization_backward_ex_workspace_size(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
@@ -8199,34 +9217,15 @@ cudnnStatus_t cubind_cudnn_get_batch_normalization_backward_ex_workspace_size(cu
     cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetBatchNormalizationBackwardExWorkspaceSize, &cubind__cudnn_offsets[109]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 109, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(109, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes);
-
-/* What the wrapper calls until cudnnGetBatchNormalizationTrainingExReserveSpaceSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetBatchNormalizationTrainingExReserveSpaceSize is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 110), (uintptr_t)handle, (long long)mode, (long long)bnOps, (uintptr_t)activationDesc, (uintptr_t)xDesc, (uintptr_t)sizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 110, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetBatchNormalizationTrainingExReserveSpaceSize);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 110, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)handle, mode, bnOps, (uintptr_t)activationDesc, (uintptr_t)xDesc, (uintptr_t)sizeInBytes, 6.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_batch_normalization_training_ex_reserve_space_size(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)
@@ -8234,34 +9233,15 @@ cudnnStatus_t cubind_cudnn_get_batch_normalization_training_ex_reserve_space_siz
     cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetBatchNormalizationTrainingExReserveSpaceSize, &cubind__cudnn_offsets[110]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 110, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(110, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationForwardTraining_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance);
-
-/* What the wrapper calls until cudnnBatchNormalizationForwardTraining is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnBatchNormalizationForwardTraining is resolved, and every call while tracing: shape 21. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationForwardTraining(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 111), (uintptr_t)handle, (long long)mode, (uintptr_t)alpha, (uintptr_t)beta, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)bnScaleBiasMeanVarDesc, (uintptr_t)bnScale, (uintptr_t)bnBias, (double)exponentialAverageFactor, (uintptr_t)resultRunningMean, (uintptr_t)resultRunningVariance, (double)epsilon, (uintptr_t)resultSaveMean, (uintptr_t)resultSaveInvVariance);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBatchNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTraining_fn)cubind__resolve(&cubind__cudnn_symbols.table, 111, &cubind_unavailable, (cubind__fnptr)slow_cudnnBatchNormalizationForwardTraining);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 111, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_21((uintptr_t)handle, mode, (uintptr_t)alpha, (uintptr_t)beta, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)bnScaleBiasMeanVarDesc, (uintptr_t)bnScale, (uintptr_t)bnBias, exponentialAverageFactor, (uintptr_t)resultRunningMean, (uintptr_t)resultRunningVariance, epsilon, (uintptr_t)resultSaveMean, (uintptr_t)resultSaveInvVariance, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_batch_normalization_forward_training(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)
@@ -8269,34 +9249,15 @@ cudnnStatus_t cubind_cudnn_batch_normalization_forward_training(cudnnHandle_t ha
     cubind__cudnnBatchNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTraining_fn)cubind__target((cubind__fnptr)slow_cudnnBatchNormalizationForwardTraining, &cubind__cudnn_offsets[111]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 111, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(111, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationForwardTrainingEx_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes);
-
-/* What the wrapper calls until cudnnBatchNormalizationForwardTrainingEx is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnBatchNormalizationForwardTrainingEx is resolved, and every call while tracing: shape 22. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationForwardTrainingEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 112), (uintptr_t)handle, (long long)mode, (long long)bnOps, (uintptr_t)alpha, (uintptr_t)beta, (uintptr_t)xDesc, (uintptr_t)xData, (uintptr_t)zDesc, (uintptr_t)zData, (uintptr_t)yDesc, (uintptr_t)yData, (uintptr_t)bnScaleBiasMeanVarDesc, (uintptr_t)bnScale, (uintptr_t)bnBias, (double)exponentialAverageFactor, (uintptr_t)resultRunningMean, (uintptr_t)resultRunningVariance, (double)epsilon, (uintptr_t)resultSaveMean, (uintptr_t)resultSaveInvVariance, (uintptr_t)activationDesc, (uintptr_t)workspace, (unsigned long long)workSpaceSizeInBytes, (uintptr_t)reserveSpace, (unsigned long long)reserveSpaceSizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBatchNormalizationForwardTrainingEx_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTrainingEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 112, &cubind_unavailable, (cubind__fnptr)slow_cudnnBatchNormalizationForwardTrainingEx);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 112, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_22((uintptr_t)handle, mode, bnOps, (uintptr_t)alpha, (uintptr_t)beta, (uintptr_t)xDesc, (uintptr_t)xData, (uintptr_t)zDesc, (uintptr_t)zData, (uintptr_t)yDesc, (uintptr_t)yData, (uintptr_t)bnScaleBiasMeanVarDesc, (uintptr_t)bnScale, (uintptr_t)bnBias, exponentialAverageFactor, (uintptr_t)resultRunningMean, (uintptr_t)resultRunningVariance, epsilon, (uintptr_t)resultSaveMean, (uintptr_t)resultSaveInvVariance, (uintptr_t)activationDesc, (uintptr_t)workspace, workSpaceSizeInBytes, (uintptr_t)reserveSpace, reserveSpaceSizeInBytes, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_batch_normalization_forward_training_ex(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
@@ -8304,34 +9265,15 @@ cudnnStatus_t cubind_cudnn_batch_normalization_forward_training_ex(cudnnHandle_t
     cubind__cudnnBatchNormalizationForwardTrainingEx_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTrainingEx_fn)cubind__target((cubind__fnptr)slow_cudnnBatchNormalizationForwardTrainingEx, &cubind__cudnn_offsets[112]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 112, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(112, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationBackward_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance);
-
-/* What the wrapper calls until cudnnBatchNormalizationBackward is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnBatchNormalizationBackward is resolved, and every call while tracing: shape 23. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationBackward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 113), (uintptr_t)handle, (long long)mode, (uintptr_t)alphaDataDiff, (uintptr_t)betaDataDiff, (uintptr_t)alphaParamDiff, (uintptr_t)betaParamDiff, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)dxDesc, (uintptr_t)dx, (uintptr_t)dBnScaleBiasDesc, (uintptr_t)bnScale, (uintptr_t)dBnScaleResult, (uintptr_t)dBnBiasResult, (double)epsilon, (uintptr_t)savedMean, (uintptr_t)savedInvVariance);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBatchNormalizationBackward_fn cubind_fn = (cubind__cudnnBatchNormalizationBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 113, &cubind_unavailable, (cubind__fnptr)slow_cudnnBatchNormalizationBackward);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 113, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_23((uintptr_t)handle, mode, (uintptr_t)alphaDataDiff, (uintptr_t)betaDataDiff, (uintptr_t)alphaParamDiff, (uintptr_t)betaParamDiff, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)dxDesc, (uintptr_t)dx, (uintptr_t)dBnScaleBiasDesc, (uintptr_t)bnScale, (uintptr_t)dBnScaleResult, (uintptr_t)dBnBiasResult, epsilon, (uintptr_t)savedMean, (uintptr_t)savedInvVariance, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_batch_normalization_backward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)
@@ -8339,34 +9281,15 @@ cudnnStatus_t cubind_cudnn_batch_normalization_backward(cudnnHandle_t handle, cu
     cubind__cudnnBatchNormalizationBackward_fn cubind_fn = (cubind__cudnnBatchNormalizationBackward_fn)cubind__target((cubind__fnptr)slow_cudnnBatchNormalizationBackward, &cubind__cudnn_offsets[113]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 113, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(113, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationBackwardEx_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes);
-
-/* What the wrapper calls until cudnnBatchNormalizationBackwardEx is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnBatchNormalizationBackwardEx is resolved, and every call while tracing: shape 24. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationBackwardEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 114), (uintptr_t)handle, (long long)mode, (long long)bnOps, (uintptr_t)alphaDataDiff, (uintptr_t)betaDataDiff, (uintptr_t)alphaParamDiff, (uintptr_t)betaParamDiff, (uintptr_t)xDesc, (uintptr_t)xData, (uintptr_t)yDesc, (uintptr_t)yData, (uintptr_t)dyDesc, (uintptr_t)dyData, (uintptr_t)dzDesc, (uintptr_t)dzData, (uintptr_t)dxDesc, (uintptr_t)dxData, (uintptr_t)dBnScaleBiasDesc, (uintptr_t)bnScaleData, (uintptr_t)bnBiasData, (uintptr_t)dBnScaleData, (uintptr_t)dBnBiasData, (double)epsilon, (uintptr_t)savedMean, (uintptr_t)savedInvVariance, (uintptr_t)activationDesc, (uintptr_t)workSpace, (unsigned long long)workSpaceSizeInBytes, (uintptr_t)reserveSpace, (unsigned long long)reserveSpaceSizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBatchNormalizationBackwardEx_fn cubind_fn = (cubind__cudnnBatchNormalizationBackwardEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 114, &cubind_unavailable, (cubind__fnptr)slow_cudnnBatchNormalizationBackwardEx);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 114, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_24((uintptr_t)handle, mode, bnOps, (uintptr_t)alphaDataDiff, (uintptr_t)betaDataDiff, (uintptr_t)alphaParamDiff, (uintptr_t)betaParamDiff, (uintptr_t)xDesc, (uintptr_t)xData, (uintptr_t)yDesc, (uintptr_t)yData, (uintptr_t)dyDesc, (uintptr_t)dyData, (uintptr_t)dzDesc, (uintptr_t)dzData, (uintptr_t)dxDesc, (uintptr_t)dxData, (uintptr_t)dBnScaleBiasDesc, (uintptr_t)bnScaleData, (uintptr_t)bnBiasData, (uintptr_t)dBnScaleData, (uintptr_t)dBnBiasData, epsilon, (uintptr_t)savedMean, (uintptr_t)savedInvVariance, (uintptr_t)activationDesc, (uintptr_t)workSpace, workSpaceSizeInBytes, (uintptr_t)reserveSpace, reserveSpaceSizeInBytes, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_batch_normalization_backward_ex(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
@@ -8374,34 +9297,15 @@ cudnnStatus_t cubind_cudnn_batch_normalization_backward_ex(cudnnHandle_t handle,
     cubind__cudnnBatchNormalizationBackwardEx_fn cubind_fn = (cubind__cudnnBatchNormalizationBackwardEx_fn)cubind__target((cubind__fnptr)slow_cudnnBatchNormalizationBackwardEx, &cubind__cudnn_offsets[114]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 114, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(114, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt);
-
-/* What the wrapper calls until cudnnGetNormalizationForwardTrainingWorkspaceSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetNormalizationForwardTrainingWorkspaceSize is resolved, and every call while tracing: shape 11. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 115), (uintptr_t)handle, (long long)mode, (long long)normOps, (long long)algo, (uintptr_t)xDesc, (uintptr_t)zDesc, (uintptr_t)yDesc, (uintptr_t)normScaleBiasDesc, (uintptr_t)activationDesc, (uintptr_t)normMeanVarDesc, (uintptr_t)sizeInBytes, (long long)groupCnt);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 115, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetNormalizationForwardTrainingWorkspaceSize);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 115, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_11((uintptr_t)handle, mode, normOps, algo, (uintptr_t)xDesc, (uintptr_t)zDesc, (uintptr_t)yDesc, (uintptr_t)normScaleBiasDesc, (uintptr_t)activationDesc, (uintptr_t)normMeanVarDesc, (uintptr_t)sizeInBytes, groupCnt, 4.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_normalization_forward_training_workspace_size(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
@@ -8409,34 +9313,15 @@ cudnnStatus_t cubind_cudnn_get_normalization_forward_training_workspace_size(cud
     cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetNormalizationForwardTrainingWorkspaceSize, &cubind__cudnn_offsets[115]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 115, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(115, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt);
-
-/* What the wrapper calls until cudnnGetNormalizationBackwardWorkspaceSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetNormalizationBackwardWorkspaceSize is resolved, and every call while tracing: shape 20. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 116), (uintptr_t)handle, (long long)mode, (long long)normOps, (long long)algo, (uintptr_t)xDesc, (uintptr_t)yDesc, (uintptr_t)dyDesc, (uintptr_t)dzDesc, (uintptr_t)dxDesc, (uintptr_t)dNormScaleBiasDesc, (uintptr_t)activationDesc, (uintptr_t)normMeanVarDesc, (uintptr_t)sizeInBytes, (long long)groupCnt);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 116, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetNormalizationBackwardWorkspaceSize);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 116, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_20((uintptr_t)handle, mode, normOps, algo, (uintptr_t)xDesc, (uintptr_t)yDesc, (uintptr_t)dyDesc, (uintptr_t)dzDesc, (uintptr_t)dxDesc, (uintptr_t)dNormScaleBiasDesc, (uintptr_t)activationDesc, (uintptr_t)normMeanVarDesc, (uintptr_t)sizeInBytes, groupCnt, 1.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_normalization_backward_workspace_size(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
@@ -8444,34 +9329,15 @@ cudnnStatus_t cubind_cudnn_get_normalization_backward_workspace_size(cudnnHandle
     cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetNormalizationBackwardWorkspaceSize, &cubind__cudnn_offsets[116]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 116, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(116, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt);
-
-/* What the wrapper calls until cudnnGetNormalizationTrainingReserveSpaceSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetNormalizationTrainingReserveSpaceSize is resolved, and every call while tracing: shape 9. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 117), (uintptr_t)handle, (long long)mode, (long long)normOps, (long long)algo, (uintptr_t)activationDesc, (uintptr_t)xDesc, (uintptr_t)sizeInBytes, (long long)groupCnt);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 117, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetNormalizationTrainingReserveSpaceSize);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 117, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_9((uintptr_t)handle, mode, normOps, algo, (uintptr_t)activationDesc, (uintptr_t)xDesc, (uintptr_t)sizeInBytes, groupCnt, 6.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_normalization_training_reserve_space_size(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)
@@ -8479,34 +9345,15 @@ cudnnStatus_t cubind_cudnn_get_normalization_training_reserve_space_size(cudnnHa
     cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetNormalizationTrainingReserveSpaceSize, &cubind__cudnn_offsets[117]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 117, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(117, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnNormalizationForwardTraining_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt);
-
-/* What the wrapper calls until cudnnNormalizationForwardTraining is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnNormalizationForwardTraining is resolved, and every call while tracing: shape 25. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnNormalizationForwardTraining(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 118), (uintptr_t)handle, (long long)mode, (long long)normOps, (long long)algo, (uintptr_t)alpha, (uintptr_t)beta, (uintptr_t)xDesc, (uintptr_t)xData, (uintptr_t)normScaleBiasDesc, (uintptr_t)normScale, (uintptr_t)normBias, (double)exponentialAverageFactor, (uintptr_t)normMeanVarDesc, (uintptr_t)resultRunningMean, (uintptr_t)resultRunningVariance, (double)epsilon, (uintptr_t)resultSaveMean, (uintptr_t)resultSaveInvVariance, (uintptr_t)activationDesc, (uintptr_t)zDesc, (uintptr_t)zData, (uintptr_t)yDesc, (uintptr_t)yData, (uintptr_t)workspace, (unsigned long long)workSpaceSizeInBytes, (uintptr_t)reserveSpace, (unsigned long long)reserveSpaceSizeInBytes, (long long)groupCnt);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnNormalizationForwardTraining_fn)cubind__resolve(&cubind__cudnn_symbols.table, 118, &cubind_unavailable, (cubind__fnptr)slow_cudnnNormalizationForwardTraining);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 118, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_25((uintptr_t)handle, mode, normOps, algo, (uintptr_t)alpha, (uintptr_t)beta, (uintptr_t)xDesc, (uintptr_t)xData, (uintptr_t)normScaleBiasDesc, (uintptr_t)normScale, (uintptr_t)normBias, exponentialAverageFactor, (uintptr_t)normMeanVarDesc, (uintptr_t)resultRunningMean, (uintptr_t)resultRunningVariance, epsilon, (uintptr_t)resultSaveMean, (uintptr_t)resultSaveInvVariance, (uintptr_t)activationDesc, (uintptr_t)zDesc, (uintptr_t)zData, (uintptr_t)yDesc, (uintptr_t)yData, (uintptr_t)workspace, workSpaceSizeInBytes, (uintptr_t)reserveSpace, reserveSpaceSizeInBytes, groupCnt, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_normalization_forward_training(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
@@ -8514,34 +9361,15 @@ cudnnStatus_t cubind_cudnn_normalization_forward_training(cudnnHandle_t handle, 
     cubind__cudnnNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnNormalizationForwardTraining_fn)cubind__target((cubind__fnptr)slow_cudnnNormalizationForwardTraining, &cubind__cudnn_offsets[118]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 118, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(118, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnNormalizationBackward_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt);
-
-/* What the wrapper calls until cudnnNormalizationBackward is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnNormalizationBackward is resolved, and every call while tracing: shape 26. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnNormalizationBackward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 119), (uintptr_t)handle, (long long)mode, (long long)normOps, (long long)algo, (uintptr_t)alphaDataDiff, (uintptr_t)betaDataDiff, (uintptr_t)alphaParamDiff, (uintptr_t)betaParamDiff, (uintptr_t)xDesc, (uintptr_t)xData, (uintptr_t)yDesc, (uintptr_t)yData, (uintptr_t)dyDesc, (uintptr_t)dyData, (uintptr_t)dzDesc, (uintptr_t)dzData, (uintptr_t)dxDesc, (uintptr_t)dxData, (uintptr_t)dNormScaleBiasDesc, (uintptr_t)normScaleData, (uintptr_t)normBiasData, (uintptr_t)dNormScaleData, (uintptr_t)dNormBiasData, (double)epsilon, (uintptr_t)normMeanVarDesc, (uintptr_t)savedMean, (uintptr_t)savedInvVariance, (uintptr_t)activationDesc, (uintptr_t)workSpace, (unsigned long long)workSpaceSizeInBytes, (uintptr_t)reserveSpace, (unsigned long long)reserveSpaceSizeInBytes, (long long)groupCnt);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnNormalizationBackward_fn cubind_fn = (cubind__cudnnNormalizationBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 119, &cubind_unavailable, (cubind__fnptr)slow_cudnnNormalizationBackward);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 119, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_26((uintptr_t)handle, mode, normOps, algo, (uintptr_t)alphaDataDiff, (uintptr_t)betaDataDiff, (uintptr_t)alphaParamDiff, (uintptr_t)betaParamDiff, (uintptr_t)xDesc, (uintptr_t)xData, (uintptr_t)yDesc, (uintptr_t)yData, (uintptr_t)dyDesc, (uintptr_t)dyData, (uintptr_t)dzDesc, (uintptr_t)dzData, (uintptr_t)dxDesc, (uintptr_t)dxData, (uintptr_t)dNormScaleBiasDesc, (uintptr_t)normScaleData, (uintptr_t)normBiasData, (uintptr_t)dNormScaleData, (uintptr_t)dNormBiasData, epsilon, (uintptr_t)normMeanVarDesc, (uintptr_t)savedMean, (uintptr_t)savedInvVariance, (uintptr_t)activationDesc, (uintptr_t)workSpace, workSpaceSizeInBytes, (uintptr_t)reserveSpace, reserveSpaceSizeInBytes, groupCnt, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_normalization_backward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
@@ -8549,34 +9377,15 @@ cudnnStatus_t cubind_cudnn_normalization_backward(cudnnHandle_t handle, cudnnNor
     cubind__cudnnNormalizationBackward_fn cubind_fn = (cubind__cudnnNormalizationBackward_fn)cubind__target((cubind__fnptr)slow_cudnnNormalizationBackward, &cubind__cudnn_offsets[119]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 119, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(119, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSpatialTfGridGeneratorBackward_fn)(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta);
-
-/* What the wrapper calls until cudnnSpatialTfGridGeneratorBackward is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSpatialTfGridGeneratorBackward is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 120), (uintptr_t)handle, (uintptr_t)stDesc, (uintptr_t)dgrid, (uintptr_t)dtheta);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSpatialTfGridGeneratorBackward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 120, &cubind_unavailable, (cubind__fnptr)slow_cudnnSpatialTfGridGeneratorBackward);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, stDesc, dgrid, dtheta);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 120, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)handle, (uintptr_t)stDesc, (uintptr_t)dgrid, (uintptr_t)dtheta, 11);
 }
 
 cudnnStatus_t cubind_cudnn_spatial_tf_grid_generator_backward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta)
@@ -8584,34 +9393,15 @@ cudnnStatus_t cubind_cudnn_spatial_tf_grid_generator_backward(cudnnHandle_t hand
     cubind__cudnnSpatialTfGridGeneratorBackward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorBackward_fn)cubind__target((cubind__fnptr)slow_cudnnSpatialTfGridGeneratorBackward, &cubind__cudnn_offsets[120]);
     cudnnStatus_t cubind_status = cubind_fn(handle, stDesc, dgrid, dtheta);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 120, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(120, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSpatialTfSamplerBackward_fn)(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid);
-
-/* What the wrapper calls until cudnnSpatialTfSamplerBackward is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSpatialTfSamplerBackward is resolved, and every call while tracing: shape 20. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 121), (uintptr_t)handle, (uintptr_t)stDesc, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx, (uintptr_t)alphaDgrid, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)grid, (uintptr_t)betaDgrid, (uintptr_t)dgrid);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSpatialTfSamplerBackward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 121, &cubind_unavailable, (cubind__fnptr)slow_cudnnSpatialTfSamplerBackward);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 121, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_20((uintptr_t)handle, (uintptr_t)stDesc, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx, (uintptr_t)alphaDgrid, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)grid, (uintptr_t)betaDgrid, (uintptr_t)dgrid, 2.0);
 }
 
 cudnnStatus_t cubind_cudnn_spatial_tf_sampler_backward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid)
@@ -8619,34 +9409,15 @@ cudnnStatus_t cubind_cudnn_spatial_tf_sampler_backward(cudnnHandle_t handle, cud
     cubind__cudnnSpatialTfSamplerBackward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerBackward_fn)cubind__target((cubind__fnptr)slow_cudnnSpatialTfSamplerBackward, &cubind__cudnn_offsets[121]);
     cudnnStatus_t cubind_status = cubind_fn(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 121, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(121, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDropoutBackward_fn)(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes);
-
-/* What the wrapper calls until cudnnDropoutBackward is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDropoutBackward is resolved, and every call while tracing: shape 9. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutBackward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 122), (uintptr_t)handle, (uintptr_t)dropoutDesc, (uintptr_t)dydesc, (uintptr_t)dy, (uintptr_t)dxdesc, (uintptr_t)dx, (uintptr_t)reserveSpace, (unsigned long long)reserveSpaceSizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDropoutBackward_fn cubind_fn = (cubind__cudnnDropoutBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 122, &cubind_unavailable, (cubind__fnptr)slow_cudnnDropoutBackward);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 122, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_9((uintptr_t)handle, (uintptr_t)dropoutDesc, (uintptr_t)dydesc, (uintptr_t)dy, (uintptr_t)dxdesc, (uintptr_t)dx, (uintptr_t)reserveSpace, reserveSpaceSizeInBytes, 7.0);
 }
 
 cudnnStatus_t cubind_cudnn_dropout_backward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes)
@@ -8654,34 +9425,15 @@ cudnnStatus_t cubind_cudnn_dropout_backward(cudnnHandle_t handle, const cudnnDro
     cubind__cudnnDropoutBackward_fn cubind_fn = (cubind__cudnnDropoutBackward_fn)cubind__target((cubind__fnptr)slow_cudnnDropoutBackward, &cubind__cudnn_offsets[122]);
     cudnnStatus_t cubind_status = cubind_fn(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 122, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(122, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnCreateRNNDescriptor_fn)(cudnnRNNDescriptor_t *rnnDesc);
-
-/* What the wrapper calls until cudnnCreateRNNDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnCreateRNNDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 123), (uintptr_t)rnnDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateRNNDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 123, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateRNNDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(rnnDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 123, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)rnnDesc, 25);
 }
 
 cudnnStatus_t cubind_cudnn_create_rnn_descriptor(cudnnRNNDescriptor_t *rnnDesc)
@@ -8689,34 +9441,15 @@ cudnnStatus_t cubind_cudnn_create_rnn_descriptor(cudnnRNNDescriptor_t *rnnDesc)
     cubind__cudnnCreateRNNDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateRNNDescriptor, &cubind__cudnn_offsets[123]);
     cudnnStatus_t cubind_status = cubind_fn(rnnDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 123, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(123, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDestroyRNNDescriptor_fn)(cudnnRNNDescriptor_t rnnDesc);
-
-/* What the wrapper calls until cudnnDestroyRNNDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDestroyRNNDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t rnnDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 124), (uintptr_t)rnnDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyRNNDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 124, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyRNNDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(rnnDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 124, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)rnnDesc, 26);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_rnn_descriptor(cudnnRNNDescriptor_t rnnDesc)
@@ -8724,34 +9457,15 @@ cudnnStatus_t cubind_cudnn_destroy_rnn_descriptor(cudnnRNNDescriptor_t rnnDesc)
     cubind__cudnnDestroyRNNDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyRNNDescriptor, &cubind__cudnn_offsets[124]);
     cudnnStatus_t cubind_status = cubind_fn(rnnDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 124, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(124, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetRNNDescriptor_v8_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags);
-
-/* What the wrapper calls until cudnnSetRNNDescriptor_v8 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetRNNDescriptor_v8 is resolved, and every call while tracing: shape 27. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 125), (uintptr_t)rnnDesc, (long long)algo, (long long)cellMode, (long long)biasMode, (long long)dirMode, (long long)inputMode, (long long)dataType, (long long)mathPrec, (long long)mathType, (long long)inputSize, (long long)hiddenSize, (long long)projSize, (long long)numLayers, (uintptr_t)dropoutDesc, (unsigned long long)auxFlags);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnSetRNNDescriptor_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 125, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetRNNDescriptor_v8);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 125, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_27((uintptr_t)rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, (uintptr_t)dropoutDesc, auxFlags, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_rnn_descriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)
@@ -8759,34 +9473,15 @@ cudnnStatus_t cubind_cudnn_set_rnn_descriptor_v8(cudnnRNNDescriptor_t rnnDesc, c
     cubind__cudnnSetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnSetRNNDescriptor_v8_fn)cubind__target((cubind__fnptr)slow_cudnnSetRNNDescriptor_v8, &cubind__cudnn_offsets[125]);
     cudnnStatus_t cubind_status = cubind_fn(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 125, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(125, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetRNNDescriptor_v8_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags);
-
-/* What the wrapper calls until cudnnGetRNNDescriptor_v8 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetRNNDescriptor_v8 is resolved, and every call while tracing: shape 27. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 126), (uintptr_t)rnnDesc, (uintptr_t)algo, (uintptr_t)cellMode, (uintptr_t)biasMode, (uintptr_t)dirMode, (uintptr_t)inputMode, (uintptr_t)dataType, (uintptr_t)mathPrec, (uintptr_t)mathType, (uintptr_t)inputSize, (uintptr_t)hiddenSize, (uintptr_t)projSize, (uintptr_t)numLayers, (uintptr_t)dropoutDesc, (uintptr_t)auxFlags);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnGetRNNDescriptor_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 126, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetRNNDescriptor_v8);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 126, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_27((uintptr_t)rnnDesc, (uintptr_t)algo, (uintptr_t)cellMode, (uintptr_t)biasMode, (uintptr_t)dirMode, (uintptr_t)inputMode, (uintptr_t)dataType, (uintptr_t)mathPrec, (uintptr_t)mathType, (uintptr_t)inputSize, (uintptr_t)hiddenSize, (uintptr_t)projSize, (uintptr_t)numLayers, (uintptr_t)dropoutDesc, (uintptr_t)auxFlags, 1.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_rnn_descriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)
@@ -8794,34 +9489,15 @@ cudnnStatus_t cubind_cudnn_get_rnn_descriptor_v8(cudnnRNNDescriptor_t rnnDesc, c
     cubind__cudnnGetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnGetRNNDescriptor_v8_fn)cubind__target((cubind__fnptr)slow_cudnnGetRNNDescriptor_v8, &cubind__cudnn_offsets[126]);
     cudnnStatus_t cubind_status = cubind_fn(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 126, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(126, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnRNNSetClip_v8_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip);
-
-/* What the wrapper calls until cudnnRNNSetClip_v8 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnRNNSetClip_v8 is resolved, and every call while tracing: shape 28. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 127), (uintptr_t)rnnDesc, (long long)clipMode, (long long)clipNanOpt, (double)lclip, (double)rclip);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnRNNSetClip_v8_fn cubind_fn = (cubind__cudnnRNNSetClip_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 127, &cubind_unavailable, (cubind__fnptr)slow_cudnnRNNSetClip_v8);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 127, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_28((uintptr_t)rnnDesc, clipMode, clipNanOpt, lclip, rclip, 0);
 }
 
 cudnnStatus_t cubind_cudnn_rnn_set_clip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)
@@ -8829,34 +9505,15 @@ cudnnStatus_t cubind_cudnn_rnn_set_clip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRN
     cubind__cudnnRNNSetClip_v8_fn cubind_fn = (cubind__cudnnRNNSetClip_v8_fn)cubind__target((cubind__fnptr)slow_cudnnRNNSetClip_v8, &cubind__cudnn_offsets[127]);
     cudnnStatus_t cubind_status = cubind_fn(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 127, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(127, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnRNNSetClip_v9_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip);
-
-/* What the wrapper calls until cudnnRNNSetClip_v9 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnRNNSetClip_v9 is resolved, and every call while tracing: shape 29. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnRNNSetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 128), (uintptr_t)rnnDesc, (long long)clipMode, (double)lclip, (double)rclip);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnRNNSetClip_v9_fn cubind_fn = (cubind__cudnnRNNSetClip_v9_fn)cubind__resolve(&cubind__cudnn_symbols.table, 128, &cubind_unavailable, (cubind__fnptr)slow_cudnnRNNSetClip_v9);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(rnnDesc, clipMode, lclip, rclip);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 128, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_29((uintptr_t)rnnDesc, clipMode, lclip, rclip, 0);
 }
 
 cudnnStatus_t cubind_cudnn_rnn_set_clip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip)
@@ -8864,34 +9521,15 @@ cudnnStatus_t cubind_cudnn_rnn_set_clip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRN
     cubind__cudnnRNNSetClip_v9_fn cubind_fn = (cubind__cudnnRNNSetClip_v9_fn)cubind__target((cubind__fnptr)slow_cudnnRNNSetClip_v9, &cubind__cudnn_offsets[128]);
     cudnnStatus_t cubind_status = cubind_fn(rnnDesc, clipMode, lclip, rclip);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 128, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(128, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnRNNGetClip_v8_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip);
-
-/* What the wrapper calls until cudnnRNNGetClip_v8 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnRNNGetClip_v8 is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 129), (uintptr_t)rnnDesc, (uintptr_t)clipMode, (uintptr_t)clipNanOpt, (uintptr_t)lclip, (uintptr_t)rclip);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnRNNGetClip_v8_fn cubind_fn = (cubind__cudnnRNNGetClip_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 129, &cubind_unavailable, (cubind__fnptr)slow_cudnnRNNGetClip_v8);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 129, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)rnnDesc, (uintptr_t)clipMode, (uintptr_t)clipNanOpt, (uintptr_t)lclip, (uintptr_t)rclip, 10);
 }
 
 cudnnStatus_t cubind_cudnn_rnn_get_clip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)
@@ -8899,34 +9537,15 @@ cudnnStatus_t cubind_cudnn_rnn_get_clip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRN
     cubind__cudnnRNNGetClip_v8_fn cubind_fn = (cubind__cudnnRNNGetClip_v8_fn)cubind__target((cubind__fnptr)slow_cudnnRNNGetClip_v8, &cubind__cudnn_offsets[129]);
     cudnnStatus_t cubind_status = cubind_fn(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 129, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(129, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnRNNGetClip_v9_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip);
-
-/* What the wrapper calls until cudnnRNNGetClip_v9 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnRNNGetClip_v9 is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 130), (uintptr_t)rnnDesc, (uintptr_t)clipMode, (uintptr_t)lclip, (uintptr_t)rclip);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnRNNGetClip_v9_fn cubind_fn = (cubind__cudnnRNNGetClip_v9_fn)cubind__resolve(&cubind__cudnn_symbols.table, 130, &cubind_unavailable, (cubind__fnptr)slow_cudnnRNNGetClip_v9);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(rnnDesc, clipMode, lclip, rclip);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 130, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)rnnDesc, (uintptr_t)clipMode, (uintptr_t)lclip, (uintptr_t)rclip, 12);
 }
 
 cudnnStatus_t cubind_cudnn_rnn_get_clip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)
@@ -8934,34 +9553,15 @@ cudnnStatus_t cubind_cudnn_rnn_get_clip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRN
     cubind__cudnnRNNGetClip_v9_fn cubind_fn = (cubind__cudnnRNNGetClip_v9_fn)cubind__target((cubind__fnptr)slow_cudnnRNNGetClip_v9, &cubind__cudnn_offsets[130]);
     cudnnStatus_t cubind_status = cubind_fn(rnnDesc, clipMode, lclip, rclip);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 130, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(130, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnBuildRNNDynamic_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch);
-
-/* What the wrapper calls until cudnnBuildRNNDynamic is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnBuildRNNDynamic is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBuildRNNDynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 131), (uintptr_t)handle, (uintptr_t)rnnDesc, (long long)miniBatch);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBuildRNNDynamic_fn cubind_fn = (cubind__cudnnBuildRNNDynamic_fn)cubind__resolve(&cubind__cudnn_symbols.table, 131, &cubind_unavailable, (cubind__fnptr)slow_cudnnBuildRNNDynamic);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, rnnDesc, miniBatch);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 131, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)handle, (uintptr_t)rnnDesc, miniBatch, 4);
 }
 
 cudnnStatus_t cubind_cudnn_build_rnn_dynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch)
@@ -8969,34 +9569,15 @@ cudnnStatus_t cubind_cudnn_build_rnn_dynamic(cudnnHandle_t handle, cudnnRNNDescr
     cubind__cudnnBuildRNNDynamic_fn cubind_fn = (cubind__cudnnBuildRNNDynamic_fn)cubind__target((cubind__fnptr)slow_cudnnBuildRNNDynamic, &cubind__cudnn_offsets[131]);
     cudnnStatus_t cubind_status = cubind_fn(handle, rnnDesc, miniBatch);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 131, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(131, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetRNNTempSpaceSizes_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize);
-
-/* What the wrapper calls until cudnnGetRNNTempSpaceSizes is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetRNNTempSpaceSizes is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 132), (uintptr_t)handle, (uintptr_t)rnnDesc, (long long)fwdMode, (uintptr_t)xDesc, (uintptr_t)workSpaceSize, (uintptr_t)reserveSpaceSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetRNNTempSpaceSizes_fn cubind_fn = (cubind__cudnnGetRNNTempSpaceSizes_fn)cubind__resolve(&cubind__cudnn_symbols.table, 132, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetRNNTempSpaceSizes);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 132, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)handle, (uintptr_t)rnnDesc, fwdMode, (uintptr_t)xDesc, (uintptr_t)workSpaceSize, (uintptr_t)reserveSpaceSize, 7.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_rnn_temp_space_sizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)
@@ -9004,34 +9585,15 @@ cudnnStatus_t cubind_cudnn_get_rnn_temp_space_sizes(cudnnHandle_t handle, cudnnR
     cubind__cudnnGetRNNTempSpaceSizes_fn cubind_fn = (cubind__cudnnGetRNNTempSpaceSizes_fn)cubind__target((cubind__fnptr)slow_cudnnGetRNNTempSpaceSizes, &cubind__cudnn_offsets[132]);
     cudnnStatus_t cubind_status = cubind_fn(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 132, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(132, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetRNNWeightSpaceSize_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize);
-
-/* What the wrapper calls until cudnnGetRNNWeightSpaceSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetRNNWeightSpaceSize is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 133), (uintptr_t)handle, (uintptr_t)rnnDesc, (uintptr_t)weightSpaceSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetRNNWeightSpaceSize_fn cubind_fn = (cubind__cudnnGetRNNWeightSpaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 133, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetRNNWeightSpaceSize);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, rnnDesc, weightSpaceSize);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 133, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)handle, (uintptr_t)rnnDesc, (uintptr_t)weightSpaceSize, 5);
 }
 
 cudnnStatus_t cubind_cudnn_get_rnn_weight_space_size(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)
@@ -9039,34 +9601,15 @@ cudnnStatus_t cubind_cudnn_get_rnn_weight_space_size(cudnnHandle_t handle, cudnn
     cubind__cudnnGetRNNWeightSpaceSize_fn cubind_fn = (cubind__cudnnGetRNNWeightSpaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetRNNWeightSpaceSize, &cubind__cudnn_offsets[133]);
     cudnnStatus_t cubind_status = cubind_fn(handle, rnnDesc, weightSpaceSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 133, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(133, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetRNNWeightParams_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr);
-
-/* What the wrapper calls until cudnnGetRNNWeightParams is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetRNNWeightParams is resolved, and every call while tracing: shape 8. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 134), (uintptr_t)handle, (uintptr_t)rnnDesc, (long long)pseudoLayer, (unsigned long long)weightSpaceSize, (uintptr_t)weightSpace, (long long)linLayerID, (uintptr_t)mDesc, (uintptr_t)mAddr, (uintptr_t)bDesc, (uintptr_t)bAddr);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetRNNWeightParams_fn cubind_fn = (cubind__cudnnGetRNNWeightParams_fn)cubind__resolve(&cubind__cudnn_symbols.table, 134, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetRNNWeightParams);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 134, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_8((uintptr_t)handle, (uintptr_t)rnnDesc, pseudoLayer, weightSpaceSize, (uintptr_t)weightSpace, linLayerID, (uintptr_t)mDesc, (uintptr_t)mAddr, (uintptr_t)bDesc, (uintptr_t)bAddr, 2.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_rnn_weight_params(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)
@@ -9074,34 +9617,15 @@ cudnnStatus_t cubind_cudnn_get_rnn_weight_params(cudnnHandle_t handle, cudnnRNND
     cubind__cudnnGetRNNWeightParams_fn cubind_fn = (cubind__cudnnGetRNNWeightParams_fn)cubind__target((cubind__fnptr)slow_cudnnGetRNNWeightParams, &cubind__cudnn_offsets[134]);
     cudnnStatus_t cubind_status = cubind_fn(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 134, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(134, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnCreateRNNDataDescriptor_fn)(cudnnRNNDataDescriptor_t *rnnDataDesc);
-
-/* What the wrapper calls until cudnnCreateRNNDataDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnCreateRNNDataDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 135), (uintptr_t)rnnDataDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateRNNDataDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 135, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateRNNDataDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(rnnDataDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 135, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)rnnDataDesc, 27);
 }
 
 cudnnStatus_t cubind_cudnn_create_rnn_data_descriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)
@@ -9109,34 +9633,15 @@ cudnnStatus_t cubind_cudnn_create_rnn_data_descriptor(cudnnRNNDataDescriptor_t *
     cubind__cudnnCreateRNNDataDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDataDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateRNNDataDescriptor, &cubind__cudnn_offsets[135]);
     cudnnStatus_t cubind_status = cubind_fn(rnnDataDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 135, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(135, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDestroyRNNDataDescriptor_fn)(cudnnRNNDataDescriptor_t rnnDataDesc);
-
-/* What the wrapper calls until cudnnDestroyRNNDataDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDestroyRNNDataDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 136), (uintptr_t)rnnDataDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyRNNDataDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 136, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyRNNDataDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(rnnDataDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 136, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)rnnDataDesc, 28);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnDataDesc)
@@ -9144,34 +9649,15 @@ cudnnStatus_t cubind_cudnn_destroy_rnn_data_descriptor(cudnnRNNDataDescriptor_t 
     cubind__cudnnDestroyRNNDataDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDataDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyRNNDataDescriptor, &cubind__cudnn_offsets[136]);
     cudnnStatus_t cubind_status = cubind_fn(rnnDataDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 136, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(136, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetRNNDataDescriptor_fn)(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill);
-
-/* What the wrapper calls until cudnnSetRNNDataDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetRNNDataDescriptor is resolved, and every call while tracing: shape 9. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 137), (uintptr_t)rnnDataDesc, (long long)dataType, (long long)layout, (long long)maxSeqLength, (long long)batchSize, (long long)vectorSize, (uintptr_t)seqLengthArray, (uintptr_t)paddingFill);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnSetRNNDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 137, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetRNNDataDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 137, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_9((uintptr_t)rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, (uintptr_t)seqLengthArray, (uintptr_t)paddingFill, 8.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill)
@@ -9179,34 +9665,15 @@ cudnnStatus_t cubind_cudnn_set_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnD
     cubind__cudnnSetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnSetRNNDataDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetRNNDataDescriptor, &cubind__cudnn_offsets[137]);
     cudnnStatus_t cubind_status = cubind_fn(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 137, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(137, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetRNNDataDescriptor_fn)(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill);
-
-/* What the wrapper calls until cudnnGetRNNDataDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetRNNDataDescriptor is resolved, and every call while tracing: shape 12. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 138), (uintptr_t)rnnDataDesc, (uintptr_t)dataType, (uintptr_t)layout, (uintptr_t)maxSeqLength, (uintptr_t)batchSize, (uintptr_t)vectorSize, (long long)arrayLengthRequested, (uintptr_t)seqLengthArray, (uintptr_t)paddingFill);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnGetRNNDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 138, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetRNNDataDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 138, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_12((uintptr_t)rnnDataDesc, (uintptr_t)dataType, (uintptr_t)layout, (uintptr_t)maxSeqLength, (uintptr_t)batchSize, (uintptr_t)vectorSize, arrayLengthRequested, (uintptr_t)seqLengthArray, (uintptr_t)paddingFill, 6.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill)
@@ -9214,34 +9681,15 @@ cudnnStatus_t cubind_cudnn_get_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnD
     cubind__cudnnGetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnGetRNNDataDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetRNNDataDescriptor, &cubind__cudnn_offsets[138]);
     cudnnStatus_t cubind_status = cubind_fn(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 138, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(138, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnRNNForward_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace);
-
-/* What the wrapper calls until cudnnRNNForward is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnRNNForward is resolved, and every call while tracing: shape 30. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 139), (uintptr_t)handle, (uintptr_t)rnnDesc, (long long)fwdMode, (uintptr_t)devSeqLengths, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)hDesc, (uintptr_t)hx, (uintptr_t)hy, (uintptr_t)cDesc, (uintptr_t)cx, (uintptr_t)cy, (unsigned long long)weightSpaceSize, (uintptr_t)weightSpace, (unsigned long long)workSpaceSize, (uintptr_t)workSpace, (unsigned long long)reserveSpaceSize, (uintptr_t)reserveSpace);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnRNNForward_fn cubind_fn = (cubind__cudnnRNNForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 139, &cubind_unavailable, (cubind__fnptr)slow_cudnnRNNForward);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 139, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_30((uintptr_t)handle, (uintptr_t)rnnDesc, fwdMode, (uintptr_t)devSeqLengths, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)hDesc, (uintptr_t)hx, (uintptr_t)hy, (uintptr_t)cDesc, (uintptr_t)cx, (uintptr_t)cy, weightSpaceSize, (uintptr_t)weightSpace, workSpaceSize, (uintptr_t)workSpace, reserveSpaceSize, (uintptr_t)reserveSpace, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_rnn_forward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
@@ -9249,34 +9697,15 @@ cudnnStatus_t cubind_cudnn_rnn_forward(cudnnHandle_t handle, cudnnRNNDescriptor_
     cubind__cudnnRNNForward_fn cubind_fn = (cubind__cudnnRNNForward_fn)cubind__target((cubind__fnptr)slow_cudnnRNNForward, &cubind__cudnn_offsets[139]);
     cudnnStatus_t cubind_status = cubind_fn(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 139, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(139, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnCreateSeqDataDescriptor_fn)(cudnnSeqDataDescriptor_t *seqDataDesc);
-
-/* What the wrapper calls until cudnnCreateSeqDataDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnCreateSeqDataDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *seqDataDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 140), (uintptr_t)seqDataDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateSeqDataDescriptor_fn cubind_fn = (cubind__cudnnCreateSeqDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 140, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateSeqDataDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(seqDataDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 140, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)seqDataDesc, 29);
 }
 
 cudnnStatus_t cubind_cudnn_create_seq_data_descriptor(cudnnSeqDataDescriptor_t *seqDataDesc)
@@ -9284,34 +9713,15 @@ cudnnStatus_t cubind_cudnn_create_seq_data_descriptor(cudnnSeqDataDescriptor_t *
     cubind__cudnnCreateSeqDataDescriptor_fn cubind_fn = (cubind__cudnnCreateSeqDataDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateSeqDataDescriptor, &cubind__cudnn_offsets[140]);
     cudnnStatus_t cubind_status = cubind_fn(seqDataDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 140, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(140, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDestroySeqDataDescriptor_fn)(cudnnSeqDataDescriptor_t seqDataDesc);
-
-/* What the wrapper calls until cudnnDestroySeqDataDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDestroySeqDataDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroySeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 141), (uintptr_t)seqDataDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroySeqDataDescriptor_fn cubind_fn = (cubind__cudnnDestroySeqDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 141, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroySeqDataDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(seqDataDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 141, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)seqDataDesc, 30);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_seq_data_descriptor(cudnnSeqDataDescriptor_t seqDataDesc)
@@ -9319,34 +9729,15 @@ cudnnStatus_t cubind_cudnn_destroy_seq_data_descriptor(cudnnSeqDataDescriptor_t 
     cubind__cudnnDestroySeqDataDescriptor_fn cubind_fn = (cubind__cudnnDestroySeqDataDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroySeqDataDescriptor, &cubind__cudnn_offsets[141]);
     cudnnStatus_t cubind_status = cubind_fn(seqDataDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 141, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(141, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetSeqDataDescriptor_fn)(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill);
-
-/* What the wrapper calls until cudnnSetSeqDataDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetSeqDataDescriptor is resolved, and every call while tracing: shape 9. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetSeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 142), (uintptr_t)seqDataDesc, (long long)dataType, (long long)nbDims, (uintptr_t)dimA, (uintptr_t)axes, (unsigned long long)seqLengthArraySize, (uintptr_t)seqLengthArray, (uintptr_t)paddingFill);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnSetSeqDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 142, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetSeqDataDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 142, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_9((uintptr_t)seqDataDesc, dataType, nbDims, (uintptr_t)dimA, (uintptr_t)axes, seqLengthArraySize, (uintptr_t)seqLengthArray, (uintptr_t)paddingFill, 9.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_seq_data_descriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill)
@@ -9354,34 +9745,15 @@ cudnnStatus_t cubind_cudnn_set_seq_data_descriptor(cudnnSeqDataDescriptor_t seqD
     cubind__cudnnSetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnSetSeqDataDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetSeqDataDescriptor, &cubind__cudnn_offsets[142]);
     cudnnStatus_t cubind_status = cubind_fn(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 142, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(142, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetSeqDataDescriptor_fn)(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill);
-
-/* What the wrapper calls until cudnnGetSeqDataDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetSeqDataDescriptor is resolved, and every call while tracing: shape 8. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 143), (uintptr_t)seqDataDesc, (uintptr_t)dataType, (uintptr_t)nbDims, (long long)nbDimsRequested, (uintptr_t)dimA, (uintptr_t)axes, (uintptr_t)seqLengthArraySize, (unsigned long long)seqLengthSizeRequested, (uintptr_t)seqLengthArray, (uintptr_t)paddingFill);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnGetSeqDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 143, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetSeqDataDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 143, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_8((uintptr_t)seqDataDesc, (uintptr_t)dataType, (uintptr_t)nbDims, nbDimsRequested, (uintptr_t)dimA, (uintptr_t)axes, (uintptr_t)seqLengthArraySize, seqLengthSizeRequested, (uintptr_t)seqLengthArray, (uintptr_t)paddingFill, 3.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_seq_data_descriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill)
@@ -9389,34 +9761,15 @@ cudnnStatus_t cubind_cudnn_get_seq_data_descriptor(const cudnnSeqDataDescriptor_
     cubind__cudnnGetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnGetSeqDataDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetSeqDataDescriptor, &cubind__cudnn_offsets[143]);
     cudnnStatus_t cubind_status = cubind_fn(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 143, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(143, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnCreateAttnDescriptor_fn)(cudnnAttnDescriptor_t *attnDesc);
-
-/* What the wrapper calls until cudnnCreateAttnDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnCreateAttnDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 144), (uintptr_t)attnDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateAttnDescriptor_fn cubind_fn = (cubind__cudnnCreateAttnDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 144, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateAttnDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(attnDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 144, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)attnDesc, 31);
 }
 
 cudnnStatus_t cubind_cudnn_create_attn_descriptor(cudnnAttnDescriptor_t *attnDesc)
@@ -9424,34 +9777,15 @@ cudnnStatus_t cubind_cudnn_create_attn_descriptor(cudnnAttnDescriptor_t *attnDes
     cubind__cudnnCreateAttnDescriptor_fn cubind_fn = (cubind__cudnnCreateAttnDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateAttnDescriptor, &cubind__cudnn_offsets[144]);
     cudnnStatus_t cubind_status = cubind_fn(attnDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 144, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(144, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDestroyAttnDescriptor_fn)(cudnnAttnDescriptor_t attnDesc);
-
-/* What the wrapper calls until cudnnDestroyAttnDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDestroyAttnDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyAttnDescriptor(cudnnAttnDescriptor_t attnDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 145), (uintptr_t)attnDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyAttnDescriptor_fn cubind_fn = (cubind__cudnnDestroyAttnDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 145, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyAttnDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(attnDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 145, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)attnDesc, 32);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_attn_descriptor(cudnnAttnDescriptor_t attnDesc)
@@ -9459,34 +9793,15 @@ cudnnStatus_t cubind_cudnn_destroy_attn_descriptor(cudnnAttnDescriptor_t attnDes
     cubind__cudnnDestroyAttnDescriptor_fn cubind_fn = (cubind__cudnnDestroyAttnDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyAttnDescriptor, &cubind__cudnn_offsets[145]);
     cudnnStatus_t cubind_status = cubind_fn(attnDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 145, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(145, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetAttnDescriptor_fn)(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize);
-
-/* What the wrapper calls until cudnnSetAttnDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetAttnDescriptor is resolved, and every call while tracing: shape 31. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 146), (uintptr_t)attnDesc, (unsigned long long)attnMode, (long long)nHeads, (double)smScaler, (long long)dataType, (long long)computePrec, (long long)mathType, (uintptr_t)attnDropoutDesc, (uintptr_t)postDropoutDesc, (long long)qSize, (long long)kSize, (long long)vSize, (long long)qProjSize, (long long)kProjSize, (long long)vProjSize, (long long)oProjSize, (long long)qoMaxSeqLength, (long long)kvMaxSeqLength, (long long)maxBatchSize, (long long)maxBeamSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetAttnDescriptor_fn cubind_fn = (cubind__cudnnSetAttnDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 146, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetAttnDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 146, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_31((uintptr_t)attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, (uintptr_t)attnDropoutDesc, (uintptr_t)postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_attn_descriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)
@@ -9494,34 +9809,15 @@ cudnnStatus_t cubind_cudnn_set_attn_descriptor(cudnnAttnDescriptor_t attnDesc, u
     cubind__cudnnSetAttnDescriptor_fn cubind_fn = (cubind__cudnnSetAttnDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetAttnDescriptor, &cubind__cudnn_offsets[146]);
     cudnnStatus_t cubind_status = cubind_fn(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 146, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(146, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetAttnDescriptor_fn)(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize);
-
-/* What the wrapper calls until cudnnGetAttnDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetAttnDescriptor is resolved, and every call while tracing: shape 30. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 147), (uintptr_t)attnDesc, (uintptr_t)attnMode, (uintptr_t)nHeads, (uintptr_t)smScaler, (uintptr_t)dataType, (uintptr_t)computePrec, (uintptr_t)mathType, (uintptr_t)attnDropoutDesc, (uintptr_t)postDropoutDesc, (uintptr_t)qSize, (uintptr_t)kSize, (uintptr_t)vSize, (uintptr_t)qProjSize, (uintptr_t)kProjSize, (uintptr_t)vProjSize, (uintptr_t)oProjSize, (uintptr_t)qoMaxSeqLength, (uintptr_t)kvMaxSeqLength, (uintptr_t)maxBatchSize, (uintptr_t)maxBeamSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetAttnDescriptor_fn cubind_fn = (cubind__cudnnGetAttnDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 147, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetAttnDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 147, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_30((uintptr_t)attnDesc, (uintptr_t)attnMode, (uintptr_t)nHeads, (uintptr_t)smScaler, (uintptr_t)dataType, (uintptr_t)computePrec, (uintptr_t)mathType, (uintptr_t)attnDropoutDesc, (uintptr_t)postDropoutDesc, (uintptr_t)qSize, (uintptr_t)kSize, (uintptr_t)vSize, (uintptr_t)qProjSize, (uintptr_t)kProjSize, (uintptr_t)vProjSize, (uintptr_t)oProjSize, (uintptr_t)qoMaxSeqLength, (uintptr_t)kvMaxSeqLength, (uintptr_t)maxBatchSize, (uintptr_t)maxBeamSize, 1.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_attn_descriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)
@@ -9529,34 +9825,15 @@ cudnnStatus_t cubind_cudnn_get_attn_descriptor(cudnnAttnDescriptor_t attnDesc, u
     cubind__cudnnGetAttnDescriptor_fn cubind_fn = (cubind__cudnnGetAttnDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetAttnDescriptor, &cubind__cudnn_offsets[147]);
     cudnnStatus_t cubind_status = cubind_fn(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 147, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(147, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetMultiHeadAttnBuffers_fn)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes);
-
-/* What the wrapper calls until cudnnGetMultiHeadAttnBuffers is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetMultiHeadAttnBuffers is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 148), (uintptr_t)handle, (uintptr_t)attnDesc, (uintptr_t)weightSizeInBytes, (uintptr_t)workSpaceSizeInBytes, (uintptr_t)reserveSpaceSizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetMultiHeadAttnBuffers_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnBuffers_fn)cubind__resolve(&cubind__cudnn_symbols.table, 148, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetMultiHeadAttnBuffers);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 148, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)handle, (uintptr_t)attnDesc, (uintptr_t)weightSizeInBytes, (uintptr_t)workSpaceSizeInBytes, (uintptr_t)reserveSpaceSizeInBytes, 11);
 }
 
 cudnnStatus_t cubind_cudnn_get_multi_head_attn_buffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)
@@ -9564,34 +9841,15 @@ cudnnStatus_t cubind_cudnn_get_multi_head_attn_buffers(cudnnHandle_t handle, con
     cubind__cudnnGetMultiHeadAttnBuffers_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnBuffers_fn)cubind__target((cubind__fnptr)slow_cudnnGetMultiHeadAttnBuffers, &cubind__cudnn_offsets[148]);
     cudnnStatus_t cubind_status = cubind_fn(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 148, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(148, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetMultiHeadAttnWeights_fn)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr);
-
-/* What the wrapper calls until cudnnGetMultiHeadAttnWeights is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetMultiHeadAttnWeights is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 149), (uintptr_t)handle, (uintptr_t)attnDesc, (long long)wKind, (unsigned long long)weightSizeInBytes, (uintptr_t)weights, (uintptr_t)wDesc, (uintptr_t)wAddr);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetMultiHeadAttnWeights_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnWeights_fn)cubind__resolve(&cubind__cudnn_symbols.table, 149, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetMultiHeadAttnWeights);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 149, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7((uintptr_t)handle, (uintptr_t)attnDesc, wKind, weightSizeInBytes, (uintptr_t)weights, (uintptr_t)wDesc, (uintptr_t)wAddr, 8.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_multi_head_attn_weights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)
@@ -9599,34 +9857,15 @@ cudnnStatus_t cubind_cudnn_get_multi_head_attn_weights(cudnnHandle_t handle, con
     cubind__cudnnGetMultiHeadAttnWeights_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnWeights_fn)cubind__target((cubind__fnptr)slow_cudnnGetMultiHeadAttnWeights, &cubind__cudnn_offsets[149]);
     cudnnStatus_t cubind_status = cubind_fn(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 149, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(149, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnMultiHeadAttnForward_fn)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace);
-
-/* What the wrapper calls until cudnnMultiHeadAttnForward is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnMultiHeadAttnForward is resolved, and every call while tracing: shape 32. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 150), (uintptr_t)handle, (uintptr_t)attnDesc, (long long)currIdx, (uintptr_t)loWinIdx, (uintptr_t)hiWinIdx, (uintptr_t)devSeqLengthsQO, (uintptr_t)devSeqLengthsKV, (uintptr_t)qDesc, (uintptr_t)queries, (uintptr_t)residuals, (uintptr_t)kDesc, (uintptr_t)keys, (uintptr_t)vDesc, (uintptr_t)values, (uintptr_t)oDesc, (uintptr_t)out, (unsigned long long)weightSizeInBytes, (uintptr_t)weights, (unsigned long long)workSpaceSizeInBytes, (uintptr_t)workSpace, (unsigned long long)reserveSpaceSizeInBytes, (uintptr_t)reserveSpace);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnMultiHeadAttnForward_fn cubind_fn = (cubind__cudnnMultiHeadAttnForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 150, &cubind_unavailable, (cubind__fnptr)slow_cudnnMultiHeadAttnForward);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 150, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_32((uintptr_t)handle, (uintptr_t)attnDesc, currIdx, (uintptr_t)loWinIdx, (uintptr_t)hiWinIdx, (uintptr_t)devSeqLengthsQO, (uintptr_t)devSeqLengthsKV, (uintptr_t)qDesc, (uintptr_t)queries, (uintptr_t)residuals, (uintptr_t)kDesc, (uintptr_t)keys, (uintptr_t)vDesc, (uintptr_t)values, (uintptr_t)oDesc, (uintptr_t)out, weightSizeInBytes, (uintptr_t)weights, workSpaceSizeInBytes, (uintptr_t)workSpace, reserveSpaceSizeInBytes, (uintptr_t)reserveSpace, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_multi_head_attn_forward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
@@ -9634,34 +9873,15 @@ cudnnStatus_t cubind_cudnn_multi_head_attn_forward(cudnnHandle_t handle, const c
     cubind__cudnnMultiHeadAttnForward_fn cubind_fn = (cubind__cudnnMultiHeadAttnForward_fn)cubind__target((cubind__fnptr)slow_cudnnMultiHeadAttnForward, &cubind__cudnn_offsets[150]);
     cudnnStatus_t cubind_status = cubind_fn(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 150, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(150, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnAdvVersionCheck_fn)(void);
-
-/* What the wrapper calls until cudnnAdvVersionCheck is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnAdvVersionCheck is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnAdvVersionCheck(void)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 151));
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnAdvVersionCheck_fn cubind_fn = (cubind__cudnnAdvVersionCheck_fn)cubind__resolve(&cubind__cudnn_symbols.table, 151, &cubind_unavailable, (cubind__fnptr)slow_cudnnAdvVersionCheck);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn();
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 151, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4(2);
 }
 
 cudnnStatus_t cubind_cudnn_adv_version_check(void)
@@ -9669,34 +9889,15 @@ cudnnStatus_t cubind_cudnn_adv_version_check(void)
     cubind__cudnnAdvVersionCheck_fn cubind_fn = (cubind__cudnnAdvVersionCheck_fn)cubind__target((cubind__fnptr)slow_cudnnAdvVersionCheck, &cubind__cudnn_offsets[151]);
     cudnnStatus_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 151, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(151, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnRNNBackwardData_v8_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace);
-
-/* What the wrapper calls until cudnnRNNBackwardData_v8 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnRNNBackwardData_v8 is resolved, and every call while tracing: shape 32. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnRNNBackwardData_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 152), (uintptr_t)handle, (uintptr_t)rnnDesc, (uintptr_t)devSeqLengths, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)dy, (uintptr_t)xDesc, (uintptr_t)dx, (uintptr_t)hDesc, (uintptr_t)hx, (uintptr_t)dhy, (uintptr_t)dhx, (uintptr_t)cDesc, (uintptr_t)cx, (uintptr_t)dcy, (uintptr_t)dcx, (unsigned long long)weightSpaceSize, (uintptr_t)weightSpace, (unsigned long long)workSpaceSize, (uintptr_t)workSpace, (unsigned long long)reserveSpaceSize, (uintptr_t)reserveSpace);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnRNNBackwardData_v8_fn cubind_fn = (cubind__cudnnRNNBackwardData_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 152, &cubind_unavailable, (cubind__fnptr)slow_cudnnRNNBackwardData_v8);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 152, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_32((uintptr_t)handle, (uintptr_t)rnnDesc, (uintptr_t)devSeqLengths, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)dy, (uintptr_t)xDesc, (uintptr_t)dx, (uintptr_t)hDesc, (uintptr_t)hx, (uintptr_t)dhy, (uintptr_t)dhx, (uintptr_t)cDesc, (uintptr_t)cx, (uintptr_t)dcy, (uintptr_t)dcx, weightSpaceSize, (uintptr_t)weightSpace, workSpaceSize, (uintptr_t)workSpace, reserveSpaceSize, (uintptr_t)reserveSpace, 1.0);
 }
 
 cudnnStatus_t cubind_cudnn_rnn_backward_data_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
@@ -9704,34 +9905,15 @@ cudnnStatus_t cubind_cudnn_rnn_backward_data_v8(cudnnHandle_t handle, cudnnRNNDe
     cubind__cudnnRNNBackwardData_v8_fn cubind_fn = (cubind__cudnnRNNBackwardData_v8_fn)cubind__target((cubind__fnptr)slow_cudnnRNNBackwardData_v8, &cubind__cudnn_offsets[152]);
     cudnnStatus_t cubind_status = cubind_fn(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 152, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(152, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnRNNBackwardWeights_v8_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace);
-
-/* What the wrapper calls until cudnnRNNBackwardWeights_v8 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnRNNBackwardWeights_v8 is resolved, and every call while tracing: shape 33. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnRNNBackwardWeights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 153), (uintptr_t)handle, (uintptr_t)rnnDesc, (long long)addGrad, (uintptr_t)devSeqLengths, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)hDesc, (uintptr_t)hx, (uintptr_t)yDesc, (uintptr_t)y, (unsigned long long)weightSpaceSize, (uintptr_t)dweightSpace, (unsigned long long)workSpaceSize, (uintptr_t)workSpace, (unsigned long long)reserveSpaceSize, (uintptr_t)reserveSpace);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnRNNBackwardWeights_v8_fn cubind_fn = (cubind__cudnnRNNBackwardWeights_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 153, &cubind_unavailable, (cubind__fnptr)slow_cudnnRNNBackwardWeights_v8);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 153, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_33((uintptr_t)handle, (uintptr_t)rnnDesc, addGrad, (uintptr_t)devSeqLengths, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)hDesc, (uintptr_t)hx, (uintptr_t)yDesc, (uintptr_t)y, weightSpaceSize, (uintptr_t)dweightSpace, workSpaceSize, (uintptr_t)workSpace, reserveSpaceSize, (uintptr_t)reserveSpace, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_rnn_backward_weights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
@@ -9739,34 +9921,15 @@ cudnnStatus_t cubind_cudnn_rnn_backward_weights_v8(cudnnHandle_t handle, cudnnRN
     cubind__cudnnRNNBackwardWeights_v8_fn cubind_fn = (cubind__cudnnRNNBackwardWeights_v8_fn)cubind__target((cubind__fnptr)slow_cudnnRNNBackwardWeights_v8, &cubind__cudnn_offsets[153]);
     cudnnStatus_t cubind_status = cubind_fn(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 153, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(153, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnMultiHeadAttnBackwardData_fn)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace);
-
-/* What the wrapper calls until cudnnMultiHeadAttnBackwardData is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnMultiHeadAttnBackwardData is resolved, and every call while tracing: shape 34. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 154), (uintptr_t)handle, (uintptr_t)attnDesc, (uintptr_t)loWinIdx, (uintptr_t)hiWinIdx, (uintptr_t)devSeqLengthsDQDO, (uintptr_t)devSeqLengthsDKDV, (uintptr_t)doDesc, (uintptr_t)dout, (uintptr_t)dqDesc, (uintptr_t)dqueries, (uintptr_t)queries, (uintptr_t)dkDesc, (uintptr_t)dkeys, (uintptr_t)keys, (uintptr_t)dvDesc, (uintptr_t)dvalues, (uintptr_t)values, (unsigned long long)weightSizeInBytes, (uintptr_t)weights, (unsigned long long)workSpaceSizeInBytes, (uintptr_t)workSpace, (unsigned long long)reserveSpaceSizeInBytes, (uintptr_t)reserveSpace);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnMultiHeadAttnBackwardData_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardData_fn)cubind__resolve(&cubind__cudnn_symbols.table, 154, &cubind_unavailable, (cubind__fnptr)slow_cudnnMultiHeadAttnBackwardData);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 154, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_34((uintptr_t)handle, (uintptr_t)attnDesc, (uintptr_t)loWinIdx, (uintptr_t)hiWinIdx, (uintptr_t)devSeqLengthsDQDO, (uintptr_t)devSeqLengthsDKDV, (uintptr_t)doDesc, (uintptr_t)dout, (uintptr_t)dqDesc, (uintptr_t)dqueries, (uintptr_t)queries, (uintptr_t)dkDesc, (uintptr_t)dkeys, (uintptr_t)keys, (uintptr_t)dvDesc, (uintptr_t)dvalues, (uintptr_t)values, weightSizeInBytes, (uintptr_t)weights, workSpaceSizeInBytes, (uintptr_t)workSpace, reserveSpaceSizeInBytes, (uintptr_t)reserveSpace, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_multi_head_attn_backward_data(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
@@ -9774,34 +9937,15 @@ cudnnStatus_t cubind_cudnn_multi_head_attn_backward_data(cudnnHandle_t handle, c
     cubind__cudnnMultiHeadAttnBackwardData_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardData_fn)cubind__target((cubind__fnptr)slow_cudnnMultiHeadAttnBackwardData, &cubind__cudnn_offsets[154]);
     cudnnStatus_t cubind_status = cubind_fn(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 154, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(154, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnMultiHeadAttnBackwardWeights_fn)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace);
-
-/* What the wrapper calls until cudnnMultiHeadAttnBackwardWeights is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnMultiHeadAttnBackwardWeights is resolved, and every call while tracing: shape 35. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnMultiHeadAttnBackwardWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 155), (uintptr_t)handle, (uintptr_t)attnDesc, (long long)addGrad, (uintptr_t)qDesc, (uintptr_t)queries, (uintptr_t)kDesc, (uintptr_t)keys, (uintptr_t)vDesc, (uintptr_t)values, (uintptr_t)doDesc, (uintptr_t)dout, (unsigned long long)weightSizeInBytes, (uintptr_t)weights, (uintptr_t)dweights, (unsigned long long)workSpaceSizeInBytes, (uintptr_t)workSpace, (unsigned long long)reserveSpaceSizeInBytes, (uintptr_t)reserveSpace);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnMultiHeadAttnBackwardWeights_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardWeights_fn)cubind__resolve(&cubind__cudnn_symbols.table, 155, &cubind_unavailable, (cubind__fnptr)slow_cudnnMultiHeadAttnBackwardWeights);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 155, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_35((uintptr_t)handle, (uintptr_t)attnDesc, addGrad, (uintptr_t)qDesc, (uintptr_t)queries, (uintptr_t)kDesc, (uintptr_t)keys, (uintptr_t)vDesc, (uintptr_t)values, (uintptr_t)doDesc, (uintptr_t)dout, weightSizeInBytes, (uintptr_t)weights, (uintptr_t)dweights, workSpaceSizeInBytes, (uintptr_t)workSpace, reserveSpaceSizeInBytes, (uintptr_t)reserveSpace, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_multi_head_attn_backward_weights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
@@ -9809,34 +9953,15 @@ cudnnStatus_t cubind_cudnn_multi_head_attn_backward_weights(cudnnHandle_t handle
     cubind__cudnnMultiHeadAttnBackwardWeights_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardWeights_fn)cubind__target((cubind__fnptr)slow_cudnnMultiHeadAttnBackwardWeights, &cubind__cudnn_offsets[155]);
     cudnnStatus_t cubind_status = cubind_fn(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 155, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(155, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnCreateCTCLossDescriptor_fn)(cudnnCTCLossDescriptor_t *ctcLossDesc);
-
-/* What the wrapper calls until cudnnCreateCTCLossDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnCreateCTCLossDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 156), (uintptr_t)ctcLossDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateCTCLossDescriptor_fn cubind_fn = (cubind__cudnnCreateCTCLossDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 156, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateCTCLossDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(ctcLossDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 156, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)ctcLossDesc, 33);
 }
 
 cudnnStatus_t cubind_cudnn_create_ctc_loss_descriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)
@@ -9844,34 +9969,15 @@ cudnnStatus_t cubind_cudnn_create_ctc_loss_descriptor(cudnnCTCLossDescriptor_t *
     cubind__cudnnCreateCTCLossDescriptor_fn cubind_fn = (cubind__cudnnCreateCTCLossDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateCTCLossDescriptor, &cubind__cudnn_offsets[156]);
     cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 156, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(156, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetCTCLossDescriptor_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType);
-
-/* What the wrapper calls until cudnnSetCTCLossDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetCTCLossDescriptor is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 157), (uintptr_t)ctcLossDesc, (long long)compType);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 157, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetCTCLossDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(ctcLossDesc, compType);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 157, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)ctcLossDesc, compType, 9);
 }
 
 cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)
@@ -9879,34 +9985,15 @@ cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcL
     cubind__cudnnSetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetCTCLossDescriptor, &cubind__cudnn_offsets[157]);
     cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc, compType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 157, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(157, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetCTCLossDescriptorEx_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode);
-
-/* What the wrapper calls until cudnnSetCTCLossDescriptorEx is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetCTCLossDescriptorEx is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 158), (uintptr_t)ctcLossDesc, (long long)compType, (long long)normMode, (long long)gradMode);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptorEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 158, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetCTCLossDescriptorEx);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 158, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)ctcLossDesc, compType, normMode, gradMode, 13);
 }
 
 cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_ex(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode)
@@ -9914,34 +10001,15 @@ cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_ex(cudnnCTCLossDescriptor_t c
     cubind__cudnnSetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptorEx_fn)cubind__target((cubind__fnptr)slow_cudnnSetCTCLossDescriptorEx, &cubind__cudnn_offsets[158]);
     cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 158, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(158, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetCTCLossDescriptor_v8_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength);
-
-/* What the wrapper calls until cudnnSetCTCLossDescriptor_v8 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetCTCLossDescriptor_v8 is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 159), (uintptr_t)ctcLossDesc, (long long)compType, (long long)normMode, (long long)gradMode, (long long)maxLabelLength);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 159, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetCTCLossDescriptor_v8);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 159, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)ctcLossDesc, compType, normMode, gradMode, maxLabelLength, 12);
 }
 
 cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength)
@@ -9949,34 +10017,15 @@ cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_v8(cudnnCTCLossDescriptor_t c
     cubind__cudnnSetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v8_fn)cubind__target((cubind__fnptr)slow_cudnnSetCTCLossDescriptor_v8, &cubind__cudnn_offsets[159]);
     cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 159, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(159, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetCTCLossDescriptor_v9_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength);
-
-/* What the wrapper calls until cudnnSetCTCLossDescriptor_v9 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetCTCLossDescriptor_v9 is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 160), (uintptr_t)ctcLossDesc, (long long)compType, (long long)normMode, (long long)ctcGradMode, (long long)maxLabelLength);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v9_fn)cubind__resolve(&cubind__cudnn_symbols.table, 160, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetCTCLossDescriptor_v9);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 160, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength, 13);
 }
 
 cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength)
@@ -9984,34 +10033,15 @@ cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_v9(cudnnCTCLossDescriptor_t c
     cubind__cudnnSetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v9_fn)cubind__target((cubind__fnptr)slow_cudnnSetCTCLossDescriptor_v9, &cubind__cudnn_offsets[160]);
     cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 160, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(160, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetCTCLossDescriptor_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType);
-
-/* What the wrapper calls until cudnnGetCTCLossDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetCTCLossDescriptor is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 161), (uintptr_t)ctcLossDesc, (uintptr_t)compType);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 161, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetCTCLossDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(ctcLossDesc, compType);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 161, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)ctcLossDesc, (uintptr_t)compType, 10);
 }
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)
@@ -10019,34 +10049,15 @@ cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcL
     cubind__cudnnGetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetCTCLossDescriptor, &cubind__cudnn_offsets[161]);
     cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc, compType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 161, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(161, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetCTCLossDescriptorEx_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode);
-
-/* What the wrapper calls until cudnnGetCTCLossDescriptorEx is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetCTCLossDescriptorEx is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 162), (uintptr_t)ctcLossDesc, (uintptr_t)compType, (uintptr_t)normMode, (uintptr_t)gradMode);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptorEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 162, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetCTCLossDescriptorEx);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 162, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)ctcLossDesc, (uintptr_t)compType, (uintptr_t)normMode, (uintptr_t)gradMode, 14);
 }
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_ex(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)
@@ -10054,34 +10065,15 @@ cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_ex(cudnnCTCLossDescriptor_t c
     cubind__cudnnGetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptorEx_fn)cubind__target((cubind__fnptr)slow_cudnnGetCTCLossDescriptorEx, &cubind__cudnn_offsets[162]);
     cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 162, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(162, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetCTCLossDescriptor_v8_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength);
-
-/* What the wrapper calls until cudnnGetCTCLossDescriptor_v8 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetCTCLossDescriptor_v8 is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 163), (uintptr_t)ctcLossDesc, (uintptr_t)compType, (uintptr_t)normMode, (uintptr_t)gradMode, (uintptr_t)maxLabelLength);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 163, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetCTCLossDescriptor_v8);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 163, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)ctcLossDesc, (uintptr_t)compType, (uintptr_t)normMode, (uintptr_t)gradMode, (uintptr_t)maxLabelLength, 14);
 }
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)
@@ -10089,34 +10081,15 @@ cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_v8(cudnnCTCLossDescriptor_t c
     cubind__cudnnGetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v8_fn)cubind__target((cubind__fnptr)slow_cudnnGetCTCLossDescriptor_v8, &cubind__cudnn_offsets[163]);
     cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 163, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(163, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetCTCLossDescriptor_v9_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength);
-
-/* What the wrapper calls until cudnnGetCTCLossDescriptor_v9 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetCTCLossDescriptor_v9 is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 164), (uintptr_t)ctcLossDesc, (uintptr_t)compType, (uintptr_t)normMode, (uintptr_t)ctcGradMode, (uintptr_t)maxLabelLength);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v9_fn)cubind__resolve(&cubind__cudnn_symbols.table, 164, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetCTCLossDescriptor_v9);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 164, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)ctcLossDesc, (uintptr_t)compType, (uintptr_t)normMode, (uintptr_t)ctcGradMode, (uintptr_t)maxLabelLength, 15);
 }
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)
@@ -10124,34 +10097,15 @@ cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_v9(cudnnCTCLossDescriptor_t c
     cubind__cudnnGetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v9_fn)cubind__target((cubind__fnptr)slow_cudnnGetCTCLossDescriptor_v9, &cubind__cudnn_offsets[164]);
     cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 164, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(164, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDestroyCTCLossDescriptor_fn)(cudnnCTCLossDescriptor_t ctcLossDesc);
-
-/* What the wrapper calls until cudnnDestroyCTCLossDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDestroyCTCLossDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 165), (uintptr_t)ctcLossDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyCTCLossDescriptor_fn cubind_fn = (cubind__cudnnDestroyCTCLossDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 165, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyCTCLossDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(ctcLossDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 165, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)ctcLossDesc, 34);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcLossDesc)
@@ -10159,34 +10113,15 @@ cudnnStatus_t cubind_cudnn_destroy_ctc_loss_descriptor(cudnnCTCLossDescriptor_t 
     cubind__cudnnDestroyCTCLossDescriptor_fn cubind_fn = (cubind__cudnnDestroyCTCLossDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyCTCLossDescriptor, &cubind__cudnn_offsets[165]);
     cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 165, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(165, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnCTCLoss_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes);
-
-/* What the wrapper calls until cudnnCTCLoss is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnCTCLoss is resolved, and every call while tracing: shape 19. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCTCLoss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 166), (uintptr_t)handle, (uintptr_t)probsDesc, (uintptr_t)probs, (uintptr_t)hostLabels, (uintptr_t)hostLabelLengths, (uintptr_t)hostInputLengths, (uintptr_t)costs, (uintptr_t)gradientsDesc, (uintptr_t)gradients, (long long)algo, (uintptr_t)ctcLossDesc, (uintptr_t)workspace, (unsigned long long)workSpaceSizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCTCLoss_fn cubind_fn = (cubind__cudnnCTCLoss_fn)cubind__resolve(&cubind__cudnn_symbols.table, 166, &cubind_unavailable, (cubind__fnptr)slow_cudnnCTCLoss);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 166, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_19((uintptr_t)handle, (uintptr_t)probsDesc, (uintptr_t)probs, (uintptr_t)hostLabels, (uintptr_t)hostLabelLengths, (uintptr_t)hostInputLengths, (uintptr_t)costs, (uintptr_t)gradientsDesc, (uintptr_t)gradients, algo, (uintptr_t)ctcLossDesc, (uintptr_t)workspace, workSpaceSizeInBytes, 1.0);
 }
 
 cudnnStatus_t cubind_cudnn_ctc_loss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes)
@@ -10194,34 +10129,15 @@ cudnnStatus_t cubind_cudnn_ctc_loss(cudnnHandle_t handle, const cudnnTensorDescr
     cubind__cudnnCTCLoss_fn cubind_fn = (cubind__cudnnCTCLoss_fn)cubind__target((cubind__fnptr)slow_cudnnCTCLoss, &cubind__cudnn_offsets[166]);
     cudnnStatus_t cubind_status = cubind_fn(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 166, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(166, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnCTCLoss_v8_fn)(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace);
-
-/* What the wrapper calls until cudnnCTCLoss_v8 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnCTCLoss_v8 is resolved, and every call while tracing: shape 19. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 167), (uintptr_t)handle, (long long)algo, (uintptr_t)ctcLossDesc, (uintptr_t)probsDesc, (uintptr_t)probs, (uintptr_t)labels, (uintptr_t)labelLengths, (uintptr_t)inputLengths, (uintptr_t)costs, (uintptr_t)gradientsDesc, (uintptr_t)gradients, (unsigned long long)workSpaceSizeInBytes, (uintptr_t)workspace);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCTCLoss_v8_fn cubind_fn = (cubind__cudnnCTCLoss_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 167, &cubind_unavailable, (cubind__fnptr)slow_cudnnCTCLoss_v8);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 167, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_19((uintptr_t)handle, algo, (uintptr_t)ctcLossDesc, (uintptr_t)probsDesc, (uintptr_t)probs, (uintptr_t)labels, (uintptr_t)labelLengths, (uintptr_t)inputLengths, (uintptr_t)costs, (uintptr_t)gradientsDesc, (uintptr_t)gradients, workSpaceSizeInBytes, (uintptr_t)workspace, 2.0);
 }
 
 cudnnStatus_t cubind_cudnn_ctc_loss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace)
@@ -10229,34 +10145,15 @@ cudnnStatus_t cubind_cudnn_ctc_loss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t 
     cubind__cudnnCTCLoss_v8_fn cubind_fn = (cubind__cudnnCTCLoss_v8_fn)cubind__target((cubind__fnptr)slow_cudnnCTCLoss_v8, &cubind__cudnn_offsets[167]);
     cudnnStatus_t cubind_status = cubind_fn(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 167, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(167, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetCTCLossWorkspaceSize_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes);
-
-/* What the wrapper calls until cudnnGetCTCLossWorkspaceSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetCTCLossWorkspaceSize is resolved, and every call while tracing: shape 12. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 168), (uintptr_t)handle, (uintptr_t)probsDesc, (uintptr_t)gradientsDesc, (uintptr_t)labels, (uintptr_t)labelLengths, (uintptr_t)inputLengths, (long long)algo, (uintptr_t)ctcLossDesc, (uintptr_t)sizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetCTCLossWorkspaceSize_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 168, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetCTCLossWorkspaceSize);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 168, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_12((uintptr_t)handle, (uintptr_t)probsDesc, (uintptr_t)gradientsDesc, (uintptr_t)labels, (uintptr_t)labelLengths, (uintptr_t)inputLengths, algo, (uintptr_t)ctcLossDesc, (uintptr_t)sizeInBytes, 7.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_workspace_size(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)
@@ -10264,34 +10161,15 @@ cudnnStatus_t cubind_cudnn_get_ctc_loss_workspace_size(cudnnHandle_t handle, con
     cubind__cudnnGetCTCLossWorkspaceSize_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetCTCLossWorkspaceSize, &cubind__cudnn_offsets[168]);
     cudnnStatus_t cubind_status = cubind_fn(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 168, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(168, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetCTCLossWorkspaceSize_v8_fn)(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes);
-
-/* What the wrapper calls until cudnnGetCTCLossWorkspaceSize_v8 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetCTCLossWorkspaceSize_v8 is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 169), (uintptr_t)handle, (long long)algo, (uintptr_t)ctcLossDesc, (uintptr_t)probsDesc, (uintptr_t)gradientsDesc, (uintptr_t)sizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetCTCLossWorkspaceSize_v8_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 169, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetCTCLossWorkspaceSize_v8);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 169, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)handle, algo, (uintptr_t)ctcLossDesc, (uintptr_t)probsDesc, (uintptr_t)gradientsDesc, (uintptr_t)sizeInBytes, 8.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_workspace_size_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)
@@ -10299,34 +10177,15 @@ cudnnStatus_t cubind_cudnn_get_ctc_loss_workspace_size_v8(cudnnHandle_t handle, 
     cubind__cudnnGetCTCLossWorkspaceSize_v8_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_v8_fn)cubind__target((cubind__fnptr)slow_cudnnGetCTCLossWorkspaceSize_v8, &cubind__cudnn_offsets[169]);
     cudnnStatus_t cubind_status = cubind_fn(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 169, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(169, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnCreateConvolutionDescriptor_fn)(cudnnConvolutionDescriptor_t *convDesc);
-
-/* What the wrapper calls until cudnnCreateConvolutionDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnCreateConvolutionDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 170), (uintptr_t)convDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateConvolutionDescriptor_fn cubind_fn = (cubind__cudnnCreateConvolutionDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 170, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateConvolutionDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(convDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 170, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)convDesc, 35);
 }
 
 cudnnStatus_t cubind_cudnn_create_convolution_descriptor(cudnnConvolutionDescriptor_t *convDesc)
@@ -10334,34 +10193,15 @@ cudnnStatus_t cubind_cudnn_create_convolution_descriptor(cudnnConvolutionDescrip
     cubind__cudnnCreateConvolutionDescriptor_fn cubind_fn = (cubind__cudnnCreateConvolutionDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateConvolutionDescriptor, &cubind__cudnn_offsets[170]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 170, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(170, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDestroyConvolutionDescriptor_fn)(cudnnConvolutionDescriptor_t convDesc);
-
-/* What the wrapper calls until cudnnDestroyConvolutionDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDestroyConvolutionDescriptor is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 171), (uintptr_t)convDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyConvolutionDescriptor_fn cubind_fn = (cubind__cudnnDestroyConvolutionDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 171, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyConvolutionDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(convDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 171, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)convDesc, 36);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_convolution_descriptor(cudnnConvolutionDescriptor_t convDesc)
@@ -10369,34 +10209,15 @@ cudnnStatus_t cubind_cudnn_destroy_convolution_descriptor(cudnnConvolutionDescri
     cubind__cudnnDestroyConvolutionDescriptor_fn cubind_fn = (cubind__cudnnDestroyConvolutionDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyConvolutionDescriptor, &cubind__cudnn_offsets[171]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 171, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(171, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetConvolutionMathType_fn)(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType);
-
-/* What the wrapper calls until cudnnSetConvolutionMathType is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetConvolutionMathType is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 172), (uintptr_t)convDesc, (long long)mathType);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetConvolutionMathType_fn cubind_fn = (cubind__cudnnSetConvolutionMathType_fn)cubind__resolve(&cubind__cudnn_symbols.table, 172, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetConvolutionMathType);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(convDesc, mathType);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 172, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)convDesc, mathType, 11);
 }
 
 cudnnStatus_t cubind_cudnn_set_convolution_math_type(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)
@@ -10404,34 +10225,15 @@ cudnnStatus_t cubind_cudnn_set_convolution_math_type(cudnnConvolutionDescriptor_
     cubind__cudnnSetConvolutionMathType_fn cubind_fn = (cubind__cudnnSetConvolutionMathType_fn)cubind__target((cubind__fnptr)slow_cudnnSetConvolutionMathType, &cubind__cudnn_offsets[172]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc, mathType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 172, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(172, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetConvolutionMathType_fn)(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType);
-
-/* What the wrapper calls until cudnnGetConvolutionMathType is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetConvolutionMathType is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 173), (uintptr_t)convDesc, (uintptr_t)mathType);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionMathType_fn cubind_fn = (cubind__cudnnGetConvolutionMathType_fn)cubind__resolve(&cubind__cudnn_symbols.table, 173, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionMathType);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(convDesc, mathType);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 173, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)convDesc, (uintptr_t)mathType, 12);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_math_type(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)
@@ -10439,34 +10241,15 @@ cudnnStatus_t cubind_cudnn_get_convolution_math_type(cudnnConvolutionDescriptor_
     cubind__cudnnGetConvolutionMathType_fn cubind_fn = (cubind__cudnnGetConvolutionMathType_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionMathType, &cubind__cudnn_offsets[173]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc, mathType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 173, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(173, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetConvolutionGroupCount_fn)(cudnnConvolutionDescriptor_t convDesc, int groupCount);
-
-/* What the wrapper calls until cudnnSetConvolutionGroupCount is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetConvolutionGroupCount is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int groupCount)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 174), (uintptr_t)convDesc, (long long)groupCount);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnSetConvolutionGroupCount_fn)cubind__resolve(&cubind__cudnn_symbols.table, 174, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetConvolutionGroupCount);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(convDesc, groupCount);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 174, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)convDesc, groupCount, 13);
 }
 
 cudnnStatus_t cubind_cudnn_set_convolution_group_count(cudnnConvolutionDescriptor_t convDesc, int groupCount)
@@ -10474,34 +10257,15 @@ cudnnStatus_t cubind_cudnn_set_convolution_group_count(cudnnConvolutionDescripto
     cubind__cudnnSetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnSetConvolutionGroupCount_fn)cubind__target((cubind__fnptr)slow_cudnnSetConvolutionGroupCount, &cubind__cudnn_offsets[174]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc, groupCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 174, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(174, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetConvolutionGroupCount_fn)(cudnnConvolutionDescriptor_t convDesc, int *groupCount);
-
-/* What the wrapper calls until cudnnGetConvolutionGroupCount is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetConvolutionGroupCount is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int *groupCount)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 175), (uintptr_t)convDesc, (uintptr_t)groupCount);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnGetConvolutionGroupCount_fn)cubind__resolve(&cubind__cudnn_symbols.table, 175, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionGroupCount);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(convDesc, groupCount);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 175, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)convDesc, (uintptr_t)groupCount, 14);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_group_count(cudnnConvolutionDescriptor_t convDesc, int *groupCount)
@@ -10509,34 +10273,15 @@ cudnnStatus_t cubind_cudnn_get_convolution_group_count(cudnnConvolutionDescripto
     cubind__cudnnGetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnGetConvolutionGroupCount_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionGroupCount, &cubind__cudnn_offsets[175]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc, groupCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 175, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(175, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetConvolutionReorderType_fn)(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType);
-
-/* What the wrapper calls until cudnnSetConvolutionReorderType is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetConvolutionReorderType is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 176), (uintptr_t)convDesc, (long long)reorderType);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetConvolutionReorderType_fn cubind_fn = (cubind__cudnnSetConvolutionReorderType_fn)cubind__resolve(&cubind__cudnn_symbols.table, 176, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetConvolutionReorderType);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(convDesc, reorderType);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 176, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)convDesc, reorderType, 15);
 }
 
 cudnnStatus_t cubind_cudnn_set_convolution_reorder_type(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)
@@ -10544,34 +10289,15 @@ cudnnStatus_t cubind_cudnn_set_convolution_reorder_type(cudnnConvolutionDescript
     cubind__cudnnSetConvolutionReorderType_fn cubind_fn = (cubind__cudnnSetConvolutionReorderType_fn)cubind__target((cubind__fnptr)slow_cudnnSetConvolutionReorderType, &cubind__cudnn_offsets[176]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc, reorderType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 176, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(176, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetConvolutionReorderType_fn)(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType);
-
-/* What the wrapper calls until cudnnGetConvolutionReorderType is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetConvolutionReorderType is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 177), (uintptr_t)convDesc, (uintptr_t)reorderType);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionReorderType_fn cubind_fn = (cubind__cudnnGetConvolutionReorderType_fn)cubind__resolve(&cubind__cudnn_symbols.table, 177, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionReorderType);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(convDesc, reorderType);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 177, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)convDesc, (uintptr_t)reorderType, 16);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_reorder_type(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)
@@ -10579,34 +10305,15 @@ cudnnStatus_t cubind_cudnn_get_convolution_reorder_type(cudnnConvolutionDescript
     cubind__cudnnGetConvolutionReorderType_fn cubind_fn = (cubind__cudnnGetConvolutionReorderType_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionReorderType, &cubind__cudnn_offsets[177]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc, reorderType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 177, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(177, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetConvolution2dDescriptor_fn)(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType);
-
-/* What the wrapper calls until cudnnSetConvolution2dDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetConvolution2dDescriptor is resolved, and every call while tracing: shape 12. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 178), (uintptr_t)convDesc, (long long)pad_h, (long long)pad_w, (long long)u, (long long)v, (long long)dilation_h, (long long)dilation_w, (long long)mode, (long long)computeType);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnSetConvolution2dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 178, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetConvolution2dDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 178, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_12((uintptr_t)convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType, 8.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_convolution2d_descriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
@@ -10614,34 +10321,15 @@ cudnnStatus_t cubind_cudnn_set_convolution2d_descriptor(cudnnConvolutionDescript
     cubind__cudnnSetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnSetConvolution2dDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetConvolution2dDescriptor, &cubind__cudnn_offsets[178]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 178, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(178, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetConvolution2dDescriptor_fn)(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType);
-
-/* What the wrapper calls until cudnnGetConvolution2dDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetConvolution2dDescriptor is resolved, and every call while tracing: shape 12. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 179), (uintptr_t)convDesc, (uintptr_t)pad_h, (uintptr_t)pad_w, (uintptr_t)u, (uintptr_t)v, (uintptr_t)dilation_h, (uintptr_t)dilation_w, (uintptr_t)mode, (uintptr_t)computeType);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnGetConvolution2dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 179, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolution2dDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 179, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_12((uintptr_t)convDesc, (uintptr_t)pad_h, (uintptr_t)pad_w, (uintptr_t)u, (uintptr_t)v, (uintptr_t)dilation_h, (uintptr_t)dilation_w, (uintptr_t)mode, (uintptr_t)computeType, 9.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution2d_descriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
@@ -10649,34 +10337,15 @@ cudnnStatus_t cubind_cudnn_get_convolution2d_descriptor(const cudnnConvolutionDe
     cubind__cudnnGetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnGetConvolution2dDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolution2dDescriptor, &cubind__cudnn_offsets[179]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 179, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(179, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetConvolutionNdDescriptor_fn)(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType);
-
-/* What the wrapper calls until cudnnSetConvolutionNdDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetConvolutionNdDescriptor is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 180), (uintptr_t)convDesc, (long long)arrayLength, (uintptr_t)padA, (uintptr_t)filterStrideA, (uintptr_t)dilationA, (long long)mode, (long long)computeType);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnSetConvolutionNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 180, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetConvolutionNdDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 180, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7((uintptr_t)convDesc, arrayLength, (uintptr_t)padA, (uintptr_t)filterStrideA, (uintptr_t)dilationA, mode, computeType, 9.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_convolution_nd_descriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
@@ -10684,34 +10353,15 @@ cudnnStatus_t cubind_cudnn_set_convolution_nd_descriptor(cudnnConvolutionDescrip
     cubind__cudnnSetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnSetConvolutionNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetConvolutionNdDescriptor, &cubind__cudnn_offsets[180]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 180, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(180, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetConvolutionNdDescriptor_fn)(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType);
-
-/* What the wrapper calls until cudnnGetConvolutionNdDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetConvolutionNdDescriptor is resolved, and every call while tracing: shape 9. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 181), (uintptr_t)convDesc, (long long)arrayLengthRequested, (uintptr_t)arrayLength, (uintptr_t)padA, (uintptr_t)strideA, (uintptr_t)dilationA, (uintptr_t)mode, (uintptr_t)computeType);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnGetConvolutionNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 181, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionNdDescriptor);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 181, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_9((uintptr_t)convDesc, arrayLengthRequested, (uintptr_t)arrayLength, (uintptr_t)padA, (uintptr_t)strideA, (uintptr_t)dilationA, (uintptr_t)mode, (uintptr_t)computeType, 10.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_nd_descriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
@@ -10719,34 +10369,15 @@ cudnnStatus_t cubind_cudnn_get_convolution_nd_descriptor(const cudnnConvolutionD
     cubind__cudnnGetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnGetConvolutionNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionNdDescriptor, &cubind__cudnn_offsets[181]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 181, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(181, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetConvolution2dForwardOutputDim_fn)(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w);
-
-/* What the wrapper calls until cudnnGetConvolution2dForwardOutputDim is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetConvolution2dForwardOutputDim is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 182), (uintptr_t)convDesc, (uintptr_t)inputTensorDesc, (uintptr_t)filterDesc, (uintptr_t)n, (uintptr_t)c, (uintptr_t)h, (uintptr_t)w);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolution2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolution2dForwardOutputDim_fn)cubind__resolve(&cubind__cudnn_symbols.table, 182, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolution2dForwardOutputDim);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 182, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7((uintptr_t)convDesc, (uintptr_t)inputTensorDesc, (uintptr_t)filterDesc, (uintptr_t)n, (uintptr_t)c, (uintptr_t)h, (uintptr_t)w, 10.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution2d_forward_output_dim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)
@@ -10754,34 +10385,15 @@ cudnnStatus_t cubind_cudnn_get_convolution2d_forward_output_dim(const cudnnConvo
     cubind__cudnnGetConvolution2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolution2dForwardOutputDim_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolution2dForwardOutputDim, &cubind__cudnn_offsets[182]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 182, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(182, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetConvolutionNdForwardOutputDim_fn)(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[]);
-
-/* What the wrapper calls until cudnnGetConvolutionNdForwardOutputDim is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetConvolutionNdForwardOutputDim is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[])
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 183), (uintptr_t)convDesc, (uintptr_t)inputTensorDesc, (uintptr_t)filterDesc, (long long)nbDims, (uintptr_t)tensorOuputDimA);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolutionNdForwardOutputDim_fn)cubind__resolve(&cubind__cudnn_symbols.table, 183, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionNdForwardOutputDim);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 183, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)convDesc, (uintptr_t)inputTensorDesc, (uintptr_t)filterDesc, nbDims, (uintptr_t)tensorOuputDimA, 16);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_nd_forward_output_dim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[])
@@ -10789,34 +10401,15 @@ cudnnStatus_t cubind_cudnn_get_convolution_nd_forward_output_dim(const cudnnConv
     cubind__cudnnGetConvolutionNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolutionNdForwardOutputDim_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionNdForwardOutputDim, &cubind__cudnn_offsets[183]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 183, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(183, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn)(cudnnHandle_t handle, int *count);
-
-/* What the wrapper calls until cudnnGetConvolutionForwardAlgorithmMaxCount is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetConvolutionForwardAlgorithmMaxCount is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int *count)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 184), (uintptr_t)handle, (uintptr_t)count);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn)cubind__resolve(&cubind__cudnn_symbols.table, 184, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionForwardAlgorithmMaxCount);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, count);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 184, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)handle, (uintptr_t)count, 17);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_forward_algorithm_max_count(cudnnHandle_t handle, int *count)
@@ -10824,34 +10417,15 @@ cudnnStatus_t cubind_cudnn_get_convolution_forward_algorithm_max_count(cudnnHand
     cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionForwardAlgorithmMaxCount, &cubind__cudnn_offsets[184]);
     cudnnStatus_t cubind_status = cubind_fn(handle, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 184, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(184, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults);
-
-/* What the wrapper calls until cudnnGetConvolutionForwardAlgorithm_v7 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetConvolutionForwardAlgorithm_v7 is resolved, and every call while tracing: shape 9. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 185), (uintptr_t)handle, (uintptr_t)srcDesc, (uintptr_t)filterDesc, (uintptr_t)convDesc, (uintptr_t)destDesc, (long long)requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn)cubind__resolve(&cubind__cudnn_symbols.table, 185, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionForwardAlgorithm_v7);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 185, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_9((uintptr_t)handle, (uintptr_t)srcDesc, (uintptr_t)filterDesc, (uintptr_t)convDesc, (uintptr_t)destDesc, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, 11.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_forward_algorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
@@ -10859,34 +10433,15 @@ cudnnStatus_t cubind_cudnn_get_convolution_forward_algorithm_v7(cudnnHandle_t ha
     cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionForwardAlgorithm_v7, &cubind__cudnn_offsets[185]);
     cudnnStatus_t cubind_status = cubind_fn(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 185, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(185, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnFindConvolutionForwardAlgorithm_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults);
-
-/* What the wrapper calls until cudnnFindConvolutionForwardAlgorithm is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnFindConvolutionForwardAlgorithm is resolved, and every call while tracing: shape 9. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 186), (uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)wDesc, (uintptr_t)convDesc, (uintptr_t)yDesc, (long long)requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnFindConvolutionForwardAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithm_fn)cubind__resolve(&cubind__cudnn_symbols.table, 186, &cubind_unavailable, (cubind__fnptr)slow_cudnnFindConvolutionForwardAlgorithm);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 186, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_9((uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)wDesc, (uintptr_t)convDesc, (uintptr_t)yDesc, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, 12.0);
 }
 
 cudnnStatus_t cubind_cudnn_find_convolution_forward_algorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
@@ -10894,34 +10449,15 @@ cudnnStatus_t cubind_cudnn_find_convolution_forward_algorithm(cudnnHandle_t hand
     cubind__cudnnFindConvolutionForwardAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithm_fn)cubind__target((cubind__fnptr)slow_cudnnFindConvolutionForwardAlgorithm, &cubind__cudnn_offsets[186]);
     cudnnStatus_t cubind_status = cubind_fn(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 186, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(186, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnFindConvolutionForwardAlgorithmEx_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes);
-
-/* What the wrapper calls until cudnnFindConvolutionForwardAlgorithmEx is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnFindConvolutionForwardAlgorithmEx is resolved, and every call while tracing: shape 19. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 187), (uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)wDesc, (uintptr_t)w, (uintptr_t)convDesc, (uintptr_t)yDesc, (uintptr_t)y, (long long)requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, (uintptr_t)workSpace, (unsigned long long)workSpaceSizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnFindConvolutionForwardAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithmEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 187, &cubind_unavailable, (cubind__fnptr)slow_cudnnFindConvolutionForwardAlgorithmEx);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 187, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_19((uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)wDesc, (uintptr_t)w, (uintptr_t)convDesc, (uintptr_t)yDesc, (uintptr_t)y, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, (uintptr_t)workSpace, workSpaceSizeInBytes, 3.0);
 }
 
 cudnnStatus_t cubind_cudnn_find_convolution_forward_algorithm_ex(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
@@ -10929,34 +10465,15 @@ cudnnStatus_t cubind_cudnn_find_convolution_forward_algorithm_ex(cudnnHandle_t h
     cubind__cudnnFindConvolutionForwardAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithmEx_fn)cubind__target((cubind__fnptr)slow_cudnnFindConvolutionForwardAlgorithmEx, &cubind__cudnn_offsets[187]);
     cudnnStatus_t cubind_status = cubind_fn(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 187, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(187, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnIm2Col_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer);
-
-/* What the wrapper calls until cudnnIm2Col is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnIm2Col is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 188), (uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)wDesc, (uintptr_t)convDesc, (uintptr_t)colBuffer);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnIm2Col_fn cubind_fn = (cubind__cudnnIm2Col_fn)cubind__resolve(&cubind__cudnn_symbols.table, 188, &cubind_unavailable, (cubind__fnptr)slow_cudnnIm2Col);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, xDesc, x, wDesc, convDesc, colBuffer);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 188, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)wDesc, (uintptr_t)convDesc, (uintptr_t)colBuffer, 9.0);
 }
 
 cudnnStatus_t cubind_cudnn_im2_col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer)
@@ -10964,34 +10481,15 @@ cudnnStatus_t cubind_cudnn_im2_col(cudnnHandle_t handle, const cudnnTensorDescri
     cubind__cudnnIm2Col_fn cubind_fn = (cubind__cudnnIm2Col_fn)cubind__target((cubind__fnptr)slow_cudnnIm2Col, &cubind__cudnn_offsets[188]);
     cudnnStatus_t cubind_status = cubind_fn(handle, xDesc, x, wDesc, convDesc, colBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 188, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(188, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnReorderFilterAndBias_fn)(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData);
-
-/* What the wrapper calls until cudnnReorderFilterAndBias is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnReorderFilterAndBias is resolved, and every call while tracing: shape 9. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnReorderFilterAndBias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 189), (uintptr_t)handle, (uintptr_t)filterDesc, (long long)reorderType, (uintptr_t)filterData, (uintptr_t)reorderedFilterData, (long long)reorderBias, (uintptr_t)biasData, (uintptr_t)reorderedBiasData);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnReorderFilterAndBias_fn cubind_fn = (cubind__cudnnReorderFilterAndBias_fn)cubind__resolve(&cubind__cudnn_symbols.table, 189, &cubind_unavailable, (cubind__fnptr)slow_cudnnReorderFilterAndBias);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 189, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_9((uintptr_t)handle, (uintptr_t)filterDesc, reorderType, (uintptr_t)filterData, (uintptr_t)reorderedFilterData, reorderBias, (uintptr_t)biasData, (uintptr_t)reorderedBiasData, 13.0);
 }
 
 cudnnStatus_t cubind_cudnn_reorder_filter_and_bias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData)
@@ -10999,34 +10497,15 @@ cudnnStatus_t cubind_cudnn_reorder_filter_and_bias(cudnnHandle_t handle, const c
     cubind__cudnnReorderFilterAndBias_fn cubind_fn = (cubind__cudnnReorderFilterAndBias_fn)cubind__target((cubind__fnptr)slow_cudnnReorderFilterAndBias, &cubind__cudnn_offsets[189]);
     cudnnStatus_t cubind_status = cubind_fn(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 189, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(189, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetConvolutionForwardWorkspaceSize_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes);
-
-/* What the wrapper calls until cudnnGetConvolutionForwardWorkspaceSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetConvolutionForwardWorkspaceSize is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 190), (uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)wDesc, (uintptr_t)convDesc, (uintptr_t)yDesc, (long long)algo, (uintptr_t)sizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionForwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionForwardWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 190, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionForwardWorkspaceSize);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 190, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7((uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)wDesc, (uintptr_t)convDesc, (uintptr_t)yDesc, algo, (uintptr_t)sizeInBytes, 11.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_forward_workspace_size(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)
@@ -11034,34 +10513,15 @@ cudnnStatus_t cubind_cudnn_get_convolution_forward_workspace_size(cudnnHandle_t 
     cubind__cudnnGetConvolutionForwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionForwardWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionForwardWorkspaceSize, &cubind__cudnn_offsets[190]);
     cudnnStatus_t cubind_status = cubind_fn(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 190, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(190, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnConvolutionForward_fn)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
-
-/* What the wrapper calls until cudnnConvolutionForward is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnConvolutionForward is resolved, and every call while tracing: shape 19. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 191), (uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)wDesc, (uintptr_t)w, (uintptr_t)convDesc, (long long)algo, (uintptr_t)workSpace, (unsigned long long)workSpaceSizeInBytes, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnConvolutionForward_fn cubind_fn = (cubind__cudnnConvolutionForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 191, &cubind_unavailable, (cubind__fnptr)slow_cudnnConvolutionForward);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 191, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_19((uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)wDesc, (uintptr_t)w, (uintptr_t)convDesc, algo, (uintptr_t)workSpace, workSpaceSizeInBytes, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y, 4.0);
 }
 
 cudnnStatus_t cubind_cudnn_convolution_forward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
@@ -11069,34 +10529,15 @@ cudnnStatus_t cubind_cudnn_convolution_forward(cudnnHandle_t handle, const void 
     cubind__cudnnConvolutionForward_fn cubind_fn = (cubind__cudnnConvolutionForward_fn)cubind__target((cubind__fnptr)slow_cudnnConvolutionForward, &cubind__cudnn_offsets[191]);
     cudnnStatus_t cubind_status = cubind_fn(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 191, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(191, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnConvolutionBiasActivationForward_fn)(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y);
-
-/* What the wrapper calls until cudnnConvolutionBiasActivationForward is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnConvolutionBiasActivationForward is resolved, and every call while tracing: shape 35. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBiasActivationForward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 192), (uintptr_t)handle, (uintptr_t)alpha1, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)wDesc, (uintptr_t)w, (uintptr_t)convDesc, (long long)algo, (uintptr_t)workSpace, (unsigned long long)workSpaceSizeInBytes, (uintptr_t)alpha2, (uintptr_t)zDesc, (uintptr_t)z, (uintptr_t)biasDesc, (uintptr_t)bias, (uintptr_t)activationDesc, (uintptr_t)yDesc, (uintptr_t)y);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnConvolutionBiasActivationForward_fn cubind_fn = (cubind__cudnnConvolutionBiasActivationForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 192, &cubind_unavailable, (cubind__fnptr)slow_cudnnConvolutionBiasActivationForward);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 192, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_35((uintptr_t)handle, (uintptr_t)alpha1, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)wDesc, (uintptr_t)w, (uintptr_t)convDesc, algo, (uintptr_t)workSpace, workSpaceSizeInBytes, (uintptr_t)alpha2, (uintptr_t)zDesc, (uintptr_t)z, (uintptr_t)biasDesc, (uintptr_t)bias, (uintptr_t)activationDesc, (uintptr_t)yDesc, (uintptr_t)y, 1.0);
 }
 
 cudnnStatus_t cubind_cudnn_convolution_bias_activation_forward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)
@@ -11104,34 +10545,15 @@ cudnnStatus_t cubind_cudnn_convolution_bias_activation_forward(cudnnHandle_t han
     cubind__cudnnConvolutionBiasActivationForward_fn cubind_fn = (cubind__cudnnConvolutionBiasActivationForward_fn)cubind__target((cubind__fnptr)slow_cudnnConvolutionBiasActivationForward, &cubind__cudnn_offsets[192]);
     cudnnStatus_t cubind_status = cubind_fn(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 192, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(192, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn)(cudnnHandle_t handle, int *count);
-
-/* What the wrapper calls until cudnnGetConvolutionBackwardDataAlgorithmMaxCount is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetConvolutionBackwardDataAlgorithmMaxCount is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 193), (uintptr_t)handle, (uintptr_t)count);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn)cubind__resolve(&cubind__cudnn_symbols.table, 193, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionBackwardDataAlgorithmMaxCount);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, count);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 193, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)handle, (uintptr_t)count, 18);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_data_algorithm_max_count(cudnnHandle_t handle, int *count)
@@ -11139,34 +10561,15 @@ cudnnStatus_t cubind_cudnn_get_convolution_backward_data_algorithm_max_count(cud
     cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionBackwardDataAlgorithmMaxCount, &cubind__cudnn_offsets[193]);
     cudnnStatus_t cubind_status = cubind_fn(handle, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 193, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(193, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn)(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults);
-
-/* What the wrapper calls until cudnnFindConvolutionBackwardDataAlgorithm is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnFindConvolutionBackwardDataAlgorithm is resolved, and every call while tracing: shape 9. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 194), (uintptr_t)handle, (uintptr_t)wDesc, (uintptr_t)dyDesc, (uintptr_t)convDesc, (uintptr_t)dxDesc, (long long)requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn)cubind__resolve(&cubind__cudnn_symbols.table, 194, &cubind_unavailable, (cubind__fnptr)slow_cudnnFindConvolutionBackwardDataAlgorithm);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 194, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_9((uintptr_t)handle, (uintptr_t)wDesc, (uintptr_t)dyDesc, (uintptr_t)convDesc, (uintptr_t)dxDesc, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, 14.0);
 }
 
 cudnnStatus_t cubind_cudnn_find_convolution_backward_data_algorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
@@ -11174,34 +10577,15 @@ cudnnStatus_t cubind_cudnn_find_convolution_backward_data_algorithm(cudnnHandle_
     cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn)cubind__target((cubind__fnptr)slow_cudnnFindConvolutionBackwardDataAlgorithm, &cubind__cudnn_offsets[194]);
     cudnnStatus_t cubind_status = cubind_fn(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 194, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(194, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn)(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes);
-
-/* What the wrapper calls until cudnnFindConvolutionBackwardDataAlgorithmEx is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnFindConvolutionBackwardDataAlgorithmEx is resolved, and every call while tracing: shape 19. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 195), (uintptr_t)handle, (uintptr_t)wDesc, (uintptr_t)w, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)convDesc, (uintptr_t)dxDesc, (uintptr_t)dx, (long long)requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, (uintptr_t)workSpace, (unsigned long long)workSpaceSizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 195, &cubind_unavailable, (cubind__fnptr)slow_cudnnFindConvolutionBackwardDataAlgorithmEx);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 195, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_19((uintptr_t)handle, (uintptr_t)wDesc, (uintptr_t)w, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)convDesc, (uintptr_t)dxDesc, (uintptr_t)dx, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, (uintptr_t)workSpace, workSpaceSizeInBytes, 5.0);
 }
 
 cudnnStatus_t cubind_cudnn_find_convolution_backward_data_algorithm_ex(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
@@ -11209,34 +10593,15 @@ cudnnStatus_t cubind_cudnn_find_convolution_backward_data_algorithm_ex(cudnnHand
     cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn)cubind__target((cubind__fnptr)slow_cudnnFindConvolutionBackwardDataAlgorithmEx, &cubind__cudnn_offsets[195]);
     cudnnStatus_t cubind_status = cubind_fn(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 195, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(195, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn)(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults);
-
-/* What the wrapper calls until cudnnGetConvolutionBackwardDataAlgorithm_v7 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetConvolutionBackwardDataAlgorithm_v7 is resolved, and every call while tracing: shape 9. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 196), (uintptr_t)handle, (uintptr_t)filterDesc, (uintptr_t)diffDesc, (uintptr_t)convDesc, (uintptr_t)gradDesc, (long long)requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn)cubind__resolve(&cubind__cudnn_symbols.table, 196, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionBackwardDataAlgorithm_v7);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 196, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_9((uintptr_t)handle, (uintptr_t)filterDesc, (uintptr_t)diffDesc, (uintptr_t)convDesc, (uintptr_t)gradDesc, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, 15.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_data_algorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
@@ -11244,34 +10609,15 @@ cudnnStatus_t cubind_cudnn_get_convolution_backward_data_algorithm_v7(cudnnHandl
     cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionBackwardDataAlgorithm_v7, &cubind__cudnn_offsets[196]);
     cudnnStatus_t cubind_status = cubind_fn(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 196, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(196, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn)(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes);
-
-/* What the wrapper calls until cudnnGetConvolutionBackwardDataWorkspaceSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetConvolutionBackwardDataWorkspaceSize is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 197), (uintptr_t)handle, (uintptr_t)wDesc, (uintptr_t)dyDesc, (uintptr_t)convDesc, (uintptr_t)dxDesc, (long long)algo, (uintptr_t)sizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 197, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionBackwardDataWorkspaceSize);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 197, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7((uintptr_t)handle, (uintptr_t)wDesc, (uintptr_t)dyDesc, (uintptr_t)convDesc, (uintptr_t)dxDesc, algo, (uintptr_t)sizeInBytes, 12.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_data_workspace_size(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)
@@ -11279,34 +10625,15 @@ cudnnStatus_t cubind_cudnn_get_convolution_backward_data_workspace_size(cudnnHan
     cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionBackwardDataWorkspaceSize, &cubind__cudnn_offsets[197]);
     cudnnStatus_t cubind_status = cubind_fn(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 197, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(197, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnConvolutionBackwardData_fn)(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
-
-/* What the wrapper calls until cudnnConvolutionBackwardData is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnConvolutionBackwardData is resolved, and every call while tracing: shape 19. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 198), (uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)wDesc, (uintptr_t)w, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)convDesc, (long long)algo, (uintptr_t)workSpace, (unsigned long long)workSpaceSizeInBytes, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnConvolutionBackwardData_fn cubind_fn = (cubind__cudnnConvolutionBackwardData_fn)cubind__resolve(&cubind__cudnn_symbols.table, 198, &cubind_unavailable, (cubind__fnptr)slow_cudnnConvolutionBackwardData);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 198, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_19((uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)wDesc, (uintptr_t)w, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)convDesc, algo, (uintptr_t)workSpace, workSpaceSizeInBytes, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx, 6.0);
 }
 
 cudnnStatus_t cubind_cudnn_convolution_backward_data(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
@@ -11314,34 +10641,15 @@ cudnnStatus_t cubind_cudnn_convolution_backward_data(cudnnHandle_t handle, const
     cubind__cudnnConvolutionBackwardData_fn cubind_fn = (cubind__cudnnConvolutionBackwardData_fn)cubind__target((cubind__fnptr)slow_cudnnConvolutionBackwardData, &cubind__cudnn_offsets[198]);
     cudnnStatus_t cubind_status = cubind_fn(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 198, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(198, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn)(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc);
-
-/* What the wrapper calls until cudnnGetFoldedConvBackwardDataDescriptors is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetFoldedConvBackwardDataDescriptors is resolved, and every call while tracing: shape 20. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetFoldedConvBackwardDataDescriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 199), (uintptr_t)handle, (uintptr_t)filterDesc, (uintptr_t)diffDesc, (uintptr_t)convDesc, (uintptr_t)gradDesc, (long long)transformFormat, (uintptr_t)foldedFilterDesc, (uintptr_t)paddedDiffDesc, (uintptr_t)foldedConvDesc, (uintptr_t)foldedGradDesc, (uintptr_t)filterFoldTransDesc, (uintptr_t)diffPadTransDesc, (uintptr_t)gradFoldTransDesc, (uintptr_t)gradUnfoldTransDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn cubind_fn = (cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn)cubind__resolve(&cubind__cudnn_symbols.table, 199, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetFoldedConvBackwardDataDescriptors);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 199, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_20((uintptr_t)handle, (uintptr_t)filterDesc, (uintptr_t)diffDesc, (uintptr_t)convDesc, (uintptr_t)gradDesc, transformFormat, (uintptr_t)foldedFilterDesc, (uintptr_t)paddedDiffDesc, (uintptr_t)foldedConvDesc, (uintptr_t)foldedGradDesc, (uintptr_t)filterFoldTransDesc, (uintptr_t)diffPadTransDesc, (uintptr_t)gradFoldTransDesc, (uintptr_t)gradUnfoldTransDesc, 3.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_folded_conv_backward_data_descriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc)
@@ -11349,34 +10657,15 @@ cudnnStatus_t cubind_cudnn_get_folded_conv_backward_data_descriptors(const cudnn
     cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn cubind_fn = (cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn)cubind__target((cubind__fnptr)slow_cudnnGetFoldedConvBackwardDataDescriptors, &cubind__cudnn_offsets[199]);
     cudnnStatus_t cubind_status = cubind_fn(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 199, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(199, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnCnnVersionCheck_fn)(void);
-
-/* What the wrapper calls until cudnnCnnVersionCheck is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnCnnVersionCheck is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCnnVersionCheck(void)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 200));
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCnnVersionCheck_fn cubind_fn = (cubind__cudnnCnnVersionCheck_fn)cubind__resolve(&cubind__cudnn_symbols.table, 200, &cubind_unavailable, (cubind__fnptr)slow_cudnnCnnVersionCheck);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn();
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 200, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4(3);
 }
 
 cudnnStatus_t cubind_cudnn_cnn_version_check(void)
@@ -11384,34 +10673,15 @@ cudnnStatus_t cubind_cudnn_cnn_version_check(void)
     cubind__cudnnCnnVersionCheck_fn cubind_fn = (cubind__cudnnCnnVersionCheck_fn)cubind__target((cubind__fnptr)slow_cudnnCnnVersionCheck, &cubind__cudnn_offsets[200]);
     cudnnStatus_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 200, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(200, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn)(cudnnHandle_t handle, int *count);
-
-/* What the wrapper calls until cudnnGetConvolutionBackwardFilterAlgorithmMaxCount is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetConvolutionBackwardFilterAlgorithmMaxCount is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int *count)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 201), (uintptr_t)handle, (uintptr_t)count);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn)cubind__resolve(&cubind__cudnn_symbols.table, 201, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, count);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 201, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)handle, (uintptr_t)count, 19);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_algorithm_max_count(cudnnHandle_t handle, int *count)
@@ -11419,34 +10689,15 @@ cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_algorithm_max_count(c
     cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount, &cubind__cudnn_offsets[201]);
     cudnnStatus_t cubind_status = cubind_fn(handle, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 201, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(201, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults);
-
-/* What the wrapper calls until cudnnFindConvolutionBackwardFilterAlgorithm is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnFindConvolutionBackwardFilterAlgorithm is resolved, and every call while tracing: shape 9. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 202), (uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)dyDesc, (uintptr_t)convDesc, (uintptr_t)dwDesc, (long long)requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn)cubind__resolve(&cubind__cudnn_symbols.table, 202, &cubind_unavailable, (cubind__fnptr)slow_cudnnFindConvolutionBackwardFilterAlgorithm);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 202, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_9((uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)dyDesc, (uintptr_t)convDesc, (uintptr_t)dwDesc, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, 16.0);
 }
 
 cudnnStatus_t cubind_cudnn_find_convolution_backward_filter_algorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
@@ -11454,34 +10705,15 @@ cudnnStatus_t cubind_cudnn_find_convolution_backward_filter_algorithm(cudnnHandl
     cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn)cubind__target((cubind__fnptr)slow_cudnnFindConvolutionBackwardFilterAlgorithm, &cubind__cudnn_offsets[202]);
     cudnnStatus_t cubind_status = cubind_fn(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 202, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(202, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes);
-
-/* What the wrapper calls until cudnnFindConvolutionBackwardFilterAlgorithmEx is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnFindConvolutionBackwardFilterAlgorithmEx is resolved, and every call while tracing: shape 19. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 203), (uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)dyDesc, (uintptr_t)y, (uintptr_t)convDesc, (uintptr_t)dwDesc, (uintptr_t)dw, (long long)requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, (uintptr_t)workSpace, (unsigned long long)workSpaceSizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 203, &cubind_unavailable, (cubind__fnptr)slow_cudnnFindConvolutionBackwardFilterAlgorithmEx);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 203, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_19((uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)dyDesc, (uintptr_t)y, (uintptr_t)convDesc, (uintptr_t)dwDesc, (uintptr_t)dw, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, (uintptr_t)workSpace, workSpaceSizeInBytes, 7.0);
 }
 
 cudnnStatus_t cubind_cudnn_find_convolution_backward_filter_algorithm_ex(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
@@ -11489,34 +10721,15 @@ cudnnStatus_t cubind_cudnn_find_convolution_backward_filter_algorithm_ex(cudnnHa
     cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn)cubind__target((cubind__fnptr)slow_cudnnFindConvolutionBackwardFilterAlgorithmEx, &cubind__cudnn_offsets[203]);
     cudnnStatus_t cubind_status = cubind_fn(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 203, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(203, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults);
-
-/* What the wrapper calls until cudnnGetConvolutionBackwardFilterAlgorithm_v7 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetConvolutionBackwardFilterAlgorithm_v7 is resolved, and every call while tracing: shape 9. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 204), (uintptr_t)handle, (uintptr_t)srcDesc, (uintptr_t)diffDesc, (uintptr_t)convDesc, (uintptr_t)gradDesc, (long long)requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn)cubind__resolve(&cubind__cudnn_symbols.table, 204, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionBackwardFilterAlgorithm_v7);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 204, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_9((uintptr_t)handle, (uintptr_t)srcDesc, (uintptr_t)diffDesc, (uintptr_t)convDesc, (uintptr_t)gradDesc, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, 17.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_algorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
@@ -11524,34 +10737,15 @@ cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_algorithm_v7(cudnnHan
     cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionBackwardFilterAlgorithm_v7, &cubind__cudnn_offsets[204]);
     cudnnStatus_t cubind_status = cubind_fn(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 204, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(204, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes);
-
-/* What the wrapper calls until cudnnGetConvolutionBackwardFilterWorkspaceSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetConvolutionBackwardFilterWorkspaceSize is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 205), (uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)dyDesc, (uintptr_t)convDesc, (uintptr_t)gradDesc, (long long)algo, (uintptr_t)sizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 205, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionBackwardFilterWorkspaceSize);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 205, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7((uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)dyDesc, (uintptr_t)convDesc, (uintptr_t)gradDesc, algo, (uintptr_t)sizeInBytes, 13.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_workspace_size(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)
@@ -11559,34 +10753,15 @@ cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_workspace_size(cudnnH
     cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionBackwardFilterWorkspaceSize, &cubind__cudnn_offsets[205]);
     cudnnStatus_t cubind_status = cubind_fn(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 205, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(205, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnConvolutionBackwardFilter_fn)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw);
-
-/* What the wrapper calls until cudnnConvolutionBackwardFilter is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnConvolutionBackwardFilter is resolved, and every call while tracing: shape 19. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 206), (uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)convDesc, (long long)algo, (uintptr_t)workSpace, (unsigned long long)workSpaceSizeInBytes, (uintptr_t)beta, (uintptr_t)dwDesc, (uintptr_t)dw);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnConvolutionBackwardFilter_fn cubind_fn = (cubind__cudnnConvolutionBackwardFilter_fn)cubind__resolve(&cubind__cudnn_symbols.table, 206, &cubind_unavailable, (cubind__fnptr)slow_cudnnConvolutionBackwardFilter);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 206, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_19((uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)convDesc, algo, (uintptr_t)workSpace, workSpaceSizeInBytes, (uintptr_t)beta, (uintptr_t)dwDesc, (uintptr_t)dw, 8.0);
 }
 
 cudnnStatus_t cubind_cudnn_convolution_backward_filter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw)
@@ -11594,34 +10769,15 @@ cudnnStatus_t cubind_cudnn_convolution_backward_filter(cudnnHandle_t handle, con
     cubind__cudnnConvolutionBackwardFilter_fn cubind_fn = (cubind__cudnnConvolutionBackwardFilter_fn)cubind__target((cubind__fnptr)slow_cudnnConvolutionBackwardFilter, &cubind__cudnn_offsets[206]);
     cudnnStatus_t cubind_status = cubind_fn(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 206, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(206, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnConvolutionBackwardBias_fn)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db);
-
-/* What the wrapper calls until cudnnConvolutionBackwardBias is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnConvolutionBackwardBias is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 207), (uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)beta, (uintptr_t)dbDesc, (uintptr_t)db);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnConvolutionBackwardBias_fn cubind_fn = (cubind__cudnnConvolutionBackwardBias_fn)cubind__resolve(&cubind__cudnn_symbols.table, 207, &cubind_unavailable, (cubind__fnptr)slow_cudnnConvolutionBackwardBias);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, alpha, dyDesc, dy, beta, dbDesc, db);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 207, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7((uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)beta, (uintptr_t)dbDesc, (uintptr_t)db, 14.0);
 }
 
 cudnnStatus_t cubind_cudnn_convolution_backward_bias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db)
@@ -11629,34 +10785,15 @@ cudnnStatus_t cubind_cudnn_convolution_backward_bias(cudnnHandle_t handle, const
     cubind__cudnnConvolutionBackwardBias_fn cubind_fn = (cubind__cudnnConvolutionBackwardBias_fn)cubind__target((cubind__fnptr)slow_cudnnConvolutionBackwardBias, &cubind__cudnn_offsets[207]);
     cudnnStatus_t cubind_status = cubind_fn(handle, alpha, dyDesc, dy, beta, dbDesc, db);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 207, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(207, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnCreateFusedOpsConstParamPack_fn)(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops);
-
-/* What the wrapper calls until cudnnCreateFusedOpsConstParamPack is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnCreateFusedOpsConstParamPack is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 208), (uintptr_t)constPack, (long long)ops);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsConstParamPack_fn)cubind__resolve(&cubind__cudnn_symbols.table, 208, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateFusedOpsConstParamPack);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(constPack, ops);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 208, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)constPack, ops, 20);
 }
 
 cudnnStatus_t cubind_cudnn_create_fused_ops_const_param_pack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)
@@ -11664,34 +10801,15 @@ cudnnStatus_t cubind_cudnn_create_fused_ops_const_param_pack(cudnnFusedOpsConstP
     cubind__cudnnCreateFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsConstParamPack_fn)cubind__target((cubind__fnptr)slow_cudnnCreateFusedOpsConstParamPack, &cubind__cudnn_offsets[208]);
     cudnnStatus_t cubind_status = cubind_fn(constPack, ops);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 208, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(208, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDestroyFusedOpsConstParamPack_fn)(cudnnFusedOpsConstParamPack_t constPack);
-
-/* What the wrapper calls until cudnnDestroyFusedOpsConstParamPack is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDestroyFusedOpsConstParamPack is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t constPack)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 209), (uintptr_t)constPack);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsConstParamPack_fn)cubind__resolve(&cubind__cudnn_symbols.table, 209, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyFusedOpsConstParamPack);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(constPack);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 209, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)constPack, 37);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_fused_ops_const_param_pack(cudnnFusedOpsConstParamPack_t constPack)
@@ -11699,34 +10817,15 @@ cudnnStatus_t cubind_cudnn_destroy_fused_ops_const_param_pack(cudnnFusedOpsConst
     cubind__cudnnDestroyFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsConstParamPack_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyFusedOpsConstParamPack, &cubind__cudnn_offsets[209]);
     cudnnStatus_t cubind_status = cubind_fn(constPack);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 209, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(209, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetFusedOpsConstParamPackAttribute_fn)(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param);
-
-/* What the wrapper calls until cudnnSetFusedOpsConstParamPackAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetFusedOpsConstParamPackAttribute is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetFusedOpsConstParamPackAttribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 210), (uintptr_t)constPack, (long long)paramLabel, (uintptr_t)param);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsConstParamPackAttribute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 210, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetFusedOpsConstParamPackAttribute);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(constPack, paramLabel, param);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 210, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)constPack, paramLabel, (uintptr_t)param, 6);
 }
 
 cudnnStatus_t cubind_cudnn_set_fused_ops_const_param_pack_attribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param)
@@ -11734,34 +10833,15 @@ cudnnStatus_t cubind_cudnn_set_fused_ops_const_param_pack_attribute(cudnnFusedOp
     cubind__cudnnSetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsConstParamPackAttribute_fn)cubind__target((cubind__fnptr)slow_cudnnSetFusedOpsConstParamPackAttribute, &cubind__cudnn_offsets[210]);
     cudnnStatus_t cubind_status = cubind_fn(constPack, paramLabel, param);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 210, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(210, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetFusedOpsConstParamPackAttribute_fn)(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL);
-
-/* What the wrapper calls until cudnnGetFusedOpsConstParamPackAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetFusedOpsConstParamPackAttribute is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 211), (uintptr_t)constPack, (long long)paramLabel, (uintptr_t)param, (uintptr_t)isNULL);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsConstParamPackAttribute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 211, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetFusedOpsConstParamPackAttribute);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(constPack, paramLabel, param, isNULL);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 211, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)constPack, paramLabel, (uintptr_t)param, (uintptr_t)isNULL, 15);
 }
 
 cudnnStatus_t cubind_cudnn_get_fused_ops_const_param_pack_attribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)
@@ -11769,34 +10849,15 @@ cudnnStatus_t cubind_cudnn_get_fused_ops_const_param_pack_attribute(const cudnnF
     cubind__cudnnGetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsConstParamPackAttribute_fn)cubind__target((cubind__fnptr)slow_cudnnGetFusedOpsConstParamPackAttribute, &cubind__cudnn_offsets[211]);
     cudnnStatus_t cubind_status = cubind_fn(constPack, paramLabel, param, isNULL);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 211, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(211, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnCreateFusedOpsVariantParamPack_fn)(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops);
-
-/* What the wrapper calls until cudnnCreateFusedOpsVariantParamPack is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnCreateFusedOpsVariantParamPack is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 212), (uintptr_t)varPack, (long long)ops);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsVariantParamPack_fn)cubind__resolve(&cubind__cudnn_symbols.table, 212, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateFusedOpsVariantParamPack);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(varPack, ops);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 212, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)varPack, ops, 21);
 }
 
 cudnnStatus_t cubind_cudnn_create_fused_ops_variant_param_pack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)
@@ -11804,34 +10865,15 @@ cudnnStatus_t cubind_cudnn_create_fused_ops_variant_param_pack(cudnnFusedOpsVari
     cubind__cudnnCreateFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsVariantParamPack_fn)cubind__target((cubind__fnptr)slow_cudnnCreateFusedOpsVariantParamPack, &cubind__cudnn_offsets[212]);
     cudnnStatus_t cubind_status = cubind_fn(varPack, ops);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 212, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(212, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDestroyFusedOpsVariantParamPack_fn)(cudnnFusedOpsVariantParamPack_t varPack);
-
-/* What the wrapper calls until cudnnDestroyFusedOpsVariantParamPack is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDestroyFusedOpsVariantParamPack is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t varPack)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 213), (uintptr_t)varPack);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsVariantParamPack_fn)cubind__resolve(&cubind__cudnn_symbols.table, 213, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyFusedOpsVariantParamPack);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(varPack);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 213, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)varPack, 38);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_fused_ops_variant_param_pack(cudnnFusedOpsVariantParamPack_t varPack)
@@ -11839,34 +10881,15 @@ cudnnStatus_t cubind_cudnn_destroy_fused_ops_variant_param_pack(cudnnFusedOpsVar
     cubind__cudnnDestroyFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsVariantParamPack_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyFusedOpsVariantParamPack, &cubind__cudnn_offsets[213]);
     cudnnStatus_t cubind_status = cubind_fn(varPack);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 213, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(213, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn)(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr);
-
-/* What the wrapper calls until cudnnSetFusedOpsVariantParamPackAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnSetFusedOpsVariantParamPackAttribute is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetFusedOpsVariantParamPackAttribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 214), (uintptr_t)varPack, (long long)paramLabel, (uintptr_t)ptr);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 214, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetFusedOpsVariantParamPackAttribute);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(varPack, paramLabel, ptr);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 214, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)varPack, paramLabel, (uintptr_t)ptr, 7);
 }
 
 cudnnStatus_t cubind_cudnn_set_fused_ops_variant_param_pack_attribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
@@ -11874,34 +10897,15 @@ cudnnStatus_t cubind_cudnn_set_fused_ops_variant_param_pack_attribute(cudnnFused
     cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn)cubind__target((cubind__fnptr)slow_cudnnSetFusedOpsVariantParamPackAttribute, &cubind__cudnn_offsets[214]);
     cudnnStatus_t cubind_status = cubind_fn(varPack, paramLabel, ptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 214, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(214, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn)(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr);
-
-/* What the wrapper calls until cudnnGetFusedOpsVariantParamPackAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnGetFusedOpsVariantParamPackAttribute is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetFusedOpsVariantParamPackAttribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 215), (uintptr_t)varPack, (long long)paramLabel, (uintptr_t)ptr);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 215, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetFusedOpsVariantParamPackAttribute);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(varPack, paramLabel, ptr);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 215, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)varPack, paramLabel, (uintptr_t)ptr, 8);
 }
 
 cudnnStatus_t cubind_cudnn_get_fused_ops_variant_param_pack_attribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
@@ -11909,34 +10913,15 @@ cudnnStatus_t cubind_cudnn_get_fused_ops_variant_param_pack_attribute(const cudn
     cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn)cubind__target((cubind__fnptr)slow_cudnnGetFusedOpsVariantParamPackAttribute, &cubind__cudnn_offsets[215]);
     cudnnStatus_t cubind_status = cubind_fn(varPack, paramLabel, ptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 215, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(215, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnCreateFusedOpsPlan_fn)(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops);
-
-/* What the wrapper calls until cudnnCreateFusedOpsPlan is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnCreateFusedOpsPlan is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 216), (uintptr_t)plan, (long long)ops);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateFusedOpsPlan_fn cubind_fn = (cubind__cudnnCreateFusedOpsPlan_fn)cubind__resolve(&cubind__cudnn_symbols.table, 216, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateFusedOpsPlan);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, ops);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 216, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)plan, ops, 22);
 }
 
 cudnnStatus_t cubind_cudnn_create_fused_ops_plan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)
@@ -11944,34 +10929,15 @@ cudnnStatus_t cubind_cudnn_create_fused_ops_plan(cudnnFusedOpsPlan_t *plan, cudn
     cubind__cudnnCreateFusedOpsPlan_fn cubind_fn = (cubind__cudnnCreateFusedOpsPlan_fn)cubind__target((cubind__fnptr)slow_cudnnCreateFusedOpsPlan, &cubind__cudnn_offsets[216]);
     cudnnStatus_t cubind_status = cubind_fn(plan, ops);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 216, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(216, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnDestroyFusedOpsPlan_fn)(cudnnFusedOpsPlan_t plan);
-
-/* What the wrapper calls until cudnnDestroyFusedOpsPlan is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnDestroyFusedOpsPlan is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFusedOpsPlan(cudnnFusedOpsPlan_t plan)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 217), (uintptr_t)plan);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyFusedOpsPlan_fn cubind_fn = (cubind__cudnnDestroyFusedOpsPlan_fn)cubind__resolve(&cubind__cudnn_symbols.table, 217, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyFusedOpsPlan);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 217, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)plan, 39);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_fused_ops_plan(cudnnFusedOpsPlan_t plan)
@@ -11979,34 +10945,15 @@ cudnnStatus_t cubind_cudnn_destroy_fused_ops_plan(cudnnFusedOpsPlan_t plan)
     cubind__cudnnDestroyFusedOpsPlan_fn cubind_fn = (cubind__cudnnDestroyFusedOpsPlan_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyFusedOpsPlan, &cubind__cudnn_offsets[217]);
     cudnnStatus_t cubind_status = cubind_fn(plan);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 217, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(217, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnMakeFusedOpsPlan_fn)(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes);
-
-/* What the wrapper calls until cudnnMakeFusedOpsPlan is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnMakeFusedOpsPlan is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 218), (uintptr_t)handle, (uintptr_t)plan, (uintptr_t)constPack, (uintptr_t)workspaceSizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnMakeFusedOpsPlan_fn cubind_fn = (cubind__cudnnMakeFusedOpsPlan_fn)cubind__resolve(&cubind__cudnn_symbols.table, 218, &cubind_unavailable, (cubind__fnptr)slow_cudnnMakeFusedOpsPlan);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, plan, constPack, workspaceSizeInBytes);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 218, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)handle, (uintptr_t)plan, (uintptr_t)constPack, (uintptr_t)workspaceSizeInBytes, 16);
 }
 
 cudnnStatus_t cubind_cudnn_make_fused_ops_plan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)
@@ -12014,34 +10961,15 @@ cudnnStatus_t cubind_cudnn_make_fused_ops_plan(cudnnHandle_t handle, cudnnFusedO
     cubind__cudnnMakeFusedOpsPlan_fn cubind_fn = (cubind__cudnnMakeFusedOpsPlan_fn)cubind__target((cubind__fnptr)slow_cudnnMakeFusedOpsPlan, &cubind__cudnn_offsets[218]);
     cudnnStatus_t cubind_status = cubind_fn(handle, plan, constPack, workspaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 218, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(218, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cudnnStatus_t (*cubind__cudnnFusedOpsExecute_fn)(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack);
-
-/* What the wrapper calls until cudnnFusedOpsExecute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cudnnFusedOpsExecute is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUDNN, 219), (uintptr_t)handle, (uintptr_t)plan, (uintptr_t)varPack);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnFusedOpsExecute_fn cubind_fn = (cubind__cudnnFusedOpsExecute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 219, &cubind_unavailable, (cubind__fnptr)slow_cudnnFusedOpsExecute);
-    cudnnStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, plan, varPack);
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 219, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)handle, (uintptr_t)plan, (uintptr_t)varPack, 9);
 }
 
 cudnnStatus_t cubind_cudnn_fused_ops_execute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack)
@@ -12049,7 +10977,7 @@ cudnnStatus_t cubind_cudnn_fused_ops_execute(cudnnHandle_t handle, const cudnnFu
     cubind__cudnnFusedOpsExecute_fn cubind_fn = (cubind__cudnnFusedOpsExecute_fn)cubind__target((cubind__fnptr)slow_cudnnFusedOpsExecute, &cubind__cudnn_offsets[219]);
     cudnnStatus_t cubind_status = cubind_fn(handle, plan, varPack);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 219, (int)cubind_status);
+        return (cudnnStatus_t)cubind_failed(219, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

@@ -792,29 +792,784 @@ const struct cubind__cufft_symbols {
 #undef AT
 };
 
-typedef cufftResult (*cubind__cufftPlan1d_fn)(cufftHandle *plan, int nx, cufftType type, int batch);
-
-/* What the wrapper calls until cufftPlan1d is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)
+/* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
+ * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
+ * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
+ * a part of its own, with an entry of its own); not inlined, for the same reason. */
+static CUBIND_NOINLINE int cubind_failed(unsigned index, int status)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 0), (uintptr_t)plan, (long long)nx, (long long)type, (long long)batch);
+    return cubind__wrapper_status_error(&cubind__cufft_symbols.table, index, status);
+}
+
+/* Each function's type. */
+typedef cufftResult (*cubind__cufftPlan1d_fn)(cufftHandle *plan, int nx, cufftType type, int batch);
+typedef cufftResult (*cubind__cufftPlan2d_fn)(cufftHandle *plan, int nx, int ny, cufftType type);
+typedef cufftResult (*cubind__cufftPlan3d_fn)(cufftHandle *plan, int nx, int ny, int nz, cufftType type);
+typedef cufftResult (*cubind__cufftPlanMany_fn)(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch);
+typedef cufftResult (*cubind__cufftMakePlan1d_fn)(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize);
+typedef cufftResult (*cubind__cufftMakePlan2d_fn)(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize);
+typedef cufftResult (*cubind__cufftMakePlan3d_fn)(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize);
+typedef cufftResult (*cubind__cufftMakePlanMany_fn)(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
+typedef cufftResult (*cubind__cufftMakePlanMany64_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
+typedef cufftResult (*cubind__cufftGetSizeMany64_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
+typedef cufftResult (*cubind__cufftEstimate1d_fn)(int nx, cufftType type, int batch, size_t *workSize);
+typedef cufftResult (*cubind__cufftEstimate2d_fn)(int nx, int ny, cufftType type, size_t *workSize);
+typedef cufftResult (*cubind__cufftEstimate3d_fn)(int nx, int ny, int nz, cufftType type, size_t *workSize);
+typedef cufftResult (*cubind__cufftEstimateMany_fn)(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
+typedef cufftResult (*cubind__cufftCreate_fn)(cufftHandle *handle);
+typedef cufftResult (*cubind__cufftGetSize1d_fn)(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize);
+typedef cufftResult (*cubind__cufftGetSize2d_fn)(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize);
+typedef cufftResult (*cubind__cufftGetSize3d_fn)(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize);
+typedef cufftResult (*cubind__cufftGetSizeMany_fn)(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea);
+typedef cufftResult (*cubind__cufftGetSize_fn)(cufftHandle handle, size_t *workSize);
+typedef cufftResult (*cubind__cufftSetWorkArea_fn)(cufftHandle plan, void *workArea);
+typedef cufftResult (*cubind__cufftSetAutoAllocation_fn)(cufftHandle plan, int autoAllocate);
+typedef cufftResult (*cubind__cufftExecC2C_fn)(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction);
+typedef cufftResult (*cubind__cufftExecR2C_fn)(cufftHandle plan, cufftReal *idata, cufftComplex *odata);
+typedef cufftResult (*cubind__cufftExecC2R_fn)(cufftHandle plan, cufftComplex *idata, cufftReal *odata);
+typedef cufftResult (*cubind__cufftExecZ2Z_fn)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction);
+typedef cufftResult (*cubind__cufftExecD2Z_fn)(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata);
+typedef cufftResult (*cubind__cufftExecZ2D_fn)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata);
+typedef cufftResult (*cubind__cufftSetStream_fn)(cufftHandle plan, cudaStream_t stream);
+typedef cufftResult (*cubind__cufftDestroy_fn)(cufftHandle plan);
+typedef cufftResult (*cubind__cufftGetVersion_fn)(int *version);
+typedef cufftResult (*cubind__cufftGetProperty_fn)(libraryPropertyType type, int *value);
+typedef cufftResult (*cubind__cufftSetPlanPropertyInt64_fn)(cufftHandle plan, cufftProperty property, const long long inputValueInt);
+typedef cufftResult (*cubind__cufftGetPlanPropertyInt64_fn)(cufftHandle plan, cufftProperty property, long long *returnPtrValue);
+typedef cufftResult (*cubind__cufftResetPlanProperty_fn)(cufftHandle plan, cufftProperty property);
+typedef cufftResult (*cubind__cufftXtSetGPUs_fn)(cufftHandle handle, int nGPUs, int *whichGPUs);
+typedef cufftResult (*cubind__cufftXtMalloc_fn)(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format);
+typedef cufftResult (*cubind__cufftXtMemcpy_fn)(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type);
+typedef cufftResult (*cubind__cufftXtFree_fn)(cudaLibXtDesc *descriptor);
+typedef cufftResult (*cubind__cufftXtSetWorkArea_fn)(cufftHandle plan, void **workArea);
+typedef cufftResult (*cubind__cufftXtExecDescriptorC2C_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
+typedef cufftResult (*cubind__cufftXtExecDescriptorR2C_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
+typedef cufftResult (*cubind__cufftXtExecDescriptorC2R_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
+typedef cufftResult (*cubind__cufftXtExecDescriptorZ2Z_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
+typedef cufftResult (*cubind__cufftXtExecDescriptorD2Z_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
+typedef cufftResult (*cubind__cufftXtExecDescriptorZ2D_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
+typedef cufftResult (*cubind__cufftXtQueryPlan_fn)(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType);
+typedef cufftResult (*cubind__cufftXtSetCallback_fn)(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info);
+typedef cufftResult (*cubind__cufftXtClearCallback_fn)(cufftHandle plan, cufftXtCallbackType cbType);
+typedef cufftResult (*cubind__cufftXtSetCallbackSharedSize_fn)(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize);
+typedef cufftResult (*cubind__cufftXtSetJITCallback_fn)(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info);
+typedef cufftResult (*cubind__cufftXtMakePlanMany_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
+typedef cufftResult (*cubind__cufftXtGetSizeMany_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
+typedef cufftResult (*cubind__cufftXtExec_fn)(cufftHandle plan, void *input, void *output, int direction);
+typedef cufftResult (*cubind__cufftXtExecDescriptor_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
+typedef cufftResult (*cubind__cufftXtSetWorkAreaPolicy_fn)(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize);
+
+/* The wrappers whose parameters pass alike share a slow path, their shape's (generator/shapes.py):
+ * each reaches it through a stub of its own type, declared here for the shapes to name. */
+static CUBIND_COLD cufftResult slow_cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch);
+static CUBIND_COLD cufftResult slow_cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type);
+static CUBIND_COLD cufftResult slow_cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type);
+static CUBIND_COLD cufftResult slow_cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch);
+static CUBIND_COLD cufftResult slow_cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftCreate(cufftHandle *handle);
+static CUBIND_COLD cufftResult slow_cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea);
+static CUBIND_COLD cufftResult slow_cufftGetSize(cufftHandle handle, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftSetWorkArea(cufftHandle plan, void *workArea);
+static CUBIND_COLD cufftResult slow_cufftSetAutoAllocation(cufftHandle plan, int autoAllocate);
+static CUBIND_COLD cufftResult slow_cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction);
+static CUBIND_COLD cufftResult slow_cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata);
+static CUBIND_COLD cufftResult slow_cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata);
+static CUBIND_COLD cufftResult slow_cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction);
+static CUBIND_COLD cufftResult slow_cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata);
+static CUBIND_COLD cufftResult slow_cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata);
+static CUBIND_COLD cufftResult slow_cufftSetStream(cufftHandle plan, cudaStream_t stream);
+static CUBIND_COLD cufftResult slow_cufftDestroy(cufftHandle plan);
+static CUBIND_COLD cufftResult slow_cufftGetVersion(int *version);
+static CUBIND_COLD cufftResult slow_cufftGetProperty(libraryPropertyType type, int *value);
+static CUBIND_COLD cufftResult slow_cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt);
+static CUBIND_COLD cufftResult slow_cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue);
+static CUBIND_COLD cufftResult slow_cufftResetPlanProperty(cufftHandle plan, cufftProperty property);
+static CUBIND_COLD cufftResult slow_cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs);
+static CUBIND_COLD cufftResult slow_cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format);
+static CUBIND_COLD cufftResult slow_cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type);
+static CUBIND_COLD cufftResult slow_cufftXtFree(cudaLibXtDesc *descriptor);
+static CUBIND_COLD cufftResult slow_cufftXtSetWorkArea(cufftHandle plan, void **workArea);
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
+static CUBIND_COLD cufftResult slow_cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType);
+static CUBIND_COLD cufftResult slow_cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info);
+static CUBIND_COLD cufftResult slow_cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType);
+static CUBIND_COLD cufftResult slow_cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize);
+static CUBIND_COLD cufftResult slow_cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info);
+static CUBIND_COLD cufftResult slow_cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
+static CUBIND_COLD cufftResult slow_cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
+static CUBIND_COLD cufftResult slow_cufftXtExec(cufftHandle plan, void *input, void *output, int direction);
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
+static CUBIND_COLD cufftResult slow_cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize);
+
+/* What the wrappers of shape 0 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cufftPlan1d, cufftPlan2d, cufftEstimate1d, cufftEstimate2d, cufftExecC2C, cufftExecZ2Z,
+ * cufftXtMemcpy, cufftXtExecDescriptorC2C, cufftXtExecDescriptorZ2Z, cufftXtSetCallback,
+ * cufftXtExec, cufftXtExecDescriptor. */
+static CUBIND_COLD cufftResult cubind_shape_0(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[12] = { 0, 1, 10, 11, 22, 25, 37, 40, 43, 47, 53, 54 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftPlan1d_fn cubind_fn = (cubind__cufftPlan1d_fn)cubind__resolve(&cubind__cufft_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_cufftPlan1d);
+    cubind__fnptr cubind_self, cubind_fn;
     cufftResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cufftPlan1d;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cufftPlan2d;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cufftEstimate1d;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cufftEstimate2d;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_cufftExecC2C;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_cufftExecZ2Z;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_cufftXtMemcpy;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_cufftXtExecDescriptorC2C;
+        break;
+    case 8:
+        cubind_self = (cubind__fnptr)slow_cufftXtExecDescriptorZ2Z;
+        break;
+    case 9:
+        cubind_self = (cubind__fnptr)slow_cufftXtSetCallback;
+        break;
+    case 10:
+        cubind_self = (cubind__fnptr)slow_cufftXtExec;
+        break;
+    case 11:
+        cubind_self = (cubind__fnptr)slow_cufftXtExecDescriptor;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFFT, cubind_i), a0, a1, a2, a3);
+    cubind_fn = cubind__resolve(&cubind__cufft_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
     if (cubind_fn == NULL) {
         cubind_status = (cufftResult)cubind_unavailable;
     } else {
-        cubind_status = cubind_fn(plan, nx, type, batch);
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cufftPlan1d_fn)cubind_fn)((cufftHandle *)(uintptr_t)a0, (int)a1, (cufftType)a2, (int)a3);
+            break;
+        case 1:
+            cubind_status = ((cubind__cufftPlan2d_fn)cubind_fn)((cufftHandle *)(uintptr_t)a0, (int)a1, (int)a2, (cufftType)a3);
+            break;
+        case 2:
+            cubind_status = ((cubind__cufftEstimate1d_fn)cubind_fn)((int)a0, (cufftType)a1, (int)a2, (size_t *)(uintptr_t)a3);
+            break;
+        case 3:
+            cubind_status = ((cubind__cufftEstimate2d_fn)cubind_fn)((int)a0, (int)a1, (cufftType)a2, (size_t *)(uintptr_t)a3);
+            break;
+        case 4:
+            cubind_status = ((cubind__cufftExecC2C_fn)cubind_fn)((cufftHandle)a0, (cufftComplex *)(uintptr_t)a1, (cufftComplex *)(uintptr_t)a2, (int)a3);
+            break;
+        case 5:
+            cubind_status = ((cubind__cufftExecZ2Z_fn)cubind_fn)((cufftHandle)a0, (cufftDoubleComplex *)(uintptr_t)a1, (cufftDoubleComplex *)(uintptr_t)a2, (int)a3);
+            break;
+        case 6:
+            cubind_status = ((cubind__cufftXtMemcpy_fn)cubind_fn)((cufftHandle)a0, (void *)(uintptr_t)a1, (void *)(uintptr_t)a2, (cufftXtCopyType)a3);
+            break;
+        case 7:
+            cubind_status = ((cubind__cufftXtExecDescriptorC2C_fn)cubind_fn)((cufftHandle)a0, (cudaLibXtDesc *)(uintptr_t)a1, (cudaLibXtDesc *)(uintptr_t)a2, (int)a3);
+            break;
+        case 8:
+            cubind_status = ((cubind__cufftXtExecDescriptorZ2Z_fn)cubind_fn)((cufftHandle)a0, (cudaLibXtDesc *)(uintptr_t)a1, (cudaLibXtDesc *)(uintptr_t)a2, (int)a3);
+            break;
+        case 9:
+            cubind_status = ((cubind__cufftXtSetCallback_fn)cubind_fn)((cufftHandle)a0, (void **)(uintptr_t)a1, (cufftXtCallbackType)a2, (void **)(uintptr_t)a3);
+            break;
+        case 10:
+            cubind_status = ((cubind__cufftXtExec_fn)cubind_fn)((cufftHandle)a0, (void *)(uintptr_t)a1, (void *)(uintptr_t)a2, (int)a3);
+            break;
+        default:
+            cubind_status = ((cubind__cufftXtExecDescriptor_fn)cubind_fn)((cufftHandle)a0, (cudaLibXtDesc *)(uintptr_t)a1, (cudaLibXtDesc *)(uintptr_t)a2, (int)a3);
+            break;
+        }
         if (cubind_status != CUFFT_SUCCESS)
             /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 0, (int)cubind_status);
+            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, cubind_i, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
+}
+
+/* What the wrappers of shape 1 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cufftPlan3d, cufftMakePlan1d, cufftMakePlan2d, cufftEstimate3d, cufftGetSize1d, cufftGetSize2d. */
+static CUBIND_COLD cufftResult cubind_shape_1(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[6] = { 2, 4, 5, 12, 15, 16 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cufftResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cufftPlan3d;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cufftMakePlan1d;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cufftMakePlan2d;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cufftEstimate3d;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_cufftGetSize1d;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_cufftGetSize2d;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFFT, cubind_i), a0, a1, a2, a3, a4);
+    cubind_fn = cubind__resolve(&cubind__cufft_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cufftPlan3d_fn)cubind_fn)((cufftHandle *)(uintptr_t)a0, (int)a1, (int)a2, (int)a3, (cufftType)a4);
+            break;
+        case 1:
+            cubind_status = ((cubind__cufftMakePlan1d_fn)cubind_fn)((cufftHandle)a0, (int)a1, (cufftType)a2, (int)a3, (size_t *)(uintptr_t)a4);
+            break;
+        case 2:
+            cubind_status = ((cubind__cufftMakePlan2d_fn)cubind_fn)((cufftHandle)a0, (int)a1, (int)a2, (cufftType)a3, (size_t *)(uintptr_t)a4);
+            break;
+        case 3:
+            cubind_status = ((cubind__cufftEstimate3d_fn)cubind_fn)((int)a0, (int)a1, (int)a2, (cufftType)a3, (size_t *)(uintptr_t)a4);
+            break;
+        case 4:
+            cubind_status = ((cubind__cufftGetSize1d_fn)cubind_fn)((cufftHandle)a0, (int)a1, (cufftType)a2, (int)a3, (size_t *)(uintptr_t)a4);
+            break;
+        default:
+            cubind_status = ((cubind__cufftGetSize2d_fn)cubind_fn)((cufftHandle)a0, (int)a1, (int)a2, (cufftType)a3, (size_t *)(uintptr_t)a4);
+            break;
+        }
+        if (cubind_status != CUFFT_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 2 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cufftPlanMany, cufftEstimateMany. */
+static CUBIND_COLD cufftResult cubind_shape_2(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, double cubind_member)
+{
+    static const unsigned short cubind_index[2] = { 3, 13 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cufftResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cufftPlanMany;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cufftEstimateMany;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFFT, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
+    cubind_fn = cubind__resolve(&cubind__cufft_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cufftPlanMany_fn)cubind_fn)((cufftHandle *)(uintptr_t)a0, (int)a1, (int *)(uintptr_t)a2, (int *)(uintptr_t)a3, (int)a4, (int)a5, (int *)(uintptr_t)a6, (int)a7, (int)a8, (cufftType)a9, (int)a10);
+            break;
+        default:
+            cubind_status = ((cubind__cufftEstimateMany_fn)cubind_fn)((int)a0, (int *)(uintptr_t)a1, (int *)(uintptr_t)a2, (int)a3, (int)a4, (int *)(uintptr_t)a5, (int)a6, (int)a7, (cufftType)a8, (int)a9, (size_t *)(uintptr_t)a10);
+            break;
+        }
+        if (cubind_status != CUFFT_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 3 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cufftMakePlan3d, cufftGetSize3d, cufftXtSetJITCallback. */
+static CUBIND_COLD cufftResult cubind_shape_3(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, double cubind_member)
+{
+    static const unsigned short cubind_index[3] = { 6, 17, 50 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cufftResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cufftMakePlan3d;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cufftGetSize3d;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cufftXtSetJITCallback;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFFT, cubind_i), a0, a1, a2, a3, a4, a5);
+    cubind_fn = cubind__resolve(&cubind__cufft_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cufftMakePlan3d_fn)cubind_fn)((cufftHandle)a0, (int)a1, (int)a2, (int)a3, (cufftType)a4, (size_t *)(uintptr_t)a5);
+            break;
+        case 1:
+            cubind_status = ((cubind__cufftGetSize3d_fn)cubind_fn)((cufftHandle)a0, (int)a1, (int)a2, (int)a3, (cufftType)a4, (size_t *)(uintptr_t)a5);
+            break;
+        default:
+            cubind_status = ((cubind__cufftXtSetJITCallback_fn)cubind_fn)((cufftHandle)a0, (const char *)(uintptr_t)a1, (const void *)(uintptr_t)a2, (size_t)a3, (cufftXtCallbackType)a4, (void **)(uintptr_t)a5);
+            break;
+        }
+        if (cubind_status != CUFFT_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 4 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cufftMakePlanMany, cufftMakePlanMany64, cufftGetSizeMany64, cufftGetSizeMany. */
+static CUBIND_COLD cufftResult cubind_shape_4(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, double cubind_member)
+{
+    static const unsigned short cubind_index[4] = { 7, 8, 9, 18 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cufftResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cufftMakePlanMany;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cufftMakePlanMany64;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cufftGetSizeMany64;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cufftGetSizeMany;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFFT, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);
+    cubind_fn = cubind__resolve(&cubind__cufft_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cufftMakePlanMany_fn)cubind_fn)((cufftHandle)a0, (int)a1, (int *)(uintptr_t)a2, (int *)(uintptr_t)a3, (int)a4, (int)a5, (int *)(uintptr_t)a6, (int)a7, (int)a8, (cufftType)a9, (int)a10, (size_t *)(uintptr_t)a11);
+            break;
+        case 1:
+            cubind_status = ((cubind__cufftMakePlanMany64_fn)cubind_fn)((cufftHandle)a0, (int)a1, (long long *)(uintptr_t)a2, (long long *)(uintptr_t)a3, (long long)a4, (long long)a5, (long long *)(uintptr_t)a6, (long long)a7, (long long)a8, (cufftType)a9, (long long)a10, (size_t *)(uintptr_t)a11);
+            break;
+        case 2:
+            cubind_status = ((cubind__cufftGetSizeMany64_fn)cubind_fn)((cufftHandle)a0, (int)a1, (long long *)(uintptr_t)a2, (long long *)(uintptr_t)a3, (long long)a4, (long long)a5, (long long *)(uintptr_t)a6, (long long)a7, (long long)a8, (cufftType)a9, (long long)a10, (size_t *)(uintptr_t)a11);
+            break;
+        default:
+            cubind_status = ((cubind__cufftGetSizeMany_fn)cubind_fn)((cufftHandle)a0, (int)a1, (int *)(uintptr_t)a2, (int *)(uintptr_t)a3, (int)a4, (int)a5, (int *)(uintptr_t)a6, (int)a7, (int)a8, (cufftType)a9, (int)a10, (size_t *)(uintptr_t)a11);
+            break;
+        }
+        if (cubind_status != CUFFT_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 5 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cufftCreate, cufftDestroy, cufftGetVersion, cufftXtFree. */
+static CUBIND_COLD cufftResult cubind_shape_5(cubind__word a0, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[4] = { 14, 29, 30, 38 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cufftResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cufftCreate;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cufftDestroy;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cufftGetVersion;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cufftXtFree;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFFT, cubind_i), a0);
+    cubind_fn = cubind__resolve(&cubind__cufft_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cufftCreate_fn)cubind_fn)((cufftHandle *)(uintptr_t)a0);
+            break;
+        case 1:
+            cubind_status = ((cubind__cufftDestroy_fn)cubind_fn)((cufftHandle)a0);
+            break;
+        case 2:
+            cubind_status = ((cubind__cufftGetVersion_fn)cubind_fn)((int *)(uintptr_t)a0);
+            break;
+        default:
+            cubind_status = ((cubind__cufftXtFree_fn)cubind_fn)((cudaLibXtDesc *)(uintptr_t)a0);
+            break;
+        }
+        if (cubind_status != CUFFT_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 6 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cufftGetSize, cufftSetWorkArea, cufftSetAutoAllocation, cufftSetStream, cufftGetProperty,
+ * cufftResetPlanProperty, cufftXtSetWorkArea, cufftXtClearCallback. */
+static CUBIND_COLD cufftResult cubind_shape_6(cubind__word a0, cubind__word a1, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[8] = { 19, 20, 21, 28, 31, 34, 39, 48 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cufftResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cufftGetSize;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cufftSetWorkArea;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cufftSetAutoAllocation;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cufftSetStream;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_cufftGetProperty;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_cufftResetPlanProperty;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_cufftXtSetWorkArea;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_cufftXtClearCallback;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFFT, cubind_i), a0, a1);
+    cubind_fn = cubind__resolve(&cubind__cufft_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cufftGetSize_fn)cubind_fn)((cufftHandle)a0, (size_t *)(uintptr_t)a1);
+            break;
+        case 1:
+            cubind_status = ((cubind__cufftSetWorkArea_fn)cubind_fn)((cufftHandle)a0, (void *)(uintptr_t)a1);
+            break;
+        case 2:
+            cubind_status = ((cubind__cufftSetAutoAllocation_fn)cubind_fn)((cufftHandle)a0, (int)a1);
+            break;
+        case 3:
+            cubind_status = ((cubind__cufftSetStream_fn)cubind_fn)((cufftHandle)a0, (cudaStream_t)(uintptr_t)a1);
+            break;
+        case 4:
+            cubind_status = ((cubind__cufftGetProperty_fn)cubind_fn)((libraryPropertyType)a0, (int *)(uintptr_t)a1);
+            break;
+        case 5:
+            cubind_status = ((cubind__cufftResetPlanProperty_fn)cubind_fn)((cufftHandle)a0, (cufftProperty)a1);
+            break;
+        case 6:
+            cubind_status = ((cubind__cufftXtSetWorkArea_fn)cubind_fn)((cufftHandle)a0, (void **)(uintptr_t)a1);
+            break;
+        default:
+            cubind_status = ((cubind__cufftXtClearCallback_fn)cubind_fn)((cufftHandle)a0, (cufftXtCallbackType)a1);
+            break;
+        }
+        if (cubind_status != CUFFT_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 7 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cufftExecR2C, cufftExecC2R, cufftExecD2Z, cufftExecZ2D, cufftSetPlanPropertyInt64,
+ * cufftGetPlanPropertyInt64, cufftXtSetGPUs, cufftXtMalloc, cufftXtExecDescriptorR2C,
+ * cufftXtExecDescriptorC2R, cufftXtExecDescriptorD2Z, cufftXtExecDescriptorZ2D, cufftXtQueryPlan,
+ * cufftXtSetCallbackSharedSize, cufftXtSetWorkAreaPolicy. */
+static CUBIND_COLD cufftResult cubind_shape_7(cubind__word a0, cubind__word a1, cubind__word a2, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[15] = { 23, 24, 26, 27, 32, 33, 35, 36, 41, 42, 44, 45, 46, 49, 55 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cufftResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cufftExecR2C;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cufftExecC2R;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cufftExecD2Z;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cufftExecZ2D;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_cufftSetPlanPropertyInt64;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_cufftGetPlanPropertyInt64;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_cufftXtSetGPUs;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_cufftXtMalloc;
+        break;
+    case 8:
+        cubind_self = (cubind__fnptr)slow_cufftXtExecDescriptorR2C;
+        break;
+    case 9:
+        cubind_self = (cubind__fnptr)slow_cufftXtExecDescriptorC2R;
+        break;
+    case 10:
+        cubind_self = (cubind__fnptr)slow_cufftXtExecDescriptorD2Z;
+        break;
+    case 11:
+        cubind_self = (cubind__fnptr)slow_cufftXtExecDescriptorZ2D;
+        break;
+    case 12:
+        cubind_self = (cubind__fnptr)slow_cufftXtQueryPlan;
+        break;
+    case 13:
+        cubind_self = (cubind__fnptr)slow_cufftXtSetCallbackSharedSize;
+        break;
+    case 14:
+        cubind_self = (cubind__fnptr)slow_cufftXtSetWorkAreaPolicy;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFFT, cubind_i), a0, a1, a2);
+    cubind_fn = cubind__resolve(&cubind__cufft_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cufftExecR2C_fn)cubind_fn)((cufftHandle)a0, (cufftReal *)(uintptr_t)a1, (cufftComplex *)(uintptr_t)a2);
+            break;
+        case 1:
+            cubind_status = ((cubind__cufftExecC2R_fn)cubind_fn)((cufftHandle)a0, (cufftComplex *)(uintptr_t)a1, (cufftReal *)(uintptr_t)a2);
+            break;
+        case 2:
+            cubind_status = ((cubind__cufftExecD2Z_fn)cubind_fn)((cufftHandle)a0, (cufftDoubleReal *)(uintptr_t)a1, (cufftDoubleComplex *)(uintptr_t)a2);
+            break;
+        case 3:
+            cubind_status = ((cubind__cufftExecZ2D_fn)cubind_fn)((cufftHandle)a0, (cufftDoubleComplex *)(uintptr_t)a1, (cufftDoubleReal *)(uintptr_t)a2);
+            break;
+        case 4:
+            cubind_status = ((cubind__cufftSetPlanPropertyInt64_fn)cubind_fn)((cufftHandle)a0, (cufftProperty)a1, (const long long)a2);
+            break;
+        case 5:
+            cubind_status = ((cubind__cufftGetPlanPropertyInt64_fn)cubind_fn)((cufftHandle)a0, (cufftProperty)a1, (long long *)(uintptr_t)a2);
+            break;
+        case 6:
+            cubind_status = ((cubind__cufftXtSetGPUs_fn)cubind_fn)((cufftHandle)a0, (int)a1, (int *)(uintptr_t)a2);
+            break;
+        case 7:
+            cubind_status = ((cubind__cufftXtMalloc_fn)cubind_fn)((cufftHandle)a0, (cudaLibXtDesc **)(uintptr_t)a1, (cufftXtSubFormat)a2);
+            break;
+        case 8:
+            cubind_status = ((cubind__cufftXtExecDescriptorR2C_fn)cubind_fn)((cufftHandle)a0, (cudaLibXtDesc *)(uintptr_t)a1, (cudaLibXtDesc *)(uintptr_t)a2);
+            break;
+        case 9:
+            cubind_status = ((cubind__cufftXtExecDescriptorC2R_fn)cubind_fn)((cufftHandle)a0, (cudaLibXtDesc *)(uintptr_t)a1, (cudaLibXtDesc *)(uintptr_t)a2);
+            break;
+        case 10:
+            cubind_status = ((cubind__cufftXtExecDescriptorD2Z_fn)cubind_fn)((cufftHandle)a0, (cudaLibXtDesc *)(uintptr_t)a1, (cudaLibXtDesc *)(uintptr_t)a2);
+            break;
+        case 11:
+            cubind_status = ((cubind__cufftXtExecDescriptorZ2D_fn)cubind_fn)((cufftHandle)a0, (cudaLibXtDesc *)(uintptr_t)a1, (cudaLibXtDesc *)(uintptr_t)a2);
+            break;
+        case 12:
+            cubind_status = ((cubind__cufftXtQueryPlan_fn)cubind_fn)((cufftHandle)a0, (void *)(uintptr_t)a1, (cufftXtQueryType)a2);
+            break;
+        case 13:
+            cubind_status = ((cubind__cufftXtSetCallbackSharedSize_fn)cubind_fn)((cufftHandle)a0, (cufftXtCallbackType)a1, (size_t)a2);
+            break;
+        default:
+            cubind_status = ((cubind__cufftXtSetWorkAreaPolicy_fn)cubind_fn)((cufftHandle)a0, (cufftXtWorkAreaPolicy)a1, (size_t *)(uintptr_t)a2);
+            break;
+        }
+        if (cubind_status != CUFFT_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 8 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cufftXtMakePlanMany, cufftXtGetSizeMany. */
+static CUBIND_COLD cufftResult cubind_shape_8(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, double cubind_member)
+{
+    static const unsigned short cubind_index[2] = { 51, 52 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    cufftResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cufftXtMakePlanMany;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cufftXtGetSizeMany;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFFT, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13);
+    cubind_fn = cubind__resolve(&cubind__cufft_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cufftXtMakePlanMany_fn)cubind_fn)((cufftHandle)a0, (int)a1, (long long *)(uintptr_t)a2, (long long *)(uintptr_t)a3, (long long)a4, (long long)a5, (cudaDataType)a6, (long long *)(uintptr_t)a7, (long long)a8, (long long)a9, (cudaDataType)a10, (long long)a11, (size_t *)(uintptr_t)a12, (cudaDataType)a13);
+            break;
+        default:
+            cubind_status = ((cubind__cufftXtGetSizeMany_fn)cubind_fn)((cufftHandle)a0, (int)a1, (long long *)(uintptr_t)a2, (long long *)(uintptr_t)a3, (long long)a4, (long long)a5, (cudaDataType)a6, (long long *)(uintptr_t)a7, (long long)a8, (long long)a9, (cudaDataType)a10, (long long)a11, (size_t *)(uintptr_t)a12, (cudaDataType)a13);
+            break;
+        }
+        if (cubind_status != CUFFT_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrapper calls until cufftPlan1d is resolved, and every call while tracing: shape 0. */
+static CUBIND_COLD cufftResult slow_cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)
+{
+    return cubind_shape_0((uintptr_t)plan, nx, type, batch, 0);
 }
 
 cufftResult cubind_cufft_plan1d(cufftHandle *plan, int nx, cufftType type, int batch)
@@ -822,34 +1577,15 @@ cufftResult cubind_cufft_plan1d(cufftHandle *plan, int nx, cufftType type, int b
     cubind__cufftPlan1d_fn cubind_fn = (cubind__cufftPlan1d_fn)cubind__target((cubind__fnptr)slow_cufftPlan1d, &cubind__cufft_offsets[0]);
     cufftResult cubind_status = cubind_fn(plan, nx, type, batch);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 0, (int)cubind_status);
+        return (cufftResult)cubind_failed(0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftPlan2d_fn)(cufftHandle *plan, int nx, int ny, cufftType type);
-
-/* What the wrapper calls until cufftPlan2d is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftPlan2d is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cufftResult slow_cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 1), (uintptr_t)plan, (long long)nx, (long long)ny, (long long)type);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftPlan2d_fn cubind_fn = (cubind__cufftPlan2d_fn)cubind__resolve(&cubind__cufft_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_cufftPlan2d);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, nx, ny, type);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 1, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)plan, nx, ny, type, 1);
 }
 
 cufftResult cubind_cufft_plan2d(cufftHandle *plan, int nx, int ny, cufftType type)
@@ -857,34 +1593,15 @@ cufftResult cubind_cufft_plan2d(cufftHandle *plan, int nx, int ny, cufftType typ
     cubind__cufftPlan2d_fn cubind_fn = (cubind__cufftPlan2d_fn)cubind__target((cubind__fnptr)slow_cufftPlan2d, &cubind__cufft_offsets[1]);
     cufftResult cubind_status = cubind_fn(plan, nx, ny, type);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 1, (int)cubind_status);
+        return (cufftResult)cubind_failed(1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftPlan3d_fn)(cufftHandle *plan, int nx, int ny, int nz, cufftType type);
-
-/* What the wrapper calls until cufftPlan3d is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftPlan3d is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cufftResult slow_cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 2), (uintptr_t)plan, (long long)nx, (long long)ny, (long long)nz, (long long)type);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftPlan3d_fn cubind_fn = (cubind__cufftPlan3d_fn)cubind__resolve(&cubind__cufft_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_cufftPlan3d);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, nx, ny, nz, type);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 2, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)plan, nx, ny, nz, type, 0);
 }
 
 cufftResult cubind_cufft_plan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
@@ -892,34 +1609,15 @@ cufftResult cubind_cufft_plan3d(cufftHandle *plan, int nx, int ny, int nz, cufft
     cubind__cufftPlan3d_fn cubind_fn = (cubind__cufftPlan3d_fn)cubind__target((cubind__fnptr)slow_cufftPlan3d, &cubind__cufft_offsets[2]);
     cufftResult cubind_status = cubind_fn(plan, nx, ny, nz, type);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 2, (int)cubind_status);
+        return (cufftResult)cubind_failed(2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftPlanMany_fn)(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch);
-
-/* What the wrapper calls until cufftPlanMany is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftPlanMany is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cufftResult slow_cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 3), (uintptr_t)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftPlanMany_fn cubind_fn = (cubind__cufftPlanMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_cufftPlanMany);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 3, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)plan, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, (uintptr_t)onembed, ostride, odist, type, batch, 0.0);
 }
 
 cufftResult cubind_cufft_plan_many(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
@@ -927,34 +1625,15 @@ cufftResult cubind_cufft_plan_many(cufftHandle *plan, int rank, int *n, int *ine
     cubind__cufftPlanMany_fn cubind_fn = (cubind__cufftPlanMany_fn)cubind__target((cubind__fnptr)slow_cufftPlanMany, &cubind__cufft_offsets[3]);
     cufftResult cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 3, (int)cubind_status);
+        return (cufftResult)cubind_failed(3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftMakePlan1d_fn)(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize);
-
-/* What the wrapper calls until cufftMakePlan1d is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftMakePlan1d is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cufftResult slow_cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 4), (long long)plan, (long long)nx, (long long)type, (long long)batch, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftMakePlan1d_fn cubind_fn = (cubind__cufftMakePlan1d_fn)cubind__resolve(&cubind__cufft_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_cufftMakePlan1d);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, nx, type, batch, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 4, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1(plan, nx, type, batch, (uintptr_t)workSize, 1);
 }
 
 cufftResult cubind_cufft_make_plan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
@@ -962,34 +1641,15 @@ cufftResult cubind_cufft_make_plan1d(cufftHandle plan, int nx, cufftType type, i
     cubind__cufftMakePlan1d_fn cubind_fn = (cubind__cufftMakePlan1d_fn)cubind__target((cubind__fnptr)slow_cufftMakePlan1d, &cubind__cufft_offsets[4]);
     cufftResult cubind_status = cubind_fn(plan, nx, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 4, (int)cubind_status);
+        return (cufftResult)cubind_failed(4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftMakePlan2d_fn)(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize);
-
-/* What the wrapper calls until cufftMakePlan2d is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftMakePlan2d is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cufftResult slow_cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 5), (long long)plan, (long long)nx, (long long)ny, (long long)type, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftMakePlan2d_fn cubind_fn = (cubind__cufftMakePlan2d_fn)cubind__resolve(&cubind__cufft_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_cufftMakePlan2d);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, nx, ny, type, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 5, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1(plan, nx, ny, type, (uintptr_t)workSize, 2);
 }
 
 cufftResult cubind_cufft_make_plan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
@@ -997,34 +1657,15 @@ cufftResult cubind_cufft_make_plan2d(cufftHandle plan, int nx, int ny, cufftType
     cubind__cufftMakePlan2d_fn cubind_fn = (cubind__cufftMakePlan2d_fn)cubind__target((cubind__fnptr)slow_cufftMakePlan2d, &cubind__cufft_offsets[5]);
     cufftResult cubind_status = cubind_fn(plan, nx, ny, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 5, (int)cubind_status);
+        return (cufftResult)cubind_failed(5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftMakePlan3d_fn)(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize);
-
-/* What the wrapper calls until cufftMakePlan3d is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftMakePlan3d is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD cufftResult slow_cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 6), (long long)plan, (long long)nx, (long long)ny, (long long)nz, (long long)type, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftMakePlan3d_fn cubind_fn = (cubind__cufftMakePlan3d_fn)cubind__resolve(&cubind__cufft_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_cufftMakePlan3d);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, nx, ny, nz, type, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 6, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3(plan, nx, ny, nz, type, (uintptr_t)workSize, 0.0);
 }
 
 cufftResult cubind_cufft_make_plan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
@@ -1032,34 +1673,15 @@ cufftResult cubind_cufft_make_plan3d(cufftHandle plan, int nx, int ny, int nz, c
     cubind__cufftMakePlan3d_fn cubind_fn = (cubind__cufftMakePlan3d_fn)cubind__target((cubind__fnptr)slow_cufftMakePlan3d, &cubind__cufft_offsets[6]);
     cufftResult cubind_status = cubind_fn(plan, nx, ny, nz, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 6, (int)cubind_status);
+        return (cufftResult)cubind_failed(6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftMakePlanMany_fn)(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
-
-/* What the wrapper calls until cufftMakePlanMany is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftMakePlanMany is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD cufftResult slow_cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 7), (long long)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftMakePlanMany_fn cubind_fn = (cubind__cufftMakePlanMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_cufftMakePlanMany);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 7, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4(plan, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, (uintptr_t)onembed, ostride, odist, type, batch, (uintptr_t)workSize, 0.0);
 }
 
 cufftResult cubind_cufft_make_plan_many(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
@@ -1067,34 +1689,15 @@ cufftResult cubind_cufft_make_plan_many(cufftHandle plan, int rank, int *n, int 
     cubind__cufftMakePlanMany_fn cubind_fn = (cubind__cufftMakePlanMany_fn)cubind__target((cubind__fnptr)slow_cufftMakePlanMany, &cubind__cufft_offsets[7]);
     cufftResult cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 7, (int)cubind_status);
+        return (cufftResult)cubind_failed(7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftMakePlanMany64_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
-
-/* What the wrapper calls until cufftMakePlanMany64 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftMakePlanMany64 is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD cufftResult slow_cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 8), (long long)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftMakePlanMany64_fn cubind_fn = (cubind__cufftMakePlanMany64_fn)cubind__resolve(&cubind__cufft_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_cufftMakePlanMany64);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 8, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4(plan, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, (uintptr_t)onembed, ostride, odist, type, batch, (uintptr_t)workSize, 1.0);
 }
 
 cufftResult cubind_cufft_make_plan_many64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
@@ -1102,34 +1705,15 @@ cufftResult cubind_cufft_make_plan_many64(cufftHandle plan, int rank, long long 
     cubind__cufftMakePlanMany64_fn cubind_fn = (cubind__cufftMakePlanMany64_fn)cubind__target((cubind__fnptr)slow_cufftMakePlanMany64, &cubind__cufft_offsets[8]);
     cufftResult cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 8, (int)cubind_status);
+        return (cufftResult)cubind_failed(8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftGetSizeMany64_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
-
-/* What the wrapper calls until cufftGetSizeMany64 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftGetSizeMany64 is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD cufftResult slow_cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 9), (long long)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSizeMany64_fn cubind_fn = (cubind__cufftGetSizeMany64_fn)cubind__resolve(&cubind__cufft_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_cufftGetSizeMany64);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 9, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4(plan, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, (uintptr_t)onembed, ostride, odist, type, batch, (uintptr_t)workSize, 2.0);
 }
 
 cufftResult cubind_cufft_get_size_many64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
@@ -1137,34 +1721,15 @@ cufftResult cubind_cufft_get_size_many64(cufftHandle plan, int rank, long long *
     cubind__cufftGetSizeMany64_fn cubind_fn = (cubind__cufftGetSizeMany64_fn)cubind__target((cubind__fnptr)slow_cufftGetSizeMany64, &cubind__cufft_offsets[9]);
     cufftResult cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 9, (int)cubind_status);
+        return (cufftResult)cubind_failed(9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftEstimate1d_fn)(int nx, cufftType type, int batch, size_t *workSize);
-
-/* What the wrapper calls until cufftEstimate1d is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftEstimate1d is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cufftResult slow_cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 10), (long long)nx, (long long)type, (long long)batch, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftEstimate1d_fn cubind_fn = (cubind__cufftEstimate1d_fn)cubind__resolve(&cubind__cufft_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_cufftEstimate1d);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(nx, type, batch, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 10, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(nx, type, batch, (uintptr_t)workSize, 2);
 }
 
 cufftResult cubind_cufft_estimate1d(int nx, cufftType type, int batch, size_t *workSize)
@@ -1172,34 +1737,15 @@ cufftResult cubind_cufft_estimate1d(int nx, cufftType type, int batch, size_t *w
     cubind__cufftEstimate1d_fn cubind_fn = (cubind__cufftEstimate1d_fn)cubind__target((cubind__fnptr)slow_cufftEstimate1d, &cubind__cufft_offsets[10]);
     cufftResult cubind_status = cubind_fn(nx, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 10, (int)cubind_status);
+        return (cufftResult)cubind_failed(10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftEstimate2d_fn)(int nx, int ny, cufftType type, size_t *workSize);
-
-/* What the wrapper calls until cufftEstimate2d is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftEstimate2d is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cufftResult slow_cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 11), (long long)nx, (long long)ny, (long long)type, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftEstimate2d_fn cubind_fn = (cubind__cufftEstimate2d_fn)cubind__resolve(&cubind__cufft_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_cufftEstimate2d);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(nx, ny, type, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 11, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(nx, ny, type, (uintptr_t)workSize, 3);
 }
 
 cufftResult cubind_cufft_estimate2d(int nx, int ny, cufftType type, size_t *workSize)
@@ -1207,34 +1753,15 @@ cufftResult cubind_cufft_estimate2d(int nx, int ny, cufftType type, size_t *work
     cubind__cufftEstimate2d_fn cubind_fn = (cubind__cufftEstimate2d_fn)cubind__target((cubind__fnptr)slow_cufftEstimate2d, &cubind__cufft_offsets[11]);
     cufftResult cubind_status = cubind_fn(nx, ny, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 11, (int)cubind_status);
+        return (cufftResult)cubind_failed(11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftEstimate3d_fn)(int nx, int ny, int nz, cufftType type, size_t *workSize);
-
-/* What the wrapper calls until cufftEstimate3d is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftEstimate3d is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cufftResult slow_cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 12), (long long)nx, (long long)ny, (long long)nz, (long long)type, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftEstimate3d_fn cubind_fn = (cubind__cufftEstimate3d_fn)cubind__resolve(&cubind__cufft_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_cufftEstimate3d);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(nx, ny, nz, type, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 12, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1(nx, ny, nz, type, (uintptr_t)workSize, 3);
 }
 
 cufftResult cubind_cufft_estimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
@@ -1242,34 +1769,15 @@ cufftResult cubind_cufft_estimate3d(int nx, int ny, int nz, cufftType type, size
     cubind__cufftEstimate3d_fn cubind_fn = (cubind__cufftEstimate3d_fn)cubind__target((cubind__fnptr)slow_cufftEstimate3d, &cubind__cufft_offsets[12]);
     cufftResult cubind_status = cubind_fn(nx, ny, nz, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 12, (int)cubind_status);
+        return (cufftResult)cubind_failed(12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftEstimateMany_fn)(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
-
-/* What the wrapper calls until cufftEstimateMany is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftEstimateMany is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD cufftResult slow_cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 13), (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftEstimateMany_fn cubind_fn = (cubind__cufftEstimateMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_cufftEstimateMany);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 13, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2(rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, (uintptr_t)onembed, ostride, odist, type, batch, (uintptr_t)workSize, 1.0);
 }
 
 cufftResult cubind_cufft_estimate_many(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
@@ -1277,34 +1785,15 @@ cufftResult cubind_cufft_estimate_many(int rank, int *n, int *inembed, int istri
     cubind__cufftEstimateMany_fn cubind_fn = (cubind__cufftEstimateMany_fn)cubind__target((cubind__fnptr)slow_cufftEstimateMany, &cubind__cufft_offsets[13]);
     cufftResult cubind_status = cubind_fn(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 13, (int)cubind_status);
+        return (cufftResult)cubind_failed(13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftCreate_fn)(cufftHandle *handle);
-
-/* What the wrapper calls until cufftCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftCreate is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cufftResult slow_cufftCreate(cufftHandle *handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 14), (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftCreate_fn cubind_fn = (cubind__cufftCreate_fn)cubind__resolve(&cubind__cufft_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_cufftCreate);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 14, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)handle, 0);
 }
 
 cufftResult cubind_cufft_create(cufftHandle *handle)
@@ -1312,34 +1801,15 @@ cufftResult cubind_cufft_create(cufftHandle *handle)
     cubind__cufftCreate_fn cubind_fn = (cubind__cufftCreate_fn)cubind__target((cubind__fnptr)slow_cufftCreate, &cubind__cufft_offsets[14]);
     cufftResult cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 14, (int)cubind_status);
+        return (cufftResult)cubind_failed(14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftGetSize1d_fn)(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize);
-
-/* What the wrapper calls until cufftGetSize1d is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftGetSize1d is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cufftResult slow_cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 15), (long long)handle, (long long)nx, (long long)type, (long long)batch, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSize1d_fn cubind_fn = (cubind__cufftGetSize1d_fn)cubind__resolve(&cubind__cufft_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_cufftGetSize1d);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, nx, type, batch, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 15, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1(handle, nx, type, batch, (uintptr_t)workSize, 4);
 }
 
 cufftResult cubind_cufft_get_size1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
@@ -1347,34 +1817,15 @@ cufftResult cubind_cufft_get_size1d(cufftHandle handle, int nx, cufftType type, 
     cubind__cufftGetSize1d_fn cubind_fn = (cubind__cufftGetSize1d_fn)cubind__target((cubind__fnptr)slow_cufftGetSize1d, &cubind__cufft_offsets[15]);
     cufftResult cubind_status = cubind_fn(handle, nx, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 15, (int)cubind_status);
+        return (cufftResult)cubind_failed(15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftGetSize2d_fn)(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize);
-
-/* What the wrapper calls until cufftGetSize2d is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftGetSize2d is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD cufftResult slow_cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 16), (long long)handle, (long long)nx, (long long)ny, (long long)type, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSize2d_fn cubind_fn = (cubind__cufftGetSize2d_fn)cubind__resolve(&cubind__cufft_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_cufftGetSize2d);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, nx, ny, type, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 16, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1(handle, nx, ny, type, (uintptr_t)workSize, 5);
 }
 
 cufftResult cubind_cufft_get_size2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
@@ -1382,34 +1833,15 @@ cufftResult cubind_cufft_get_size2d(cufftHandle handle, int nx, int ny, cufftTyp
     cubind__cufftGetSize2d_fn cubind_fn = (cubind__cufftGetSize2d_fn)cubind__target((cubind__fnptr)slow_cufftGetSize2d, &cubind__cufft_offsets[16]);
     cufftResult cubind_status = cubind_fn(handle, nx, ny, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 16, (int)cubind_status);
+        return (cufftResult)cubind_failed(16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftGetSize3d_fn)(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize);
-
-/* What the wrapper calls until cufftGetSize3d is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftGetSize3d is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD cufftResult slow_cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 17), (long long)handle, (long long)nx, (long long)ny, (long long)nz, (long long)type, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSize3d_fn cubind_fn = (cubind__cufftGetSize3d_fn)cubind__resolve(&cubind__cufft_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_cufftGetSize3d);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, nx, ny, nz, type, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 17, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3(handle, nx, ny, nz, type, (uintptr_t)workSize, 1.0);
 }
 
 cufftResult cubind_cufft_get_size3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
@@ -1417,34 +1849,15 @@ cufftResult cubind_cufft_get_size3d(cufftHandle handle, int nx, int ny, int nz, 
     cubind__cufftGetSize3d_fn cubind_fn = (cubind__cufftGetSize3d_fn)cubind__target((cubind__fnptr)slow_cufftGetSize3d, &cubind__cufft_offsets[17]);
     cufftResult cubind_status = cubind_fn(handle, nx, ny, nz, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 17, (int)cubind_status);
+        return (cufftResult)cubind_failed(17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftGetSizeMany_fn)(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea);
-
-/* What the wrapper calls until cufftGetSizeMany is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftGetSizeMany is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD cufftResult slow_cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 18), (long long)handle, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch, (uintptr_t)workArea);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSizeMany_fn cubind_fn = (cubind__cufftGetSizeMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_cufftGetSizeMany);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 18, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4(handle, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, (uintptr_t)onembed, ostride, odist, type, batch, (uintptr_t)workArea, 3.0);
 }
 
 cufftResult cubind_cufft_get_size_many(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
@@ -1452,34 +1865,15 @@ cufftResult cubind_cufft_get_size_many(cufftHandle handle, int rank, int *n, int
     cubind__cufftGetSizeMany_fn cubind_fn = (cubind__cufftGetSizeMany_fn)cubind__target((cubind__fnptr)slow_cufftGetSizeMany, &cubind__cufft_offsets[18]);
     cufftResult cubind_status = cubind_fn(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 18, (int)cubind_status);
+        return (cufftResult)cubind_failed(18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftGetSize_fn)(cufftHandle handle, size_t *workSize);
-
-/* What the wrapper calls until cufftGetSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftGetSize is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD cufftResult slow_cufftGetSize(cufftHandle handle, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 19), (long long)handle, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSize_fn cubind_fn = (cubind__cufftGetSize_fn)cubind__resolve(&cubind__cufft_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_cufftGetSize);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 19, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6(handle, (uintptr_t)workSize, 0);
 }
 
 cufftResult cubind_cufft_get_size(cufftHandle handle, size_t *workSize)
@@ -1487,34 +1881,15 @@ cufftResult cubind_cufft_get_size(cufftHandle handle, size_t *workSize)
     cubind__cufftGetSize_fn cubind_fn = (cubind__cufftGetSize_fn)cubind__target((cubind__fnptr)slow_cufftGetSize, &cubind__cufft_offsets[19]);
     cufftResult cubind_status = cubind_fn(handle, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 19, (int)cubind_status);
+        return (cufftResult)cubind_failed(19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftSetWorkArea_fn)(cufftHandle plan, void *workArea);
-
-/* What the wrapper calls until cufftSetWorkArea is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftSetWorkArea is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD cufftResult slow_cufftSetWorkArea(cufftHandle plan, void *workArea)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 20), (long long)plan, (uintptr_t)workArea);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftSetWorkArea_fn cubind_fn = (cubind__cufftSetWorkArea_fn)cubind__resolve(&cubind__cufft_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_cufftSetWorkArea);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, workArea);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 20, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6(plan, (uintptr_t)workArea, 1);
 }
 
 cufftResult cubind_cufft_set_work_area(cufftHandle plan, void *workArea)
@@ -1522,34 +1897,15 @@ cufftResult cubind_cufft_set_work_area(cufftHandle plan, void *workArea)
     cubind__cufftSetWorkArea_fn cubind_fn = (cubind__cufftSetWorkArea_fn)cubind__target((cubind__fnptr)slow_cufftSetWorkArea, &cubind__cufft_offsets[20]);
     cufftResult cubind_status = cubind_fn(plan, workArea);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 20, (int)cubind_status);
+        return (cufftResult)cubind_failed(20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftSetAutoAllocation_fn)(cufftHandle plan, int autoAllocate);
-
-/* What the wrapper calls until cufftSetAutoAllocation is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftSetAutoAllocation is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD cufftResult slow_cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 21), (long long)plan, (long long)autoAllocate);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftSetAutoAllocation_fn cubind_fn = (cubind__cufftSetAutoAllocation_fn)cubind__resolve(&cubind__cufft_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_cufftSetAutoAllocation);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, autoAllocate);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 21, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6(plan, autoAllocate, 2);
 }
 
 cufftResult cubind_cufft_set_auto_allocation(cufftHandle plan, int autoAllocate)
@@ -1557,34 +1913,15 @@ cufftResult cubind_cufft_set_auto_allocation(cufftHandle plan, int autoAllocate)
     cubind__cufftSetAutoAllocation_fn cubind_fn = (cubind__cufftSetAutoAllocation_fn)cubind__target((cubind__fnptr)slow_cufftSetAutoAllocation, &cubind__cufft_offsets[21]);
     cufftResult cubind_status = cubind_fn(plan, autoAllocate);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 21, (int)cubind_status);
+        return (cufftResult)cubind_failed(21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftExecC2C_fn)(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction);
-
-/* What the wrapper calls until cufftExecC2C is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftExecC2C is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cufftResult slow_cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 22), (long long)plan, (uintptr_t)idata, (uintptr_t)odata, (long long)direction);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecC2C_fn cubind_fn = (cubind__cufftExecC2C_fn)cubind__resolve(&cubind__cufft_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_cufftExecC2C);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, idata, odata, direction);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 22, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(plan, (uintptr_t)idata, (uintptr_t)odata, direction, 4);
 }
 
 cufftResult cubind_cufft_exec_c2c(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
@@ -1592,34 +1929,15 @@ cufftResult cubind_cufft_exec_c2c(cufftHandle plan, cufftComplex *idata, cufftCo
     cubind__cufftExecC2C_fn cubind_fn = (cubind__cufftExecC2C_fn)cubind__target((cubind__fnptr)slow_cufftExecC2C, &cubind__cufft_offsets[22]);
     cufftResult cubind_status = cubind_fn(plan, idata, odata, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 22, (int)cubind_status);
+        return (cufftResult)cubind_failed(22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftExecR2C_fn)(cufftHandle plan, cufftReal *idata, cufftComplex *odata);
-
-/* What the wrapper calls until cufftExecR2C is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftExecR2C is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cufftResult slow_cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 23), (long long)plan, (uintptr_t)idata, (uintptr_t)odata);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecR2C_fn cubind_fn = (cubind__cufftExecR2C_fn)cubind__resolve(&cubind__cufft_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_cufftExecR2C);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, idata, odata);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 23, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7(plan, (uintptr_t)idata, (uintptr_t)odata, 0);
 }
 
 cufftResult cubind_cufft_exec_r2c(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
@@ -1627,34 +1945,15 @@ cufftResult cubind_cufft_exec_r2c(cufftHandle plan, cufftReal *idata, cufftCompl
     cubind__cufftExecR2C_fn cubind_fn = (cubind__cufftExecR2C_fn)cubind__target((cubind__fnptr)slow_cufftExecR2C, &cubind__cufft_offsets[23]);
     cufftResult cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 23, (int)cubind_status);
+        return (cufftResult)cubind_failed(23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftExecC2R_fn)(cufftHandle plan, cufftComplex *idata, cufftReal *odata);
-
-/* What the wrapper calls until cufftExecC2R is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftExecC2R is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cufftResult slow_cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 24), (long long)plan, (uintptr_t)idata, (uintptr_t)odata);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecC2R_fn cubind_fn = (cubind__cufftExecC2R_fn)cubind__resolve(&cubind__cufft_symbols.table, 24, &cubind_unavailable, (cubind__fnptr)slow_cufftExecC2R);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, idata, odata);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 24, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7(plan, (uintptr_t)idata, (uintptr_t)odata, 1);
 }
 
 cufftResult cubind_cufft_exec_c2r(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
@@ -1662,34 +1961,15 @@ cufftResult cubind_cufft_exec_c2r(cufftHandle plan, cufftComplex *idata, cufftRe
     cubind__cufftExecC2R_fn cubind_fn = (cubind__cufftExecC2R_fn)cubind__target((cubind__fnptr)slow_cufftExecC2R, &cubind__cufft_offsets[24]);
     cufftResult cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 24, (int)cubind_status);
+        return (cufftResult)cubind_failed(24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftExecZ2Z_fn)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction);
-
-/* What the wrapper calls until cufftExecZ2Z is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftExecZ2Z is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cufftResult slow_cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 25), (long long)plan, (uintptr_t)idata, (uintptr_t)odata, (long long)direction);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecZ2Z_fn cubind_fn = (cubind__cufftExecZ2Z_fn)cubind__resolve(&cubind__cufft_symbols.table, 25, &cubind_unavailable, (cubind__fnptr)slow_cufftExecZ2Z);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, idata, odata, direction);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 25, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(plan, (uintptr_t)idata, (uintptr_t)odata, direction, 5);
 }
 
 cufftResult cubind_cufft_exec_z2z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
@@ -1697,34 +1977,15 @@ cufftResult cubind_cufft_exec_z2z(cufftHandle plan, cufftDoubleComplex *idata, c
     cubind__cufftExecZ2Z_fn cubind_fn = (cubind__cufftExecZ2Z_fn)cubind__target((cubind__fnptr)slow_cufftExecZ2Z, &cubind__cufft_offsets[25]);
     cufftResult cubind_status = cubind_fn(plan, idata, odata, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 25, (int)cubind_status);
+        return (cufftResult)cubind_failed(25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftExecD2Z_fn)(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata);
-
-/* What the wrapper calls until cufftExecD2Z is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftExecD2Z is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cufftResult slow_cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 26), (long long)plan, (uintptr_t)idata, (uintptr_t)odata);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecD2Z_fn cubind_fn = (cubind__cufftExecD2Z_fn)cubind__resolve(&cubind__cufft_symbols.table, 26, &cubind_unavailable, (cubind__fnptr)slow_cufftExecD2Z);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, idata, odata);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 26, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7(plan, (uintptr_t)idata, (uintptr_t)odata, 2);
 }
 
 cufftResult cubind_cufft_exec_d2z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
@@ -1732,34 +1993,15 @@ cufftResult cubind_cufft_exec_d2z(cufftHandle plan, cufftDoubleReal *idata, cuff
     cubind__cufftExecD2Z_fn cubind_fn = (cubind__cufftExecD2Z_fn)cubind__target((cubind__fnptr)slow_cufftExecD2Z, &cubind__cufft_offsets[26]);
     cufftResult cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 26, (int)cubind_status);
+        return (cufftResult)cubind_failed(26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftExecZ2D_fn)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata);
-
-/* What the wrapper calls until cufftExecZ2D is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftExecZ2D is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cufftResult slow_cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 27), (long long)plan, (uintptr_t)idata, (uintptr_t)odata);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecZ2D_fn cubind_fn = (cubind__cufftExecZ2D_fn)cubind__resolve(&cubind__cufft_symbols.table, 27, &cubind_unavailable, (cubind__fnptr)slow_cufftExecZ2D);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, idata, odata);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 27, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7(plan, (uintptr_t)idata, (uintptr_t)odata, 3);
 }
 
 cufftResult cubind_cufft_exec_z2d(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
@@ -1767,34 +2009,15 @@ cufftResult cubind_cufft_exec_z2d(cufftHandle plan, cufftDoubleComplex *idata, c
     cubind__cufftExecZ2D_fn cubind_fn = (cubind__cufftExecZ2D_fn)cubind__target((cubind__fnptr)slow_cufftExecZ2D, &cubind__cufft_offsets[27]);
     cufftResult cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 27, (int)cubind_status);
+        return (cufftResult)cubind_failed(27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftSetStream_fn)(cufftHandle plan, cudaStream_t stream);
-
-/* What the wrapper calls until cufftSetStream is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftSetStream is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD cufftResult slow_cufftSetStream(cufftHandle plan, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 28), (long long)plan, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftSetStream_fn cubind_fn = (cubind__cufftSetStream_fn)cubind__resolve(&cubind__cufft_symbols.table, 28, &cubind_unavailable, (cubind__fnptr)slow_cufftSetStream);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, stream);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 28, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6(plan, (uintptr_t)stream, 3);
 }
 
 cufftResult cubind_cufft_set_stream(cufftHandle plan, cudaStream_t stream)
@@ -1802,34 +2025,15 @@ cufftResult cubind_cufft_set_stream(cufftHandle plan, cudaStream_t stream)
     cubind__cufftSetStream_fn cubind_fn = (cubind__cufftSetStream_fn)cubind__target((cubind__fnptr)slow_cufftSetStream, &cubind__cufft_offsets[28]);
     cufftResult cubind_status = cubind_fn(plan, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 28, (int)cubind_status);
+        return (cufftResult)cubind_failed(28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftDestroy_fn)(cufftHandle plan);
-
-/* What the wrapper calls until cufftDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftDestroy is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cufftResult slow_cufftDestroy(cufftHandle plan)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 29), (long long)plan);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftDestroy_fn cubind_fn = (cubind__cufftDestroy_fn)cubind__resolve(&cubind__cufft_symbols.table, 29, &cubind_unavailable, (cubind__fnptr)slow_cufftDestroy);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 29, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5(plan, 1);
 }
 
 cufftResult cubind_cufft_destroy(cufftHandle plan)
@@ -1837,34 +2041,15 @@ cufftResult cubind_cufft_destroy(cufftHandle plan)
     cubind__cufftDestroy_fn cubind_fn = (cubind__cufftDestroy_fn)cubind__target((cubind__fnptr)slow_cufftDestroy, &cubind__cufft_offsets[29]);
     cufftResult cubind_status = cubind_fn(plan);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 29, (int)cubind_status);
+        return (cufftResult)cubind_failed(29, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftGetVersion_fn)(int *version);
-
-/* What the wrapper calls until cufftGetVersion is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftGetVersion is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cufftResult slow_cufftGetVersion(int *version)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 30), (uintptr_t)version);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetVersion_fn cubind_fn = (cubind__cufftGetVersion_fn)cubind__resolve(&cubind__cufft_symbols.table, 30, &cubind_unavailable, (cubind__fnptr)slow_cufftGetVersion);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(version);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 30, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)version, 2);
 }
 
 cufftResult cubind_cufft_get_version(int *version)
@@ -1872,34 +2057,15 @@ cufftResult cubind_cufft_get_version(int *version)
     cubind__cufftGetVersion_fn cubind_fn = (cubind__cufftGetVersion_fn)cubind__target((cubind__fnptr)slow_cufftGetVersion, &cubind__cufft_offsets[30]);
     cufftResult cubind_status = cubind_fn(version);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 30, (int)cubind_status);
+        return (cufftResult)cubind_failed(30, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftGetProperty_fn)(libraryPropertyType type, int *value);
-
-/* What the wrapper calls until cufftGetProperty is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftGetProperty is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD cufftResult slow_cufftGetProperty(libraryPropertyType type, int *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 31), (long long)type, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetProperty_fn cubind_fn = (cubind__cufftGetProperty_fn)cubind__resolve(&cubind__cufft_symbols.table, 31, &cubind_unavailable, (cubind__fnptr)slow_cufftGetProperty);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(type, value);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 31, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6(type, (uintptr_t)value, 4);
 }
 
 cufftResult cubind_cufft_get_property(libraryPropertyType type, int *value)
@@ -1907,34 +2073,15 @@ cufftResult cubind_cufft_get_property(libraryPropertyType type, int *value)
     cubind__cufftGetProperty_fn cubind_fn = (cubind__cufftGetProperty_fn)cubind__target((cubind__fnptr)slow_cufftGetProperty, &cubind__cufft_offsets[31]);
     cufftResult cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 31, (int)cubind_status);
+        return (cufftResult)cubind_failed(31, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftSetPlanPropertyInt64_fn)(cufftHandle plan, cufftProperty property, const long long inputValueInt);
-
-/* What the wrapper calls until cufftSetPlanPropertyInt64 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftSetPlanPropertyInt64 is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cufftResult slow_cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 32), (long long)plan, (long long)property, (long long)inputValueInt);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftSetPlanPropertyInt64_fn cubind_fn = (cubind__cufftSetPlanPropertyInt64_fn)cubind__resolve(&cubind__cufft_symbols.table, 32, &cubind_unavailable, (cubind__fnptr)slow_cufftSetPlanPropertyInt64);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, property, inputValueInt);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 32, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7(plan, property, inputValueInt, 4);
 }
 
 cufftResult cubind_cufft_set_plan_property_int64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
@@ -1942,34 +2089,15 @@ cufftResult cubind_cufft_set_plan_property_int64(cufftHandle plan, cufftProperty
     cubind__cufftSetPlanPropertyInt64_fn cubind_fn = (cubind__cufftSetPlanPropertyInt64_fn)cubind__target((cubind__fnptr)slow_cufftSetPlanPropertyInt64, &cubind__cufft_offsets[32]);
     cufftResult cubind_status = cubind_fn(plan, property, inputValueInt);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 32, (int)cubind_status);
+        return (cufftResult)cubind_failed(32, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftGetPlanPropertyInt64_fn)(cufftHandle plan, cufftProperty property, long long *returnPtrValue);
-
-/* What the wrapper calls until cufftGetPlanPropertyInt64 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftGetPlanPropertyInt64 is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cufftResult slow_cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 33), (long long)plan, (long long)property, (uintptr_t)returnPtrValue);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetPlanPropertyInt64_fn cubind_fn = (cubind__cufftGetPlanPropertyInt64_fn)cubind__resolve(&cubind__cufft_symbols.table, 33, &cubind_unavailable, (cubind__fnptr)slow_cufftGetPlanPropertyInt64);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, property, returnPtrValue);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 33, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7(plan, property, (uintptr_t)returnPtrValue, 5);
 }
 
 cufftResult cubind_cufft_get_plan_property_int64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
@@ -1977,34 +2105,15 @@ cufftResult cubind_cufft_get_plan_property_int64(cufftHandle plan, cufftProperty
     cubind__cufftGetPlanPropertyInt64_fn cubind_fn = (cubind__cufftGetPlanPropertyInt64_fn)cubind__target((cubind__fnptr)slow_cufftGetPlanPropertyInt64, &cubind__cufft_offsets[33]);
     cufftResult cubind_status = cubind_fn(plan, property, returnPtrValue);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 33, (int)cubind_status);
+        return (cufftResult)cubind_failed(33, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftResetPlanProperty_fn)(cufftHandle plan, cufftProperty property);
-
-/* What the wrapper calls until cufftResetPlanProperty is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftResetPlanProperty is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD cufftResult slow_cufftResetPlanProperty(cufftHandle plan, cufftProperty property)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 34), (long long)plan, (long long)property);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftResetPlanProperty_fn cubind_fn = (cubind__cufftResetPlanProperty_fn)cubind__resolve(&cubind__cufft_symbols.table, 34, &cubind_unavailable, (cubind__fnptr)slow_cufftResetPlanProperty);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, property);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 34, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6(plan, property, 5);
 }
 
 cufftResult cubind_cufft_reset_plan_property(cufftHandle plan, cufftProperty property)
@@ -2012,34 +2121,15 @@ cufftResult cubind_cufft_reset_plan_property(cufftHandle plan, cufftProperty pro
     cubind__cufftResetPlanProperty_fn cubind_fn = (cubind__cufftResetPlanProperty_fn)cubind__target((cubind__fnptr)slow_cufftResetPlanProperty, &cubind__cufft_offsets[34]);
     cufftResult cubind_status = cubind_fn(plan, property);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 34, (int)cubind_status);
+        return (cufftResult)cubind_failed(34, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtSetGPUs_fn)(cufftHandle handle, int nGPUs, int *whichGPUs);
-
-/* What the wrapper calls until cufftXtSetGPUs is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftXtSetGPUs is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cufftResult slow_cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 35), (long long)handle, (long long)nGPUs, (uintptr_t)whichGPUs);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetGPUs_fn cubind_fn = (cubind__cufftXtSetGPUs_fn)cubind__resolve(&cubind__cufft_symbols.table, 35, &cubind_unavailable, (cubind__fnptr)slow_cufftXtSetGPUs);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, nGPUs, whichGPUs);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 35, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7(handle, nGPUs, (uintptr_t)whichGPUs, 6);
 }
 
 cufftResult cubind_cufft_xt_set_gpus(cufftHandle handle, int nGPUs, int *whichGPUs)
@@ -2047,34 +2137,15 @@ cufftResult cubind_cufft_xt_set_gpus(cufftHandle handle, int nGPUs, int *whichGP
     cubind__cufftXtSetGPUs_fn cubind_fn = (cubind__cufftXtSetGPUs_fn)cubind__target((cubind__fnptr)slow_cufftXtSetGPUs, &cubind__cufft_offsets[35]);
     cufftResult cubind_status = cubind_fn(handle, nGPUs, whichGPUs);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 35, (int)cubind_status);
+        return (cufftResult)cubind_failed(35, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtMalloc_fn)(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format);
-
-/* What the wrapper calls until cufftXtMalloc is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftXtMalloc is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cufftResult slow_cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 36), (long long)plan, (uintptr_t)descriptor, (long long)format);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtMalloc_fn cubind_fn = (cubind__cufftXtMalloc_fn)cubind__resolve(&cubind__cufft_symbols.table, 36, &cubind_unavailable, (cubind__fnptr)slow_cufftXtMalloc);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, descriptor, format);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 36, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7(plan, (uintptr_t)descriptor, format, 7);
 }
 
 cufftResult cubind_cufft_xt_malloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
@@ -2082,34 +2153,15 @@ cufftResult cubind_cufft_xt_malloc(cufftHandle plan, cudaLibXtDesc **descriptor,
     cubind__cufftXtMalloc_fn cubind_fn = (cubind__cufftXtMalloc_fn)cubind__target((cubind__fnptr)slow_cufftXtMalloc, &cubind__cufft_offsets[36]);
     cufftResult cubind_status = cubind_fn(plan, descriptor, format);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 36, (int)cubind_status);
+        return (cufftResult)cubind_failed(36, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtMemcpy_fn)(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type);
-
-/* What the wrapper calls until cufftXtMemcpy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftXtMemcpy is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cufftResult slow_cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 37), (long long)plan, (uintptr_t)dstPointer, (uintptr_t)srcPointer, (long long)type);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtMemcpy_fn cubind_fn = (cubind__cufftXtMemcpy_fn)cubind__resolve(&cubind__cufft_symbols.table, 37, &cubind_unavailable, (cubind__fnptr)slow_cufftXtMemcpy);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, dstPointer, srcPointer, type);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 37, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(plan, (uintptr_t)dstPointer, (uintptr_t)srcPointer, type, 6);
 }
 
 cufftResult cubind_cufft_xt_memcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
@@ -2117,34 +2169,15 @@ cufftResult cubind_cufft_xt_memcpy(cufftHandle plan, void *dstPointer, void *src
     cubind__cufftXtMemcpy_fn cubind_fn = (cubind__cufftXtMemcpy_fn)cubind__target((cubind__fnptr)slow_cufftXtMemcpy, &cubind__cufft_offsets[37]);
     cufftResult cubind_status = cubind_fn(plan, dstPointer, srcPointer, type);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 37, (int)cubind_status);
+        return (cufftResult)cubind_failed(37, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtFree_fn)(cudaLibXtDesc *descriptor);
-
-/* What the wrapper calls until cufftXtFree is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftXtFree is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD cufftResult slow_cufftXtFree(cudaLibXtDesc *descriptor)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 38), (uintptr_t)descriptor);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtFree_fn cubind_fn = (cubind__cufftXtFree_fn)cubind__resolve(&cubind__cufft_symbols.table, 38, &cubind_unavailable, (cubind__fnptr)slow_cufftXtFree);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(descriptor);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 38, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)descriptor, 3);
 }
 
 cufftResult cubind_cufft_xt_free(cudaLibXtDesc *descriptor)
@@ -2152,34 +2185,15 @@ cufftResult cubind_cufft_xt_free(cudaLibXtDesc *descriptor)
     cubind__cufftXtFree_fn cubind_fn = (cubind__cufftXtFree_fn)cubind__target((cubind__fnptr)slow_cufftXtFree, &cubind__cufft_offsets[38]);
     cufftResult cubind_status = cubind_fn(descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 38, (int)cubind_status);
+        return (cufftResult)cubind_failed(38, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtSetWorkArea_fn)(cufftHandle plan, void **workArea);
-
-/* What the wrapper calls until cufftXtSetWorkArea is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftXtSetWorkArea is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD cufftResult slow_cufftXtSetWorkArea(cufftHandle plan, void **workArea)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 39), (long long)plan, (uintptr_t)workArea);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetWorkArea_fn cubind_fn = (cubind__cufftXtSetWorkArea_fn)cubind__resolve(&cubind__cufft_symbols.table, 39, &cubind_unavailable, (cubind__fnptr)slow_cufftXtSetWorkArea);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, workArea);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 39, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6(plan, (uintptr_t)workArea, 6);
 }
 
 cufftResult cubind_cufft_xt_set_work_area(cufftHandle plan, void **workArea)
@@ -2187,34 +2201,15 @@ cufftResult cubind_cufft_xt_set_work_area(cufftHandle plan, void **workArea)
     cubind__cufftXtSetWorkArea_fn cubind_fn = (cubind__cufftXtSetWorkArea_fn)cubind__target((cubind__fnptr)slow_cufftXtSetWorkArea, &cubind__cufft_offsets[39]);
     cufftResult cubind_status = cubind_fn(plan, workArea);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 39, (int)cubind_status);
+        return (cufftResult)cubind_failed(39, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtExecDescriptorC2C_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
-
-/* What the wrapper calls until cufftXtExecDescriptorC2C is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftXtExecDescriptorC2C is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 40), (long long)plan, (uintptr_t)input, (uintptr_t)output, (long long)direction);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorC2C_fn cubind_fn = (cubind__cufftXtExecDescriptorC2C_fn)cubind__resolve(&cubind__cufft_symbols.table, 40, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptorC2C);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, input, output, direction);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 40, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(plan, (uintptr_t)input, (uintptr_t)output, direction, 7);
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor_c2c(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
@@ -2222,34 +2217,15 @@ cufftResult cubind_cufft_xt_exec_descriptor_c2c(cufftHandle plan, cudaLibXtDesc 
     cubind__cufftXtExecDescriptorC2C_fn cubind_fn = (cubind__cufftXtExecDescriptorC2C_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptorC2C, &cubind__cufft_offsets[40]);
     cufftResult cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 40, (int)cubind_status);
+        return (cufftResult)cubind_failed(40, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtExecDescriptorR2C_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
-
-/* What the wrapper calls until cufftXtExecDescriptorR2C is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftXtExecDescriptorR2C is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 41), (long long)plan, (uintptr_t)input, (uintptr_t)output);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorR2C_fn cubind_fn = (cubind__cufftXtExecDescriptorR2C_fn)cubind__resolve(&cubind__cufft_symbols.table, 41, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptorR2C);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, input, output);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 41, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7(plan, (uintptr_t)input, (uintptr_t)output, 8);
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor_r2c(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
@@ -2257,34 +2233,15 @@ cufftResult cubind_cufft_xt_exec_descriptor_r2c(cufftHandle plan, cudaLibXtDesc 
     cubind__cufftXtExecDescriptorR2C_fn cubind_fn = (cubind__cufftXtExecDescriptorR2C_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptorR2C, &cubind__cufft_offsets[41]);
     cufftResult cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 41, (int)cubind_status);
+        return (cufftResult)cubind_failed(41, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtExecDescriptorC2R_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
-
-/* What the wrapper calls until cufftXtExecDescriptorC2R is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftXtExecDescriptorC2R is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 42), (long long)plan, (uintptr_t)input, (uintptr_t)output);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorC2R_fn cubind_fn = (cubind__cufftXtExecDescriptorC2R_fn)cubind__resolve(&cubind__cufft_symbols.table, 42, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptorC2R);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, input, output);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 42, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7(plan, (uintptr_t)input, (uintptr_t)output, 9);
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor_c2r(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
@@ -2292,34 +2249,15 @@ cufftResult cubind_cufft_xt_exec_descriptor_c2r(cufftHandle plan, cudaLibXtDesc 
     cubind__cufftXtExecDescriptorC2R_fn cubind_fn = (cubind__cufftXtExecDescriptorC2R_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptorC2R, &cubind__cufft_offsets[42]);
     cufftResult cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 42, (int)cubind_status);
+        return (cufftResult)cubind_failed(42, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtExecDescriptorZ2Z_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
-
-/* What the wrapper calls until cufftXtExecDescriptorZ2Z is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftXtExecDescriptorZ2Z is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 43), (long long)plan, (uintptr_t)input, (uintptr_t)output, (long long)direction);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorZ2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2Z_fn)cubind__resolve(&cubind__cufft_symbols.table, 43, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptorZ2Z);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, input, output, direction);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 43, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(plan, (uintptr_t)input, (uintptr_t)output, direction, 8);
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor_z2z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
@@ -2327,34 +2265,15 @@ cufftResult cubind_cufft_xt_exec_descriptor_z2z(cufftHandle plan, cudaLibXtDesc 
     cubind__cufftXtExecDescriptorZ2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2Z_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptorZ2Z, &cubind__cufft_offsets[43]);
     cufftResult cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 43, (int)cubind_status);
+        return (cufftResult)cubind_failed(43, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtExecDescriptorD2Z_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
-
-/* What the wrapper calls until cufftXtExecDescriptorD2Z is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftXtExecDescriptorD2Z is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 44), (long long)plan, (uintptr_t)input, (uintptr_t)output);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorD2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorD2Z_fn)cubind__resolve(&cubind__cufft_symbols.table, 44, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptorD2Z);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, input, output);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 44, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7(plan, (uintptr_t)input, (uintptr_t)output, 10);
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor_d2z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
@@ -2362,34 +2281,15 @@ cufftResult cubind_cufft_xt_exec_descriptor_d2z(cufftHandle plan, cudaLibXtDesc 
     cubind__cufftXtExecDescriptorD2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorD2Z_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptorD2Z, &cubind__cufft_offsets[44]);
     cufftResult cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 44, (int)cubind_status);
+        return (cufftResult)cubind_failed(44, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtExecDescriptorZ2D_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
-
-/* What the wrapper calls until cufftXtExecDescriptorZ2D is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftXtExecDescriptorZ2D is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 45), (long long)plan, (uintptr_t)input, (uintptr_t)output);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorZ2D_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2D_fn)cubind__resolve(&cubind__cufft_symbols.table, 45, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptorZ2D);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, input, output);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 45, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7(plan, (uintptr_t)input, (uintptr_t)output, 11);
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor_z2d(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
@@ -2397,34 +2297,15 @@ cufftResult cubind_cufft_xt_exec_descriptor_z2d(cufftHandle plan, cudaLibXtDesc 
     cubind__cufftXtExecDescriptorZ2D_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2D_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptorZ2D, &cubind__cufft_offsets[45]);
     cufftResult cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 45, (int)cubind_status);
+        return (cufftResult)cubind_failed(45, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtQueryPlan_fn)(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType);
-
-/* What the wrapper calls until cufftXtQueryPlan is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftXtQueryPlan is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cufftResult slow_cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 46), (long long)plan, (uintptr_t)queryStruct, (long long)queryType);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtQueryPlan_fn cubind_fn = (cubind__cufftXtQueryPlan_fn)cubind__resolve(&cubind__cufft_symbols.table, 46, &cubind_unavailable, (cubind__fnptr)slow_cufftXtQueryPlan);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, queryStruct, queryType);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 46, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7(plan, (uintptr_t)queryStruct, queryType, 12);
 }
 
 cufftResult cubind_cufft_xt_query_plan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
@@ -2432,34 +2313,15 @@ cufftResult cubind_cufft_xt_query_plan(cufftHandle plan, void *queryStruct, cuff
     cubind__cufftXtQueryPlan_fn cubind_fn = (cubind__cufftXtQueryPlan_fn)cubind__target((cubind__fnptr)slow_cufftXtQueryPlan, &cubind__cufft_offsets[46]);
     cufftResult cubind_status = cubind_fn(plan, queryStruct, queryType);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 46, (int)cubind_status);
+        return (cufftResult)cubind_failed(46, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtSetCallback_fn)(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info);
-
-/* What the wrapper calls until cufftXtSetCallback is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftXtSetCallback is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cufftResult slow_cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 47), (long long)plan, (uintptr_t)callback_routine, (long long)cbType, (uintptr_t)caller_info);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetCallback_fn cubind_fn = (cubind__cufftXtSetCallback_fn)cubind__resolve(&cubind__cufft_symbols.table, 47, &cubind_unavailable, (cubind__fnptr)slow_cufftXtSetCallback);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, callback_routine, cbType, caller_info);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 47, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(plan, (uintptr_t)callback_routine, cbType, (uintptr_t)caller_info, 9);
 }
 
 cufftResult cubind_cufft_xt_set_callback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
@@ -2467,34 +2329,15 @@ cufftResult cubind_cufft_xt_set_callback(cufftHandle plan, void **callback_routi
     cubind__cufftXtSetCallback_fn cubind_fn = (cubind__cufftXtSetCallback_fn)cubind__target((cubind__fnptr)slow_cufftXtSetCallback, &cubind__cufft_offsets[47]);
     cufftResult cubind_status = cubind_fn(plan, callback_routine, cbType, caller_info);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 47, (int)cubind_status);
+        return (cufftResult)cubind_failed(47, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtClearCallback_fn)(cufftHandle plan, cufftXtCallbackType cbType);
-
-/* What the wrapper calls until cufftXtClearCallback is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftXtClearCallback is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD cufftResult slow_cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 48), (long long)plan, (long long)cbType);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtClearCallback_fn cubind_fn = (cubind__cufftXtClearCallback_fn)cubind__resolve(&cubind__cufft_symbols.table, 48, &cubind_unavailable, (cubind__fnptr)slow_cufftXtClearCallback);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, cbType);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 48, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6(plan, cbType, 7);
 }
 
 cufftResult cubind_cufft_xt_clear_callback(cufftHandle plan, cufftXtCallbackType cbType)
@@ -2502,34 +2345,15 @@ cufftResult cubind_cufft_xt_clear_callback(cufftHandle plan, cufftXtCallbackType
     cubind__cufftXtClearCallback_fn cubind_fn = (cubind__cufftXtClearCallback_fn)cubind__target((cubind__fnptr)slow_cufftXtClearCallback, &cubind__cufft_offsets[48]);
     cufftResult cubind_status = cubind_fn(plan, cbType);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 48, (int)cubind_status);
+        return (cufftResult)cubind_failed(48, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtSetCallbackSharedSize_fn)(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize);
-
-/* What the wrapper calls until cufftXtSetCallbackSharedSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftXtSetCallbackSharedSize is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cufftResult slow_cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 49), (long long)plan, (long long)cbType, (unsigned long long)sharedSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetCallbackSharedSize_fn cubind_fn = (cubind__cufftXtSetCallbackSharedSize_fn)cubind__resolve(&cubind__cufft_symbols.table, 49, &cubind_unavailable, (cubind__fnptr)slow_cufftXtSetCallbackSharedSize);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, cbType, sharedSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 49, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7(plan, cbType, sharedSize, 13);
 }
 
 cufftResult cubind_cufft_xt_set_callback_shared_size(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
@@ -2537,34 +2361,15 @@ cufftResult cubind_cufft_xt_set_callback_shared_size(cufftHandle plan, cufftXtCa
     cubind__cufftXtSetCallbackSharedSize_fn cubind_fn = (cubind__cufftXtSetCallbackSharedSize_fn)cubind__target((cubind__fnptr)slow_cufftXtSetCallbackSharedSize, &cubind__cufft_offsets[49]);
     cufftResult cubind_status = cubind_fn(plan, cbType, sharedSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 49, (int)cubind_status);
+        return (cufftResult)cubind_failed(49, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtSetJITCallback_fn)(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info);
-
-/* What the wrapper calls until cufftXtSetJITCallback is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftXtSetJITCallback is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD cufftResult slow_cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 50), (long long)plan, (uintptr_t)lto_callback_symbol_name, (uintptr_t)lto_callback_fatbin, (unsigned long long)lto_callback_fatbin_size, (long long)type, (uintptr_t)caller_info);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetJITCallback_fn cubind_fn = (cubind__cufftXtSetJITCallback_fn)cubind__resolve(&cubind__cufft_symbols.table, 50, &cubind_unavailable, (cubind__fnptr)slow_cufftXtSetJITCallback);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 50, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3(plan, (uintptr_t)lto_callback_symbol_name, (uintptr_t)lto_callback_fatbin, lto_callback_fatbin_size, type, (uintptr_t)caller_info, 2.0);
 }
 
 cufftResult cubind_cufft_xt_set_jit_callback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
@@ -2572,34 +2377,15 @@ cufftResult cubind_cufft_xt_set_jit_callback(cufftHandle plan, const char *lto_c
     cubind__cufftXtSetJITCallback_fn cubind_fn = (cubind__cufftXtSetJITCallback_fn)cubind__target((cubind__fnptr)slow_cufftXtSetJITCallback, &cubind__cufft_offsets[50]);
     cufftResult cubind_status = cubind_fn(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 50, (int)cubind_status);
+        return (cufftResult)cubind_failed(50, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtMakePlanMany_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
-
-/* What the wrapper calls until cufftXtMakePlanMany is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftXtMakePlanMany is resolved, and every call while tracing: shape 8. */
 static CUBIND_COLD cufftResult slow_cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 51), (long long)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (long long)inputtype, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)outputtype, (long long)batch, (uintptr_t)workSize, (long long)executiontype);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtMakePlanMany_fn cubind_fn = (cubind__cufftXtMakePlanMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 51, &cubind_unavailable, (cubind__fnptr)slow_cufftXtMakePlanMany);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 51, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_8(plan, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, inputtype, (uintptr_t)onembed, ostride, odist, outputtype, batch, (uintptr_t)workSize, executiontype, 0.0);
 }
 
 cufftResult cubind_cufft_xt_make_plan_many(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
@@ -2607,34 +2393,15 @@ cufftResult cubind_cufft_xt_make_plan_many(cufftHandle plan, int rank, long long
     cubind__cufftXtMakePlanMany_fn cubind_fn = (cubind__cufftXtMakePlanMany_fn)cubind__target((cubind__fnptr)slow_cufftXtMakePlanMany, &cubind__cufft_offsets[51]);
     cufftResult cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 51, (int)cubind_status);
+        return (cufftResult)cubind_failed(51, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtGetSizeMany_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
-
-/* What the wrapper calls until cufftXtGetSizeMany is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftXtGetSizeMany is resolved, and every call while tracing: shape 8. */
 static CUBIND_COLD cufftResult slow_cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 52), (long long)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (long long)inputtype, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)outputtype, (long long)batch, (uintptr_t)workSize, (long long)executiontype);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtGetSizeMany_fn cubind_fn = (cubind__cufftXtGetSizeMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 52, &cubind_unavailable, (cubind__fnptr)slow_cufftXtGetSizeMany);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 52, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_8(plan, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, inputtype, (uintptr_t)onembed, ostride, odist, outputtype, batch, (uintptr_t)workSize, executiontype, 1.0);
 }
 
 cufftResult cubind_cufft_xt_get_size_many(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
@@ -2642,34 +2409,15 @@ cufftResult cubind_cufft_xt_get_size_many(cufftHandle plan, int rank, long long 
     cubind__cufftXtGetSizeMany_fn cubind_fn = (cubind__cufftXtGetSizeMany_fn)cubind__target((cubind__fnptr)slow_cufftXtGetSizeMany, &cubind__cufft_offsets[52]);
     cufftResult cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 52, (int)cubind_status);
+        return (cufftResult)cubind_failed(52, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtExec_fn)(cufftHandle plan, void *input, void *output, int direction);
-
-/* What the wrapper calls until cufftXtExec is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftXtExec is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cufftResult slow_cufftXtExec(cufftHandle plan, void *input, void *output, int direction)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 53), (long long)plan, (uintptr_t)input, (uintptr_t)output, (long long)direction);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExec_fn cubind_fn = (cubind__cufftXtExec_fn)cubind__resolve(&cubind__cufft_symbols.table, 53, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExec);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, input, output, direction);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 53, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(plan, (uintptr_t)input, (uintptr_t)output, direction, 10);
 }
 
 cufftResult cubind_cufft_xt_exec(cufftHandle plan, void *input, void *output, int direction)
@@ -2677,34 +2425,15 @@ cufftResult cubind_cufft_xt_exec(cufftHandle plan, void *input, void *output, in
     cubind__cufftXtExec_fn cubind_fn = (cubind__cufftXtExec_fn)cubind__target((cubind__fnptr)slow_cufftXtExec, &cubind__cufft_offsets[53]);
     cufftResult cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 53, (int)cubind_status);
+        return (cufftResult)cubind_failed(53, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtExecDescriptor_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
-
-/* What the wrapper calls until cufftXtExecDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftXtExecDescriptor is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD cufftResult slow_cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 54), (long long)plan, (uintptr_t)input, (uintptr_t)output, (long long)direction);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptor_fn cubind_fn = (cubind__cufftXtExecDescriptor_fn)cubind__resolve(&cubind__cufft_symbols.table, 54, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptor);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, input, output, direction);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 54, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(plan, (uintptr_t)input, (uintptr_t)output, direction, 11);
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
@@ -2712,34 +2441,15 @@ cufftResult cubind_cufft_xt_exec_descriptor(cufftHandle plan, cudaLibXtDesc *inp
     cubind__cufftXtExecDescriptor_fn cubind_fn = (cubind__cufftXtExecDescriptor_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptor, &cubind__cufft_offsets[54]);
     cufftResult cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 54, (int)cubind_status);
+        return (cufftResult)cubind_failed(54, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtSetWorkAreaPolicy_fn)(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize);
-
-/* What the wrapper calls until cufftXtSetWorkAreaPolicy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cufftXtSetWorkAreaPolicy is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD cufftResult slow_cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 55), (long long)plan, (long long)policy, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetWorkAreaPolicy_fn cubind_fn = (cubind__cufftXtSetWorkAreaPolicy_fn)cubind__resolve(&cubind__cufft_symbols.table, 55, &cubind_unavailable, (cubind__fnptr)slow_cufftXtSetWorkAreaPolicy);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, policy, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 55, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7(plan, policy, (uintptr_t)workSize, 14);
 }
 
 cufftResult cubind_cufft_xt_set_work_area_policy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
@@ -2747,7 +2457,7 @@ cufftResult cubind_cufft_xt_set_work_area_policy(cufftHandle plan, cufftXtWorkAr
     cubind__cufftXtSetWorkAreaPolicy_fn cubind_fn = (cubind__cufftXtSetWorkAreaPolicy_fn)cubind__target((cubind__fnptr)slow_cufftXtSetWorkAreaPolicy, &cubind__cufft_offsets[55]);
     cufftResult cubind_status = cubind_fn(plan, policy, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 55, (int)cubind_status);
+        return (cufftResult)cubind_failed(55, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

@@ -264,14 +264,48 @@ const struct cubind__cufile_symbols {
 #undef AT
 };
 
+/* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
+ * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
+ * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
+ * a part of its own, with an entry of its own); not inlined, for the same reason. */
+static CUBIND_NOINLINE int cubind_failed_detail(unsigned index, int status, int detail)
+{
+    return cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, index, status, detail);
+}
+
+/* Each function's type. */
 typedef CUfileError_t (*cubind__cuFileHandleRegister_fn)(CUfileHandle_t *fh, CUfileDescr_t *descr);
+typedef void (*cubind__cuFileHandleDeregister_fn)(CUfileHandle_t fh);
+typedef CUfileError_t (*cubind__cuFileBufRegister_fn)(const void *bufPtr_base, size_t length, int flags);
+typedef CUfileError_t (*cubind__cuFileBufDeregister_fn)(const void *bufPtr_base);
+typedef ssize_t (*cubind__cuFileRead_fn)(CUfileHandle_t fh, void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset);
+typedef ssize_t (*cubind__cuFileWrite_fn)(CUfileHandle_t fh, const void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset);
+typedef CUfileError_t (*cubind__cuFileDriverOpen_fn)(void);
+typedef CUfileError_t (*cubind__cuFileDriverClose_fn)(void);
+typedef CUfileError_t (*cubind__cuFileDriverClose_v2_fn)(void);
+typedef long (*cubind__cuFileUseCount_fn)(void);
+typedef CUfileError_t (*cubind__cuFileDriverGetProperties_fn)(CUfileDrvProps_t *props);
+typedef CUfileError_t (*cubind__cuFileDriverSetPollMode_fn)(bool poll, size_t poll_threshold_size);
+typedef CUfileError_t (*cubind__cuFileDriverSetMaxDirectIOSize_fn)(size_t max_direct_io_size);
+typedef CUfileError_t (*cubind__cuFileDriverSetMaxCacheSize_fn)(size_t max_cache_size);
+typedef CUfileError_t (*cubind__cuFileDriverSetMaxPinnedMemSize_fn)(size_t max_pinned_size);
+typedef CUfileError_t (*cubind__cuFileBatchIOSetUp_fn)(CUfileBatchHandle_t *batch_idp, unsigned int nr);
+typedef CUfileError_t (*cubind__cuFileBatchIOSubmit_fn)(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags);
+typedef CUfileError_t (*cubind__cuFileBatchIOGetStatus_fn)(CUfileBatchHandle_t batch_idp, unsigned int min_nr, unsigned int *nr, CUfileIOEvents_t *iocbp, struct timespec *timeout);
+typedef CUfileError_t (*cubind__cuFileBatchIOCancel_fn)(CUfileBatchHandle_t batch_idp);
+typedef void (*cubind__cuFileBatchIODestroy_fn)(CUfileBatchHandle_t batch_idp);
+typedef CUfileError_t (*cubind__cuFileReadAsync_fn)(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_read_p, CUstream stream);
+typedef CUfileError_t (*cubind__cuFileWriteAsync_fn)(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_written_p, CUstream stream);
+typedef CUfileError_t (*cubind__cuFileStreamRegister_fn)(CUstream stream, unsigned int flags);
+typedef CUfileError_t (*cubind__cuFileStreamDeregister_fn)(CUstream stream);
+typedef CUfileError_t (*cubind__cuFileGetVersion_fn)(int *version);
 
 /* What the wrapper calls until cuFileHandleRegister is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileHandleRegister(CUfileHandle_t *fh, CUfileDescr_t *descr)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 0), (uintptr_t)fh, (uintptr_t)descr);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 0), (cubind__word)(uintptr_t)fh, (cubind__word)(uintptr_t)descr);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileHandleRegister_fn cubind_fn = (cubind__cuFileHandleRegister_fn)cubind__resolve(&cubind__cufile_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_cuFileHandleRegister);
@@ -296,21 +330,19 @@ CUfileError_t cubind_cufile_handle_register(CUfileHandle_t *fh, CUfileDescr_t *d
     cubind__cuFileHandleRegister_fn cubind_fn = (cubind__cuFileHandleRegister_fn)cubind__target((cubind__fnptr)slow_cuFileHandleRegister, &cubind__cufile_offsets[0]);
     CUfileError_t cubind_status = cubind_fn(fh, descr);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 0, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(0, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef void (*cubind__cuFileHandleDeregister_fn)(CUfileHandle_t fh);
-
 /* What the wrapper calls until cuFileHandleDeregister is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD void slow_cuFileHandleDeregister(CUfileHandle_t fh)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 1), (uintptr_t)fh);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 1), (cubind__word)(uintptr_t)fh);
     cubind__cuFileHandleDeregister_fn cubind_fn = (cubind__cuFileHandleDeregister_fn)cubind__resolve(&cubind__cufile_symbols.table, 1, NULL, (cubind__fnptr)slow_cuFileHandleDeregister);
     if (cubind_fn != NULL)
         cubind_fn(fh);
@@ -323,14 +355,12 @@ void cubind_cufile_handle_deregister(CUfileHandle_t fh)
     cubind_fn(fh);
 }
 
-typedef CUfileError_t (*cubind__cuFileBufRegister_fn)(const void *bufPtr_base, size_t length, int flags);
-
 /* What the wrapper calls until cuFileBufRegister is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileBufRegister(const void *bufPtr_base, size_t length, int flags)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 2), (uintptr_t)bufPtr_base, (unsigned long long)length, (long long)flags);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 2), (cubind__word)(uintptr_t)bufPtr_base, (cubind__word)length, (cubind__word)flags);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileBufRegister_fn cubind_fn = (cubind__cuFileBufRegister_fn)cubind__resolve(&cubind__cufile_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_cuFileBufRegister);
@@ -355,21 +385,19 @@ CUfileError_t cubind_cufile_buf_register(const void *bufPtr_base, size_t length,
     cubind__cuFileBufRegister_fn cubind_fn = (cubind__cuFileBufRegister_fn)cubind__target((cubind__fnptr)slow_cuFileBufRegister, &cubind__cufile_offsets[2]);
     CUfileError_t cubind_status = cubind_fn(bufPtr_base, length, flags);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 2, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(2, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileBufDeregister_fn)(const void *bufPtr_base);
-
 /* What the wrapper calls until cuFileBufDeregister is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileBufDeregister(const void *bufPtr_base)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 3), (uintptr_t)bufPtr_base);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 3), (cubind__word)(uintptr_t)bufPtr_base);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileBufDeregister_fn cubind_fn = (cubind__cuFileBufDeregister_fn)cubind__resolve(&cubind__cufile_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_cuFileBufDeregister);
@@ -394,24 +422,22 @@ CUfileError_t cubind_cufile_buf_deregister(const void *bufPtr_base)
     cubind__cuFileBufDeregister_fn cubind_fn = (cubind__cuFileBufDeregister_fn)cubind__target((cubind__fnptr)slow_cuFileBufDeregister, &cubind__cufile_offsets[3]);
     CUfileError_t cubind_status = cubind_fn(bufPtr_base);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 3, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(3, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ssize_t (*cubind__cuFileRead_fn)(CUfileHandle_t fh, void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset);
-
 /* What the wrapper calls until cuFileRead is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD ssize_t slow_cuFileRead(CUfileHandle_t fh, void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 4), (uintptr_t)fh, (uintptr_t)bufPtr_base, (unsigned long long)size, (long long)file_offset, (long long)bufPtr_offset);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 4), (cubind__word)(uintptr_t)fh, (cubind__word)(uintptr_t)bufPtr_base, (cubind__word)size, (cubind__word)file_offset, (cubind__word)bufPtr_offset);
     cubind__cuFileRead_fn cubind_fn = (cubind__cuFileRead_fn)cubind__resolve(&cubind__cufile_symbols.table, 4, NULL, (cubind__fnptr)slow_cuFileRead);
     ssize_t cubind_result = cubind_fn != NULL ? cubind_fn(fh, bufPtr_base, size, file_offset, bufPtr_offset) : (ssize_t)0;
-    CUBIND__TRACE_RESULT(cubind_call, (long long)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)cubind_result);
     return cubind_result;
 }
 
@@ -421,17 +447,15 @@ ssize_t cubind_cufile_read(CUfileHandle_t fh, void *bufPtr_base, size_t size, of
     return cubind_fn(fh, bufPtr_base, size, file_offset, bufPtr_offset);
 }
 
-typedef ssize_t (*cubind__cuFileWrite_fn)(CUfileHandle_t fh, const void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset);
-
 /* What the wrapper calls until cuFileWrite is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD ssize_t slow_cuFileWrite(CUfileHandle_t fh, const void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 5), (uintptr_t)fh, (uintptr_t)bufPtr_base, (unsigned long long)size, (long long)file_offset, (long long)bufPtr_offset);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 5), (cubind__word)(uintptr_t)fh, (cubind__word)(uintptr_t)bufPtr_base, (cubind__word)size, (cubind__word)file_offset, (cubind__word)bufPtr_offset);
     cubind__cuFileWrite_fn cubind_fn = (cubind__cuFileWrite_fn)cubind__resolve(&cubind__cufile_symbols.table, 5, NULL, (cubind__fnptr)slow_cuFileWrite);
     ssize_t cubind_result = cubind_fn != NULL ? cubind_fn(fh, bufPtr_base, size, file_offset, bufPtr_offset) : (ssize_t)0;
-    CUBIND__TRACE_RESULT(cubind_call, (long long)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)cubind_result);
     return cubind_result;
 }
 
@@ -441,14 +465,12 @@ ssize_t cubind_cufile_write(CUfileHandle_t fh, const void *bufPtr_base, size_t s
     return cubind_fn(fh, bufPtr_base, size, file_offset, bufPtr_offset);
 }
 
-typedef CUfileError_t (*cubind__cuFileDriverOpen_fn)(void);
-
 /* What the wrapper calls until cuFileDriverOpen is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileDriverOpen(void)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 6));
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 6));
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileDriverOpen_fn cubind_fn = (cubind__cuFileDriverOpen_fn)cubind__resolve(&cubind__cufile_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_cuFileDriverOpen);
@@ -473,21 +495,19 @@ CUfileError_t cubind_cufile_driver_open(void)
     cubind__cuFileDriverOpen_fn cubind_fn = (cubind__cuFileDriverOpen_fn)cubind__target((cubind__fnptr)slow_cuFileDriverOpen, &cubind__cufile_offsets[6]);
     CUfileError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 6, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(6, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileDriverClose_fn)(void);
-
 /* What the wrapper calls until cuFileDriverClose is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileDriverClose(void)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 7));
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 7));
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileDriverClose_fn cubind_fn = (cubind__cuFileDriverClose_fn)cubind__resolve(&cubind__cufile_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_cuFileDriverClose);
@@ -512,21 +532,19 @@ CUfileError_t cubind_cufile_driver_close(void)
     cubind__cuFileDriverClose_fn cubind_fn = (cubind__cuFileDriverClose_fn)cubind__target((cubind__fnptr)slow_cuFileDriverClose, &cubind__cufile_offsets[7]);
     CUfileError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 7, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(7, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileDriverClose_v2_fn)(void);
-
 /* What the wrapper calls until cuFileDriverClose_v2 is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileDriverClose_v2(void)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 8));
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 8));
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileDriverClose_v2_fn cubind_fn = (cubind__cuFileDriverClose_v2_fn)cubind__resolve(&cubind__cufile_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_cuFileDriverClose_v2);
@@ -551,24 +569,22 @@ CUfileError_t cubind_cufile_driver_close_v2(void)
     cubind__cuFileDriverClose_v2_fn cubind_fn = (cubind__cuFileDriverClose_v2_fn)cubind__target((cubind__fnptr)slow_cuFileDriverClose_v2, &cubind__cufile_offsets[8]);
     CUfileError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 8, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(8, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef long (*cubind__cuFileUseCount_fn)(void);
-
 /* What the wrapper calls until cuFileUseCount is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD long slow_cuFileUseCount(void)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 9));
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 9));
     cubind__cuFileUseCount_fn cubind_fn = (cubind__cuFileUseCount_fn)cubind__resolve(&cubind__cufile_symbols.table, 9, NULL, (cubind__fnptr)slow_cuFileUseCount);
     long cubind_result = cubind_fn != NULL ? cubind_fn() : (long)0;
-    CUBIND__TRACE_RESULT(cubind_call, (long long)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)cubind_result);
     return cubind_result;
 }
 
@@ -578,14 +594,12 @@ long cubind_cufile_use_count(void)
     return cubind_fn();
 }
 
-typedef CUfileError_t (*cubind__cuFileDriverGetProperties_fn)(CUfileDrvProps_t *props);
-
 /* What the wrapper calls until cuFileDriverGetProperties is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileDriverGetProperties(CUfileDrvProps_t *props)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 10), (uintptr_t)props);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 10), (cubind__word)(uintptr_t)props);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileDriverGetProperties_fn cubind_fn = (cubind__cuFileDriverGetProperties_fn)cubind__resolve(&cubind__cufile_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_cuFileDriverGetProperties);
@@ -610,21 +624,19 @@ CUfileError_t cubind_cufile_driver_get_properties(CUfileDrvProps_t *props)
     cubind__cuFileDriverGetProperties_fn cubind_fn = (cubind__cuFileDriverGetProperties_fn)cubind__target((cubind__fnptr)slow_cuFileDriverGetProperties, &cubind__cufile_offsets[10]);
     CUfileError_t cubind_status = cubind_fn(props);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 10, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(10, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileDriverSetPollMode_fn)(bool poll, size_t poll_threshold_size);
-
 /* What the wrapper calls until cuFileDriverSetPollMode is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileDriverSetPollMode(bool poll, size_t poll_threshold_size)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 11), (unsigned long long)poll, (unsigned long long)poll_threshold_size);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 11), (cubind__word)poll, (cubind__word)poll_threshold_size);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileDriverSetPollMode_fn cubind_fn = (cubind__cuFileDriverSetPollMode_fn)cubind__resolve(&cubind__cufile_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_cuFileDriverSetPollMode);
@@ -649,21 +661,19 @@ CUfileError_t cubind_cufile_driver_set_poll_mode(bool poll, size_t poll_threshol
     cubind__cuFileDriverSetPollMode_fn cubind_fn = (cubind__cuFileDriverSetPollMode_fn)cubind__target((cubind__fnptr)slow_cuFileDriverSetPollMode, &cubind__cufile_offsets[11]);
     CUfileError_t cubind_status = cubind_fn(poll, poll_threshold_size);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 11, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(11, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileDriverSetMaxDirectIOSize_fn)(size_t max_direct_io_size);
-
 /* What the wrapper calls until cuFileDriverSetMaxDirectIOSize is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileDriverSetMaxDirectIOSize(size_t max_direct_io_size)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 12), (unsigned long long)max_direct_io_size);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 12), (cubind__word)max_direct_io_size);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileDriverSetMaxDirectIOSize_fn cubind_fn = (cubind__cuFileDriverSetMaxDirectIOSize_fn)cubind__resolve(&cubind__cufile_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_cuFileDriverSetMaxDirectIOSize);
@@ -688,21 +698,19 @@ CUfileError_t cubind_cufile_driver_set_max_direct_io_size(size_t max_direct_io_s
     cubind__cuFileDriverSetMaxDirectIOSize_fn cubind_fn = (cubind__cuFileDriverSetMaxDirectIOSize_fn)cubind__target((cubind__fnptr)slow_cuFileDriverSetMaxDirectIOSize, &cubind__cufile_offsets[12]);
     CUfileError_t cubind_status = cubind_fn(max_direct_io_size);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 12, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(12, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileDriverSetMaxCacheSize_fn)(size_t max_cache_size);
-
 /* What the wrapper calls until cuFileDriverSetMaxCacheSize is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileDriverSetMaxCacheSize(size_t max_cache_size)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 13), (unsigned long long)max_cache_size);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 13), (cubind__word)max_cache_size);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileDriverSetMaxCacheSize_fn cubind_fn = (cubind__cuFileDriverSetMaxCacheSize_fn)cubind__resolve(&cubind__cufile_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_cuFileDriverSetMaxCacheSize);
@@ -727,21 +735,19 @@ CUfileError_t cubind_cufile_driver_set_max_cache_size(size_t max_cache_size)
     cubind__cuFileDriverSetMaxCacheSize_fn cubind_fn = (cubind__cuFileDriverSetMaxCacheSize_fn)cubind__target((cubind__fnptr)slow_cuFileDriverSetMaxCacheSize, &cubind__cufile_offsets[13]);
     CUfileError_t cubind_status = cubind_fn(max_cache_size);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 13, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(13, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileDriverSetMaxPinnedMemSize_fn)(size_t max_pinned_size);
-
 /* What the wrapper calls until cuFileDriverSetMaxPinnedMemSize is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileDriverSetMaxPinnedMemSize(size_t max_pinned_size)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 14), (unsigned long long)max_pinned_size);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 14), (cubind__word)max_pinned_size);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileDriverSetMaxPinnedMemSize_fn cubind_fn = (cubind__cuFileDriverSetMaxPinnedMemSize_fn)cubind__resolve(&cubind__cufile_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_cuFileDriverSetMaxPinnedMemSize);
@@ -766,21 +772,19 @@ CUfileError_t cubind_cufile_driver_set_max_pinned_mem_size(size_t max_pinned_siz
     cubind__cuFileDriverSetMaxPinnedMemSize_fn cubind_fn = (cubind__cuFileDriverSetMaxPinnedMemSize_fn)cubind__target((cubind__fnptr)slow_cuFileDriverSetMaxPinnedMemSize, &cubind__cufile_offsets[14]);
     CUfileError_t cubind_status = cubind_fn(max_pinned_size);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 14, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(14, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileBatchIOSetUp_fn)(CUfileBatchHandle_t *batch_idp, unsigned int nr);
-
 /* What the wrapper calls until cuFileBatchIOSetUp is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileBatchIOSetUp(CUfileBatchHandle_t *batch_idp, unsigned int nr)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 15), (uintptr_t)batch_idp, (unsigned long long)nr);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 15), (cubind__word)(uintptr_t)batch_idp, (cubind__word)nr);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileBatchIOSetUp_fn cubind_fn = (cubind__cuFileBatchIOSetUp_fn)cubind__resolve(&cubind__cufile_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_cuFileBatchIOSetUp);
@@ -805,21 +809,19 @@ CUfileError_t cubind_cufile_batch_io_set_up(CUfileBatchHandle_t *batch_idp, unsi
     cubind__cuFileBatchIOSetUp_fn cubind_fn = (cubind__cuFileBatchIOSetUp_fn)cubind__target((cubind__fnptr)slow_cuFileBatchIOSetUp, &cubind__cufile_offsets[15]);
     CUfileError_t cubind_status = cubind_fn(batch_idp, nr);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 15, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(15, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileBatchIOSubmit_fn)(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags);
-
 /* What the wrapper calls until cuFileBatchIOSubmit is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileBatchIOSubmit(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 16), (uintptr_t)batch_idp, (unsigned long long)nr, (uintptr_t)iocbp, (unsigned long long)flags);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 16), (cubind__word)(uintptr_t)batch_idp, (cubind__word)nr, (cubind__word)(uintptr_t)iocbp, (cubind__word)flags);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileBatchIOSubmit_fn cubind_fn = (cubind__cuFileBatchIOSubmit_fn)cubind__resolve(&cubind__cufile_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_cuFileBatchIOSubmit);
@@ -844,21 +846,19 @@ CUfileError_t cubind_cufile_batch_io_submit(CUfileBatchHandle_t batch_idp, unsig
     cubind__cuFileBatchIOSubmit_fn cubind_fn = (cubind__cuFileBatchIOSubmit_fn)cubind__target((cubind__fnptr)slow_cuFileBatchIOSubmit, &cubind__cufile_offsets[16]);
     CUfileError_t cubind_status = cubind_fn(batch_idp, nr, iocbp, flags);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 16, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(16, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileBatchIOGetStatus_fn)(CUfileBatchHandle_t batch_idp, unsigned int min_nr, unsigned int *nr, CUfileIOEvents_t *iocbp, struct timespec *timeout);
-
 /* What the wrapper calls until cuFileBatchIOGetStatus is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileBatchIOGetStatus(CUfileBatchHandle_t batch_idp, unsigned int min_nr, unsigned int *nr, CUfileIOEvents_t *iocbp, struct timespec *timeout)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 17), (uintptr_t)batch_idp, (unsigned long long)min_nr, (uintptr_t)nr, (uintptr_t)iocbp, (uintptr_t)timeout);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 17), (cubind__word)(uintptr_t)batch_idp, (cubind__word)min_nr, (cubind__word)(uintptr_t)nr, (cubind__word)(uintptr_t)iocbp, (cubind__word)(uintptr_t)timeout);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileBatchIOGetStatus_fn cubind_fn = (cubind__cuFileBatchIOGetStatus_fn)cubind__resolve(&cubind__cufile_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_cuFileBatchIOGetStatus);
@@ -883,21 +883,19 @@ CUfileError_t cubind_cufile_batch_io_get_status(CUfileBatchHandle_t batch_idp, u
     cubind__cuFileBatchIOGetStatus_fn cubind_fn = (cubind__cuFileBatchIOGetStatus_fn)cubind__target((cubind__fnptr)slow_cuFileBatchIOGetStatus, &cubind__cufile_offsets[17]);
     CUfileError_t cubind_status = cubind_fn(batch_idp, min_nr, nr, iocbp, timeout);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 17, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(17, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileBatchIOCancel_fn)(CUfileBatchHandle_t batch_idp);
-
 /* What the wrapper calls until cuFileBatchIOCancel is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileBatchIOCancel(CUfileBatchHandle_t batch_idp)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 18), (uintptr_t)batch_idp);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 18), (cubind__word)(uintptr_t)batch_idp);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileBatchIOCancel_fn cubind_fn = (cubind__cuFileBatchIOCancel_fn)cubind__resolve(&cubind__cufile_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_cuFileBatchIOCancel);
@@ -922,21 +920,19 @@ CUfileError_t cubind_cufile_batch_io_cancel(CUfileBatchHandle_t batch_idp)
     cubind__cuFileBatchIOCancel_fn cubind_fn = (cubind__cuFileBatchIOCancel_fn)cubind__target((cubind__fnptr)slow_cuFileBatchIOCancel, &cubind__cufile_offsets[18]);
     CUfileError_t cubind_status = cubind_fn(batch_idp);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 18, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(18, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef void (*cubind__cuFileBatchIODestroy_fn)(CUfileBatchHandle_t batch_idp);
-
 /* What the wrapper calls until cuFileBatchIODestroy is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD void slow_cuFileBatchIODestroy(CUfileBatchHandle_t batch_idp)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 19), (uintptr_t)batch_idp);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 19), (cubind__word)(uintptr_t)batch_idp);
     cubind__cuFileBatchIODestroy_fn cubind_fn = (cubind__cuFileBatchIODestroy_fn)cubind__resolve(&cubind__cufile_symbols.table, 19, NULL, (cubind__fnptr)slow_cuFileBatchIODestroy);
     if (cubind_fn != NULL)
         cubind_fn(batch_idp);
@@ -949,14 +945,12 @@ void cubind_cufile_batch_io_destroy(CUfileBatchHandle_t batch_idp)
     cubind_fn(batch_idp);
 }
 
-typedef CUfileError_t (*cubind__cuFileReadAsync_fn)(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_read_p, CUstream stream);
-
 /* What the wrapper calls until cuFileReadAsync is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileReadAsync(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_read_p, CUstream stream)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 20), (uintptr_t)fh, (uintptr_t)bufPtr_base, (uintptr_t)size_p, (uintptr_t)file_offset_p, (uintptr_t)bufPtr_offset_p, (uintptr_t)bytes_read_p, (uintptr_t)stream);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 20), (cubind__word)(uintptr_t)fh, (cubind__word)(uintptr_t)bufPtr_base, (cubind__word)(uintptr_t)size_p, (cubind__word)(uintptr_t)file_offset_p, (cubind__word)(uintptr_t)bufPtr_offset_p, (cubind__word)(uintptr_t)bytes_read_p, (cubind__word)(uintptr_t)stream);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileReadAsync_fn cubind_fn = (cubind__cuFileReadAsync_fn)cubind__resolve(&cubind__cufile_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_cuFileReadAsync);
@@ -981,21 +975,19 @@ CUfileError_t cubind_cufile_read_async(CUfileHandle_t fh, void *bufPtr_base, siz
     cubind__cuFileReadAsync_fn cubind_fn = (cubind__cuFileReadAsync_fn)cubind__target((cubind__fnptr)slow_cuFileReadAsync, &cubind__cufile_offsets[20]);
     CUfileError_t cubind_status = cubind_fn(fh, bufPtr_base, size_p, file_offset_p, bufPtr_offset_p, bytes_read_p, stream);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 20, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(20, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileWriteAsync_fn)(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_written_p, CUstream stream);
-
 /* What the wrapper calls until cuFileWriteAsync is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileWriteAsync(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_written_p, CUstream stream)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 21), (uintptr_t)fh, (uintptr_t)bufPtr_base, (uintptr_t)size_p, (uintptr_t)file_offset_p, (uintptr_t)bufPtr_offset_p, (uintptr_t)bytes_written_p, (uintptr_t)stream);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 21), (cubind__word)(uintptr_t)fh, (cubind__word)(uintptr_t)bufPtr_base, (cubind__word)(uintptr_t)size_p, (cubind__word)(uintptr_t)file_offset_p, (cubind__word)(uintptr_t)bufPtr_offset_p, (cubind__word)(uintptr_t)bytes_written_p, (cubind__word)(uintptr_t)stream);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileWriteAsync_fn cubind_fn = (cubind__cuFileWriteAsync_fn)cubind__resolve(&cubind__cufile_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_cuFileWriteAsync);
@@ -1020,21 +1012,19 @@ CUfileError_t cubind_cufile_write_async(CUfileHandle_t fh, void *bufPtr_base, si
     cubind__cuFileWriteAsync_fn cubind_fn = (cubind__cuFileWriteAsync_fn)cubind__target((cubind__fnptr)slow_cuFileWriteAsync, &cubind__cufile_offsets[21]);
     CUfileError_t cubind_status = cubind_fn(fh, bufPtr_base, size_p, file_offset_p, bufPtr_offset_p, bytes_written_p, stream);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 21, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(21, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileStreamRegister_fn)(CUstream stream, unsigned int flags);
-
 /* What the wrapper calls until cuFileStreamRegister is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileStreamRegister(CUstream stream, unsigned int flags)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 22), (uintptr_t)stream, (unsigned long long)flags);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 22), (cubind__word)(uintptr_t)stream, (cubind__word)flags);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileStreamRegister_fn cubind_fn = (cubind__cuFileStreamRegister_fn)cubind__resolve(&cubind__cufile_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_cuFileStreamRegister);
@@ -1059,21 +1049,19 @@ CUfileError_t cubind_cufile_stream_register(CUstream stream, unsigned int flags)
     cubind__cuFileStreamRegister_fn cubind_fn = (cubind__cuFileStreamRegister_fn)cubind__target((cubind__fnptr)slow_cuFileStreamRegister, &cubind__cufile_offsets[22]);
     CUfileError_t cubind_status = cubind_fn(stream, flags);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 22, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(22, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileStreamDeregister_fn)(CUstream stream);
-
 /* What the wrapper calls until cuFileStreamDeregister is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileStreamDeregister(CUstream stream)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 23), (uintptr_t)stream);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 23), (cubind__word)(uintptr_t)stream);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileStreamDeregister_fn cubind_fn = (cubind__cuFileStreamDeregister_fn)cubind__resolve(&cubind__cufile_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_cuFileStreamDeregister);
@@ -1098,21 +1086,19 @@ CUfileError_t cubind_cufile_stream_deregister(CUstream stream)
     cubind__cuFileStreamDeregister_fn cubind_fn = (cubind__cuFileStreamDeregister_fn)cubind__target((cubind__fnptr)slow_cuFileStreamDeregister, &cubind__cufile_offsets[23]);
     CUfileError_t cubind_status = cubind_fn(stream);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 23, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(23, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileGetVersion_fn)(int *version);
-
 /* What the wrapper calls until cuFileGetVersion is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileGetVersion(int *version)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 24), (uintptr_t)version);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 24), (cubind__word)(uintptr_t)version);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileGetVersion_fn cubind_fn = (cubind__cuFileGetVersion_fn)cubind__resolve(&cubind__cufile_symbols.table, 24, &cubind_unavailable, (cubind__fnptr)slow_cuFileGetVersion);
@@ -1137,7 +1123,7 @@ CUfileError_t cubind_cufile_get_version(int *version)
     cubind__cuFileGetVersion_fn cubind_fn = (cubind__cuFileGetVersion_fn)cubind__target((cubind__fnptr)slow_cuFileGetVersion, &cubind__cufile_offsets[24]);
     CUfileError_t cubind_status = cubind_fn(version);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 24, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(24, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);

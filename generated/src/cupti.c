@@ -2014,29 +2014,1802 @@ const struct cubind__cupti_symbols {
 #undef AT
 };
 
-typedef CUptiResult (*cubind__cuptiGetResultString_fn)(CUptiResult result, const char **str);
-
-/* What the wrapper calls until cuptiGetResultString is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiGetResultString(CUptiResult result, const char **str)
+/* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
+ * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
+ * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
+ * a part of its own, with an entry of its own); not inlined, for the same reason. */
+static CUBIND_NOINLINE int cubind_failed(unsigned index, int status)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 0), (long long)result, (uintptr_t)str);
+    return cubind__wrapper_status_informational(&cubind__cupti_symbols.table, index, status);
+}
+
+/* Each function's type. */
+typedef CUptiResult (*cubind__cuptiGetResultString_fn)(CUptiResult result, const char **str);
+typedef CUptiResult (*cubind__cuptiGetErrorMessage_fn)(CUptiResult result, const char **str);
+typedef CUptiResult (*cubind__cuptiGetVersion_fn)(uint32_t *version);
+typedef CUptiResult (*cubind__cuptiSupportedDomains_fn)(size_t *domainCount, CUpti_DomainTable *domainTable);
+typedef CUptiResult (*cubind__cuptiSubscribe_fn)(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata);
+typedef CUptiResult (*cubind__cuptiSubscribe_v2_fn)(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata, CUpti_SubscriberParams *pParams);
+typedef CUptiResult (*cubind__cuptiUnsubscribe_fn)(CUpti_SubscriberHandle subscriber);
+typedef CUptiResult (*cubind__cuptiGetCallbackState_fn)(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+typedef CUptiResult (*cubind__cuptiEnableCallback_fn)(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+typedef CUptiResult (*cubind__cuptiEnableDomain_fn)(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain);
+typedef CUptiResult (*cubind__cuptiEnableAllDomains_fn)(uint32_t enable, CUpti_SubscriberHandle subscriber);
+typedef CUptiResult (*cubind__cuptiGetCallbackName_fn)(CUpti_CallbackDomain domain, uint32_t cbid, const char **name);
+typedef CUptiResult (*cubind__cuptiSetEventCollectionMode_fn)(CUcontext context, CUpti_EventCollectionMode mode);
+typedef CUptiResult (*cubind__cuptiDeviceGetAttribute_fn)(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value);
+typedef CUptiResult (*cubind__cuptiDeviceGetNumEventDomains_fn)(CUdevice device, uint32_t *numDomains);
+typedef CUptiResult (*cubind__cuptiDeviceEnumEventDomains_fn)(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray);
+typedef CUptiResult (*cubind__cuptiDeviceGetEventDomainAttribute_fn)(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value);
+typedef CUptiResult (*cubind__cuptiGetNumEventDomains_fn)(uint32_t *numDomains);
+typedef CUptiResult (*cubind__cuptiEnumEventDomains_fn)(size_t *arraySizeBytes, CUpti_EventDomainID *domainArray);
+typedef CUptiResult (*cubind__cuptiEventDomainGetAttribute_fn)(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value);
+typedef CUptiResult (*cubind__cuptiEventDomainGetNumEvents_fn)(CUpti_EventDomainID eventDomain, uint32_t *numEvents);
+typedef CUptiResult (*cubind__cuptiEventDomainEnumEvents_fn)(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray);
+typedef CUptiResult (*cubind__cuptiEventGetAttribute_fn)(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value);
+typedef CUptiResult (*cubind__cuptiEventGetIdFromName_fn)(CUdevice device, const char *eventName, CUpti_EventID *event);
+typedef CUptiResult (*cubind__cuptiEventGroupCreate_fn)(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags);
+typedef CUptiResult (*cubind__cuptiEventGroupDestroy_fn)(CUpti_EventGroup eventGroup);
+typedef CUptiResult (*cubind__cuptiEventGroupGetAttribute_fn)(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value);
+typedef CUptiResult (*cubind__cuptiEventGroupSetAttribute_fn)(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t valueSize, void *value);
+typedef CUptiResult (*cubind__cuptiEventGroupAddEvent_fn)(CUpti_EventGroup eventGroup, CUpti_EventID event);
+typedef CUptiResult (*cubind__cuptiEventGroupRemoveEvent_fn)(CUpti_EventGroup eventGroup, CUpti_EventID event);
+typedef CUptiResult (*cubind__cuptiEventGroupRemoveAllEvents_fn)(CUpti_EventGroup eventGroup);
+typedef CUptiResult (*cubind__cuptiEventGroupResetAllEvents_fn)(CUpti_EventGroup eventGroup);
+typedef CUptiResult (*cubind__cuptiEventGroupEnable_fn)(CUpti_EventGroup eventGroup);
+typedef CUptiResult (*cubind__cuptiEventGroupDisable_fn)(CUpti_EventGroup eventGroup);
+typedef CUptiResult (*cubind__cuptiEventGroupReadEvent_fn)(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer);
+typedef CUptiResult (*cubind__cuptiEventGroupReadAllEvents_fn)(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead);
+typedef CUptiResult (*cubind__cuptiEventGroupSetsCreate_fn)(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses);
+typedef CUptiResult (*cubind__cuptiEventGroupSetsDestroy_fn)(CUpti_EventGroupSets *eventGroupSets);
+typedef CUptiResult (*cubind__cuptiEventGroupSetEnable_fn)(CUpti_EventGroupSet *eventGroupSet);
+typedef CUptiResult (*cubind__cuptiEventGroupSetDisable_fn)(CUpti_EventGroupSet *eventGroupSet);
+typedef CUptiResult (*cubind__cuptiEnableKernelReplayMode_fn)(CUcontext context);
+typedef CUptiResult (*cubind__cuptiDisableKernelReplayMode_fn)(CUcontext context);
+typedef CUptiResult (*cubind__cuptiKernelReplaySubscribeUpdate_fn)(CUpti_KernelReplayUpdateFunc updateFunc, void *customData);
+typedef CUptiResult (*cubind__cuptiGetNumMetrics_fn)(uint32_t *numMetrics);
+typedef CUptiResult (*cubind__cuptiEnumMetrics_fn)(size_t *arraySizeBytes, CUpti_MetricID *metricArray);
+typedef CUptiResult (*cubind__cuptiDeviceGetNumMetrics_fn)(CUdevice device, uint32_t *numMetrics);
+typedef CUptiResult (*cubind__cuptiDeviceEnumMetrics_fn)(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray);
+typedef CUptiResult (*cubind__cuptiMetricGetAttribute_fn)(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value);
+typedef CUptiResult (*cubind__cuptiMetricGetIdFromName_fn)(CUdevice device, const char *metricName, CUpti_MetricID *metric);
+typedef CUptiResult (*cubind__cuptiMetricGetNumEvents_fn)(CUpti_MetricID metric, uint32_t *numEvents);
+typedef CUptiResult (*cubind__cuptiMetricEnumEvents_fn)(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray);
+typedef CUptiResult (*cubind__cuptiMetricGetNumProperties_fn)(CUpti_MetricID metric, uint32_t *numProp);
+typedef CUptiResult (*cubind__cuptiMetricEnumProperties_fn)(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray);
+typedef CUptiResult (*cubind__cuptiMetricGetRequiredEventGroupSets_fn)(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets);
+typedef CUptiResult (*cubind__cuptiMetricCreateEventGroupSets_fn)(CUcontext context, size_t metricIdArraySizeBytes, CUpti_MetricID *metricIdArray, CUpti_EventGroupSets **eventGroupPasses);
+typedef CUptiResult (*cubind__cuptiMetricGetValue_fn)(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue);
+typedef CUptiResult (*cubind__cuptiMetricGetValue2_fn)(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue);
+typedef CUptiResult (*cubind__cuptiGetTimestamp_fn)(uint64_t *timestamp);
+typedef CUptiResult (*cubind__cuptiGetContextId_fn)(CUcontext context, uint32_t *contextId);
+typedef CUptiResult (*cubind__cuptiGetStreamId_fn)(CUcontext context, CUstream stream, uint32_t *streamId);
+typedef CUptiResult (*cubind__cuptiGetStreamIdEx_fn)(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId);
+typedef CUptiResult (*cubind__cuptiGetDeviceId_fn)(CUcontext context, uint32_t *deviceId);
+typedef CUptiResult (*cubind__cuptiGetGraphNodeId_fn)(CUgraphNode node, uint64_t *nodeId);
+typedef CUptiResult (*cubind__cuptiGetGraphId_fn)(CUgraph graph, uint32_t *pId);
+typedef CUptiResult (*cubind__cuptiGetGraphExecId_fn)(CUgraphExec graphExec, uint32_t *pId);
+typedef CUptiResult (*cubind__cuptiActivityEnable_fn)(CUpti_ActivityKind kind);
+typedef CUptiResult (*cubind__cuptiActivityEnableAndDump_fn)(CUpti_ActivityKind kind);
+typedef CUptiResult (*cubind__cuptiActivityDisable_fn)(CUpti_ActivityKind kind);
+typedef CUptiResult (*cubind__cuptiActivityEnableContext_fn)(CUcontext context, CUpti_ActivityKind kind);
+typedef CUptiResult (*cubind__cuptiActivityDisableContext_fn)(CUcontext context, CUpti_ActivityKind kind);
+typedef CUptiResult (*cubind__cuptiActivityGetNumDroppedRecords_fn)(CUcontext context, uint32_t streamId, size_t *dropped);
+typedef CUptiResult (*cubind__cuptiActivityGetNextRecord_fn)(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record);
+typedef CUptiResult (*cubind__cuptiActivityRegisterCallbacks_fn)(CUpti_BuffersCallbackRequestFunc funcBufferRequested, CUpti_BuffersCallbackCompleteFunc funcBufferCompleted);
+typedef CUptiResult (*cubind__cuptiActivityFlush_fn)(CUcontext context, uint32_t streamId, uint32_t flag);
+typedef CUptiResult (*cubind__cuptiActivityFlushAll_fn)(uint32_t flag);
+typedef CUptiResult (*cubind__cuptiActivityGetAttribute_fn)(CUpti_ActivityAttribute attr, size_t *valueSize, void *value);
+typedef CUptiResult (*cubind__cuptiActivitySetAttribute_fn)(CUpti_ActivityAttribute attr, size_t *valueSize, void *value);
+typedef CUptiResult (*cubind__cuptiActivityConfigureUnifiedMemoryCounter_fn)(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count);
+typedef CUptiResult (*cubind__cuptiGetAutoBoostState_fn)(CUcontext context, CUpti_ActivityAutoBoostState *state);
+typedef CUptiResult (*cubind__cuptiActivityConfigurePCSampling_fn)(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config);
+typedef CUptiResult (*cubind__cuptiGetLastError_fn)(void);
+typedef CUptiResult (*cubind__cuptiSetThreadIdType_fn)(CUpti_ActivityThreadIdType type);
+typedef CUptiResult (*cubind__cuptiGetThreadIdType_fn)(CUpti_ActivityThreadIdType *type);
+typedef CUptiResult (*cubind__cuptiComputeCapabilitySupported_fn)(int major, int minor, int *support);
+typedef CUptiResult (*cubind__cuptiDeviceSupported_fn)(CUdevice dev, int *support);
+typedef CUptiResult (*cubind__cuptiDeviceVirtualizationMode_fn)(CUdevice dev, CUpti_DeviceVirtualizationMode *mode);
+typedef CUptiResult (*cubind__cuptiFinalize_fn)(void);
+typedef CUptiResult (*cubind__cuptiActivityPushExternalCorrelationId_fn)(CUpti_ExternalCorrelationKind kind, uint64_t id);
+typedef CUptiResult (*cubind__cuptiActivityPopExternalCorrelationId_fn)(CUpti_ExternalCorrelationKind kind, uint64_t *lastId);
+typedef CUptiResult (*cubind__cuptiActivityEnableLatencyTimestamps_fn)(uint8_t enable);
+typedef CUptiResult (*cubind__cuptiActivityFlushPeriod_fn)(uint32_t time);
+typedef CUptiResult (*cubind__cuptiActivityEnableLaunchAttributes_fn)(uint8_t enable);
+typedef CUptiResult (*cubind__cuptiActivityRegisterTimestampCallback_fn)(CUpti_TimestampCallbackFunc funcTimestamp);
+typedef CUptiResult (*cubind__cuptiActivityEnableDeviceGraph_fn)(uint8_t enable);
+typedef CUptiResult (*cubind__cuptiActivityEnableDriverApi_fn)(CUpti_CallbackId cbid, uint8_t enable);
+typedef CUptiResult (*cubind__cuptiActivityEnableRuntimeApi_fn)(CUpti_CallbackId cbid, uint8_t enable);
+typedef CUptiResult (*cubind__cuptiActivityEnableHWTrace_fn)(uint8_t enable);
+typedef CUptiResult (*cubind__cuptiActivityEnableAllocationSource_fn)(uint8_t enable);
+typedef CUptiResult (*cubind__cuptiActivityEnableAllSyncRecords_fn)(uint8_t enable);
+typedef CUptiResult (*cubind__cuptiActivityEnableCudaEventDeviceTimestamps_fn)(uint8_t enable);
+typedef CUptiResult (*cubind__cuptiPCSamplingSetConfigurationAttribute_fn)(CUpti_PCSamplingConfigurationInfoParams *pParams);
+typedef CUptiResult (*cubind__cuptiPCSamplingGetConfigurationAttribute_fn)(CUpti_PCSamplingConfigurationInfoParams *pParams);
+typedef CUptiResult (*cubind__cuptiPCSamplingGetData_fn)(CUpti_PCSamplingGetDataParams *pParams);
+typedef CUptiResult (*cubind__cuptiPCSamplingEnable_fn)(CUpti_PCSamplingEnableParams *pParams);
+typedef CUptiResult (*cubind__cuptiPCSamplingDisable_fn)(CUpti_PCSamplingDisableParams *pParams);
+typedef CUptiResult (*cubind__cuptiPCSamplingStart_fn)(CUpti_PCSamplingStartParams *pParams);
+typedef CUptiResult (*cubind__cuptiPCSamplingStop_fn)(CUpti_PCSamplingStopParams *pParams);
+typedef CUptiResult (*cubind__cuptiPCSamplingGetNumStallReasons_fn)(CUpti_PCSamplingGetNumStallReasonsParams *pParams);
+typedef CUptiResult (*cubind__cuptiPCSamplingGetStallReasons_fn)(CUpti_PCSamplingGetStallReasonsParams *pParams);
+typedef CUptiResult (*cubind__cuptiGetSassToSourceCorrelation_fn)(CUpti_GetSassToSourceCorrelationParams *pParams);
+typedef CUptiResult (*cubind__cuptiGetCubinCrc_fn)(CUpti_GetCubinCrcParams *pParams);
+typedef CUptiResult (*cubind__cuptiRegisterComputeCrcCallback_fn)(CUpti_ComputeCrcCallbackFunc funcComputeCubinCrc);
+typedef CUptiResult (*cubind__cuptiPmSamplingSetConfig_fn)(CUpti_PmSampling_SetConfig_Params *pParams);
+typedef CUptiResult (*cubind__cuptiPmSamplingEnable_fn)(CUpti_PmSampling_Enable_Params *pParams);
+typedef CUptiResult (*cubind__cuptiPmSamplingDisable_fn)(CUpti_PmSampling_Disable_Params *pParams);
+typedef CUptiResult (*cubind__cuptiPmSamplingStart_fn)(CUpti_PmSampling_Start_Params *pParams);
+typedef CUptiResult (*cubind__cuptiPmSamplingStop_fn)(CUpti_PmSampling_Stop_Params *pParams);
+typedef CUptiResult (*cubind__cuptiPmSamplingDecodeData_fn)(CUpti_PmSampling_DecodeData_Params *pParams);
+typedef CUptiResult (*cubind__cuptiPmSamplingGetCounterAvailability_fn)(CUpti_PmSampling_GetCounterAvailability_Params *pParams);
+typedef CUptiResult (*cubind__cuptiPmSamplingGetCounterDataSize_fn)(CUpti_PmSampling_GetCounterDataSize_Params *pParams);
+typedef CUptiResult (*cubind__cuptiPmSamplingCounterDataImageInitialize_fn)(CUpti_PmSampling_CounterDataImage_Initialize_Params *pParams);
+typedef CUptiResult (*cubind__cuptiPmSamplingGetCounterDataInfo_fn)(CUpti_PmSampling_GetCounterDataInfo_Params *pParams);
+typedef CUptiResult (*cubind__cuptiPmSamplingCounterDataGetSampleInfo_fn)(CUpti_PmSampling_CounterData_GetSampleInfo_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerInitialize_fn)(CUpti_Profiler_Initialize_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerDeInitialize_fn)(CUpti_Profiler_DeInitialize_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerCounterDataImageCalculateSize_fn)(CUpti_Profiler_CounterDataImage_CalculateSize_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerCounterDataImageInitialize_fn)(CUpti_Profiler_CounterDataImage_Initialize_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerCounterDataImageCalculateScratchBufferSize_fn)(CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerCounterDataImageInitializeScratchBuffer_fn)(CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerBeginSession_fn)(CUpti_Profiler_BeginSession_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerEndSession_fn)(CUpti_Profiler_EndSession_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerSetConfig_fn)(CUpti_Profiler_SetConfig_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerUnsetConfig_fn)(CUpti_Profiler_UnsetConfig_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerBeginPass_fn)(CUpti_Profiler_BeginPass_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerEndPass_fn)(CUpti_Profiler_EndPass_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerEnableProfiling_fn)(CUpti_Profiler_EnableProfiling_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerDisableProfiling_fn)(CUpti_Profiler_DisableProfiling_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerIsPassCollected_fn)(CUpti_Profiler_IsPassCollected_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerFlushCounterData_fn)(CUpti_Profiler_FlushCounterData_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerPushRange_fn)(CUpti_Profiler_PushRange_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerPopRange_fn)(CUpti_Profiler_PopRange_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerGetCounterAvailability_fn)(CUpti_Profiler_GetCounterAvailability_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerDeviceSupported_fn)(CUpti_Profiler_DeviceSupported_Params *pParams);
+typedef CUptiResult (*cubind__cuptiRangeProfilerSetConfig_fn)(CUpti_RangeProfiler_SetConfig_Params *pParams);
+typedef CUptiResult (*cubind__cuptiRangeProfilerEnable_fn)(CUpti_RangeProfiler_Enable_Params *pParams);
+typedef CUptiResult (*cubind__cuptiRangeProfilerDisable_fn)(CUpti_RangeProfiler_Disable_Params *pParams);
+typedef CUptiResult (*cubind__cuptiRangeProfilerStart_fn)(CUpti_RangeProfiler_Start_Params *pParams);
+typedef CUptiResult (*cubind__cuptiRangeProfilerStop_fn)(CUpti_RangeProfiler_Stop_Params *pParams);
+typedef CUptiResult (*cubind__cuptiRangeProfilerPushRange_fn)(CUpti_RangeProfiler_PushRange_Params *pParams);
+typedef CUptiResult (*cubind__cuptiRangeProfilerPopRange_fn)(CUpti_RangeProfiler_PopRange_Params *pParams);
+typedef CUptiResult (*cubind__cuptiRangeProfilerDecodeData_fn)(CUpti_RangeProfiler_DecodeData_Params *pParams);
+typedef CUptiResult (*cubind__cuptiRangeProfilerGetCounterDataSize_fn)(CUpti_RangeProfiler_GetCounterDataSize_Params *pParams);
+typedef CUptiResult (*cubind__cuptiRangeProfilerCounterDataImageInitialize_fn)(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *pParams);
+typedef CUptiResult (*cubind__cuptiRangeProfilerGetCounterDataInfo_fn)(CUpti_RangeProfiler_GetCounterDataInfo_Params *pParams);
+typedef CUptiResult (*cubind__cuptiRangeProfilerCounterDataGetRangeInfo_fn)(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params *pParams);
+typedef CUptiResult (*cubind__cuptiSassMetricsGetNumOfMetrics_fn)(CUpti_SassMetrics_GetNumOfMetrics_Params *pParams);
+typedef CUptiResult (*cubind__cuptiSassMetricsGetMetrics_fn)(CUpti_SassMetrics_GetMetrics_Params *pParams);
+typedef CUptiResult (*cubind__cuptiSassMetricsGetProperties_fn)(CUpti_SassMetrics_GetProperties_Params *pParams);
+typedef CUptiResult (*cubind__cuptiSassMetricsSetConfig_fn)(CUpti_SassMetricsSetConfig_Params *pParams);
+typedef CUptiResult (*cubind__cuptiSassMetricsUnsetConfig_fn)(CUpti_SassMetricsUnsetConfig_Params *pParams);
+typedef CUptiResult (*cubind__cuptiSassMetricsEnable_fn)(CUpti_SassMetricsEnable_Params *pParams);
+typedef CUptiResult (*cubind__cuptiSassMetricsDisable_fn)(CUpti_SassMetricsDisable_Params *pParams);
+typedef CUptiResult (*cubind__cuptiSassMetricsGetDataProperties_fn)(CUpti_SassMetricsGetDataProperties_Params *pParams);
+typedef CUptiResult (*cubind__cuptiSassMetricsFlushData_fn)(CUpti_SassMetricsFlushData_Params *pParams);
+typedef CUptiResult (*cubind__cuptiDeviceGetChipName_fn)(CUpti_Device_GetChipName_Params *pParams);
+
+/* The wrappers whose parameters pass alike share a slow path, their shape's (generator/shapes.py):
+ * each reaches it through a stub of its own type, declared here for the shapes to name. */
+static CUBIND_COLD CUptiResult slow_cuptiGetResultString(CUptiResult result, const char **str);
+static CUBIND_COLD CUptiResult slow_cuptiGetErrorMessage(CUptiResult result, const char **str);
+static CUBIND_COLD CUptiResult slow_cuptiGetVersion(uint32_t *version);
+static CUBIND_COLD CUptiResult slow_cuptiSupportedDomains(size_t *domainCount, CUpti_DomainTable *domainTable);
+static CUBIND_COLD CUptiResult slow_cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata);
+static CUBIND_COLD CUptiResult slow_cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata, CUpti_SubscriberParams *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiUnsubscribe(CUpti_SubscriberHandle subscriber);
+static CUBIND_COLD CUptiResult slow_cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+static CUBIND_COLD CUptiResult slow_cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+static CUBIND_COLD CUptiResult slow_cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain);
+static CUBIND_COLD CUptiResult slow_cuptiEnableAllDomains(uint32_t enable, CUpti_SubscriberHandle subscriber);
+static CUBIND_COLD CUptiResult slow_cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name);
+static CUBIND_COLD CUptiResult slow_cuptiSetEventCollectionMode(CUcontext context, CUpti_EventCollectionMode mode);
+static CUBIND_COLD CUptiResult slow_cuptiDeviceGetAttribute(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value);
+static CUBIND_COLD CUptiResult slow_cuptiDeviceGetNumEventDomains(CUdevice device, uint32_t *numDomains);
+static CUBIND_COLD CUptiResult slow_cuptiDeviceEnumEventDomains(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray);
+static CUBIND_COLD CUptiResult slow_cuptiDeviceGetEventDomainAttribute(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value);
+static CUBIND_COLD CUptiResult slow_cuptiGetNumEventDomains(uint32_t *numDomains);
+static CUBIND_COLD CUptiResult slow_cuptiEnumEventDomains(size_t *arraySizeBytes, CUpti_EventDomainID *domainArray);
+static CUBIND_COLD CUptiResult slow_cuptiEventDomainGetAttribute(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value);
+static CUBIND_COLD CUptiResult slow_cuptiEventDomainGetNumEvents(CUpti_EventDomainID eventDomain, uint32_t *numEvents);
+static CUBIND_COLD CUptiResult slow_cuptiEventDomainEnumEvents(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray);
+static CUBIND_COLD CUptiResult slow_cuptiEventGetAttribute(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value);
+static CUBIND_COLD CUptiResult slow_cuptiEventGetIdFromName(CUdevice device, const char *eventName, CUpti_EventID *event);
+static CUBIND_COLD CUptiResult slow_cuptiEventGroupCreate(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags);
+static CUBIND_COLD CUptiResult slow_cuptiEventGroupDestroy(CUpti_EventGroup eventGroup);
+static CUBIND_COLD CUptiResult slow_cuptiEventGroupGetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value);
+static CUBIND_COLD CUptiResult slow_cuptiEventGroupSetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t valueSize, void *value);
+static CUBIND_COLD CUptiResult slow_cuptiEventGroupAddEvent(CUpti_EventGroup eventGroup, CUpti_EventID event);
+static CUBIND_COLD CUptiResult slow_cuptiEventGroupRemoveEvent(CUpti_EventGroup eventGroup, CUpti_EventID event);
+static CUBIND_COLD CUptiResult slow_cuptiEventGroupRemoveAllEvents(CUpti_EventGroup eventGroup);
+static CUBIND_COLD CUptiResult slow_cuptiEventGroupResetAllEvents(CUpti_EventGroup eventGroup);
+static CUBIND_COLD CUptiResult slow_cuptiEventGroupEnable(CUpti_EventGroup eventGroup);
+static CUBIND_COLD CUptiResult slow_cuptiEventGroupDisable(CUpti_EventGroup eventGroup);
+static CUBIND_COLD CUptiResult slow_cuptiEventGroupReadEvent(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer);
+static CUBIND_COLD CUptiResult slow_cuptiEventGroupReadAllEvents(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead);
+static CUBIND_COLD CUptiResult slow_cuptiEventGroupSetsCreate(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses);
+static CUBIND_COLD CUptiResult slow_cuptiEventGroupSetsDestroy(CUpti_EventGroupSets *eventGroupSets);
+static CUBIND_COLD CUptiResult slow_cuptiEventGroupSetEnable(CUpti_EventGroupSet *eventGroupSet);
+static CUBIND_COLD CUptiResult slow_cuptiEventGroupSetDisable(CUpti_EventGroupSet *eventGroupSet);
+static CUBIND_COLD CUptiResult slow_cuptiEnableKernelReplayMode(CUcontext context);
+static CUBIND_COLD CUptiResult slow_cuptiDisableKernelReplayMode(CUcontext context);
+static CUBIND_COLD CUptiResult slow_cuptiKernelReplaySubscribeUpdate(CUpti_KernelReplayUpdateFunc updateFunc, void *customData);
+static CUBIND_COLD CUptiResult slow_cuptiGetNumMetrics(uint32_t *numMetrics);
+static CUBIND_COLD CUptiResult slow_cuptiEnumMetrics(size_t *arraySizeBytes, CUpti_MetricID *metricArray);
+static CUBIND_COLD CUptiResult slow_cuptiDeviceGetNumMetrics(CUdevice device, uint32_t *numMetrics);
+static CUBIND_COLD CUptiResult slow_cuptiDeviceEnumMetrics(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray);
+static CUBIND_COLD CUptiResult slow_cuptiMetricGetAttribute(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value);
+static CUBIND_COLD CUptiResult slow_cuptiMetricGetIdFromName(CUdevice device, const char *metricName, CUpti_MetricID *metric);
+static CUBIND_COLD CUptiResult slow_cuptiMetricGetNumEvents(CUpti_MetricID metric, uint32_t *numEvents);
+static CUBIND_COLD CUptiResult slow_cuptiMetricEnumEvents(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray);
+static CUBIND_COLD CUptiResult slow_cuptiMetricGetNumProperties(CUpti_MetricID metric, uint32_t *numProp);
+static CUBIND_COLD CUptiResult slow_cuptiMetricEnumProperties(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray);
+static CUBIND_COLD CUptiResult slow_cuptiMetricGetRequiredEventGroupSets(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets);
+static CUBIND_COLD CUptiResult slow_cuptiMetricCreateEventGroupSets(CUcontext context, size_t metricIdArraySizeBytes, CUpti_MetricID *metricIdArray, CUpti_EventGroupSets **eventGroupPasses);
+static CUBIND_COLD CUptiResult slow_cuptiMetricGetValue(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue);
+static CUBIND_COLD CUptiResult slow_cuptiMetricGetValue2(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue);
+static CUBIND_COLD CUptiResult slow_cuptiGetTimestamp(uint64_t *timestamp);
+static CUBIND_COLD CUptiResult slow_cuptiGetContextId(CUcontext context, uint32_t *contextId);
+static CUBIND_COLD CUptiResult slow_cuptiGetStreamId(CUcontext context, CUstream stream, uint32_t *streamId);
+static CUBIND_COLD CUptiResult slow_cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId);
+static CUBIND_COLD CUptiResult slow_cuptiGetDeviceId(CUcontext context, uint32_t *deviceId);
+static CUBIND_COLD CUptiResult slow_cuptiGetGraphNodeId(CUgraphNode node, uint64_t *nodeId);
+static CUBIND_COLD CUptiResult slow_cuptiGetGraphId(CUgraph graph, uint32_t *pId);
+static CUBIND_COLD CUptiResult slow_cuptiGetGraphExecId(CUgraphExec graphExec, uint32_t *pId);
+static CUBIND_COLD CUptiResult slow_cuptiActivityEnable(CUpti_ActivityKind kind);
+static CUBIND_COLD CUptiResult slow_cuptiActivityEnableAndDump(CUpti_ActivityKind kind);
+static CUBIND_COLD CUptiResult slow_cuptiActivityDisable(CUpti_ActivityKind kind);
+static CUBIND_COLD CUptiResult slow_cuptiActivityEnableContext(CUcontext context, CUpti_ActivityKind kind);
+static CUBIND_COLD CUptiResult slow_cuptiActivityDisableContext(CUcontext context, CUpti_ActivityKind kind);
+static CUBIND_COLD CUptiResult slow_cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t streamId, size_t *dropped);
+static CUBIND_COLD CUptiResult slow_cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record);
+static CUBIND_COLD CUptiResult slow_cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested, CUpti_BuffersCallbackCompleteFunc funcBufferCompleted);
+static CUBIND_COLD CUptiResult slow_cuptiActivityFlush(CUcontext context, uint32_t streamId, uint32_t flag);
+static CUBIND_COLD CUptiResult slow_cuptiActivityFlushAll(uint32_t flag);
+static CUBIND_COLD CUptiResult slow_cuptiActivityGetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value);
+static CUBIND_COLD CUptiResult slow_cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value);
+static CUBIND_COLD CUptiResult slow_cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count);
+static CUBIND_COLD CUptiResult slow_cuptiGetAutoBoostState(CUcontext context, CUpti_ActivityAutoBoostState *state);
+static CUBIND_COLD CUptiResult slow_cuptiActivityConfigurePCSampling(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config);
+static CUBIND_COLD CUptiResult slow_cuptiGetLastError(void);
+static CUBIND_COLD CUptiResult slow_cuptiSetThreadIdType(CUpti_ActivityThreadIdType type);
+static CUBIND_COLD CUptiResult slow_cuptiGetThreadIdType(CUpti_ActivityThreadIdType *type);
+static CUBIND_COLD CUptiResult slow_cuptiComputeCapabilitySupported(int major, int minor, int *support);
+static CUBIND_COLD CUptiResult slow_cuptiDeviceSupported(CUdevice dev, int *support);
+static CUBIND_COLD CUptiResult slow_cuptiDeviceVirtualizationMode(CUdevice dev, CUpti_DeviceVirtualizationMode *mode);
+static CUBIND_COLD CUptiResult slow_cuptiFinalize(void);
+static CUBIND_COLD CUptiResult slow_cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t id);
+static CUBIND_COLD CUptiResult slow_cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t *lastId);
+static CUBIND_COLD CUptiResult slow_cuptiActivityEnableLatencyTimestamps(uint8_t enable);
+static CUBIND_COLD CUptiResult slow_cuptiActivityFlushPeriod(uint32_t time);
+static CUBIND_COLD CUptiResult slow_cuptiActivityEnableLaunchAttributes(uint8_t enable);
+static CUBIND_COLD CUptiResult slow_cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc funcTimestamp);
+static CUBIND_COLD CUptiResult slow_cuptiActivityEnableDeviceGraph(uint8_t enable);
+static CUBIND_COLD CUptiResult slow_cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable);
+static CUBIND_COLD CUptiResult slow_cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable);
+static CUBIND_COLD CUptiResult slow_cuptiActivityEnableHWTrace(uint8_t enable);
+static CUBIND_COLD CUptiResult slow_cuptiActivityEnableAllocationSource(uint8_t enable);
+static CUBIND_COLD CUptiResult slow_cuptiActivityEnableAllSyncRecords(uint8_t enable);
+static CUBIND_COLD CUptiResult slow_cuptiActivityEnableCudaEventDeviceTimestamps(uint8_t enable);
+static CUBIND_COLD CUptiResult slow_cuptiPCSamplingSetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoParams *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiPCSamplingGetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoParams *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiPCSamplingGetData(CUpti_PCSamplingGetDataParams *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiPCSamplingEnable(CUpti_PCSamplingEnableParams *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiPCSamplingDisable(CUpti_PCSamplingDisableParams *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiPCSamplingStart(CUpti_PCSamplingStartParams *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiPCSamplingStop(CUpti_PCSamplingStopParams *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiPCSamplingGetNumStallReasons(CUpti_PCSamplingGetNumStallReasonsParams *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiPCSamplingGetStallReasons(CUpti_PCSamplingGetStallReasonsParams *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiGetSassToSourceCorrelation(CUpti_GetSassToSourceCorrelationParams *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiGetCubinCrc(CUpti_GetCubinCrcParams *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiRegisterComputeCrcCallback(CUpti_ComputeCrcCallbackFunc funcComputeCubinCrc);
+static CUBIND_COLD CUptiResult slow_cuptiPmSamplingSetConfig(CUpti_PmSampling_SetConfig_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiPmSamplingEnable(CUpti_PmSampling_Enable_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiPmSamplingDisable(CUpti_PmSampling_Disable_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiPmSamplingStart(CUpti_PmSampling_Start_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiPmSamplingStop(CUpti_PmSampling_Stop_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiPmSamplingDecodeData(CUpti_PmSampling_DecodeData_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiPmSamplingGetCounterAvailability(CUpti_PmSampling_GetCounterAvailability_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiPmSamplingGetCounterDataSize(CUpti_PmSampling_GetCounterDataSize_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiPmSamplingCounterDataImageInitialize(CUpti_PmSampling_CounterDataImage_Initialize_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiPmSamplingGetCounterDataInfo(CUpti_PmSampling_GetCounterDataInfo_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiPmSamplingCounterDataGetSampleInfo(CUpti_PmSampling_CounterData_GetSampleInfo_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiProfilerDeInitialize(CUpti_Profiler_DeInitialize_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiProfilerCounterDataImageCalculateSize(CUpti_Profiler_CounterDataImage_CalculateSize_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiProfilerCounterDataImageInitialize(CUpti_Profiler_CounterDataImage_Initialize_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiProfilerCounterDataImageCalculateScratchBufferSize(CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiProfilerCounterDataImageInitializeScratchBuffer(CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiProfilerBeginSession(CUpti_Profiler_BeginSession_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiProfilerEndSession(CUpti_Profiler_EndSession_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiProfilerSetConfig(CUpti_Profiler_SetConfig_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiProfilerUnsetConfig(CUpti_Profiler_UnsetConfig_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiProfilerBeginPass(CUpti_Profiler_BeginPass_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiProfilerEndPass(CUpti_Profiler_EndPass_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiProfilerEnableProfiling(CUpti_Profiler_EnableProfiling_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiProfilerDisableProfiling(CUpti_Profiler_DisableProfiling_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiProfilerIsPassCollected(CUpti_Profiler_IsPassCollected_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiProfilerFlushCounterData(CUpti_Profiler_FlushCounterData_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiProfilerPushRange(CUpti_Profiler_PushRange_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiProfilerPopRange(CUpti_Profiler_PopRange_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerPushRange(CUpti_RangeProfiler_PushRange_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerPopRange(CUpti_RangeProfiler_PopRange_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerCounterDataImageInitialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerCounterDataGetRangeInfo(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiSassMetricsGetNumOfMetrics(CUpti_SassMetrics_GetNumOfMetrics_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiSassMetricsGetMetrics(CUpti_SassMetrics_GetMetrics_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiSassMetricsGetProperties(CUpti_SassMetrics_GetProperties_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiSassMetricsSetConfig(CUpti_SassMetricsSetConfig_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiSassMetricsUnsetConfig(CUpti_SassMetricsUnsetConfig_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiSassMetricsEnable(CUpti_SassMetricsEnable_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiSassMetricsDisable(CUpti_SassMetricsDisable_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiSassMetricsGetDataProperties(CUpti_SassMetricsGetDataProperties_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiSassMetricsFlushData(CUpti_SassMetricsFlushData_Params *pParams);
+static CUBIND_COLD CUptiResult slow_cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params *pParams);
+
+/* What the wrappers of shape 0 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cuptiGetResultString, cuptiGetErrorMessage, cuptiSupportedDomains, cuptiEnableAllDomains,
+ * cuptiSetEventCollectionMode, cuptiDeviceGetNumEventDomains, cuptiEnumEventDomains,
+ * cuptiEventDomainGetNumEvents, cuptiEventGroupAddEvent, cuptiEventGroupRemoveEvent,
+ * cuptiKernelReplaySubscribeUpdate, cuptiEnumMetrics, cuptiDeviceGetNumMetrics,
+ * cuptiMetricGetNumEvents, cuptiMetricGetNumProperties, cuptiGetContextId, cuptiGetDeviceId,
+ * cuptiGetGraphNodeId, cuptiGetGraphId, cuptiGetGraphExecId, cuptiActivityEnableContext,
+ * cuptiActivityDisableContext, cuptiActivityRegisterCallbacks,
+ * cuptiActivityConfigureUnifiedMemoryCounter, cuptiGetAutoBoostState,
+ * cuptiActivityConfigurePCSampling, cuptiDeviceSupported, cuptiDeviceVirtualizationMode,
+ * cuptiActivityPushExternalCorrelationId, cuptiActivityPopExternalCorrelationId. */
+static CUBIND_COLD CUptiResult cubind_shape_0(cubind__word a0, cubind__word a1, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[30] = { 0, 1, 3, 10, 12, 14, 18, 20, 28, 29, 42, 44, 45, 49, 51, 58, 61, 62, 63, 64, 68, 69, 72, 77, 78, 79, 84, 85, 87, 88 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetResultString_fn cubind_fn = (cubind__cuptiGetResultString_fn)cubind__resolve(&cubind__cupti_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetResultString);
+    cubind__fnptr cubind_self, cubind_fn;
     CUptiResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cuptiGetResultString;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cuptiGetErrorMessage;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cuptiSupportedDomains;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cuptiEnableAllDomains;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_cuptiSetEventCollectionMode;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_cuptiDeviceGetNumEventDomains;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_cuptiEnumEventDomains;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_cuptiEventDomainGetNumEvents;
+        break;
+    case 8:
+        cubind_self = (cubind__fnptr)slow_cuptiEventGroupAddEvent;
+        break;
+    case 9:
+        cubind_self = (cubind__fnptr)slow_cuptiEventGroupRemoveEvent;
+        break;
+    case 10:
+        cubind_self = (cubind__fnptr)slow_cuptiKernelReplaySubscribeUpdate;
+        break;
+    case 11:
+        cubind_self = (cubind__fnptr)slow_cuptiEnumMetrics;
+        break;
+    case 12:
+        cubind_self = (cubind__fnptr)slow_cuptiDeviceGetNumMetrics;
+        break;
+    case 13:
+        cubind_self = (cubind__fnptr)slow_cuptiMetricGetNumEvents;
+        break;
+    case 14:
+        cubind_self = (cubind__fnptr)slow_cuptiMetricGetNumProperties;
+        break;
+    case 15:
+        cubind_self = (cubind__fnptr)slow_cuptiGetContextId;
+        break;
+    case 16:
+        cubind_self = (cubind__fnptr)slow_cuptiGetDeviceId;
+        break;
+    case 17:
+        cubind_self = (cubind__fnptr)slow_cuptiGetGraphNodeId;
+        break;
+    case 18:
+        cubind_self = (cubind__fnptr)slow_cuptiGetGraphId;
+        break;
+    case 19:
+        cubind_self = (cubind__fnptr)slow_cuptiGetGraphExecId;
+        break;
+    case 20:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityEnableContext;
+        break;
+    case 21:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityDisableContext;
+        break;
+    case 22:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityRegisterCallbacks;
+        break;
+    case 23:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityConfigureUnifiedMemoryCounter;
+        break;
+    case 24:
+        cubind_self = (cubind__fnptr)slow_cuptiGetAutoBoostState;
+        break;
+    case 25:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityConfigurePCSampling;
+        break;
+    case 26:
+        cubind_self = (cubind__fnptr)slow_cuptiDeviceSupported;
+        break;
+    case 27:
+        cubind_self = (cubind__fnptr)slow_cuptiDeviceVirtualizationMode;
+        break;
+    case 28:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityPushExternalCorrelationId;
+        break;
+    case 29:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityPopExternalCorrelationId;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUPTI, cubind_i), a0, a1);
+    cubind_fn = cubind__resolve(&cubind__cupti_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
     if (cubind_fn == NULL) {
         cubind_status = (CUptiResult)cubind_unavailable;
     } else {
-        cubind_status = cubind_fn(result, str);
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cuptiGetResultString_fn)cubind_fn)((CUptiResult)a0, (const char **)(uintptr_t)a1);
+            break;
+        case 1:
+            cubind_status = ((cubind__cuptiGetErrorMessage_fn)cubind_fn)((CUptiResult)a0, (const char **)(uintptr_t)a1);
+            break;
+        case 2:
+            cubind_status = ((cubind__cuptiSupportedDomains_fn)cubind_fn)((size_t *)(uintptr_t)a0, (CUpti_DomainTable *)(uintptr_t)a1);
+            break;
+        case 3:
+            cubind_status = ((cubind__cuptiEnableAllDomains_fn)cubind_fn)((uint32_t)a0, (CUpti_SubscriberHandle)(uintptr_t)a1);
+            break;
+        case 4:
+            cubind_status = ((cubind__cuptiSetEventCollectionMode_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (CUpti_EventCollectionMode)a1);
+            break;
+        case 5:
+            cubind_status = ((cubind__cuptiDeviceGetNumEventDomains_fn)cubind_fn)((CUdevice)a0, (uint32_t *)(uintptr_t)a1);
+            break;
+        case 6:
+            cubind_status = ((cubind__cuptiEnumEventDomains_fn)cubind_fn)((size_t *)(uintptr_t)a0, (CUpti_EventDomainID *)(uintptr_t)a1);
+            break;
+        case 7:
+            cubind_status = ((cubind__cuptiEventDomainGetNumEvents_fn)cubind_fn)((CUpti_EventDomainID)a0, (uint32_t *)(uintptr_t)a1);
+            break;
+        case 8:
+            cubind_status = ((cubind__cuptiEventGroupAddEvent_fn)cubind_fn)((CUpti_EventGroup)(uintptr_t)a0, (CUpti_EventID)a1);
+            break;
+        case 9:
+            cubind_status = ((cubind__cuptiEventGroupRemoveEvent_fn)cubind_fn)((CUpti_EventGroup)(uintptr_t)a0, (CUpti_EventID)a1);
+            break;
+        case 10:
+            cubind_status = ((cubind__cuptiKernelReplaySubscribeUpdate_fn)cubind_fn)((CUpti_KernelReplayUpdateFunc)(uintptr_t)a0, (void *)(uintptr_t)a1);
+            break;
+        case 11:
+            cubind_status = ((cubind__cuptiEnumMetrics_fn)cubind_fn)((size_t *)(uintptr_t)a0, (CUpti_MetricID *)(uintptr_t)a1);
+            break;
+        case 12:
+            cubind_status = ((cubind__cuptiDeviceGetNumMetrics_fn)cubind_fn)((CUdevice)a0, (uint32_t *)(uintptr_t)a1);
+            break;
+        case 13:
+            cubind_status = ((cubind__cuptiMetricGetNumEvents_fn)cubind_fn)((CUpti_MetricID)a0, (uint32_t *)(uintptr_t)a1);
+            break;
+        case 14:
+            cubind_status = ((cubind__cuptiMetricGetNumProperties_fn)cubind_fn)((CUpti_MetricID)a0, (uint32_t *)(uintptr_t)a1);
+            break;
+        case 15:
+            cubind_status = ((cubind__cuptiGetContextId_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (uint32_t *)(uintptr_t)a1);
+            break;
+        case 16:
+            cubind_status = ((cubind__cuptiGetDeviceId_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (uint32_t *)(uintptr_t)a1);
+            break;
+        case 17:
+            cubind_status = ((cubind__cuptiGetGraphNodeId_fn)cubind_fn)((CUgraphNode)(uintptr_t)a0, (uint64_t *)(uintptr_t)a1);
+            break;
+        case 18:
+            cubind_status = ((cubind__cuptiGetGraphId_fn)cubind_fn)((CUgraph)(uintptr_t)a0, (uint32_t *)(uintptr_t)a1);
+            break;
+        case 19:
+            cubind_status = ((cubind__cuptiGetGraphExecId_fn)cubind_fn)((CUgraphExec)(uintptr_t)a0, (uint32_t *)(uintptr_t)a1);
+            break;
+        case 20:
+            cubind_status = ((cubind__cuptiActivityEnableContext_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (CUpti_ActivityKind)a1);
+            break;
+        case 21:
+            cubind_status = ((cubind__cuptiActivityDisableContext_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (CUpti_ActivityKind)a1);
+            break;
+        case 22:
+            cubind_status = ((cubind__cuptiActivityRegisterCallbacks_fn)cubind_fn)((CUpti_BuffersCallbackRequestFunc)(uintptr_t)a0, (CUpti_BuffersCallbackCompleteFunc)(uintptr_t)a1);
+            break;
+        case 23:
+            cubind_status = ((cubind__cuptiActivityConfigureUnifiedMemoryCounter_fn)cubind_fn)((CUpti_ActivityUnifiedMemoryCounterConfig *)(uintptr_t)a0, (uint32_t)a1);
+            break;
+        case 24:
+            cubind_status = ((cubind__cuptiGetAutoBoostState_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (CUpti_ActivityAutoBoostState *)(uintptr_t)a1);
+            break;
+        case 25:
+            cubind_status = ((cubind__cuptiActivityConfigurePCSampling_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (CUpti_ActivityPCSamplingConfig *)(uintptr_t)a1);
+            break;
+        case 26:
+            cubind_status = ((cubind__cuptiDeviceSupported_fn)cubind_fn)((CUdevice)a0, (int *)(uintptr_t)a1);
+            break;
+        case 27:
+            cubind_status = ((cubind__cuptiDeviceVirtualizationMode_fn)cubind_fn)((CUdevice)a0, (CUpti_DeviceVirtualizationMode *)(uintptr_t)a1);
+            break;
+        case 28:
+            cubind_status = ((cubind__cuptiActivityPushExternalCorrelationId_fn)cubind_fn)((CUpti_ExternalCorrelationKind)a0, (uint64_t)a1);
+            break;
+        default:
+            cubind_status = ((cubind__cuptiActivityPopExternalCorrelationId_fn)cubind_fn)((CUpti_ExternalCorrelationKind)a0, (uint64_t *)(uintptr_t)a1);
+            break;
+        }
         if (cubind_status != CUPTI_SUCCESS)
             /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 0, (int)cubind_status);
+            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, cubind_i, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUPTI_SUCCESS)
         return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
+}
+
+/* What the wrappers of shape 1 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cuptiGetVersion, cuptiUnsubscribe, cuptiGetNumEventDomains, cuptiEventGroupDestroy,
+ * cuptiEventGroupRemoveAllEvents, cuptiEventGroupResetAllEvents, cuptiEventGroupEnable,
+ * cuptiEventGroupDisable, cuptiEventGroupSetsDestroy, cuptiEventGroupSetEnable,
+ * cuptiEventGroupSetDisable, cuptiEnableKernelReplayMode, cuptiDisableKernelReplayMode,
+ * cuptiGetNumMetrics, cuptiGetTimestamp, cuptiActivityEnable, cuptiActivityEnableAndDump,
+ * cuptiActivityDisable, cuptiActivityFlushAll, cuptiSetThreadIdType, cuptiGetThreadIdType,
+ * cuptiActivityFlushPeriod, cuptiActivityRegisterTimestampCallback,
+ * cuptiPCSamplingSetConfigurationAttribute, cuptiPCSamplingGetConfigurationAttribute,
+ * cuptiPCSamplingGetData, cuptiPCSamplingEnable, cuptiPCSamplingDisable, cuptiPCSamplingStart,
+ * cuptiPCSamplingStop, cuptiPCSamplingGetNumStallReasons, cuptiPCSamplingGetStallReasons,
+ * cuptiGetSassToSourceCorrelation, cuptiGetCubinCrc, cuptiRegisterComputeCrcCallback,
+ * cuptiPmSamplingSetConfig, cuptiPmSamplingEnable, cuptiPmSamplingDisable, cuptiPmSamplingStart,
+ * cuptiPmSamplingStop, cuptiPmSamplingDecodeData, cuptiPmSamplingGetCounterAvailability,
+ * cuptiPmSamplingGetCounterDataSize, cuptiPmSamplingCounterDataImageInitialize,
+ * cuptiPmSamplingGetCounterDataInfo, cuptiPmSamplingCounterDataGetSampleInfo,
+ * cuptiProfilerInitialize, cuptiProfilerDeInitialize, cuptiProfilerCounterDataImageCalculateSize,
+ * cuptiProfilerCounterDataImageInitialize,
+ * cuptiProfilerCounterDataImageCalculateScratchBufferSize,
+ * cuptiProfilerCounterDataImageInitializeScratchBuffer, cuptiProfilerBeginSession,
+ * cuptiProfilerEndSession, cuptiProfilerSetConfig, cuptiProfilerUnsetConfig,
+ * cuptiProfilerBeginPass, cuptiProfilerEndPass, cuptiProfilerEnableProfiling,
+ * cuptiProfilerDisableProfiling, cuptiProfilerIsPassCollected, cuptiProfilerFlushCounterData,
+ * cuptiProfilerPushRange, cuptiProfilerPopRange, cuptiProfilerGetCounterAvailability,
+ * cuptiProfilerDeviceSupported, cuptiRangeProfilerSetConfig, cuptiRangeProfilerEnable,
+ * cuptiRangeProfilerDisable, cuptiRangeProfilerStart, cuptiRangeProfilerStop,
+ * cuptiRangeProfilerPushRange, cuptiRangeProfilerPopRange, cuptiRangeProfilerDecodeData,
+ * cuptiRangeProfilerGetCounterDataSize, cuptiRangeProfilerCounterDataImageInitialize,
+ * cuptiRangeProfilerGetCounterDataInfo, cuptiRangeProfilerCounterDataGetRangeInfo,
+ * cuptiSassMetricsGetNumOfMetrics, cuptiSassMetricsGetMetrics, cuptiSassMetricsGetProperties,
+ * cuptiSassMetricsSetConfig, cuptiSassMetricsUnsetConfig, cuptiSassMetricsEnable,
+ * cuptiSassMetricsDisable, cuptiSassMetricsGetDataProperties, cuptiSassMetricsFlushData,
+ * cuptiDeviceGetChipName. */
+static CUBIND_COLD CUptiResult cubind_shape_1(cubind__word a0, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[88] = { 2, 6, 17, 25, 30, 31, 32, 33, 37, 38, 39, 40, 41, 43, 57, 65, 66, 67, 74, 81, 82, 90, 92, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130, 131, 132, 133, 134, 135, 136, 137, 138, 139, 140, 141, 142, 143, 144, 145, 146, 147, 148, 149, 150, 151, 152, 153, 154, 155, 156, 157, 158, 159, 160, 161, 162, 163, 164 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    CUptiResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cuptiGetVersion;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cuptiUnsubscribe;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cuptiGetNumEventDomains;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cuptiEventGroupDestroy;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_cuptiEventGroupRemoveAllEvents;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_cuptiEventGroupResetAllEvents;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_cuptiEventGroupEnable;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_cuptiEventGroupDisable;
+        break;
+    case 8:
+        cubind_self = (cubind__fnptr)slow_cuptiEventGroupSetsDestroy;
+        break;
+    case 9:
+        cubind_self = (cubind__fnptr)slow_cuptiEventGroupSetEnable;
+        break;
+    case 10:
+        cubind_self = (cubind__fnptr)slow_cuptiEventGroupSetDisable;
+        break;
+    case 11:
+        cubind_self = (cubind__fnptr)slow_cuptiEnableKernelReplayMode;
+        break;
+    case 12:
+        cubind_self = (cubind__fnptr)slow_cuptiDisableKernelReplayMode;
+        break;
+    case 13:
+        cubind_self = (cubind__fnptr)slow_cuptiGetNumMetrics;
+        break;
+    case 14:
+        cubind_self = (cubind__fnptr)slow_cuptiGetTimestamp;
+        break;
+    case 15:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityEnable;
+        break;
+    case 16:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityEnableAndDump;
+        break;
+    case 17:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityDisable;
+        break;
+    case 18:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityFlushAll;
+        break;
+    case 19:
+        cubind_self = (cubind__fnptr)slow_cuptiSetThreadIdType;
+        break;
+    case 20:
+        cubind_self = (cubind__fnptr)slow_cuptiGetThreadIdType;
+        break;
+    case 21:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityFlushPeriod;
+        break;
+    case 22:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityRegisterTimestampCallback;
+        break;
+    case 23:
+        cubind_self = (cubind__fnptr)slow_cuptiPCSamplingSetConfigurationAttribute;
+        break;
+    case 24:
+        cubind_self = (cubind__fnptr)slow_cuptiPCSamplingGetConfigurationAttribute;
+        break;
+    case 25:
+        cubind_self = (cubind__fnptr)slow_cuptiPCSamplingGetData;
+        break;
+    case 26:
+        cubind_self = (cubind__fnptr)slow_cuptiPCSamplingEnable;
+        break;
+    case 27:
+        cubind_self = (cubind__fnptr)slow_cuptiPCSamplingDisable;
+        break;
+    case 28:
+        cubind_self = (cubind__fnptr)slow_cuptiPCSamplingStart;
+        break;
+    case 29:
+        cubind_self = (cubind__fnptr)slow_cuptiPCSamplingStop;
+        break;
+    case 30:
+        cubind_self = (cubind__fnptr)slow_cuptiPCSamplingGetNumStallReasons;
+        break;
+    case 31:
+        cubind_self = (cubind__fnptr)slow_cuptiPCSamplingGetStallReasons;
+        break;
+    case 32:
+        cubind_self = (cubind__fnptr)slow_cuptiGetSassToSourceCorrelation;
+        break;
+    case 33:
+        cubind_self = (cubind__fnptr)slow_cuptiGetCubinCrc;
+        break;
+    case 34:
+        cubind_self = (cubind__fnptr)slow_cuptiRegisterComputeCrcCallback;
+        break;
+    case 35:
+        cubind_self = (cubind__fnptr)slow_cuptiPmSamplingSetConfig;
+        break;
+    case 36:
+        cubind_self = (cubind__fnptr)slow_cuptiPmSamplingEnable;
+        break;
+    case 37:
+        cubind_self = (cubind__fnptr)slow_cuptiPmSamplingDisable;
+        break;
+    case 38:
+        cubind_self = (cubind__fnptr)slow_cuptiPmSamplingStart;
+        break;
+    case 39:
+        cubind_self = (cubind__fnptr)slow_cuptiPmSamplingStop;
+        break;
+    case 40:
+        cubind_self = (cubind__fnptr)slow_cuptiPmSamplingDecodeData;
+        break;
+    case 41:
+        cubind_self = (cubind__fnptr)slow_cuptiPmSamplingGetCounterAvailability;
+        break;
+    case 42:
+        cubind_self = (cubind__fnptr)slow_cuptiPmSamplingGetCounterDataSize;
+        break;
+    case 43:
+        cubind_self = (cubind__fnptr)slow_cuptiPmSamplingCounterDataImageInitialize;
+        break;
+    case 44:
+        cubind_self = (cubind__fnptr)slow_cuptiPmSamplingGetCounterDataInfo;
+        break;
+    case 45:
+        cubind_self = (cubind__fnptr)slow_cuptiPmSamplingCounterDataGetSampleInfo;
+        break;
+    case 46:
+        cubind_self = (cubind__fnptr)slow_cuptiProfilerInitialize;
+        break;
+    case 47:
+        cubind_self = (cubind__fnptr)slow_cuptiProfilerDeInitialize;
+        break;
+    case 48:
+        cubind_self = (cubind__fnptr)slow_cuptiProfilerCounterDataImageCalculateSize;
+        break;
+    case 49:
+        cubind_self = (cubind__fnptr)slow_cuptiProfilerCounterDataImageInitialize;
+        break;
+    case 50:
+        cubind_self = (cubind__fnptr)slow_cuptiProfilerCounterDataImageCalculateScratchBufferSize;
+        break;
+    case 51:
+        cubind_self = (cubind__fnptr)slow_cuptiProfilerCounterDataImageInitializeScratchBuffer;
+        break;
+    case 52:
+        cubind_self = (cubind__fnptr)slow_cuptiProfilerBeginSession;
+        break;
+    case 53:
+        cubind_self = (cubind__fnptr)slow_cuptiProfilerEndSession;
+        break;
+    case 54:
+        cubind_self = (cubind__fnptr)slow_cuptiProfilerSetConfig;
+        break;
+    case 55:
+        cubind_self = (cubind__fnptr)slow_cuptiProfilerUnsetConfig;
+        break;
+    case 56:
+        cubind_self = (cubind__fnptr)slow_cuptiProfilerBeginPass;
+        break;
+    case 57:
+        cubind_self = (cubind__fnptr)slow_cuptiProfilerEndPass;
+        break;
+    case 58:
+        cubind_self = (cubind__fnptr)slow_cuptiProfilerEnableProfiling;
+        break;
+    case 59:
+        cubind_self = (cubind__fnptr)slow_cuptiProfilerDisableProfiling;
+        break;
+    case 60:
+        cubind_self = (cubind__fnptr)slow_cuptiProfilerIsPassCollected;
+        break;
+    case 61:
+        cubind_self = (cubind__fnptr)slow_cuptiProfilerFlushCounterData;
+        break;
+    case 62:
+        cubind_self = (cubind__fnptr)slow_cuptiProfilerPushRange;
+        break;
+    case 63:
+        cubind_self = (cubind__fnptr)slow_cuptiProfilerPopRange;
+        break;
+    case 64:
+        cubind_self = (cubind__fnptr)slow_cuptiProfilerGetCounterAvailability;
+        break;
+    case 65:
+        cubind_self = (cubind__fnptr)slow_cuptiProfilerDeviceSupported;
+        break;
+    case 66:
+        cubind_self = (cubind__fnptr)slow_cuptiRangeProfilerSetConfig;
+        break;
+    case 67:
+        cubind_self = (cubind__fnptr)slow_cuptiRangeProfilerEnable;
+        break;
+    case 68:
+        cubind_self = (cubind__fnptr)slow_cuptiRangeProfilerDisable;
+        break;
+    case 69:
+        cubind_self = (cubind__fnptr)slow_cuptiRangeProfilerStart;
+        break;
+    case 70:
+        cubind_self = (cubind__fnptr)slow_cuptiRangeProfilerStop;
+        break;
+    case 71:
+        cubind_self = (cubind__fnptr)slow_cuptiRangeProfilerPushRange;
+        break;
+    case 72:
+        cubind_self = (cubind__fnptr)slow_cuptiRangeProfilerPopRange;
+        break;
+    case 73:
+        cubind_self = (cubind__fnptr)slow_cuptiRangeProfilerDecodeData;
+        break;
+    case 74:
+        cubind_self = (cubind__fnptr)slow_cuptiRangeProfilerGetCounterDataSize;
+        break;
+    case 75:
+        cubind_self = (cubind__fnptr)slow_cuptiRangeProfilerCounterDataImageInitialize;
+        break;
+    case 76:
+        cubind_self = (cubind__fnptr)slow_cuptiRangeProfilerGetCounterDataInfo;
+        break;
+    case 77:
+        cubind_self = (cubind__fnptr)slow_cuptiRangeProfilerCounterDataGetRangeInfo;
+        break;
+    case 78:
+        cubind_self = (cubind__fnptr)slow_cuptiSassMetricsGetNumOfMetrics;
+        break;
+    case 79:
+        cubind_self = (cubind__fnptr)slow_cuptiSassMetricsGetMetrics;
+        break;
+    case 80:
+        cubind_self = (cubind__fnptr)slow_cuptiSassMetricsGetProperties;
+        break;
+    case 81:
+        cubind_self = (cubind__fnptr)slow_cuptiSassMetricsSetConfig;
+        break;
+    case 82:
+        cubind_self = (cubind__fnptr)slow_cuptiSassMetricsUnsetConfig;
+        break;
+    case 83:
+        cubind_self = (cubind__fnptr)slow_cuptiSassMetricsEnable;
+        break;
+    case 84:
+        cubind_self = (cubind__fnptr)slow_cuptiSassMetricsDisable;
+        break;
+    case 85:
+        cubind_self = (cubind__fnptr)slow_cuptiSassMetricsGetDataProperties;
+        break;
+    case 86:
+        cubind_self = (cubind__fnptr)slow_cuptiSassMetricsFlushData;
+        break;
+    case 87:
+        cubind_self = (cubind__fnptr)slow_cuptiDeviceGetChipName;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUPTI, cubind_i), a0);
+    cubind_fn = cubind__resolve(&cubind__cupti_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (CUptiResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cuptiGetVersion_fn)cubind_fn)((uint32_t *)(uintptr_t)a0);
+            break;
+        case 1:
+            cubind_status = ((cubind__cuptiUnsubscribe_fn)cubind_fn)((CUpti_SubscriberHandle)(uintptr_t)a0);
+            break;
+        case 2:
+            cubind_status = ((cubind__cuptiGetNumEventDomains_fn)cubind_fn)((uint32_t *)(uintptr_t)a0);
+            break;
+        case 3:
+            cubind_status = ((cubind__cuptiEventGroupDestroy_fn)cubind_fn)((CUpti_EventGroup)(uintptr_t)a0);
+            break;
+        case 4:
+            cubind_status = ((cubind__cuptiEventGroupRemoveAllEvents_fn)cubind_fn)((CUpti_EventGroup)(uintptr_t)a0);
+            break;
+        case 5:
+            cubind_status = ((cubind__cuptiEventGroupResetAllEvents_fn)cubind_fn)((CUpti_EventGroup)(uintptr_t)a0);
+            break;
+        case 6:
+            cubind_status = ((cubind__cuptiEventGroupEnable_fn)cubind_fn)((CUpti_EventGroup)(uintptr_t)a0);
+            break;
+        case 7:
+            cubind_status = ((cubind__cuptiEventGroupDisable_fn)cubind_fn)((CUpti_EventGroup)(uintptr_t)a0);
+            break;
+        case 8:
+            cubind_status = ((cubind__cuptiEventGroupSetsDestroy_fn)cubind_fn)((CUpti_EventGroupSets *)(uintptr_t)a0);
+            break;
+        case 9:
+            cubind_status = ((cubind__cuptiEventGroupSetEnable_fn)cubind_fn)((CUpti_EventGroupSet *)(uintptr_t)a0);
+            break;
+        case 10:
+            cubind_status = ((cubind__cuptiEventGroupSetDisable_fn)cubind_fn)((CUpti_EventGroupSet *)(uintptr_t)a0);
+            break;
+        case 11:
+            cubind_status = ((cubind__cuptiEnableKernelReplayMode_fn)cubind_fn)((CUcontext)(uintptr_t)a0);
+            break;
+        case 12:
+            cubind_status = ((cubind__cuptiDisableKernelReplayMode_fn)cubind_fn)((CUcontext)(uintptr_t)a0);
+            break;
+        case 13:
+            cubind_status = ((cubind__cuptiGetNumMetrics_fn)cubind_fn)((uint32_t *)(uintptr_t)a0);
+            break;
+        case 14:
+            cubind_status = ((cubind__cuptiGetTimestamp_fn)cubind_fn)((uint64_t *)(uintptr_t)a0);
+            break;
+        case 15:
+            cubind_status = ((cubind__cuptiActivityEnable_fn)cubind_fn)((CUpti_ActivityKind)a0);
+            break;
+        case 16:
+            cubind_status = ((cubind__cuptiActivityEnableAndDump_fn)cubind_fn)((CUpti_ActivityKind)a0);
+            break;
+        case 17:
+            cubind_status = ((cubind__cuptiActivityDisable_fn)cubind_fn)((CUpti_ActivityKind)a0);
+            break;
+        case 18:
+            cubind_status = ((cubind__cuptiActivityFlushAll_fn)cubind_fn)((uint32_t)a0);
+            break;
+        case 19:
+            cubind_status = ((cubind__cuptiSetThreadIdType_fn)cubind_fn)((CUpti_ActivityThreadIdType)a0);
+            break;
+        case 20:
+            cubind_status = ((cubind__cuptiGetThreadIdType_fn)cubind_fn)((CUpti_ActivityThreadIdType *)(uintptr_t)a0);
+            break;
+        case 21:
+            cubind_status = ((cubind__cuptiActivityFlushPeriod_fn)cubind_fn)((uint32_t)a0);
+            break;
+        case 22:
+            cubind_status = ((cubind__cuptiActivityRegisterTimestampCallback_fn)cubind_fn)((CUpti_TimestampCallbackFunc)(uintptr_t)a0);
+            break;
+        case 23:
+            cubind_status = ((cubind__cuptiPCSamplingSetConfigurationAttribute_fn)cubind_fn)((CUpti_PCSamplingConfigurationInfoParams *)(uintptr_t)a0);
+            break;
+        case 24:
+            cubind_status = ((cubind__cuptiPCSamplingGetConfigurationAttribute_fn)cubind_fn)((CUpti_PCSamplingConfigurationInfoParams *)(uintptr_t)a0);
+            break;
+        case 25:
+            cubind_status = ((cubind__cuptiPCSamplingGetData_fn)cubind_fn)((CUpti_PCSamplingGetDataParams *)(uintptr_t)a0);
+            break;
+        case 26:
+            cubind_status = ((cubind__cuptiPCSamplingEnable_fn)cubind_fn)((CUpti_PCSamplingEnableParams *)(uintptr_t)a0);
+            break;
+        case 27:
+            cubind_status = ((cubind__cuptiPCSamplingDisable_fn)cubind_fn)((CUpti_PCSamplingDisableParams *)(uintptr_t)a0);
+            break;
+        case 28:
+            cubind_status = ((cubind__cuptiPCSamplingStart_fn)cubind_fn)((CUpti_PCSamplingStartParams *)(uintptr_t)a0);
+            break;
+        case 29:
+            cubind_status = ((cubind__cuptiPCSamplingStop_fn)cubind_fn)((CUpti_PCSamplingStopParams *)(uintptr_t)a0);
+            break;
+        case 30:
+            cubind_status = ((cubind__cuptiPCSamplingGetNumStallReasons_fn)cubind_fn)((CUpti_PCSamplingGetNumStallReasonsParams *)(uintptr_t)a0);
+            break;
+        case 31:
+            cubind_status = ((cubind__cuptiPCSamplingGetStallReasons_fn)cubind_fn)((CUpti_PCSamplingGetStallReasonsParams *)(uintptr_t)a0);
+            break;
+        case 32:
+            cubind_status = ((cubind__cuptiGetSassToSourceCorrelation_fn)cubind_fn)((CUpti_GetSassToSourceCorrelationParams *)(uintptr_t)a0);
+            break;
+        case 33:
+            cubind_status = ((cubind__cuptiGetCubinCrc_fn)cubind_fn)((CUpti_GetCubinCrcParams *)(uintptr_t)a0);
+            break;
+        case 34:
+            cubind_status = ((cubind__cuptiRegisterComputeCrcCallback_fn)cubind_fn)((CUpti_ComputeCrcCallbackFunc)(uintptr_t)a0);
+            break;
+        case 35:
+            cubind_status = ((cubind__cuptiPmSamplingSetConfig_fn)cubind_fn)((CUpti_PmSampling_SetConfig_Params *)(uintptr_t)a0);
+            break;
+        case 36:
+            cubind_status = ((cubind__cuptiPmSamplingEnable_fn)cubind_fn)((CUpti_PmSampling_Enable_Params *)(uintptr_t)a0);
+            break;
+        case 37:
+            cubind_status = ((cubind__cuptiPmSamplingDisable_fn)cubind_fn)((CUpti_PmSampling_Disable_Params *)(uintptr_t)a0);
+            break;
+        case 38:
+            cubind_status = ((cubind__cuptiPmSamplingStart_fn)cubind_fn)((CUpti_PmSampling_Start_Params *)(uintptr_t)a0);
+            break;
+        case 39:
+            cubind_status = ((cubind__cuptiPmSamplingStop_fn)cubind_fn)((CUpti_PmSampling_Stop_Params *)(uintptr_t)a0);
+            break;
+        case 40:
+            cubind_status = ((cubind__cuptiPmSamplingDecodeData_fn)cubind_fn)((CUpti_PmSampling_DecodeData_Params *)(uintptr_t)a0);
+            break;
+        case 41:
+            cubind_status = ((cubind__cuptiPmSamplingGetCounterAvailability_fn)cubind_fn)((CUpti_PmSampling_GetCounterAvailability_Params *)(uintptr_t)a0);
+            break;
+        case 42:
+            cubind_status = ((cubind__cuptiPmSamplingGetCounterDataSize_fn)cubind_fn)((CUpti_PmSampling_GetCounterDataSize_Params *)(uintptr_t)a0);
+            break;
+        case 43:
+            cubind_status = ((cubind__cuptiPmSamplingCounterDataImageInitialize_fn)cubind_fn)((CUpti_PmSampling_CounterDataImage_Initialize_Params *)(uintptr_t)a0);
+            break;
+        case 44:
+            cubind_status = ((cubind__cuptiPmSamplingGetCounterDataInfo_fn)cubind_fn)((CUpti_PmSampling_GetCounterDataInfo_Params *)(uintptr_t)a0);
+            break;
+        case 45:
+            cubind_status = ((cubind__cuptiPmSamplingCounterDataGetSampleInfo_fn)cubind_fn)((CUpti_PmSampling_CounterData_GetSampleInfo_Params *)(uintptr_t)a0);
+            break;
+        case 46:
+            cubind_status = ((cubind__cuptiProfilerInitialize_fn)cubind_fn)((CUpti_Profiler_Initialize_Params *)(uintptr_t)a0);
+            break;
+        case 47:
+            cubind_status = ((cubind__cuptiProfilerDeInitialize_fn)cubind_fn)((CUpti_Profiler_DeInitialize_Params *)(uintptr_t)a0);
+            break;
+        case 48:
+            cubind_status = ((cubind__cuptiProfilerCounterDataImageCalculateSize_fn)cubind_fn)((CUpti_Profiler_CounterDataImage_CalculateSize_Params *)(uintptr_t)a0);
+            break;
+        case 49:
+            cubind_status = ((cubind__cuptiProfilerCounterDataImageInitialize_fn)cubind_fn)((CUpti_Profiler_CounterDataImage_Initialize_Params *)(uintptr_t)a0);
+            break;
+        case 50:
+            cubind_status = ((cubind__cuptiProfilerCounterDataImageCalculateScratchBufferSize_fn)cubind_fn)((CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params *)(uintptr_t)a0);
+            break;
+        case 51:
+            cubind_status = ((cubind__cuptiProfilerCounterDataImageInitializeScratchBuffer_fn)cubind_fn)((CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params *)(uintptr_t)a0);
+            break;
+        case 52:
+            cubind_status = ((cubind__cuptiProfilerBeginSession_fn)cubind_fn)((CUpti_Profiler_BeginSession_Params *)(uintptr_t)a0);
+            break;
+        case 53:
+            cubind_status = ((cubind__cuptiProfilerEndSession_fn)cubind_fn)((CUpti_Profiler_EndSession_Params *)(uintptr_t)a0);
+            break;
+        case 54:
+            cubind_status = ((cubind__cuptiProfilerSetConfig_fn)cubind_fn)((CUpti_Profiler_SetConfig_Params *)(uintptr_t)a0);
+            break;
+        case 55:
+            cubind_status = ((cubind__cuptiProfilerUnsetConfig_fn)cubind_fn)((CUpti_Profiler_UnsetConfig_Params *)(uintptr_t)a0);
+            break;
+        case 56:
+            cubind_status = ((cubind__cuptiProfilerBeginPass_fn)cubind_fn)((CUpti_Profiler_BeginPass_Params *)(uintptr_t)a0);
+            break;
+        case 57:
+            cubind_status = ((cubind__cuptiProfilerEndPass_fn)cubind_fn)((CUpti_Profiler_EndPass_Params *)(uintptr_t)a0);
+            break;
+        case 58:
+            cubind_status = ((cubind__cuptiProfilerEnableProfiling_fn)cubind_fn)((CUpti_Profiler_EnableProfiling_Params *)(uintptr_t)a0);
+            break;
+        case 59:
+            cubind_status = ((cubind__cuptiProfilerDisableProfiling_fn)cubind_fn)((CUpti_Profiler_DisableProfiling_Params *)(uintptr_t)a0);
+            break;
+        case 60:
+            cubind_status = ((cubind__cuptiProfilerIsPassCollected_fn)cubind_fn)((CUpti_Profiler_IsPassCollected_Params *)(uintptr_t)a0);
+            break;
+        case 61:
+            cubind_status = ((cubind__cuptiProfilerFlushCounterData_fn)cubind_fn)((CUpti_Profiler_FlushCounterData_Params *)(uintptr_t)a0);
+            break;
+        case 62:
+            cubind_status = ((cubind__cuptiProfilerPushRange_fn)cubind_fn)((CUpti_Profiler_PushRange_Params *)(uintptr_t)a0);
+            break;
+        case 63:
+            cubind_status = ((cubind__cuptiProfilerPopRange_fn)cubind_fn)((CUpti_Profiler_PopRange_Params *)(uintptr_t)a0);
+            break;
+        case 64:
+            cubind_status = ((cubind__cuptiProfilerGetCounterAvailability_fn)cubind_fn)((CUpti_Profiler_GetCounterAvailability_Params *)(uintptr_t)a0);
+            break;
+        case 65:
+            cubind_status = ((cubind__cuptiProfilerDeviceSupported_fn)cubind_fn)((CUpti_Profiler_DeviceSupported_Params *)(uintptr_t)a0);
+            break;
+        case 66:
+            cubind_status = ((cubind__cuptiRangeProfilerSetConfig_fn)cubind_fn)((CUpti_RangeProfiler_SetConfig_Params *)(uintptr_t)a0);
+            break;
+        case 67:
+            cubind_status = ((cubind__cuptiRangeProfilerEnable_fn)cubind_fn)((CUpti_RangeProfiler_Enable_Params *)(uintptr_t)a0);
+            break;
+        case 68:
+            cubind_status = ((cubind__cuptiRangeProfilerDisable_fn)cubind_fn)((CUpti_RangeProfiler_Disable_Params *)(uintptr_t)a0);
+            break;
+        case 69:
+            cubind_status = ((cubind__cuptiRangeProfilerStart_fn)cubind_fn)((CUpti_RangeProfiler_Start_Params *)(uintptr_t)a0);
+            break;
+        case 70:
+            cubind_status = ((cubind__cuptiRangeProfilerStop_fn)cubind_fn)((CUpti_RangeProfiler_Stop_Params *)(uintptr_t)a0);
+            break;
+        case 71:
+            cubind_status = ((cubind__cuptiRangeProfilerPushRange_fn)cubind_fn)((CUpti_RangeProfiler_PushRange_Params *)(uintptr_t)a0);
+            break;
+        case 72:
+            cubind_status = ((cubind__cuptiRangeProfilerPopRange_fn)cubind_fn)((CUpti_RangeProfiler_PopRange_Params *)(uintptr_t)a0);
+            break;
+        case 73:
+            cubind_status = ((cubind__cuptiRangeProfilerDecodeData_fn)cubind_fn)((CUpti_RangeProfiler_DecodeData_Params *)(uintptr_t)a0);
+            break;
+        case 74:
+            cubind_status = ((cubind__cuptiRangeProfilerGetCounterDataSize_fn)cubind_fn)((CUpti_RangeProfiler_GetCounterDataSize_Params *)(uintptr_t)a0);
+            break;
+        case 75:
+            cubind_status = ((cubind__cuptiRangeProfilerCounterDataImageInitialize_fn)cubind_fn)((CUpti_RangeProfiler_CounterDataImage_Initialize_Params *)(uintptr_t)a0);
+            break;
+        case 76:
+            cubind_status = ((cubind__cuptiRangeProfilerGetCounterDataInfo_fn)cubind_fn)((CUpti_RangeProfiler_GetCounterDataInfo_Params *)(uintptr_t)a0);
+            break;
+        case 77:
+            cubind_status = ((cubind__cuptiRangeProfilerCounterDataGetRangeInfo_fn)cubind_fn)((CUpti_RangeProfiler_CounterData_GetRangeInfo_Params *)(uintptr_t)a0);
+            break;
+        case 78:
+            cubind_status = ((cubind__cuptiSassMetricsGetNumOfMetrics_fn)cubind_fn)((CUpti_SassMetrics_GetNumOfMetrics_Params *)(uintptr_t)a0);
+            break;
+        case 79:
+            cubind_status = ((cubind__cuptiSassMetricsGetMetrics_fn)cubind_fn)((CUpti_SassMetrics_GetMetrics_Params *)(uintptr_t)a0);
+            break;
+        case 80:
+            cubind_status = ((cubind__cuptiSassMetricsGetProperties_fn)cubind_fn)((CUpti_SassMetrics_GetProperties_Params *)(uintptr_t)a0);
+            break;
+        case 81:
+            cubind_status = ((cubind__cuptiSassMetricsSetConfig_fn)cubind_fn)((CUpti_SassMetricsSetConfig_Params *)(uintptr_t)a0);
+            break;
+        case 82:
+            cubind_status = ((cubind__cuptiSassMetricsUnsetConfig_fn)cubind_fn)((CUpti_SassMetricsUnsetConfig_Params *)(uintptr_t)a0);
+            break;
+        case 83:
+            cubind_status = ((cubind__cuptiSassMetricsEnable_fn)cubind_fn)((CUpti_SassMetricsEnable_Params *)(uintptr_t)a0);
+            break;
+        case 84:
+            cubind_status = ((cubind__cuptiSassMetricsDisable_fn)cubind_fn)((CUpti_SassMetricsDisable_Params *)(uintptr_t)a0);
+            break;
+        case 85:
+            cubind_status = ((cubind__cuptiSassMetricsGetDataProperties_fn)cubind_fn)((CUpti_SassMetricsGetDataProperties_Params *)(uintptr_t)a0);
+            break;
+        case 86:
+            cubind_status = ((cubind__cuptiSassMetricsFlushData_fn)cubind_fn)((CUpti_SassMetricsFlushData_Params *)(uintptr_t)a0);
+            break;
+        default:
+            cubind_status = ((cubind__cuptiDeviceGetChipName_fn)cubind_fn)((CUpti_Device_GetChipName_Params *)(uintptr_t)a0);
+            break;
+        }
+        if (cubind_status != CUPTI_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUPTI_SUCCESS)
+        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 2 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cuptiSubscribe, cuptiEnableDomain, cuptiGetCallbackName, cuptiDeviceEnumEventDomains,
+ * cuptiEventDomainEnumEvents, cuptiEventGetIdFromName, cuptiEventGroupCreate,
+ * cuptiDeviceEnumMetrics, cuptiMetricGetIdFromName, cuptiMetricEnumEvents,
+ * cuptiMetricEnumProperties, cuptiMetricGetRequiredEventGroupSets, cuptiGetStreamId,
+ * cuptiActivityGetNumDroppedRecords, cuptiActivityGetNextRecord, cuptiActivityFlush,
+ * cuptiActivityGetAttribute, cuptiActivitySetAttribute, cuptiComputeCapabilitySupported. */
+static CUBIND_COLD CUptiResult cubind_shape_2(cubind__word a0, cubind__word a1, cubind__word a2, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[19] = { 4, 9, 11, 15, 21, 23, 24, 46, 48, 50, 52, 53, 59, 70, 71, 73, 75, 76, 83 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    CUptiResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cuptiSubscribe;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cuptiEnableDomain;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cuptiGetCallbackName;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cuptiDeviceEnumEventDomains;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_cuptiEventDomainEnumEvents;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_cuptiEventGetIdFromName;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_cuptiEventGroupCreate;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_cuptiDeviceEnumMetrics;
+        break;
+    case 8:
+        cubind_self = (cubind__fnptr)slow_cuptiMetricGetIdFromName;
+        break;
+    case 9:
+        cubind_self = (cubind__fnptr)slow_cuptiMetricEnumEvents;
+        break;
+    case 10:
+        cubind_self = (cubind__fnptr)slow_cuptiMetricEnumProperties;
+        break;
+    case 11:
+        cubind_self = (cubind__fnptr)slow_cuptiMetricGetRequiredEventGroupSets;
+        break;
+    case 12:
+        cubind_self = (cubind__fnptr)slow_cuptiGetStreamId;
+        break;
+    case 13:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityGetNumDroppedRecords;
+        break;
+    case 14:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityGetNextRecord;
+        break;
+    case 15:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityFlush;
+        break;
+    case 16:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityGetAttribute;
+        break;
+    case 17:
+        cubind_self = (cubind__fnptr)slow_cuptiActivitySetAttribute;
+        break;
+    case 18:
+        cubind_self = (cubind__fnptr)slow_cuptiComputeCapabilitySupported;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUPTI, cubind_i), a0, a1, a2);
+    cubind_fn = cubind__resolve(&cubind__cupti_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (CUptiResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cuptiSubscribe_fn)cubind_fn)((CUpti_SubscriberHandle *)(uintptr_t)a0, (CUpti_CallbackFunc)(uintptr_t)a1, (void *)(uintptr_t)a2);
+            break;
+        case 1:
+            cubind_status = ((cubind__cuptiEnableDomain_fn)cubind_fn)((uint32_t)a0, (CUpti_SubscriberHandle)(uintptr_t)a1, (CUpti_CallbackDomain)a2);
+            break;
+        case 2:
+            cubind_status = ((cubind__cuptiGetCallbackName_fn)cubind_fn)((CUpti_CallbackDomain)a0, (uint32_t)a1, (const char **)(uintptr_t)a2);
+            break;
+        case 3:
+            cubind_status = ((cubind__cuptiDeviceEnumEventDomains_fn)cubind_fn)((CUdevice)a0, (size_t *)(uintptr_t)a1, (CUpti_EventDomainID *)(uintptr_t)a2);
+            break;
+        case 4:
+            cubind_status = ((cubind__cuptiEventDomainEnumEvents_fn)cubind_fn)((CUpti_EventDomainID)a0, (size_t *)(uintptr_t)a1, (CUpti_EventID *)(uintptr_t)a2);
+            break;
+        case 5:
+            cubind_status = ((cubind__cuptiEventGetIdFromName_fn)cubind_fn)((CUdevice)a0, (const char *)(uintptr_t)a1, (CUpti_EventID *)(uintptr_t)a2);
+            break;
+        case 6:
+            cubind_status = ((cubind__cuptiEventGroupCreate_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (CUpti_EventGroup *)(uintptr_t)a1, (uint32_t)a2);
+            break;
+        case 7:
+            cubind_status = ((cubind__cuptiDeviceEnumMetrics_fn)cubind_fn)((CUdevice)a0, (size_t *)(uintptr_t)a1, (CUpti_MetricID *)(uintptr_t)a2);
+            break;
+        case 8:
+            cubind_status = ((cubind__cuptiMetricGetIdFromName_fn)cubind_fn)((CUdevice)a0, (const char *)(uintptr_t)a1, (CUpti_MetricID *)(uintptr_t)a2);
+            break;
+        case 9:
+            cubind_status = ((cubind__cuptiMetricEnumEvents_fn)cubind_fn)((CUpti_MetricID)a0, (size_t *)(uintptr_t)a1, (CUpti_EventID *)(uintptr_t)a2);
+            break;
+        case 10:
+            cubind_status = ((cubind__cuptiMetricEnumProperties_fn)cubind_fn)((CUpti_MetricID)a0, (size_t *)(uintptr_t)a1, (CUpti_MetricPropertyID *)(uintptr_t)a2);
+            break;
+        case 11:
+            cubind_status = ((cubind__cuptiMetricGetRequiredEventGroupSets_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (CUpti_MetricID)a1, (CUpti_EventGroupSets **)(uintptr_t)a2);
+            break;
+        case 12:
+            cubind_status = ((cubind__cuptiGetStreamId_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (CUstream)(uintptr_t)a1, (uint32_t *)(uintptr_t)a2);
+            break;
+        case 13:
+            cubind_status = ((cubind__cuptiActivityGetNumDroppedRecords_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (uint32_t)a1, (size_t *)(uintptr_t)a2);
+            break;
+        case 14:
+            cubind_status = ((cubind__cuptiActivityGetNextRecord_fn)cubind_fn)((uint8_t *)(uintptr_t)a0, (size_t)a1, (CUpti_Activity **)(uintptr_t)a2);
+            break;
+        case 15:
+            cubind_status = ((cubind__cuptiActivityFlush_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (uint32_t)a1, (uint32_t)a2);
+            break;
+        case 16:
+            cubind_status = ((cubind__cuptiActivityGetAttribute_fn)cubind_fn)((CUpti_ActivityAttribute)a0, (size_t *)(uintptr_t)a1, (void *)(uintptr_t)a2);
+            break;
+        case 17:
+            cubind_status = ((cubind__cuptiActivitySetAttribute_fn)cubind_fn)((CUpti_ActivityAttribute)a0, (size_t *)(uintptr_t)a1, (void *)(uintptr_t)a2);
+            break;
+        default:
+            cubind_status = ((cubind__cuptiComputeCapabilitySupported_fn)cubind_fn)((int)a0, (int)a1, (int *)(uintptr_t)a2);
+            break;
+        }
+        if (cubind_status != CUPTI_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUPTI_SUCCESS)
+        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 3 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cuptiSubscribe_v2, cuptiGetCallbackState, cuptiEnableCallback, cuptiDeviceGetAttribute,
+ * cuptiEventDomainGetAttribute, cuptiEventGetAttribute, cuptiEventGroupGetAttribute,
+ * cuptiEventGroupSetAttribute, cuptiEventGroupSetsCreate, cuptiMetricGetAttribute,
+ * cuptiMetricCreateEventGroupSets. */
+static CUBIND_COLD CUptiResult cubind_shape_3(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[11] = { 5, 7, 8, 13, 19, 22, 26, 27, 36, 47, 54 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    CUptiResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cuptiSubscribe_v2;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cuptiGetCallbackState;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cuptiEnableCallback;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cuptiDeviceGetAttribute;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_cuptiEventDomainGetAttribute;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_cuptiEventGetAttribute;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_cuptiEventGroupGetAttribute;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_cuptiEventGroupSetAttribute;
+        break;
+    case 8:
+        cubind_self = (cubind__fnptr)slow_cuptiEventGroupSetsCreate;
+        break;
+    case 9:
+        cubind_self = (cubind__fnptr)slow_cuptiMetricGetAttribute;
+        break;
+    case 10:
+        cubind_self = (cubind__fnptr)slow_cuptiMetricCreateEventGroupSets;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUPTI, cubind_i), a0, a1, a2, a3);
+    cubind_fn = cubind__resolve(&cubind__cupti_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (CUptiResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cuptiSubscribe_v2_fn)cubind_fn)((CUpti_SubscriberHandle *)(uintptr_t)a0, (CUpti_CallbackFunc)(uintptr_t)a1, (void *)(uintptr_t)a2, (CUpti_SubscriberParams *)(uintptr_t)a3);
+            break;
+        case 1:
+            cubind_status = ((cubind__cuptiGetCallbackState_fn)cubind_fn)((uint32_t *)(uintptr_t)a0, (CUpti_SubscriberHandle)(uintptr_t)a1, (CUpti_CallbackDomain)a2, (CUpti_CallbackId)a3);
+            break;
+        case 2:
+            cubind_status = ((cubind__cuptiEnableCallback_fn)cubind_fn)((uint32_t)a0, (CUpti_SubscriberHandle)(uintptr_t)a1, (CUpti_CallbackDomain)a2, (CUpti_CallbackId)a3);
+            break;
+        case 3:
+            cubind_status = ((cubind__cuptiDeviceGetAttribute_fn)cubind_fn)((CUdevice)a0, (CUpti_DeviceAttribute)a1, (size_t *)(uintptr_t)a2, (void *)(uintptr_t)a3);
+            break;
+        case 4:
+            cubind_status = ((cubind__cuptiEventDomainGetAttribute_fn)cubind_fn)((CUpti_EventDomainID)a0, (CUpti_EventDomainAttribute)a1, (size_t *)(uintptr_t)a2, (void *)(uintptr_t)a3);
+            break;
+        case 5:
+            cubind_status = ((cubind__cuptiEventGetAttribute_fn)cubind_fn)((CUpti_EventID)a0, (CUpti_EventAttribute)a1, (size_t *)(uintptr_t)a2, (void *)(uintptr_t)a3);
+            break;
+        case 6:
+            cubind_status = ((cubind__cuptiEventGroupGetAttribute_fn)cubind_fn)((CUpti_EventGroup)(uintptr_t)a0, (CUpti_EventGroupAttribute)a1, (size_t *)(uintptr_t)a2, (void *)(uintptr_t)a3);
+            break;
+        case 7:
+            cubind_status = ((cubind__cuptiEventGroupSetAttribute_fn)cubind_fn)((CUpti_EventGroup)(uintptr_t)a0, (CUpti_EventGroupAttribute)a1, (size_t)a2, (void *)(uintptr_t)a3);
+            break;
+        case 8:
+            cubind_status = ((cubind__cuptiEventGroupSetsCreate_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (size_t)a1, (CUpti_EventID *)(uintptr_t)a2, (CUpti_EventGroupSets **)(uintptr_t)a3);
+            break;
+        case 9:
+            cubind_status = ((cubind__cuptiMetricGetAttribute_fn)cubind_fn)((CUpti_MetricID)a0, (CUpti_MetricAttribute)a1, (size_t *)(uintptr_t)a2, (void *)(uintptr_t)a3);
+            break;
+        default:
+            cubind_status = ((cubind__cuptiMetricCreateEventGroupSets_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (size_t)a1, (CUpti_MetricID *)(uintptr_t)a2, (CUpti_EventGroupSets **)(uintptr_t)a3);
+            break;
+        }
+        if (cubind_status != CUPTI_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUPTI_SUCCESS)
+        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 4 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cuptiDeviceGetEventDomainAttribute, cuptiEventGroupReadEvent. */
+static CUBIND_COLD CUptiResult cubind_shape_4(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[2] = { 16, 34 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    CUptiResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cuptiDeviceGetEventDomainAttribute;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cuptiEventGroupReadEvent;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUPTI, cubind_i), a0, a1, a2, a3, a4);
+    cubind_fn = cubind__resolve(&cubind__cupti_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (CUptiResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cuptiDeviceGetEventDomainAttribute_fn)cubind_fn)((CUdevice)a0, (CUpti_EventDomainID)a1, (CUpti_EventDomainAttribute)a2, (size_t *)(uintptr_t)a3, (void *)(uintptr_t)a4);
+            break;
+        default:
+            cubind_status = ((cubind__cuptiEventGroupReadEvent_fn)cubind_fn)((CUpti_EventGroup)(uintptr_t)a0, (CUpti_ReadEventFlags)a1, (CUpti_EventID)a2, (size_t *)(uintptr_t)a3, (uint64_t *)(uintptr_t)a4);
+            break;
+        }
+        if (cubind_status != CUPTI_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUPTI_SUCCESS)
+        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 5 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cuptiEventGroupReadAllEvents. */
+static CUBIND_COLD CUptiResult cubind_shape_5(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, double cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 35 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    CUptiResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cuptiEventGroupReadAllEvents;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUPTI, cubind_i), a0, a1, a2, a3, a4, a5, a6);
+    cubind_fn = cubind__resolve(&cubind__cupti_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (CUptiResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cuptiEventGroupReadAllEvents_fn)cubind_fn)((CUpti_EventGroup)(uintptr_t)a0, (CUpti_ReadEventFlags)a1, (size_t *)(uintptr_t)a2, (uint64_t *)(uintptr_t)a3, (size_t *)(uintptr_t)a4, (CUpti_EventID *)(uintptr_t)a5, (size_t *)(uintptr_t)a6);
+            break;
+        }
+        if (cubind_status != CUPTI_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUPTI_SUCCESS)
+        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 6 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cuptiMetricGetValue. */
+static CUBIND_COLD CUptiResult cubind_shape_6(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, double cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 55 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    CUptiResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cuptiMetricGetValue;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUPTI, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7);
+    cubind_fn = cubind__resolve(&cubind__cupti_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (CUptiResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cuptiMetricGetValue_fn)cubind_fn)((CUdevice)a0, (CUpti_MetricID)a1, (size_t)a2, (CUpti_EventID *)(uintptr_t)a3, (size_t)a4, (uint64_t *)(uintptr_t)a5, (uint64_t)a6, (CUpti_MetricValue *)(uintptr_t)a7);
+            break;
+        }
+        if (cubind_status != CUPTI_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUPTI_SUCCESS)
+        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 7 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cuptiMetricGetValue2. */
+static CUBIND_COLD CUptiResult cubind_shape_7(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, double cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 56 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    CUptiResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cuptiMetricGetValue2;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUPTI, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9);
+    cubind_fn = cubind__resolve(&cubind__cupti_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (CUptiResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cuptiMetricGetValue2_fn)cubind_fn)((CUpti_MetricID)a0, (size_t)a1, (CUpti_EventID *)(uintptr_t)a2, (size_t)a3, (uint64_t *)(uintptr_t)a4, (size_t)a5, (CUpti_MetricPropertyID *)(uintptr_t)a6, (size_t)a7, (uint64_t *)(uintptr_t)a8, (CUpti_MetricValue *)(uintptr_t)a9);
+            break;
+        }
+        if (cubind_status != CUPTI_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUPTI_SUCCESS)
+        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 8 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cuptiGetStreamIdEx. */
+static CUBIND_COLD CUptiResult cubind_shape_8(cubind__word a0, cubind__word a1, unsigned char a2, cubind__word a3, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 60 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    CUptiResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cuptiGetStreamIdEx;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUPTI, cubind_i), a0, a1, (cubind__word)a2, a3);
+    cubind_fn = cubind__resolve(&cubind__cupti_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (CUptiResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__cuptiGetStreamIdEx_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (CUstream)(uintptr_t)a1, a2, (uint32_t *)(uintptr_t)a3);
+            break;
+        }
+        if (cubind_status != CUPTI_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUPTI_SUCCESS)
+        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 9 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cuptiGetLastError, cuptiFinalize. */
+static CUBIND_COLD CUptiResult cubind_shape_9(unsigned cubind_member)
+{
+    static const unsigned short cubind_index[2] = { 80, 86 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    CUptiResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cuptiGetLastError;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cuptiFinalize;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUPTI, cubind_i));
+    cubind_fn = cubind__resolve(&cubind__cupti_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (CUptiResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cuptiGetLastError_fn)cubind_fn)();
+            break;
+        default:
+            cubind_status = ((cubind__cuptiFinalize_fn)cubind_fn)();
+            break;
+        }
+        if (cubind_status != CUPTI_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUPTI_SUCCESS)
+        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 10 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cuptiActivityEnableLatencyTimestamps, cuptiActivityEnableLaunchAttributes,
+ * cuptiActivityEnableDeviceGraph, cuptiActivityEnableHWTrace, cuptiActivityEnableAllocationSource,
+ * cuptiActivityEnableAllSyncRecords, cuptiActivityEnableCudaEventDeviceTimestamps. */
+static CUBIND_COLD CUptiResult cubind_shape_10(unsigned char a0, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[7] = { 89, 91, 93, 96, 97, 98, 99 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    CUptiResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityEnableLatencyTimestamps;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityEnableLaunchAttributes;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityEnableDeviceGraph;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityEnableHWTrace;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityEnableAllocationSource;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityEnableAllSyncRecords;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityEnableCudaEventDeviceTimestamps;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUPTI, cubind_i), (cubind__word)a0);
+    cubind_fn = cubind__resolve(&cubind__cupti_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (CUptiResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cuptiActivityEnableLatencyTimestamps_fn)cubind_fn)(a0);
+            break;
+        case 1:
+            cubind_status = ((cubind__cuptiActivityEnableLaunchAttributes_fn)cubind_fn)(a0);
+            break;
+        case 2:
+            cubind_status = ((cubind__cuptiActivityEnableDeviceGraph_fn)cubind_fn)(a0);
+            break;
+        case 3:
+            cubind_status = ((cubind__cuptiActivityEnableHWTrace_fn)cubind_fn)(a0);
+            break;
+        case 4:
+            cubind_status = ((cubind__cuptiActivityEnableAllocationSource_fn)cubind_fn)(a0);
+            break;
+        case 5:
+            cubind_status = ((cubind__cuptiActivityEnableAllSyncRecords_fn)cubind_fn)(a0);
+            break;
+        default:
+            cubind_status = ((cubind__cuptiActivityEnableCudaEventDeviceTimestamps_fn)cubind_fn)(a0);
+            break;
+        }
+        if (cubind_status != CUPTI_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUPTI_SUCCESS)
+        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 11 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: cuptiActivityEnableDriverApi, cuptiActivityEnableRuntimeApi. */
+static CUBIND_COLD CUptiResult cubind_shape_11(cubind__word a0, unsigned char a1, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[2] = { 94, 95 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    CUptiResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityEnableDriverApi;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_cuptiActivityEnableRuntimeApi;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUPTI, cubind_i), a0, (cubind__word)a1);
+    cubind_fn = cubind__resolve(&cubind__cupti_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (CUptiResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__cuptiActivityEnableDriverApi_fn)cubind_fn)((CUpti_CallbackId)a0, a1);
+            break;
+        default:
+            cubind_status = ((cubind__cuptiActivityEnableRuntimeApi_fn)cubind_fn)((CUpti_CallbackId)a0, a1);
+            break;
+        }
+        if (cubind_status != CUPTI_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CUPTI_SUCCESS)
+        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrapper calls until cuptiGetResultString is resolved, and every call while tracing: shape 0. */
+static CUBIND_COLD CUptiResult slow_cuptiGetResultString(CUptiResult result, const char **str)
+{
+    return cubind_shape_0(result, (uintptr_t)str, 0);
 }
 
 CUptiResult cubind_cupti_get_result_string(CUptiResult result, const char **str)
@@ -2044,34 +3817,15 @@ CUptiResult cubind_cupti_get_result_string(CUptiResult result, const char **str)
     cubind__cuptiGetResultString_fn cubind_fn = (cubind__cuptiGetResultString_fn)cubind__target((cubind__fnptr)slow_cuptiGetResultString, &cubind__cupti_offsets[0]);
     CUptiResult cubind_status = cubind_fn(result, str);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 0, (int)cubind_status);
+        return (CUptiResult)cubind_failed(0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetErrorMessage_fn)(CUptiResult result, const char **str);
-
-/* What the wrapper calls until cuptiGetErrorMessage is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiGetErrorMessage is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiGetErrorMessage(CUptiResult result, const char **str)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 1), (long long)result, (uintptr_t)str);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetErrorMessage_fn cubind_fn = (cubind__cuptiGetErrorMessage_fn)cubind__resolve(&cubind__cupti_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetErrorMessage);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(result, str);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 1, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(result, (uintptr_t)str, 1);
 }
 
 CUptiResult cubind_cupti_get_error_message(CUptiResult result, const char **str)
@@ -2079,34 +3833,15 @@ CUptiResult cubind_cupti_get_error_message(CUptiResult result, const char **str)
     cubind__cuptiGetErrorMessage_fn cubind_fn = (cubind__cuptiGetErrorMessage_fn)cubind__target((cubind__fnptr)slow_cuptiGetErrorMessage, &cubind__cupti_offsets[1]);
     CUptiResult cubind_status = cubind_fn(result, str);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 1, (int)cubind_status);
+        return (CUptiResult)cubind_failed(1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetVersion_fn)(uint32_t *version);
-
-/* What the wrapper calls until cuptiGetVersion is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiGetVersion is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiGetVersion(uint32_t *version)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 2), (uintptr_t)version);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetVersion_fn cubind_fn = (cubind__cuptiGetVersion_fn)cubind__resolve(&cubind__cupti_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetVersion);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(version);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 2, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)version, 0);
 }
 
 CUptiResult cubind_cupti_get_version(uint32_t *version)
@@ -2114,34 +3849,15 @@ CUptiResult cubind_cupti_get_version(uint32_t *version)
     cubind__cuptiGetVersion_fn cubind_fn = (cubind__cuptiGetVersion_fn)cubind__target((cubind__fnptr)slow_cuptiGetVersion, &cubind__cupti_offsets[2]);
     CUptiResult cubind_status = cubind_fn(version);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 2, (int)cubind_status);
+        return (CUptiResult)cubind_failed(2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSupportedDomains_fn)(size_t *domainCount, CUpti_DomainTable *domainTable);
-
-/* What the wrapper calls until cuptiSupportedDomains is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiSupportedDomains is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiSupportedDomains(size_t *domainCount, CUpti_DomainTable *domainTable)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 3), (uintptr_t)domainCount, (uintptr_t)domainTable);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSupportedDomains_fn cubind_fn = (cubind__cuptiSupportedDomains_fn)cubind__resolve(&cubind__cupti_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_cuptiSupportedDomains);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(domainCount, domainTable);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 3, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)domainCount, (uintptr_t)domainTable, 2);
 }
 
 CUptiResult cubind_cupti_supported_domains(size_t *domainCount, CUpti_DomainTable *domainTable)
@@ -2149,34 +3865,15 @@ CUptiResult cubind_cupti_supported_domains(size_t *domainCount, CUpti_DomainTabl
     cubind__cuptiSupportedDomains_fn cubind_fn = (cubind__cuptiSupportedDomains_fn)cubind__target((cubind__fnptr)slow_cuptiSupportedDomains, &cubind__cupti_offsets[3]);
     CUptiResult cubind_status = cubind_fn(domainCount, domainTable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 3, (int)cubind_status);
+        return (CUptiResult)cubind_failed(3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSubscribe_fn)(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata);
-
-/* What the wrapper calls until cuptiSubscribe is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiSubscribe is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD CUptiResult slow_cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 4), (uintptr_t)subscriber, (uintptr_t)callback, (uintptr_t)userdata);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSubscribe_fn cubind_fn = (cubind__cuptiSubscribe_fn)cubind__resolve(&cubind__cupti_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_cuptiSubscribe);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(subscriber, callback, userdata);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 4, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)subscriber, (uintptr_t)callback, (uintptr_t)userdata, 0);
 }
 
 CUptiResult cubind_cupti_subscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata)
@@ -2184,34 +3881,15 @@ CUptiResult cubind_cupti_subscribe(CUpti_SubscriberHandle *subscriber, CUpti_Cal
     cubind__cuptiSubscribe_fn cubind_fn = (cubind__cuptiSubscribe_fn)cubind__target((cubind__fnptr)slow_cuptiSubscribe, &cubind__cupti_offsets[4]);
     CUptiResult cubind_status = cubind_fn(subscriber, callback, userdata);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 4, (int)cubind_status);
+        return (CUptiResult)cubind_failed(4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSubscribe_v2_fn)(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata, CUpti_SubscriberParams *pParams);
-
-/* What the wrapper calls until cuptiSubscribe_v2 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiSubscribe_v2 is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD CUptiResult slow_cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata, CUpti_SubscriberParams *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 5), (uintptr_t)subscriber, (uintptr_t)callback, (uintptr_t)userdata, (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSubscribe_v2_fn cubind_fn = (cubind__cuptiSubscribe_v2_fn)cubind__resolve(&cubind__cupti_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_cuptiSubscribe_v2);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(subscriber, callback, userdata, pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 5, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)subscriber, (uintptr_t)callback, (uintptr_t)userdata, (uintptr_t)pParams, 0);
 }
 
 CUptiResult cubind_cupti_subscribe_v2(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata, CUpti_SubscriberParams *pParams)
@@ -2219,34 +3897,15 @@ CUptiResult cubind_cupti_subscribe_v2(CUpti_SubscriberHandle *subscriber, CUpti_
     cubind__cuptiSubscribe_v2_fn cubind_fn = (cubind__cuptiSubscribe_v2_fn)cubind__target((cubind__fnptr)slow_cuptiSubscribe_v2, &cubind__cupti_offsets[5]);
     CUptiResult cubind_status = cubind_fn(subscriber, callback, userdata, pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 5, (int)cubind_status);
+        return (CUptiResult)cubind_failed(5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiUnsubscribe_fn)(CUpti_SubscriberHandle subscriber);
-
-/* What the wrapper calls until cuptiUnsubscribe is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiUnsubscribe is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 6), (uintptr_t)subscriber);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiUnsubscribe_fn cubind_fn = (cubind__cuptiUnsubscribe_fn)cubind__resolve(&cubind__cupti_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_cuptiUnsubscribe);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(subscriber);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 6, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)subscriber, 1);
 }
 
 CUptiResult cubind_cupti_unsubscribe(CUpti_SubscriberHandle subscriber)
@@ -2254,34 +3913,15 @@ CUptiResult cubind_cupti_unsubscribe(CUpti_SubscriberHandle subscriber)
     cubind__cuptiUnsubscribe_fn cubind_fn = (cubind__cuptiUnsubscribe_fn)cubind__target((cubind__fnptr)slow_cuptiUnsubscribe, &cubind__cupti_offsets[6]);
     CUptiResult cubind_status = cubind_fn(subscriber);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 6, (int)cubind_status);
+        return (CUptiResult)cubind_failed(6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetCallbackState_fn)(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
-
-/* What the wrapper calls until cuptiGetCallbackState is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiGetCallbackState is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD CUptiResult slow_cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 7), (uintptr_t)enable, (uintptr_t)subscriber, (long long)domain, (unsigned long long)cbid);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetCallbackState_fn cubind_fn = (cubind__cuptiGetCallbackState_fn)cubind__resolve(&cubind__cupti_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetCallbackState);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(enable, subscriber, domain, cbid);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 7, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)enable, (uintptr_t)subscriber, domain, cbid, 1);
 }
 
 CUptiResult cubind_cupti_get_callback_state(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
@@ -2289,34 +3929,15 @@ CUptiResult cubind_cupti_get_callback_state(uint32_t *enable, CUpti_SubscriberHa
     cubind__cuptiGetCallbackState_fn cubind_fn = (cubind__cuptiGetCallbackState_fn)cubind__target((cubind__fnptr)slow_cuptiGetCallbackState, &cubind__cupti_offsets[7]);
     CUptiResult cubind_status = cubind_fn(enable, subscriber, domain, cbid);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 7, (int)cubind_status);
+        return (CUptiResult)cubind_failed(7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEnableCallback_fn)(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
-
-/* What the wrapper calls until cuptiEnableCallback is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEnableCallback is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD CUptiResult slow_cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 8), (unsigned long long)enable, (uintptr_t)subscriber, (long long)domain, (unsigned long long)cbid);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEnableCallback_fn cubind_fn = (cubind__cuptiEnableCallback_fn)cubind__resolve(&cubind__cupti_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_cuptiEnableCallback);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(enable, subscriber, domain, cbid);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 8, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3(enable, (uintptr_t)subscriber, domain, cbid, 2);
 }
 
 CUptiResult cubind_cupti_enable_callback(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
@@ -2324,34 +3945,15 @@ CUptiResult cubind_cupti_enable_callback(uint32_t enable, CUpti_SubscriberHandle
     cubind__cuptiEnableCallback_fn cubind_fn = (cubind__cuptiEnableCallback_fn)cubind__target((cubind__fnptr)slow_cuptiEnableCallback, &cubind__cupti_offsets[8]);
     CUptiResult cubind_status = cubind_fn(enable, subscriber, domain, cbid);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 8, (int)cubind_status);
+        return (CUptiResult)cubind_failed(8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEnableDomain_fn)(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain);
-
-/* What the wrapper calls until cuptiEnableDomain is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEnableDomain is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD CUptiResult slow_cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 9), (unsigned long long)enable, (uintptr_t)subscriber, (long long)domain);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEnableDomain_fn cubind_fn = (cubind__cuptiEnableDomain_fn)cubind__resolve(&cubind__cupti_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_cuptiEnableDomain);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(enable, subscriber, domain);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 9, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2(enable, (uintptr_t)subscriber, domain, 1);
 }
 
 CUptiResult cubind_cupti_enable_domain(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain)
@@ -2359,34 +3961,15 @@ CUptiResult cubind_cupti_enable_domain(uint32_t enable, CUpti_SubscriberHandle s
     cubind__cuptiEnableDomain_fn cubind_fn = (cubind__cuptiEnableDomain_fn)cubind__target((cubind__fnptr)slow_cuptiEnableDomain, &cubind__cupti_offsets[9]);
     CUptiResult cubind_status = cubind_fn(enable, subscriber, domain);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 9, (int)cubind_status);
+        return (CUptiResult)cubind_failed(9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEnableAllDomains_fn)(uint32_t enable, CUpti_SubscriberHandle subscriber);
-
-/* What the wrapper calls until cuptiEnableAllDomains is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEnableAllDomains is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiEnableAllDomains(uint32_t enable, CUpti_SubscriberHandle subscriber)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 10), (unsigned long long)enable, (uintptr_t)subscriber);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEnableAllDomains_fn cubind_fn = (cubind__cuptiEnableAllDomains_fn)cubind__resolve(&cubind__cupti_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_cuptiEnableAllDomains);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(enable, subscriber);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 10, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(enable, (uintptr_t)subscriber, 3);
 }
 
 CUptiResult cubind_cupti_enable_all_domains(uint32_t enable, CUpti_SubscriberHandle subscriber)
@@ -2394,34 +3977,15 @@ CUptiResult cubind_cupti_enable_all_domains(uint32_t enable, CUpti_SubscriberHan
     cubind__cuptiEnableAllDomains_fn cubind_fn = (cubind__cuptiEnableAllDomains_fn)cubind__target((cubind__fnptr)slow_cuptiEnableAllDomains, &cubind__cupti_offsets[10]);
     CUptiResult cubind_status = cubind_fn(enable, subscriber);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 10, (int)cubind_status);
+        return (CUptiResult)cubind_failed(10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetCallbackName_fn)(CUpti_CallbackDomain domain, uint32_t cbid, const char **name);
-
-/* What the wrapper calls until cuptiGetCallbackName is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiGetCallbackName is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD CUptiResult slow_cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 11), (long long)domain, (unsigned long long)cbid, (uintptr_t)name);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetCallbackName_fn cubind_fn = (cubind__cuptiGetCallbackName_fn)cubind__resolve(&cubind__cupti_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetCallbackName);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(domain, cbid, name);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 11, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2(domain, cbid, (uintptr_t)name, 2);
 }
 
 CUptiResult cubind_cupti_get_callback_name(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)
@@ -2429,34 +3993,15 @@ CUptiResult cubind_cupti_get_callback_name(CUpti_CallbackDomain domain, uint32_t
     cubind__cuptiGetCallbackName_fn cubind_fn = (cubind__cuptiGetCallbackName_fn)cubind__target((cubind__fnptr)slow_cuptiGetCallbackName, &cubind__cupti_offsets[11]);
     CUptiResult cubind_status = cubind_fn(domain, cbid, name);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 11, (int)cubind_status);
+        return (CUptiResult)cubind_failed(11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSetEventCollectionMode_fn)(CUcontext context, CUpti_EventCollectionMode mode);
-
-/* What the wrapper calls until cuptiSetEventCollectionMode is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiSetEventCollectionMode is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiSetEventCollectionMode(CUcontext context, CUpti_EventCollectionMode mode)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 12), (uintptr_t)context, (long long)mode);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSetEventCollectionMode_fn cubind_fn = (cubind__cuptiSetEventCollectionMode_fn)cubind__resolve(&cubind__cupti_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_cuptiSetEventCollectionMode);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, mode);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 12, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)context, mode, 4);
 }
 
 CUptiResult cubind_cupti_set_event_collection_mode(CUcontext context, CUpti_EventCollectionMode mode)
@@ -2464,34 +4009,15 @@ CUptiResult cubind_cupti_set_event_collection_mode(CUcontext context, CUpti_Even
     cubind__cuptiSetEventCollectionMode_fn cubind_fn = (cubind__cuptiSetEventCollectionMode_fn)cubind__target((cubind__fnptr)slow_cuptiSetEventCollectionMode, &cubind__cupti_offsets[12]);
     CUptiResult cubind_status = cubind_fn(context, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 12, (int)cubind_status);
+        return (CUptiResult)cubind_failed(12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiDeviceGetAttribute_fn)(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value);
-
-/* What the wrapper calls until cuptiDeviceGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiDeviceGetAttribute is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD CUptiResult slow_cuptiDeviceGetAttribute(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 13), (long long)device, (long long)attrib, (uintptr_t)valueSize, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiDeviceGetAttribute_fn cubind_fn = (cubind__cuptiDeviceGetAttribute_fn)cubind__resolve(&cubind__cupti_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_cuptiDeviceGetAttribute);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(device, attrib, valueSize, value);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 13, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3(device, attrib, (uintptr_t)valueSize, (uintptr_t)value, 3);
 }
 
 CUptiResult cubind_cupti_device_get_attribute(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value)
@@ -2499,34 +4025,15 @@ CUptiResult cubind_cupti_device_get_attribute(CUdevice device, CUpti_DeviceAttri
     cubind__cuptiDeviceGetAttribute_fn cubind_fn = (cubind__cuptiDeviceGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceGetAttribute, &cubind__cupti_offsets[13]);
     CUptiResult cubind_status = cubind_fn(device, attrib, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 13, (int)cubind_status);
+        return (CUptiResult)cubind_failed(13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiDeviceGetNumEventDomains_fn)(CUdevice device, uint32_t *numDomains);
-
-/* What the wrapper calls until cuptiDeviceGetNumEventDomains is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiDeviceGetNumEventDomains is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiDeviceGetNumEventDomains(CUdevice device, uint32_t *numDomains)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 14), (long long)device, (uintptr_t)numDomains);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiDeviceGetNumEventDomains_fn cubind_fn = (cubind__cuptiDeviceGetNumEventDomains_fn)cubind__resolve(&cubind__cupti_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_cuptiDeviceGetNumEventDomains);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(device, numDomains);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 14, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(device, (uintptr_t)numDomains, 5);
 }
 
 CUptiResult cubind_cupti_device_get_num_event_domains(CUdevice device, uint32_t *numDomains)
@@ -2534,34 +4041,15 @@ CUptiResult cubind_cupti_device_get_num_event_domains(CUdevice device, uint32_t 
     cubind__cuptiDeviceGetNumEventDomains_fn cubind_fn = (cubind__cuptiDeviceGetNumEventDomains_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceGetNumEventDomains, &cubind__cupti_offsets[14]);
     CUptiResult cubind_status = cubind_fn(device, numDomains);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 14, (int)cubind_status);
+        return (CUptiResult)cubind_failed(14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiDeviceEnumEventDomains_fn)(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray);
-
-/* What the wrapper calls until cuptiDeviceEnumEventDomains is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiDeviceEnumEventDomains is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD CUptiResult slow_cuptiDeviceEnumEventDomains(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 15), (long long)device, (uintptr_t)arraySizeBytes, (uintptr_t)domainArray);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiDeviceEnumEventDomains_fn cubind_fn = (cubind__cuptiDeviceEnumEventDomains_fn)cubind__resolve(&cubind__cupti_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_cuptiDeviceEnumEventDomains);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(device, arraySizeBytes, domainArray);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 15, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2(device, (uintptr_t)arraySizeBytes, (uintptr_t)domainArray, 3);
 }
 
 CUptiResult cubind_cupti_device_enum_event_domains(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)
@@ -2569,34 +4057,15 @@ CUptiResult cubind_cupti_device_enum_event_domains(CUdevice device, size_t *arra
     cubind__cuptiDeviceEnumEventDomains_fn cubind_fn = (cubind__cuptiDeviceEnumEventDomains_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceEnumEventDomains, &cubind__cupti_offsets[15]);
     CUptiResult cubind_status = cubind_fn(device, arraySizeBytes, domainArray);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 15, (int)cubind_status);
+        return (CUptiResult)cubind_failed(15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiDeviceGetEventDomainAttribute_fn)(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value);
-
-/* What the wrapper calls until cuptiDeviceGetEventDomainAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiDeviceGetEventDomainAttribute is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD CUptiResult slow_cuptiDeviceGetEventDomainAttribute(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 16), (long long)device, (unsigned long long)eventDomain, (long long)attrib, (uintptr_t)valueSize, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiDeviceGetEventDomainAttribute_fn cubind_fn = (cubind__cuptiDeviceGetEventDomainAttribute_fn)cubind__resolve(&cubind__cupti_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_cuptiDeviceGetEventDomainAttribute);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(device, eventDomain, attrib, valueSize, value);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 16, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4(device, eventDomain, attrib, (uintptr_t)valueSize, (uintptr_t)value, 0);
 }
 
 CUptiResult cubind_cupti_device_get_event_domain_attribute(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)
@@ -2604,34 +4073,15 @@ CUptiResult cubind_cupti_device_get_event_domain_attribute(CUdevice device, CUpt
     cubind__cuptiDeviceGetEventDomainAttribute_fn cubind_fn = (cubind__cuptiDeviceGetEventDomainAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceGetEventDomainAttribute, &cubind__cupti_offsets[16]);
     CUptiResult cubind_status = cubind_fn(device, eventDomain, attrib, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 16, (int)cubind_status);
+        return (CUptiResult)cubind_failed(16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetNumEventDomains_fn)(uint32_t *numDomains);
-
-/* What the wrapper calls until cuptiGetNumEventDomains is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiGetNumEventDomains is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiGetNumEventDomains(uint32_t *numDomains)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 17), (uintptr_t)numDomains);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetNumEventDomains_fn cubind_fn = (cubind__cuptiGetNumEventDomains_fn)cubind__resolve(&cubind__cupti_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetNumEventDomains);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(numDomains);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 17, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)numDomains, 2);
 }
 
 CUptiResult cubind_cupti_get_num_event_domains(uint32_t *numDomains)
@@ -2639,34 +4089,15 @@ CUptiResult cubind_cupti_get_num_event_domains(uint32_t *numDomains)
     cubind__cuptiGetNumEventDomains_fn cubind_fn = (cubind__cuptiGetNumEventDomains_fn)cubind__target((cubind__fnptr)slow_cuptiGetNumEventDomains, &cubind__cupti_offsets[17]);
     CUptiResult cubind_status = cubind_fn(numDomains);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 17, (int)cubind_status);
+        return (CUptiResult)cubind_failed(17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEnumEventDomains_fn)(size_t *arraySizeBytes, CUpti_EventDomainID *domainArray);
-
-/* What the wrapper calls until cuptiEnumEventDomains is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEnumEventDomains is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiEnumEventDomains(size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 18), (uintptr_t)arraySizeBytes, (uintptr_t)domainArray);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEnumEventDomains_fn cubind_fn = (cubind__cuptiEnumEventDomains_fn)cubind__resolve(&cubind__cupti_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_cuptiEnumEventDomains);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(arraySizeBytes, domainArray);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 18, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)arraySizeBytes, (uintptr_t)domainArray, 6);
 }
 
 CUptiResult cubind_cupti_enum_event_domains(size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)
@@ -2674,34 +4105,15 @@ CUptiResult cubind_cupti_enum_event_domains(size_t *arraySizeBytes, CUpti_EventD
     cubind__cuptiEnumEventDomains_fn cubind_fn = (cubind__cuptiEnumEventDomains_fn)cubind__target((cubind__fnptr)slow_cuptiEnumEventDomains, &cubind__cupti_offsets[18]);
     CUptiResult cubind_status = cubind_fn(arraySizeBytes, domainArray);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 18, (int)cubind_status);
+        return (CUptiResult)cubind_failed(18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventDomainGetAttribute_fn)(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value);
-
-/* What the wrapper calls until cuptiEventDomainGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEventDomainGetAttribute is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD CUptiResult slow_cuptiEventDomainGetAttribute(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 19), (unsigned long long)eventDomain, (long long)attrib, (uintptr_t)valueSize, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventDomainGetAttribute_fn cubind_fn = (cubind__cuptiEventDomainGetAttribute_fn)cubind__resolve(&cubind__cupti_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventDomainGetAttribute);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventDomain, attrib, valueSize, value);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 19, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3(eventDomain, attrib, (uintptr_t)valueSize, (uintptr_t)value, 4);
 }
 
 CUptiResult cubind_cupti_event_domain_get_attribute(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)
@@ -2709,34 +4121,15 @@ CUptiResult cubind_cupti_event_domain_get_attribute(CUpti_EventDomainID eventDom
     cubind__cuptiEventDomainGetAttribute_fn cubind_fn = (cubind__cuptiEventDomainGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiEventDomainGetAttribute, &cubind__cupti_offsets[19]);
     CUptiResult cubind_status = cubind_fn(eventDomain, attrib, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 19, (int)cubind_status);
+        return (CUptiResult)cubind_failed(19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventDomainGetNumEvents_fn)(CUpti_EventDomainID eventDomain, uint32_t *numEvents);
-
-/* What the wrapper calls until cuptiEventDomainGetNumEvents is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEventDomainGetNumEvents is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiEventDomainGetNumEvents(CUpti_EventDomainID eventDomain, uint32_t *numEvents)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 20), (unsigned long long)eventDomain, (uintptr_t)numEvents);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventDomainGetNumEvents_fn cubind_fn = (cubind__cuptiEventDomainGetNumEvents_fn)cubind__resolve(&cubind__cupti_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventDomainGetNumEvents);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventDomain, numEvents);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 20, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(eventDomain, (uintptr_t)numEvents, 7);
 }
 
 CUptiResult cubind_cupti_event_domain_get_num_events(CUpti_EventDomainID eventDomain, uint32_t *numEvents)
@@ -2744,34 +4137,15 @@ CUptiResult cubind_cupti_event_domain_get_num_events(CUpti_EventDomainID eventDo
     cubind__cuptiEventDomainGetNumEvents_fn cubind_fn = (cubind__cuptiEventDomainGetNumEvents_fn)cubind__target((cubind__fnptr)slow_cuptiEventDomainGetNumEvents, &cubind__cupti_offsets[20]);
     CUptiResult cubind_status = cubind_fn(eventDomain, numEvents);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 20, (int)cubind_status);
+        return (CUptiResult)cubind_failed(20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventDomainEnumEvents_fn)(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray);
-
-/* What the wrapper calls until cuptiEventDomainEnumEvents is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEventDomainEnumEvents is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD CUptiResult slow_cuptiEventDomainEnumEvents(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 21), (unsigned long long)eventDomain, (uintptr_t)arraySizeBytes, (uintptr_t)eventArray);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventDomainEnumEvents_fn cubind_fn = (cubind__cuptiEventDomainEnumEvents_fn)cubind__resolve(&cubind__cupti_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventDomainEnumEvents);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventDomain, arraySizeBytes, eventArray);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 21, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2(eventDomain, (uintptr_t)arraySizeBytes, (uintptr_t)eventArray, 4);
 }
 
 CUptiResult cubind_cupti_event_domain_enum_events(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray)
@@ -2779,34 +4153,15 @@ CUptiResult cubind_cupti_event_domain_enum_events(CUpti_EventDomainID eventDomai
     cubind__cuptiEventDomainEnumEvents_fn cubind_fn = (cubind__cuptiEventDomainEnumEvents_fn)cubind__target((cubind__fnptr)slow_cuptiEventDomainEnumEvents, &cubind__cupti_offsets[21]);
     CUptiResult cubind_status = cubind_fn(eventDomain, arraySizeBytes, eventArray);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 21, (int)cubind_status);
+        return (CUptiResult)cubind_failed(21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGetAttribute_fn)(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value);
-
-/* What the wrapper calls until cuptiEventGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEventGetAttribute is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD CUptiResult slow_cuptiEventGetAttribute(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 22), (unsigned long long)event, (long long)attrib, (uintptr_t)valueSize, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGetAttribute_fn cubind_fn = (cubind__cuptiEventGetAttribute_fn)cubind__resolve(&cubind__cupti_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGetAttribute);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(event, attrib, valueSize, value);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 22, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3(event, attrib, (uintptr_t)valueSize, (uintptr_t)value, 5);
 }
 
 CUptiResult cubind_cupti_event_get_attribute(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value)
@@ -2814,34 +4169,15 @@ CUptiResult cubind_cupti_event_get_attribute(CUpti_EventID event, CUpti_EventAtt
     cubind__cuptiEventGetAttribute_fn cubind_fn = (cubind__cuptiEventGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiEventGetAttribute, &cubind__cupti_offsets[22]);
     CUptiResult cubind_status = cubind_fn(event, attrib, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 22, (int)cubind_status);
+        return (CUptiResult)cubind_failed(22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGetIdFromName_fn)(CUdevice device, const char *eventName, CUpti_EventID *event);
-
-/* What the wrapper calls until cuptiEventGetIdFromName is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEventGetIdFromName is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD CUptiResult slow_cuptiEventGetIdFromName(CUdevice device, const char *eventName, CUpti_EventID *event)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 23), (long long)device, (uintptr_t)eventName, (uintptr_t)event);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGetIdFromName_fn cubind_fn = (cubind__cuptiEventGetIdFromName_fn)cubind__resolve(&cubind__cupti_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGetIdFromName);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(device, eventName, event);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 23, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2(device, (uintptr_t)eventName, (uintptr_t)event, 5);
 }
 
 CUptiResult cubind_cupti_event_get_id_from_name(CUdevice device, const char *eventName, CUpti_EventID *event)
@@ -2849,34 +4185,15 @@ CUptiResult cubind_cupti_event_get_id_from_name(CUdevice device, const char *eve
     cubind__cuptiEventGetIdFromName_fn cubind_fn = (cubind__cuptiEventGetIdFromName_fn)cubind__target((cubind__fnptr)slow_cuptiEventGetIdFromName, &cubind__cupti_offsets[23]);
     CUptiResult cubind_status = cubind_fn(device, eventName, event);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 23, (int)cubind_status);
+        return (CUptiResult)cubind_failed(23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupCreate_fn)(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags);
-
-/* What the wrapper calls until cuptiEventGroupCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEventGroupCreate is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD CUptiResult slow_cuptiEventGroupCreate(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 24), (uintptr_t)context, (uintptr_t)eventGroup, (unsigned long long)flags);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupCreate_fn cubind_fn = (cubind__cuptiEventGroupCreate_fn)cubind__resolve(&cubind__cupti_symbols.table, 24, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupCreate);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, eventGroup, flags);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 24, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)context, (uintptr_t)eventGroup, flags, 6);
 }
 
 CUptiResult cubind_cupti_event_group_create(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags)
@@ -2884,34 +4201,15 @@ CUptiResult cubind_cupti_event_group_create(CUcontext context, CUpti_EventGroup 
     cubind__cuptiEventGroupCreate_fn cubind_fn = (cubind__cuptiEventGroupCreate_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupCreate, &cubind__cupti_offsets[24]);
     CUptiResult cubind_status = cubind_fn(context, eventGroup, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 24, (int)cubind_status);
+        return (CUptiResult)cubind_failed(24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupDestroy_fn)(CUpti_EventGroup eventGroup);
-
-/* What the wrapper calls until cuptiEventGroupDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEventGroupDestroy is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiEventGroupDestroy(CUpti_EventGroup eventGroup)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 25), (uintptr_t)eventGroup);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupDestroy_fn cubind_fn = (cubind__cuptiEventGroupDestroy_fn)cubind__resolve(&cubind__cupti_symbols.table, 25, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupDestroy);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroup);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 25, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)eventGroup, 3);
 }
 
 CUptiResult cubind_cupti_event_group_destroy(CUpti_EventGroup eventGroup)
@@ -2919,34 +4217,15 @@ CUptiResult cubind_cupti_event_group_destroy(CUpti_EventGroup eventGroup)
     cubind__cuptiEventGroupDestroy_fn cubind_fn = (cubind__cuptiEventGroupDestroy_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupDestroy, &cubind__cupti_offsets[25]);
     CUptiResult cubind_status = cubind_fn(eventGroup);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 25, (int)cubind_status);
+        return (CUptiResult)cubind_failed(25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupGetAttribute_fn)(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value);
-
-/* What the wrapper calls until cuptiEventGroupGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEventGroupGetAttribute is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD CUptiResult slow_cuptiEventGroupGetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 26), (uintptr_t)eventGroup, (long long)attrib, (uintptr_t)valueSize, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupGetAttribute_fn cubind_fn = (cubind__cuptiEventGroupGetAttribute_fn)cubind__resolve(&cubind__cupti_symbols.table, 26, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupGetAttribute);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroup, attrib, valueSize, value);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 26, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)eventGroup, attrib, (uintptr_t)valueSize, (uintptr_t)value, 6);
 }
 
 CUptiResult cubind_cupti_event_group_get_attribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value)
@@ -2954,34 +4233,15 @@ CUptiResult cubind_cupti_event_group_get_attribute(CUpti_EventGroup eventGroup, 
     cubind__cuptiEventGroupGetAttribute_fn cubind_fn = (cubind__cuptiEventGroupGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupGetAttribute, &cubind__cupti_offsets[26]);
     CUptiResult cubind_status = cubind_fn(eventGroup, attrib, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 26, (int)cubind_status);
+        return (CUptiResult)cubind_failed(26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupSetAttribute_fn)(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t valueSize, void *value);
-
-/* What the wrapper calls until cuptiEventGroupSetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEventGroupSetAttribute is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD CUptiResult slow_cuptiEventGroupSetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t valueSize, void *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 27), (uintptr_t)eventGroup, (long long)attrib, (unsigned long long)valueSize, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupSetAttribute_fn cubind_fn = (cubind__cuptiEventGroupSetAttribute_fn)cubind__resolve(&cubind__cupti_symbols.table, 27, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupSetAttribute);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroup, attrib, valueSize, value);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 27, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)eventGroup, attrib, valueSize, (uintptr_t)value, 7);
 }
 
 CUptiResult cubind_cupti_event_group_set_attribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t valueSize, void *value)
@@ -2989,34 +4249,15 @@ CUptiResult cubind_cupti_event_group_set_attribute(CUpti_EventGroup eventGroup, 
     cubind__cuptiEventGroupSetAttribute_fn cubind_fn = (cubind__cuptiEventGroupSetAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupSetAttribute, &cubind__cupti_offsets[27]);
     CUptiResult cubind_status = cubind_fn(eventGroup, attrib, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 27, (int)cubind_status);
+        return (CUptiResult)cubind_failed(27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupAddEvent_fn)(CUpti_EventGroup eventGroup, CUpti_EventID event);
-
-/* What the wrapper calls until cuptiEventGroupAddEvent is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEventGroupAddEvent is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiEventGroupAddEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 28), (uintptr_t)eventGroup, (unsigned long long)event);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupAddEvent_fn cubind_fn = (cubind__cuptiEventGroupAddEvent_fn)cubind__resolve(&cubind__cupti_symbols.table, 28, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupAddEvent);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroup, event);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 28, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)eventGroup, event, 8);
 }
 
 CUptiResult cubind_cupti_event_group_add_event(CUpti_EventGroup eventGroup, CUpti_EventID event)
@@ -3024,34 +4265,15 @@ CUptiResult cubind_cupti_event_group_add_event(CUpti_EventGroup eventGroup, CUpt
     cubind__cuptiEventGroupAddEvent_fn cubind_fn = (cubind__cuptiEventGroupAddEvent_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupAddEvent, &cubind__cupti_offsets[28]);
     CUptiResult cubind_status = cubind_fn(eventGroup, event);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 28, (int)cubind_status);
+        return (CUptiResult)cubind_failed(28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupRemoveEvent_fn)(CUpti_EventGroup eventGroup, CUpti_EventID event);
-
-/* What the wrapper calls until cuptiEventGroupRemoveEvent is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEventGroupRemoveEvent is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiEventGroupRemoveEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 29), (uintptr_t)eventGroup, (unsigned long long)event);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupRemoveEvent_fn cubind_fn = (cubind__cuptiEventGroupRemoveEvent_fn)cubind__resolve(&cubind__cupti_symbols.table, 29, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupRemoveEvent);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroup, event);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 29, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)eventGroup, event, 9);
 }
 
 CUptiResult cubind_cupti_event_group_remove_event(CUpti_EventGroup eventGroup, CUpti_EventID event)
@@ -3059,34 +4281,15 @@ CUptiResult cubind_cupti_event_group_remove_event(CUpti_EventGroup eventGroup, C
     cubind__cuptiEventGroupRemoveEvent_fn cubind_fn = (cubind__cuptiEventGroupRemoveEvent_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupRemoveEvent, &cubind__cupti_offsets[29]);
     CUptiResult cubind_status = cubind_fn(eventGroup, event);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 29, (int)cubind_status);
+        return (CUptiResult)cubind_failed(29, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupRemoveAllEvents_fn)(CUpti_EventGroup eventGroup);
-
-/* What the wrapper calls until cuptiEventGroupRemoveAllEvents is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEventGroupRemoveAllEvents is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiEventGroupRemoveAllEvents(CUpti_EventGroup eventGroup)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 30), (uintptr_t)eventGroup);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupRemoveAllEvents_fn cubind_fn = (cubind__cuptiEventGroupRemoveAllEvents_fn)cubind__resolve(&cubind__cupti_symbols.table, 30, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupRemoveAllEvents);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroup);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 30, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)eventGroup, 4);
 }
 
 CUptiResult cubind_cupti_event_group_remove_all_events(CUpti_EventGroup eventGroup)
@@ -3094,34 +4297,15 @@ CUptiResult cubind_cupti_event_group_remove_all_events(CUpti_EventGroup eventGro
     cubind__cuptiEventGroupRemoveAllEvents_fn cubind_fn = (cubind__cuptiEventGroupRemoveAllEvents_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupRemoveAllEvents, &cubind__cupti_offsets[30]);
     CUptiResult cubind_status = cubind_fn(eventGroup);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 30, (int)cubind_status);
+        return (CUptiResult)cubind_failed(30, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupResetAllEvents_fn)(CUpti_EventGroup eventGroup);
-
-/* What the wrapper calls until cuptiEventGroupResetAllEvents is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEventGroupResetAllEvents is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiEventGroupResetAllEvents(CUpti_EventGroup eventGroup)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 31), (uintptr_t)eventGroup);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupResetAllEvents_fn cubind_fn = (cubind__cuptiEventGroupResetAllEvents_fn)cubind__resolve(&cubind__cupti_symbols.table, 31, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupResetAllEvents);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroup);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 31, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)eventGroup, 5);
 }
 
 CUptiResult cubind_cupti_event_group_reset_all_events(CUpti_EventGroup eventGroup)
@@ -3129,34 +4313,15 @@ CUptiResult cubind_cupti_event_group_reset_all_events(CUpti_EventGroup eventGrou
     cubind__cuptiEventGroupResetAllEvents_fn cubind_fn = (cubind__cuptiEventGroupResetAllEvents_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupResetAllEvents, &cubind__cupti_offsets[31]);
     CUptiResult cubind_status = cubind_fn(eventGroup);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 31, (int)cubind_status);
+        return (CUptiResult)cubind_failed(31, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupEnable_fn)(CUpti_EventGroup eventGroup);
-
-/* What the wrapper calls until cuptiEventGroupEnable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEventGroupEnable is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiEventGroupEnable(CUpti_EventGroup eventGroup)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 32), (uintptr_t)eventGroup);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupEnable_fn cubind_fn = (cubind__cuptiEventGroupEnable_fn)cubind__resolve(&cubind__cupti_symbols.table, 32, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupEnable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroup);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 32, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)eventGroup, 6);
 }
 
 CUptiResult cubind_cupti_event_group_enable(CUpti_EventGroup eventGroup)
@@ -3164,34 +4329,15 @@ CUptiResult cubind_cupti_event_group_enable(CUpti_EventGroup eventGroup)
     cubind__cuptiEventGroupEnable_fn cubind_fn = (cubind__cuptiEventGroupEnable_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupEnable, &cubind__cupti_offsets[32]);
     CUptiResult cubind_status = cubind_fn(eventGroup);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 32, (int)cubind_status);
+        return (CUptiResult)cubind_failed(32, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupDisable_fn)(CUpti_EventGroup eventGroup);
-
-/* What the wrapper calls until cuptiEventGroupDisable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEventGroupDisable is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiEventGroupDisable(CUpti_EventGroup eventGroup)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 33), (uintptr_t)eventGroup);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupDisable_fn cubind_fn = (cubind__cuptiEventGroupDisable_fn)cubind__resolve(&cubind__cupti_symbols.table, 33, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupDisable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroup);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 33, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)eventGroup, 7);
 }
 
 CUptiResult cubind_cupti_event_group_disable(CUpti_EventGroup eventGroup)
@@ -3199,34 +4345,15 @@ CUptiResult cubind_cupti_event_group_disable(CUpti_EventGroup eventGroup)
     cubind__cuptiEventGroupDisable_fn cubind_fn = (cubind__cuptiEventGroupDisable_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupDisable, &cubind__cupti_offsets[33]);
     CUptiResult cubind_status = cubind_fn(eventGroup);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 33, (int)cubind_status);
+        return (CUptiResult)cubind_failed(33, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupReadEvent_fn)(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer);
-
-/* What the wrapper calls until cuptiEventGroupReadEvent is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEventGroupReadEvent is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD CUptiResult slow_cuptiEventGroupReadEvent(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 34), (uintptr_t)eventGroup, (long long)flags, (unsigned long long)event, (uintptr_t)eventValueBufferSizeBytes, (uintptr_t)eventValueBuffer);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupReadEvent_fn cubind_fn = (cubind__cuptiEventGroupReadEvent_fn)cubind__resolve(&cubind__cupti_symbols.table, 34, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupReadEvent);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroup, flags, event, eventValueBufferSizeBytes, eventValueBuffer);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 34, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4((uintptr_t)eventGroup, flags, event, (uintptr_t)eventValueBufferSizeBytes, (uintptr_t)eventValueBuffer, 1);
 }
 
 CUptiResult cubind_cupti_event_group_read_event(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer)
@@ -3234,34 +4361,15 @@ CUptiResult cubind_cupti_event_group_read_event(CUpti_EventGroup eventGroup, CUp
     cubind__cuptiEventGroupReadEvent_fn cubind_fn = (cubind__cuptiEventGroupReadEvent_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupReadEvent, &cubind__cupti_offsets[34]);
     CUptiResult cubind_status = cubind_fn(eventGroup, flags, event, eventValueBufferSizeBytes, eventValueBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 34, (int)cubind_status);
+        return (CUptiResult)cubind_failed(34, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupReadAllEvents_fn)(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead);
-
-/* What the wrapper calls until cuptiEventGroupReadAllEvents is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEventGroupReadAllEvents is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD CUptiResult slow_cuptiEventGroupReadAllEvents(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 35), (uintptr_t)eventGroup, (long long)flags, (uintptr_t)eventValueBufferSizeBytes, (uintptr_t)eventValueBuffer, (uintptr_t)eventIdArraySizeBytes, (uintptr_t)eventIdArray, (uintptr_t)numEventIdsRead);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupReadAllEvents_fn cubind_fn = (cubind__cuptiEventGroupReadAllEvents_fn)cubind__resolve(&cubind__cupti_symbols.table, 35, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupReadAllEvents);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroup, flags, eventValueBufferSizeBytes, eventValueBuffer, eventIdArraySizeBytes, eventIdArray, numEventIdsRead);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 35, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)eventGroup, flags, (uintptr_t)eventValueBufferSizeBytes, (uintptr_t)eventValueBuffer, (uintptr_t)eventIdArraySizeBytes, (uintptr_t)eventIdArray, (uintptr_t)numEventIdsRead, 0.0);
 }
 
 CUptiResult cubind_cupti_event_group_read_all_events(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead)
@@ -3269,34 +4377,15 @@ CUptiResult cubind_cupti_event_group_read_all_events(CUpti_EventGroup eventGroup
     cubind__cuptiEventGroupReadAllEvents_fn cubind_fn = (cubind__cuptiEventGroupReadAllEvents_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupReadAllEvents, &cubind__cupti_offsets[35]);
     CUptiResult cubind_status = cubind_fn(eventGroup, flags, eventValueBufferSizeBytes, eventValueBuffer, eventIdArraySizeBytes, eventIdArray, numEventIdsRead);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 35, (int)cubind_status);
+        return (CUptiResult)cubind_failed(35, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupSetsCreate_fn)(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses);
-
-/* What the wrapper calls until cuptiEventGroupSetsCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEventGroupSetsCreate is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD CUptiResult slow_cuptiEventGroupSetsCreate(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 36), (uintptr_t)context, (unsigned long long)eventIdArraySizeBytes, (uintptr_t)eventIdArray, (uintptr_t)eventGroupPasses);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupSetsCreate_fn cubind_fn = (cubind__cuptiEventGroupSetsCreate_fn)cubind__resolve(&cubind__cupti_symbols.table, 36, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupSetsCreate);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, eventIdArraySizeBytes, eventIdArray, eventGroupPasses);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 36, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)context, eventIdArraySizeBytes, (uintptr_t)eventIdArray, (uintptr_t)eventGroupPasses, 8);
 }
 
 CUptiResult cubind_cupti_event_group_sets_create(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses)
@@ -3304,34 +4393,15 @@ CUptiResult cubind_cupti_event_group_sets_create(CUcontext context, size_t event
     cubind__cuptiEventGroupSetsCreate_fn cubind_fn = (cubind__cuptiEventGroupSetsCreate_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupSetsCreate, &cubind__cupti_offsets[36]);
     CUptiResult cubind_status = cubind_fn(context, eventIdArraySizeBytes, eventIdArray, eventGroupPasses);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 36, (int)cubind_status);
+        return (CUptiResult)cubind_failed(36, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupSetsDestroy_fn)(CUpti_EventGroupSets *eventGroupSets);
-
-/* What the wrapper calls until cuptiEventGroupSetsDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEventGroupSetsDestroy is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiEventGroupSetsDestroy(CUpti_EventGroupSets *eventGroupSets)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 37), (uintptr_t)eventGroupSets);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupSetsDestroy_fn cubind_fn = (cubind__cuptiEventGroupSetsDestroy_fn)cubind__resolve(&cubind__cupti_symbols.table, 37, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupSetsDestroy);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroupSets);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 37, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)eventGroupSets, 8);
 }
 
 CUptiResult cubind_cupti_event_group_sets_destroy(CUpti_EventGroupSets *eventGroupSets)
@@ -3339,34 +4409,15 @@ CUptiResult cubind_cupti_event_group_sets_destroy(CUpti_EventGroupSets *eventGro
     cubind__cuptiEventGroupSetsDestroy_fn cubind_fn = (cubind__cuptiEventGroupSetsDestroy_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupSetsDestroy, &cubind__cupti_offsets[37]);
     CUptiResult cubind_status = cubind_fn(eventGroupSets);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 37, (int)cubind_status);
+        return (CUptiResult)cubind_failed(37, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupSetEnable_fn)(CUpti_EventGroupSet *eventGroupSet);
-
-/* What the wrapper calls until cuptiEventGroupSetEnable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEventGroupSetEnable is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiEventGroupSetEnable(CUpti_EventGroupSet *eventGroupSet)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 38), (uintptr_t)eventGroupSet);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupSetEnable_fn cubind_fn = (cubind__cuptiEventGroupSetEnable_fn)cubind__resolve(&cubind__cupti_symbols.table, 38, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupSetEnable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroupSet);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 38, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)eventGroupSet, 9);
 }
 
 CUptiResult cubind_cupti_event_group_set_enable(CUpti_EventGroupSet *eventGroupSet)
@@ -3374,34 +4425,15 @@ CUptiResult cubind_cupti_event_group_set_enable(CUpti_EventGroupSet *eventGroupS
     cubind__cuptiEventGroupSetEnable_fn cubind_fn = (cubind__cuptiEventGroupSetEnable_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupSetEnable, &cubind__cupti_offsets[38]);
     CUptiResult cubind_status = cubind_fn(eventGroupSet);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 38, (int)cubind_status);
+        return (CUptiResult)cubind_failed(38, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupSetDisable_fn)(CUpti_EventGroupSet *eventGroupSet);
-
-/* What the wrapper calls until cuptiEventGroupSetDisable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEventGroupSetDisable is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiEventGroupSetDisable(CUpti_EventGroupSet *eventGroupSet)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 39), (uintptr_t)eventGroupSet);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupSetDisable_fn cubind_fn = (cubind__cuptiEventGroupSetDisable_fn)cubind__resolve(&cubind__cupti_symbols.table, 39, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupSetDisable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroupSet);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 39, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)eventGroupSet, 10);
 }
 
 CUptiResult cubind_cupti_event_group_set_disable(CUpti_EventGroupSet *eventGroupSet)
@@ -3409,34 +4441,15 @@ CUptiResult cubind_cupti_event_group_set_disable(CUpti_EventGroupSet *eventGroup
     cubind__cuptiEventGroupSetDisable_fn cubind_fn = (cubind__cuptiEventGroupSetDisable_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupSetDisable, &cubind__cupti_offsets[39]);
     CUptiResult cubind_status = cubind_fn(eventGroupSet);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 39, (int)cubind_status);
+        return (CUptiResult)cubind_failed(39, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEnableKernelReplayMode_fn)(CUcontext context);
-
-/* What the wrapper calls until cuptiEnableKernelReplayMode is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEnableKernelReplayMode is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiEnableKernelReplayMode(CUcontext context)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 40), (uintptr_t)context);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEnableKernelReplayMode_fn cubind_fn = (cubind__cuptiEnableKernelReplayMode_fn)cubind__resolve(&cubind__cupti_symbols.table, 40, &cubind_unavailable, (cubind__fnptr)slow_cuptiEnableKernelReplayMode);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 40, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)context, 11);
 }
 
 CUptiResult cubind_cupti_enable_kernel_replay_mode(CUcontext context)
@@ -3444,34 +4457,15 @@ CUptiResult cubind_cupti_enable_kernel_replay_mode(CUcontext context)
     cubind__cuptiEnableKernelReplayMode_fn cubind_fn = (cubind__cuptiEnableKernelReplayMode_fn)cubind__target((cubind__fnptr)slow_cuptiEnableKernelReplayMode, &cubind__cupti_offsets[40]);
     CUptiResult cubind_status = cubind_fn(context);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 40, (int)cubind_status);
+        return (CUptiResult)cubind_failed(40, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiDisableKernelReplayMode_fn)(CUcontext context);
-
-/* What the wrapper calls until cuptiDisableKernelReplayMode is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiDisableKernelReplayMode is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiDisableKernelReplayMode(CUcontext context)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 41), (uintptr_t)context);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiDisableKernelReplayMode_fn cubind_fn = (cubind__cuptiDisableKernelReplayMode_fn)cubind__resolve(&cubind__cupti_symbols.table, 41, &cubind_unavailable, (cubind__fnptr)slow_cuptiDisableKernelReplayMode);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 41, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)context, 12);
 }
 
 CUptiResult cubind_cupti_disable_kernel_replay_mode(CUcontext context)
@@ -3479,34 +4473,15 @@ CUptiResult cubind_cupti_disable_kernel_replay_mode(CUcontext context)
     cubind__cuptiDisableKernelReplayMode_fn cubind_fn = (cubind__cuptiDisableKernelReplayMode_fn)cubind__target((cubind__fnptr)slow_cuptiDisableKernelReplayMode, &cubind__cupti_offsets[41]);
     CUptiResult cubind_status = cubind_fn(context);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 41, (int)cubind_status);
+        return (CUptiResult)cubind_failed(41, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiKernelReplaySubscribeUpdate_fn)(CUpti_KernelReplayUpdateFunc updateFunc, void *customData);
-
-/* What the wrapper calls until cuptiKernelReplaySubscribeUpdate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiKernelReplaySubscribeUpdate is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiKernelReplaySubscribeUpdate(CUpti_KernelReplayUpdateFunc updateFunc, void *customData)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 42), (uintptr_t)updateFunc, (uintptr_t)customData);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiKernelReplaySubscribeUpdate_fn cubind_fn = (cubind__cuptiKernelReplaySubscribeUpdate_fn)cubind__resolve(&cubind__cupti_symbols.table, 42, &cubind_unavailable, (cubind__fnptr)slow_cuptiKernelReplaySubscribeUpdate);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(updateFunc, customData);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 42, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)updateFunc, (uintptr_t)customData, 10);
 }
 
 CUptiResult cubind_cupti_kernel_replay_subscribe_update(CUpti_KernelReplayUpdateFunc updateFunc, void *customData)
@@ -3514,34 +4489,15 @@ CUptiResult cubind_cupti_kernel_replay_subscribe_update(CUpti_KernelReplayUpdate
     cubind__cuptiKernelReplaySubscribeUpdate_fn cubind_fn = (cubind__cuptiKernelReplaySubscribeUpdate_fn)cubind__target((cubind__fnptr)slow_cuptiKernelReplaySubscribeUpdate, &cubind__cupti_offsets[42]);
     CUptiResult cubind_status = cubind_fn(updateFunc, customData);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 42, (int)cubind_status);
+        return (CUptiResult)cubind_failed(42, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetNumMetrics_fn)(uint32_t *numMetrics);
-
-/* What the wrapper calls until cuptiGetNumMetrics is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiGetNumMetrics is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiGetNumMetrics(uint32_t *numMetrics)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 43), (uintptr_t)numMetrics);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetNumMetrics_fn cubind_fn = (cubind__cuptiGetNumMetrics_fn)cubind__resolve(&cubind__cupti_symbols.table, 43, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetNumMetrics);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(numMetrics);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 43, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)numMetrics, 13);
 }
 
 CUptiResult cubind_cupti_get_num_metrics(uint32_t *numMetrics)
@@ -3549,34 +4505,15 @@ CUptiResult cubind_cupti_get_num_metrics(uint32_t *numMetrics)
     cubind__cuptiGetNumMetrics_fn cubind_fn = (cubind__cuptiGetNumMetrics_fn)cubind__target((cubind__fnptr)slow_cuptiGetNumMetrics, &cubind__cupti_offsets[43]);
     CUptiResult cubind_status = cubind_fn(numMetrics);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 43, (int)cubind_status);
+        return (CUptiResult)cubind_failed(43, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEnumMetrics_fn)(size_t *arraySizeBytes, CUpti_MetricID *metricArray);
-
-/* What the wrapper calls until cuptiEnumMetrics is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiEnumMetrics is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiEnumMetrics(size_t *arraySizeBytes, CUpti_MetricID *metricArray)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 44), (uintptr_t)arraySizeBytes, (uintptr_t)metricArray);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEnumMetrics_fn cubind_fn = (cubind__cuptiEnumMetrics_fn)cubind__resolve(&cubind__cupti_symbols.table, 44, &cubind_unavailable, (cubind__fnptr)slow_cuptiEnumMetrics);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(arraySizeBytes, metricArray);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 44, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)arraySizeBytes, (uintptr_t)metricArray, 11);
 }
 
 CUptiResult cubind_cupti_enum_metrics(size_t *arraySizeBytes, CUpti_MetricID *metricArray)
@@ -3584,34 +4521,15 @@ CUptiResult cubind_cupti_enum_metrics(size_t *arraySizeBytes, CUpti_MetricID *me
     cubind__cuptiEnumMetrics_fn cubind_fn = (cubind__cuptiEnumMetrics_fn)cubind__target((cubind__fnptr)slow_cuptiEnumMetrics, &cubind__cupti_offsets[44]);
     CUptiResult cubind_status = cubind_fn(arraySizeBytes, metricArray);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 44, (int)cubind_status);
+        return (CUptiResult)cubind_failed(44, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiDeviceGetNumMetrics_fn)(CUdevice device, uint32_t *numMetrics);
-
-/* What the wrapper calls until cuptiDeviceGetNumMetrics is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiDeviceGetNumMetrics is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiDeviceGetNumMetrics(CUdevice device, uint32_t *numMetrics)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 45), (long long)device, (uintptr_t)numMetrics);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiDeviceGetNumMetrics_fn cubind_fn = (cubind__cuptiDeviceGetNumMetrics_fn)cubind__resolve(&cubind__cupti_symbols.table, 45, &cubind_unavailable, (cubind__fnptr)slow_cuptiDeviceGetNumMetrics);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(device, numMetrics);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 45, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(device, (uintptr_t)numMetrics, 12);
 }
 
 CUptiResult cubind_cupti_device_get_num_metrics(CUdevice device, uint32_t *numMetrics)
@@ -3619,34 +4537,15 @@ CUptiResult cubind_cupti_device_get_num_metrics(CUdevice device, uint32_t *numMe
     cubind__cuptiDeviceGetNumMetrics_fn cubind_fn = (cubind__cuptiDeviceGetNumMetrics_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceGetNumMetrics, &cubind__cupti_offsets[45]);
     CUptiResult cubind_status = cubind_fn(device, numMetrics);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 45, (int)cubind_status);
+        return (CUptiResult)cubind_failed(45, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiDeviceEnumMetrics_fn)(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray);
-
-/* What the wrapper calls until cuptiDeviceEnumMetrics is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiDeviceEnumMetrics is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD CUptiResult slow_cuptiDeviceEnumMetrics(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 46), (long long)device, (uintptr_t)arraySizeBytes, (uintptr_t)metricArray);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiDeviceEnumMetrics_fn cubind_fn = (cubind__cuptiDeviceEnumMetrics_fn)cubind__resolve(&cubind__cupti_symbols.table, 46, &cubind_unavailable, (cubind__fnptr)slow_cuptiDeviceEnumMetrics);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(device, arraySizeBytes, metricArray);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 46, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2(device, (uintptr_t)arraySizeBytes, (uintptr_t)metricArray, 7);
 }
 
 CUptiResult cubind_cupti_device_enum_metrics(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray)
@@ -3654,34 +4553,15 @@ CUptiResult cubind_cupti_device_enum_metrics(CUdevice device, size_t *arraySizeB
     cubind__cuptiDeviceEnumMetrics_fn cubind_fn = (cubind__cuptiDeviceEnumMetrics_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceEnumMetrics, &cubind__cupti_offsets[46]);
     CUptiResult cubind_status = cubind_fn(device, arraySizeBytes, metricArray);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 46, (int)cubind_status);
+        return (CUptiResult)cubind_failed(46, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiMetricGetAttribute_fn)(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value);
-
-/* What the wrapper calls until cuptiMetricGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiMetricGetAttribute is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD CUptiResult slow_cuptiMetricGetAttribute(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 47), (unsigned long long)metric, (long long)attrib, (uintptr_t)valueSize, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiMetricGetAttribute_fn cubind_fn = (cubind__cuptiMetricGetAttribute_fn)cubind__resolve(&cubind__cupti_symbols.table, 47, &cubind_unavailable, (cubind__fnptr)slow_cuptiMetricGetAttribute);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(metric, attrib, valueSize, value);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 47, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3(metric, attrib, (uintptr_t)valueSize, (uintptr_t)value, 9);
 }
 
 CUptiResult cubind_cupti_metric_get_attribute(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value)
@@ -3689,34 +4569,15 @@ CUptiResult cubind_cupti_metric_get_attribute(CUpti_MetricID metric, CUpti_Metri
     cubind__cuptiMetricGetAttribute_fn cubind_fn = (cubind__cuptiMetricGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiMetricGetAttribute, &cubind__cupti_offsets[47]);
     CUptiResult cubind_status = cubind_fn(metric, attrib, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 47, (int)cubind_status);
+        return (CUptiResult)cubind_failed(47, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiMetricGetIdFromName_fn)(CUdevice device, const char *metricName, CUpti_MetricID *metric);
-
-/* What the wrapper calls until cuptiMetricGetIdFromName is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiMetricGetIdFromName is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD CUptiResult slow_cuptiMetricGetIdFromName(CUdevice device, const char *metricName, CUpti_MetricID *metric)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 48), (long long)device, (uintptr_t)metricName, (uintptr_t)metric);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiMetricGetIdFromName_fn cubind_fn = (cubind__cuptiMetricGetIdFromName_fn)cubind__resolve(&cubind__cupti_symbols.table, 48, &cubind_unavailable, (cubind__fnptr)slow_cuptiMetricGetIdFromName);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(device, metricName, metric);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 48, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2(device, (uintptr_t)metricName, (uintptr_t)metric, 8);
 }
 
 CUptiResult cubind_cupti_metric_get_id_from_name(CUdevice device, const char *metricName, CUpti_MetricID *metric)
@@ -3724,34 +4585,15 @@ CUptiResult cubind_cupti_metric_get_id_from_name(CUdevice device, const char *me
     cubind__cuptiMetricGetIdFromName_fn cubind_fn = (cubind__cuptiMetricGetIdFromName_fn)cubind__target((cubind__fnptr)slow_cuptiMetricGetIdFromName, &cubind__cupti_offsets[48]);
     CUptiResult cubind_status = cubind_fn(device, metricName, metric);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 48, (int)cubind_status);
+        return (CUptiResult)cubind_failed(48, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiMetricGetNumEvents_fn)(CUpti_MetricID metric, uint32_t *numEvents);
-
-/* What the wrapper calls until cuptiMetricGetNumEvents is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiMetricGetNumEvents is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiMetricGetNumEvents(CUpti_MetricID metric, uint32_t *numEvents)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 49), (unsigned long long)metric, (uintptr_t)numEvents);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiMetricGetNumEvents_fn cubind_fn = (cubind__cuptiMetricGetNumEvents_fn)cubind__resolve(&cubind__cupti_symbols.table, 49, &cubind_unavailable, (cubind__fnptr)slow_cuptiMetricGetNumEvents);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(metric, numEvents);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 49, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(metric, (uintptr_t)numEvents, 13);
 }
 
 CUptiResult cubind_cupti_metric_get_num_events(CUpti_MetricID metric, uint32_t *numEvents)
@@ -3759,34 +4601,15 @@ CUptiResult cubind_cupti_metric_get_num_events(CUpti_MetricID metric, uint32_t *
     cubind__cuptiMetricGetNumEvents_fn cubind_fn = (cubind__cuptiMetricGetNumEvents_fn)cubind__target((cubind__fnptr)slow_cuptiMetricGetNumEvents, &cubind__cupti_offsets[49]);
     CUptiResult cubind_status = cubind_fn(metric, numEvents);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 49, (int)cubind_status);
+        return (CUptiResult)cubind_failed(49, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiMetricEnumEvents_fn)(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray);
-
-/* What the wrapper calls until cuptiMetricEnumEvents is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiMetricEnumEvents is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD CUptiResult slow_cuptiMetricEnumEvents(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 50), (unsigned long long)metric, (uintptr_t)eventIdArraySizeBytes, (uintptr_t)eventIdArray);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiMetricEnumEvents_fn cubind_fn = (cubind__cuptiMetricEnumEvents_fn)cubind__resolve(&cubind__cupti_symbols.table, 50, &cubind_unavailable, (cubind__fnptr)slow_cuptiMetricEnumEvents);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(metric, eventIdArraySizeBytes, eventIdArray);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 50, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2(metric, (uintptr_t)eventIdArraySizeBytes, (uintptr_t)eventIdArray, 9);
 }
 
 CUptiResult cubind_cupti_metric_enum_events(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray)
@@ -3794,34 +4617,15 @@ CUptiResult cubind_cupti_metric_enum_events(CUpti_MetricID metric, size_t *event
     cubind__cuptiMetricEnumEvents_fn cubind_fn = (cubind__cuptiMetricEnumEvents_fn)cubind__target((cubind__fnptr)slow_cuptiMetricEnumEvents, &cubind__cupti_offsets[50]);
     CUptiResult cubind_status = cubind_fn(metric, eventIdArraySizeBytes, eventIdArray);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 50, (int)cubind_status);
+        return (CUptiResult)cubind_failed(50, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiMetricGetNumProperties_fn)(CUpti_MetricID metric, uint32_t *numProp);
-
-/* What the wrapper calls until cuptiMetricGetNumProperties is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiMetricGetNumProperties is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiMetricGetNumProperties(CUpti_MetricID metric, uint32_t *numProp)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 51), (unsigned long long)metric, (uintptr_t)numProp);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiMetricGetNumProperties_fn cubind_fn = (cubind__cuptiMetricGetNumProperties_fn)cubind__resolve(&cubind__cupti_symbols.table, 51, &cubind_unavailable, (cubind__fnptr)slow_cuptiMetricGetNumProperties);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(metric, numProp);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 51, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(metric, (uintptr_t)numProp, 14);
 }
 
 CUptiResult cubind_cupti_metric_get_num_properties(CUpti_MetricID metric, uint32_t *numProp)
@@ -3829,34 +4633,15 @@ CUptiResult cubind_cupti_metric_get_num_properties(CUpti_MetricID metric, uint32
     cubind__cuptiMetricGetNumProperties_fn cubind_fn = (cubind__cuptiMetricGetNumProperties_fn)cubind__target((cubind__fnptr)slow_cuptiMetricGetNumProperties, &cubind__cupti_offsets[51]);
     CUptiResult cubind_status = cubind_fn(metric, numProp);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 51, (int)cubind_status);
+        return (CUptiResult)cubind_failed(51, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiMetricEnumProperties_fn)(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray);
-
-/* What the wrapper calls until cuptiMetricEnumProperties is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiMetricEnumProperties is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD CUptiResult slow_cuptiMetricEnumProperties(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 52), (unsigned long long)metric, (uintptr_t)propIdArraySizeBytes, (uintptr_t)propIdArray);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiMetricEnumProperties_fn cubind_fn = (cubind__cuptiMetricEnumProperties_fn)cubind__resolve(&cubind__cupti_symbols.table, 52, &cubind_unavailable, (cubind__fnptr)slow_cuptiMetricEnumProperties);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(metric, propIdArraySizeBytes, propIdArray);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 52, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2(metric, (uintptr_t)propIdArraySizeBytes, (uintptr_t)propIdArray, 10);
 }
 
 CUptiResult cubind_cupti_metric_enum_properties(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray)
@@ -3864,34 +4649,15 @@ CUptiResult cubind_cupti_metric_enum_properties(CUpti_MetricID metric, size_t *p
     cubind__cuptiMetricEnumProperties_fn cubind_fn = (cubind__cuptiMetricEnumProperties_fn)cubind__target((cubind__fnptr)slow_cuptiMetricEnumProperties, &cubind__cupti_offsets[52]);
     CUptiResult cubind_status = cubind_fn(metric, propIdArraySizeBytes, propIdArray);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 52, (int)cubind_status);
+        return (CUptiResult)cubind_failed(52, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiMetricGetRequiredEventGroupSets_fn)(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets);
-
-/* What the wrapper calls until cuptiMetricGetRequiredEventGroupSets is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiMetricGetRequiredEventGroupSets is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD CUptiResult slow_cuptiMetricGetRequiredEventGroupSets(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 53), (uintptr_t)context, (unsigned long long)metric, (uintptr_t)eventGroupSets);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiMetricGetRequiredEventGroupSets_fn cubind_fn = (cubind__cuptiMetricGetRequiredEventGroupSets_fn)cubind__resolve(&cubind__cupti_symbols.table, 53, &cubind_unavailable, (cubind__fnptr)slow_cuptiMetricGetRequiredEventGroupSets);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, metric, eventGroupSets);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 53, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)context, metric, (uintptr_t)eventGroupSets, 11);
 }
 
 CUptiResult cubind_cupti_metric_get_required_event_group_sets(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets)
@@ -3899,34 +4665,15 @@ CUptiResult cubind_cupti_metric_get_required_event_group_sets(CUcontext context,
     cubind__cuptiMetricGetRequiredEventGroupSets_fn cubind_fn = (cubind__cuptiMetricGetRequiredEventGroupSets_fn)cubind__target((cubind__fnptr)slow_cuptiMetricGetRequiredEventGroupSets, &cubind__cupti_offsets[53]);
     CUptiResult cubind_status = cubind_fn(context, metric, eventGroupSets);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 53, (int)cubind_status);
+        return (CUptiResult)cubind_failed(53, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiMetricCreateEventGroupSets_fn)(CUcontext context, size_t metricIdArraySizeBytes, CUpti_MetricID *metricIdArray, CUpti_EventGroupSets **eventGroupPasses);
-
-/* What the wrapper calls until cuptiMetricCreateEventGroupSets is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiMetricCreateEventGroupSets is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD CUptiResult slow_cuptiMetricCreateEventGroupSets(CUcontext context, size_t metricIdArraySizeBytes, CUpti_MetricID *metricIdArray, CUpti_EventGroupSets **eventGroupPasses)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 54), (uintptr_t)context, (unsigned long long)metricIdArraySizeBytes, (uintptr_t)metricIdArray, (uintptr_t)eventGroupPasses);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiMetricCreateEventGroupSets_fn cubind_fn = (cubind__cuptiMetricCreateEventGroupSets_fn)cubind__resolve(&cubind__cupti_symbols.table, 54, &cubind_unavailable, (cubind__fnptr)slow_cuptiMetricCreateEventGroupSets);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, metricIdArraySizeBytes, metricIdArray, eventGroupPasses);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 54, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)context, metricIdArraySizeBytes, (uintptr_t)metricIdArray, (uintptr_t)eventGroupPasses, 10);
 }
 
 CUptiResult cubind_cupti_metric_create_event_group_sets(CUcontext context, size_t metricIdArraySizeBytes, CUpti_MetricID *metricIdArray, CUpti_EventGroupSets **eventGroupPasses)
@@ -3934,34 +4681,15 @@ CUptiResult cubind_cupti_metric_create_event_group_sets(CUcontext context, size_
     cubind__cuptiMetricCreateEventGroupSets_fn cubind_fn = (cubind__cuptiMetricCreateEventGroupSets_fn)cubind__target((cubind__fnptr)slow_cuptiMetricCreateEventGroupSets, &cubind__cupti_offsets[54]);
     CUptiResult cubind_status = cubind_fn(context, metricIdArraySizeBytes, metricIdArray, eventGroupPasses);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 54, (int)cubind_status);
+        return (CUptiResult)cubind_failed(54, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiMetricGetValue_fn)(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue);
-
-/* What the wrapper calls until cuptiMetricGetValue is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiMetricGetValue is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD CUptiResult slow_cuptiMetricGetValue(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 55), (long long)device, (unsigned long long)metric, (unsigned long long)eventIdArraySizeBytes, (uintptr_t)eventIdArray, (unsigned long long)eventValueArraySizeBytes, (uintptr_t)eventValueArray, (unsigned long long)timeDuration, (uintptr_t)metricValue);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiMetricGetValue_fn cubind_fn = (cubind__cuptiMetricGetValue_fn)cubind__resolve(&cubind__cupti_symbols.table, 55, &cubind_unavailable, (cubind__fnptr)slow_cuptiMetricGetValue);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(device, metric, eventIdArraySizeBytes, eventIdArray, eventValueArraySizeBytes, eventValueArray, timeDuration, metricValue);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 55, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6(device, metric, eventIdArraySizeBytes, (uintptr_t)eventIdArray, eventValueArraySizeBytes, (uintptr_t)eventValueArray, timeDuration, (uintptr_t)metricValue, 0.0);
 }
 
 CUptiResult cubind_cupti_metric_get_value(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue)
@@ -3969,34 +4697,15 @@ CUptiResult cubind_cupti_metric_get_value(CUdevice device, CUpti_MetricID metric
     cubind__cuptiMetricGetValue_fn cubind_fn = (cubind__cuptiMetricGetValue_fn)cubind__target((cubind__fnptr)slow_cuptiMetricGetValue, &cubind__cupti_offsets[55]);
     CUptiResult cubind_status = cubind_fn(device, metric, eventIdArraySizeBytes, eventIdArray, eventValueArraySizeBytes, eventValueArray, timeDuration, metricValue);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 55, (int)cubind_status);
+        return (CUptiResult)cubind_failed(55, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiMetricGetValue2_fn)(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue);
-
-/* What the wrapper calls until cuptiMetricGetValue2 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiMetricGetValue2 is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD CUptiResult slow_cuptiMetricGetValue2(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 56), (unsigned long long)metric, (unsigned long long)eventIdArraySizeBytes, (uintptr_t)eventIdArray, (unsigned long long)eventValueArraySizeBytes, (uintptr_t)eventValueArray, (unsigned long long)propIdArraySizeBytes, (uintptr_t)propIdArray, (unsigned long long)propValueArraySizeBytes, (uintptr_t)propValueArray, (uintptr_t)metricValue);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiMetricGetValue2_fn cubind_fn = (cubind__cuptiMetricGetValue2_fn)cubind__resolve(&cubind__cupti_symbols.table, 56, &cubind_unavailable, (cubind__fnptr)slow_cuptiMetricGetValue2);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(metric, eventIdArraySizeBytes, eventIdArray, eventValueArraySizeBytes, eventValueArray, propIdArraySizeBytes, propIdArray, propValueArraySizeBytes, propValueArray, metricValue);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 56, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7(metric, eventIdArraySizeBytes, (uintptr_t)eventIdArray, eventValueArraySizeBytes, (uintptr_t)eventValueArray, propIdArraySizeBytes, (uintptr_t)propIdArray, propValueArraySizeBytes, (uintptr_t)propValueArray, (uintptr_t)metricValue, 0.0);
 }
 
 CUptiResult cubind_cupti_metric_get_value2(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue)
@@ -4004,34 +4713,15 @@ CUptiResult cubind_cupti_metric_get_value2(CUpti_MetricID metric, size_t eventId
     cubind__cuptiMetricGetValue2_fn cubind_fn = (cubind__cuptiMetricGetValue2_fn)cubind__target((cubind__fnptr)slow_cuptiMetricGetValue2, &cubind__cupti_offsets[56]);
     CUptiResult cubind_status = cubind_fn(metric, eventIdArraySizeBytes, eventIdArray, eventValueArraySizeBytes, eventValueArray, propIdArraySizeBytes, propIdArray, propValueArraySizeBytes, propValueArray, metricValue);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 56, (int)cubind_status);
+        return (CUptiResult)cubind_failed(56, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetTimestamp_fn)(uint64_t *timestamp);
-
-/* What the wrapper calls until cuptiGetTimestamp is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiGetTimestamp is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiGetTimestamp(uint64_t *timestamp)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 57), (uintptr_t)timestamp);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetTimestamp_fn cubind_fn = (cubind__cuptiGetTimestamp_fn)cubind__resolve(&cubind__cupti_symbols.table, 57, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetTimestamp);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(timestamp);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 57, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)timestamp, 14);
 }
 
 CUptiResult cubind_cupti_get_timestamp(uint64_t *timestamp)
@@ -4039,34 +4729,15 @@ CUptiResult cubind_cupti_get_timestamp(uint64_t *timestamp)
     cubind__cuptiGetTimestamp_fn cubind_fn = (cubind__cuptiGetTimestamp_fn)cubind__target((cubind__fnptr)slow_cuptiGetTimestamp, &cubind__cupti_offsets[57]);
     CUptiResult cubind_status = cubind_fn(timestamp);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 57, (int)cubind_status);
+        return (CUptiResult)cubind_failed(57, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetContextId_fn)(CUcontext context, uint32_t *contextId);
-
-/* What the wrapper calls until cuptiGetContextId is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiGetContextId is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiGetContextId(CUcontext context, uint32_t *contextId)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 58), (uintptr_t)context, (uintptr_t)contextId);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetContextId_fn cubind_fn = (cubind__cuptiGetContextId_fn)cubind__resolve(&cubind__cupti_symbols.table, 58, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetContextId);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, contextId);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 58, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)context, (uintptr_t)contextId, 15);
 }
 
 CUptiResult cubind_cupti_get_context_id(CUcontext context, uint32_t *contextId)
@@ -4074,34 +4745,15 @@ CUptiResult cubind_cupti_get_context_id(CUcontext context, uint32_t *contextId)
     cubind__cuptiGetContextId_fn cubind_fn = (cubind__cuptiGetContextId_fn)cubind__target((cubind__fnptr)slow_cuptiGetContextId, &cubind__cupti_offsets[58]);
     CUptiResult cubind_status = cubind_fn(context, contextId);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 58, (int)cubind_status);
+        return (CUptiResult)cubind_failed(58, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetStreamId_fn)(CUcontext context, CUstream stream, uint32_t *streamId);
-
-/* What the wrapper calls until cuptiGetStreamId is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiGetStreamId is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD CUptiResult slow_cuptiGetStreamId(CUcontext context, CUstream stream, uint32_t *streamId)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 59), (uintptr_t)context, (uintptr_t)stream, (uintptr_t)streamId);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetStreamId_fn cubind_fn = (cubind__cuptiGetStreamId_fn)cubind__resolve(&cubind__cupti_symbols.table, 59, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetStreamId);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, stream, streamId);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 59, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)context, (uintptr_t)stream, (uintptr_t)streamId, 12);
 }
 
 CUptiResult cubind_cupti_get_stream_id(CUcontext context, CUstream stream, uint32_t *streamId)
@@ -4109,34 +4761,15 @@ CUptiResult cubind_cupti_get_stream_id(CUcontext context, CUstream stream, uint3
     cubind__cuptiGetStreamId_fn cubind_fn = (cubind__cuptiGetStreamId_fn)cubind__target((cubind__fnptr)slow_cuptiGetStreamId, &cubind__cupti_offsets[59]);
     CUptiResult cubind_status = cubind_fn(context, stream, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 59, (int)cubind_status);
+        return (CUptiResult)cubind_failed(59, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetStreamIdEx_fn)(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId);
-
-/* What the wrapper calls until cuptiGetStreamIdEx is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiGetStreamIdEx is resolved, and every call while tracing: shape 8. */
 static CUBIND_COLD CUptiResult slow_cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 60), (uintptr_t)context, (uintptr_t)stream, (unsigned long long)perThreadStream, (uintptr_t)streamId);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetStreamIdEx_fn cubind_fn = (cubind__cuptiGetStreamIdEx_fn)cubind__resolve(&cubind__cupti_symbols.table, 60, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetStreamIdEx);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, stream, perThreadStream, streamId);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 60, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_8((uintptr_t)context, (uintptr_t)stream, perThreadStream, (uintptr_t)streamId, 0);
 }
 
 CUptiResult cubind_cupti_get_stream_id_ex(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId)
@@ -4144,34 +4777,15 @@ CUptiResult cubind_cupti_get_stream_id_ex(CUcontext context, CUstream stream, ui
     cubind__cuptiGetStreamIdEx_fn cubind_fn = (cubind__cuptiGetStreamIdEx_fn)cubind__target((cubind__fnptr)slow_cuptiGetStreamIdEx, &cubind__cupti_offsets[60]);
     CUptiResult cubind_status = cubind_fn(context, stream, perThreadStream, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 60, (int)cubind_status);
+        return (CUptiResult)cubind_failed(60, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetDeviceId_fn)(CUcontext context, uint32_t *deviceId);
-
-/* What the wrapper calls until cuptiGetDeviceId is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiGetDeviceId is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiGetDeviceId(CUcontext context, uint32_t *deviceId)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 61), (uintptr_t)context, (uintptr_t)deviceId);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetDeviceId_fn cubind_fn = (cubind__cuptiGetDeviceId_fn)cubind__resolve(&cubind__cupti_symbols.table, 61, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetDeviceId);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, deviceId);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 61, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)context, (uintptr_t)deviceId, 16);
 }
 
 CUptiResult cubind_cupti_get_device_id(CUcontext context, uint32_t *deviceId)
@@ -4179,34 +4793,15 @@ CUptiResult cubind_cupti_get_device_id(CUcontext context, uint32_t *deviceId)
     cubind__cuptiGetDeviceId_fn cubind_fn = (cubind__cuptiGetDeviceId_fn)cubind__target((cubind__fnptr)slow_cuptiGetDeviceId, &cubind__cupti_offsets[61]);
     CUptiResult cubind_status = cubind_fn(context, deviceId);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 61, (int)cubind_status);
+        return (CUptiResult)cubind_failed(61, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetGraphNodeId_fn)(CUgraphNode node, uint64_t *nodeId);
-
-/* What the wrapper calls until cuptiGetGraphNodeId is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiGetGraphNodeId is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiGetGraphNodeId(CUgraphNode node, uint64_t *nodeId)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 62), (uintptr_t)node, (uintptr_t)nodeId);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetGraphNodeId_fn cubind_fn = (cubind__cuptiGetGraphNodeId_fn)cubind__resolve(&cubind__cupti_symbols.table, 62, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetGraphNodeId);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(node, nodeId);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 62, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)node, (uintptr_t)nodeId, 17);
 }
 
 CUptiResult cubind_cupti_get_graph_node_id(CUgraphNode node, uint64_t *nodeId)
@@ -4214,34 +4809,15 @@ CUptiResult cubind_cupti_get_graph_node_id(CUgraphNode node, uint64_t *nodeId)
     cubind__cuptiGetGraphNodeId_fn cubind_fn = (cubind__cuptiGetGraphNodeId_fn)cubind__target((cubind__fnptr)slow_cuptiGetGraphNodeId, &cubind__cupti_offsets[62]);
     CUptiResult cubind_status = cubind_fn(node, nodeId);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 62, (int)cubind_status);
+        return (CUptiResult)cubind_failed(62, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetGraphId_fn)(CUgraph graph, uint32_t *pId);
-
-/* What the wrapper calls until cuptiGetGraphId is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiGetGraphId is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiGetGraphId(CUgraph graph, uint32_t *pId)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 63), (uintptr_t)graph, (uintptr_t)pId);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetGraphId_fn cubind_fn = (cubind__cuptiGetGraphId_fn)cubind__resolve(&cubind__cupti_symbols.table, 63, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetGraphId);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(graph, pId);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 63, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)graph, (uintptr_t)pId, 18);
 }
 
 CUptiResult cubind_cupti_get_graph_id(CUgraph graph, uint32_t *pId)
@@ -4249,34 +4825,15 @@ CUptiResult cubind_cupti_get_graph_id(CUgraph graph, uint32_t *pId)
     cubind__cuptiGetGraphId_fn cubind_fn = (cubind__cuptiGetGraphId_fn)cubind__target((cubind__fnptr)slow_cuptiGetGraphId, &cubind__cupti_offsets[63]);
     CUptiResult cubind_status = cubind_fn(graph, pId);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 63, (int)cubind_status);
+        return (CUptiResult)cubind_failed(63, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetGraphExecId_fn)(CUgraphExec graphExec, uint32_t *pId);
-
-/* What the wrapper calls until cuptiGetGraphExecId is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiGetGraphExecId is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiGetGraphExecId(CUgraphExec graphExec, uint32_t *pId)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 64), (uintptr_t)graphExec, (uintptr_t)pId);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetGraphExecId_fn cubind_fn = (cubind__cuptiGetGraphExecId_fn)cubind__resolve(&cubind__cupti_symbols.table, 64, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetGraphExecId);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(graphExec, pId);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 64, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)graphExec, (uintptr_t)pId, 19);
 }
 
 CUptiResult cubind_cupti_get_graph_exec_id(CUgraphExec graphExec, uint32_t *pId)
@@ -4284,34 +4841,15 @@ CUptiResult cubind_cupti_get_graph_exec_id(CUgraphExec graphExec, uint32_t *pId)
     cubind__cuptiGetGraphExecId_fn cubind_fn = (cubind__cuptiGetGraphExecId_fn)cubind__target((cubind__fnptr)slow_cuptiGetGraphExecId, &cubind__cupti_offsets[64]);
     CUptiResult cubind_status = cubind_fn(graphExec, pId);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 64, (int)cubind_status);
+        return (CUptiResult)cubind_failed(64, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityEnable_fn)(CUpti_ActivityKind kind);
-
-/* What the wrapper calls until cuptiActivityEnable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityEnable is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityEnable(CUpti_ActivityKind kind)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 65), (long long)kind);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityEnable_fn cubind_fn = (cubind__cuptiActivityEnable_fn)cubind__resolve(&cubind__cupti_symbols.table, 65, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityEnable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(kind);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 65, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1(kind, 15);
 }
 
 CUptiResult cubind_cupti_activity_enable(CUpti_ActivityKind kind)
@@ -4319,34 +4857,15 @@ CUptiResult cubind_cupti_activity_enable(CUpti_ActivityKind kind)
     cubind__cuptiActivityEnable_fn cubind_fn = (cubind__cuptiActivityEnable_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnable, &cubind__cupti_offsets[65]);
     CUptiResult cubind_status = cubind_fn(kind);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 65, (int)cubind_status);
+        return (CUptiResult)cubind_failed(65, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityEnableAndDump_fn)(CUpti_ActivityKind kind);
-
-/* What the wrapper calls until cuptiActivityEnableAndDump is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityEnableAndDump is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityEnableAndDump(CUpti_ActivityKind kind)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 66), (long long)kind);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityEnableAndDump_fn cubind_fn = (cubind__cuptiActivityEnableAndDump_fn)cubind__resolve(&cubind__cupti_symbols.table, 66, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityEnableAndDump);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(kind);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 66, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1(kind, 16);
 }
 
 CUptiResult cubind_cupti_activity_enable_and_dump(CUpti_ActivityKind kind)
@@ -4354,34 +4873,15 @@ CUptiResult cubind_cupti_activity_enable_and_dump(CUpti_ActivityKind kind)
     cubind__cuptiActivityEnableAndDump_fn cubind_fn = (cubind__cuptiActivityEnableAndDump_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableAndDump, &cubind__cupti_offsets[66]);
     CUptiResult cubind_status = cubind_fn(kind);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 66, (int)cubind_status);
+        return (CUptiResult)cubind_failed(66, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityDisable_fn)(CUpti_ActivityKind kind);
-
-/* What the wrapper calls until cuptiActivityDisable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityDisable is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityDisable(CUpti_ActivityKind kind)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 67), (long long)kind);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityDisable_fn cubind_fn = (cubind__cuptiActivityDisable_fn)cubind__resolve(&cubind__cupti_symbols.table, 67, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityDisable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(kind);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 67, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1(kind, 17);
 }
 
 CUptiResult cubind_cupti_activity_disable(CUpti_ActivityKind kind)
@@ -4389,34 +4889,15 @@ CUptiResult cubind_cupti_activity_disable(CUpti_ActivityKind kind)
     cubind__cuptiActivityDisable_fn cubind_fn = (cubind__cuptiActivityDisable_fn)cubind__target((cubind__fnptr)slow_cuptiActivityDisable, &cubind__cupti_offsets[67]);
     CUptiResult cubind_status = cubind_fn(kind);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 67, (int)cubind_status);
+        return (CUptiResult)cubind_failed(67, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityEnableContext_fn)(CUcontext context, CUpti_ActivityKind kind);
-
-/* What the wrapper calls until cuptiActivityEnableContext is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityEnableContext is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityEnableContext(CUcontext context, CUpti_ActivityKind kind)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 68), (uintptr_t)context, (long long)kind);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityEnableContext_fn cubind_fn = (cubind__cuptiActivityEnableContext_fn)cubind__resolve(&cubind__cupti_symbols.table, 68, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityEnableContext);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, kind);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 68, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)context, kind, 20);
 }
 
 CUptiResult cubind_cupti_activity_enable_context(CUcontext context, CUpti_ActivityKind kind)
@@ -4424,34 +4905,15 @@ CUptiResult cubind_cupti_activity_enable_context(CUcontext context, CUpti_Activi
     cubind__cuptiActivityEnableContext_fn cubind_fn = (cubind__cuptiActivityEnableContext_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableContext, &cubind__cupti_offsets[68]);
     CUptiResult cubind_status = cubind_fn(context, kind);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 68, (int)cubind_status);
+        return (CUptiResult)cubind_failed(68, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityDisableContext_fn)(CUcontext context, CUpti_ActivityKind kind);
-
-/* What the wrapper calls until cuptiActivityDisableContext is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityDisableContext is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityDisableContext(CUcontext context, CUpti_ActivityKind kind)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 69), (uintptr_t)context, (long long)kind);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityDisableContext_fn cubind_fn = (cubind__cuptiActivityDisableContext_fn)cubind__resolve(&cubind__cupti_symbols.table, 69, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityDisableContext);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, kind);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 69, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)context, kind, 21);
 }
 
 CUptiResult cubind_cupti_activity_disable_context(CUcontext context, CUpti_ActivityKind kind)
@@ -4459,34 +4921,15 @@ CUptiResult cubind_cupti_activity_disable_context(CUcontext context, CUpti_Activ
     cubind__cuptiActivityDisableContext_fn cubind_fn = (cubind__cuptiActivityDisableContext_fn)cubind__target((cubind__fnptr)slow_cuptiActivityDisableContext, &cubind__cupti_offsets[69]);
     CUptiResult cubind_status = cubind_fn(context, kind);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 69, (int)cubind_status);
+        return (CUptiResult)cubind_failed(69, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityGetNumDroppedRecords_fn)(CUcontext context, uint32_t streamId, size_t *dropped);
-
-/* What the wrapper calls until cuptiActivityGetNumDroppedRecords is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityGetNumDroppedRecords is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t streamId, size_t *dropped)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 70), (uintptr_t)context, (unsigned long long)streamId, (uintptr_t)dropped);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityGetNumDroppedRecords_fn cubind_fn = (cubind__cuptiActivityGetNumDroppedRecords_fn)cubind__resolve(&cubind__cupti_symbols.table, 70, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityGetNumDroppedRecords);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, streamId, dropped);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 70, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)context, streamId, (uintptr_t)dropped, 13);
 }
 
 CUptiResult cubind_cupti_activity_get_num_dropped_records(CUcontext context, uint32_t streamId, size_t *dropped)
@@ -4494,34 +4937,15 @@ CUptiResult cubind_cupti_activity_get_num_dropped_records(CUcontext context, uin
     cubind__cuptiActivityGetNumDroppedRecords_fn cubind_fn = (cubind__cuptiActivityGetNumDroppedRecords_fn)cubind__target((cubind__fnptr)slow_cuptiActivityGetNumDroppedRecords, &cubind__cupti_offsets[70]);
     CUptiResult cubind_status = cubind_fn(context, streamId, dropped);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 70, (int)cubind_status);
+        return (CUptiResult)cubind_failed(70, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityGetNextRecord_fn)(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record);
-
-/* What the wrapper calls until cuptiActivityGetNextRecord is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityGetNextRecord is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 71), (uintptr_t)buffer, (unsigned long long)validBufferSizeBytes, (uintptr_t)record);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityGetNextRecord_fn cubind_fn = (cubind__cuptiActivityGetNextRecord_fn)cubind__resolve(&cubind__cupti_symbols.table, 71, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityGetNextRecord);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(buffer, validBufferSizeBytes, record);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 71, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)buffer, validBufferSizeBytes, (uintptr_t)record, 14);
 }
 
 CUptiResult cubind_cupti_activity_get_next_record(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record)
@@ -4529,34 +4953,15 @@ CUptiResult cubind_cupti_activity_get_next_record(uint8_t *buffer, size_t validB
     cubind__cuptiActivityGetNextRecord_fn cubind_fn = (cubind__cuptiActivityGetNextRecord_fn)cubind__target((cubind__fnptr)slow_cuptiActivityGetNextRecord, &cubind__cupti_offsets[71]);
     CUptiResult cubind_status = cubind_fn(buffer, validBufferSizeBytes, record);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 71, (int)cubind_status);
+        return (CUptiResult)cubind_failed(71, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityRegisterCallbacks_fn)(CUpti_BuffersCallbackRequestFunc funcBufferRequested, CUpti_BuffersCallbackCompleteFunc funcBufferCompleted);
-
-/* What the wrapper calls until cuptiActivityRegisterCallbacks is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityRegisterCallbacks is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested, CUpti_BuffersCallbackCompleteFunc funcBufferCompleted)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 72), (uintptr_t)funcBufferRequested, (uintptr_t)funcBufferCompleted);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityRegisterCallbacks_fn cubind_fn = (cubind__cuptiActivityRegisterCallbacks_fn)cubind__resolve(&cubind__cupti_symbols.table, 72, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityRegisterCallbacks);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(funcBufferRequested, funcBufferCompleted);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 72, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)funcBufferRequested, (uintptr_t)funcBufferCompleted, 22);
 }
 
 CUptiResult cubind_cupti_activity_register_callbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested, CUpti_BuffersCallbackCompleteFunc funcBufferCompleted)
@@ -4564,34 +4969,15 @@ CUptiResult cubind_cupti_activity_register_callbacks(CUpti_BuffersCallbackReques
     cubind__cuptiActivityRegisterCallbacks_fn cubind_fn = (cubind__cuptiActivityRegisterCallbacks_fn)cubind__target((cubind__fnptr)slow_cuptiActivityRegisterCallbacks, &cubind__cupti_offsets[72]);
     CUptiResult cubind_status = cubind_fn(funcBufferRequested, funcBufferCompleted);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 72, (int)cubind_status);
+        return (CUptiResult)cubind_failed(72, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityFlush_fn)(CUcontext context, uint32_t streamId, uint32_t flag);
-
-/* What the wrapper calls until cuptiActivityFlush is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityFlush is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityFlush(CUcontext context, uint32_t streamId, uint32_t flag)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 73), (uintptr_t)context, (unsigned long long)streamId, (unsigned long long)flag);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityFlush_fn cubind_fn = (cubind__cuptiActivityFlush_fn)cubind__resolve(&cubind__cupti_symbols.table, 73, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityFlush);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, streamId, flag);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 73, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)context, streamId, flag, 15);
 }
 
 CUptiResult cubind_cupti_activity_flush(CUcontext context, uint32_t streamId, uint32_t flag)
@@ -4599,34 +4985,15 @@ CUptiResult cubind_cupti_activity_flush(CUcontext context, uint32_t streamId, ui
     cubind__cuptiActivityFlush_fn cubind_fn = (cubind__cuptiActivityFlush_fn)cubind__target((cubind__fnptr)slow_cuptiActivityFlush, &cubind__cupti_offsets[73]);
     CUptiResult cubind_status = cubind_fn(context, streamId, flag);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 73, (int)cubind_status);
+        return (CUptiResult)cubind_failed(73, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityFlushAll_fn)(uint32_t flag);
-
-/* What the wrapper calls until cuptiActivityFlushAll is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityFlushAll is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityFlushAll(uint32_t flag)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 74), (unsigned long long)flag);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityFlushAll_fn cubind_fn = (cubind__cuptiActivityFlushAll_fn)cubind__resolve(&cubind__cupti_symbols.table, 74, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityFlushAll);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(flag);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 74, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1(flag, 18);
 }
 
 CUptiResult cubind_cupti_activity_flush_all(uint32_t flag)
@@ -4634,34 +5001,15 @@ CUptiResult cubind_cupti_activity_flush_all(uint32_t flag)
     cubind__cuptiActivityFlushAll_fn cubind_fn = (cubind__cuptiActivityFlushAll_fn)cubind__target((cubind__fnptr)slow_cuptiActivityFlushAll, &cubind__cupti_offsets[74]);
     CUptiResult cubind_status = cubind_fn(flag);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 74, (int)cubind_status);
+        return (CUptiResult)cubind_failed(74, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityGetAttribute_fn)(CUpti_ActivityAttribute attr, size_t *valueSize, void *value);
-
-/* What the wrapper calls until cuptiActivityGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityGetAttribute is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityGetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 75), (long long)attr, (uintptr_t)valueSize, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityGetAttribute_fn cubind_fn = (cubind__cuptiActivityGetAttribute_fn)cubind__resolve(&cubind__cupti_symbols.table, 75, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityGetAttribute);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(attr, valueSize, value);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 75, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2(attr, (uintptr_t)valueSize, (uintptr_t)value, 16);
 }
 
 CUptiResult cubind_cupti_activity_get_attribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)
@@ -4669,34 +5017,15 @@ CUptiResult cubind_cupti_activity_get_attribute(CUpti_ActivityAttribute attr, si
     cubind__cuptiActivityGetAttribute_fn cubind_fn = (cubind__cuptiActivityGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiActivityGetAttribute, &cubind__cupti_offsets[75]);
     CUptiResult cubind_status = cubind_fn(attr, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 75, (int)cubind_status);
+        return (CUptiResult)cubind_failed(75, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivitySetAttribute_fn)(CUpti_ActivityAttribute attr, size_t *valueSize, void *value);
-
-/* What the wrapper calls until cuptiActivitySetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivitySetAttribute is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD CUptiResult slow_cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 76), (long long)attr, (uintptr_t)valueSize, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivitySetAttribute_fn cubind_fn = (cubind__cuptiActivitySetAttribute_fn)cubind__resolve(&cubind__cupti_symbols.table, 76, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivitySetAttribute);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(attr, valueSize, value);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 76, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2(attr, (uintptr_t)valueSize, (uintptr_t)value, 17);
 }
 
 CUptiResult cubind_cupti_activity_set_attribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)
@@ -4704,34 +5033,15 @@ CUptiResult cubind_cupti_activity_set_attribute(CUpti_ActivityAttribute attr, si
     cubind__cuptiActivitySetAttribute_fn cubind_fn = (cubind__cuptiActivitySetAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiActivitySetAttribute, &cubind__cupti_offsets[76]);
     CUptiResult cubind_status = cubind_fn(attr, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 76, (int)cubind_status);
+        return (CUptiResult)cubind_failed(76, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityConfigureUnifiedMemoryCounter_fn)(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count);
-
-/* What the wrapper calls until cuptiActivityConfigureUnifiedMemoryCounter is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityConfigureUnifiedMemoryCounter is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 77), (uintptr_t)config, (unsigned long long)count);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityConfigureUnifiedMemoryCounter_fn cubind_fn = (cubind__cuptiActivityConfigureUnifiedMemoryCounter_fn)cubind__resolve(&cubind__cupti_symbols.table, 77, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityConfigureUnifiedMemoryCounter);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(config, count);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 77, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)config, count, 23);
 }
 
 CUptiResult cubind_cupti_activity_configure_unified_memory_counter(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count)
@@ -4739,34 +5049,15 @@ CUptiResult cubind_cupti_activity_configure_unified_memory_counter(CUpti_Activit
     cubind__cuptiActivityConfigureUnifiedMemoryCounter_fn cubind_fn = (cubind__cuptiActivityConfigureUnifiedMemoryCounter_fn)cubind__target((cubind__fnptr)slow_cuptiActivityConfigureUnifiedMemoryCounter, &cubind__cupti_offsets[77]);
     CUptiResult cubind_status = cubind_fn(config, count);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 77, (int)cubind_status);
+        return (CUptiResult)cubind_failed(77, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetAutoBoostState_fn)(CUcontext context, CUpti_ActivityAutoBoostState *state);
-
-/* What the wrapper calls until cuptiGetAutoBoostState is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiGetAutoBoostState is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiGetAutoBoostState(CUcontext context, CUpti_ActivityAutoBoostState *state)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 78), (uintptr_t)context, (uintptr_t)state);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetAutoBoostState_fn cubind_fn = (cubind__cuptiGetAutoBoostState_fn)cubind__resolve(&cubind__cupti_symbols.table, 78, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetAutoBoostState);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, state);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 78, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)context, (uintptr_t)state, 24);
 }
 
 CUptiResult cubind_cupti_get_auto_boost_state(CUcontext context, CUpti_ActivityAutoBoostState *state)
@@ -4774,34 +5065,15 @@ CUptiResult cubind_cupti_get_auto_boost_state(CUcontext context, CUpti_ActivityA
     cubind__cuptiGetAutoBoostState_fn cubind_fn = (cubind__cuptiGetAutoBoostState_fn)cubind__target((cubind__fnptr)slow_cuptiGetAutoBoostState, &cubind__cupti_offsets[78]);
     CUptiResult cubind_status = cubind_fn(context, state);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 78, (int)cubind_status);
+        return (CUptiResult)cubind_failed(78, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityConfigurePCSampling_fn)(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config);
-
-/* What the wrapper calls until cuptiActivityConfigurePCSampling is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityConfigurePCSampling is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityConfigurePCSampling(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 79), (uintptr_t)ctx, (uintptr_t)config);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityConfigurePCSampling_fn cubind_fn = (cubind__cuptiActivityConfigurePCSampling_fn)cubind__resolve(&cubind__cupti_symbols.table, 79, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityConfigurePCSampling);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(ctx, config);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 79, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)ctx, (uintptr_t)config, 25);
 }
 
 CUptiResult cubind_cupti_activity_configure_pc_sampling(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config)
@@ -4809,34 +5081,15 @@ CUptiResult cubind_cupti_activity_configure_pc_sampling(CUcontext ctx, CUpti_Act
     cubind__cuptiActivityConfigurePCSampling_fn cubind_fn = (cubind__cuptiActivityConfigurePCSampling_fn)cubind__target((cubind__fnptr)slow_cuptiActivityConfigurePCSampling, &cubind__cupti_offsets[79]);
     CUptiResult cubind_status = cubind_fn(ctx, config);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 79, (int)cubind_status);
+        return (CUptiResult)cubind_failed(79, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetLastError_fn)(void);
-
-/* What the wrapper calls until cuptiGetLastError is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiGetLastError is resolved, and every call while tracing: shape 9. */
 static CUBIND_COLD CUptiResult slow_cuptiGetLastError(void)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 80));
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetLastError_fn cubind_fn = (cubind__cuptiGetLastError_fn)cubind__resolve(&cubind__cupti_symbols.table, 80, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetLastError);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn();
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 80, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_9(0);
 }
 
 CUptiResult cubind_cupti_get_last_error(void)
@@ -4844,34 +5097,15 @@ CUptiResult cubind_cupti_get_last_error(void)
     cubind__cuptiGetLastError_fn cubind_fn = (cubind__cuptiGetLastError_fn)cubind__target((cubind__fnptr)slow_cuptiGetLastError, &cubind__cupti_offsets[80]);
     CUptiResult cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 80, (int)cubind_status);
+        return (CUptiResult)cubind_failed(80, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSetThreadIdType_fn)(CUpti_ActivityThreadIdType type);
-
-/* What the wrapper calls until cuptiSetThreadIdType is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiSetThreadIdType is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiSetThreadIdType(CUpti_ActivityThreadIdType type)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 81), (long long)type);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSetThreadIdType_fn cubind_fn = (cubind__cuptiSetThreadIdType_fn)cubind__resolve(&cubind__cupti_symbols.table, 81, &cubind_unavailable, (cubind__fnptr)slow_cuptiSetThreadIdType);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(type);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 81, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1(type, 19);
 }
 
 CUptiResult cubind_cupti_set_thread_id_type(CUpti_ActivityThreadIdType type)
@@ -4879,34 +5113,15 @@ CUptiResult cubind_cupti_set_thread_id_type(CUpti_ActivityThreadIdType type)
     cubind__cuptiSetThreadIdType_fn cubind_fn = (cubind__cuptiSetThreadIdType_fn)cubind__target((cubind__fnptr)slow_cuptiSetThreadIdType, &cubind__cupti_offsets[81]);
     CUptiResult cubind_status = cubind_fn(type);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 81, (int)cubind_status);
+        return (CUptiResult)cubind_failed(81, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetThreadIdType_fn)(CUpti_ActivityThreadIdType *type);
-
-/* What the wrapper calls until cuptiGetThreadIdType is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiGetThreadIdType is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiGetThreadIdType(CUpti_ActivityThreadIdType *type)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 82), (uintptr_t)type);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetThreadIdType_fn cubind_fn = (cubind__cuptiGetThreadIdType_fn)cubind__resolve(&cubind__cupti_symbols.table, 82, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetThreadIdType);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(type);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 82, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)type, 20);
 }
 
 CUptiResult cubind_cupti_get_thread_id_type(CUpti_ActivityThreadIdType *type)
@@ -4914,34 +5129,15 @@ CUptiResult cubind_cupti_get_thread_id_type(CUpti_ActivityThreadIdType *type)
     cubind__cuptiGetThreadIdType_fn cubind_fn = (cubind__cuptiGetThreadIdType_fn)cubind__target((cubind__fnptr)slow_cuptiGetThreadIdType, &cubind__cupti_offsets[82]);
     CUptiResult cubind_status = cubind_fn(type);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 82, (int)cubind_status);
+        return (CUptiResult)cubind_failed(82, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiComputeCapabilitySupported_fn)(int major, int minor, int *support);
-
-/* What the wrapper calls until cuptiComputeCapabilitySupported is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiComputeCapabilitySupported is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD CUptiResult slow_cuptiComputeCapabilitySupported(int major, int minor, int *support)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 83), (long long)major, (long long)minor, (uintptr_t)support);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiComputeCapabilitySupported_fn cubind_fn = (cubind__cuptiComputeCapabilitySupported_fn)cubind__resolve(&cubind__cupti_symbols.table, 83, &cubind_unavailable, (cubind__fnptr)slow_cuptiComputeCapabilitySupported);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(major, minor, support);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 83, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2(major, minor, (uintptr_t)support, 18);
 }
 
 CUptiResult cubind_cupti_compute_capability_supported(int major, int minor, int *support)
@@ -4949,34 +5145,15 @@ CUptiResult cubind_cupti_compute_capability_supported(int major, int minor, int 
     cubind__cuptiComputeCapabilitySupported_fn cubind_fn = (cubind__cuptiComputeCapabilitySupported_fn)cubind__target((cubind__fnptr)slow_cuptiComputeCapabilitySupported, &cubind__cupti_offsets[83]);
     CUptiResult cubind_status = cubind_fn(major, minor, support);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 83, (int)cubind_status);
+        return (CUptiResult)cubind_failed(83, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiDeviceSupported_fn)(CUdevice dev, int *support);
-
-/* What the wrapper calls until cuptiDeviceSupported is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiDeviceSupported is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiDeviceSupported(CUdevice dev, int *support)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 84), (long long)dev, (uintptr_t)support);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiDeviceSupported_fn cubind_fn = (cubind__cuptiDeviceSupported_fn)cubind__resolve(&cubind__cupti_symbols.table, 84, &cubind_unavailable, (cubind__fnptr)slow_cuptiDeviceSupported);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(dev, support);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 84, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(dev, (uintptr_t)support, 26);
 }
 
 CUptiResult cubind_cupti_device_supported(CUdevice dev, int *support)
@@ -4984,34 +5161,15 @@ CUptiResult cubind_cupti_device_supported(CUdevice dev, int *support)
     cubind__cuptiDeviceSupported_fn cubind_fn = (cubind__cuptiDeviceSupported_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceSupported, &cubind__cupti_offsets[84]);
     CUptiResult cubind_status = cubind_fn(dev, support);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 84, (int)cubind_status);
+        return (CUptiResult)cubind_failed(84, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiDeviceVirtualizationMode_fn)(CUdevice dev, CUpti_DeviceVirtualizationMode *mode);
-
-/* What the wrapper calls until cuptiDeviceVirtualizationMode is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiDeviceVirtualizationMode is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiDeviceVirtualizationMode(CUdevice dev, CUpti_DeviceVirtualizationMode *mode)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 85), (long long)dev, (uintptr_t)mode);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiDeviceVirtualizationMode_fn cubind_fn = (cubind__cuptiDeviceVirtualizationMode_fn)cubind__resolve(&cubind__cupti_symbols.table, 85, &cubind_unavailable, (cubind__fnptr)slow_cuptiDeviceVirtualizationMode);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(dev, mode);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 85, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(dev, (uintptr_t)mode, 27);
 }
 
 CUptiResult cubind_cupti_device_virtualization_mode(CUdevice dev, CUpti_DeviceVirtualizationMode *mode)
@@ -5019,34 +5177,15 @@ CUptiResult cubind_cupti_device_virtualization_mode(CUdevice dev, CUpti_DeviceVi
     cubind__cuptiDeviceVirtualizationMode_fn cubind_fn = (cubind__cuptiDeviceVirtualizationMode_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceVirtualizationMode, &cubind__cupti_offsets[85]);
     CUptiResult cubind_status = cubind_fn(dev, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 85, (int)cubind_status);
+        return (CUptiResult)cubind_failed(85, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiFinalize_fn)(void);
-
-/* What the wrapper calls until cuptiFinalize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiFinalize is resolved, and every call while tracing: shape 9. */
 static CUBIND_COLD CUptiResult slow_cuptiFinalize(void)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 86));
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiFinalize_fn cubind_fn = (cubind__cuptiFinalize_fn)cubind__resolve(&cubind__cupti_symbols.table, 86, &cubind_unavailable, (cubind__fnptr)slow_cuptiFinalize);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn();
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 86, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_9(1);
 }
 
 CUptiResult cubind_cupti_finalize(void)
@@ -5054,34 +5193,15 @@ CUptiResult cubind_cupti_finalize(void)
     cubind__cuptiFinalize_fn cubind_fn = (cubind__cuptiFinalize_fn)cubind__target((cubind__fnptr)slow_cuptiFinalize, &cubind__cupti_offsets[86]);
     CUptiResult cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 86, (int)cubind_status);
+        return (CUptiResult)cubind_failed(86, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityPushExternalCorrelationId_fn)(CUpti_ExternalCorrelationKind kind, uint64_t id);
-
-/* What the wrapper calls until cuptiActivityPushExternalCorrelationId is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityPushExternalCorrelationId is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t id)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 87), (long long)kind, (unsigned long long)id);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityPushExternalCorrelationId_fn cubind_fn = (cubind__cuptiActivityPushExternalCorrelationId_fn)cubind__resolve(&cubind__cupti_symbols.table, 87, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityPushExternalCorrelationId);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(kind, id);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 87, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(kind, id, 28);
 }
 
 CUptiResult cubind_cupti_activity_push_external_correlation_id(CUpti_ExternalCorrelationKind kind, uint64_t id)
@@ -5089,34 +5209,15 @@ CUptiResult cubind_cupti_activity_push_external_correlation_id(CUpti_ExternalCor
     cubind__cuptiActivityPushExternalCorrelationId_fn cubind_fn = (cubind__cuptiActivityPushExternalCorrelationId_fn)cubind__target((cubind__fnptr)slow_cuptiActivityPushExternalCorrelationId, &cubind__cupti_offsets[87]);
     CUptiResult cubind_status = cubind_fn(kind, id);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 87, (int)cubind_status);
+        return (CUptiResult)cubind_failed(87, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityPopExternalCorrelationId_fn)(CUpti_ExternalCorrelationKind kind, uint64_t *lastId);
-
-/* What the wrapper calls until cuptiActivityPopExternalCorrelationId is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityPopExternalCorrelationId is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t *lastId)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 88), (long long)kind, (uintptr_t)lastId);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityPopExternalCorrelationId_fn cubind_fn = (cubind__cuptiActivityPopExternalCorrelationId_fn)cubind__resolve(&cubind__cupti_symbols.table, 88, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityPopExternalCorrelationId);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(kind, lastId);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 88, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(kind, (uintptr_t)lastId, 29);
 }
 
 CUptiResult cubind_cupti_activity_pop_external_correlation_id(CUpti_ExternalCorrelationKind kind, uint64_t *lastId)
@@ -5124,34 +5225,15 @@ CUptiResult cubind_cupti_activity_pop_external_correlation_id(CUpti_ExternalCorr
     cubind__cuptiActivityPopExternalCorrelationId_fn cubind_fn = (cubind__cuptiActivityPopExternalCorrelationId_fn)cubind__target((cubind__fnptr)slow_cuptiActivityPopExternalCorrelationId, &cubind__cupti_offsets[88]);
     CUptiResult cubind_status = cubind_fn(kind, lastId);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 88, (int)cubind_status);
+        return (CUptiResult)cubind_failed(88, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityEnableLatencyTimestamps_fn)(uint8_t enable);
-
-/* What the wrapper calls until cuptiActivityEnableLatencyTimestamps is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityEnableLatencyTimestamps is resolved, and every call while tracing: shape 10. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityEnableLatencyTimestamps(uint8_t enable)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 89), (unsigned long long)enable);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityEnableLatencyTimestamps_fn cubind_fn = (cubind__cuptiActivityEnableLatencyTimestamps_fn)cubind__resolve(&cubind__cupti_symbols.table, 89, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityEnableLatencyTimestamps);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(enable);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 89, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_10(enable, 0);
 }
 
 CUptiResult cubind_cupti_activity_enable_latency_timestamps(uint8_t enable)
@@ -5159,34 +5241,15 @@ CUptiResult cubind_cupti_activity_enable_latency_timestamps(uint8_t enable)
     cubind__cuptiActivityEnableLatencyTimestamps_fn cubind_fn = (cubind__cuptiActivityEnableLatencyTimestamps_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableLatencyTimestamps, &cubind__cupti_offsets[89]);
     CUptiResult cubind_status = cubind_fn(enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 89, (int)cubind_status);
+        return (CUptiResult)cubind_failed(89, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityFlushPeriod_fn)(uint32_t time);
-
-/* What the wrapper calls until cuptiActivityFlushPeriod is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityFlushPeriod is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityFlushPeriod(uint32_t time)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 90), (unsigned long long)time);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityFlushPeriod_fn cubind_fn = (cubind__cuptiActivityFlushPeriod_fn)cubind__resolve(&cubind__cupti_symbols.table, 90, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityFlushPeriod);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(time);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 90, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1(time, 21);
 }
 
 CUptiResult cubind_cupti_activity_flush_period(uint32_t time)
@@ -5194,34 +5257,15 @@ CUptiResult cubind_cupti_activity_flush_period(uint32_t time)
     cubind__cuptiActivityFlushPeriod_fn cubind_fn = (cubind__cuptiActivityFlushPeriod_fn)cubind__target((cubind__fnptr)slow_cuptiActivityFlushPeriod, &cubind__cupti_offsets[90]);
     CUptiResult cubind_status = cubind_fn(time);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 90, (int)cubind_status);
+        return (CUptiResult)cubind_failed(90, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityEnableLaunchAttributes_fn)(uint8_t enable);
-
-/* What the wrapper calls until cuptiActivityEnableLaunchAttributes is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityEnableLaunchAttributes is resolved, and every call while tracing: shape 10. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityEnableLaunchAttributes(uint8_t enable)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 91), (unsigned long long)enable);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityEnableLaunchAttributes_fn cubind_fn = (cubind__cuptiActivityEnableLaunchAttributes_fn)cubind__resolve(&cubind__cupti_symbols.table, 91, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityEnableLaunchAttributes);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(enable);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 91, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_10(enable, 1);
 }
 
 CUptiResult cubind_cupti_activity_enable_launch_attributes(uint8_t enable)
@@ -5229,34 +5273,15 @@ CUptiResult cubind_cupti_activity_enable_launch_attributes(uint8_t enable)
     cubind__cuptiActivityEnableLaunchAttributes_fn cubind_fn = (cubind__cuptiActivityEnableLaunchAttributes_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableLaunchAttributes, &cubind__cupti_offsets[91]);
     CUptiResult cubind_status = cubind_fn(enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 91, (int)cubind_status);
+        return (CUptiResult)cubind_failed(91, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityRegisterTimestampCallback_fn)(CUpti_TimestampCallbackFunc funcTimestamp);
-
-/* What the wrapper calls until cuptiActivityRegisterTimestampCallback is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityRegisterTimestampCallback is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc funcTimestamp)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 92), (uintptr_t)funcTimestamp);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityRegisterTimestampCallback_fn cubind_fn = (cubind__cuptiActivityRegisterTimestampCallback_fn)cubind__resolve(&cubind__cupti_symbols.table, 92, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityRegisterTimestampCallback);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(funcTimestamp);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 92, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)funcTimestamp, 22);
 }
 
 CUptiResult cubind_cupti_activity_register_timestamp_callback(CUpti_TimestampCallbackFunc funcTimestamp)
@@ -5264,34 +5289,15 @@ CUptiResult cubind_cupti_activity_register_timestamp_callback(CUpti_TimestampCal
     cubind__cuptiActivityRegisterTimestampCallback_fn cubind_fn = (cubind__cuptiActivityRegisterTimestampCallback_fn)cubind__target((cubind__fnptr)slow_cuptiActivityRegisterTimestampCallback, &cubind__cupti_offsets[92]);
     CUptiResult cubind_status = cubind_fn(funcTimestamp);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 92, (int)cubind_status);
+        return (CUptiResult)cubind_failed(92, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityEnableDeviceGraph_fn)(uint8_t enable);
-
-/* What the wrapper calls until cuptiActivityEnableDeviceGraph is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityEnableDeviceGraph is resolved, and every call while tracing: shape 10. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityEnableDeviceGraph(uint8_t enable)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 93), (unsigned long long)enable);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityEnableDeviceGraph_fn cubind_fn = (cubind__cuptiActivityEnableDeviceGraph_fn)cubind__resolve(&cubind__cupti_symbols.table, 93, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityEnableDeviceGraph);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(enable);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 93, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_10(enable, 2);
 }
 
 CUptiResult cubind_cupti_activity_enable_device_graph(uint8_t enable)
@@ -5299,34 +5305,15 @@ CUptiResult cubind_cupti_activity_enable_device_graph(uint8_t enable)
     cubind__cuptiActivityEnableDeviceGraph_fn cubind_fn = (cubind__cuptiActivityEnableDeviceGraph_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableDeviceGraph, &cubind__cupti_offsets[93]);
     CUptiResult cubind_status = cubind_fn(enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 93, (int)cubind_status);
+        return (CUptiResult)cubind_failed(93, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityEnableDriverApi_fn)(CUpti_CallbackId cbid, uint8_t enable);
-
-/* What the wrapper calls until cuptiActivityEnableDriverApi is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityEnableDriverApi is resolved, and every call while tracing: shape 11. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 94), (unsigned long long)cbid, (unsigned long long)enable);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityEnableDriverApi_fn cubind_fn = (cubind__cuptiActivityEnableDriverApi_fn)cubind__resolve(&cubind__cupti_symbols.table, 94, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityEnableDriverApi);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(cbid, enable);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 94, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_11(cbid, enable, 0);
 }
 
 CUptiResult cubind_cupti_activity_enable_driver_api(CUpti_CallbackId cbid, uint8_t enable)
@@ -5334,34 +5321,15 @@ CUptiResult cubind_cupti_activity_enable_driver_api(CUpti_CallbackId cbid, uint8
     cubind__cuptiActivityEnableDriverApi_fn cubind_fn = (cubind__cuptiActivityEnableDriverApi_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableDriverApi, &cubind__cupti_offsets[94]);
     CUptiResult cubind_status = cubind_fn(cbid, enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 94, (int)cubind_status);
+        return (CUptiResult)cubind_failed(94, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityEnableRuntimeApi_fn)(CUpti_CallbackId cbid, uint8_t enable);
-
-/* What the wrapper calls until cuptiActivityEnableRuntimeApi is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityEnableRuntimeApi is resolved, and every call while tracing: shape 11. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 95), (unsigned long long)cbid, (unsigned long long)enable);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityEnableRuntimeApi_fn cubind_fn = (cubind__cuptiActivityEnableRuntimeApi_fn)cubind__resolve(&cubind__cupti_symbols.table, 95, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityEnableRuntimeApi);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(cbid, enable);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 95, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_11(cbid, enable, 1);
 }
 
 CUptiResult cubind_cupti_activity_enable_runtime_api(CUpti_CallbackId cbid, uint8_t enable)
@@ -5369,34 +5337,15 @@ CUptiResult cubind_cupti_activity_enable_runtime_api(CUpti_CallbackId cbid, uint
     cubind__cuptiActivityEnableRuntimeApi_fn cubind_fn = (cubind__cuptiActivityEnableRuntimeApi_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableRuntimeApi, &cubind__cupti_offsets[95]);
     CUptiResult cubind_status = cubind_fn(cbid, enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 95, (int)cubind_status);
+        return (CUptiResult)cubind_failed(95, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityEnableHWTrace_fn)(uint8_t enable);
-
-/* What the wrapper calls until cuptiActivityEnableHWTrace is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityEnableHWTrace is resolved, and every call while tracing: shape 10. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityEnableHWTrace(uint8_t enable)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 96), (unsigned long long)enable);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityEnableHWTrace_fn cubind_fn = (cubind__cuptiActivityEnableHWTrace_fn)cubind__resolve(&cubind__cupti_symbols.table, 96, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityEnableHWTrace);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(enable);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 96, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_10(enable, 3);
 }
 
 CUptiResult cubind_cupti_activity_enable_hw_trace(uint8_t enable)
@@ -5404,34 +5353,15 @@ CUptiResult cubind_cupti_activity_enable_hw_trace(uint8_t enable)
     cubind__cuptiActivityEnableHWTrace_fn cubind_fn = (cubind__cuptiActivityEnableHWTrace_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableHWTrace, &cubind__cupti_offsets[96]);
     CUptiResult cubind_status = cubind_fn(enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 96, (int)cubind_status);
+        return (CUptiResult)cubind_failed(96, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityEnableAllocationSource_fn)(uint8_t enable);
-
-/* What the wrapper calls until cuptiActivityEnableAllocationSource is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityEnableAllocationSource is resolved, and every call while tracing: shape 10. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityEnableAllocationSource(uint8_t enable)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 97), (unsigned long long)enable);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityEnableAllocationSource_fn cubind_fn = (cubind__cuptiActivityEnableAllocationSource_fn)cubind__resolve(&cubind__cupti_symbols.table, 97, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityEnableAllocationSource);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(enable);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 97, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_10(enable, 4);
 }
 
 CUptiResult cubind_cupti_activity_enable_allocation_source(uint8_t enable)
@@ -5439,34 +5369,15 @@ CUptiResult cubind_cupti_activity_enable_allocation_source(uint8_t enable)
     cubind__cuptiActivityEnableAllocationSource_fn cubind_fn = (cubind__cuptiActivityEnableAllocationSource_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableAllocationSource, &cubind__cupti_offsets[97]);
     CUptiResult cubind_status = cubind_fn(enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 97, (int)cubind_status);
+        return (CUptiResult)cubind_failed(97, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityEnableAllSyncRecords_fn)(uint8_t enable);
-
-/* What the wrapper calls until cuptiActivityEnableAllSyncRecords is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityEnableAllSyncRecords is resolved, and every call while tracing: shape 10. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityEnableAllSyncRecords(uint8_t enable)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 98), (unsigned long long)enable);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityEnableAllSyncRecords_fn cubind_fn = (cubind__cuptiActivityEnableAllSyncRecords_fn)cubind__resolve(&cubind__cupti_symbols.table, 98, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityEnableAllSyncRecords);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(enable);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 98, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_10(enable, 5);
 }
 
 CUptiResult cubind_cupti_activity_enable_all_sync_records(uint8_t enable)
@@ -5474,34 +5385,15 @@ CUptiResult cubind_cupti_activity_enable_all_sync_records(uint8_t enable)
     cubind__cuptiActivityEnableAllSyncRecords_fn cubind_fn = (cubind__cuptiActivityEnableAllSyncRecords_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableAllSyncRecords, &cubind__cupti_offsets[98]);
     CUptiResult cubind_status = cubind_fn(enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 98, (int)cubind_status);
+        return (CUptiResult)cubind_failed(98, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityEnableCudaEventDeviceTimestamps_fn)(uint8_t enable);
-
-/* What the wrapper calls until cuptiActivityEnableCudaEventDeviceTimestamps is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiActivityEnableCudaEventDeviceTimestamps is resolved, and every call while tracing: shape 10. */
 static CUBIND_COLD CUptiResult slow_cuptiActivityEnableCudaEventDeviceTimestamps(uint8_t enable)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 99), (unsigned long long)enable);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityEnableCudaEventDeviceTimestamps_fn cubind_fn = (cubind__cuptiActivityEnableCudaEventDeviceTimestamps_fn)cubind__resolve(&cubind__cupti_symbols.table, 99, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityEnableCudaEventDeviceTimestamps);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(enable);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 99, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_10(enable, 6);
 }
 
 CUptiResult cubind_cupti_activity_enable_cuda_event_device_timestamps(uint8_t enable)
@@ -5509,34 +5401,15 @@ CUptiResult cubind_cupti_activity_enable_cuda_event_device_timestamps(uint8_t en
     cubind__cuptiActivityEnableCudaEventDeviceTimestamps_fn cubind_fn = (cubind__cuptiActivityEnableCudaEventDeviceTimestamps_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableCudaEventDeviceTimestamps, &cubind__cupti_offsets[99]);
     CUptiResult cubind_status = cubind_fn(enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 99, (int)cubind_status);
+        return (CUptiResult)cubind_failed(99, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPCSamplingSetConfigurationAttribute_fn)(CUpti_PCSamplingConfigurationInfoParams *pParams);
-
-/* What the wrapper calls until cuptiPCSamplingSetConfigurationAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiPCSamplingSetConfigurationAttribute is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiPCSamplingSetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoParams *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 100), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPCSamplingSetConfigurationAttribute_fn cubind_fn = (cubind__cuptiPCSamplingSetConfigurationAttribute_fn)cubind__resolve(&cubind__cupti_symbols.table, 100, &cubind_unavailable, (cubind__fnptr)slow_cuptiPCSamplingSetConfigurationAttribute);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 100, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 23);
 }
 
 CUptiResult cubind_cupti_pc_sampling_set_configuration_attribute(CUpti_PCSamplingConfigurationInfoParams *pParams)
@@ -5544,34 +5417,15 @@ CUptiResult cubind_cupti_pc_sampling_set_configuration_attribute(CUpti_PCSamplin
     cubind__cuptiPCSamplingSetConfigurationAttribute_fn cubind_fn = (cubind__cuptiPCSamplingSetConfigurationAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingSetConfigurationAttribute, &cubind__cupti_offsets[100]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 100, (int)cubind_status);
+        return (CUptiResult)cubind_failed(100, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPCSamplingGetConfigurationAttribute_fn)(CUpti_PCSamplingConfigurationInfoParams *pParams);
-
-/* What the wrapper calls until cuptiPCSamplingGetConfigurationAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiPCSamplingGetConfigurationAttribute is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiPCSamplingGetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoParams *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 101), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPCSamplingGetConfigurationAttribute_fn cubind_fn = (cubind__cuptiPCSamplingGetConfigurationAttribute_fn)cubind__resolve(&cubind__cupti_symbols.table, 101, &cubind_unavailable, (cubind__fnptr)slow_cuptiPCSamplingGetConfigurationAttribute);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 101, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 24);
 }
 
 CUptiResult cubind_cupti_pc_sampling_get_configuration_attribute(CUpti_PCSamplingConfigurationInfoParams *pParams)
@@ -5579,34 +5433,15 @@ CUptiResult cubind_cupti_pc_sampling_get_configuration_attribute(CUpti_PCSamplin
     cubind__cuptiPCSamplingGetConfigurationAttribute_fn cubind_fn = (cubind__cuptiPCSamplingGetConfigurationAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingGetConfigurationAttribute, &cubind__cupti_offsets[101]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 101, (int)cubind_status);
+        return (CUptiResult)cubind_failed(101, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPCSamplingGetData_fn)(CUpti_PCSamplingGetDataParams *pParams);
-
-/* What the wrapper calls until cuptiPCSamplingGetData is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiPCSamplingGetData is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiPCSamplingGetData(CUpti_PCSamplingGetDataParams *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 102), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPCSamplingGetData_fn cubind_fn = (cubind__cuptiPCSamplingGetData_fn)cubind__resolve(&cubind__cupti_symbols.table, 102, &cubind_unavailable, (cubind__fnptr)slow_cuptiPCSamplingGetData);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 102, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 25);
 }
 
 CUptiResult cubind_cupti_pc_sampling_get_data(CUpti_PCSamplingGetDataParams *pParams)
@@ -5614,34 +5449,15 @@ CUptiResult cubind_cupti_pc_sampling_get_data(CUpti_PCSamplingGetDataParams *pPa
     cubind__cuptiPCSamplingGetData_fn cubind_fn = (cubind__cuptiPCSamplingGetData_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingGetData, &cubind__cupti_offsets[102]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 102, (int)cubind_status);
+        return (CUptiResult)cubind_failed(102, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPCSamplingEnable_fn)(CUpti_PCSamplingEnableParams *pParams);
-
-/* What the wrapper calls until cuptiPCSamplingEnable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiPCSamplingEnable is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiPCSamplingEnable(CUpti_PCSamplingEnableParams *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 103), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPCSamplingEnable_fn cubind_fn = (cubind__cuptiPCSamplingEnable_fn)cubind__resolve(&cubind__cupti_symbols.table, 103, &cubind_unavailable, (cubind__fnptr)slow_cuptiPCSamplingEnable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 103, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 26);
 }
 
 CUptiResult cubind_cupti_pc_sampling_enable(CUpti_PCSamplingEnableParams *pParams)
@@ -5649,34 +5465,15 @@ CUptiResult cubind_cupti_pc_sampling_enable(CUpti_PCSamplingEnableParams *pParam
     cubind__cuptiPCSamplingEnable_fn cubind_fn = (cubind__cuptiPCSamplingEnable_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingEnable, &cubind__cupti_offsets[103]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 103, (int)cubind_status);
+        return (CUptiResult)cubind_failed(103, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPCSamplingDisable_fn)(CUpti_PCSamplingDisableParams *pParams);
-
-/* What the wrapper calls until cuptiPCSamplingDisable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiPCSamplingDisable is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiPCSamplingDisable(CUpti_PCSamplingDisableParams *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 104), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPCSamplingDisable_fn cubind_fn = (cubind__cuptiPCSamplingDisable_fn)cubind__resolve(&cubind__cupti_symbols.table, 104, &cubind_unavailable, (cubind__fnptr)slow_cuptiPCSamplingDisable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 104, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 27);
 }
 
 CUptiResult cubind_cupti_pc_sampling_disable(CUpti_PCSamplingDisableParams *pParams)
@@ -5684,34 +5481,15 @@ CUptiResult cubind_cupti_pc_sampling_disable(CUpti_PCSamplingDisableParams *pPar
     cubind__cuptiPCSamplingDisable_fn cubind_fn = (cubind__cuptiPCSamplingDisable_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingDisable, &cubind__cupti_offsets[104]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 104, (int)cubind_status);
+        return (CUptiResult)cubind_failed(104, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPCSamplingStart_fn)(CUpti_PCSamplingStartParams *pParams);
-
-/* What the wrapper calls until cuptiPCSamplingStart is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiPCSamplingStart is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiPCSamplingStart(CUpti_PCSamplingStartParams *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 105), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPCSamplingStart_fn cubind_fn = (cubind__cuptiPCSamplingStart_fn)cubind__resolve(&cubind__cupti_symbols.table, 105, &cubind_unavailable, (cubind__fnptr)slow_cuptiPCSamplingStart);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 105, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 28);
 }
 
 CUptiResult cubind_cupti_pc_sampling_start(CUpti_PCSamplingStartParams *pParams)
@@ -5719,34 +5497,15 @@ CUptiResult cubind_cupti_pc_sampling_start(CUpti_PCSamplingStartParams *pParams)
     cubind__cuptiPCSamplingStart_fn cubind_fn = (cubind__cuptiPCSamplingStart_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingStart, &cubind__cupti_offsets[105]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 105, (int)cubind_status);
+        return (CUptiResult)cubind_failed(105, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPCSamplingStop_fn)(CUpti_PCSamplingStopParams *pParams);
-
-/* What the wrapper calls until cuptiPCSamplingStop is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiPCSamplingStop is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiPCSamplingStop(CUpti_PCSamplingStopParams *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 106), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPCSamplingStop_fn cubind_fn = (cubind__cuptiPCSamplingStop_fn)cubind__resolve(&cubind__cupti_symbols.table, 106, &cubind_unavailable, (cubind__fnptr)slow_cuptiPCSamplingStop);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 106, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 29);
 }
 
 CUptiResult cubind_cupti_pc_sampling_stop(CUpti_PCSamplingStopParams *pParams)
@@ -5754,34 +5513,15 @@ CUptiResult cubind_cupti_pc_sampling_stop(CUpti_PCSamplingStopParams *pParams)
     cubind__cuptiPCSamplingStop_fn cubind_fn = (cubind__cuptiPCSamplingStop_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingStop, &cubind__cupti_offsets[106]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 106, (int)cubind_status);
+        return (CUptiResult)cubind_failed(106, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPCSamplingGetNumStallReasons_fn)(CUpti_PCSamplingGetNumStallReasonsParams *pParams);
-
-/* What the wrapper calls until cuptiPCSamplingGetNumStallReasons is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiPCSamplingGetNumStallReasons is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiPCSamplingGetNumStallReasons(CUpti_PCSamplingGetNumStallReasonsParams *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 107), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPCSamplingGetNumStallReasons_fn cubind_fn = (cubind__cuptiPCSamplingGetNumStallReasons_fn)cubind__resolve(&cubind__cupti_symbols.table, 107, &cubind_unavailable, (cubind__fnptr)slow_cuptiPCSamplingGetNumStallReasons);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 107, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 30);
 }
 
 CUptiResult cubind_cupti_pc_sampling_get_num_stall_reasons(CUpti_PCSamplingGetNumStallReasonsParams *pParams)
@@ -5789,34 +5529,15 @@ CUptiResult cubind_cupti_pc_sampling_get_num_stall_reasons(CUpti_PCSamplingGetNu
     cubind__cuptiPCSamplingGetNumStallReasons_fn cubind_fn = (cubind__cuptiPCSamplingGetNumStallReasons_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingGetNumStallReasons, &cubind__cupti_offsets[107]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 107, (int)cubind_status);
+        return (CUptiResult)cubind_failed(107, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPCSamplingGetStallReasons_fn)(CUpti_PCSamplingGetStallReasonsParams *pParams);
-
-/* What the wrapper calls until cuptiPCSamplingGetStallReasons is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiPCSamplingGetStallReasons is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiPCSamplingGetStallReasons(CUpti_PCSamplingGetStallReasonsParams *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 108), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPCSamplingGetStallReasons_fn cubind_fn = (cubind__cuptiPCSamplingGetStallReasons_fn)cubind__resolve(&cubind__cupti_symbols.table, 108, &cubind_unavailable, (cubind__fnptr)slow_cuptiPCSamplingGetStallReasons);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 108, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 31);
 }
 
 CUptiResult cubind_cupti_pc_sampling_get_stall_reasons(CUpti_PCSamplingGetStallReasonsParams *pParams)
@@ -5824,34 +5545,15 @@ CUptiResult cubind_cupti_pc_sampling_get_stall_reasons(CUpti_PCSamplingGetStallR
     cubind__cuptiPCSamplingGetStallReasons_fn cubind_fn = (cubind__cuptiPCSamplingGetStallReasons_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingGetStallReasons, &cubind__cupti_offsets[108]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 108, (int)cubind_status);
+        return (CUptiResult)cubind_failed(108, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetSassToSourceCorrelation_fn)(CUpti_GetSassToSourceCorrelationParams *pParams);
-
-/* What the wrapper calls until cuptiGetSassToSourceCorrelation is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiGetSassToSourceCorrelation is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiGetSassToSourceCorrelation(CUpti_GetSassToSourceCorrelationParams *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 109), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetSassToSourceCorrelation_fn cubind_fn = (cubind__cuptiGetSassToSourceCorrelation_fn)cubind__resolve(&cubind__cupti_symbols.table, 109, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetSassToSourceCorrelation);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 109, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 32);
 }
 
 CUptiResult cubind_cupti_get_sass_to_source_correlation(CUpti_GetSassToSourceCorrelationParams *pParams)
@@ -5859,34 +5561,15 @@ CUptiResult cubind_cupti_get_sass_to_source_correlation(CUpti_GetSassToSourceCor
     cubind__cuptiGetSassToSourceCorrelation_fn cubind_fn = (cubind__cuptiGetSassToSourceCorrelation_fn)cubind__target((cubind__fnptr)slow_cuptiGetSassToSourceCorrelation, &cubind__cupti_offsets[109]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 109, (int)cubind_status);
+        return (CUptiResult)cubind_failed(109, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetCubinCrc_fn)(CUpti_GetCubinCrcParams *pParams);
-
-/* What the wrapper calls until cuptiGetCubinCrc is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiGetCubinCrc is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiGetCubinCrc(CUpti_GetCubinCrcParams *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 110), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetCubinCrc_fn cubind_fn = (cubind__cuptiGetCubinCrc_fn)cubind__resolve(&cubind__cupti_symbols.table, 110, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetCubinCrc);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 110, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 33);
 }
 
 CUptiResult cubind_cupti_get_cubin_crc(CUpti_GetCubinCrcParams *pParams)
@@ -5894,34 +5577,15 @@ CUptiResult cubind_cupti_get_cubin_crc(CUpti_GetCubinCrcParams *pParams)
     cubind__cuptiGetCubinCrc_fn cubind_fn = (cubind__cuptiGetCubinCrc_fn)cubind__target((cubind__fnptr)slow_cuptiGetCubinCrc, &cubind__cupti_offsets[110]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 110, (int)cubind_status);
+        return (CUptiResult)cubind_failed(110, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRegisterComputeCrcCallback_fn)(CUpti_ComputeCrcCallbackFunc funcComputeCubinCrc);
-
-/* What the wrapper calls until cuptiRegisterComputeCrcCallback is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiRegisterComputeCrcCallback is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiRegisterComputeCrcCallback(CUpti_ComputeCrcCallbackFunc funcComputeCubinCrc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 111), (uintptr_t)funcComputeCubinCrc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRegisterComputeCrcCallback_fn cubind_fn = (cubind__cuptiRegisterComputeCrcCallback_fn)cubind__resolve(&cubind__cupti_symbols.table, 111, &cubind_unavailable, (cubind__fnptr)slow_cuptiRegisterComputeCrcCallback);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(funcComputeCubinCrc);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 111, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)funcComputeCubinCrc, 34);
 }
 
 CUptiResult cubind_cupti_register_compute_crc_callback(CUpti_ComputeCrcCallbackFunc funcComputeCubinCrc)
@@ -5929,34 +5593,15 @@ CUptiResult cubind_cupti_register_compute_crc_callback(CUpti_ComputeCrcCallbackF
     cubind__cuptiRegisterComputeCrcCallback_fn cubind_fn = (cubind__cuptiRegisterComputeCrcCallback_fn)cubind__target((cubind__fnptr)slow_cuptiRegisterComputeCrcCallback, &cubind__cupti_offsets[111]);
     CUptiResult cubind_status = cubind_fn(funcComputeCubinCrc);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 111, (int)cubind_status);
+        return (CUptiResult)cubind_failed(111, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPmSamplingSetConfig_fn)(CUpti_PmSampling_SetConfig_Params *pParams);
-
-/* What the wrapper calls until cuptiPmSamplingSetConfig is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiPmSamplingSetConfig is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiPmSamplingSetConfig(CUpti_PmSampling_SetConfig_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 112), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPmSamplingSetConfig_fn cubind_fn = (cubind__cuptiPmSamplingSetConfig_fn)cubind__resolve(&cubind__cupti_symbols.table, 112, &cubind_unavailable, (cubind__fnptr)slow_cuptiPmSamplingSetConfig);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 112, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 35);
 }
 
 CUptiResult cubind_cupti_pm_sampling_set_config(CUpti_PmSampling_SetConfig_Params *pParams)
@@ -5964,34 +5609,15 @@ CUptiResult cubind_cupti_pm_sampling_set_config(CUpti_PmSampling_SetConfig_Param
     cubind__cuptiPmSamplingSetConfig_fn cubind_fn = (cubind__cuptiPmSamplingSetConfig_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingSetConfig, &cubind__cupti_offsets[112]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 112, (int)cubind_status);
+        return (CUptiResult)cubind_failed(112, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPmSamplingEnable_fn)(CUpti_PmSampling_Enable_Params *pParams);
-
-/* What the wrapper calls until cuptiPmSamplingEnable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiPmSamplingEnable is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiPmSamplingEnable(CUpti_PmSampling_Enable_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 113), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPmSamplingEnable_fn cubind_fn = (cubind__cuptiPmSamplingEnable_fn)cubind__resolve(&cubind__cupti_symbols.table, 113, &cubind_unavailable, (cubind__fnptr)slow_cuptiPmSamplingEnable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 113, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 36);
 }
 
 CUptiResult cubind_cupti_pm_sampling_enable(CUpti_PmSampling_Enable_Params *pParams)
@@ -5999,34 +5625,15 @@ CUptiResult cubind_cupti_pm_sampling_enable(CUpti_PmSampling_Enable_Params *pPar
     cubind__cuptiPmSamplingEnable_fn cubind_fn = (cubind__cuptiPmSamplingEnable_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingEnable, &cubind__cupti_offsets[113]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 113, (int)cubind_status);
+        return (CUptiResult)cubind_failed(113, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPmSamplingDisable_fn)(CUpti_PmSampling_Disable_Params *pParams);
-
-/* What the wrapper calls until cuptiPmSamplingDisable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiPmSamplingDisable is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiPmSamplingDisable(CUpti_PmSampling_Disable_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 114), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPmSamplingDisable_fn cubind_fn = (cubind__cuptiPmSamplingDisable_fn)cubind__resolve(&cubind__cupti_symbols.table, 114, &cubind_unavailable, (cubind__fnptr)slow_cuptiPmSamplingDisable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 114, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 37);
 }
 
 CUptiResult cubind_cupti_pm_sampling_disable(CUpti_PmSampling_Disable_Params *pParams)
@@ -6034,34 +5641,15 @@ CUptiResult cubind_cupti_pm_sampling_disable(CUpti_PmSampling_Disable_Params *pP
     cubind__cuptiPmSamplingDisable_fn cubind_fn = (cubind__cuptiPmSamplingDisable_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingDisable, &cubind__cupti_offsets[114]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 114, (int)cubind_status);
+        return (CUptiResult)cubind_failed(114, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPmSamplingStart_fn)(CUpti_PmSampling_Start_Params *pParams);
-
-/* What the wrapper calls until cuptiPmSamplingStart is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiPmSamplingStart is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiPmSamplingStart(CUpti_PmSampling_Start_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 115), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPmSamplingStart_fn cubind_fn = (cubind__cuptiPmSamplingStart_fn)cubind__resolve(&cubind__cupti_symbols.table, 115, &cubind_unavailable, (cubind__fnptr)slow_cuptiPmSamplingStart);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 115, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 38);
 }
 
 CUptiResult cubind_cupti_pm_sampling_start(CUpti_PmSampling_Start_Params *pParams)
@@ -6069,34 +5657,15 @@ CUptiResult cubind_cupti_pm_sampling_start(CUpti_PmSampling_Start_Params *pParam
     cubind__cuptiPmSamplingStart_fn cubind_fn = (cubind__cuptiPmSamplingStart_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingStart, &cubind__cupti_offsets[115]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 115, (int)cubind_status);
+        return (CUptiResult)cubind_failed(115, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPmSamplingStop_fn)(CUpti_PmSampling_Stop_Params *pParams);
-
-/* What the wrapper calls until cuptiPmSamplingStop is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiPmSamplingStop is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiPmSamplingStop(CUpti_PmSampling_Stop_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 116), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPmSamplingStop_fn cubind_fn = (cubind__cuptiPmSamplingStop_fn)cubind__resolve(&cubind__cupti_symbols.table, 116, &cubind_unavailable, (cubind__fnptr)slow_cuptiPmSamplingStop);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 116, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 39);
 }
 
 CUptiResult cubind_cupti_pm_sampling_stop(CUpti_PmSampling_Stop_Params *pParams)
@@ -6104,34 +5673,15 @@ CUptiResult cubind_cupti_pm_sampling_stop(CUpti_PmSampling_Stop_Params *pParams)
     cubind__cuptiPmSamplingStop_fn cubind_fn = (cubind__cuptiPmSamplingStop_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingStop, &cubind__cupti_offsets[116]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 116, (int)cubind_status);
+        return (CUptiResult)cubind_failed(116, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPmSamplingDecodeData_fn)(CUpti_PmSampling_DecodeData_Params *pParams);
-
-/* What the wrapper calls until cuptiPmSamplingDecodeData is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiPmSamplingDecodeData is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiPmSamplingDecodeData(CUpti_PmSampling_DecodeData_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 117), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPmSamplingDecodeData_fn cubind_fn = (cubind__cuptiPmSamplingDecodeData_fn)cubind__resolve(&cubind__cupti_symbols.table, 117, &cubind_unavailable, (cubind__fnptr)slow_cuptiPmSamplingDecodeData);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 117, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 40);
 }
 
 CUptiResult cubind_cupti_pm_sampling_decode_data(CUpti_PmSampling_DecodeData_Params *pParams)
@@ -6139,34 +5689,15 @@ CUptiResult cubind_cupti_pm_sampling_decode_data(CUpti_PmSampling_DecodeData_Par
     cubind__cuptiPmSamplingDecodeData_fn cubind_fn = (cubind__cuptiPmSamplingDecodeData_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingDecodeData, &cubind__cupti_offsets[117]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 117, (int)cubind_status);
+        return (CUptiResult)cubind_failed(117, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPmSamplingGetCounterAvailability_fn)(CUpti_PmSampling_GetCounterAvailability_Params *pParams);
-
-/* What the wrapper calls until cuptiPmSamplingGetCounterAvailability is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiPmSamplingGetCounterAvailability is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiPmSamplingGetCounterAvailability(CUpti_PmSampling_GetCounterAvailability_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 118), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPmSamplingGetCounterAvailability_fn cubind_fn = (cubind__cuptiPmSamplingGetCounterAvailability_fn)cubind__resolve(&cubind__cupti_symbols.table, 118, &cubind_unavailable, (cubind__fnptr)slow_cuptiPmSamplingGetCounterAvailability);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 118, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 41);
 }
 
 CUptiResult cubind_cupti_pm_sampling_get_counter_availability(CUpti_PmSampling_GetCounterAvailability_Params *pParams)
@@ -6174,34 +5705,15 @@ CUptiResult cubind_cupti_pm_sampling_get_counter_availability(CUpti_PmSampling_G
     cubind__cuptiPmSamplingGetCounterAvailability_fn cubind_fn = (cubind__cuptiPmSamplingGetCounterAvailability_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingGetCounterAvailability, &cubind__cupti_offsets[118]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 118, (int)cubind_status);
+        return (CUptiResult)cubind_failed(118, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPmSamplingGetCounterDataSize_fn)(CUpti_PmSampling_GetCounterDataSize_Params *pParams);
-
-/* What the wrapper calls until cuptiPmSamplingGetCounterDataSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiPmSamplingGetCounterDataSize is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiPmSamplingGetCounterDataSize(CUpti_PmSampling_GetCounterDataSize_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 119), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPmSamplingGetCounterDataSize_fn cubind_fn = (cubind__cuptiPmSamplingGetCounterDataSize_fn)cubind__resolve(&cubind__cupti_symbols.table, 119, &cubind_unavailable, (cubind__fnptr)slow_cuptiPmSamplingGetCounterDataSize);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 119, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 42);
 }
 
 CUptiResult cubind_cupti_pm_sampling_get_counter_data_size(CUpti_PmSampling_GetCounterDataSize_Params *pParams)
@@ -6209,34 +5721,15 @@ CUptiResult cubind_cupti_pm_sampling_get_counter_data_size(CUpti_PmSampling_GetC
     cubind__cuptiPmSamplingGetCounterDataSize_fn cubind_fn = (cubind__cuptiPmSamplingGetCounterDataSize_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingGetCounterDataSize, &cubind__cupti_offsets[119]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 119, (int)cubind_status);
+        return (CUptiResult)cubind_failed(119, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPmSamplingCounterDataImageInitialize_fn)(CUpti_PmSampling_CounterDataImage_Initialize_Params *pParams);
-
-/* What the wrapper calls until cuptiPmSamplingCounterDataImageInitialize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiPmSamplingCounterDataImageInitialize is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiPmSamplingCounterDataImageInitialize(CUpti_PmSampling_CounterDataImage_Initialize_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 120), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPmSamplingCounterDataImageInitialize_fn cubind_fn = (cubind__cuptiPmSamplingCounterDataImageInitialize_fn)cubind__resolve(&cubind__cupti_symbols.table, 120, &cubind_unavailable, (cubind__fnptr)slow_cuptiPmSamplingCounterDataImageInitialize);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 120, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 43);
 }
 
 CUptiResult cubind_cupti_pm_sampling_counter_data_image_initialize(CUpti_PmSampling_CounterDataImage_Initialize_Params *pParams)
@@ -6244,34 +5737,15 @@ CUptiResult cubind_cupti_pm_sampling_counter_data_image_initialize(CUpti_PmSampl
     cubind__cuptiPmSamplingCounterDataImageInitialize_fn cubind_fn = (cubind__cuptiPmSamplingCounterDataImageInitialize_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingCounterDataImageInitialize, &cubind__cupti_offsets[120]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 120, (int)cubind_status);
+        return (CUptiResult)cubind_failed(120, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPmSamplingGetCounterDataInfo_fn)(CUpti_PmSampling_GetCounterDataInfo_Params *pParams);
-
-/* What the wrapper calls until cuptiPmSamplingGetCounterDataInfo is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiPmSamplingGetCounterDataInfo is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiPmSamplingGetCounterDataInfo(CUpti_PmSampling_GetCounterDataInfo_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 121), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPmSamplingGetCounterDataInfo_fn cubind_fn = (cubind__cuptiPmSamplingGetCounterDataInfo_fn)cubind__resolve(&cubind__cupti_symbols.table, 121, &cubind_unavailable, (cubind__fnptr)slow_cuptiPmSamplingGetCounterDataInfo);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 121, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 44);
 }
 
 CUptiResult cubind_cupti_pm_sampling_get_counter_data_info(CUpti_PmSampling_GetCounterDataInfo_Params *pParams)
@@ -6279,34 +5753,15 @@ CUptiResult cubind_cupti_pm_sampling_get_counter_data_info(CUpti_PmSampling_GetC
     cubind__cuptiPmSamplingGetCounterDataInfo_fn cubind_fn = (cubind__cuptiPmSamplingGetCounterDataInfo_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingGetCounterDataInfo, &cubind__cupti_offsets[121]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 121, (int)cubind_status);
+        return (CUptiResult)cubind_failed(121, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPmSamplingCounterDataGetSampleInfo_fn)(CUpti_PmSampling_CounterData_GetSampleInfo_Params *pParams);
-
-/* What the wrapper calls until cuptiPmSamplingCounterDataGetSampleInfo is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiPmSamplingCounterDataGetSampleInfo is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiPmSamplingCounterDataGetSampleInfo(CUpti_PmSampling_CounterData_GetSampleInfo_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 122), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPmSamplingCounterDataGetSampleInfo_fn cubind_fn = (cubind__cuptiPmSamplingCounterDataGetSampleInfo_fn)cubind__resolve(&cubind__cupti_symbols.table, 122, &cubind_unavailable, (cubind__fnptr)slow_cuptiPmSamplingCounterDataGetSampleInfo);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 122, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 45);
 }
 
 CUptiResult cubind_cupti_pm_sampling_counter_data_get_sample_info(CUpti_PmSampling_CounterData_GetSampleInfo_Params *pParams)
@@ -6314,34 +5769,15 @@ CUptiResult cubind_cupti_pm_sampling_counter_data_get_sample_info(CUpti_PmSampli
     cubind__cuptiPmSamplingCounterDataGetSampleInfo_fn cubind_fn = (cubind__cuptiPmSamplingCounterDataGetSampleInfo_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingCounterDataGetSampleInfo, &cubind__cupti_offsets[122]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 122, (int)cubind_status);
+        return (CUptiResult)cubind_failed(122, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerInitialize_fn)(CUpti_Profiler_Initialize_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerInitialize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiProfilerInitialize is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 123), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerInitialize_fn cubind_fn = (cubind__cuptiProfilerInitialize_fn)cubind__resolve(&cubind__cupti_symbols.table, 123, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerInitialize);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 123, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 46);
 }
 
 CUptiResult cubind_cupti_profiler_initialize(CUpti_Profiler_Initialize_Params *pParams)
@@ -6349,34 +5785,15 @@ CUptiResult cubind_cupti_profiler_initialize(CUpti_Profiler_Initialize_Params *p
     cubind__cuptiProfilerInitialize_fn cubind_fn = (cubind__cuptiProfilerInitialize_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerInitialize, &cubind__cupti_offsets[123]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 123, (int)cubind_status);
+        return (CUptiResult)cubind_failed(123, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerDeInitialize_fn)(CUpti_Profiler_DeInitialize_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerDeInitialize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiProfilerDeInitialize is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiProfilerDeInitialize(CUpti_Profiler_DeInitialize_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 124), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerDeInitialize_fn cubind_fn = (cubind__cuptiProfilerDeInitialize_fn)cubind__resolve(&cubind__cupti_symbols.table, 124, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerDeInitialize);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 124, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 47);
 }
 
 CUptiResult cubind_cupti_profiler_de_initialize(CUpti_Profiler_DeInitialize_Params *pParams)
@@ -6384,34 +5801,15 @@ CUptiResult cubind_cupti_profiler_de_initialize(CUpti_Profiler_DeInitialize_Para
     cubind__cuptiProfilerDeInitialize_fn cubind_fn = (cubind__cuptiProfilerDeInitialize_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerDeInitialize, &cubind__cupti_offsets[124]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 124, (int)cubind_status);
+        return (CUptiResult)cubind_failed(124, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerCounterDataImageCalculateSize_fn)(CUpti_Profiler_CounterDataImage_CalculateSize_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerCounterDataImageCalculateSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiProfilerCounterDataImageCalculateSize is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiProfilerCounterDataImageCalculateSize(CUpti_Profiler_CounterDataImage_CalculateSize_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 125), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerCounterDataImageCalculateSize_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageCalculateSize_fn)cubind__resolve(&cubind__cupti_symbols.table, 125, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerCounterDataImageCalculateSize);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 125, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 48);
 }
 
 CUptiResult cubind_cupti_profiler_counter_data_image_calculate_size(CUpti_Profiler_CounterDataImage_CalculateSize_Params *pParams)
@@ -6419,34 +5817,15 @@ CUptiResult cubind_cupti_profiler_counter_data_image_calculate_size(CUpti_Profil
     cubind__cuptiProfilerCounterDataImageCalculateSize_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageCalculateSize_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerCounterDataImageCalculateSize, &cubind__cupti_offsets[125]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 125, (int)cubind_status);
+        return (CUptiResult)cubind_failed(125, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerCounterDataImageInitialize_fn)(CUpti_Profiler_CounterDataImage_Initialize_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerCounterDataImageInitialize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiProfilerCounterDataImageInitialize is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiProfilerCounterDataImageInitialize(CUpti_Profiler_CounterDataImage_Initialize_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 126), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerCounterDataImageInitialize_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageInitialize_fn)cubind__resolve(&cubind__cupti_symbols.table, 126, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerCounterDataImageInitialize);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 126, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 49);
 }
 
 CUptiResult cubind_cupti_profiler_counter_data_image_initialize(CUpti_Profiler_CounterDataImage_Initialize_Params *pParams)
@@ -6454,34 +5833,15 @@ CUptiResult cubind_cupti_profiler_counter_data_image_initialize(CUpti_Profiler_C
     cubind__cuptiProfilerCounterDataImageInitialize_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageInitialize_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerCounterDataImageInitialize, &cubind__cupti_offsets[126]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 126, (int)cubind_status);
+        return (CUptiResult)cubind_failed(126, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerCounterDataImageCalculateScratchBufferSize_fn)(CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerCounterDataImageCalculateScratchBufferSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiProfilerCounterDataImageCalculateScratchBufferSize is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiProfilerCounterDataImageCalculateScratchBufferSize(CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 127), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerCounterDataImageCalculateScratchBufferSize_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageCalculateScratchBufferSize_fn)cubind__resolve(&cubind__cupti_symbols.table, 127, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerCounterDataImageCalculateScratchBufferSize);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 127, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 50);
 }
 
 CUptiResult cubind_cupti_profiler_counter_data_image_calculate_scratch_buffer_size(CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params *pParams)
@@ -6489,34 +5849,15 @@ CUptiResult cubind_cupti_profiler_counter_data_image_calculate_scratch_buffer_si
     cubind__cuptiProfilerCounterDataImageCalculateScratchBufferSize_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageCalculateScratchBufferSize_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerCounterDataImageCalculateScratchBufferSize, &cubind__cupti_offsets[127]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 127, (int)cubind_status);
+        return (CUptiResult)cubind_failed(127, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerCounterDataImageInitializeScratchBuffer_fn)(CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerCounterDataImageInitializeScratchBuffer is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiProfilerCounterDataImageInitializeScratchBuffer is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiProfilerCounterDataImageInitializeScratchBuffer(CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 128), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerCounterDataImageInitializeScratchBuffer_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageInitializeScratchBuffer_fn)cubind__resolve(&cubind__cupti_symbols.table, 128, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerCounterDataImageInitializeScratchBuffer);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 128, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 51);
 }
 
 CUptiResult cubind_cupti_profiler_counter_data_image_initialize_scratch_buffer(CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params *pParams)
@@ -6524,34 +5865,15 @@ CUptiResult cubind_cupti_profiler_counter_data_image_initialize_scratch_buffer(C
     cubind__cuptiProfilerCounterDataImageInitializeScratchBuffer_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageInitializeScratchBuffer_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerCounterDataImageInitializeScratchBuffer, &cubind__cupti_offsets[128]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 128, (int)cubind_status);
+        return (CUptiResult)cubind_failed(128, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerBeginSession_fn)(CUpti_Profiler_BeginSession_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerBeginSession is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiProfilerBeginSession is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiProfilerBeginSession(CUpti_Profiler_BeginSession_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 129), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerBeginSession_fn cubind_fn = (cubind__cuptiProfilerBeginSession_fn)cubind__resolve(&cubind__cupti_symbols.table, 129, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerBeginSession);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 129, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 52);
 }
 
 CUptiResult cubind_cupti_profiler_begin_session(CUpti_Profiler_BeginSession_Params *pParams)
@@ -6559,34 +5881,15 @@ CUptiResult cubind_cupti_profiler_begin_session(CUpti_Profiler_BeginSession_Para
     cubind__cuptiProfilerBeginSession_fn cubind_fn = (cubind__cuptiProfilerBeginSession_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerBeginSession, &cubind__cupti_offsets[129]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 129, (int)cubind_status);
+        return (CUptiResult)cubind_failed(129, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerEndSession_fn)(CUpti_Profiler_EndSession_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerEndSession is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiProfilerEndSession is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiProfilerEndSession(CUpti_Profiler_EndSession_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 130), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerEndSession_fn cubind_fn = (cubind__cuptiProfilerEndSession_fn)cubind__resolve(&cubind__cupti_symbols.table, 130, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerEndSession);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 130, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 53);
 }
 
 CUptiResult cubind_cupti_profiler_end_session(CUpti_Profiler_EndSession_Params *pParams)
@@ -6594,34 +5897,15 @@ CUptiResult cubind_cupti_profiler_end_session(CUpti_Profiler_EndSession_Params *
     cubind__cuptiProfilerEndSession_fn cubind_fn = (cubind__cuptiProfilerEndSession_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerEndSession, &cubind__cupti_offsets[130]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 130, (int)cubind_status);
+        return (CUptiResult)cubind_failed(130, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerSetConfig_fn)(CUpti_Profiler_SetConfig_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerSetConfig is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiProfilerSetConfig is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiProfilerSetConfig(CUpti_Profiler_SetConfig_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 131), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerSetConfig_fn cubind_fn = (cubind__cuptiProfilerSetConfig_fn)cubind__resolve(&cubind__cupti_symbols.table, 131, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerSetConfig);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 131, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 54);
 }
 
 CUptiResult cubind_cupti_profiler_set_config(CUpti_Profiler_SetConfig_Params *pParams)
@@ -6629,34 +5913,15 @@ CUptiResult cubind_cupti_profiler_set_config(CUpti_Profiler_SetConfig_Params *pP
     cubind__cuptiProfilerSetConfig_fn cubind_fn = (cubind__cuptiProfilerSetConfig_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerSetConfig, &cubind__cupti_offsets[131]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 131, (int)cubind_status);
+        return (CUptiResult)cubind_failed(131, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerUnsetConfig_fn)(CUpti_Profiler_UnsetConfig_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerUnsetConfig is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiProfilerUnsetConfig is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiProfilerUnsetConfig(CUpti_Profiler_UnsetConfig_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 132), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerUnsetConfig_fn cubind_fn = (cubind__cuptiProfilerUnsetConfig_fn)cubind__resolve(&cubind__cupti_symbols.table, 132, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerUnsetConfig);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 132, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 55);
 }
 
 CUptiResult cubind_cupti_profiler_unset_config(CUpti_Profiler_UnsetConfig_Params *pParams)
@@ -6664,34 +5929,15 @@ CUptiResult cubind_cupti_profiler_unset_config(CUpti_Profiler_UnsetConfig_Params
     cubind__cuptiProfilerUnsetConfig_fn cubind_fn = (cubind__cuptiProfilerUnsetConfig_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerUnsetConfig, &cubind__cupti_offsets[132]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 132, (int)cubind_status);
+        return (CUptiResult)cubind_failed(132, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerBeginPass_fn)(CUpti_Profiler_BeginPass_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerBeginPass is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiProfilerBeginPass is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiProfilerBeginPass(CUpti_Profiler_BeginPass_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 133), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerBeginPass_fn cubind_fn = (cubind__cuptiProfilerBeginPass_fn)cubind__resolve(&cubind__cupti_symbols.table, 133, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerBeginPass);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 133, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 56);
 }
 
 CUptiResult cubind_cupti_profiler_begin_pass(CUpti_Profiler_BeginPass_Params *pParams)
@@ -6699,34 +5945,15 @@ CUptiResult cubind_cupti_profiler_begin_pass(CUpti_Profiler_BeginPass_Params *pP
     cubind__cuptiProfilerBeginPass_fn cubind_fn = (cubind__cuptiProfilerBeginPass_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerBeginPass, &cubind__cupti_offsets[133]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 133, (int)cubind_status);
+        return (CUptiResult)cubind_failed(133, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerEndPass_fn)(CUpti_Profiler_EndPass_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerEndPass is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiProfilerEndPass is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiProfilerEndPass(CUpti_Profiler_EndPass_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 134), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerEndPass_fn cubind_fn = (cubind__cuptiProfilerEndPass_fn)cubind__resolve(&cubind__cupti_symbols.table, 134, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerEndPass);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 134, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 57);
 }
 
 CUptiResult cubind_cupti_profiler_end_pass(CUpti_Profiler_EndPass_Params *pParams)
@@ -6734,34 +5961,15 @@ CUptiResult cubind_cupti_profiler_end_pass(CUpti_Profiler_EndPass_Params *pParam
     cubind__cuptiProfilerEndPass_fn cubind_fn = (cubind__cuptiProfilerEndPass_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerEndPass, &cubind__cupti_offsets[134]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 134, (int)cubind_status);
+        return (CUptiResult)cubind_failed(134, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerEnableProfiling_fn)(CUpti_Profiler_EnableProfiling_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerEnableProfiling is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiProfilerEnableProfiling is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiProfilerEnableProfiling(CUpti_Profiler_EnableProfiling_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 135), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerEnableProfiling_fn cubind_fn = (cubind__cuptiProfilerEnableProfiling_fn)cubind__resolve(&cubind__cupti_symbols.table, 135, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerEnableProfiling);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 135, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 58);
 }
 
 CUptiResult cubind_cupti_profiler_enable_profiling(CUpti_Profiler_EnableProfiling_Params *pParams)
@@ -6769,34 +5977,15 @@ CUptiResult cubind_cupti_profiler_enable_profiling(CUpti_Profiler_EnableProfilin
     cubind__cuptiProfilerEnableProfiling_fn cubind_fn = (cubind__cuptiProfilerEnableProfiling_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerEnableProfiling, &cubind__cupti_offsets[135]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 135, (int)cubind_status);
+        return (CUptiResult)cubind_failed(135, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerDisableProfiling_fn)(CUpti_Profiler_DisableProfiling_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerDisableProfiling is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiProfilerDisableProfiling is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiProfilerDisableProfiling(CUpti_Profiler_DisableProfiling_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 136), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerDisableProfiling_fn cubind_fn = (cubind__cuptiProfilerDisableProfiling_fn)cubind__resolve(&cubind__cupti_symbols.table, 136, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerDisableProfiling);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 136, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 59);
 }
 
 CUptiResult cubind_cupti_profiler_disable_profiling(CUpti_Profiler_DisableProfiling_Params *pParams)
@@ -6804,34 +5993,15 @@ CUptiResult cubind_cupti_profiler_disable_profiling(CUpti_Profiler_DisableProfil
     cubind__cuptiProfilerDisableProfiling_fn cubind_fn = (cubind__cuptiProfilerDisableProfiling_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerDisableProfiling, &cubind__cupti_offsets[136]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 136, (int)cubind_status);
+        return (CUptiResult)cubind_failed(136, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerIsPassCollected_fn)(CUpti_Profiler_IsPassCollected_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerIsPassCollected is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiProfilerIsPassCollected is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiProfilerIsPassCollected(CUpti_Profiler_IsPassCollected_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 137), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerIsPassCollected_fn cubind_fn = (cubind__cuptiProfilerIsPassCollected_fn)cubind__resolve(&cubind__cupti_symbols.table, 137, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerIsPassCollected);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 137, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 60);
 }
 
 CUptiResult cubind_cupti_profiler_is_pass_collected(CUpti_Profiler_IsPassCollected_Params *pParams)
@@ -6839,34 +6009,15 @@ CUptiResult cubind_cupti_profiler_is_pass_collected(CUpti_Profiler_IsPassCollect
     cubind__cuptiProfilerIsPassCollected_fn cubind_fn = (cubind__cuptiProfilerIsPassCollected_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerIsPassCollected, &cubind__cupti_offsets[137]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 137, (int)cubind_status);
+        return (CUptiResult)cubind_failed(137, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerFlushCounterData_fn)(CUpti_Profiler_FlushCounterData_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerFlushCounterData is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiProfilerFlushCounterData is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiProfilerFlushCounterData(CUpti_Profiler_FlushCounterData_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 138), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerFlushCounterData_fn cubind_fn = (cubind__cuptiProfilerFlushCounterData_fn)cubind__resolve(&cubind__cupti_symbols.table, 138, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerFlushCounterData);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 138, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 61);
 }
 
 CUptiResult cubind_cupti_profiler_flush_counter_data(CUpti_Profiler_FlushCounterData_Params *pParams)
@@ -6874,34 +6025,15 @@ CUptiResult cubind_cupti_profiler_flush_counter_data(CUpti_Profiler_FlushCounter
     cubind__cuptiProfilerFlushCounterData_fn cubind_fn = (cubind__cuptiProfilerFlushCounterData_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerFlushCounterData, &cubind__cupti_offsets[138]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 138, (int)cubind_status);
+        return (CUptiResult)cubind_failed(138, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerPushRange_fn)(CUpti_Profiler_PushRange_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerPushRange is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiProfilerPushRange is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiProfilerPushRange(CUpti_Profiler_PushRange_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 139), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerPushRange_fn cubind_fn = (cubind__cuptiProfilerPushRange_fn)cubind__resolve(&cubind__cupti_symbols.table, 139, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerPushRange);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 139, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 62);
 }
 
 CUptiResult cubind_cupti_profiler_push_range(CUpti_Profiler_PushRange_Params *pParams)
@@ -6909,34 +6041,15 @@ CUptiResult cubind_cupti_profiler_push_range(CUpti_Profiler_PushRange_Params *pP
     cubind__cuptiProfilerPushRange_fn cubind_fn = (cubind__cuptiProfilerPushRange_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerPushRange, &cubind__cupti_offsets[139]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 139, (int)cubind_status);
+        return (CUptiResult)cubind_failed(139, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerPopRange_fn)(CUpti_Profiler_PopRange_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerPopRange is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiProfilerPopRange is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiProfilerPopRange(CUpti_Profiler_PopRange_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 140), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerPopRange_fn cubind_fn = (cubind__cuptiProfilerPopRange_fn)cubind__resolve(&cubind__cupti_symbols.table, 140, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerPopRange);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 140, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 63);
 }
 
 CUptiResult cubind_cupti_profiler_pop_range(CUpti_Profiler_PopRange_Params *pParams)
@@ -6944,34 +6057,15 @@ CUptiResult cubind_cupti_profiler_pop_range(CUpti_Profiler_PopRange_Params *pPar
     cubind__cuptiProfilerPopRange_fn cubind_fn = (cubind__cuptiProfilerPopRange_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerPopRange, &cubind__cupti_offsets[140]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 140, (int)cubind_status);
+        return (CUptiResult)cubind_failed(140, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerGetCounterAvailability_fn)(CUpti_Profiler_GetCounterAvailability_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerGetCounterAvailability is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiProfilerGetCounterAvailability is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 141), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerGetCounterAvailability_fn cubind_fn = (cubind__cuptiProfilerGetCounterAvailability_fn)cubind__resolve(&cubind__cupti_symbols.table, 141, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerGetCounterAvailability);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 141, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 64);
 }
 
 CUptiResult cubind_cupti_profiler_get_counter_availability(CUpti_Profiler_GetCounterAvailability_Params *pParams)
@@ -6979,34 +6073,15 @@ CUptiResult cubind_cupti_profiler_get_counter_availability(CUpti_Profiler_GetCou
     cubind__cuptiProfilerGetCounterAvailability_fn cubind_fn = (cubind__cuptiProfilerGetCounterAvailability_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerGetCounterAvailability, &cubind__cupti_offsets[141]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 141, (int)cubind_status);
+        return (CUptiResult)cubind_failed(141, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerDeviceSupported_fn)(CUpti_Profiler_DeviceSupported_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerDeviceSupported is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiProfilerDeviceSupported is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 142), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerDeviceSupported_fn cubind_fn = (cubind__cuptiProfilerDeviceSupported_fn)cubind__resolve(&cubind__cupti_symbols.table, 142, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerDeviceSupported);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 142, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 65);
 }
 
 CUptiResult cubind_cupti_profiler_device_supported(CUpti_Profiler_DeviceSupported_Params *pParams)
@@ -7014,34 +6089,15 @@ CUptiResult cubind_cupti_profiler_device_supported(CUpti_Profiler_DeviceSupporte
     cubind__cuptiProfilerDeviceSupported_fn cubind_fn = (cubind__cuptiProfilerDeviceSupported_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerDeviceSupported, &cubind__cupti_offsets[142]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 142, (int)cubind_status);
+        return (CUptiResult)cubind_failed(142, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRangeProfilerSetConfig_fn)(CUpti_RangeProfiler_SetConfig_Params *pParams);
-
-/* What the wrapper calls until cuptiRangeProfilerSetConfig is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiRangeProfilerSetConfig is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 143), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRangeProfilerSetConfig_fn cubind_fn = (cubind__cuptiRangeProfilerSetConfig_fn)cubind__resolve(&cubind__cupti_symbols.table, 143, &cubind_unavailable, (cubind__fnptr)slow_cuptiRangeProfilerSetConfig);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 143, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 66);
 }
 
 CUptiResult cubind_cupti_range_profiler_set_config(CUpti_RangeProfiler_SetConfig_Params *pParams)
@@ -7049,34 +6105,15 @@ CUptiResult cubind_cupti_range_profiler_set_config(CUpti_RangeProfiler_SetConfig
     cubind__cuptiRangeProfilerSetConfig_fn cubind_fn = (cubind__cuptiRangeProfilerSetConfig_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerSetConfig, &cubind__cupti_offsets[143]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 143, (int)cubind_status);
+        return (CUptiResult)cubind_failed(143, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRangeProfilerEnable_fn)(CUpti_RangeProfiler_Enable_Params *pParams);
-
-/* What the wrapper calls until cuptiRangeProfilerEnable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiRangeProfilerEnable is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 144), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRangeProfilerEnable_fn cubind_fn = (cubind__cuptiRangeProfilerEnable_fn)cubind__resolve(&cubind__cupti_symbols.table, 144, &cubind_unavailable, (cubind__fnptr)slow_cuptiRangeProfilerEnable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 144, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 67);
 }
 
 CUptiResult cubind_cupti_range_profiler_enable(CUpti_RangeProfiler_Enable_Params *pParams)
@@ -7084,34 +6121,15 @@ CUptiResult cubind_cupti_range_profiler_enable(CUpti_RangeProfiler_Enable_Params
     cubind__cuptiRangeProfilerEnable_fn cubind_fn = (cubind__cuptiRangeProfilerEnable_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerEnable, &cubind__cupti_offsets[144]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 144, (int)cubind_status);
+        return (CUptiResult)cubind_failed(144, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRangeProfilerDisable_fn)(CUpti_RangeProfiler_Disable_Params *pParams);
-
-/* What the wrapper calls until cuptiRangeProfilerDisable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiRangeProfilerDisable is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 145), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRangeProfilerDisable_fn cubind_fn = (cubind__cuptiRangeProfilerDisable_fn)cubind__resolve(&cubind__cupti_symbols.table, 145, &cubind_unavailable, (cubind__fnptr)slow_cuptiRangeProfilerDisable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 145, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 68);
 }
 
 CUptiResult cubind_cupti_range_profiler_disable(CUpti_RangeProfiler_Disable_Params *pParams)
@@ -7119,34 +6137,15 @@ CUptiResult cubind_cupti_range_profiler_disable(CUpti_RangeProfiler_Disable_Para
     cubind__cuptiRangeProfilerDisable_fn cubind_fn = (cubind__cuptiRangeProfilerDisable_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerDisable, &cubind__cupti_offsets[145]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 145, (int)cubind_status);
+        return (CUptiResult)cubind_failed(145, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRangeProfilerStart_fn)(CUpti_RangeProfiler_Start_Params *pParams);
-
-/* What the wrapper calls until cuptiRangeProfilerStart is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiRangeProfilerStart is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 146), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRangeProfilerStart_fn cubind_fn = (cubind__cuptiRangeProfilerStart_fn)cubind__resolve(&cubind__cupti_symbols.table, 146, &cubind_unavailable, (cubind__fnptr)slow_cuptiRangeProfilerStart);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 146, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 69);
 }
 
 CUptiResult cubind_cupti_range_profiler_start(CUpti_RangeProfiler_Start_Params *pParams)
@@ -7154,34 +6153,15 @@ CUptiResult cubind_cupti_range_profiler_start(CUpti_RangeProfiler_Start_Params *
     cubind__cuptiRangeProfilerStart_fn cubind_fn = (cubind__cuptiRangeProfilerStart_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerStart, &cubind__cupti_offsets[146]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 146, (int)cubind_status);
+        return (CUptiResult)cubind_failed(146, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRangeProfilerStop_fn)(CUpti_RangeProfiler_Stop_Params *pParams);
-
-/* What the wrapper calls until cuptiRangeProfilerStop is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiRangeProfilerStop is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 147), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRangeProfilerStop_fn cubind_fn = (cubind__cuptiRangeProfilerStop_fn)cubind__resolve(&cubind__cupti_symbols.table, 147, &cubind_unavailable, (cubind__fnptr)slow_cuptiRangeProfilerStop);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 147, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 70);
 }
 
 CUptiResult cubind_cupti_range_profiler_stop(CUpti_RangeProfiler_Stop_Params *pParams)
@@ -7189,34 +6169,15 @@ CUptiResult cubind_cupti_range_profiler_stop(CUpti_RangeProfiler_Stop_Params *pP
     cubind__cuptiRangeProfilerStop_fn cubind_fn = (cubind__cuptiRangeProfilerStop_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerStop, &cubind__cupti_offsets[147]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 147, (int)cubind_status);
+        return (CUptiResult)cubind_failed(147, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRangeProfilerPushRange_fn)(CUpti_RangeProfiler_PushRange_Params *pParams);
-
-/* What the wrapper calls until cuptiRangeProfilerPushRange is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiRangeProfilerPushRange is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerPushRange(CUpti_RangeProfiler_PushRange_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 148), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRangeProfilerPushRange_fn cubind_fn = (cubind__cuptiRangeProfilerPushRange_fn)cubind__resolve(&cubind__cupti_symbols.table, 148, &cubind_unavailable, (cubind__fnptr)slow_cuptiRangeProfilerPushRange);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 148, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 71);
 }
 
 CUptiResult cubind_cupti_range_profiler_push_range(CUpti_RangeProfiler_PushRange_Params *pParams)
@@ -7224,34 +6185,15 @@ CUptiResult cubind_cupti_range_profiler_push_range(CUpti_RangeProfiler_PushRange
     cubind__cuptiRangeProfilerPushRange_fn cubind_fn = (cubind__cuptiRangeProfilerPushRange_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerPushRange, &cubind__cupti_offsets[148]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 148, (int)cubind_status);
+        return (CUptiResult)cubind_failed(148, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRangeProfilerPopRange_fn)(CUpti_RangeProfiler_PopRange_Params *pParams);
-
-/* What the wrapper calls until cuptiRangeProfilerPopRange is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiRangeProfilerPopRange is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerPopRange(CUpti_RangeProfiler_PopRange_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 149), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRangeProfilerPopRange_fn cubind_fn = (cubind__cuptiRangeProfilerPopRange_fn)cubind__resolve(&cubind__cupti_symbols.table, 149, &cubind_unavailable, (cubind__fnptr)slow_cuptiRangeProfilerPopRange);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 149, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 72);
 }
 
 CUptiResult cubind_cupti_range_profiler_pop_range(CUpti_RangeProfiler_PopRange_Params *pParams)
@@ -7259,34 +6201,15 @@ CUptiResult cubind_cupti_range_profiler_pop_range(CUpti_RangeProfiler_PopRange_P
     cubind__cuptiRangeProfilerPopRange_fn cubind_fn = (cubind__cuptiRangeProfilerPopRange_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerPopRange, &cubind__cupti_offsets[149]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 149, (int)cubind_status);
+        return (CUptiResult)cubind_failed(149, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRangeProfilerDecodeData_fn)(CUpti_RangeProfiler_DecodeData_Params *pParams);
-
-/* What the wrapper calls until cuptiRangeProfilerDecodeData is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiRangeProfilerDecodeData is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 150), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRangeProfilerDecodeData_fn cubind_fn = (cubind__cuptiRangeProfilerDecodeData_fn)cubind__resolve(&cubind__cupti_symbols.table, 150, &cubind_unavailable, (cubind__fnptr)slow_cuptiRangeProfilerDecodeData);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 150, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 73);
 }
 
 CUptiResult cubind_cupti_range_profiler_decode_data(CUpti_RangeProfiler_DecodeData_Params *pParams)
@@ -7294,34 +6217,15 @@ CUptiResult cubind_cupti_range_profiler_decode_data(CUpti_RangeProfiler_DecodeDa
     cubind__cuptiRangeProfilerDecodeData_fn cubind_fn = (cubind__cuptiRangeProfilerDecodeData_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerDecodeData, &cubind__cupti_offsets[150]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 150, (int)cubind_status);
+        return (CUptiResult)cubind_failed(150, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRangeProfilerGetCounterDataSize_fn)(CUpti_RangeProfiler_GetCounterDataSize_Params *pParams);
-
-/* What the wrapper calls until cuptiRangeProfilerGetCounterDataSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiRangeProfilerGetCounterDataSize is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 151), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRangeProfilerGetCounterDataSize_fn cubind_fn = (cubind__cuptiRangeProfilerGetCounterDataSize_fn)cubind__resolve(&cubind__cupti_symbols.table, 151, &cubind_unavailable, (cubind__fnptr)slow_cuptiRangeProfilerGetCounterDataSize);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 151, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 74);
 }
 
 CUptiResult cubind_cupti_range_profiler_get_counter_data_size(CUpti_RangeProfiler_GetCounterDataSize_Params *pParams)
@@ -7329,34 +6233,15 @@ CUptiResult cubind_cupti_range_profiler_get_counter_data_size(CUpti_RangeProfile
     cubind__cuptiRangeProfilerGetCounterDataSize_fn cubind_fn = (cubind__cuptiRangeProfilerGetCounterDataSize_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerGetCounterDataSize, &cubind__cupti_offsets[151]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 151, (int)cubind_status);
+        return (CUptiResult)cubind_failed(151, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRangeProfilerCounterDataImageInitialize_fn)(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *pParams);
-
-/* What the wrapper calls until cuptiRangeProfilerCounterDataImageInitialize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiRangeProfilerCounterDataImageInitialize is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerCounterDataImageInitialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 152), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRangeProfilerCounterDataImageInitialize_fn cubind_fn = (cubind__cuptiRangeProfilerCounterDataImageInitialize_fn)cubind__resolve(&cubind__cupti_symbols.table, 152, &cubind_unavailable, (cubind__fnptr)slow_cuptiRangeProfilerCounterDataImageInitialize);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 152, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 75);
 }
 
 CUptiResult cubind_cupti_range_profiler_counter_data_image_initialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *pParams)
@@ -7364,34 +6249,15 @@ CUptiResult cubind_cupti_range_profiler_counter_data_image_initialize(CUpti_Rang
     cubind__cuptiRangeProfilerCounterDataImageInitialize_fn cubind_fn = (cubind__cuptiRangeProfilerCounterDataImageInitialize_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerCounterDataImageInitialize, &cubind__cupti_offsets[152]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 152, (int)cubind_status);
+        return (CUptiResult)cubind_failed(152, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRangeProfilerGetCounterDataInfo_fn)(CUpti_RangeProfiler_GetCounterDataInfo_Params *pParams);
-
-/* What the wrapper calls until cuptiRangeProfilerGetCounterDataInfo is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiRangeProfilerGetCounterDataInfo is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 153), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRangeProfilerGetCounterDataInfo_fn cubind_fn = (cubind__cuptiRangeProfilerGetCounterDataInfo_fn)cubind__resolve(&cubind__cupti_symbols.table, 153, &cubind_unavailable, (cubind__fnptr)slow_cuptiRangeProfilerGetCounterDataInfo);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 153, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 76);
 }
 
 CUptiResult cubind_cupti_range_profiler_get_counter_data_info(CUpti_RangeProfiler_GetCounterDataInfo_Params *pParams)
@@ -7399,34 +6265,15 @@ CUptiResult cubind_cupti_range_profiler_get_counter_data_info(CUpti_RangeProfile
     cubind__cuptiRangeProfilerGetCounterDataInfo_fn cubind_fn = (cubind__cuptiRangeProfilerGetCounterDataInfo_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerGetCounterDataInfo, &cubind__cupti_offsets[153]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 153, (int)cubind_status);
+        return (CUptiResult)cubind_failed(153, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRangeProfilerCounterDataGetRangeInfo_fn)(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params *pParams);
-
-/* What the wrapper calls until cuptiRangeProfilerCounterDataGetRangeInfo is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiRangeProfilerCounterDataGetRangeInfo is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerCounterDataGetRangeInfo(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 154), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRangeProfilerCounterDataGetRangeInfo_fn cubind_fn = (cubind__cuptiRangeProfilerCounterDataGetRangeInfo_fn)cubind__resolve(&cubind__cupti_symbols.table, 154, &cubind_unavailable, (cubind__fnptr)slow_cuptiRangeProfilerCounterDataGetRangeInfo);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 154, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 77);
 }
 
 CUptiResult cubind_cupti_range_profiler_counter_data_get_range_info(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params *pParams)
@@ -7434,34 +6281,15 @@ CUptiResult cubind_cupti_range_profiler_counter_data_get_range_info(CUpti_RangeP
     cubind__cuptiRangeProfilerCounterDataGetRangeInfo_fn cubind_fn = (cubind__cuptiRangeProfilerCounterDataGetRangeInfo_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerCounterDataGetRangeInfo, &cubind__cupti_offsets[154]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 154, (int)cubind_status);
+        return (CUptiResult)cubind_failed(154, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSassMetricsGetNumOfMetrics_fn)(CUpti_SassMetrics_GetNumOfMetrics_Params *pParams);
-
-/* What the wrapper calls until cuptiSassMetricsGetNumOfMetrics is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiSassMetricsGetNumOfMetrics is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiSassMetricsGetNumOfMetrics(CUpti_SassMetrics_GetNumOfMetrics_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 155), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSassMetricsGetNumOfMetrics_fn cubind_fn = (cubind__cuptiSassMetricsGetNumOfMetrics_fn)cubind__resolve(&cubind__cupti_symbols.table, 155, &cubind_unavailable, (cubind__fnptr)slow_cuptiSassMetricsGetNumOfMetrics);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 155, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 78);
 }
 
 CUptiResult cubind_cupti_sass_metrics_get_num_of_metrics(CUpti_SassMetrics_GetNumOfMetrics_Params *pParams)
@@ -7469,34 +6297,15 @@ CUptiResult cubind_cupti_sass_metrics_get_num_of_metrics(CUpti_SassMetrics_GetNu
     cubind__cuptiSassMetricsGetNumOfMetrics_fn cubind_fn = (cubind__cuptiSassMetricsGetNumOfMetrics_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsGetNumOfMetrics, &cubind__cupti_offsets[155]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 155, (int)cubind_status);
+        return (CUptiResult)cubind_failed(155, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSassMetricsGetMetrics_fn)(CUpti_SassMetrics_GetMetrics_Params *pParams);
-
-/* What the wrapper calls until cuptiSassMetricsGetMetrics is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiSassMetricsGetMetrics is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiSassMetricsGetMetrics(CUpti_SassMetrics_GetMetrics_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 156), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSassMetricsGetMetrics_fn cubind_fn = (cubind__cuptiSassMetricsGetMetrics_fn)cubind__resolve(&cubind__cupti_symbols.table, 156, &cubind_unavailable, (cubind__fnptr)slow_cuptiSassMetricsGetMetrics);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 156, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 79);
 }
 
 CUptiResult cubind_cupti_sass_metrics_get_metrics(CUpti_SassMetrics_GetMetrics_Params *pParams)
@@ -7504,34 +6313,15 @@ CUptiResult cubind_cupti_sass_metrics_get_metrics(CUpti_SassMetrics_GetMetrics_P
     cubind__cuptiSassMetricsGetMetrics_fn cubind_fn = (cubind__cuptiSassMetricsGetMetrics_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsGetMetrics, &cubind__cupti_offsets[156]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 156, (int)cubind_status);
+        return (CUptiResult)cubind_failed(156, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSassMetricsGetProperties_fn)(CUpti_SassMetrics_GetProperties_Params *pParams);
-
-/* What the wrapper calls until cuptiSassMetricsGetProperties is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiSassMetricsGetProperties is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiSassMetricsGetProperties(CUpti_SassMetrics_GetProperties_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 157), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSassMetricsGetProperties_fn cubind_fn = (cubind__cuptiSassMetricsGetProperties_fn)cubind__resolve(&cubind__cupti_symbols.table, 157, &cubind_unavailable, (cubind__fnptr)slow_cuptiSassMetricsGetProperties);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 157, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 80);
 }
 
 CUptiResult cubind_cupti_sass_metrics_get_properties(CUpti_SassMetrics_GetProperties_Params *pParams)
@@ -7539,34 +6329,15 @@ CUptiResult cubind_cupti_sass_metrics_get_properties(CUpti_SassMetrics_GetProper
     cubind__cuptiSassMetricsGetProperties_fn cubind_fn = (cubind__cuptiSassMetricsGetProperties_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsGetProperties, &cubind__cupti_offsets[157]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 157, (int)cubind_status);
+        return (CUptiResult)cubind_failed(157, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSassMetricsSetConfig_fn)(CUpti_SassMetricsSetConfig_Params *pParams);
-
-/* What the wrapper calls until cuptiSassMetricsSetConfig is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiSassMetricsSetConfig is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiSassMetricsSetConfig(CUpti_SassMetricsSetConfig_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 158), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSassMetricsSetConfig_fn cubind_fn = (cubind__cuptiSassMetricsSetConfig_fn)cubind__resolve(&cubind__cupti_symbols.table, 158, &cubind_unavailable, (cubind__fnptr)slow_cuptiSassMetricsSetConfig);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 158, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 81);
 }
 
 CUptiResult cubind_cupti_sass_metrics_set_config(CUpti_SassMetricsSetConfig_Params *pParams)
@@ -7574,34 +6345,15 @@ CUptiResult cubind_cupti_sass_metrics_set_config(CUpti_SassMetricsSetConfig_Para
     cubind__cuptiSassMetricsSetConfig_fn cubind_fn = (cubind__cuptiSassMetricsSetConfig_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsSetConfig, &cubind__cupti_offsets[158]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 158, (int)cubind_status);
+        return (CUptiResult)cubind_failed(158, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSassMetricsUnsetConfig_fn)(CUpti_SassMetricsUnsetConfig_Params *pParams);
-
-/* What the wrapper calls until cuptiSassMetricsUnsetConfig is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiSassMetricsUnsetConfig is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiSassMetricsUnsetConfig(CUpti_SassMetricsUnsetConfig_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 159), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSassMetricsUnsetConfig_fn cubind_fn = (cubind__cuptiSassMetricsUnsetConfig_fn)cubind__resolve(&cubind__cupti_symbols.table, 159, &cubind_unavailable, (cubind__fnptr)slow_cuptiSassMetricsUnsetConfig);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 159, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 82);
 }
 
 CUptiResult cubind_cupti_sass_metrics_unset_config(CUpti_SassMetricsUnsetConfig_Params *pParams)
@@ -7609,34 +6361,15 @@ CUptiResult cubind_cupti_sass_metrics_unset_config(CUpti_SassMetricsUnsetConfig_
     cubind__cuptiSassMetricsUnsetConfig_fn cubind_fn = (cubind__cuptiSassMetricsUnsetConfig_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsUnsetConfig, &cubind__cupti_offsets[159]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 159, (int)cubind_status);
+        return (CUptiResult)cubind_failed(159, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSassMetricsEnable_fn)(CUpti_SassMetricsEnable_Params *pParams);
-
-/* What the wrapper calls until cuptiSassMetricsEnable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiSassMetricsEnable is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiSassMetricsEnable(CUpti_SassMetricsEnable_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 160), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSassMetricsEnable_fn cubind_fn = (cubind__cuptiSassMetricsEnable_fn)cubind__resolve(&cubind__cupti_symbols.table, 160, &cubind_unavailable, (cubind__fnptr)slow_cuptiSassMetricsEnable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 160, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 83);
 }
 
 CUptiResult cubind_cupti_sass_metrics_enable(CUpti_SassMetricsEnable_Params *pParams)
@@ -7644,34 +6377,15 @@ CUptiResult cubind_cupti_sass_metrics_enable(CUpti_SassMetricsEnable_Params *pPa
     cubind__cuptiSassMetricsEnable_fn cubind_fn = (cubind__cuptiSassMetricsEnable_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsEnable, &cubind__cupti_offsets[160]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 160, (int)cubind_status);
+        return (CUptiResult)cubind_failed(160, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSassMetricsDisable_fn)(CUpti_SassMetricsDisable_Params *pParams);
-
-/* What the wrapper calls until cuptiSassMetricsDisable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiSassMetricsDisable is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiSassMetricsDisable(CUpti_SassMetricsDisable_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 161), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSassMetricsDisable_fn cubind_fn = (cubind__cuptiSassMetricsDisable_fn)cubind__resolve(&cubind__cupti_symbols.table, 161, &cubind_unavailable, (cubind__fnptr)slow_cuptiSassMetricsDisable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 161, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 84);
 }
 
 CUptiResult cubind_cupti_sass_metrics_disable(CUpti_SassMetricsDisable_Params *pParams)
@@ -7679,34 +6393,15 @@ CUptiResult cubind_cupti_sass_metrics_disable(CUpti_SassMetricsDisable_Params *p
     cubind__cuptiSassMetricsDisable_fn cubind_fn = (cubind__cuptiSassMetricsDisable_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsDisable, &cubind__cupti_offsets[161]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 161, (int)cubind_status);
+        return (CUptiResult)cubind_failed(161, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSassMetricsGetDataProperties_fn)(CUpti_SassMetricsGetDataProperties_Params *pParams);
-
-/* What the wrapper calls until cuptiSassMetricsGetDataProperties is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiSassMetricsGetDataProperties is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiSassMetricsGetDataProperties(CUpti_SassMetricsGetDataProperties_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 162), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSassMetricsGetDataProperties_fn cubind_fn = (cubind__cuptiSassMetricsGetDataProperties_fn)cubind__resolve(&cubind__cupti_symbols.table, 162, &cubind_unavailable, (cubind__fnptr)slow_cuptiSassMetricsGetDataProperties);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 162, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 85);
 }
 
 CUptiResult cubind_cupti_sass_metrics_get_data_properties(CUpti_SassMetricsGetDataProperties_Params *pParams)
@@ -7714,34 +6409,15 @@ CUptiResult cubind_cupti_sass_metrics_get_data_properties(CUpti_SassMetricsGetDa
     cubind__cuptiSassMetricsGetDataProperties_fn cubind_fn = (cubind__cuptiSassMetricsGetDataProperties_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsGetDataProperties, &cubind__cupti_offsets[162]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 162, (int)cubind_status);
+        return (CUptiResult)cubind_failed(162, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSassMetricsFlushData_fn)(CUpti_SassMetricsFlushData_Params *pParams);
-
-/* What the wrapper calls until cuptiSassMetricsFlushData is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiSassMetricsFlushData is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiSassMetricsFlushData(CUpti_SassMetricsFlushData_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 163), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSassMetricsFlushData_fn cubind_fn = (cubind__cuptiSassMetricsFlushData_fn)cubind__resolve(&cubind__cupti_symbols.table, 163, &cubind_unavailable, (cubind__fnptr)slow_cuptiSassMetricsFlushData);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 163, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 86);
 }
 
 CUptiResult cubind_cupti_sass_metrics_flush_data(CUpti_SassMetricsFlushData_Params *pParams)
@@ -7749,34 +6425,15 @@ CUptiResult cubind_cupti_sass_metrics_flush_data(CUpti_SassMetricsFlushData_Para
     cubind__cuptiSassMetricsFlushData_fn cubind_fn = (cubind__cuptiSassMetricsFlushData_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsFlushData, &cubind__cupti_offsets[163]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 163, (int)cubind_status);
+        return (CUptiResult)cubind_failed(163, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiDeviceGetChipName_fn)(CUpti_Device_GetChipName_Params *pParams);
-
-/* What the wrapper calls until cuptiDeviceGetChipName is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until cuptiDeviceGetChipName is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD CUptiResult slow_cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 164), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiDeviceGetChipName_fn cubind_fn = (cubind__cuptiDeviceGetChipName_fn)cubind__resolve(&cubind__cupti_symbols.table, 164, &cubind_unavailable, (cubind__fnptr)slow_cuptiDeviceGetChipName);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 164, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)pParams, 87);
 }
 
 CUptiResult cubind_cupti_device_get_chip_name(CUpti_Device_GetChipName_Params *pParams)
@@ -7784,7 +6441,7 @@ CUptiResult cubind_cupti_device_get_chip_name(CUpti_Device_GetChipName_Params *p
     cubind__cuptiDeviceGetChipName_fn cubind_fn = (cubind__cuptiDeviceGetChipName_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceGetChipName, &cubind__cupti_offsets[164]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 164, (int)cubind_status);
+        return (CUptiResult)cubind_failed(164, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

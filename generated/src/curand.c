@@ -452,29 +452,600 @@ const struct cubind__curand_symbols {
 #undef AT
 };
 
-typedef curandStatus_t (*cubind__curandCreateGenerator_fn)(curandGenerator_t *generator, curandRngType_t rng_type);
-
-/* What the wrapper calls until curandCreateGenerator is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)
+/* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
+ * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
+ * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
+ * a part of its own, with an entry of its own); not inlined, for the same reason. */
+static CUBIND_NOINLINE int cubind_failed(unsigned index, int status)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 0), (uintptr_t)generator, (long long)rng_type);
+    return cubind__wrapper_status_error(&cubind__curand_symbols.table, index, status);
+}
+
+/* Each function's type. */
+typedef curandStatus_t (*cubind__curandCreateGenerator_fn)(curandGenerator_t *generator, curandRngType_t rng_type);
+typedef curandStatus_t (*cubind__curandCreateGeneratorHost_fn)(curandGenerator_t *generator, curandRngType_t rng_type);
+typedef curandStatus_t (*cubind__curandDestroyGenerator_fn)(curandGenerator_t generator);
+typedef curandStatus_t (*cubind__curandGetVersion_fn)(int *version);
+typedef curandStatus_t (*cubind__curandGetProperty_fn)(libraryPropertyType type, int *value);
+typedef curandStatus_t (*cubind__curandSetStream_fn)(curandGenerator_t generator, cudaStream_t stream);
+typedef curandStatus_t (*cubind__curandSetPseudoRandomGeneratorSeed_fn)(curandGenerator_t generator, unsigned long long seed);
+typedef curandStatus_t (*cubind__curandSetGeneratorOffset_fn)(curandGenerator_t generator, unsigned long long offset);
+typedef curandStatus_t (*cubind__curandSetGeneratorOrdering_fn)(curandGenerator_t generator, curandOrdering_t order);
+typedef curandStatus_t (*cubind__curandSetQuasiRandomGeneratorDimensions_fn)(curandGenerator_t generator, unsigned int num_dimensions);
+typedef curandStatus_t (*cubind__curandGenerate_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num);
+typedef curandStatus_t (*cubind__curandGenerateLongLong_fn)(curandGenerator_t generator, unsigned long long *outputPtr, size_t num);
+typedef curandStatus_t (*cubind__curandGenerateUniform_fn)(curandGenerator_t generator, float *outputPtr, size_t num);
+typedef curandStatus_t (*cubind__curandGenerateUniformDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t num);
+typedef curandStatus_t (*cubind__curandGenerateNormal_fn)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
+typedef curandStatus_t (*cubind__curandGenerateNormalDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
+typedef curandStatus_t (*cubind__curandGenerateLogNormal_fn)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
+typedef curandStatus_t (*cubind__curandGenerateLogNormalDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
+typedef curandStatus_t (*cubind__curandCreatePoissonDistribution_fn)(double lambda, curandDiscreteDistribution_t *discrete_distribution);
+typedef curandStatus_t (*cubind__curandDestroyDistribution_fn)(curandDiscreteDistribution_t discrete_distribution);
+typedef curandStatus_t (*cubind__curandGeneratePoisson_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda);
+typedef curandStatus_t (*cubind__curandGeneratePoissonMethod_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method);
+typedef curandStatus_t (*cubind__curandGenerateBinomial_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p);
+typedef curandStatus_t (*cubind__curandGenerateBinomialMethod_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method);
+typedef curandStatus_t (*cubind__curandGenerateSeeds_fn)(curandGenerator_t generator);
+typedef curandStatus_t (*cubind__curandGetDirectionVectors32_fn)(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set);
+typedef curandStatus_t (*cubind__curandGetScrambleConstants32_fn)(unsigned int **constants);
+typedef curandStatus_t (*cubind__curandGetDirectionVectors64_fn)(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set);
+typedef curandStatus_t (*cubind__curandGetScrambleConstants64_fn)(unsigned long long **constants);
+
+/* The wrappers whose parameters pass alike share a slow path, their shape's (generator/shapes.py):
+ * each reaches it through a stub of its own type, declared here for the shapes to name. */
+static CUBIND_COLD curandStatus_t slow_curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type);
+static CUBIND_COLD curandStatus_t slow_curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type);
+static CUBIND_COLD curandStatus_t slow_curandDestroyGenerator(curandGenerator_t generator);
+static CUBIND_COLD curandStatus_t slow_curandGetVersion(int *version);
+static CUBIND_COLD curandStatus_t slow_curandGetProperty(libraryPropertyType type, int *value);
+static CUBIND_COLD curandStatus_t slow_curandSetStream(curandGenerator_t generator, cudaStream_t stream);
+static CUBIND_COLD curandStatus_t slow_curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed);
+static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset);
+static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order);
+static CUBIND_COLD curandStatus_t slow_curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions);
+static CUBIND_COLD curandStatus_t slow_curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num);
+static CUBIND_COLD curandStatus_t slow_curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num);
+static CUBIND_COLD curandStatus_t slow_curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num);
+static CUBIND_COLD curandStatus_t slow_curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num);
+static CUBIND_COLD curandStatus_t slow_curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
+static CUBIND_COLD curandStatus_t slow_curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
+static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
+static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
+static CUBIND_COLD curandStatus_t slow_curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution);
+static CUBIND_COLD curandStatus_t slow_curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution);
+static CUBIND_COLD curandStatus_t slow_curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda);
+static CUBIND_COLD curandStatus_t slow_curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method);
+static CUBIND_COLD curandStatus_t slow_curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p);
+static CUBIND_COLD curandStatus_t slow_curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method);
+static CUBIND_COLD curandStatus_t slow_curandGenerateSeeds(curandGenerator_t generator);
+static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set);
+static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants32(unsigned int **constants);
+static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set);
+static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants64(unsigned long long **constants);
+
+/* What the wrappers of shape 0 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: curandCreateGenerator, curandCreateGeneratorHost, curandGetProperty, curandSetStream,
+ * curandSetPseudoRandomGeneratorSeed, curandSetGeneratorOffset, curandSetGeneratorOrdering,
+ * curandSetQuasiRandomGeneratorDimensions, curandGetDirectionVectors32,
+ * curandGetDirectionVectors64. */
+static CUBIND_COLD curandStatus_t cubind_shape_0(cubind__word a0, cubind__word a1, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[10] = { 0, 1, 4, 5, 6, 7, 8, 9, 25, 27 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandCreateGenerator_fn cubind_fn = (cubind__curandCreateGenerator_fn)cubind__resolve(&cubind__curand_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_curandCreateGenerator);
+    cubind__fnptr cubind_self, cubind_fn;
     curandStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_curandCreateGenerator;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_curandCreateGeneratorHost;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_curandGetProperty;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_curandSetStream;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_curandSetPseudoRandomGeneratorSeed;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_curandSetGeneratorOffset;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_curandSetGeneratorOrdering;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_curandSetQuasiRandomGeneratorDimensions;
+        break;
+    case 8:
+        cubind_self = (cubind__fnptr)slow_curandGetDirectionVectors32;
+        break;
+    case 9:
+        cubind_self = (cubind__fnptr)slow_curandGetDirectionVectors64;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CURAND, cubind_i), a0, a1);
+    cubind_fn = cubind__resolve(&cubind__curand_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
     if (cubind_fn == NULL) {
         cubind_status = (curandStatus_t)cubind_unavailable;
     } else {
-        cubind_status = cubind_fn(generator, rng_type);
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__curandCreateGenerator_fn)cubind_fn)((curandGenerator_t *)(uintptr_t)a0, (curandRngType_t)a1);
+            break;
+        case 1:
+            cubind_status = ((cubind__curandCreateGeneratorHost_fn)cubind_fn)((curandGenerator_t *)(uintptr_t)a0, (curandRngType_t)a1);
+            break;
+        case 2:
+            cubind_status = ((cubind__curandGetProperty_fn)cubind_fn)((libraryPropertyType)a0, (int *)(uintptr_t)a1);
+            break;
+        case 3:
+            cubind_status = ((cubind__curandSetStream_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (cudaStream_t)(uintptr_t)a1);
+            break;
+        case 4:
+            cubind_status = ((cubind__curandSetPseudoRandomGeneratorSeed_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (unsigned long long)a1);
+            break;
+        case 5:
+            cubind_status = ((cubind__curandSetGeneratorOffset_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (unsigned long long)a1);
+            break;
+        case 6:
+            cubind_status = ((cubind__curandSetGeneratorOrdering_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (curandOrdering_t)a1);
+            break;
+        case 7:
+            cubind_status = ((cubind__curandSetQuasiRandomGeneratorDimensions_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (unsigned int)a1);
+            break;
+        case 8:
+            cubind_status = ((cubind__curandGetDirectionVectors32_fn)cubind_fn)((curandDirectionVectors32_t **)(uintptr_t)a0, (curandDirectionVectorSet_t)a1);
+            break;
+        default:
+            cubind_status = ((cubind__curandGetDirectionVectors64_fn)cubind_fn)((curandDirectionVectors64_t **)(uintptr_t)a0, (curandDirectionVectorSet_t)a1);
+            break;
+        }
         if (cubind_status != CURAND_STATUS_SUCCESS)
             /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 0, (int)cubind_status);
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, cubind_i, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
+}
+
+/* What the wrappers of shape 1 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: curandDestroyGenerator, curandGetVersion, curandDestroyDistribution, curandGenerateSeeds,
+ * curandGetScrambleConstants32, curandGetScrambleConstants64. */
+static CUBIND_COLD curandStatus_t cubind_shape_1(cubind__word a0, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[6] = { 2, 3, 19, 24, 26, 28 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    curandStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_curandDestroyGenerator;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_curandGetVersion;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_curandDestroyDistribution;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_curandGenerateSeeds;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_curandGetScrambleConstants32;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_curandGetScrambleConstants64;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CURAND, cubind_i), a0);
+    cubind_fn = cubind__resolve(&cubind__curand_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__curandDestroyGenerator_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0);
+            break;
+        case 1:
+            cubind_status = ((cubind__curandGetVersion_fn)cubind_fn)((int *)(uintptr_t)a0);
+            break;
+        case 2:
+            cubind_status = ((cubind__curandDestroyDistribution_fn)cubind_fn)((curandDiscreteDistribution_t)(uintptr_t)a0);
+            break;
+        case 3:
+            cubind_status = ((cubind__curandGenerateSeeds_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0);
+            break;
+        case 4:
+            cubind_status = ((cubind__curandGetScrambleConstants32_fn)cubind_fn)((unsigned int **)(uintptr_t)a0);
+            break;
+        default:
+            cubind_status = ((cubind__curandGetScrambleConstants64_fn)cubind_fn)((unsigned long long **)(uintptr_t)a0);
+            break;
+        }
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 2 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: curandGenerate, curandGenerateLongLong, curandGenerateUniform, curandGenerateUniformDouble. */
+static CUBIND_COLD curandStatus_t cubind_shape_2(cubind__word a0, cubind__word a1, cubind__word a2, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[4] = { 10, 11, 12, 13 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    curandStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_curandGenerate;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_curandGenerateLongLong;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_curandGenerateUniform;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_curandGenerateUniformDouble;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CURAND, cubind_i), a0, a1, a2);
+    cubind_fn = cubind__resolve(&cubind__curand_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__curandGenerate_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (size_t)a2);
+            break;
+        case 1:
+            cubind_status = ((cubind__curandGenerateLongLong_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (unsigned long long *)(uintptr_t)a1, (size_t)a2);
+            break;
+        case 2:
+            cubind_status = ((cubind__curandGenerateUniform_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (float *)(uintptr_t)a1, (size_t)a2);
+            break;
+        default:
+            cubind_status = ((cubind__curandGenerateUniformDouble_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (double *)(uintptr_t)a1, (size_t)a2);
+            break;
+        }
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 3 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: curandGenerateNormal, curandGenerateLogNormal. */
+static CUBIND_COLD curandStatus_t cubind_shape_3(cubind__word a0, cubind__word a1, cubind__word a2, float a3, float a4, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[2] = { 14, 16 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    curandStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_curandGenerateNormal;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_curandGenerateLogNormal;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CURAND, cubind_i), a0, a1, a2, (double)a3, (double)a4);
+    cubind_fn = cubind__resolve(&cubind__curand_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__curandGenerateNormal_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (float *)(uintptr_t)a1, (size_t)a2, a3, a4);
+            break;
+        default:
+            cubind_status = ((cubind__curandGenerateLogNormal_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (float *)(uintptr_t)a1, (size_t)a2, a3, a4);
+            break;
+        }
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 4 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: curandGenerateNormalDouble, curandGenerateLogNormalDouble. */
+static CUBIND_COLD curandStatus_t cubind_shape_4(cubind__word a0, cubind__word a1, cubind__word a2, double a3, double a4, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[2] = { 15, 17 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    curandStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_curandGenerateNormalDouble;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_curandGenerateLogNormalDouble;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CURAND, cubind_i), a0, a1, a2, (double)a3, (double)a4);
+    cubind_fn = cubind__resolve(&cubind__curand_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__curandGenerateNormalDouble_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (double *)(uintptr_t)a1, (size_t)a2, a3, a4);
+            break;
+        default:
+            cubind_status = ((cubind__curandGenerateLogNormalDouble_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (double *)(uintptr_t)a1, (size_t)a2, a3, a4);
+            break;
+        }
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 5 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: curandCreatePoissonDistribution. */
+static CUBIND_COLD curandStatus_t cubind_shape_5(double a0, cubind__word a1, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 18 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    curandStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_curandCreatePoissonDistribution;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CURAND, cubind_i), (double)a0, a1);
+    cubind_fn = cubind__resolve(&cubind__curand_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__curandCreatePoissonDistribution_fn)cubind_fn)(a0, (curandDiscreteDistribution_t *)(uintptr_t)a1);
+            break;
+        }
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 6 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: curandGeneratePoisson. */
+static CUBIND_COLD curandStatus_t cubind_shape_6(cubind__word a0, cubind__word a1, cubind__word a2, double a3, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 20 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    curandStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_curandGeneratePoisson;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CURAND, cubind_i), a0, a1, a2, (double)a3);
+    cubind_fn = cubind__resolve(&cubind__curand_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__curandGeneratePoisson_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (size_t)a2, a3);
+            break;
+        }
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 7 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: curandGeneratePoissonMethod. */
+static CUBIND_COLD curandStatus_t cubind_shape_7(cubind__word a0, cubind__word a1, cubind__word a2, double a3, cubind__word a4, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 21 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    curandStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_curandGeneratePoissonMethod;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CURAND, cubind_i), a0, a1, a2, (double)a3, a4);
+    cubind_fn = cubind__resolve(&cubind__curand_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__curandGeneratePoissonMethod_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (size_t)a2, a3, (curandMethod_t)a4);
+            break;
+        }
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 8 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: curandGenerateBinomial. */
+static CUBIND_COLD curandStatus_t cubind_shape_8(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, double a4, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 22 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    curandStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_curandGenerateBinomial;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CURAND, cubind_i), a0, a1, a2, a3, (double)a4);
+    cubind_fn = cubind__resolve(&cubind__curand_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__curandGenerateBinomial_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (size_t)a2, (unsigned int)a3, a4);
+            break;
+        }
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 9 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: curandGenerateBinomialMethod. */
+static CUBIND_COLD curandStatus_t cubind_shape_9(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, double a4, cubind__word a5, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 23 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    curandStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_curandGenerateBinomialMethod;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CURAND, cubind_i), a0, a1, a2, a3, (double)a4, a5);
+    cubind_fn = cubind__resolve(&cubind__curand_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__curandGenerateBinomialMethod_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (size_t)a2, (unsigned int)a3, a4, (curandMethod_t)a5);
+            break;
+        }
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrapper calls until curandCreateGenerator is resolved, and every call while tracing: shape 0. */
+static CUBIND_COLD curandStatus_t slow_curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)
+{
+    return cubind_shape_0((uintptr_t)generator, rng_type, 0);
 }
 
 curandStatus_t cubind_curand_create_generator(curandGenerator_t *generator, curandRngType_t rng_type)
@@ -482,34 +1053,15 @@ curandStatus_t cubind_curand_create_generator(curandGenerator_t *generator, cura
     cubind__curandCreateGenerator_fn cubind_fn = (cubind__curandCreateGenerator_fn)cubind__target((cubind__fnptr)slow_curandCreateGenerator, &cubind__curand_offsets[0]);
     curandStatus_t cubind_status = cubind_fn(generator, rng_type);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 0, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandCreateGeneratorHost_fn)(curandGenerator_t *generator, curandRngType_t rng_type);
-
-/* What the wrapper calls until curandCreateGeneratorHost is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandCreateGeneratorHost is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD curandStatus_t slow_curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 1), (uintptr_t)generator, (long long)rng_type);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandCreateGeneratorHost_fn cubind_fn = (cubind__curandCreateGeneratorHost_fn)cubind__resolve(&cubind__curand_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_curandCreateGeneratorHost);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, rng_type);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 1, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)generator, rng_type, 1);
 }
 
 curandStatus_t cubind_curand_create_generator_host(curandGenerator_t *generator, curandRngType_t rng_type)
@@ -517,34 +1069,15 @@ curandStatus_t cubind_curand_create_generator_host(curandGenerator_t *generator,
     cubind__curandCreateGeneratorHost_fn cubind_fn = (cubind__curandCreateGeneratorHost_fn)cubind__target((cubind__fnptr)slow_curandCreateGeneratorHost, &cubind__curand_offsets[1]);
     curandStatus_t cubind_status = cubind_fn(generator, rng_type);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 1, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandDestroyGenerator_fn)(curandGenerator_t generator);
-
-/* What the wrapper calls until curandDestroyGenerator is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandDestroyGenerator is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD curandStatus_t slow_curandDestroyGenerator(curandGenerator_t generator)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 2), (uintptr_t)generator);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandDestroyGenerator_fn cubind_fn = (cubind__curandDestroyGenerator_fn)cubind__resolve(&cubind__curand_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_curandDestroyGenerator);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 2, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)generator, 0);
 }
 
 curandStatus_t cubind_curand_destroy_generator(curandGenerator_t generator)
@@ -552,34 +1085,15 @@ curandStatus_t cubind_curand_destroy_generator(curandGenerator_t generator)
     cubind__curandDestroyGenerator_fn cubind_fn = (cubind__curandDestroyGenerator_fn)cubind__target((cubind__fnptr)slow_curandDestroyGenerator, &cubind__curand_offsets[2]);
     curandStatus_t cubind_status = cubind_fn(generator);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 2, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGetVersion_fn)(int *version);
-
-/* What the wrapper calls until curandGetVersion is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandGetVersion is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD curandStatus_t slow_curandGetVersion(int *version)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 3), (uintptr_t)version);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetVersion_fn cubind_fn = (cubind__curandGetVersion_fn)cubind__resolve(&cubind__curand_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_curandGetVersion);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(version);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 3, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)version, 1);
 }
 
 curandStatus_t cubind_curand_get_version(int *version)
@@ -587,34 +1101,15 @@ curandStatus_t cubind_curand_get_version(int *version)
     cubind__curandGetVersion_fn cubind_fn = (cubind__curandGetVersion_fn)cubind__target((cubind__fnptr)slow_curandGetVersion, &cubind__curand_offsets[3]);
     curandStatus_t cubind_status = cubind_fn(version);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 3, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGetProperty_fn)(libraryPropertyType type, int *value);
-
-/* What the wrapper calls until curandGetProperty is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandGetProperty is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD curandStatus_t slow_curandGetProperty(libraryPropertyType type, int *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 4), (long long)type, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetProperty_fn cubind_fn = (cubind__curandGetProperty_fn)cubind__resolve(&cubind__curand_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_curandGetProperty);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(type, value);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 4, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(type, (uintptr_t)value, 2);
 }
 
 curandStatus_t cubind_curand_get_property(libraryPropertyType type, int *value)
@@ -622,34 +1117,15 @@ curandStatus_t cubind_curand_get_property(libraryPropertyType type, int *value)
     cubind__curandGetProperty_fn cubind_fn = (cubind__curandGetProperty_fn)cubind__target((cubind__fnptr)slow_curandGetProperty, &cubind__curand_offsets[4]);
     curandStatus_t cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 4, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandSetStream_fn)(curandGenerator_t generator, cudaStream_t stream);
-
-/* What the wrapper calls until curandSetStream is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandSetStream is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD curandStatus_t slow_curandSetStream(curandGenerator_t generator, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 5), (uintptr_t)generator, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandSetStream_fn cubind_fn = (cubind__curandSetStream_fn)cubind__resolve(&cubind__curand_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_curandSetStream);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, stream);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 5, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)generator, (uintptr_t)stream, 3);
 }
 
 curandStatus_t cubind_curand_set_stream(curandGenerator_t generator, cudaStream_t stream)
@@ -657,34 +1133,15 @@ curandStatus_t cubind_curand_set_stream(curandGenerator_t generator, cudaStream_
     cubind__curandSetStream_fn cubind_fn = (cubind__curandSetStream_fn)cubind__target((cubind__fnptr)slow_curandSetStream, &cubind__curand_offsets[5]);
     curandStatus_t cubind_status = cubind_fn(generator, stream);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 5, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandSetPseudoRandomGeneratorSeed_fn)(curandGenerator_t generator, unsigned long long seed);
-
-/* What the wrapper calls until curandSetPseudoRandomGeneratorSeed is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandSetPseudoRandomGeneratorSeed is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD curandStatus_t slow_curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 6), (uintptr_t)generator, (unsigned long long)seed);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandSetPseudoRandomGeneratorSeed_fn cubind_fn = (cubind__curandSetPseudoRandomGeneratorSeed_fn)cubind__resolve(&cubind__curand_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_curandSetPseudoRandomGeneratorSeed);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, seed);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 6, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)generator, seed, 4);
 }
 
 curandStatus_t cubind_curand_set_pseudo_random_generator_seed(curandGenerator_t generator, unsigned long long seed)
@@ -692,34 +1149,15 @@ curandStatus_t cubind_curand_set_pseudo_random_generator_seed(curandGenerator_t 
     cubind__curandSetPseudoRandomGeneratorSeed_fn cubind_fn = (cubind__curandSetPseudoRandomGeneratorSeed_fn)cubind__target((cubind__fnptr)slow_curandSetPseudoRandomGeneratorSeed, &cubind__curand_offsets[6]);
     curandStatus_t cubind_status = cubind_fn(generator, seed);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 6, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandSetGeneratorOffset_fn)(curandGenerator_t generator, unsigned long long offset);
-
-/* What the wrapper calls until curandSetGeneratorOffset is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandSetGeneratorOffset is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 7), (uintptr_t)generator, (unsigned long long)offset);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandSetGeneratorOffset_fn cubind_fn = (cubind__curandSetGeneratorOffset_fn)cubind__resolve(&cubind__curand_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_curandSetGeneratorOffset);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, offset);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 7, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)generator, offset, 5);
 }
 
 curandStatus_t cubind_curand_set_generator_offset(curandGenerator_t generator, unsigned long long offset)
@@ -727,34 +1165,15 @@ curandStatus_t cubind_curand_set_generator_offset(curandGenerator_t generator, u
     cubind__curandSetGeneratorOffset_fn cubind_fn = (cubind__curandSetGeneratorOffset_fn)cubind__target((cubind__fnptr)slow_curandSetGeneratorOffset, &cubind__curand_offsets[7]);
     curandStatus_t cubind_status = cubind_fn(generator, offset);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 7, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandSetGeneratorOrdering_fn)(curandGenerator_t generator, curandOrdering_t order);
-
-/* What the wrapper calls until curandSetGeneratorOrdering is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandSetGeneratorOrdering is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 8), (uintptr_t)generator, (long long)order);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandSetGeneratorOrdering_fn cubind_fn = (cubind__curandSetGeneratorOrdering_fn)cubind__resolve(&cubind__curand_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_curandSetGeneratorOrdering);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, order);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 8, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)generator, order, 6);
 }
 
 curandStatus_t cubind_curand_set_generator_ordering(curandGenerator_t generator, curandOrdering_t order)
@@ -762,34 +1181,15 @@ curandStatus_t cubind_curand_set_generator_ordering(curandGenerator_t generator,
     cubind__curandSetGeneratorOrdering_fn cubind_fn = (cubind__curandSetGeneratorOrdering_fn)cubind__target((cubind__fnptr)slow_curandSetGeneratorOrdering, &cubind__curand_offsets[8]);
     curandStatus_t cubind_status = cubind_fn(generator, order);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 8, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandSetQuasiRandomGeneratorDimensions_fn)(curandGenerator_t generator, unsigned int num_dimensions);
-
-/* What the wrapper calls until curandSetQuasiRandomGeneratorDimensions is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandSetQuasiRandomGeneratorDimensions is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD curandStatus_t slow_curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 9), (uintptr_t)generator, (unsigned long long)num_dimensions);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandSetQuasiRandomGeneratorDimensions_fn cubind_fn = (cubind__curandSetQuasiRandomGeneratorDimensions_fn)cubind__resolve(&cubind__curand_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_curandSetQuasiRandomGeneratorDimensions);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, num_dimensions);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 9, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)generator, num_dimensions, 7);
 }
 
 curandStatus_t cubind_curand_set_quasi_random_generator_dimensions(curandGenerator_t generator, unsigned int num_dimensions)
@@ -797,34 +1197,15 @@ curandStatus_t cubind_curand_set_quasi_random_generator_dimensions(curandGenerat
     cubind__curandSetQuasiRandomGeneratorDimensions_fn cubind_fn = (cubind__curandSetQuasiRandomGeneratorDimensions_fn)cubind__target((cubind__fnptr)slow_curandSetQuasiRandomGeneratorDimensions, &cubind__curand_offsets[9]);
     curandStatus_t cubind_status = cubind_fn(generator, num_dimensions);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 9, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGenerate_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num);
-
-/* What the wrapper calls until curandGenerate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandGenerate is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD curandStatus_t slow_curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 10), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerate_fn cubind_fn = (cubind__curandGenerate_fn)cubind__resolve(&cubind__curand_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_curandGenerate);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, outputPtr, num);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 10, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)generator, (uintptr_t)outputPtr, num, 0);
 }
 
 curandStatus_t cubind_curand_generate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
@@ -832,34 +1213,15 @@ curandStatus_t cubind_curand_generate(curandGenerator_t generator, unsigned int 
     cubind__curandGenerate_fn cubind_fn = (cubind__curandGenerate_fn)cubind__target((cubind__fnptr)slow_curandGenerate, &cubind__curand_offsets[10]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 10, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGenerateLongLong_fn)(curandGenerator_t generator, unsigned long long *outputPtr, size_t num);
-
-/* What the wrapper calls until curandGenerateLongLong is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandGenerateLongLong is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD curandStatus_t slow_curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 11), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateLongLong_fn cubind_fn = (cubind__curandGenerateLongLong_fn)cubind__resolve(&cubind__curand_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateLongLong);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, outputPtr, num);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 11, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)generator, (uintptr_t)outputPtr, num, 1);
 }
 
 curandStatus_t cubind_curand_generate_long_long(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
@@ -867,34 +1229,15 @@ curandStatus_t cubind_curand_generate_long_long(curandGenerator_t generator, uns
     cubind__curandGenerateLongLong_fn cubind_fn = (cubind__curandGenerateLongLong_fn)cubind__target((cubind__fnptr)slow_curandGenerateLongLong, &cubind__curand_offsets[11]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 11, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGenerateUniform_fn)(curandGenerator_t generator, float *outputPtr, size_t num);
-
-/* What the wrapper calls until curandGenerateUniform is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandGenerateUniform is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD curandStatus_t slow_curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 12), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateUniform_fn cubind_fn = (cubind__curandGenerateUniform_fn)cubind__resolve(&cubind__curand_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateUniform);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, outputPtr, num);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 12, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)generator, (uintptr_t)outputPtr, num, 2);
 }
 
 curandStatus_t cubind_curand_generate_uniform(curandGenerator_t generator, float *outputPtr, size_t num)
@@ -902,34 +1245,15 @@ curandStatus_t cubind_curand_generate_uniform(curandGenerator_t generator, float
     cubind__curandGenerateUniform_fn cubind_fn = (cubind__curandGenerateUniform_fn)cubind__target((cubind__fnptr)slow_curandGenerateUniform, &cubind__curand_offsets[12]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 12, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGenerateUniformDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t num);
-
-/* What the wrapper calls until curandGenerateUniformDouble is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandGenerateUniformDouble is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD curandStatus_t slow_curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 13), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateUniformDouble_fn cubind_fn = (cubind__curandGenerateUniformDouble_fn)cubind__resolve(&cubind__curand_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateUniformDouble);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, outputPtr, num);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 13, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)generator, (uintptr_t)outputPtr, num, 3);
 }
 
 curandStatus_t cubind_curand_generate_uniform_double(curandGenerator_t generator, double *outputPtr, size_t num)
@@ -937,34 +1261,15 @@ curandStatus_t cubind_curand_generate_uniform_double(curandGenerator_t generator
     cubind__curandGenerateUniformDouble_fn cubind_fn = (cubind__curandGenerateUniformDouble_fn)cubind__target((cubind__fnptr)slow_curandGenerateUniformDouble, &cubind__curand_offsets[13]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 13, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGenerateNormal_fn)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
-
-/* What the wrapper calls until curandGenerateNormal is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandGenerateNormal is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD curandStatus_t slow_curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 14), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)mean, (double)stddev);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateNormal_fn cubind_fn = (cubind__curandGenerateNormal_fn)cubind__resolve(&cubind__curand_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateNormal);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 14, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)generator, (uintptr_t)outputPtr, n, mean, stddev, 0);
 }
 
 curandStatus_t cubind_curand_generate_normal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
@@ -972,34 +1277,15 @@ curandStatus_t cubind_curand_generate_normal(curandGenerator_t generator, float 
     cubind__curandGenerateNormal_fn cubind_fn = (cubind__curandGenerateNormal_fn)cubind__target((cubind__fnptr)slow_curandGenerateNormal, &cubind__curand_offsets[14]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 14, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGenerateNormalDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
-
-/* What the wrapper calls until curandGenerateNormalDouble is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandGenerateNormalDouble is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD curandStatus_t slow_curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 15), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)mean, (double)stddev);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateNormalDouble_fn cubind_fn = (cubind__curandGenerateNormalDouble_fn)cubind__resolve(&cubind__curand_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateNormalDouble);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 15, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4((uintptr_t)generator, (uintptr_t)outputPtr, n, mean, stddev, 0);
 }
 
 curandStatus_t cubind_curand_generate_normal_double(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
@@ -1007,34 +1293,15 @@ curandStatus_t cubind_curand_generate_normal_double(curandGenerator_t generator,
     cubind__curandGenerateNormalDouble_fn cubind_fn = (cubind__curandGenerateNormalDouble_fn)cubind__target((cubind__fnptr)slow_curandGenerateNormalDouble, &cubind__curand_offsets[15]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 15, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGenerateLogNormal_fn)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
-
-/* What the wrapper calls until curandGenerateLogNormal is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandGenerateLogNormal is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 16), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)mean, (double)stddev);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateLogNormal_fn cubind_fn = (cubind__curandGenerateLogNormal_fn)cubind__resolve(&cubind__curand_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateLogNormal);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 16, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)generator, (uintptr_t)outputPtr, n, mean, stddev, 1);
 }
 
 curandStatus_t cubind_curand_generate_log_normal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
@@ -1042,34 +1309,15 @@ curandStatus_t cubind_curand_generate_log_normal(curandGenerator_t generator, fl
     cubind__curandGenerateLogNormal_fn cubind_fn = (cubind__curandGenerateLogNormal_fn)cubind__target((cubind__fnptr)slow_curandGenerateLogNormal, &cubind__curand_offsets[16]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 16, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGenerateLogNormalDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
-
-/* What the wrapper calls until curandGenerateLogNormalDouble is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandGenerateLogNormalDouble is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 17), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)mean, (double)stddev);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateLogNormalDouble_fn cubind_fn = (cubind__curandGenerateLogNormalDouble_fn)cubind__resolve(&cubind__curand_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateLogNormalDouble);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 17, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4((uintptr_t)generator, (uintptr_t)outputPtr, n, mean, stddev, 1);
 }
 
 curandStatus_t cubind_curand_generate_log_normal_double(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
@@ -1077,34 +1325,15 @@ curandStatus_t cubind_curand_generate_log_normal_double(curandGenerator_t genera
     cubind__curandGenerateLogNormalDouble_fn cubind_fn = (cubind__curandGenerateLogNormalDouble_fn)cubind__target((cubind__fnptr)slow_curandGenerateLogNormalDouble, &cubind__curand_offsets[17]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 17, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandCreatePoissonDistribution_fn)(double lambda, curandDiscreteDistribution_t *discrete_distribution);
-
-/* What the wrapper calls until curandCreatePoissonDistribution is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandCreatePoissonDistribution is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD curandStatus_t slow_curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 18), (double)lambda, (uintptr_t)discrete_distribution);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandCreatePoissonDistribution_fn cubind_fn = (cubind__curandCreatePoissonDistribution_fn)cubind__resolve(&cubind__curand_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_curandCreatePoissonDistribution);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(lambda, discrete_distribution);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 18, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5(lambda, (uintptr_t)discrete_distribution, 0);
 }
 
 curandStatus_t cubind_curand_create_poisson_distribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
@@ -1112,34 +1341,15 @@ curandStatus_t cubind_curand_create_poisson_distribution(double lambda, curandDi
     cubind__curandCreatePoissonDistribution_fn cubind_fn = (cubind__curandCreatePoissonDistribution_fn)cubind__target((cubind__fnptr)slow_curandCreatePoissonDistribution, &cubind__curand_offsets[18]);
     curandStatus_t cubind_status = cubind_fn(lambda, discrete_distribution);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 18, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandDestroyDistribution_fn)(curandDiscreteDistribution_t discrete_distribution);
-
-/* What the wrapper calls until curandDestroyDistribution is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandDestroyDistribution is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD curandStatus_t slow_curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 19), (uintptr_t)discrete_distribution);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandDestroyDistribution_fn cubind_fn = (cubind__curandDestroyDistribution_fn)cubind__resolve(&cubind__curand_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_curandDestroyDistribution);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(discrete_distribution);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 19, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)discrete_distribution, 2);
 }
 
 curandStatus_t cubind_curand_destroy_distribution(curandDiscreteDistribution_t discrete_distribution)
@@ -1147,34 +1357,15 @@ curandStatus_t cubind_curand_destroy_distribution(curandDiscreteDistribution_t d
     cubind__curandDestroyDistribution_fn cubind_fn = (cubind__curandDestroyDistribution_fn)cubind__target((cubind__fnptr)slow_curandDestroyDistribution, &cubind__curand_offsets[19]);
     curandStatus_t cubind_status = cubind_fn(discrete_distribution);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 19, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGeneratePoisson_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda);
-
-/* What the wrapper calls until curandGeneratePoisson is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandGeneratePoisson is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD curandStatus_t slow_curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 20), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)lambda);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGeneratePoisson_fn cubind_fn = (cubind__curandGeneratePoisson_fn)cubind__resolve(&cubind__curand_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_curandGeneratePoisson);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, outputPtr, n, lambda);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 20, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)generator, (uintptr_t)outputPtr, n, lambda, 0);
 }
 
 curandStatus_t cubind_curand_generate_poisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
@@ -1182,34 +1373,15 @@ curandStatus_t cubind_curand_generate_poisson(curandGenerator_t generator, unsig
     cubind__curandGeneratePoisson_fn cubind_fn = (cubind__curandGeneratePoisson_fn)cubind__target((cubind__fnptr)slow_curandGeneratePoisson, &cubind__curand_offsets[20]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, n, lambda);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 20, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGeneratePoissonMethod_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method);
-
-/* What the wrapper calls until curandGeneratePoissonMethod is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandGeneratePoissonMethod is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD curandStatus_t slow_curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 21), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)lambda, (long long)method);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGeneratePoissonMethod_fn cubind_fn = (cubind__curandGeneratePoissonMethod_fn)cubind__resolve(&cubind__curand_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_curandGeneratePoissonMethod);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, outputPtr, n, lambda, method);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 21, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7((uintptr_t)generator, (uintptr_t)outputPtr, n, lambda, method, 0);
 }
 
 curandStatus_t cubind_curand_generate_poisson_method(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
@@ -1217,34 +1389,15 @@ curandStatus_t cubind_curand_generate_poisson_method(curandGenerator_t generator
     cubind__curandGeneratePoissonMethod_fn cubind_fn = (cubind__curandGeneratePoissonMethod_fn)cubind__target((cubind__fnptr)slow_curandGeneratePoissonMethod, &cubind__curand_offsets[21]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, n, lambda, method);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 21, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGenerateBinomial_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p);
-
-/* What the wrapper calls until curandGenerateBinomial is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandGenerateBinomial is resolved, and every call while tracing: shape 8. */
 static CUBIND_COLD curandStatus_t slow_curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 22), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num, (unsigned long long)n, (double)p);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateBinomial_fn cubind_fn = (cubind__curandGenerateBinomial_fn)cubind__resolve(&cubind__curand_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateBinomial);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, outputPtr, num, n, p);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 22, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_8((uintptr_t)generator, (uintptr_t)outputPtr, num, n, p, 0);
 }
 
 curandStatus_t cubind_curand_generate_binomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
@@ -1252,34 +1405,15 @@ curandStatus_t cubind_curand_generate_binomial(curandGenerator_t generator, unsi
     cubind__curandGenerateBinomial_fn cubind_fn = (cubind__curandGenerateBinomial_fn)cubind__target((cubind__fnptr)slow_curandGenerateBinomial, &cubind__curand_offsets[22]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, num, n, p);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 22, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGenerateBinomialMethod_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method);
-
-/* What the wrapper calls until curandGenerateBinomialMethod is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandGenerateBinomialMethod is resolved, and every call while tracing: shape 9. */
 static CUBIND_COLD curandStatus_t slow_curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 23), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num, (unsigned long long)n, (double)p, (long long)method);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateBinomialMethod_fn cubind_fn = (cubind__curandGenerateBinomialMethod_fn)cubind__resolve(&cubind__curand_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateBinomialMethod);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, outputPtr, num, n, p, method);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 23, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_9((uintptr_t)generator, (uintptr_t)outputPtr, num, n, p, method, 0);
 }
 
 curandStatus_t cubind_curand_generate_binomial_method(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
@@ -1287,34 +1421,15 @@ curandStatus_t cubind_curand_generate_binomial_method(curandGenerator_t generato
     cubind__curandGenerateBinomialMethod_fn cubind_fn = (cubind__curandGenerateBinomialMethod_fn)cubind__target((cubind__fnptr)slow_curandGenerateBinomialMethod, &cubind__curand_offsets[23]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, num, n, p, method);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 23, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGenerateSeeds_fn)(curandGenerator_t generator);
-
-/* What the wrapper calls until curandGenerateSeeds is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandGenerateSeeds is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD curandStatus_t slow_curandGenerateSeeds(curandGenerator_t generator)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 24), (uintptr_t)generator);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateSeeds_fn cubind_fn = (cubind__curandGenerateSeeds_fn)cubind__resolve(&cubind__curand_symbols.table, 24, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateSeeds);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 24, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)generator, 3);
 }
 
 curandStatus_t cubind_curand_generate_seeds(curandGenerator_t generator)
@@ -1322,34 +1437,15 @@ curandStatus_t cubind_curand_generate_seeds(curandGenerator_t generator)
     cubind__curandGenerateSeeds_fn cubind_fn = (cubind__curandGenerateSeeds_fn)cubind__target((cubind__fnptr)slow_curandGenerateSeeds, &cubind__curand_offsets[24]);
     curandStatus_t cubind_status = cubind_fn(generator);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 24, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGetDirectionVectors32_fn)(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set);
-
-/* What the wrapper calls until curandGetDirectionVectors32 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandGetDirectionVectors32 is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 25), (uintptr_t)vectors, (long long)set);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetDirectionVectors32_fn cubind_fn = (cubind__curandGetDirectionVectors32_fn)cubind__resolve(&cubind__curand_symbols.table, 25, &cubind_unavailable, (cubind__fnptr)slow_curandGetDirectionVectors32);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(vectors, set);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 25, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)vectors, set, 8);
 }
 
 curandStatus_t cubind_curand_get_direction_vectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
@@ -1357,34 +1453,15 @@ curandStatus_t cubind_curand_get_direction_vectors32(curandDirectionVectors32_t 
     cubind__curandGetDirectionVectors32_fn cubind_fn = (cubind__curandGetDirectionVectors32_fn)cubind__target((cubind__fnptr)slow_curandGetDirectionVectors32, &cubind__curand_offsets[25]);
     curandStatus_t cubind_status = cubind_fn(vectors, set);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 25, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGetScrambleConstants32_fn)(unsigned int **constants);
-
-/* What the wrapper calls until curandGetScrambleConstants32 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandGetScrambleConstants32 is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants32(unsigned int **constants)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 26), (uintptr_t)constants);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetScrambleConstants32_fn cubind_fn = (cubind__curandGetScrambleConstants32_fn)cubind__resolve(&cubind__curand_symbols.table, 26, &cubind_unavailable, (cubind__fnptr)slow_curandGetScrambleConstants32);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(constants);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 26, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)constants, 4);
 }
 
 curandStatus_t cubind_curand_get_scramble_constants32(unsigned int **constants)
@@ -1392,34 +1469,15 @@ curandStatus_t cubind_curand_get_scramble_constants32(unsigned int **constants)
     cubind__curandGetScrambleConstants32_fn cubind_fn = (cubind__curandGetScrambleConstants32_fn)cubind__target((cubind__fnptr)slow_curandGetScrambleConstants32, &cubind__curand_offsets[26]);
     curandStatus_t cubind_status = cubind_fn(constants);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 26, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGetDirectionVectors64_fn)(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set);
-
-/* What the wrapper calls until curandGetDirectionVectors64 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandGetDirectionVectors64 is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 27), (uintptr_t)vectors, (long long)set);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetDirectionVectors64_fn cubind_fn = (cubind__curandGetDirectionVectors64_fn)cubind__resolve(&cubind__curand_symbols.table, 27, &cubind_unavailable, (cubind__fnptr)slow_curandGetDirectionVectors64);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(vectors, set);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 27, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)vectors, set, 9);
 }
 
 curandStatus_t cubind_curand_get_direction_vectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
@@ -1427,34 +1485,15 @@ curandStatus_t cubind_curand_get_direction_vectors64(curandDirectionVectors64_t 
     cubind__curandGetDirectionVectors64_fn cubind_fn = (cubind__curandGetDirectionVectors64_fn)cubind__target((cubind__fnptr)slow_curandGetDirectionVectors64, &cubind__curand_offsets[27]);
     curandStatus_t cubind_status = cubind_fn(vectors, set);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 27, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGetScrambleConstants64_fn)(unsigned long long **constants);
-
-/* What the wrapper calls until curandGetScrambleConstants64 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until curandGetScrambleConstants64 is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants64(unsigned long long **constants)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 28), (uintptr_t)constants);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetScrambleConstants64_fn cubind_fn = (cubind__curandGetScrambleConstants64_fn)cubind__resolve(&cubind__curand_symbols.table, 28, &cubind_unavailable, (cubind__fnptr)slow_curandGetScrambleConstants64);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(constants);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 28, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)constants, 5);
 }
 
 curandStatus_t cubind_curand_get_scramble_constants64(unsigned long long **constants)
@@ -1462,7 +1501,7 @@ curandStatus_t cubind_curand_get_scramble_constants64(unsigned long long **const
     cubind__curandGetScrambleConstants64_fn cubind_fn = (cubind__curandGetScrambleConstants64_fn)cubind__target((cubind__fnptr)slow_curandGetScrambleConstants64, &cubind__curand_offsets[28]);
     curandStatus_t cubind_status = cubind_fn(constants);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 28, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

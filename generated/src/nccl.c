@@ -525,29 +525,626 @@ const struct cubind__nccl_symbols {
 #undef AT
 };
 
-typedef ncclResult_t (*cubind__ncclMemAlloc_fn)(void **ptr, size_t size);
-
-/* What the wrapper calls until ncclMemAlloc is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclMemAlloc(void **ptr, size_t size)
+/* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
+ * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
+ * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
+ * a part of its own, with an entry of its own); not inlined, for the same reason. */
+static CUBIND_NOINLINE int cubind_failed(unsigned index, int status)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 0), (uintptr_t)ptr, (unsigned long long)size);
+    return cubind__wrapper_status_informational(&cubind__nccl_symbols.table, index, status);
+}
+
+/* Each function's type. */
+typedef ncclResult_t (*cubind__ncclMemAlloc_fn)(void **ptr, size_t size);
+typedef ncclResult_t (*cubind__ncclMemFree_fn)(void *ptr);
+typedef ncclResult_t (*cubind__ncclGetVersion_fn)(int *version);
+typedef ncclResult_t (*cubind__ncclGetUniqueId_fn)(ncclUniqueId *uniqueId);
+typedef ncclResult_t (*cubind__ncclCommInitRankConfig_fn)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config);
+typedef ncclResult_t (*cubind__ncclCommInitRank_fn)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank);
+typedef ncclResult_t (*cubind__ncclCommInitAll_fn)(ncclComm_t *comm, int ndev, const int *devlist);
+typedef ncclResult_t (*cubind__ncclCommFinalize_fn)(ncclComm_t comm);
+typedef ncclResult_t (*cubind__ncclCommDestroy_fn)(ncclComm_t comm);
+typedef ncclResult_t (*cubind__ncclCommAbort_fn)(ncclComm_t comm);
+typedef ncclResult_t (*cubind__ncclCommRevoke_fn)(ncclComm_t comm, int revokeFlags);
+typedef ncclResult_t (*cubind__ncclCommSplit_fn)(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config);
+typedef ncclResult_t (*cubind__ncclCommShrink_fn)(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags);
+typedef ncclResult_t (*cubind__ncclCommInitRankScalable_fn)(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config);
+typedef const char *(*cubind__ncclGetErrorString_fn)(ncclResult_t result);
+typedef const char *(*cubind__ncclGetLastError_fn)(ncclComm_t comm);
+typedef void (*cubind__ncclResetDebugInit_fn)(void);
+typedef ncclResult_t (*cubind__ncclCommGetAsyncError_fn)(ncclComm_t comm, ncclResult_t *asyncError);
+typedef ncclResult_t (*cubind__ncclCommCount_fn)(const ncclComm_t comm, int *count);
+typedef ncclResult_t (*cubind__ncclCommCuDevice_fn)(const ncclComm_t comm, int *device);
+typedef ncclResult_t (*cubind__ncclCommUserRank_fn)(const ncclComm_t comm, int *rank);
+typedef ncclResult_t (*cubind__ncclCommRegister_fn)(const ncclComm_t comm, void *buff, size_t size, void **handle);
+typedef ncclResult_t (*cubind__ncclCommDeregister_fn)(const ncclComm_t comm, void *handle);
+typedef ncclResult_t (*cubind__ncclCommWindowRegister_fn)(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags);
+typedef ncclResult_t (*cubind__ncclCommWindowDeregister_fn)(ncclComm_t comm, ncclWindow_t win);
+typedef ncclResult_t (*cubind__ncclRedOpCreatePreMulSum_fn)(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm);
+typedef ncclResult_t (*cubind__ncclRedOpDestroy_fn)(ncclRedOp_t op, ncclComm_t comm);
+typedef ncclResult_t (*cubind__ncclReduce_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t (*cubind__ncclBcast_fn)(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t (*cubind__ncclBroadcast_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t (*cubind__ncclAllReduce_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t (*cubind__ncclReduceScatter_fn)(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t (*cubind__ncclAllGather_fn)(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t (*cubind__ncclAlltoAll_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t (*cubind__ncclGather_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t (*cubind__ncclScatter_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t (*cubind__ncclSend_fn)(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t (*cubind__ncclRecv_fn)(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t (*cubind__ncclGroupStart_fn)(void);
+typedef ncclResult_t (*cubind__ncclGroupEnd_fn)(void);
+typedef ncclResult_t (*cubind__ncclGroupSimulateEnd_fn)(ncclSimInfo_t *simInfo);
+
+/* The wrappers whose parameters pass alike share a slow path, their shape's (generator/shapes.py):
+ * each reaches it through a stub of its own type, declared here for the shapes to name. */
+static CUBIND_COLD ncclResult_t slow_ncclMemAlloc(void **ptr, size_t size);
+static CUBIND_COLD ncclResult_t slow_ncclMemFree(void *ptr);
+static CUBIND_COLD ncclResult_t slow_ncclGetVersion(int *version);
+static CUBIND_COLD ncclResult_t slow_ncclGetUniqueId(ncclUniqueId *uniqueId);
+static CUBIND_COLD ncclResult_t slow_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist);
+static CUBIND_COLD ncclResult_t slow_ncclCommFinalize(ncclComm_t comm);
+static CUBIND_COLD ncclResult_t slow_ncclCommDestroy(ncclComm_t comm);
+static CUBIND_COLD ncclResult_t slow_ncclCommAbort(ncclComm_t comm);
+static CUBIND_COLD ncclResult_t slow_ncclCommRevoke(ncclComm_t comm, int revokeFlags);
+static CUBIND_COLD ncclResult_t slow_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config);
+static CUBIND_COLD ncclResult_t slow_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags);
+static CUBIND_COLD ncclResult_t slow_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config);
+static CUBIND_COLD ncclResult_t slow_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError);
+static CUBIND_COLD ncclResult_t slow_ncclCommCount(const ncclComm_t comm, int *count);
+static CUBIND_COLD ncclResult_t slow_ncclCommCuDevice(const ncclComm_t comm, int *device);
+static CUBIND_COLD ncclResult_t slow_ncclCommUserRank(const ncclComm_t comm, int *rank);
+static CUBIND_COLD ncclResult_t slow_ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle);
+static CUBIND_COLD ncclResult_t slow_ncclCommDeregister(const ncclComm_t comm, void *handle);
+static CUBIND_COLD ncclResult_t slow_ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags);
+static CUBIND_COLD ncclResult_t slow_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win);
+static CUBIND_COLD ncclResult_t slow_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm);
+static CUBIND_COLD ncclResult_t slow_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm);
+static CUBIND_COLD ncclResult_t slow_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream);
+static CUBIND_COLD ncclResult_t slow_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
+static CUBIND_COLD ncclResult_t slow_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
+static CUBIND_COLD ncclResult_t slow_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
+static CUBIND_COLD ncclResult_t slow_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
+static CUBIND_COLD ncclResult_t slow_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
+static CUBIND_COLD ncclResult_t slow_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
+static CUBIND_COLD ncclResult_t slow_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
+static CUBIND_COLD ncclResult_t slow_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
+static CUBIND_COLD ncclResult_t slow_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
+static CUBIND_COLD ncclResult_t slow_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
+static CUBIND_COLD ncclResult_t slow_ncclGroupStart(void);
+static CUBIND_COLD ncclResult_t slow_ncclGroupEnd(void);
+static CUBIND_COLD ncclResult_t slow_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo);
+
+/* What the wrappers of shape 0 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: ncclMemAlloc, ncclCommRevoke, ncclCommGetAsyncError, ncclCommCount, ncclCommCuDevice,
+ * ncclCommUserRank, ncclCommDeregister, ncclCommWindowDeregister, ncclRedOpDestroy. */
+static CUBIND_COLD ncclResult_t cubind_shape_0(cubind__word a0, cubind__word a1, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[9] = { 0, 10, 17, 18, 19, 20, 22, 24, 26 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclMemAlloc_fn cubind_fn = (cubind__ncclMemAlloc_fn)cubind__resolve(&cubind__nccl_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_ncclMemAlloc);
+    cubind__fnptr cubind_self, cubind_fn;
     ncclResult_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_ncclMemAlloc;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_ncclCommRevoke;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_ncclCommGetAsyncError;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_ncclCommCount;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_ncclCommCuDevice;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_ncclCommUserRank;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_ncclCommDeregister;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_ncclCommWindowDeregister;
+        break;
+    case 8:
+        cubind_self = (cubind__fnptr)slow_ncclRedOpDestroy;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, cubind_i), a0, a1);
+    cubind_fn = cubind__resolve(&cubind__nccl_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
     if (cubind_fn == NULL) {
         cubind_status = (ncclResult_t)cubind_unavailable;
     } else {
-        cubind_status = cubind_fn(ptr, size);
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__ncclMemAlloc_fn)cubind_fn)((void **)(uintptr_t)a0, (size_t)a1);
+            break;
+        case 1:
+            cubind_status = ((cubind__ncclCommRevoke_fn)cubind_fn)((ncclComm_t)(uintptr_t)a0, (int)a1);
+            break;
+        case 2:
+            cubind_status = ((cubind__ncclCommGetAsyncError_fn)cubind_fn)((ncclComm_t)(uintptr_t)a0, (ncclResult_t *)(uintptr_t)a1);
+            break;
+        case 3:
+            cubind_status = ((cubind__ncclCommCount_fn)cubind_fn)((const ncclComm_t)(uintptr_t)a0, (int *)(uintptr_t)a1);
+            break;
+        case 4:
+            cubind_status = ((cubind__ncclCommCuDevice_fn)cubind_fn)((const ncclComm_t)(uintptr_t)a0, (int *)(uintptr_t)a1);
+            break;
+        case 5:
+            cubind_status = ((cubind__ncclCommUserRank_fn)cubind_fn)((const ncclComm_t)(uintptr_t)a0, (int *)(uintptr_t)a1);
+            break;
+        case 6:
+            cubind_status = ((cubind__ncclCommDeregister_fn)cubind_fn)((const ncclComm_t)(uintptr_t)a0, (void *)(uintptr_t)a1);
+            break;
+        case 7:
+            cubind_status = ((cubind__ncclCommWindowDeregister_fn)cubind_fn)((ncclComm_t)(uintptr_t)a0, (ncclWindow_t)(uintptr_t)a1);
+            break;
+        default:
+            cubind_status = ((cubind__ncclRedOpDestroy_fn)cubind_fn)((ncclRedOp_t)a0, (ncclComm_t)(uintptr_t)a1);
+            break;
+        }
         if (cubind_status != ncclSuccess)
             /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 0, (int)cubind_status);
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, cubind_i, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
+}
+
+/* What the wrappers of shape 1 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: ncclMemFree, ncclGetVersion, ncclGetUniqueId, ncclCommFinalize, ncclCommDestroy, ncclCommAbort,
+ * ncclGroupSimulateEnd. */
+static CUBIND_COLD ncclResult_t cubind_shape_1(cubind__word a0, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[7] = { 1, 2, 3, 7, 8, 9, 40 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    ncclResult_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_ncclMemFree;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_ncclGetVersion;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_ncclGetUniqueId;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_ncclCommFinalize;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_ncclCommDestroy;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_ncclCommAbort;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_ncclGroupSimulateEnd;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, cubind_i), a0);
+    cubind_fn = cubind__resolve(&cubind__nccl_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__ncclMemFree_fn)cubind_fn)((void *)(uintptr_t)a0);
+            break;
+        case 1:
+            cubind_status = ((cubind__ncclGetVersion_fn)cubind_fn)((int *)(uintptr_t)a0);
+            break;
+        case 2:
+            cubind_status = ((cubind__ncclGetUniqueId_fn)cubind_fn)((ncclUniqueId *)(uintptr_t)a0);
+            break;
+        case 3:
+            cubind_status = ((cubind__ncclCommFinalize_fn)cubind_fn)((ncclComm_t)(uintptr_t)a0);
+            break;
+        case 4:
+            cubind_status = ((cubind__ncclCommDestroy_fn)cubind_fn)((ncclComm_t)(uintptr_t)a0);
+            break;
+        case 5:
+            cubind_status = ((cubind__ncclCommAbort_fn)cubind_fn)((ncclComm_t)(uintptr_t)a0);
+            break;
+        default:
+            cubind_status = ((cubind__ncclGroupSimulateEnd_fn)cubind_fn)((ncclSimInfo_t *)(uintptr_t)a0);
+            break;
+        }
+        if (cubind_status != ncclSuccess)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 2 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: ncclCommInitAll. */
+static CUBIND_COLD ncclResult_t cubind_shape_2(cubind__word a0, cubind__word a1, cubind__word a2, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 6 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    ncclResult_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_ncclCommInitAll;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, cubind_i), a0, a1, a2);
+    cubind_fn = cubind__resolve(&cubind__nccl_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__ncclCommInitAll_fn)cubind_fn)((ncclComm_t *)(uintptr_t)a0, (int)a1, (const int *)(uintptr_t)a2);
+            break;
+        }
+        if (cubind_status != ncclSuccess)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 3 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: ncclCommSplit, ncclCommWindowRegister, ncclRedOpCreatePreMulSum. */
+static CUBIND_COLD ncclResult_t cubind_shape_3(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[3] = { 11, 23, 25 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    ncclResult_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_ncclCommSplit;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_ncclCommWindowRegister;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_ncclRedOpCreatePreMulSum;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, cubind_i), a0, a1, a2, a3, a4);
+    cubind_fn = cubind__resolve(&cubind__nccl_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__ncclCommSplit_fn)cubind_fn)((ncclComm_t)(uintptr_t)a0, (int)a1, (int)a2, (ncclComm_t *)(uintptr_t)a3, (ncclConfig_t *)(uintptr_t)a4);
+            break;
+        case 1:
+            cubind_status = ((cubind__ncclCommWindowRegister_fn)cubind_fn)((ncclComm_t)(uintptr_t)a0, (void *)(uintptr_t)a1, (size_t)a2, (ncclWindow_t *)(uintptr_t)a3, (int)a4);
+            break;
+        default:
+            cubind_status = ((cubind__ncclRedOpCreatePreMulSum_fn)cubind_fn)((ncclRedOp_t *)(uintptr_t)a0, (void *)(uintptr_t)a1, (ncclDataType_t)a2, (ncclScalarResidence_t)a3, (ncclComm_t)(uintptr_t)a4);
+            break;
+        }
+        if (cubind_status != ncclSuccess)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 4 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: ncclCommShrink, ncclCommInitRankScalable, ncclBcast, ncclAllGather, ncclAlltoAll, ncclSend,
+ * ncclRecv. */
+static CUBIND_COLD ncclResult_t cubind_shape_4(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, double cubind_member)
+{
+    static const unsigned short cubind_index[7] = { 12, 13, 28, 32, 33, 36, 37 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    ncclResult_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_ncclCommShrink;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_ncclCommInitRankScalable;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_ncclBcast;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_ncclAllGather;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_ncclAlltoAll;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_ncclSend;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_ncclRecv;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, cubind_i), a0, a1, a2, a3, a4, a5);
+    cubind_fn = cubind__resolve(&cubind__nccl_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__ncclCommShrink_fn)cubind_fn)((ncclComm_t)(uintptr_t)a0, (int *)(uintptr_t)a1, (int)a2, (ncclComm_t *)(uintptr_t)a3, (ncclConfig_t *)(uintptr_t)a4, (int)a5);
+            break;
+        case 1:
+            cubind_status = ((cubind__ncclCommInitRankScalable_fn)cubind_fn)((ncclComm_t *)(uintptr_t)a0, (int)a1, (int)a2, (int)a3, (ncclUniqueId *)(uintptr_t)a4, (ncclConfig_t *)(uintptr_t)a5);
+            break;
+        case 2:
+            cubind_status = ((cubind__ncclBcast_fn)cubind_fn)((void *)(uintptr_t)a0, (size_t)a1, (ncclDataType_t)a2, (int)a3, (ncclComm_t)(uintptr_t)a4, (cudaStream_t)(uintptr_t)a5);
+            break;
+        case 3:
+            cubind_status = ((cubind__ncclAllGather_fn)cubind_fn)((const void *)(uintptr_t)a0, (void *)(uintptr_t)a1, (size_t)a2, (ncclDataType_t)a3, (ncclComm_t)(uintptr_t)a4, (cudaStream_t)(uintptr_t)a5);
+            break;
+        case 4:
+            cubind_status = ((cubind__ncclAlltoAll_fn)cubind_fn)((const void *)(uintptr_t)a0, (void *)(uintptr_t)a1, (size_t)a2, (ncclDataType_t)a3, (ncclComm_t)(uintptr_t)a4, (cudaStream_t)(uintptr_t)a5);
+            break;
+        case 5:
+            cubind_status = ((cubind__ncclSend_fn)cubind_fn)((const void *)(uintptr_t)a0, (size_t)a1, (ncclDataType_t)a2, (int)a3, (ncclComm_t)(uintptr_t)a4, (cudaStream_t)(uintptr_t)a5);
+            break;
+        default:
+            cubind_status = ((cubind__ncclRecv_fn)cubind_fn)((void *)(uintptr_t)a0, (size_t)a1, (ncclDataType_t)a2, (int)a3, (ncclComm_t)(uintptr_t)a4, (cudaStream_t)(uintptr_t)a5);
+            break;
+        }
+        if (cubind_status != ncclSuccess)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 5 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: ncclCommRegister. */
+static CUBIND_COLD ncclResult_t cubind_shape_5(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 21 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    ncclResult_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_ncclCommRegister;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, cubind_i), a0, a1, a2, a3);
+    cubind_fn = cubind__resolve(&cubind__nccl_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__ncclCommRegister_fn)cubind_fn)((const ncclComm_t)(uintptr_t)a0, (void *)(uintptr_t)a1, (size_t)a2, (void **)(uintptr_t)a3);
+            break;
+        }
+        if (cubind_status != ncclSuccess)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 6 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: ncclReduce. */
+static CUBIND_COLD ncclResult_t cubind_shape_6(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, double cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 27 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    ncclResult_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_ncclReduce;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7);
+    cubind_fn = cubind__resolve(&cubind__nccl_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__ncclReduce_fn)cubind_fn)((const void *)(uintptr_t)a0, (void *)(uintptr_t)a1, (size_t)a2, (ncclDataType_t)a3, (ncclRedOp_t)a4, (int)a5, (ncclComm_t)(uintptr_t)a6, (cudaStream_t)(uintptr_t)a7);
+            break;
+        }
+        if (cubind_status != ncclSuccess)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 7 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: ncclBroadcast, ncclAllReduce, ncclReduceScatter, ncclGather, ncclScatter. */
+static CUBIND_COLD ncclResult_t cubind_shape_7(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, double cubind_member)
+{
+    static const unsigned short cubind_index[5] = { 29, 30, 31, 34, 35 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    ncclResult_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_ncclBroadcast;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_ncclAllReduce;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_ncclReduceScatter;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_ncclGather;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_ncclScatter;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, cubind_i), a0, a1, a2, a3, a4, a5, a6);
+    cubind_fn = cubind__resolve(&cubind__nccl_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__ncclBroadcast_fn)cubind_fn)((const void *)(uintptr_t)a0, (void *)(uintptr_t)a1, (size_t)a2, (ncclDataType_t)a3, (int)a4, (ncclComm_t)(uintptr_t)a5, (cudaStream_t)(uintptr_t)a6);
+            break;
+        case 1:
+            cubind_status = ((cubind__ncclAllReduce_fn)cubind_fn)((const void *)(uintptr_t)a0, (void *)(uintptr_t)a1, (size_t)a2, (ncclDataType_t)a3, (ncclRedOp_t)a4, (ncclComm_t)(uintptr_t)a5, (cudaStream_t)(uintptr_t)a6);
+            break;
+        case 2:
+            cubind_status = ((cubind__ncclReduceScatter_fn)cubind_fn)((const void *)(uintptr_t)a0, (void *)(uintptr_t)a1, (size_t)a2, (ncclDataType_t)a3, (ncclRedOp_t)a4, (ncclComm_t)(uintptr_t)a5, (cudaStream_t)(uintptr_t)a6);
+            break;
+        case 3:
+            cubind_status = ((cubind__ncclGather_fn)cubind_fn)((const void *)(uintptr_t)a0, (void *)(uintptr_t)a1, (size_t)a2, (ncclDataType_t)a3, (int)a4, (ncclComm_t)(uintptr_t)a5, (cudaStream_t)(uintptr_t)a6);
+            break;
+        default:
+            cubind_status = ((cubind__ncclScatter_fn)cubind_fn)((const void *)(uintptr_t)a0, (void *)(uintptr_t)a1, (size_t)a2, (ncclDataType_t)a3, (int)a4, (ncclComm_t)(uintptr_t)a5, (cudaStream_t)(uintptr_t)a6);
+            break;
+        }
+        if (cubind_status != ncclSuccess)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 8 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: ncclGroupStart, ncclGroupEnd. */
+static CUBIND_COLD ncclResult_t cubind_shape_8(unsigned cubind_member)
+{
+    static const unsigned short cubind_index[2] = { 38, 39 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    ncclResult_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_ncclGroupStart;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_ncclGroupEnd;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, cubind_i));
+    cubind_fn = cubind__resolve(&cubind__nccl_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__ncclGroupStart_fn)cubind_fn)();
+            break;
+        default:
+            cubind_status = ((cubind__ncclGroupEnd_fn)cubind_fn)();
+            break;
+        }
+        if (cubind_status != ncclSuccess)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrapper calls until ncclMemAlloc is resolved, and every call while tracing: shape 0. */
+static CUBIND_COLD ncclResult_t slow_ncclMemAlloc(void **ptr, size_t size)
+{
+    return cubind_shape_0((uintptr_t)ptr, size, 0);
 }
 
 ncclResult_t cubind_nccl_mem_alloc(void **ptr, size_t size)
@@ -555,34 +1152,15 @@ ncclResult_t cubind_nccl_mem_alloc(void **ptr, size_t size)
     cubind__ncclMemAlloc_fn cubind_fn = (cubind__ncclMemAlloc_fn)cubind__target((cubind__fnptr)slow_ncclMemAlloc, &cubind__nccl_offsets[0]);
     ncclResult_t cubind_status = cubind_fn(ptr, size);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 0, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclMemFree_fn)(void *ptr);
-
-/* What the wrapper calls until ncclMemFree is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclMemFree is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD ncclResult_t slow_ncclMemFree(void *ptr)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 1), (uintptr_t)ptr);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclMemFree_fn cubind_fn = (cubind__ncclMemFree_fn)cubind__resolve(&cubind__nccl_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_ncclMemFree);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(ptr);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 1, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)ptr, 0);
 }
 
 ncclResult_t cubind_nccl_mem_free(void *ptr)
@@ -590,34 +1168,15 @@ ncclResult_t cubind_nccl_mem_free(void *ptr)
     cubind__ncclMemFree_fn cubind_fn = (cubind__ncclMemFree_fn)cubind__target((cubind__fnptr)slow_ncclMemFree, &cubind__nccl_offsets[1]);
     ncclResult_t cubind_status = cubind_fn(ptr);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 1, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclGetVersion_fn)(int *version);
-
-/* What the wrapper calls until ncclGetVersion is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclGetVersion is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD ncclResult_t slow_ncclGetVersion(int *version)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 2), (uintptr_t)version);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGetVersion_fn cubind_fn = (cubind__ncclGetVersion_fn)cubind__resolve(&cubind__nccl_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_ncclGetVersion);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(version);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 2, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)version, 1);
 }
 
 ncclResult_t cubind_nccl_get_version(int *version)
@@ -625,34 +1184,15 @@ ncclResult_t cubind_nccl_get_version(int *version)
     cubind__ncclGetVersion_fn cubind_fn = (cubind__ncclGetVersion_fn)cubind__target((cubind__fnptr)slow_ncclGetVersion, &cubind__nccl_offsets[2]);
     ncclResult_t cubind_status = cubind_fn(version);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 2, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclGetUniqueId_fn)(ncclUniqueId *uniqueId);
-
-/* What the wrapper calls until ncclGetUniqueId is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclGetUniqueId is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD ncclResult_t slow_ncclGetUniqueId(ncclUniqueId *uniqueId)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 3), (uintptr_t)uniqueId);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGetUniqueId_fn cubind_fn = (cubind__ncclGetUniqueId_fn)cubind__resolve(&cubind__nccl_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_ncclGetUniqueId);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(uniqueId);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 3, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)uniqueId, 2);
 }
 
 ncclResult_t cubind_nccl_get_unique_id(ncclUniqueId *uniqueId)
@@ -660,19 +1200,17 @@ ncclResult_t cubind_nccl_get_unique_id(ncclUniqueId *uniqueId)
     cubind__ncclGetUniqueId_fn cubind_fn = (cubind__ncclGetUniqueId_fn)cubind__target((cubind__fnptr)slow_ncclGetUniqueId, &cubind__nccl_offsets[3]);
     ncclResult_t cubind_status = cubind_fn(uniqueId);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 3, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
-
-typedef ncclResult_t (*cubind__ncclCommInitRankConfig_fn)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config);
 
 /* What the wrapper calls until ncclCommInitRankConfig is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD ncclResult_t slow_ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 4), (uintptr_t)comm, (long long)nranks, (long long)rank, (uintptr_t)config);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, 4), (cubind__word)(uintptr_t)comm, (cubind__word)nranks, (cubind__word)rank, (cubind__word)(uintptr_t)config);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommInitRankConfig_fn cubind_fn = (cubind__ncclCommInitRankConfig_fn)cubind__resolve(&cubind__nccl_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_ncclCommInitRankConfig);
     ncclResult_t cubind_status;
@@ -695,19 +1233,17 @@ ncclResult_t cubind_nccl_comm_init_rank_config(ncclComm_t *comm, int nranks, ncc
     cubind__ncclCommInitRankConfig_fn cubind_fn = (cubind__ncclCommInitRankConfig_fn)cubind__target((cubind__fnptr)slow_ncclCommInitRankConfig, &cubind__nccl_offsets[4]);
     ncclResult_t cubind_status = cubind_fn(comm, nranks, commId, rank, config);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 4, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
-
-typedef ncclResult_t (*cubind__ncclCommInitRank_fn)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank);
 
 /* What the wrapper calls until ncclCommInitRank is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD ncclResult_t slow_ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 5), (uintptr_t)comm, (long long)nranks, (long long)rank);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, 5), (cubind__word)(uintptr_t)comm, (cubind__word)nranks, (cubind__word)rank);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommInitRank_fn cubind_fn = (cubind__ncclCommInitRank_fn)cubind__resolve(&cubind__nccl_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_ncclCommInitRank);
     ncclResult_t cubind_status;
@@ -730,34 +1266,15 @@ ncclResult_t cubind_nccl_comm_init_rank(ncclComm_t *comm, int nranks, ncclUnique
     cubind__ncclCommInitRank_fn cubind_fn = (cubind__ncclCommInitRank_fn)cubind__target((cubind__fnptr)slow_ncclCommInitRank, &cubind__nccl_offsets[5]);
     ncclResult_t cubind_status = cubind_fn(comm, nranks, commId, rank);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 5, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommInitAll_fn)(ncclComm_t *comm, int ndev, const int *devlist);
-
-/* What the wrapper calls until ncclCommInitAll is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclCommInitAll is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD ncclResult_t slow_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 6), (uintptr_t)comm, (long long)ndev, (uintptr_t)devlist);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommInitAll_fn cubind_fn = (cubind__ncclCommInitAll_fn)cubind__resolve(&cubind__nccl_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_ncclCommInitAll);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm, ndev, devlist);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 6, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)comm, ndev, (uintptr_t)devlist, 0);
 }
 
 ncclResult_t cubind_nccl_comm_init_all(ncclComm_t *comm, int ndev, const int *devlist)
@@ -765,34 +1282,15 @@ ncclResult_t cubind_nccl_comm_init_all(ncclComm_t *comm, int ndev, const int *de
     cubind__ncclCommInitAll_fn cubind_fn = (cubind__ncclCommInitAll_fn)cubind__target((cubind__fnptr)slow_ncclCommInitAll, &cubind__nccl_offsets[6]);
     ncclResult_t cubind_status = cubind_fn(comm, ndev, devlist);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 6, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommFinalize_fn)(ncclComm_t comm);
-
-/* What the wrapper calls until ncclCommFinalize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclCommFinalize is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD ncclResult_t slow_ncclCommFinalize(ncclComm_t comm)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 7), (uintptr_t)comm);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommFinalize_fn cubind_fn = (cubind__ncclCommFinalize_fn)cubind__resolve(&cubind__nccl_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_ncclCommFinalize);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 7, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)comm, 3);
 }
 
 ncclResult_t cubind_nccl_comm_finalize(ncclComm_t comm)
@@ -800,34 +1298,15 @@ ncclResult_t cubind_nccl_comm_finalize(ncclComm_t comm)
     cubind__ncclCommFinalize_fn cubind_fn = (cubind__ncclCommFinalize_fn)cubind__target((cubind__fnptr)slow_ncclCommFinalize, &cubind__nccl_offsets[7]);
     ncclResult_t cubind_status = cubind_fn(comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 7, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommDestroy_fn)(ncclComm_t comm);
-
-/* What the wrapper calls until ncclCommDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclCommDestroy is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD ncclResult_t slow_ncclCommDestroy(ncclComm_t comm)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 8), (uintptr_t)comm);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommDestroy_fn cubind_fn = (cubind__ncclCommDestroy_fn)cubind__resolve(&cubind__nccl_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_ncclCommDestroy);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 8, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)comm, 4);
 }
 
 ncclResult_t cubind_nccl_comm_destroy(ncclComm_t comm)
@@ -835,34 +1314,15 @@ ncclResult_t cubind_nccl_comm_destroy(ncclComm_t comm)
     cubind__ncclCommDestroy_fn cubind_fn = (cubind__ncclCommDestroy_fn)cubind__target((cubind__fnptr)slow_ncclCommDestroy, &cubind__nccl_offsets[8]);
     ncclResult_t cubind_status = cubind_fn(comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 8, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommAbort_fn)(ncclComm_t comm);
-
-/* What the wrapper calls until ncclCommAbort is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclCommAbort is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD ncclResult_t slow_ncclCommAbort(ncclComm_t comm)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 9), (uintptr_t)comm);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommAbort_fn cubind_fn = (cubind__ncclCommAbort_fn)cubind__resolve(&cubind__nccl_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_ncclCommAbort);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 9, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)comm, 5);
 }
 
 ncclResult_t cubind_nccl_comm_abort(ncclComm_t comm)
@@ -870,34 +1330,15 @@ ncclResult_t cubind_nccl_comm_abort(ncclComm_t comm)
     cubind__ncclCommAbort_fn cubind_fn = (cubind__ncclCommAbort_fn)cubind__target((cubind__fnptr)slow_ncclCommAbort, &cubind__nccl_offsets[9]);
     ncclResult_t cubind_status = cubind_fn(comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 9, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommRevoke_fn)(ncclComm_t comm, int revokeFlags);
-
-/* What the wrapper calls until ncclCommRevoke is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclCommRevoke is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD ncclResult_t slow_ncclCommRevoke(ncclComm_t comm, int revokeFlags)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 10), (uintptr_t)comm, (long long)revokeFlags);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommRevoke_fn cubind_fn = (cubind__ncclCommRevoke_fn)cubind__resolve(&cubind__nccl_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_ncclCommRevoke);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm, revokeFlags);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 10, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)comm, revokeFlags, 1);
 }
 
 ncclResult_t cubind_nccl_comm_revoke(ncclComm_t comm, int revokeFlags)
@@ -905,34 +1346,15 @@ ncclResult_t cubind_nccl_comm_revoke(ncclComm_t comm, int revokeFlags)
     cubind__ncclCommRevoke_fn cubind_fn = (cubind__ncclCommRevoke_fn)cubind__target((cubind__fnptr)slow_ncclCommRevoke, &cubind__nccl_offsets[10]);
     ncclResult_t cubind_status = cubind_fn(comm, revokeFlags);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 10, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommSplit_fn)(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config);
-
-/* What the wrapper calls until ncclCommSplit is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclCommSplit is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD ncclResult_t slow_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 11), (uintptr_t)comm, (long long)color, (long long)key, (uintptr_t)newcomm, (uintptr_t)config);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommSplit_fn cubind_fn = (cubind__ncclCommSplit_fn)cubind__resolve(&cubind__nccl_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_ncclCommSplit);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm, color, key, newcomm, config);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 11, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)comm, color, key, (uintptr_t)newcomm, (uintptr_t)config, 0);
 }
 
 ncclResult_t cubind_nccl_comm_split(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
@@ -940,34 +1362,15 @@ ncclResult_t cubind_nccl_comm_split(ncclComm_t comm, int color, int key, ncclCom
     cubind__ncclCommSplit_fn cubind_fn = (cubind__ncclCommSplit_fn)cubind__target((cubind__fnptr)slow_ncclCommSplit, &cubind__nccl_offsets[11]);
     ncclResult_t cubind_status = cubind_fn(comm, color, key, newcomm, config);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 11, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommShrink_fn)(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags);
-
-/* What the wrapper calls until ncclCommShrink is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclCommShrink is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD ncclResult_t slow_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 12), (uintptr_t)comm, (uintptr_t)excludeRanksList, (long long)excludeRanksCount, (uintptr_t)newcomm, (uintptr_t)config, (long long)shrinkFlags);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommShrink_fn cubind_fn = (cubind__ncclCommShrink_fn)cubind__resolve(&cubind__nccl_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_ncclCommShrink);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 12, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4((uintptr_t)comm, (uintptr_t)excludeRanksList, excludeRanksCount, (uintptr_t)newcomm, (uintptr_t)config, shrinkFlags, 0.0);
 }
 
 ncclResult_t cubind_nccl_comm_shrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
@@ -975,34 +1378,15 @@ ncclResult_t cubind_nccl_comm_shrink(ncclComm_t comm, int *excludeRanksList, int
     cubind__ncclCommShrink_fn cubind_fn = (cubind__ncclCommShrink_fn)cubind__target((cubind__fnptr)slow_ncclCommShrink, &cubind__nccl_offsets[12]);
     ncclResult_t cubind_status = cubind_fn(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 12, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommInitRankScalable_fn)(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config);
-
-/* What the wrapper calls until ncclCommInitRankScalable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclCommInitRankScalable is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD ncclResult_t slow_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 13), (uintptr_t)newcomm, (long long)nranks, (long long)myrank, (long long)nId, (uintptr_t)commIds, (uintptr_t)config);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommInitRankScalable_fn cubind_fn = (cubind__ncclCommInitRankScalable_fn)cubind__resolve(&cubind__nccl_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_ncclCommInitRankScalable);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(newcomm, nranks, myrank, nId, commIds, config);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 13, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4((uintptr_t)newcomm, nranks, myrank, nId, (uintptr_t)commIds, (uintptr_t)config, 1.0);
 }
 
 ncclResult_t cubind_nccl_comm_init_rank_scalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
@@ -1010,22 +1394,20 @@ ncclResult_t cubind_nccl_comm_init_rank_scalable(ncclComm_t *newcomm, int nranks
     cubind__ncclCommInitRankScalable_fn cubind_fn = (cubind__ncclCommInitRankScalable_fn)cubind__target((cubind__fnptr)slow_ncclCommInitRankScalable, &cubind__nccl_offsets[13]);
     ncclResult_t cubind_status = cubind_fn(newcomm, nranks, myrank, nId, commIds, config);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 13, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
-
-typedef const char *(*cubind__ncclGetErrorString_fn)(ncclResult_t result);
 
 /* What the wrapper calls until ncclGetErrorString is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD const char *slow_ncclGetErrorString(ncclResult_t result)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 14), (long long)result);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, 14), (cubind__word)result);
     cubind__ncclGetErrorString_fn cubind_fn = (cubind__ncclGetErrorString_fn)cubind__resolve(&cubind__nccl_symbols.table, 14, NULL, (cubind__fnptr)slow_ncclGetErrorString);
     const char * cubind_result = cubind_fn != NULL ? cubind_fn(result) : (const char *)0;
-    CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)(uintptr_t)cubind_result);
     return cubind_result;
 }
 
@@ -1035,17 +1417,15 @@ const char *cubind_nccl_get_error_string(ncclResult_t result)
     return cubind_fn(result);
 }
 
-typedef const char *(*cubind__ncclGetLastError_fn)(ncclComm_t comm);
-
 /* What the wrapper calls until ncclGetLastError is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD const char *slow_ncclGetLastError(ncclComm_t comm)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 15), (uintptr_t)comm);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, 15), (cubind__word)(uintptr_t)comm);
     cubind__ncclGetLastError_fn cubind_fn = (cubind__ncclGetLastError_fn)cubind__resolve(&cubind__nccl_symbols.table, 15, NULL, (cubind__fnptr)slow_ncclGetLastError);
     const char * cubind_result = cubind_fn != NULL ? cubind_fn(comm) : (const char *)0;
-    CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)(uintptr_t)cubind_result);
     return cubind_result;
 }
 
@@ -1055,14 +1435,12 @@ const char *cubind_nccl_get_last_error(ncclComm_t comm)
     return cubind_fn(comm);
 }
 
-typedef void (*cubind__ncclResetDebugInit_fn)(void);
-
 /* What the wrapper calls until ncclResetDebugInit is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD void slow_ncclResetDebugInit(void)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 16));
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, 16));
     cubind__ncclResetDebugInit_fn cubind_fn = (cubind__ncclResetDebugInit_fn)cubind__resolve(&cubind__nccl_symbols.table, 16, NULL, (cubind__fnptr)slow_ncclResetDebugInit);
     if (cubind_fn != NULL)
         cubind_fn();
@@ -1075,29 +1453,10 @@ void cubind_nccl_reset_debug_init(void)
     cubind_fn();
 }
 
-typedef ncclResult_t (*cubind__ncclCommGetAsyncError_fn)(ncclComm_t comm, ncclResult_t *asyncError);
-
-/* What the wrapper calls until ncclCommGetAsyncError is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclCommGetAsyncError is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD ncclResult_t slow_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 17), (uintptr_t)comm, (uintptr_t)asyncError);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommGetAsyncError_fn cubind_fn = (cubind__ncclCommGetAsyncError_fn)cubind__resolve(&cubind__nccl_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_ncclCommGetAsyncError);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm, asyncError);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 17, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)comm, (uintptr_t)asyncError, 2);
 }
 
 ncclResult_t cubind_nccl_comm_get_async_error(ncclComm_t comm, ncclResult_t *asyncError)
@@ -1105,34 +1464,15 @@ ncclResult_t cubind_nccl_comm_get_async_error(ncclComm_t comm, ncclResult_t *asy
     cubind__ncclCommGetAsyncError_fn cubind_fn = (cubind__ncclCommGetAsyncError_fn)cubind__target((cubind__fnptr)slow_ncclCommGetAsyncError, &cubind__nccl_offsets[17]);
     ncclResult_t cubind_status = cubind_fn(comm, asyncError);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 17, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommCount_fn)(const ncclComm_t comm, int *count);
-
-/* What the wrapper calls until ncclCommCount is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclCommCount is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD ncclResult_t slow_ncclCommCount(const ncclComm_t comm, int *count)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 18), (uintptr_t)comm, (uintptr_t)count);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommCount_fn cubind_fn = (cubind__ncclCommCount_fn)cubind__resolve(&cubind__nccl_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_ncclCommCount);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm, count);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 18, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)comm, (uintptr_t)count, 3);
 }
 
 ncclResult_t cubind_nccl_comm_count(const ncclComm_t comm, int *count)
@@ -1140,34 +1480,15 @@ ncclResult_t cubind_nccl_comm_count(const ncclComm_t comm, int *count)
     cubind__ncclCommCount_fn cubind_fn = (cubind__ncclCommCount_fn)cubind__target((cubind__fnptr)slow_ncclCommCount, &cubind__nccl_offsets[18]);
     ncclResult_t cubind_status = cubind_fn(comm, count);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 18, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommCuDevice_fn)(const ncclComm_t comm, int *device);
-
-/* What the wrapper calls until ncclCommCuDevice is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclCommCuDevice is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD ncclResult_t slow_ncclCommCuDevice(const ncclComm_t comm, int *device)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 19), (uintptr_t)comm, (uintptr_t)device);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommCuDevice_fn cubind_fn = (cubind__ncclCommCuDevice_fn)cubind__resolve(&cubind__nccl_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_ncclCommCuDevice);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm, device);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 19, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)comm, (uintptr_t)device, 4);
 }
 
 ncclResult_t cubind_nccl_comm_cu_device(const ncclComm_t comm, int *device)
@@ -1175,34 +1496,15 @@ ncclResult_t cubind_nccl_comm_cu_device(const ncclComm_t comm, int *device)
     cubind__ncclCommCuDevice_fn cubind_fn = (cubind__ncclCommCuDevice_fn)cubind__target((cubind__fnptr)slow_ncclCommCuDevice, &cubind__nccl_offsets[19]);
     ncclResult_t cubind_status = cubind_fn(comm, device);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 19, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommUserRank_fn)(const ncclComm_t comm, int *rank);
-
-/* What the wrapper calls until ncclCommUserRank is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclCommUserRank is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD ncclResult_t slow_ncclCommUserRank(const ncclComm_t comm, int *rank)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 20), (uintptr_t)comm, (uintptr_t)rank);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommUserRank_fn cubind_fn = (cubind__ncclCommUserRank_fn)cubind__resolve(&cubind__nccl_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_ncclCommUserRank);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm, rank);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 20, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)comm, (uintptr_t)rank, 5);
 }
 
 ncclResult_t cubind_nccl_comm_user_rank(const ncclComm_t comm, int *rank)
@@ -1210,34 +1512,15 @@ ncclResult_t cubind_nccl_comm_user_rank(const ncclComm_t comm, int *rank)
     cubind__ncclCommUserRank_fn cubind_fn = (cubind__ncclCommUserRank_fn)cubind__target((cubind__fnptr)slow_ncclCommUserRank, &cubind__nccl_offsets[20]);
     ncclResult_t cubind_status = cubind_fn(comm, rank);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 20, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommRegister_fn)(const ncclComm_t comm, void *buff, size_t size, void **handle);
-
-/* What the wrapper calls until ncclCommRegister is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclCommRegister is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD ncclResult_t slow_ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 21), (uintptr_t)comm, (uintptr_t)buff, (unsigned long long)size, (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommRegister_fn cubind_fn = (cubind__ncclCommRegister_fn)cubind__resolve(&cubind__nccl_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_ncclCommRegister);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm, buff, size, handle);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 21, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)comm, (uintptr_t)buff, size, (uintptr_t)handle, 0);
 }
 
 ncclResult_t cubind_nccl_comm_register(const ncclComm_t comm, void *buff, size_t size, void **handle)
@@ -1245,34 +1528,15 @@ ncclResult_t cubind_nccl_comm_register(const ncclComm_t comm, void *buff, size_t
     cubind__ncclCommRegister_fn cubind_fn = (cubind__ncclCommRegister_fn)cubind__target((cubind__fnptr)slow_ncclCommRegister, &cubind__nccl_offsets[21]);
     ncclResult_t cubind_status = cubind_fn(comm, buff, size, handle);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 21, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommDeregister_fn)(const ncclComm_t comm, void *handle);
-
-/* What the wrapper calls until ncclCommDeregister is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclCommDeregister is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD ncclResult_t slow_ncclCommDeregister(const ncclComm_t comm, void *handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 22), (uintptr_t)comm, (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommDeregister_fn cubind_fn = (cubind__ncclCommDeregister_fn)cubind__resolve(&cubind__nccl_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_ncclCommDeregister);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm, handle);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 22, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)comm, (uintptr_t)handle, 6);
 }
 
 ncclResult_t cubind_nccl_comm_deregister(const ncclComm_t comm, void *handle)
@@ -1280,34 +1544,15 @@ ncclResult_t cubind_nccl_comm_deregister(const ncclComm_t comm, void *handle)
     cubind__ncclCommDeregister_fn cubind_fn = (cubind__ncclCommDeregister_fn)cubind__target((cubind__fnptr)slow_ncclCommDeregister, &cubind__nccl_offsets[22]);
     ncclResult_t cubind_status = cubind_fn(comm, handle);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 22, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommWindowRegister_fn)(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags);
-
-/* What the wrapper calls until ncclCommWindowRegister is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclCommWindowRegister is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD ncclResult_t slow_ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 23), (uintptr_t)comm, (uintptr_t)buff, (unsigned long long)size, (uintptr_t)win, (long long)winFlags);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommWindowRegister_fn cubind_fn = (cubind__ncclCommWindowRegister_fn)cubind__resolve(&cubind__nccl_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_ncclCommWindowRegister);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm, buff, size, win, winFlags);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 23, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)comm, (uintptr_t)buff, size, (uintptr_t)win, winFlags, 1);
 }
 
 ncclResult_t cubind_nccl_comm_window_register(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
@@ -1315,34 +1560,15 @@ ncclResult_t cubind_nccl_comm_window_register(ncclComm_t comm, void *buff, size_
     cubind__ncclCommWindowRegister_fn cubind_fn = (cubind__ncclCommWindowRegister_fn)cubind__target((cubind__fnptr)slow_ncclCommWindowRegister, &cubind__nccl_offsets[23]);
     ncclResult_t cubind_status = cubind_fn(comm, buff, size, win, winFlags);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 23, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommWindowDeregister_fn)(ncclComm_t comm, ncclWindow_t win);
-
-/* What the wrapper calls until ncclCommWindowDeregister is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclCommWindowDeregister is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD ncclResult_t slow_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 24), (uintptr_t)comm, (uintptr_t)win);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommWindowDeregister_fn cubind_fn = (cubind__ncclCommWindowDeregister_fn)cubind__resolve(&cubind__nccl_symbols.table, 24, &cubind_unavailable, (cubind__fnptr)slow_ncclCommWindowDeregister);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm, win);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 24, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)comm, (uintptr_t)win, 7);
 }
 
 ncclResult_t cubind_nccl_comm_window_deregister(ncclComm_t comm, ncclWindow_t win)
@@ -1350,34 +1576,15 @@ ncclResult_t cubind_nccl_comm_window_deregister(ncclComm_t comm, ncclWindow_t wi
     cubind__ncclCommWindowDeregister_fn cubind_fn = (cubind__ncclCommWindowDeregister_fn)cubind__target((cubind__fnptr)slow_ncclCommWindowDeregister, &cubind__nccl_offsets[24]);
     ncclResult_t cubind_status = cubind_fn(comm, win);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 24, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclRedOpCreatePreMulSum_fn)(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm);
-
-/* What the wrapper calls until ncclRedOpCreatePreMulSum is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclRedOpCreatePreMulSum is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD ncclResult_t slow_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 25), (uintptr_t)op, (uintptr_t)scalar, (long long)datatype, (long long)residence, (uintptr_t)comm);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclRedOpCreatePreMulSum_fn cubind_fn = (cubind__ncclRedOpCreatePreMulSum_fn)cubind__resolve(&cubind__nccl_symbols.table, 25, &cubind_unavailable, (cubind__fnptr)slow_ncclRedOpCreatePreMulSum);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(op, scalar, datatype, residence, comm);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 25, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)op, (uintptr_t)scalar, datatype, residence, (uintptr_t)comm, 2);
 }
 
 ncclResult_t cubind_nccl_red_op_create_pre_mul_sum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
@@ -1385,34 +1592,15 @@ ncclResult_t cubind_nccl_red_op_create_pre_mul_sum(ncclRedOp_t *op, void *scalar
     cubind__ncclRedOpCreatePreMulSum_fn cubind_fn = (cubind__ncclRedOpCreatePreMulSum_fn)cubind__target((cubind__fnptr)slow_ncclRedOpCreatePreMulSum, &cubind__nccl_offsets[25]);
     ncclResult_t cubind_status = cubind_fn(op, scalar, datatype, residence, comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 25, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclRedOpDestroy_fn)(ncclRedOp_t op, ncclComm_t comm);
-
-/* What the wrapper calls until ncclRedOpDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclRedOpDestroy is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD ncclResult_t slow_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 26), (long long)op, (uintptr_t)comm);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclRedOpDestroy_fn cubind_fn = (cubind__ncclRedOpDestroy_fn)cubind__resolve(&cubind__nccl_symbols.table, 26, &cubind_unavailable, (cubind__fnptr)slow_ncclRedOpDestroy);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(op, comm);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 26, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(op, (uintptr_t)comm, 8);
 }
 
 ncclResult_t cubind_nccl_red_op_destroy(ncclRedOp_t op, ncclComm_t comm)
@@ -1420,34 +1608,15 @@ ncclResult_t cubind_nccl_red_op_destroy(ncclRedOp_t op, ncclComm_t comm)
     cubind__ncclRedOpDestroy_fn cubind_fn = (cubind__ncclRedOpDestroy_fn)cubind__target((cubind__fnptr)slow_ncclRedOpDestroy, &cubind__nccl_offsets[26]);
     ncclResult_t cubind_status = cubind_fn(op, comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 26, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclReduce_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream);
-
-/* What the wrapper calls until ncclReduce is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclReduce is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD ncclResult_t slow_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 27), (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)op, (long long)root, (uintptr_t)comm, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclReduce_fn cubind_fn = (cubind__ncclReduce_fn)cubind__resolve(&cubind__nccl_symbols.table, 27, &cubind_unavailable, (cubind__fnptr)slow_ncclReduce);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 27, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)sendbuff, (uintptr_t)recvbuff, count, datatype, op, root, (uintptr_t)comm, (uintptr_t)stream, 0.0);
 }
 
 ncclResult_t cubind_nccl_reduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
@@ -1455,34 +1624,15 @@ ncclResult_t cubind_nccl_reduce(const void *sendbuff, void *recvbuff, size_t cou
     cubind__ncclReduce_fn cubind_fn = (cubind__ncclReduce_fn)cubind__target((cubind__fnptr)slow_ncclReduce, &cubind__nccl_offsets[27]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 27, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclBcast_fn)(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
-
-/* What the wrapper calls until ncclBcast is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclBcast is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD ncclResult_t slow_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 28), (uintptr_t)buff, (unsigned long long)count, (long long)datatype, (long long)root, (uintptr_t)comm, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclBcast_fn cubind_fn = (cubind__ncclBcast_fn)cubind__resolve(&cubind__nccl_symbols.table, 28, &cubind_unavailable, (cubind__fnptr)slow_ncclBcast);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(buff, count, datatype, root, comm, stream);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 28, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4((uintptr_t)buff, count, datatype, root, (uintptr_t)comm, (uintptr_t)stream, 2.0);
 }
 
 ncclResult_t cubind_nccl_bcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
@@ -1490,34 +1640,15 @@ ncclResult_t cubind_nccl_bcast(void *buff, size_t count, ncclDataType_t datatype
     cubind__ncclBcast_fn cubind_fn = (cubind__ncclBcast_fn)cubind__target((cubind__fnptr)slow_ncclBcast, &cubind__nccl_offsets[28]);
     ncclResult_t cubind_status = cubind_fn(buff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 28, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclBroadcast_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
-
-/* What the wrapper calls until ncclBroadcast is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclBroadcast is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD ncclResult_t slow_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 29), (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)root, (uintptr_t)comm, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclBroadcast_fn cubind_fn = (cubind__ncclBroadcast_fn)cubind__resolve(&cubind__nccl_symbols.table, 29, &cubind_unavailable, (cubind__fnptr)slow_ncclBroadcast);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 29, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7((uintptr_t)sendbuff, (uintptr_t)recvbuff, count, datatype, root, (uintptr_t)comm, (uintptr_t)stream, 0.0);
 }
 
 ncclResult_t cubind_nccl_broadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
@@ -1525,34 +1656,15 @@ ncclResult_t cubind_nccl_broadcast(const void *sendbuff, void *recvbuff, size_t 
     cubind__ncclBroadcast_fn cubind_fn = (cubind__ncclBroadcast_fn)cubind__target((cubind__fnptr)slow_ncclBroadcast, &cubind__nccl_offsets[29]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 29, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(29, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclAllReduce_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
-
-/* What the wrapper calls until ncclAllReduce is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclAllReduce is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD ncclResult_t slow_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 30), (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)op, (uintptr_t)comm, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclAllReduce_fn cubind_fn = (cubind__ncclAllReduce_fn)cubind__resolve(&cubind__nccl_symbols.table, 30, &cubind_unavailable, (cubind__fnptr)slow_ncclAllReduce);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, comm, stream);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 30, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7((uintptr_t)sendbuff, (uintptr_t)recvbuff, count, datatype, op, (uintptr_t)comm, (uintptr_t)stream, 1.0);
 }
 
 ncclResult_t cubind_nccl_all_reduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
@@ -1560,34 +1672,15 @@ ncclResult_t cubind_nccl_all_reduce(const void *sendbuff, void *recvbuff, size_t
     cubind__ncclAllReduce_fn cubind_fn = (cubind__ncclAllReduce_fn)cubind__target((cubind__fnptr)slow_ncclAllReduce, &cubind__nccl_offsets[30]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 30, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(30, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclReduceScatter_fn)(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
-
-/* What the wrapper calls until ncclReduceScatter is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclReduceScatter is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD ncclResult_t slow_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 31), (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)recvcount, (long long)datatype, (long long)op, (uintptr_t)comm, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclReduceScatter_fn cubind_fn = (cubind__ncclReduceScatter_fn)cubind__resolve(&cubind__nccl_symbols.table, 31, &cubind_unavailable, (cubind__fnptr)slow_ncclReduceScatter);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 31, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7((uintptr_t)sendbuff, (uintptr_t)recvbuff, recvcount, datatype, op, (uintptr_t)comm, (uintptr_t)stream, 2.0);
 }
 
 ncclResult_t cubind_nccl_reduce_scatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
@@ -1595,34 +1688,15 @@ ncclResult_t cubind_nccl_reduce_scatter(const void *sendbuff, void *recvbuff, si
     cubind__ncclReduceScatter_fn cubind_fn = (cubind__ncclReduceScatter_fn)cubind__target((cubind__fnptr)slow_ncclReduceScatter, &cubind__nccl_offsets[31]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 31, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(31, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclAllGather_fn)(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
-
-/* What the wrapper calls until ncclAllGather is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclAllGather is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD ncclResult_t slow_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 32), (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)sendcount, (long long)datatype, (uintptr_t)comm, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclAllGather_fn cubind_fn = (cubind__ncclAllGather_fn)cubind__resolve(&cubind__nccl_symbols.table, 32, &cubind_unavailable, (cubind__fnptr)slow_ncclAllGather);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(sendbuff, recvbuff, sendcount, datatype, comm, stream);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 32, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4((uintptr_t)sendbuff, (uintptr_t)recvbuff, sendcount, datatype, (uintptr_t)comm, (uintptr_t)stream, 3.0);
 }
 
 ncclResult_t cubind_nccl_all_gather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
@@ -1630,34 +1704,15 @@ ncclResult_t cubind_nccl_all_gather(const void *sendbuff, void *recvbuff, size_t
     cubind__ncclAllGather_fn cubind_fn = (cubind__ncclAllGather_fn)cubind__target((cubind__fnptr)slow_ncclAllGather, &cubind__nccl_offsets[32]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, sendcount, datatype, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 32, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(32, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclAlltoAll_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
-
-/* What the wrapper calls until ncclAlltoAll is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclAlltoAll is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD ncclResult_t slow_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 33), (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (uintptr_t)comm, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclAlltoAll_fn cubind_fn = (cubind__ncclAlltoAll_fn)cubind__resolve(&cubind__nccl_symbols.table, 33, &cubind_unavailable, (cubind__fnptr)slow_ncclAlltoAll);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, comm, stream);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 33, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4((uintptr_t)sendbuff, (uintptr_t)recvbuff, count, datatype, (uintptr_t)comm, (uintptr_t)stream, 4.0);
 }
 
 ncclResult_t cubind_nccl_allto_all(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
@@ -1665,34 +1720,15 @@ ncclResult_t cubind_nccl_allto_all(const void *sendbuff, void *recvbuff, size_t 
     cubind__ncclAlltoAll_fn cubind_fn = (cubind__ncclAlltoAll_fn)cubind__target((cubind__fnptr)slow_ncclAlltoAll, &cubind__nccl_offsets[33]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 33, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(33, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclGather_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
-
-/* What the wrapper calls until ncclGather is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclGather is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD ncclResult_t slow_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 34), (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)root, (uintptr_t)comm, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGather_fn cubind_fn = (cubind__ncclGather_fn)cubind__resolve(&cubind__nccl_symbols.table, 34, &cubind_unavailable, (cubind__fnptr)slow_ncclGather);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 34, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7((uintptr_t)sendbuff, (uintptr_t)recvbuff, count, datatype, root, (uintptr_t)comm, (uintptr_t)stream, 3.0);
 }
 
 ncclResult_t cubind_nccl_gather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
@@ -1700,34 +1736,15 @@ ncclResult_t cubind_nccl_gather(const void *sendbuff, void *recvbuff, size_t cou
     cubind__ncclGather_fn cubind_fn = (cubind__ncclGather_fn)cubind__target((cubind__fnptr)slow_ncclGather, &cubind__nccl_offsets[34]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 34, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(34, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclScatter_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
-
-/* What the wrapper calls until ncclScatter is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclScatter is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD ncclResult_t slow_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 35), (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)root, (uintptr_t)comm, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclScatter_fn cubind_fn = (cubind__ncclScatter_fn)cubind__resolve(&cubind__nccl_symbols.table, 35, &cubind_unavailable, (cubind__fnptr)slow_ncclScatter);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 35, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7((uintptr_t)sendbuff, (uintptr_t)recvbuff, count, datatype, root, (uintptr_t)comm, (uintptr_t)stream, 4.0);
 }
 
 ncclResult_t cubind_nccl_scatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
@@ -1735,34 +1752,15 @@ ncclResult_t cubind_nccl_scatter(const void *sendbuff, void *recvbuff, size_t co
     cubind__ncclScatter_fn cubind_fn = (cubind__ncclScatter_fn)cubind__target((cubind__fnptr)slow_ncclScatter, &cubind__nccl_offsets[35]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 35, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(35, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclSend_fn)(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
-
-/* What the wrapper calls until ncclSend is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclSend is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD ncclResult_t slow_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 36), (uintptr_t)sendbuff, (unsigned long long)count, (long long)datatype, (long long)peer, (uintptr_t)comm, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclSend_fn cubind_fn = (cubind__ncclSend_fn)cubind__resolve(&cubind__nccl_symbols.table, 36, &cubind_unavailable, (cubind__fnptr)slow_ncclSend);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(sendbuff, count, datatype, peer, comm, stream);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 36, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4((uintptr_t)sendbuff, count, datatype, peer, (uintptr_t)comm, (uintptr_t)stream, 5.0);
 }
 
 ncclResult_t cubind_nccl_send(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
@@ -1770,34 +1768,15 @@ ncclResult_t cubind_nccl_send(const void *sendbuff, size_t count, ncclDataType_t
     cubind__ncclSend_fn cubind_fn = (cubind__ncclSend_fn)cubind__target((cubind__fnptr)slow_ncclSend, &cubind__nccl_offsets[36]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, count, datatype, peer, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 36, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(36, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclRecv_fn)(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
-
-/* What the wrapper calls until ncclRecv is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclRecv is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD ncclResult_t slow_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 37), (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)peer, (uintptr_t)comm, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclRecv_fn cubind_fn = (cubind__ncclRecv_fn)cubind__resolve(&cubind__nccl_symbols.table, 37, &cubind_unavailable, (cubind__fnptr)slow_ncclRecv);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(recvbuff, count, datatype, peer, comm, stream);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 37, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4((uintptr_t)recvbuff, count, datatype, peer, (uintptr_t)comm, (uintptr_t)stream, 6.0);
 }
 
 ncclResult_t cubind_nccl_recv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
@@ -1805,34 +1784,15 @@ ncclResult_t cubind_nccl_recv(void *recvbuff, size_t count, ncclDataType_t datat
     cubind__ncclRecv_fn cubind_fn = (cubind__ncclRecv_fn)cubind__target((cubind__fnptr)slow_ncclRecv, &cubind__nccl_offsets[37]);
     ncclResult_t cubind_status = cubind_fn(recvbuff, count, datatype, peer, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 37, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(37, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclGroupStart_fn)(void);
-
-/* What the wrapper calls until ncclGroupStart is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclGroupStart is resolved, and every call while tracing: shape 8. */
 static CUBIND_COLD ncclResult_t slow_ncclGroupStart(void)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 38));
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGroupStart_fn cubind_fn = (cubind__ncclGroupStart_fn)cubind__resolve(&cubind__nccl_symbols.table, 38, &cubind_unavailable, (cubind__fnptr)slow_ncclGroupStart);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn();
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 38, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_8(0);
 }
 
 ncclResult_t cubind_nccl_group_start(void)
@@ -1840,34 +1800,15 @@ ncclResult_t cubind_nccl_group_start(void)
     cubind__ncclGroupStart_fn cubind_fn = (cubind__ncclGroupStart_fn)cubind__target((cubind__fnptr)slow_ncclGroupStart, &cubind__nccl_offsets[38]);
     ncclResult_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 38, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(38, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclGroupEnd_fn)(void);
-
-/* What the wrapper calls until ncclGroupEnd is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclGroupEnd is resolved, and every call while tracing: shape 8. */
 static CUBIND_COLD ncclResult_t slow_ncclGroupEnd(void)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 39));
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGroupEnd_fn cubind_fn = (cubind__ncclGroupEnd_fn)cubind__resolve(&cubind__nccl_symbols.table, 39, &cubind_unavailable, (cubind__fnptr)slow_ncclGroupEnd);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn();
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 39, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_8(1);
 }
 
 ncclResult_t cubind_nccl_group_end(void)
@@ -1875,34 +1816,15 @@ ncclResult_t cubind_nccl_group_end(void)
     cubind__ncclGroupEnd_fn cubind_fn = (cubind__ncclGroupEnd_fn)cubind__target((cubind__fnptr)slow_ncclGroupEnd, &cubind__nccl_offsets[39]);
     ncclResult_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 39, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(39, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclGroupSimulateEnd_fn)(ncclSimInfo_t *simInfo);
-
-/* What the wrapper calls until ncclGroupSimulateEnd is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until ncclGroupSimulateEnd is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD ncclResult_t slow_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 40), (uintptr_t)simInfo);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGroupSimulateEnd_fn cubind_fn = (cubind__ncclGroupSimulateEnd_fn)cubind__resolve(&cubind__nccl_symbols.table, 40, &cubind_unavailable, (cubind__fnptr)slow_ncclGroupSimulateEnd);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(simInfo);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 40, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)simInfo, 6);
 }
 
 ncclResult_t cubind_nccl_group_simulate_end(ncclSimInfo_t *simInfo)
@@ -1910,7 +1832,7 @@ ncclResult_t cubind_nccl_group_simulate_end(ncclSimInfo_t *simInfo)
     cubind__ncclGroupSimulateEnd_fn cubind_fn = (cubind__ncclGroupSimulateEnd_fn)cubind__target((cubind__fnptr)slow_ncclGroupSimulateEnd, &cubind__nccl_offsets[40]);
     ncclResult_t cubind_status = cubind_fn(simInfo);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 40, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(40, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

@@ -198,17 +198,264 @@ const struct cubind__nvfatbin_symbols {
 #undef AT
 };
 
+/* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
+ * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
+ * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
+ * a part of its own, with an entry of its own); not inlined, for the same reason. */
+static CUBIND_NOINLINE int cubind_failed(unsigned index, int status)
+{
+    return cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, index, status);
+}
+
+/* Each function's type. */
 typedef const char *(*cubind__nvFatbinGetErrorString_fn)(nvFatbinResult result);
+typedef nvFatbinResult (*cubind__nvFatbinCreate_fn)(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount);
+typedef nvFatbinResult (*cubind__nvFatbinDestroy_fn)(nvFatbinHandle *handle_indirect);
+typedef nvFatbinResult (*cubind__nvFatbinAddPTX_fn)(nvFatbinHandle handle, const char *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine);
+typedef nvFatbinResult (*cubind__nvFatbinAddCubin_fn)(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier);
+typedef nvFatbinResult (*cubind__nvFatbinAddLTOIR_fn)(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine);
+typedef nvFatbinResult (*cubind__nvFatbinSize_fn)(nvFatbinHandle handle, size_t *size);
+typedef nvFatbinResult (*cubind__nvFatbinGet_fn)(nvFatbinHandle handle, void *buffer);
+typedef nvFatbinResult (*cubind__nvFatbinVersion_fn)(unsigned int *major, unsigned int *minor);
+
+/* The wrappers whose parameters pass alike share a slow path, their shape's (generator/shapes.py):
+ * each reaches it through a stub of its own type, declared here for the shapes to name. */
+static CUBIND_COLD nvFatbinResult slow_nvFatbinCreate(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount);
+static CUBIND_COLD nvFatbinResult slow_nvFatbinDestroy(nvFatbinHandle *handle_indirect);
+static CUBIND_COLD nvFatbinResult slow_nvFatbinAddPTX(nvFatbinHandle handle, const char *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine);
+static CUBIND_COLD nvFatbinResult slow_nvFatbinAddCubin(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier);
+static CUBIND_COLD nvFatbinResult slow_nvFatbinAddLTOIR(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine);
+static CUBIND_COLD nvFatbinResult slow_nvFatbinSize(nvFatbinHandle handle, size_t *size);
+static CUBIND_COLD nvFatbinResult slow_nvFatbinGet(nvFatbinHandle handle, void *buffer);
+static CUBIND_COLD nvFatbinResult slow_nvFatbinVersion(unsigned int *major, unsigned int *minor);
+
+/* What the wrappers of shape 0 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: nvFatbinCreate. */
+static CUBIND_COLD nvFatbinResult cubind_shape_0(cubind__word a0, cubind__word a1, cubind__word a2, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 1 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    nvFatbinResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_nvFatbinCreate;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVFATBIN, cubind_i), a0, a1, a2);
+    cubind_fn = cubind__resolve(&cubind__nvfatbin_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvFatbinResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__nvFatbinCreate_fn)cubind_fn)((nvFatbinHandle *)(uintptr_t)a0, (const char **)(uintptr_t)a1, (size_t)a2);
+            break;
+        }
+        if (cubind_status != NVFATBIN_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != NVFATBIN_SUCCESS)
+        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 1 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: nvFatbinDestroy. */
+static CUBIND_COLD nvFatbinResult cubind_shape_1(cubind__word a0, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 2 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    nvFatbinResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_nvFatbinDestroy;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVFATBIN, cubind_i), a0);
+    cubind_fn = cubind__resolve(&cubind__nvfatbin_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvFatbinResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__nvFatbinDestroy_fn)cubind_fn)((nvFatbinHandle *)(uintptr_t)a0);
+            break;
+        }
+        if (cubind_status != NVFATBIN_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != NVFATBIN_SUCCESS)
+        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 2 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: nvFatbinAddPTX, nvFatbinAddLTOIR. */
+static CUBIND_COLD nvFatbinResult cubind_shape_2(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, double cubind_member)
+{
+    static const unsigned short cubind_index[2] = { 3, 5 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    nvFatbinResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_nvFatbinAddPTX;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_nvFatbinAddLTOIR;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVFATBIN, cubind_i), a0, a1, a2, a3, a4, a5);
+    cubind_fn = cubind__resolve(&cubind__nvfatbin_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvFatbinResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__nvFatbinAddPTX_fn)cubind_fn)((nvFatbinHandle)(uintptr_t)a0, (const char *)(uintptr_t)a1, (size_t)a2, (const char *)(uintptr_t)a3, (const char *)(uintptr_t)a4, (const char *)(uintptr_t)a5);
+            break;
+        default:
+            cubind_status = ((cubind__nvFatbinAddLTOIR_fn)cubind_fn)((nvFatbinHandle)(uintptr_t)a0, (const void *)(uintptr_t)a1, (size_t)a2, (const char *)(uintptr_t)a3, (const char *)(uintptr_t)a4, (const char *)(uintptr_t)a5);
+            break;
+        }
+        if (cubind_status != NVFATBIN_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != NVFATBIN_SUCCESS)
+        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 3 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: nvFatbinAddCubin. */
+static CUBIND_COLD nvFatbinResult cubind_shape_3(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 4 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    nvFatbinResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_nvFatbinAddCubin;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVFATBIN, cubind_i), a0, a1, a2, a3, a4);
+    cubind_fn = cubind__resolve(&cubind__nvfatbin_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvFatbinResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__nvFatbinAddCubin_fn)cubind_fn)((nvFatbinHandle)(uintptr_t)a0, (const void *)(uintptr_t)a1, (size_t)a2, (const char *)(uintptr_t)a3, (const char *)(uintptr_t)a4);
+            break;
+        }
+        if (cubind_status != NVFATBIN_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != NVFATBIN_SUCCESS)
+        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 4 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: nvFatbinSize, nvFatbinGet, nvFatbinVersion. */
+static CUBIND_COLD nvFatbinResult cubind_shape_4(cubind__word a0, cubind__word a1, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[3] = { 6, 7, 8 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    nvFatbinResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_nvFatbinSize;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_nvFatbinGet;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_nvFatbinVersion;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVFATBIN, cubind_i), a0, a1);
+    cubind_fn = cubind__resolve(&cubind__nvfatbin_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvFatbinResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__nvFatbinSize_fn)cubind_fn)((nvFatbinHandle)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
+            break;
+        case 1:
+            cubind_status = ((cubind__nvFatbinGet_fn)cubind_fn)((nvFatbinHandle)(uintptr_t)a0, (void *)(uintptr_t)a1);
+            break;
+        default:
+            cubind_status = ((cubind__nvFatbinVersion_fn)cubind_fn)((unsigned int *)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
+            break;
+        }
+        if (cubind_status != NVFATBIN_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != NVFATBIN_SUCCESS)
+        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
 
 /* What the wrapper calls until nvFatbinGetErrorString is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD const char *slow_nvFatbinGetErrorString(nvFatbinResult result)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVFATBIN, 0), (long long)result);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVFATBIN, 0), (cubind__word)result);
     cubind__nvFatbinGetErrorString_fn cubind_fn = (cubind__nvFatbinGetErrorString_fn)cubind__resolve(&cubind__nvfatbin_symbols.table, 0, NULL, (cubind__fnptr)slow_nvFatbinGetErrorString);
     const char * cubind_result = cubind_fn != NULL ? cubind_fn(result) : (const char *)0;
-    CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)(uintptr_t)cubind_result);
     return cubind_result;
 }
 
@@ -218,29 +465,10 @@ const char *cubind_nvfatbin_get_error_string(nvFatbinResult result)
     return cubind_fn(result);
 }
 
-typedef nvFatbinResult (*cubind__nvFatbinCreate_fn)(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount);
-
-/* What the wrapper calls until nvFatbinCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvFatbinCreate is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvFatbinResult slow_nvFatbinCreate(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVFATBIN, 1), (uintptr_t)handle_indirect, (uintptr_t)options, (unsigned long long)optionsCount);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvFatbinCreate_fn cubind_fn = (cubind__nvFatbinCreate_fn)cubind__resolve(&cubind__nvfatbin_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_nvFatbinCreate);
-    nvFatbinResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvFatbinResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle_indirect, options, optionsCount);
-        if (cubind_status != NVFATBIN_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 1, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVFATBIN_SUCCESS)
-        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)handle_indirect, (uintptr_t)options, optionsCount, 0);
 }
 
 nvFatbinResult cubind_nvfatbin_create(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount)
@@ -248,34 +476,15 @@ nvFatbinResult cubind_nvfatbin_create(nvFatbinHandle *handle_indirect, const cha
     cubind__nvFatbinCreate_fn cubind_fn = (cubind__nvFatbinCreate_fn)cubind__target((cubind__fnptr)slow_nvFatbinCreate, &cubind__nvfatbin_offsets[1]);
     nvFatbinResult cubind_status = cubind_fn(handle_indirect, options, optionsCount);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
-        return (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 1, (int)cubind_status);
+        return (nvFatbinResult)cubind_failed(1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvFatbinResult (*cubind__nvFatbinDestroy_fn)(nvFatbinHandle *handle_indirect);
-
-/* What the wrapper calls until nvFatbinDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvFatbinDestroy is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvFatbinResult slow_nvFatbinDestroy(nvFatbinHandle *handle_indirect)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVFATBIN, 2), (uintptr_t)handle_indirect);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvFatbinDestroy_fn cubind_fn = (cubind__nvFatbinDestroy_fn)cubind__resolve(&cubind__nvfatbin_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_nvFatbinDestroy);
-    nvFatbinResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvFatbinResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle_indirect);
-        if (cubind_status != NVFATBIN_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 2, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVFATBIN_SUCCESS)
-        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)handle_indirect, 0);
 }
 
 nvFatbinResult cubind_nvfatbin_destroy(nvFatbinHandle *handle_indirect)
@@ -283,34 +492,15 @@ nvFatbinResult cubind_nvfatbin_destroy(nvFatbinHandle *handle_indirect)
     cubind__nvFatbinDestroy_fn cubind_fn = (cubind__nvFatbinDestroy_fn)cubind__target((cubind__fnptr)slow_nvFatbinDestroy, &cubind__nvfatbin_offsets[2]);
     nvFatbinResult cubind_status = cubind_fn(handle_indirect);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
-        return (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 2, (int)cubind_status);
+        return (nvFatbinResult)cubind_failed(2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvFatbinResult (*cubind__nvFatbinAddPTX_fn)(nvFatbinHandle handle, const char *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine);
-
-/* What the wrapper calls until nvFatbinAddPTX is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvFatbinAddPTX is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD nvFatbinResult slow_nvFatbinAddPTX(nvFatbinHandle handle, const char *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVFATBIN, 3), (uintptr_t)handle, (uintptr_t)code, (unsigned long long)size, (uintptr_t)arch, (uintptr_t)identifier, (uintptr_t)optionsCmdLine);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvFatbinAddPTX_fn cubind_fn = (cubind__nvFatbinAddPTX_fn)cubind__resolve(&cubind__nvfatbin_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_nvFatbinAddPTX);
-    nvFatbinResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvFatbinResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, code, size, arch, identifier, optionsCmdLine);
-        if (cubind_status != NVFATBIN_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 3, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVFATBIN_SUCCESS)
-        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)handle, (uintptr_t)code, size, (uintptr_t)arch, (uintptr_t)identifier, (uintptr_t)optionsCmdLine, 0.0);
 }
 
 nvFatbinResult cubind_nvfatbin_add_ptx(nvFatbinHandle handle, const char *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)
@@ -318,34 +508,15 @@ nvFatbinResult cubind_nvfatbin_add_ptx(nvFatbinHandle handle, const char *code, 
     cubind__nvFatbinAddPTX_fn cubind_fn = (cubind__nvFatbinAddPTX_fn)cubind__target((cubind__fnptr)slow_nvFatbinAddPTX, &cubind__nvfatbin_offsets[3]);
     nvFatbinResult cubind_status = cubind_fn(handle, code, size, arch, identifier, optionsCmdLine);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
-        return (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 3, (int)cubind_status);
+        return (nvFatbinResult)cubind_failed(3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvFatbinResult (*cubind__nvFatbinAddCubin_fn)(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier);
-
-/* What the wrapper calls until nvFatbinAddCubin is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvFatbinAddCubin is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD nvFatbinResult slow_nvFatbinAddCubin(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVFATBIN, 4), (uintptr_t)handle, (uintptr_t)code, (unsigned long long)size, (uintptr_t)arch, (uintptr_t)identifier);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvFatbinAddCubin_fn cubind_fn = (cubind__nvFatbinAddCubin_fn)cubind__resolve(&cubind__nvfatbin_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_nvFatbinAddCubin);
-    nvFatbinResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvFatbinResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, code, size, arch, identifier);
-        if (cubind_status != NVFATBIN_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 4, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVFATBIN_SUCCESS)
-        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)handle, (uintptr_t)code, size, (uintptr_t)arch, (uintptr_t)identifier, 0);
 }
 
 nvFatbinResult cubind_nvfatbin_add_cubin(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier)
@@ -353,34 +524,15 @@ nvFatbinResult cubind_nvfatbin_add_cubin(nvFatbinHandle handle, const void *code
     cubind__nvFatbinAddCubin_fn cubind_fn = (cubind__nvFatbinAddCubin_fn)cubind__target((cubind__fnptr)slow_nvFatbinAddCubin, &cubind__nvfatbin_offsets[4]);
     nvFatbinResult cubind_status = cubind_fn(handle, code, size, arch, identifier);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
-        return (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 4, (int)cubind_status);
+        return (nvFatbinResult)cubind_failed(4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvFatbinResult (*cubind__nvFatbinAddLTOIR_fn)(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine);
-
-/* What the wrapper calls until nvFatbinAddLTOIR is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvFatbinAddLTOIR is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD nvFatbinResult slow_nvFatbinAddLTOIR(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVFATBIN, 5), (uintptr_t)handle, (uintptr_t)code, (unsigned long long)size, (uintptr_t)arch, (uintptr_t)identifier, (uintptr_t)optionsCmdLine);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvFatbinAddLTOIR_fn cubind_fn = (cubind__nvFatbinAddLTOIR_fn)cubind__resolve(&cubind__nvfatbin_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_nvFatbinAddLTOIR);
-    nvFatbinResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvFatbinResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, code, size, arch, identifier, optionsCmdLine);
-        if (cubind_status != NVFATBIN_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 5, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVFATBIN_SUCCESS)
-        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)handle, (uintptr_t)code, size, (uintptr_t)arch, (uintptr_t)identifier, (uintptr_t)optionsCmdLine, 1.0);
 }
 
 nvFatbinResult cubind_nvfatbin_add_ltoir(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)
@@ -388,34 +540,15 @@ nvFatbinResult cubind_nvfatbin_add_ltoir(nvFatbinHandle handle, const void *code
     cubind__nvFatbinAddLTOIR_fn cubind_fn = (cubind__nvFatbinAddLTOIR_fn)cubind__target((cubind__fnptr)slow_nvFatbinAddLTOIR, &cubind__nvfatbin_offsets[5]);
     nvFatbinResult cubind_status = cubind_fn(handle, code, size, arch, identifier, optionsCmdLine);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
-        return (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 5, (int)cubind_status);
+        return (nvFatbinResult)cubind_failed(5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvFatbinResult (*cubind__nvFatbinSize_fn)(nvFatbinHandle handle, size_t *size);
-
-/* What the wrapper calls until nvFatbinSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvFatbinSize is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD nvFatbinResult slow_nvFatbinSize(nvFatbinHandle handle, size_t *size)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVFATBIN, 6), (uintptr_t)handle, (uintptr_t)size);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvFatbinSize_fn cubind_fn = (cubind__nvFatbinSize_fn)cubind__resolve(&cubind__nvfatbin_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_nvFatbinSize);
-    nvFatbinResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvFatbinResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, size);
-        if (cubind_status != NVFATBIN_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 6, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVFATBIN_SUCCESS)
-        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4((uintptr_t)handle, (uintptr_t)size, 0);
 }
 
 nvFatbinResult cubind_nvfatbin_size(nvFatbinHandle handle, size_t *size)
@@ -423,34 +556,15 @@ nvFatbinResult cubind_nvfatbin_size(nvFatbinHandle handle, size_t *size)
     cubind__nvFatbinSize_fn cubind_fn = (cubind__nvFatbinSize_fn)cubind__target((cubind__fnptr)slow_nvFatbinSize, &cubind__nvfatbin_offsets[6]);
     nvFatbinResult cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
-        return (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 6, (int)cubind_status);
+        return (nvFatbinResult)cubind_failed(6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvFatbinResult (*cubind__nvFatbinGet_fn)(nvFatbinHandle handle, void *buffer);
-
-/* What the wrapper calls until nvFatbinGet is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvFatbinGet is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD nvFatbinResult slow_nvFatbinGet(nvFatbinHandle handle, void *buffer)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVFATBIN, 7), (uintptr_t)handle, (uintptr_t)buffer);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvFatbinGet_fn cubind_fn = (cubind__nvFatbinGet_fn)cubind__resolve(&cubind__nvfatbin_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_nvFatbinGet);
-    nvFatbinResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvFatbinResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, buffer);
-        if (cubind_status != NVFATBIN_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 7, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVFATBIN_SUCCESS)
-        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4((uintptr_t)handle, (uintptr_t)buffer, 1);
 }
 
 nvFatbinResult cubind_nvfatbin_get(nvFatbinHandle handle, void *buffer)
@@ -458,34 +572,15 @@ nvFatbinResult cubind_nvfatbin_get(nvFatbinHandle handle, void *buffer)
     cubind__nvFatbinGet_fn cubind_fn = (cubind__nvFatbinGet_fn)cubind__target((cubind__fnptr)slow_nvFatbinGet, &cubind__nvfatbin_offsets[7]);
     nvFatbinResult cubind_status = cubind_fn(handle, buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
-        return (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 7, (int)cubind_status);
+        return (nvFatbinResult)cubind_failed(7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvFatbinResult (*cubind__nvFatbinVersion_fn)(unsigned int *major, unsigned int *minor);
-
-/* What the wrapper calls until nvFatbinVersion is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvFatbinVersion is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD nvFatbinResult slow_nvFatbinVersion(unsigned int *major, unsigned int *minor)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVFATBIN, 8), (uintptr_t)major, (uintptr_t)minor);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvFatbinVersion_fn cubind_fn = (cubind__nvFatbinVersion_fn)cubind__resolve(&cubind__nvfatbin_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_nvFatbinVersion);
-    nvFatbinResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvFatbinResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(major, minor);
-        if (cubind_status != NVFATBIN_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 8, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVFATBIN_SUCCESS)
-        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4((uintptr_t)major, (uintptr_t)minor, 2);
 }
 
 nvFatbinResult cubind_nvfatbin_version(unsigned int *major, unsigned int *minor)
@@ -493,7 +588,7 @@ nvFatbinResult cubind_nvfatbin_version(unsigned int *major, unsigned int *minor)
     cubind__nvFatbinVersion_fn cubind_fn = (cubind__nvFatbinVersion_fn)cubind__target((cubind__fnptr)slow_nvFatbinVersion, &cubind__nvfatbin_offsets[8]);
     nvFatbinResult cubind_status = cubind_fn(major, minor);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
-        return (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 8, (int)cubind_status);
+        return (nvFatbinResult)cubind_failed(8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

@@ -244,29 +244,275 @@ const struct cubind__nvjitlink_symbols {
 #undef AT
 };
 
-typedef nvJitLinkResult (*cubind____nvJitLinkCreate_13_0_fn)(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options);
-
-/* What the wrapper calls until __nvJitLinkCreate_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
+/* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
+ * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
+ * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
+ * a part of its own, with an entry of its own); not inlined, for the same reason. */
+static CUBIND_NOINLINE int cubind_failed(unsigned index, int status)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 0), (uintptr_t)handle, (unsigned long long)numOptions, (uintptr_t)options);
+    return cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, index, status);
+}
+
+/* Each function's type. */
+typedef nvJitLinkResult (*cubind____nvJitLinkCreate_13_0_fn)(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options);
+typedef nvJitLinkResult (*cubind____nvJitLinkDestroy_13_0_fn)(nvJitLinkHandle *handle);
+typedef nvJitLinkResult (*cubind____nvJitLinkAddData_13_0_fn)(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+typedef nvJitLinkResult (*cubind____nvJitLinkAddFile_13_0_fn)(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+typedef nvJitLinkResult (*cubind____nvJitLinkComplete_13_0_fn)(nvJitLinkHandle handle);
+typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
+typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedCubin_13_0_fn)(nvJitLinkHandle handle, void *cubin);
+typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
+typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedPtx_13_0_fn)(nvJitLinkHandle handle, char *ptx);
+typedef nvJitLinkResult (*cubind____nvJitLinkGetErrorLogSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
+typedef nvJitLinkResult (*cubind____nvJitLinkGetErrorLog_13_0_fn)(nvJitLinkHandle handle, char *log);
+typedef nvJitLinkResult (*cubind____nvJitLinkGetInfoLogSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
+typedef nvJitLinkResult (*cubind____nvJitLinkGetInfoLog_13_0_fn)(nvJitLinkHandle handle, char *log);
+typedef nvJitLinkResult (*cubind__nvJitLinkVersion_fn)(unsigned int *major, unsigned int *minor);
+
+/* The wrappers whose parameters pass alike share a slow path, their shape's (generator/shapes.py):
+ * each reaches it through a stub of its own type, declared here for the shapes to name. */
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options);
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkDestroy_13_0(nvJitLinkHandle *handle);
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkComplete_13_0(nvJitLinkHandle handle);
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size);
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin);
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size);
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx);
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size);
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log);
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size);
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log);
+static CUBIND_COLD nvJitLinkResult slow_nvJitLinkVersion(unsigned int *major, unsigned int *minor);
+
+/* What the wrappers of shape 0 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: __nvJitLinkCreate_13_0, __nvJitLinkAddFile_13_0. */
+static CUBIND_COLD nvJitLinkResult cubind_shape_0(cubind__word a0, cubind__word a1, cubind__word a2, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[2] = { 0, 3 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkCreate_13_0_fn cubind_fn = (cubind____nvJitLinkCreate_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkCreate_13_0);
+    cubind__fnptr cubind_self, cubind_fn;
     nvJitLinkResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow___nvJitLinkCreate_13_0;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow___nvJitLinkAddFile_13_0;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVJITLINK, cubind_i), a0, a1, a2);
+    cubind_fn = cubind__resolve(&cubind__nvjitlink_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
     if (cubind_fn == NULL) {
         cubind_status = (nvJitLinkResult)cubind_unavailable;
     } else {
-        cubind_status = cubind_fn(handle, numOptions, options);
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind____nvJitLinkCreate_13_0_fn)cubind_fn)((nvJitLinkHandle *)(uintptr_t)a0, (uint32_t)a1, (const char *const *)(uintptr_t)a2);
+            break;
+        default:
+            cubind_status = ((cubind____nvJitLinkAddFile_13_0_fn)cubind_fn)((nvJitLinkHandle)(uintptr_t)a0, (nvJitLinkInputType)a1, (const char *)(uintptr_t)a2);
+            break;
+        }
         if (cubind_status != NVJITLINK_SUCCESS)
             /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 0, (int)cubind_status);
+            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, cubind_i, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
         return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
+}
+
+/* What the wrappers of shape 1 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: __nvJitLinkDestroy_13_0, __nvJitLinkComplete_13_0. */
+static CUBIND_COLD nvJitLinkResult cubind_shape_1(cubind__word a0, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[2] = { 1, 4 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    nvJitLinkResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow___nvJitLinkDestroy_13_0;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow___nvJitLinkComplete_13_0;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVJITLINK, cubind_i), a0);
+    cubind_fn = cubind__resolve(&cubind__nvjitlink_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvJitLinkResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind____nvJitLinkDestroy_13_0_fn)cubind_fn)((nvJitLinkHandle *)(uintptr_t)a0);
+            break;
+        default:
+            cubind_status = ((cubind____nvJitLinkComplete_13_0_fn)cubind_fn)((nvJitLinkHandle)(uintptr_t)a0);
+            break;
+        }
+        if (cubind_status != NVJITLINK_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != NVJITLINK_SUCCESS)
+        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 2 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: __nvJitLinkAddData_13_0. */
+static CUBIND_COLD nvJitLinkResult cubind_shape_2(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 2 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    nvJitLinkResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow___nvJitLinkAddData_13_0;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVJITLINK, cubind_i), a0, a1, a2, a3, a4);
+    cubind_fn = cubind__resolve(&cubind__nvjitlink_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvJitLinkResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind____nvJitLinkAddData_13_0_fn)cubind_fn)((nvJitLinkHandle)(uintptr_t)a0, (nvJitLinkInputType)a1, (const void *)(uintptr_t)a2, (size_t)a3, (const char *)(uintptr_t)a4);
+            break;
+        }
+        if (cubind_status != NVJITLINK_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != NVJITLINK_SUCCESS)
+        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 3 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: __nvJitLinkGetLinkedCubinSize_13_0, __nvJitLinkGetLinkedCubin_13_0,
+ * __nvJitLinkGetLinkedPtxSize_13_0, __nvJitLinkGetLinkedPtx_13_0, __nvJitLinkGetErrorLogSize_13_0,
+ * __nvJitLinkGetErrorLog_13_0, __nvJitLinkGetInfoLogSize_13_0, __nvJitLinkGetInfoLog_13_0,
+ * nvJitLinkVersion. */
+static CUBIND_COLD nvJitLinkResult cubind_shape_3(cubind__word a0, cubind__word a1, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[9] = { 5, 6, 7, 8, 9, 10, 11, 12, 13 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    nvJitLinkResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow___nvJitLinkGetLinkedCubinSize_13_0;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow___nvJitLinkGetLinkedCubin_13_0;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow___nvJitLinkGetLinkedPtxSize_13_0;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow___nvJitLinkGetLinkedPtx_13_0;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow___nvJitLinkGetErrorLogSize_13_0;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow___nvJitLinkGetErrorLog_13_0;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow___nvJitLinkGetInfoLogSize_13_0;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow___nvJitLinkGetInfoLog_13_0;
+        break;
+    case 8:
+        cubind_self = (cubind__fnptr)slow_nvJitLinkVersion;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVJITLINK, cubind_i), a0, a1);
+    cubind_fn = cubind__resolve(&cubind__nvjitlink_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvJitLinkResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)cubind_fn)((nvJitLinkHandle)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
+            break;
+        case 1:
+            cubind_status = ((cubind____nvJitLinkGetLinkedCubin_13_0_fn)cubind_fn)((nvJitLinkHandle)(uintptr_t)a0, (void *)(uintptr_t)a1);
+            break;
+        case 2:
+            cubind_status = ((cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)cubind_fn)((nvJitLinkHandle)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
+            break;
+        case 3:
+            cubind_status = ((cubind____nvJitLinkGetLinkedPtx_13_0_fn)cubind_fn)((nvJitLinkHandle)(uintptr_t)a0, (char *)(uintptr_t)a1);
+            break;
+        case 4:
+            cubind_status = ((cubind____nvJitLinkGetErrorLogSize_13_0_fn)cubind_fn)((nvJitLinkHandle)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
+            break;
+        case 5:
+            cubind_status = ((cubind____nvJitLinkGetErrorLog_13_0_fn)cubind_fn)((nvJitLinkHandle)(uintptr_t)a0, (char *)(uintptr_t)a1);
+            break;
+        case 6:
+            cubind_status = ((cubind____nvJitLinkGetInfoLogSize_13_0_fn)cubind_fn)((nvJitLinkHandle)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
+            break;
+        case 7:
+            cubind_status = ((cubind____nvJitLinkGetInfoLog_13_0_fn)cubind_fn)((nvJitLinkHandle)(uintptr_t)a0, (char *)(uintptr_t)a1);
+            break;
+        default:
+            cubind_status = ((cubind__nvJitLinkVersion_fn)cubind_fn)((unsigned int *)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
+            break;
+        }
+        if (cubind_status != NVJITLINK_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != NVJITLINK_SUCCESS)
+        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrapper calls until __nvJitLinkCreate_13_0 is resolved, and every call while tracing: shape 0. */
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
+{
+    return cubind_shape_0((uintptr_t)handle, numOptions, (uintptr_t)options, 0);
 }
 
 nvJitLinkResult cubind_nvjitlink_create(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
@@ -274,34 +520,15 @@ nvJitLinkResult cubind_nvjitlink_create(nvJitLinkHandle *handle, uint32_t numOpt
     cubind____nvJitLinkCreate_13_0_fn cubind_fn = (cubind____nvJitLinkCreate_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkCreate_13_0, &cubind__nvjitlink_offsets[0]);
     nvJitLinkResult cubind_status = cubind_fn(handle, numOptions, options);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 0, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind____nvJitLinkDestroy_13_0_fn)(nvJitLinkHandle *handle);
-
-/* What the wrapper calls until __nvJitLinkDestroy_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until __nvJitLinkDestroy_13_0 is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 1), (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkDestroy_13_0_fn cubind_fn = (cubind____nvJitLinkDestroy_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkDestroy_13_0);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 1, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)handle, 0);
 }
 
 nvJitLinkResult cubind_nvjitlink_destroy(nvJitLinkHandle *handle)
@@ -309,34 +536,15 @@ nvJitLinkResult cubind_nvjitlink_destroy(nvJitLinkHandle *handle)
     cubind____nvJitLinkDestroy_13_0_fn cubind_fn = (cubind____nvJitLinkDestroy_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkDestroy_13_0, &cubind__nvjitlink_offsets[1]);
     nvJitLinkResult cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 1, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind____nvJitLinkAddData_13_0_fn)(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
-
-/* What the wrapper calls until __nvJitLinkAddData_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until __nvJitLinkAddData_13_0 is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 2), (uintptr_t)handle, (long long)inputType, (uintptr_t)data, (unsigned long long)size, (uintptr_t)name);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkAddData_13_0_fn cubind_fn = (cubind____nvJitLinkAddData_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkAddData_13_0);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, inputType, data, size, name);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 2, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)handle, inputType, (uintptr_t)data, size, (uintptr_t)name, 0);
 }
 
 nvJitLinkResult cubind_nvjitlink_add_data(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)
@@ -344,34 +552,15 @@ nvJitLinkResult cubind_nvjitlink_add_data(nvJitLinkHandle handle, nvJitLinkInput
     cubind____nvJitLinkAddData_13_0_fn cubind_fn = (cubind____nvJitLinkAddData_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkAddData_13_0, &cubind__nvjitlink_offsets[2]);
     nvJitLinkResult cubind_status = cubind_fn(handle, inputType, data, size, name);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 2, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind____nvJitLinkAddFile_13_0_fn)(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
-
-/* What the wrapper calls until __nvJitLinkAddFile_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until __nvJitLinkAddFile_13_0 is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 3), (uintptr_t)handle, (long long)inputType, (uintptr_t)fileName);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkAddFile_13_0_fn cubind_fn = (cubind____nvJitLinkAddFile_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkAddFile_13_0);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, inputType, fileName);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 3, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)handle, inputType, (uintptr_t)fileName, 1);
 }
 
 nvJitLinkResult cubind_nvjitlink_add_file(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)
@@ -379,34 +568,15 @@ nvJitLinkResult cubind_nvjitlink_add_file(nvJitLinkHandle handle, nvJitLinkInput
     cubind____nvJitLinkAddFile_13_0_fn cubind_fn = (cubind____nvJitLinkAddFile_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkAddFile_13_0, &cubind__nvjitlink_offsets[3]);
     nvJitLinkResult cubind_status = cubind_fn(handle, inputType, fileName);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 3, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind____nvJitLinkComplete_13_0_fn)(nvJitLinkHandle handle);
-
-/* What the wrapper calls until __nvJitLinkComplete_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until __nvJitLinkComplete_13_0 is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkComplete_13_0(nvJitLinkHandle handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 4), (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkComplete_13_0_fn cubind_fn = (cubind____nvJitLinkComplete_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkComplete_13_0);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 4, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)handle, 1);
 }
 
 nvJitLinkResult cubind_nvjitlink_complete(nvJitLinkHandle handle)
@@ -414,34 +584,15 @@ nvJitLinkResult cubind_nvjitlink_complete(nvJitLinkHandle handle)
     cubind____nvJitLinkComplete_13_0_fn cubind_fn = (cubind____nvJitLinkComplete_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkComplete_13_0, &cubind__nvjitlink_offsets[4]);
     nvJitLinkResult cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 4, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
-
-/* What the wrapper calls until __nvJitLinkGetLinkedCubinSize_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until __nvJitLinkGetLinkedCubinSize_13_0 is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 5), (uintptr_t)handle, (uintptr_t)size);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetLinkedCubinSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetLinkedCubinSize_13_0);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, size);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 5, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)handle, (uintptr_t)size, 0);
 }
 
 nvJitLinkResult cubind_nvjitlink_get_linked_cubin_size(nvJitLinkHandle handle, size_t *size)
@@ -449,34 +600,15 @@ nvJitLinkResult cubind_nvjitlink_get_linked_cubin_size(nvJitLinkHandle handle, s
     cubind____nvJitLinkGetLinkedCubinSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetLinkedCubinSize_13_0, &cubind__nvjitlink_offsets[5]);
     nvJitLinkResult cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 5, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedCubin_13_0_fn)(nvJitLinkHandle handle, void *cubin);
-
-/* What the wrapper calls until __nvJitLinkGetLinkedCubin_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until __nvJitLinkGetLinkedCubin_13_0 is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 6), (uintptr_t)handle, (uintptr_t)cubin);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetLinkedCubin_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubin_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetLinkedCubin_13_0);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, cubin);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 6, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)handle, (uintptr_t)cubin, 1);
 }
 
 nvJitLinkResult cubind_nvjitlink_get_linked_cubin(nvJitLinkHandle handle, void *cubin)
@@ -484,34 +616,15 @@ nvJitLinkResult cubind_nvjitlink_get_linked_cubin(nvJitLinkHandle handle, void *
     cubind____nvJitLinkGetLinkedCubin_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubin_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetLinkedCubin_13_0, &cubind__nvjitlink_offsets[6]);
     nvJitLinkResult cubind_status = cubind_fn(handle, cubin);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 6, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
-
-/* What the wrapper calls until __nvJitLinkGetLinkedPtxSize_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until __nvJitLinkGetLinkedPtxSize_13_0 is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 7), (uintptr_t)handle, (uintptr_t)size);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetLinkedPtxSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetLinkedPtxSize_13_0);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, size);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 7, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)handle, (uintptr_t)size, 2);
 }
 
 nvJitLinkResult cubind_nvjitlink_get_linked_ptx_size(nvJitLinkHandle handle, size_t *size)
@@ -519,34 +632,15 @@ nvJitLinkResult cubind_nvjitlink_get_linked_ptx_size(nvJitLinkHandle handle, siz
     cubind____nvJitLinkGetLinkedPtxSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetLinkedPtxSize_13_0, &cubind__nvjitlink_offsets[7]);
     nvJitLinkResult cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 7, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedPtx_13_0_fn)(nvJitLinkHandle handle, char *ptx);
-
-/* What the wrapper calls until __nvJitLinkGetLinkedPtx_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until __nvJitLinkGetLinkedPtx_13_0 is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 8), (uintptr_t)handle, (uintptr_t)ptx);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetLinkedPtx_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtx_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetLinkedPtx_13_0);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, ptx);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 8, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)handle, (uintptr_t)ptx, 3);
 }
 
 nvJitLinkResult cubind_nvjitlink_get_linked_ptx(nvJitLinkHandle handle, char *ptx)
@@ -554,34 +648,15 @@ nvJitLinkResult cubind_nvjitlink_get_linked_ptx(nvJitLinkHandle handle, char *pt
     cubind____nvJitLinkGetLinkedPtx_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtx_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetLinkedPtx_13_0, &cubind__nvjitlink_offsets[8]);
     nvJitLinkResult cubind_status = cubind_fn(handle, ptx);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 8, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind____nvJitLinkGetErrorLogSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
-
-/* What the wrapper calls until __nvJitLinkGetErrorLogSize_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until __nvJitLinkGetErrorLogSize_13_0 is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 9), (uintptr_t)handle, (uintptr_t)size);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetErrorLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLogSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetErrorLogSize_13_0);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, size);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 9, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)handle, (uintptr_t)size, 4);
 }
 
 nvJitLinkResult cubind_nvjitlink_get_error_log_size(nvJitLinkHandle handle, size_t *size)
@@ -589,34 +664,15 @@ nvJitLinkResult cubind_nvjitlink_get_error_log_size(nvJitLinkHandle handle, size
     cubind____nvJitLinkGetErrorLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLogSize_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetErrorLogSize_13_0, &cubind__nvjitlink_offsets[9]);
     nvJitLinkResult cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 9, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind____nvJitLinkGetErrorLog_13_0_fn)(nvJitLinkHandle handle, char *log);
-
-/* What the wrapper calls until __nvJitLinkGetErrorLog_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until __nvJitLinkGetErrorLog_13_0 is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 10), (uintptr_t)handle, (uintptr_t)log);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetErrorLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLog_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetErrorLog_13_0);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, log);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 10, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)handle, (uintptr_t)log, 5);
 }
 
 nvJitLinkResult cubind_nvjitlink_get_error_log(nvJitLinkHandle handle, char *log)
@@ -624,34 +680,15 @@ nvJitLinkResult cubind_nvjitlink_get_error_log(nvJitLinkHandle handle, char *log
     cubind____nvJitLinkGetErrorLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLog_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetErrorLog_13_0, &cubind__nvjitlink_offsets[10]);
     nvJitLinkResult cubind_status = cubind_fn(handle, log);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 10, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind____nvJitLinkGetInfoLogSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
-
-/* What the wrapper calls until __nvJitLinkGetInfoLogSize_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until __nvJitLinkGetInfoLogSize_13_0 is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 11), (uintptr_t)handle, (uintptr_t)size);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetInfoLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLogSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetInfoLogSize_13_0);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, size);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 11, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)handle, (uintptr_t)size, 6);
 }
 
 nvJitLinkResult cubind_nvjitlink_get_info_log_size(nvJitLinkHandle handle, size_t *size)
@@ -659,34 +696,15 @@ nvJitLinkResult cubind_nvjitlink_get_info_log_size(nvJitLinkHandle handle, size_
     cubind____nvJitLinkGetInfoLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLogSize_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetInfoLogSize_13_0, &cubind__nvjitlink_offsets[11]);
     nvJitLinkResult cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 11, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind____nvJitLinkGetInfoLog_13_0_fn)(nvJitLinkHandle handle, char *log);
-
-/* What the wrapper calls until __nvJitLinkGetInfoLog_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until __nvJitLinkGetInfoLog_13_0 is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 12), (uintptr_t)handle, (uintptr_t)log);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetInfoLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLog_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetInfoLog_13_0);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, log);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 12, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)handle, (uintptr_t)log, 7);
 }
 
 nvJitLinkResult cubind_nvjitlink_get_info_log(nvJitLinkHandle handle, char *log)
@@ -694,34 +712,15 @@ nvJitLinkResult cubind_nvjitlink_get_info_log(nvJitLinkHandle handle, char *log)
     cubind____nvJitLinkGetInfoLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLog_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetInfoLog_13_0, &cubind__nvjitlink_offsets[12]);
     nvJitLinkResult cubind_status = cubind_fn(handle, log);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 12, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind__nvJitLinkVersion_fn)(unsigned int *major, unsigned int *minor);
-
-/* What the wrapper calls until nvJitLinkVersion is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvJitLinkVersion is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD nvJitLinkResult slow_nvJitLinkVersion(unsigned int *major, unsigned int *minor)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 13), (uintptr_t)major, (uintptr_t)minor);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvJitLinkVersion_fn cubind_fn = (cubind__nvJitLinkVersion_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_nvJitLinkVersion);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(major, minor);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 13, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)major, (uintptr_t)minor, 8);
 }
 
 nvJitLinkResult cubind_nvjitlink_version(unsigned int *major, unsigned int *minor)
@@ -729,7 +728,7 @@ nvJitLinkResult cubind_nvjitlink_version(unsigned int *major, unsigned int *mino
     cubind__nvJitLinkVersion_fn cubind_fn = (cubind__nvJitLinkVersion_fn)cubind__target((cubind__fnptr)slow_nvJitLinkVersion, &cubind__nvjitlink_offsets[13]);
     nvJitLinkResult cubind_status = cubind_fn(major, minor);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 13, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

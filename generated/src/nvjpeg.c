@@ -881,29 +881,942 @@ const struct cubind__nvjpeg_symbols {
 #undef AT
 };
 
-typedef nvjpegStatus_t (*cubind__nvjpegGetProperty_fn)(libraryPropertyType type, int *value);
-
-/* What the wrapper calls until nvjpegGetProperty is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetProperty(libraryPropertyType type, int *value)
+/* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
+ * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
+ * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
+ * a part of its own, with an entry of its own); not inlined, for the same reason. */
+static CUBIND_NOINLINE int cubind_failed(unsigned index, int status)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 0), (long long)type, (uintptr_t)value);
+    return cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, index, status);
+}
+
+/* Each function's type. */
+typedef nvjpegStatus_t (*cubind__nvjpegGetProperty_fn)(libraryPropertyType type, int *value);
+typedef nvjpegStatus_t (*cubind__nvjpegGetCudartProperty_fn)(libraryPropertyType type, int *value);
+typedef nvjpegStatus_t (*cubind__nvjpegCreate_fn)(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegHandle_t *handle);
+typedef nvjpegStatus_t (*cubind__nvjpegCreateSimple_fn)(nvjpegHandle_t *handle);
+typedef nvjpegStatus_t (*cubind__nvjpegCreateEx_fn)(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegPinnedAllocator_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle);
+typedef nvjpegStatus_t (*cubind__nvjpegCreateExV2_fn)(nvjpegBackend_t backend, nvjpegDevAllocatorV2_t *dev_allocator, nvjpegPinnedAllocatorV2_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle);
+typedef nvjpegStatus_t (*cubind__nvjpegDestroy_fn)(nvjpegHandle_t handle);
+typedef nvjpegStatus_t (*cubind__nvjpegSetDeviceMemoryPadding_fn)(size_t padding, nvjpegHandle_t handle);
+typedef nvjpegStatus_t (*cubind__nvjpegGetDeviceMemoryPadding_fn)(size_t *padding, nvjpegHandle_t handle);
+typedef nvjpegStatus_t (*cubind__nvjpegSetPinnedMemoryPadding_fn)(size_t padding, nvjpegHandle_t handle);
+typedef nvjpegStatus_t (*cubind__nvjpegGetPinnedMemoryPadding_fn)(size_t *padding, nvjpegHandle_t handle);
+typedef nvjpegStatus_t (*cubind__nvjpegGetHardwareDecoderInfo_fn)(nvjpegHandle_t handle, unsigned int *num_engines, unsigned int *num_cores_per_engine);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStateCreate_fn)(nvjpegHandle_t handle, nvjpegJpegState_t *jpeg_handle);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStateDestroy_fn)(nvjpegJpegState_t jpeg_handle);
+typedef nvjpegStatus_t (*cubind__nvjpegGetImageInfo_fn)(nvjpegHandle_t handle, const unsigned char *data, size_t length, int *nComponents, nvjpegChromaSubsampling_t *subsampling, int *widths, int *heights);
+typedef nvjpegStatus_t (*cubind__nvjpegDecode_fn)(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, size_t length, nvjpegOutputFormat_t output_format, nvjpegImage_t *destination, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatchedInitialize_fn)(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int max_cpu_threads, nvjpegOutputFormat_t output_format);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatched_fn)(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatchedPreAllocate_fn)(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int width, int height, nvjpegChromaSubsampling_t chroma_subsampling, nvjpegOutputFormat_t output_format);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatchedParseJpegTables_fn)(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, const size_t length);
+typedef nvjpegStatus_t (*cubind__nvjpegEncoderStateCreate_fn)(nvjpegHandle_t handle, nvjpegEncoderState_t *encoder_state, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncoderStateDestroy_fn)(nvjpegEncoderState_t encoder_state);
+typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsCreate_fn)(nvjpegHandle_t handle, nvjpegEncoderParams_t *encoder_params, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsDestroy_fn)(nvjpegEncoderParams_t encoder_params);
+typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsSetQuality_fn)(nvjpegEncoderParams_t encoder_params, const int quality, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsSetEncoding_fn)(nvjpegEncoderParams_t encoder_params, nvjpegJpegEncoding_t etype, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsSetOptimizedHuffman_fn)(nvjpegEncoderParams_t encoder_params, const int optimized, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsSetSamplingFactors_fn)(nvjpegEncoderParams_t encoder_params, const nvjpegChromaSubsampling_t chroma_subsampling, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncodeGetBufferSize_fn)(nvjpegHandle_t handle, const nvjpegEncoderParams_t encoder_params, int image_width, int image_height, size_t *max_stream_length);
+typedef nvjpegStatus_t (*cubind__nvjpegEncodeYUV_fn)(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegChromaSubsampling_t chroma_subsampling, int image_width, int image_height, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncodeImage_fn)(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegInputFormat_t input_format, int image_width, int image_height, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncodeRetrieveBitstreamDevice_fn)(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncodeRetrieveBitstream_fn)(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegBufferPinnedCreate_fn)(nvjpegHandle_t handle, nvjpegPinnedAllocator_t *pinned_allocator, nvjpegBufferPinned_t *buffer);
+typedef nvjpegStatus_t (*cubind__nvjpegBufferPinnedCreateV2_fn)(nvjpegHandle_t handle, nvjpegPinnedAllocatorV2_t *pinned_allocator, nvjpegBufferPinned_t *buffer);
+typedef nvjpegStatus_t (*cubind__nvjpegBufferPinnedResize_fn)(nvjpegBufferPinned_t buffer, size_t size, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegBufferPinnedDestroy_fn)(nvjpegBufferPinned_t buffer);
+typedef nvjpegStatus_t (*cubind__nvjpegBufferDeviceCreate_fn)(nvjpegHandle_t handle, nvjpegDevAllocator_t *device_allocator, nvjpegBufferDevice_t *buffer);
+typedef nvjpegStatus_t (*cubind__nvjpegBufferDeviceCreateV2_fn)(nvjpegHandle_t handle, nvjpegDevAllocatorV2_t *device_allocator, nvjpegBufferDevice_t *buffer);
+typedef nvjpegStatus_t (*cubind__nvjpegBufferDeviceResize_fn)(nvjpegBufferDevice_t buffer, size_t size, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegBufferDeviceDestroy_fn)(nvjpegBufferDevice_t buffer);
+typedef nvjpegStatus_t (*cubind__nvjpegBufferPinnedRetrieve_fn)(nvjpegBufferPinned_t buffer, size_t *size, void **ptr);
+typedef nvjpegStatus_t (*cubind__nvjpegBufferDeviceRetrieve_fn)(nvjpegBufferDevice_t buffer, size_t *size, void **ptr);
+typedef nvjpegStatus_t (*cubind__nvjpegStateAttachPinnedBuffer_fn)(nvjpegJpegState_t decoder_state, nvjpegBufferPinned_t pinned_buffer);
+typedef nvjpegStatus_t (*cubind__nvjpegStateAttachDeviceBuffer_fn)(nvjpegJpegState_t decoder_state, nvjpegBufferDevice_t device_buffer);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamCreate_fn)(nvjpegHandle_t handle, nvjpegJpegStream_t *jpeg_stream);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamDestroy_fn)(nvjpegJpegStream_t jpeg_stream);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamParse_fn)(nvjpegHandle_t handle, const unsigned char *data, size_t length, int save_metadata, int save_stream, nvjpegJpegStream_t jpeg_stream);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamParseHeader_fn)(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamParseTables_fn)(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetJpegEncoding_fn)(nvjpegJpegStream_t jpeg_stream, nvjpegJpegEncoding_t *jpeg_encoding);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetFrameDimensions_fn)(nvjpegJpegStream_t jpeg_stream, unsigned int *width, unsigned int *height);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetComponentsNum_fn)(nvjpegJpegStream_t jpeg_stream, unsigned int *components_num);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetComponentDimensions_fn)(nvjpegJpegStream_t jpeg_stream, unsigned int component, unsigned int *width, unsigned int *height);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetExifOrientation_fn)(nvjpegJpegStream_t jpeg_stream, nvjpegExifOrientation_t *orientation_flag);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetSamplePrecision_fn)(nvjpegJpegStream_t jpeg_stream, unsigned int *precision);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetChromaSubsampling_fn)(nvjpegJpegStream_t jpeg_stream, nvjpegChromaSubsampling_t *chroma_subsampling);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsCreate_fn)(nvjpegHandle_t handle, nvjpegDecodeParams_t *decode_params);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsDestroy_fn)(nvjpegDecodeParams_t decode_params);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsSetOutputFormat_fn)(nvjpegDecodeParams_t decode_params, nvjpegOutputFormat_t output_format);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsSetROI_fn)(nvjpegDecodeParams_t decode_params, int offset_x, int offset_y, int roi_width, int roi_height);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsSetAllowCMYK_fn)(nvjpegDecodeParams_t decode_params, int allow_cmyk);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsSetScaleFactor_fn)(nvjpegDecodeParams_t decode_params, nvjpegScaleFactor_t scale_factor);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsSetExifOrientation_fn)(nvjpegDecodeParams_t decode_params, nvjpegExifOrientation_t orientation);
+typedef nvjpegStatus_t (*cubind__nvjpegDecoderCreate_fn)(nvjpegHandle_t nvjpeg_handle, nvjpegBackend_t implementation, nvjpegJpegDecoder_t *decoder_handle);
+typedef nvjpegStatus_t (*cubind__nvjpegDecoderDestroy_fn)(nvjpegJpegDecoder_t decoder_handle);
+typedef nvjpegStatus_t (*cubind__nvjpegDecoderJpegSupported_fn)(nvjpegJpegDecoder_t decoder_handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatchedSupported_fn)(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, int *is_supported);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatchedSupportedEx_fn)(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported);
+typedef nvjpegStatus_t (*cubind__nvjpegDecoderStateCreate_fn)(nvjpegHandle_t nvjpeg_handle, nvjpegJpegDecoder_t decoder_handle, nvjpegJpegState_t *decoder_state);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeJpeg_fn)(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_bitstream, nvjpegImage_t *destination, nvjpegDecodeParams_t decode_params, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeJpegHost_fn)(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegDecodeParams_t decode_params, nvjpegJpegStream_t jpeg_stream);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeJpegTransferToDevice_fn)(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeJpegDevice_fn)(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegImage_t *destination, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatchedEx_fn)(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, nvjpegDecodeParams_t *decode_params, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsCopyMetadata_fn)(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsCopyQuantizationTables_fn)(nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsCopyHuffmanTables_fn)(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
+
+/* The wrappers whose parameters pass alike share a slow path, their shape's (generator/shapes.py):
+ * each reaches it through a stub of its own type, declared here for the shapes to name. */
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetProperty(libraryPropertyType type, int *value);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetCudartProperty(libraryPropertyType type, int *value);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegCreate(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegHandle_t *handle);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegCreateSimple(nvjpegHandle_t *handle);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegCreateEx(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegPinnedAllocator_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegCreateExV2(nvjpegBackend_t backend, nvjpegDevAllocatorV2_t *dev_allocator, nvjpegPinnedAllocatorV2_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegDestroy(nvjpegHandle_t handle);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegSetDeviceMemoryPadding(size_t padding, nvjpegHandle_t handle);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetDeviceMemoryPadding(size_t *padding, nvjpegHandle_t handle);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegSetPinnedMemoryPadding(size_t padding, nvjpegHandle_t handle);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetPinnedMemoryPadding(size_t *padding, nvjpegHandle_t handle);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetHardwareDecoderInfo(nvjpegHandle_t handle, unsigned int *num_engines, unsigned int *num_cores_per_engine);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStateCreate(nvjpegHandle_t handle, nvjpegJpegState_t *jpeg_handle);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStateDestroy(nvjpegJpegState_t jpeg_handle);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetImageInfo(nvjpegHandle_t handle, const unsigned char *data, size_t length, int *nComponents, nvjpegChromaSubsampling_t *subsampling, int *widths, int *heights);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecode(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, size_t length, nvjpegOutputFormat_t output_format, nvjpegImage_t *destination, cudaStream_t stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedInitialize(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int max_cpu_threads, nvjpegOutputFormat_t output_format);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatched(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, cudaStream_t stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedPreAllocate(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int width, int height, nvjpegChromaSubsampling_t chroma_subsampling, nvjpegOutputFormat_t output_format);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedParseJpegTables(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, const size_t length);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderStateCreate(nvjpegHandle_t handle, nvjpegEncoderState_t *encoder_state, cudaStream_t stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderStateDestroy(nvjpegEncoderState_t encoder_state);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsCreate(nvjpegHandle_t handle, nvjpegEncoderParams_t *encoder_params, cudaStream_t stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsDestroy(nvjpegEncoderParams_t encoder_params);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsSetQuality(nvjpegEncoderParams_t encoder_params, const int quality, cudaStream_t stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsSetEncoding(nvjpegEncoderParams_t encoder_params, nvjpegJpegEncoding_t etype, cudaStream_t stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsSetOptimizedHuffman(nvjpegEncoderParams_t encoder_params, const int optimized, cudaStream_t stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsSetSamplingFactors(nvjpegEncoderParams_t encoder_params, const nvjpegChromaSubsampling_t chroma_subsampling, cudaStream_t stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeGetBufferSize(nvjpegHandle_t handle, const nvjpegEncoderParams_t encoder_params, int image_width, int image_height, size_t *max_stream_length);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeYUV(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegChromaSubsampling_t chroma_subsampling, int image_width, int image_height, cudaStream_t stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeImage(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegInputFormat_t input_format, int image_width, int image_height, cudaStream_t stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeRetrieveBitstreamDevice(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeRetrieveBitstream(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedCreate(nvjpegHandle_t handle, nvjpegPinnedAllocator_t *pinned_allocator, nvjpegBufferPinned_t *buffer);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedCreateV2(nvjpegHandle_t handle, nvjpegPinnedAllocatorV2_t *pinned_allocator, nvjpegBufferPinned_t *buffer);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedResize(nvjpegBufferPinned_t buffer, size_t size, cudaStream_t stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedDestroy(nvjpegBufferPinned_t buffer);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceCreate(nvjpegHandle_t handle, nvjpegDevAllocator_t *device_allocator, nvjpegBufferDevice_t *buffer);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceCreateV2(nvjpegHandle_t handle, nvjpegDevAllocatorV2_t *device_allocator, nvjpegBufferDevice_t *buffer);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceResize(nvjpegBufferDevice_t buffer, size_t size, cudaStream_t stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceDestroy(nvjpegBufferDevice_t buffer);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedRetrieve(nvjpegBufferPinned_t buffer, size_t *size, void **ptr);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceRetrieve(nvjpegBufferDevice_t buffer, size_t *size, void **ptr);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegStateAttachPinnedBuffer(nvjpegJpegState_t decoder_state, nvjpegBufferPinned_t pinned_buffer);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegStateAttachDeviceBuffer(nvjpegJpegState_t decoder_state, nvjpegBufferDevice_t device_buffer);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamCreate(nvjpegHandle_t handle, nvjpegJpegStream_t *jpeg_stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamDestroy(nvjpegJpegStream_t jpeg_stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamParse(nvjpegHandle_t handle, const unsigned char *data, size_t length, int save_metadata, int save_stream, nvjpegJpegStream_t jpeg_stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamParseHeader(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamParseTables(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetJpegEncoding(nvjpegJpegStream_t jpeg_stream, nvjpegJpegEncoding_t *jpeg_encoding);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetFrameDimensions(nvjpegJpegStream_t jpeg_stream, unsigned int *width, unsigned int *height);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetComponentsNum(nvjpegJpegStream_t jpeg_stream, unsigned int *components_num);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetComponentDimensions(nvjpegJpegStream_t jpeg_stream, unsigned int component, unsigned int *width, unsigned int *height);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetExifOrientation(nvjpegJpegStream_t jpeg_stream, nvjpegExifOrientation_t *orientation_flag);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetSamplePrecision(nvjpegJpegStream_t jpeg_stream, unsigned int *precision);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetChromaSubsampling(nvjpegJpegStream_t jpeg_stream, nvjpegChromaSubsampling_t *chroma_subsampling);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsCreate(nvjpegHandle_t handle, nvjpegDecodeParams_t *decode_params);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsDestroy(nvjpegDecodeParams_t decode_params);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetOutputFormat(nvjpegDecodeParams_t decode_params, nvjpegOutputFormat_t output_format);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetROI(nvjpegDecodeParams_t decode_params, int offset_x, int offset_y, int roi_width, int roi_height);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetAllowCMYK(nvjpegDecodeParams_t decode_params, int allow_cmyk);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetScaleFactor(nvjpegDecodeParams_t decode_params, nvjpegScaleFactor_t scale_factor);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetExifOrientation(nvjpegDecodeParams_t decode_params, nvjpegExifOrientation_t orientation);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecoderCreate(nvjpegHandle_t nvjpeg_handle, nvjpegBackend_t implementation, nvjpegJpegDecoder_t *decoder_handle);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecoderDestroy(nvjpegJpegDecoder_t decoder_handle);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecoderJpegSupported(nvjpegJpegDecoder_t decoder_handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedSupported(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, int *is_supported);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedSupportedEx(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecoderStateCreate(nvjpegHandle_t nvjpeg_handle, nvjpegJpegDecoder_t decoder_handle, nvjpegJpegState_t *decoder_state);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeJpeg(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_bitstream, nvjpegImage_t *destination, nvjpegDecodeParams_t decode_params, cudaStream_t stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeJpegHost(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegDecodeParams_t decode_params, nvjpegJpegStream_t jpeg_stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeJpegTransferToDevice(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeJpegDevice(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegImage_t *destination, cudaStream_t stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedEx(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, nvjpegDecodeParams_t *decode_params, cudaStream_t stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsCopyMetadata(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsCopyQuantizationTables(nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsCopyHuffmanTables(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
+
+/* What the wrappers of shape 0 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: nvjpegGetProperty, nvjpegGetCudartProperty, nvjpegSetDeviceMemoryPadding,
+ * nvjpegGetDeviceMemoryPadding, nvjpegSetPinnedMemoryPadding, nvjpegGetPinnedMemoryPadding,
+ * nvjpegJpegStateCreate, nvjpegStateAttachPinnedBuffer, nvjpegStateAttachDeviceBuffer,
+ * nvjpegJpegStreamCreate, nvjpegJpegStreamGetJpegEncoding, nvjpegJpegStreamGetComponentsNum,
+ * nvjpegJpegStreamGetExifOrientation, nvjpegJpegStreamGetSamplePrecision,
+ * nvjpegJpegStreamGetChromaSubsampling, nvjpegDecodeParamsCreate,
+ * nvjpegDecodeParamsSetOutputFormat, nvjpegDecodeParamsSetAllowCMYK,
+ * nvjpegDecodeParamsSetScaleFactor, nvjpegDecodeParamsSetExifOrientation. */
+static CUBIND_COLD nvjpegStatus_t cubind_shape_0(cubind__word a0, cubind__word a1, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[20] = { 0, 1, 7, 8, 9, 10, 12, 43, 44, 45, 50, 52, 54, 55, 56, 57, 59, 61, 62, 63 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegGetProperty_fn cubind_fn = (cubind__nvjpegGetProperty_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_nvjpegGetProperty);
+    cubind__fnptr cubind_self, cubind_fn;
     nvjpegStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_nvjpegGetProperty;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_nvjpegGetCudartProperty;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_nvjpegSetDeviceMemoryPadding;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_nvjpegGetDeviceMemoryPadding;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_nvjpegSetPinnedMemoryPadding;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_nvjpegGetPinnedMemoryPadding;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_nvjpegJpegStateCreate;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_nvjpegStateAttachPinnedBuffer;
+        break;
+    case 8:
+        cubind_self = (cubind__fnptr)slow_nvjpegStateAttachDeviceBuffer;
+        break;
+    case 9:
+        cubind_self = (cubind__fnptr)slow_nvjpegJpegStreamCreate;
+        break;
+    case 10:
+        cubind_self = (cubind__fnptr)slow_nvjpegJpegStreamGetJpegEncoding;
+        break;
+    case 11:
+        cubind_self = (cubind__fnptr)slow_nvjpegJpegStreamGetComponentsNum;
+        break;
+    case 12:
+        cubind_self = (cubind__fnptr)slow_nvjpegJpegStreamGetExifOrientation;
+        break;
+    case 13:
+        cubind_self = (cubind__fnptr)slow_nvjpegJpegStreamGetSamplePrecision;
+        break;
+    case 14:
+        cubind_self = (cubind__fnptr)slow_nvjpegJpegStreamGetChromaSubsampling;
+        break;
+    case 15:
+        cubind_self = (cubind__fnptr)slow_nvjpegDecodeParamsCreate;
+        break;
+    case 16:
+        cubind_self = (cubind__fnptr)slow_nvjpegDecodeParamsSetOutputFormat;
+        break;
+    case 17:
+        cubind_self = (cubind__fnptr)slow_nvjpegDecodeParamsSetAllowCMYK;
+        break;
+    case 18:
+        cubind_self = (cubind__fnptr)slow_nvjpegDecodeParamsSetScaleFactor;
+        break;
+    case 19:
+        cubind_self = (cubind__fnptr)slow_nvjpegDecodeParamsSetExifOrientation;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVJPEG, cubind_i), a0, a1);
+    cubind_fn = cubind__resolve(&cubind__nvjpeg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
     if (cubind_fn == NULL) {
         cubind_status = (nvjpegStatus_t)cubind_unavailable;
     } else {
-        cubind_status = cubind_fn(type, value);
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__nvjpegGetProperty_fn)cubind_fn)((libraryPropertyType)a0, (int *)(uintptr_t)a1);
+            break;
+        case 1:
+            cubind_status = ((cubind__nvjpegGetCudartProperty_fn)cubind_fn)((libraryPropertyType)a0, (int *)(uintptr_t)a1);
+            break;
+        case 2:
+            cubind_status = ((cubind__nvjpegSetDeviceMemoryPadding_fn)cubind_fn)((size_t)a0, (nvjpegHandle_t)(uintptr_t)a1);
+            break;
+        case 3:
+            cubind_status = ((cubind__nvjpegGetDeviceMemoryPadding_fn)cubind_fn)((size_t *)(uintptr_t)a0, (nvjpegHandle_t)(uintptr_t)a1);
+            break;
+        case 4:
+            cubind_status = ((cubind__nvjpegSetPinnedMemoryPadding_fn)cubind_fn)((size_t)a0, (nvjpegHandle_t)(uintptr_t)a1);
+            break;
+        case 5:
+            cubind_status = ((cubind__nvjpegGetPinnedMemoryPadding_fn)cubind_fn)((size_t *)(uintptr_t)a0, (nvjpegHandle_t)(uintptr_t)a1);
+            break;
+        case 6:
+            cubind_status = ((cubind__nvjpegJpegStateCreate_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegState_t *)(uintptr_t)a1);
+            break;
+        case 7:
+            cubind_status = ((cubind__nvjpegStateAttachPinnedBuffer_fn)cubind_fn)((nvjpegJpegState_t)(uintptr_t)a0, (nvjpegBufferPinned_t)(uintptr_t)a1);
+            break;
+        case 8:
+            cubind_status = ((cubind__nvjpegStateAttachDeviceBuffer_fn)cubind_fn)((nvjpegJpegState_t)(uintptr_t)a0, (nvjpegBufferDevice_t)(uintptr_t)a1);
+            break;
+        case 9:
+            cubind_status = ((cubind__nvjpegJpegStreamCreate_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegStream_t *)(uintptr_t)a1);
+            break;
+        case 10:
+            cubind_status = ((cubind__nvjpegJpegStreamGetJpegEncoding_fn)cubind_fn)((nvjpegJpegStream_t)(uintptr_t)a0, (nvjpegJpegEncoding_t *)(uintptr_t)a1);
+            break;
+        case 11:
+            cubind_status = ((cubind__nvjpegJpegStreamGetComponentsNum_fn)cubind_fn)((nvjpegJpegStream_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
+            break;
+        case 12:
+            cubind_status = ((cubind__nvjpegJpegStreamGetExifOrientation_fn)cubind_fn)((nvjpegJpegStream_t)(uintptr_t)a0, (nvjpegExifOrientation_t *)(uintptr_t)a1);
+            break;
+        case 13:
+            cubind_status = ((cubind__nvjpegJpegStreamGetSamplePrecision_fn)cubind_fn)((nvjpegJpegStream_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
+            break;
+        case 14:
+            cubind_status = ((cubind__nvjpegJpegStreamGetChromaSubsampling_fn)cubind_fn)((nvjpegJpegStream_t)(uintptr_t)a0, (nvjpegChromaSubsampling_t *)(uintptr_t)a1);
+            break;
+        case 15:
+            cubind_status = ((cubind__nvjpegDecodeParamsCreate_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegDecodeParams_t *)(uintptr_t)a1);
+            break;
+        case 16:
+            cubind_status = ((cubind__nvjpegDecodeParamsSetOutputFormat_fn)cubind_fn)((nvjpegDecodeParams_t)(uintptr_t)a0, (nvjpegOutputFormat_t)a1);
+            break;
+        case 17:
+            cubind_status = ((cubind__nvjpegDecodeParamsSetAllowCMYK_fn)cubind_fn)((nvjpegDecodeParams_t)(uintptr_t)a0, (int)a1);
+            break;
+        case 18:
+            cubind_status = ((cubind__nvjpegDecodeParamsSetScaleFactor_fn)cubind_fn)((nvjpegDecodeParams_t)(uintptr_t)a0, (nvjpegScaleFactor_t)a1);
+            break;
+        default:
+            cubind_status = ((cubind__nvjpegDecodeParamsSetExifOrientation_fn)cubind_fn)((nvjpegDecodeParams_t)(uintptr_t)a0, (nvjpegExifOrientation_t)a1);
+            break;
+        }
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
             /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 0, (int)cubind_status);
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, cubind_i, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
         return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
+}
+
+/* What the wrappers of shape 1 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: nvjpegCreate, nvjpegGetHardwareDecoderInfo, nvjpegEncoderStateCreate, nvjpegEncoderParamsCreate,
+ * nvjpegEncoderParamsSetQuality, nvjpegEncoderParamsSetEncoding,
+ * nvjpegEncoderParamsSetOptimizedHuffman, nvjpegEncoderParamsSetSamplingFactors,
+ * nvjpegBufferPinnedCreate, nvjpegBufferPinnedCreateV2, nvjpegBufferPinnedResize,
+ * nvjpegBufferDeviceCreate, nvjpegBufferDeviceCreateV2, nvjpegBufferDeviceResize,
+ * nvjpegBufferPinnedRetrieve, nvjpegBufferDeviceRetrieve, nvjpegJpegStreamGetFrameDimensions,
+ * nvjpegDecoderCreate, nvjpegDecodeBatchedSupported, nvjpegDecoderStateCreate,
+ * nvjpegEncoderParamsCopyQuantizationTables. */
+static CUBIND_COLD nvjpegStatus_t cubind_shape_1(cubind__word a0, cubind__word a1, cubind__word a2, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[21] = { 2, 11, 20, 22, 24, 25, 26, 27, 33, 34, 35, 37, 38, 39, 41, 42, 51, 64, 67, 69, 76 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    nvjpegStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_nvjpegCreate;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_nvjpegGetHardwareDecoderInfo;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_nvjpegEncoderStateCreate;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_nvjpegEncoderParamsCreate;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_nvjpegEncoderParamsSetQuality;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_nvjpegEncoderParamsSetEncoding;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_nvjpegEncoderParamsSetOptimizedHuffman;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_nvjpegEncoderParamsSetSamplingFactors;
+        break;
+    case 8:
+        cubind_self = (cubind__fnptr)slow_nvjpegBufferPinnedCreate;
+        break;
+    case 9:
+        cubind_self = (cubind__fnptr)slow_nvjpegBufferPinnedCreateV2;
+        break;
+    case 10:
+        cubind_self = (cubind__fnptr)slow_nvjpegBufferPinnedResize;
+        break;
+    case 11:
+        cubind_self = (cubind__fnptr)slow_nvjpegBufferDeviceCreate;
+        break;
+    case 12:
+        cubind_self = (cubind__fnptr)slow_nvjpegBufferDeviceCreateV2;
+        break;
+    case 13:
+        cubind_self = (cubind__fnptr)slow_nvjpegBufferDeviceResize;
+        break;
+    case 14:
+        cubind_self = (cubind__fnptr)slow_nvjpegBufferPinnedRetrieve;
+        break;
+    case 15:
+        cubind_self = (cubind__fnptr)slow_nvjpegBufferDeviceRetrieve;
+        break;
+    case 16:
+        cubind_self = (cubind__fnptr)slow_nvjpegJpegStreamGetFrameDimensions;
+        break;
+    case 17:
+        cubind_self = (cubind__fnptr)slow_nvjpegDecoderCreate;
+        break;
+    case 18:
+        cubind_self = (cubind__fnptr)slow_nvjpegDecodeBatchedSupported;
+        break;
+    case 19:
+        cubind_self = (cubind__fnptr)slow_nvjpegDecoderStateCreate;
+        break;
+    case 20:
+        cubind_self = (cubind__fnptr)slow_nvjpegEncoderParamsCopyQuantizationTables;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVJPEG, cubind_i), a0, a1, a2);
+    cubind_fn = cubind__resolve(&cubind__nvjpeg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvjpegStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__nvjpegCreate_fn)cubind_fn)((nvjpegBackend_t)a0, (nvjpegDevAllocator_t *)(uintptr_t)a1, (nvjpegHandle_t *)(uintptr_t)a2);
+            break;
+        case 1:
+            cubind_status = ((cubind__nvjpegGetHardwareDecoderInfo_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2);
+            break;
+        case 2:
+            cubind_status = ((cubind__nvjpegEncoderStateCreate_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegEncoderState_t *)(uintptr_t)a1, (cudaStream_t)(uintptr_t)a2);
+            break;
+        case 3:
+            cubind_status = ((cubind__nvjpegEncoderParamsCreate_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegEncoderParams_t *)(uintptr_t)a1, (cudaStream_t)(uintptr_t)a2);
+            break;
+        case 4:
+            cubind_status = ((cubind__nvjpegEncoderParamsSetQuality_fn)cubind_fn)((nvjpegEncoderParams_t)(uintptr_t)a0, (const int)a1, (cudaStream_t)(uintptr_t)a2);
+            break;
+        case 5:
+            cubind_status = ((cubind__nvjpegEncoderParamsSetEncoding_fn)cubind_fn)((nvjpegEncoderParams_t)(uintptr_t)a0, (nvjpegJpegEncoding_t)a1, (cudaStream_t)(uintptr_t)a2);
+            break;
+        case 6:
+            cubind_status = ((cubind__nvjpegEncoderParamsSetOptimizedHuffman_fn)cubind_fn)((nvjpegEncoderParams_t)(uintptr_t)a0, (const int)a1, (cudaStream_t)(uintptr_t)a2);
+            break;
+        case 7:
+            cubind_status = ((cubind__nvjpegEncoderParamsSetSamplingFactors_fn)cubind_fn)((nvjpegEncoderParams_t)(uintptr_t)a0, (const nvjpegChromaSubsampling_t)a1, (cudaStream_t)(uintptr_t)a2);
+            break;
+        case 8:
+            cubind_status = ((cubind__nvjpegBufferPinnedCreate_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegPinnedAllocator_t *)(uintptr_t)a1, (nvjpegBufferPinned_t *)(uintptr_t)a2);
+            break;
+        case 9:
+            cubind_status = ((cubind__nvjpegBufferPinnedCreateV2_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegPinnedAllocatorV2_t *)(uintptr_t)a1, (nvjpegBufferPinned_t *)(uintptr_t)a2);
+            break;
+        case 10:
+            cubind_status = ((cubind__nvjpegBufferPinnedResize_fn)cubind_fn)((nvjpegBufferPinned_t)(uintptr_t)a0, (size_t)a1, (cudaStream_t)(uintptr_t)a2);
+            break;
+        case 11:
+            cubind_status = ((cubind__nvjpegBufferDeviceCreate_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegDevAllocator_t *)(uintptr_t)a1, (nvjpegBufferDevice_t *)(uintptr_t)a2);
+            break;
+        case 12:
+            cubind_status = ((cubind__nvjpegBufferDeviceCreateV2_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegDevAllocatorV2_t *)(uintptr_t)a1, (nvjpegBufferDevice_t *)(uintptr_t)a2);
+            break;
+        case 13:
+            cubind_status = ((cubind__nvjpegBufferDeviceResize_fn)cubind_fn)((nvjpegBufferDevice_t)(uintptr_t)a0, (size_t)a1, (cudaStream_t)(uintptr_t)a2);
+            break;
+        case 14:
+            cubind_status = ((cubind__nvjpegBufferPinnedRetrieve_fn)cubind_fn)((nvjpegBufferPinned_t)(uintptr_t)a0, (size_t *)(uintptr_t)a1, (void **)(uintptr_t)a2);
+            break;
+        case 15:
+            cubind_status = ((cubind__nvjpegBufferDeviceRetrieve_fn)cubind_fn)((nvjpegBufferDevice_t)(uintptr_t)a0, (size_t *)(uintptr_t)a1, (void **)(uintptr_t)a2);
+            break;
+        case 16:
+            cubind_status = ((cubind__nvjpegJpegStreamGetFrameDimensions_fn)cubind_fn)((nvjpegJpegStream_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2);
+            break;
+        case 17:
+            cubind_status = ((cubind__nvjpegDecoderCreate_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegBackend_t)a1, (nvjpegJpegDecoder_t *)(uintptr_t)a2);
+            break;
+        case 18:
+            cubind_status = ((cubind__nvjpegDecodeBatchedSupported_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegStream_t)(uintptr_t)a1, (int *)(uintptr_t)a2);
+            break;
+        case 19:
+            cubind_status = ((cubind__nvjpegDecoderStateCreate_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegDecoder_t)(uintptr_t)a1, (nvjpegJpegState_t *)(uintptr_t)a2);
+            break;
+        default:
+            cubind_status = ((cubind__nvjpegEncoderParamsCopyQuantizationTables_fn)cubind_fn)((nvjpegEncoderParams_t)(uintptr_t)a0, (nvjpegJpegStream_t)(uintptr_t)a1, (cudaStream_t)(uintptr_t)a2);
+            break;
+        }
+        if (cubind_status != NVJPEG_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != NVJPEG_STATUS_SUCCESS)
+        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 2 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: nvjpegCreateSimple, nvjpegDestroy, nvjpegJpegStateDestroy, nvjpegEncoderStateDestroy,
+ * nvjpegEncoderParamsDestroy, nvjpegBufferPinnedDestroy, nvjpegBufferDeviceDestroy,
+ * nvjpegJpegStreamDestroy, nvjpegDecodeParamsDestroy, nvjpegDecoderDestroy. */
+static CUBIND_COLD nvjpegStatus_t cubind_shape_2(cubind__word a0, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[10] = { 3, 6, 13, 21, 23, 36, 40, 46, 58, 65 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    nvjpegStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_nvjpegCreateSimple;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_nvjpegDestroy;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_nvjpegJpegStateDestroy;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_nvjpegEncoderStateDestroy;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_nvjpegEncoderParamsDestroy;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_nvjpegBufferPinnedDestroy;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_nvjpegBufferDeviceDestroy;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_nvjpegJpegStreamDestroy;
+        break;
+    case 8:
+        cubind_self = (cubind__fnptr)slow_nvjpegDecodeParamsDestroy;
+        break;
+    case 9:
+        cubind_self = (cubind__fnptr)slow_nvjpegDecoderDestroy;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVJPEG, cubind_i), a0);
+    cubind_fn = cubind__resolve(&cubind__nvjpeg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvjpegStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__nvjpegCreateSimple_fn)cubind_fn)((nvjpegHandle_t *)(uintptr_t)a0);
+            break;
+        case 1:
+            cubind_status = ((cubind__nvjpegDestroy_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0);
+            break;
+        case 2:
+            cubind_status = ((cubind__nvjpegJpegStateDestroy_fn)cubind_fn)((nvjpegJpegState_t)(uintptr_t)a0);
+            break;
+        case 3:
+            cubind_status = ((cubind__nvjpegEncoderStateDestroy_fn)cubind_fn)((nvjpegEncoderState_t)(uintptr_t)a0);
+            break;
+        case 4:
+            cubind_status = ((cubind__nvjpegEncoderParamsDestroy_fn)cubind_fn)((nvjpegEncoderParams_t)(uintptr_t)a0);
+            break;
+        case 5:
+            cubind_status = ((cubind__nvjpegBufferPinnedDestroy_fn)cubind_fn)((nvjpegBufferPinned_t)(uintptr_t)a0);
+            break;
+        case 6:
+            cubind_status = ((cubind__nvjpegBufferDeviceDestroy_fn)cubind_fn)((nvjpegBufferDevice_t)(uintptr_t)a0);
+            break;
+        case 7:
+            cubind_status = ((cubind__nvjpegJpegStreamDestroy_fn)cubind_fn)((nvjpegJpegStream_t)(uintptr_t)a0);
+            break;
+        case 8:
+            cubind_status = ((cubind__nvjpegDecodeParamsDestroy_fn)cubind_fn)((nvjpegDecodeParams_t)(uintptr_t)a0);
+            break;
+        default:
+            cubind_status = ((cubind__nvjpegDecoderDestroy_fn)cubind_fn)((nvjpegJpegDecoder_t)(uintptr_t)a0);
+            break;
+        }
+        if (cubind_status != NVJPEG_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != NVJPEG_STATUS_SUCCESS)
+        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 3 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: nvjpegCreateEx, nvjpegCreateExV2, nvjpegDecodeBatchedInitialize, nvjpegEncodeGetBufferSize,
+ * nvjpegEncodeRetrieveBitstreamDevice, nvjpegEncodeRetrieveBitstream, nvjpegDecodeParamsSetROI,
+ * nvjpegDecodeJpegHost, nvjpegDecodeJpegTransferToDevice, nvjpegDecodeJpegDevice. */
+static CUBIND_COLD nvjpegStatus_t cubind_shape_3(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[10] = { 4, 5, 16, 28, 31, 32, 60, 71, 72, 73 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    nvjpegStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_nvjpegCreateEx;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_nvjpegCreateExV2;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_nvjpegDecodeBatchedInitialize;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_nvjpegEncodeGetBufferSize;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_nvjpegEncodeRetrieveBitstreamDevice;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_nvjpegEncodeRetrieveBitstream;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_nvjpegDecodeParamsSetROI;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_nvjpegDecodeJpegHost;
+        break;
+    case 8:
+        cubind_self = (cubind__fnptr)slow_nvjpegDecodeJpegTransferToDevice;
+        break;
+    case 9:
+        cubind_self = (cubind__fnptr)slow_nvjpegDecodeJpegDevice;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVJPEG, cubind_i), a0, a1, a2, a3, a4);
+    cubind_fn = cubind__resolve(&cubind__nvjpeg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvjpegStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__nvjpegCreateEx_fn)cubind_fn)((nvjpegBackend_t)a0, (nvjpegDevAllocator_t *)(uintptr_t)a1, (nvjpegPinnedAllocator_t *)(uintptr_t)a2, (unsigned int)a3, (nvjpegHandle_t *)(uintptr_t)a4);
+            break;
+        case 1:
+            cubind_status = ((cubind__nvjpegCreateExV2_fn)cubind_fn)((nvjpegBackend_t)a0, (nvjpegDevAllocatorV2_t *)(uintptr_t)a1, (nvjpegPinnedAllocatorV2_t *)(uintptr_t)a2, (unsigned int)a3, (nvjpegHandle_t *)(uintptr_t)a4);
+            break;
+        case 2:
+            cubind_status = ((cubind__nvjpegDecodeBatchedInitialize_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegState_t)(uintptr_t)a1, (int)a2, (int)a3, (nvjpegOutputFormat_t)a4);
+            break;
+        case 3:
+            cubind_status = ((cubind__nvjpegEncodeGetBufferSize_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (const nvjpegEncoderParams_t)(uintptr_t)a1, (int)a2, (int)a3, (size_t *)(uintptr_t)a4);
+            break;
+        case 4:
+            cubind_status = ((cubind__nvjpegEncodeRetrieveBitstreamDevice_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegEncoderState_t)(uintptr_t)a1, (unsigned char *)(uintptr_t)a2, (size_t *)(uintptr_t)a3, (cudaStream_t)(uintptr_t)a4);
+            break;
+        case 5:
+            cubind_status = ((cubind__nvjpegEncodeRetrieveBitstream_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegEncoderState_t)(uintptr_t)a1, (unsigned char *)(uintptr_t)a2, (size_t *)(uintptr_t)a3, (cudaStream_t)(uintptr_t)a4);
+            break;
+        case 6:
+            cubind_status = ((cubind__nvjpegDecodeParamsSetROI_fn)cubind_fn)((nvjpegDecodeParams_t)(uintptr_t)a0, (int)a1, (int)a2, (int)a3, (int)a4);
+            break;
+        case 7:
+            cubind_status = ((cubind__nvjpegDecodeJpegHost_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegDecoder_t)(uintptr_t)a1, (nvjpegJpegState_t)(uintptr_t)a2, (nvjpegDecodeParams_t)(uintptr_t)a3, (nvjpegJpegStream_t)(uintptr_t)a4);
+            break;
+        case 8:
+            cubind_status = ((cubind__nvjpegDecodeJpegTransferToDevice_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegDecoder_t)(uintptr_t)a1, (nvjpegJpegState_t)(uintptr_t)a2, (nvjpegJpegStream_t)(uintptr_t)a3, (cudaStream_t)(uintptr_t)a4);
+            break;
+        default:
+            cubind_status = ((cubind__nvjpegDecodeJpegDevice_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegDecoder_t)(uintptr_t)a1, (nvjpegJpegState_t)(uintptr_t)a2, (nvjpegImage_t *)(uintptr_t)a3, (cudaStream_t)(uintptr_t)a4);
+            break;
+        }
+        if (cubind_status != NVJPEG_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != NVJPEG_STATUS_SUCCESS)
+        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 4 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: nvjpegGetImageInfo, nvjpegDecode, nvjpegDecodeBatchedPreAllocate, nvjpegDecodeJpeg,
+ * nvjpegDecodeBatchedEx. */
+static CUBIND_COLD nvjpegStatus_t cubind_shape_4(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, double cubind_member)
+{
+    static const unsigned short cubind_index[5] = { 14, 15, 18, 70, 74 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    nvjpegStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_nvjpegGetImageInfo;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_nvjpegDecode;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_nvjpegDecodeBatchedPreAllocate;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_nvjpegDecodeJpeg;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_nvjpegDecodeBatchedEx;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVJPEG, cubind_i), a0, a1, a2, a3, a4, a5, a6);
+    cubind_fn = cubind__resolve(&cubind__nvjpeg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvjpegStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__nvjpegGetImageInfo_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (const unsigned char *)(uintptr_t)a1, (size_t)a2, (int *)(uintptr_t)a3, (nvjpegChromaSubsampling_t *)(uintptr_t)a4, (int *)(uintptr_t)a5, (int *)(uintptr_t)a6);
+            break;
+        case 1:
+            cubind_status = ((cubind__nvjpegDecode_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegState_t)(uintptr_t)a1, (const unsigned char *)(uintptr_t)a2, (size_t)a3, (nvjpegOutputFormat_t)a4, (nvjpegImage_t *)(uintptr_t)a5, (cudaStream_t)(uintptr_t)a6);
+            break;
+        case 2:
+            cubind_status = ((cubind__nvjpegDecodeBatchedPreAllocate_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegState_t)(uintptr_t)a1, (int)a2, (int)a3, (int)a4, (nvjpegChromaSubsampling_t)a5, (nvjpegOutputFormat_t)a6);
+            break;
+        case 3:
+            cubind_status = ((cubind__nvjpegDecodeJpeg_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegDecoder_t)(uintptr_t)a1, (nvjpegJpegState_t)(uintptr_t)a2, (nvjpegJpegStream_t)(uintptr_t)a3, (nvjpegImage_t *)(uintptr_t)a4, (nvjpegDecodeParams_t)(uintptr_t)a5, (cudaStream_t)(uintptr_t)a6);
+            break;
+        default:
+            cubind_status = ((cubind__nvjpegDecodeBatchedEx_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegState_t)(uintptr_t)a1, (const unsigned char *const *)(uintptr_t)a2, (const size_t *)(uintptr_t)a3, (nvjpegImage_t *)(uintptr_t)a4, (nvjpegDecodeParams_t *)(uintptr_t)a5, (cudaStream_t)(uintptr_t)a6);
+            break;
+        }
+        if (cubind_status != NVJPEG_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != NVJPEG_STATUS_SUCCESS)
+        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 5 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: nvjpegDecodeBatched, nvjpegJpegStreamParse. */
+static CUBIND_COLD nvjpegStatus_t cubind_shape_5(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, double cubind_member)
+{
+    static const unsigned short cubind_index[2] = { 17, 47 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    nvjpegStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_nvjpegDecodeBatched;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_nvjpegJpegStreamParse;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVJPEG, cubind_i), a0, a1, a2, a3, a4, a5);
+    cubind_fn = cubind__resolve(&cubind__nvjpeg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvjpegStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__nvjpegDecodeBatched_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegState_t)(uintptr_t)a1, (const unsigned char *const *)(uintptr_t)a2, (const size_t *)(uintptr_t)a3, (nvjpegImage_t *)(uintptr_t)a4, (cudaStream_t)(uintptr_t)a5);
+            break;
+        default:
+            cubind_status = ((cubind__nvjpegJpegStreamParse_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (const unsigned char *)(uintptr_t)a1, (size_t)a2, (int)a3, (int)a4, (nvjpegJpegStream_t)(uintptr_t)a5);
+            break;
+        }
+        if (cubind_status != NVJPEG_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != NVJPEG_STATUS_SUCCESS)
+        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 6 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: nvjpegDecodeBatchedParseJpegTables, nvjpegJpegStreamParseHeader, nvjpegJpegStreamParseTables,
+ * nvjpegJpegStreamGetComponentDimensions, nvjpegDecoderJpegSupported,
+ * nvjpegDecodeBatchedSupportedEx, nvjpegEncoderParamsCopyMetadata,
+ * nvjpegEncoderParamsCopyHuffmanTables. */
+static CUBIND_COLD nvjpegStatus_t cubind_shape_6(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[8] = { 19, 48, 49, 53, 66, 68, 75, 77 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    nvjpegStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_nvjpegDecodeBatchedParseJpegTables;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_nvjpegJpegStreamParseHeader;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_nvjpegJpegStreamParseTables;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_nvjpegJpegStreamGetComponentDimensions;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_nvjpegDecoderJpegSupported;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_nvjpegDecodeBatchedSupportedEx;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_nvjpegEncoderParamsCopyMetadata;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_nvjpegEncoderParamsCopyHuffmanTables;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVJPEG, cubind_i), a0, a1, a2, a3);
+    cubind_fn = cubind__resolve(&cubind__nvjpeg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvjpegStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__nvjpegDecodeBatchedParseJpegTables_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegState_t)(uintptr_t)a1, (const unsigned char *)(uintptr_t)a2, (const size_t)a3);
+            break;
+        case 1:
+            cubind_status = ((cubind__nvjpegJpegStreamParseHeader_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (const unsigned char *)(uintptr_t)a1, (size_t)a2, (nvjpegJpegStream_t)(uintptr_t)a3);
+            break;
+        case 2:
+            cubind_status = ((cubind__nvjpegJpegStreamParseTables_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (const unsigned char *)(uintptr_t)a1, (size_t)a2, (nvjpegJpegStream_t)(uintptr_t)a3);
+            break;
+        case 3:
+            cubind_status = ((cubind__nvjpegJpegStreamGetComponentDimensions_fn)cubind_fn)((nvjpegJpegStream_t)(uintptr_t)a0, (unsigned int)a1, (unsigned int *)(uintptr_t)a2, (unsigned int *)(uintptr_t)a3);
+            break;
+        case 4:
+            cubind_status = ((cubind__nvjpegDecoderJpegSupported_fn)cubind_fn)((nvjpegJpegDecoder_t)(uintptr_t)a0, (nvjpegJpegStream_t)(uintptr_t)a1, (nvjpegDecodeParams_t)(uintptr_t)a2, (int *)(uintptr_t)a3);
+            break;
+        case 5:
+            cubind_status = ((cubind__nvjpegDecodeBatchedSupportedEx_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegStream_t)(uintptr_t)a1, (nvjpegDecodeParams_t)(uintptr_t)a2, (int *)(uintptr_t)a3);
+            break;
+        case 6:
+            cubind_status = ((cubind__nvjpegEncoderParamsCopyMetadata_fn)cubind_fn)((nvjpegEncoderState_t)(uintptr_t)a0, (nvjpegEncoderParams_t)(uintptr_t)a1, (nvjpegJpegStream_t)(uintptr_t)a2, (cudaStream_t)(uintptr_t)a3);
+            break;
+        default:
+            cubind_status = ((cubind__nvjpegEncoderParamsCopyHuffmanTables_fn)cubind_fn)((nvjpegEncoderState_t)(uintptr_t)a0, (nvjpegEncoderParams_t)(uintptr_t)a1, (nvjpegJpegStream_t)(uintptr_t)a2, (cudaStream_t)(uintptr_t)a3);
+            break;
+        }
+        if (cubind_status != NVJPEG_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != NVJPEG_STATUS_SUCCESS)
+        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 7 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: nvjpegEncodeYUV, nvjpegEncodeImage. */
+static CUBIND_COLD nvjpegStatus_t cubind_shape_7(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, double cubind_member)
+{
+    static const unsigned short cubind_index[2] = { 29, 30 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    nvjpegStatus_t cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_nvjpegEncodeYUV;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_nvjpegEncodeImage;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVJPEG, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7);
+    cubind_fn = cubind__resolve(&cubind__nvjpeg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvjpegStatus_t)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__nvjpegEncodeYUV_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegEncoderState_t)(uintptr_t)a1, (const nvjpegEncoderParams_t)(uintptr_t)a2, (const nvjpegImage_t *)(uintptr_t)a3, (nvjpegChromaSubsampling_t)a4, (int)a5, (int)a6, (cudaStream_t)(uintptr_t)a7);
+            break;
+        default:
+            cubind_status = ((cubind__nvjpegEncodeImage_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegEncoderState_t)(uintptr_t)a1, (const nvjpegEncoderParams_t)(uintptr_t)a2, (const nvjpegImage_t *)(uintptr_t)a3, (nvjpegInputFormat_t)a4, (int)a5, (int)a6, (cudaStream_t)(uintptr_t)a7);
+            break;
+        }
+        if (cubind_status != NVJPEG_STATUS_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != NVJPEG_STATUS_SUCCESS)
+        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrapper calls until nvjpegGetProperty is resolved, and every call while tracing: shape 0. */
+static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetProperty(libraryPropertyType type, int *value)
+{
+    return cubind_shape_0(type, (uintptr_t)value, 0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_get_property(libraryPropertyType type, int *value)
@@ -911,34 +1824,15 @@ nvjpegStatus_t cubind_nvjpeg_get_property(libraryPropertyType type, int *value)
     cubind__nvjpegGetProperty_fn cubind_fn = (cubind__nvjpegGetProperty_fn)cubind__target((cubind__fnptr)slow_nvjpegGetProperty, &cubind__nvjpeg_offsets[0]);
     nvjpegStatus_t cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 0, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegGetCudartProperty_fn)(libraryPropertyType type, int *value);
-
-/* What the wrapper calls until nvjpegGetCudartProperty is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegGetCudartProperty is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetCudartProperty(libraryPropertyType type, int *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 1), (long long)type, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegGetCudartProperty_fn cubind_fn = (cubind__nvjpegGetCudartProperty_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_nvjpegGetCudartProperty);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(type, value);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 1, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(type, (uintptr_t)value, 1);
 }
 
 nvjpegStatus_t cubind_nvjpeg_get_cudart_property(libraryPropertyType type, int *value)
@@ -946,34 +1840,15 @@ nvjpegStatus_t cubind_nvjpeg_get_cudart_property(libraryPropertyType type, int *
     cubind__nvjpegGetCudartProperty_fn cubind_fn = (cubind__nvjpegGetCudartProperty_fn)cubind__target((cubind__fnptr)slow_nvjpegGetCudartProperty, &cubind__nvjpeg_offsets[1]);
     nvjpegStatus_t cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 1, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegCreate_fn)(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegHandle_t *handle);
-
-/* What the wrapper calls until nvjpegCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegCreate is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegCreate(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegHandle_t *handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 2), (long long)backend, (uintptr_t)dev_allocator, (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegCreate_fn cubind_fn = (cubind__nvjpegCreate_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_nvjpegCreate);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(backend, dev_allocator, handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 2, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1(backend, (uintptr_t)dev_allocator, (uintptr_t)handle, 0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_create(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegHandle_t *handle)
@@ -981,34 +1856,15 @@ nvjpegStatus_t cubind_nvjpeg_create(nvjpegBackend_t backend, nvjpegDevAllocator_
     cubind__nvjpegCreate_fn cubind_fn = (cubind__nvjpegCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegCreate, &cubind__nvjpeg_offsets[2]);
     nvjpegStatus_t cubind_status = cubind_fn(backend, dev_allocator, handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 2, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegCreateSimple_fn)(nvjpegHandle_t *handle);
-
-/* What the wrapper calls until nvjpegCreateSimple is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegCreateSimple is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegCreateSimple(nvjpegHandle_t *handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 3), (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegCreateSimple_fn cubind_fn = (cubind__nvjpegCreateSimple_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_nvjpegCreateSimple);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 3, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)handle, 0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_create_simple(nvjpegHandle_t *handle)
@@ -1016,34 +1872,15 @@ nvjpegStatus_t cubind_nvjpeg_create_simple(nvjpegHandle_t *handle)
     cubind__nvjpegCreateSimple_fn cubind_fn = (cubind__nvjpegCreateSimple_fn)cubind__target((cubind__fnptr)slow_nvjpegCreateSimple, &cubind__nvjpeg_offsets[3]);
     nvjpegStatus_t cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 3, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegCreateEx_fn)(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegPinnedAllocator_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle);
-
-/* What the wrapper calls until nvjpegCreateEx is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegCreateEx is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegCreateEx(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegPinnedAllocator_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 4), (long long)backend, (uintptr_t)dev_allocator, (uintptr_t)pinned_allocator, (unsigned long long)flags, (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegCreateEx_fn cubind_fn = (cubind__nvjpegCreateEx_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_nvjpegCreateEx);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(backend, dev_allocator, pinned_allocator, flags, handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 4, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3(backend, (uintptr_t)dev_allocator, (uintptr_t)pinned_allocator, flags, (uintptr_t)handle, 0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_create_ex(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegPinnedAllocator_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle)
@@ -1051,34 +1888,15 @@ nvjpegStatus_t cubind_nvjpeg_create_ex(nvjpegBackend_t backend, nvjpegDevAllocat
     cubind__nvjpegCreateEx_fn cubind_fn = (cubind__nvjpegCreateEx_fn)cubind__target((cubind__fnptr)slow_nvjpegCreateEx, &cubind__nvjpeg_offsets[4]);
     nvjpegStatus_t cubind_status = cubind_fn(backend, dev_allocator, pinned_allocator, flags, handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 4, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegCreateExV2_fn)(nvjpegBackend_t backend, nvjpegDevAllocatorV2_t *dev_allocator, nvjpegPinnedAllocatorV2_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle);
-
-/* What the wrapper calls until nvjpegCreateExV2 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegCreateExV2 is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegCreateExV2(nvjpegBackend_t backend, nvjpegDevAllocatorV2_t *dev_allocator, nvjpegPinnedAllocatorV2_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 5), (long long)backend, (uintptr_t)dev_allocator, (uintptr_t)pinned_allocator, (unsigned long long)flags, (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegCreateExV2_fn cubind_fn = (cubind__nvjpegCreateExV2_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_nvjpegCreateExV2);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(backend, dev_allocator, pinned_allocator, flags, handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 5, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3(backend, (uintptr_t)dev_allocator, (uintptr_t)pinned_allocator, flags, (uintptr_t)handle, 1);
 }
 
 nvjpegStatus_t cubind_nvjpeg_create_ex_v2(nvjpegBackend_t backend, nvjpegDevAllocatorV2_t *dev_allocator, nvjpegPinnedAllocatorV2_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle)
@@ -1086,34 +1904,15 @@ nvjpegStatus_t cubind_nvjpeg_create_ex_v2(nvjpegBackend_t backend, nvjpegDevAllo
     cubind__nvjpegCreateExV2_fn cubind_fn = (cubind__nvjpegCreateExV2_fn)cubind__target((cubind__fnptr)slow_nvjpegCreateExV2, &cubind__nvjpeg_offsets[5]);
     nvjpegStatus_t cubind_status = cubind_fn(backend, dev_allocator, pinned_allocator, flags, handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 5, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDestroy_fn)(nvjpegHandle_t handle);
-
-/* What the wrapper calls until nvjpegDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegDestroy is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegDestroy(nvjpegHandle_t handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 6), (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDestroy_fn cubind_fn = (cubind__nvjpegDestroy_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDestroy);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 6, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)handle, 1);
 }
 
 nvjpegStatus_t cubind_nvjpeg_destroy(nvjpegHandle_t handle)
@@ -1121,34 +1920,15 @@ nvjpegStatus_t cubind_nvjpeg_destroy(nvjpegHandle_t handle)
     cubind__nvjpegDestroy_fn cubind_fn = (cubind__nvjpegDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegDestroy, &cubind__nvjpeg_offsets[6]);
     nvjpegStatus_t cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 6, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegSetDeviceMemoryPadding_fn)(size_t padding, nvjpegHandle_t handle);
-
-/* What the wrapper calls until nvjpegSetDeviceMemoryPadding is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegSetDeviceMemoryPadding is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegSetDeviceMemoryPadding(size_t padding, nvjpegHandle_t handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 7), (unsigned long long)padding, (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegSetDeviceMemoryPadding_fn cubind_fn = (cubind__nvjpegSetDeviceMemoryPadding_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_nvjpegSetDeviceMemoryPadding);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(padding, handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 7, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(padding, (uintptr_t)handle, 2);
 }
 
 nvjpegStatus_t cubind_nvjpeg_set_device_memory_padding(size_t padding, nvjpegHandle_t handle)
@@ -1156,34 +1936,15 @@ nvjpegStatus_t cubind_nvjpeg_set_device_memory_padding(size_t padding, nvjpegHan
     cubind__nvjpegSetDeviceMemoryPadding_fn cubind_fn = (cubind__nvjpegSetDeviceMemoryPadding_fn)cubind__target((cubind__fnptr)slow_nvjpegSetDeviceMemoryPadding, &cubind__nvjpeg_offsets[7]);
     nvjpegStatus_t cubind_status = cubind_fn(padding, handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 7, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegGetDeviceMemoryPadding_fn)(size_t *padding, nvjpegHandle_t handle);
-
-/* What the wrapper calls until nvjpegGetDeviceMemoryPadding is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegGetDeviceMemoryPadding is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetDeviceMemoryPadding(size_t *padding, nvjpegHandle_t handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 8), (uintptr_t)padding, (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegGetDeviceMemoryPadding_fn cubind_fn = (cubind__nvjpegGetDeviceMemoryPadding_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_nvjpegGetDeviceMemoryPadding);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(padding, handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 8, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)padding, (uintptr_t)handle, 3);
 }
 
 nvjpegStatus_t cubind_nvjpeg_get_device_memory_padding(size_t *padding, nvjpegHandle_t handle)
@@ -1191,34 +1952,15 @@ nvjpegStatus_t cubind_nvjpeg_get_device_memory_padding(size_t *padding, nvjpegHa
     cubind__nvjpegGetDeviceMemoryPadding_fn cubind_fn = (cubind__nvjpegGetDeviceMemoryPadding_fn)cubind__target((cubind__fnptr)slow_nvjpegGetDeviceMemoryPadding, &cubind__nvjpeg_offsets[8]);
     nvjpegStatus_t cubind_status = cubind_fn(padding, handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 8, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegSetPinnedMemoryPadding_fn)(size_t padding, nvjpegHandle_t handle);
-
-/* What the wrapper calls until nvjpegSetPinnedMemoryPadding is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegSetPinnedMemoryPadding is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegSetPinnedMemoryPadding(size_t padding, nvjpegHandle_t handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 9), (unsigned long long)padding, (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegSetPinnedMemoryPadding_fn cubind_fn = (cubind__nvjpegSetPinnedMemoryPadding_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_nvjpegSetPinnedMemoryPadding);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(padding, handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 9, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0(padding, (uintptr_t)handle, 4);
 }
 
 nvjpegStatus_t cubind_nvjpeg_set_pinned_memory_padding(size_t padding, nvjpegHandle_t handle)
@@ -1226,34 +1968,15 @@ nvjpegStatus_t cubind_nvjpeg_set_pinned_memory_padding(size_t padding, nvjpegHan
     cubind__nvjpegSetPinnedMemoryPadding_fn cubind_fn = (cubind__nvjpegSetPinnedMemoryPadding_fn)cubind__target((cubind__fnptr)slow_nvjpegSetPinnedMemoryPadding, &cubind__nvjpeg_offsets[9]);
     nvjpegStatus_t cubind_status = cubind_fn(padding, handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 9, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegGetPinnedMemoryPadding_fn)(size_t *padding, nvjpegHandle_t handle);
-
-/* What the wrapper calls until nvjpegGetPinnedMemoryPadding is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegGetPinnedMemoryPadding is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetPinnedMemoryPadding(size_t *padding, nvjpegHandle_t handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 10), (uintptr_t)padding, (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegGetPinnedMemoryPadding_fn cubind_fn = (cubind__nvjpegGetPinnedMemoryPadding_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_nvjpegGetPinnedMemoryPadding);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(padding, handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 10, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)padding, (uintptr_t)handle, 5);
 }
 
 nvjpegStatus_t cubind_nvjpeg_get_pinned_memory_padding(size_t *padding, nvjpegHandle_t handle)
@@ -1261,34 +1984,15 @@ nvjpegStatus_t cubind_nvjpeg_get_pinned_memory_padding(size_t *padding, nvjpegHa
     cubind__nvjpegGetPinnedMemoryPadding_fn cubind_fn = (cubind__nvjpegGetPinnedMemoryPadding_fn)cubind__target((cubind__fnptr)slow_nvjpegGetPinnedMemoryPadding, &cubind__nvjpeg_offsets[10]);
     nvjpegStatus_t cubind_status = cubind_fn(padding, handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 10, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegGetHardwareDecoderInfo_fn)(nvjpegHandle_t handle, unsigned int *num_engines, unsigned int *num_cores_per_engine);
-
-/* What the wrapper calls until nvjpegGetHardwareDecoderInfo is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegGetHardwareDecoderInfo is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetHardwareDecoderInfo(nvjpegHandle_t handle, unsigned int *num_engines, unsigned int *num_cores_per_engine)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 11), (uintptr_t)handle, (uintptr_t)num_engines, (uintptr_t)num_cores_per_engine);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegGetHardwareDecoderInfo_fn cubind_fn = (cubind__nvjpegGetHardwareDecoderInfo_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_nvjpegGetHardwareDecoderInfo);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, num_engines, num_cores_per_engine);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 11, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)handle, (uintptr_t)num_engines, (uintptr_t)num_cores_per_engine, 1);
 }
 
 nvjpegStatus_t cubind_nvjpeg_get_hardware_decoder_info(nvjpegHandle_t handle, unsigned int *num_engines, unsigned int *num_cores_per_engine)
@@ -1296,34 +2000,15 @@ nvjpegStatus_t cubind_nvjpeg_get_hardware_decoder_info(nvjpegHandle_t handle, un
     cubind__nvjpegGetHardwareDecoderInfo_fn cubind_fn = (cubind__nvjpegGetHardwareDecoderInfo_fn)cubind__target((cubind__fnptr)slow_nvjpegGetHardwareDecoderInfo, &cubind__nvjpeg_offsets[11]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, num_engines, num_cores_per_engine);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 11, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStateCreate_fn)(nvjpegHandle_t handle, nvjpegJpegState_t *jpeg_handle);
-
-/* What the wrapper calls until nvjpegJpegStateCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegJpegStateCreate is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStateCreate(nvjpegHandle_t handle, nvjpegJpegState_t *jpeg_handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 12), (uintptr_t)handle, (uintptr_t)jpeg_handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStateCreate_fn cubind_fn = (cubind__nvjpegJpegStateCreate_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStateCreate);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, jpeg_handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 12, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)handle, (uintptr_t)jpeg_handle, 6);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_state_create(nvjpegHandle_t handle, nvjpegJpegState_t *jpeg_handle)
@@ -1331,34 +2016,15 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_state_create(nvjpegHandle_t handle, nvjpegJpeg
     cubind__nvjpegJpegStateCreate_fn cubind_fn = (cubind__nvjpegJpegStateCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStateCreate, &cubind__nvjpeg_offsets[12]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 12, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStateDestroy_fn)(nvjpegJpegState_t jpeg_handle);
-
-/* What the wrapper calls until nvjpegJpegStateDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegJpegStateDestroy is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStateDestroy(nvjpegJpegState_t jpeg_handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 13), (uintptr_t)jpeg_handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStateDestroy_fn cubind_fn = (cubind__nvjpegJpegStateDestroy_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStateDestroy);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(jpeg_handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 13, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)jpeg_handle, 2);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_state_destroy(nvjpegJpegState_t jpeg_handle)
@@ -1366,34 +2032,15 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_state_destroy(nvjpegJpegState_t jpeg_handle)
     cubind__nvjpegJpegStateDestroy_fn cubind_fn = (cubind__nvjpegJpegStateDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStateDestroy, &cubind__nvjpeg_offsets[13]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 13, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegGetImageInfo_fn)(nvjpegHandle_t handle, const unsigned char *data, size_t length, int *nComponents, nvjpegChromaSubsampling_t *subsampling, int *widths, int *heights);
-
-/* What the wrapper calls until nvjpegGetImageInfo is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegGetImageInfo is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetImageInfo(nvjpegHandle_t handle, const unsigned char *data, size_t length, int *nComponents, nvjpegChromaSubsampling_t *subsampling, int *widths, int *heights)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 14), (uintptr_t)handle, (uintptr_t)data, (unsigned long long)length, (uintptr_t)nComponents, (uintptr_t)subsampling, (uintptr_t)widths, (uintptr_t)heights);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegGetImageInfo_fn cubind_fn = (cubind__nvjpegGetImageInfo_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_nvjpegGetImageInfo);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, data, length, nComponents, subsampling, widths, heights);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 14, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4((uintptr_t)handle, (uintptr_t)data, length, (uintptr_t)nComponents, (uintptr_t)subsampling, (uintptr_t)widths, (uintptr_t)heights, 0.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_get_image_info(nvjpegHandle_t handle, const unsigned char *data, size_t length, int *nComponents, nvjpegChromaSubsampling_t *subsampling, int *widths, int *heights)
@@ -1401,34 +2048,15 @@ nvjpegStatus_t cubind_nvjpeg_get_image_info(nvjpegHandle_t handle, const unsigne
     cubind__nvjpegGetImageInfo_fn cubind_fn = (cubind__nvjpegGetImageInfo_fn)cubind__target((cubind__fnptr)slow_nvjpegGetImageInfo, &cubind__nvjpeg_offsets[14]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, data, length, nComponents, subsampling, widths, heights);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 14, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecode_fn)(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, size_t length, nvjpegOutputFormat_t output_format, nvjpegImage_t *destination, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegDecode is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegDecode is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecode(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, size_t length, nvjpegOutputFormat_t output_format, nvjpegImage_t *destination, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 15), (uintptr_t)handle, (uintptr_t)jpeg_handle, (uintptr_t)data, (unsigned long long)length, (long long)output_format, (uintptr_t)destination, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecode_fn cubind_fn = (cubind__nvjpegDecode_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecode);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, jpeg_handle, data, length, output_format, destination, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 15, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4((uintptr_t)handle, (uintptr_t)jpeg_handle, (uintptr_t)data, length, output_format, (uintptr_t)destination, (uintptr_t)stream, 1.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, size_t length, nvjpegOutputFormat_t output_format, nvjpegImage_t *destination, cudaStream_t stream)
@@ -1436,34 +2064,15 @@ nvjpegStatus_t cubind_nvjpeg_decode(nvjpegHandle_t handle, nvjpegJpegState_t jpe
     cubind__nvjpegDecode_fn cubind_fn = (cubind__nvjpegDecode_fn)cubind__target((cubind__fnptr)slow_nvjpegDecode, &cubind__nvjpeg_offsets[15]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_handle, data, length, output_format, destination, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 15, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatchedInitialize_fn)(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int max_cpu_threads, nvjpegOutputFormat_t output_format);
-
-/* What the wrapper calls until nvjpegDecodeBatchedInitialize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegDecodeBatchedInitialize is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedInitialize(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int max_cpu_threads, nvjpegOutputFormat_t output_format)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 16), (uintptr_t)handle, (uintptr_t)jpeg_handle, (long long)batch_size, (long long)max_cpu_threads, (long long)output_format);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeBatchedInitialize_fn cubind_fn = (cubind__nvjpegDecodeBatchedInitialize_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeBatchedInitialize);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, jpeg_handle, batch_size, max_cpu_threads, output_format);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 16, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)handle, (uintptr_t)jpeg_handle, batch_size, max_cpu_threads, output_format, 2);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_batched_initialize(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int max_cpu_threads, nvjpegOutputFormat_t output_format)
@@ -1471,34 +2080,15 @@ nvjpegStatus_t cubind_nvjpeg_decode_batched_initialize(nvjpegHandle_t handle, nv
     cubind__nvjpegDecodeBatchedInitialize_fn cubind_fn = (cubind__nvjpegDecodeBatchedInitialize_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeBatchedInitialize, &cubind__nvjpeg_offsets[16]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_handle, batch_size, max_cpu_threads, output_format);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 16, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatched_fn)(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegDecodeBatched is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegDecodeBatched is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatched(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 17), (uintptr_t)handle, (uintptr_t)jpeg_handle, (uintptr_t)data, (uintptr_t)lengths, (uintptr_t)destinations, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeBatched_fn cubind_fn = (cubind__nvjpegDecodeBatched_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeBatched);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, jpeg_handle, data, lengths, destinations, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 17, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)handle, (uintptr_t)jpeg_handle, (uintptr_t)data, (uintptr_t)lengths, (uintptr_t)destinations, (uintptr_t)stream, 0.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_batched(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, cudaStream_t stream)
@@ -1506,34 +2096,15 @@ nvjpegStatus_t cubind_nvjpeg_decode_batched(nvjpegHandle_t handle, nvjpegJpegSta
     cubind__nvjpegDecodeBatched_fn cubind_fn = (cubind__nvjpegDecodeBatched_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeBatched, &cubind__nvjpeg_offsets[17]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_handle, data, lengths, destinations, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 17, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatchedPreAllocate_fn)(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int width, int height, nvjpegChromaSubsampling_t chroma_subsampling, nvjpegOutputFormat_t output_format);
-
-/* What the wrapper calls until nvjpegDecodeBatchedPreAllocate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegDecodeBatchedPreAllocate is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedPreAllocate(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int width, int height, nvjpegChromaSubsampling_t chroma_subsampling, nvjpegOutputFormat_t output_format)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 18), (uintptr_t)handle, (uintptr_t)jpeg_handle, (long long)batch_size, (long long)width, (long long)height, (long long)chroma_subsampling, (long long)output_format);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeBatchedPreAllocate_fn cubind_fn = (cubind__nvjpegDecodeBatchedPreAllocate_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeBatchedPreAllocate);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, jpeg_handle, batch_size, width, height, chroma_subsampling, output_format);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 18, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4((uintptr_t)handle, (uintptr_t)jpeg_handle, batch_size, width, height, chroma_subsampling, output_format, 2.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_batched_pre_allocate(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int width, int height, nvjpegChromaSubsampling_t chroma_subsampling, nvjpegOutputFormat_t output_format)
@@ -1541,34 +2112,15 @@ nvjpegStatus_t cubind_nvjpeg_decode_batched_pre_allocate(nvjpegHandle_t handle, 
     cubind__nvjpegDecodeBatchedPreAllocate_fn cubind_fn = (cubind__nvjpegDecodeBatchedPreAllocate_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeBatchedPreAllocate, &cubind__nvjpeg_offsets[18]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_handle, batch_size, width, height, chroma_subsampling, output_format);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 18, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatchedParseJpegTables_fn)(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, const size_t length);
-
-/* What the wrapper calls until nvjpegDecodeBatchedParseJpegTables is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegDecodeBatchedParseJpegTables is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedParseJpegTables(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, const size_t length)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 19), (uintptr_t)handle, (uintptr_t)jpeg_handle, (uintptr_t)data, (unsigned long long)length);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeBatchedParseJpegTables_fn cubind_fn = (cubind__nvjpegDecodeBatchedParseJpegTables_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeBatchedParseJpegTables);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, jpeg_handle, data, length);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 19, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)handle, (uintptr_t)jpeg_handle, (uintptr_t)data, length, 0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_batched_parse_jpeg_tables(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, const size_t length)
@@ -1576,34 +2128,15 @@ nvjpegStatus_t cubind_nvjpeg_decode_batched_parse_jpeg_tables(nvjpegHandle_t han
     cubind__nvjpegDecodeBatchedParseJpegTables_fn cubind_fn = (cubind__nvjpegDecodeBatchedParseJpegTables_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeBatchedParseJpegTables, &cubind__nvjpeg_offsets[19]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_handle, data, length);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 19, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncoderStateCreate_fn)(nvjpegHandle_t handle, nvjpegEncoderState_t *encoder_state, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncoderStateCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegEncoderStateCreate is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderStateCreate(nvjpegHandle_t handle, nvjpegEncoderState_t *encoder_state, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 20), (uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncoderStateCreate_fn cubind_fn = (cubind__nvjpegEncoderStateCreate_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncoderStateCreate);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, encoder_state, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 20, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)stream, 2);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_state_create(nvjpegHandle_t handle, nvjpegEncoderState_t *encoder_state, cudaStream_t stream)
@@ -1611,34 +2144,15 @@ nvjpegStatus_t cubind_nvjpeg_encoder_state_create(nvjpegHandle_t handle, nvjpegE
     cubind__nvjpegEncoderStateCreate_fn cubind_fn = (cubind__nvjpegEncoderStateCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderStateCreate, &cubind__nvjpeg_offsets[20]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, encoder_state, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 20, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncoderStateDestroy_fn)(nvjpegEncoderState_t encoder_state);
-
-/* What the wrapper calls until nvjpegEncoderStateDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegEncoderStateDestroy is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderStateDestroy(nvjpegEncoderState_t encoder_state)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 21), (uintptr_t)encoder_state);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncoderStateDestroy_fn cubind_fn = (cubind__nvjpegEncoderStateDestroy_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncoderStateDestroy);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(encoder_state);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 21, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)encoder_state, 3);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_state_destroy(nvjpegEncoderState_t encoder_state)
@@ -1646,34 +2160,15 @@ nvjpegStatus_t cubind_nvjpeg_encoder_state_destroy(nvjpegEncoderState_t encoder_
     cubind__nvjpegEncoderStateDestroy_fn cubind_fn = (cubind__nvjpegEncoderStateDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderStateDestroy, &cubind__nvjpeg_offsets[21]);
     nvjpegStatus_t cubind_status = cubind_fn(encoder_state);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 21, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsCreate_fn)(nvjpegHandle_t handle, nvjpegEncoderParams_t *encoder_params, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncoderParamsCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegEncoderParamsCreate is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsCreate(nvjpegHandle_t handle, nvjpegEncoderParams_t *encoder_params, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 22), (uintptr_t)handle, (uintptr_t)encoder_params, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncoderParamsCreate_fn cubind_fn = (cubind__nvjpegEncoderParamsCreate_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncoderParamsCreate);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, encoder_params, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 22, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)handle, (uintptr_t)encoder_params, (uintptr_t)stream, 3);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_create(nvjpegHandle_t handle, nvjpegEncoderParams_t *encoder_params, cudaStream_t stream)
@@ -1681,34 +2176,15 @@ nvjpegStatus_t cubind_nvjpeg_encoder_params_create(nvjpegHandle_t handle, nvjpeg
     cubind__nvjpegEncoderParamsCreate_fn cubind_fn = (cubind__nvjpegEncoderParamsCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsCreate, &cubind__nvjpeg_offsets[22]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, encoder_params, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 22, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsDestroy_fn)(nvjpegEncoderParams_t encoder_params);
-
-/* What the wrapper calls until nvjpegEncoderParamsDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegEncoderParamsDestroy is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsDestroy(nvjpegEncoderParams_t encoder_params)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 23), (uintptr_t)encoder_params);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncoderParamsDestroy_fn cubind_fn = (cubind__nvjpegEncoderParamsDestroy_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncoderParamsDestroy);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(encoder_params);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 23, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)encoder_params, 4);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_destroy(nvjpegEncoderParams_t encoder_params)
@@ -1716,34 +2192,15 @@ nvjpegStatus_t cubind_nvjpeg_encoder_params_destroy(nvjpegEncoderParams_t encode
     cubind__nvjpegEncoderParamsDestroy_fn cubind_fn = (cubind__nvjpegEncoderParamsDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsDestroy, &cubind__nvjpeg_offsets[23]);
     nvjpegStatus_t cubind_status = cubind_fn(encoder_params);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 23, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsSetQuality_fn)(nvjpegEncoderParams_t encoder_params, const int quality, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncoderParamsSetQuality is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegEncoderParamsSetQuality is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsSetQuality(nvjpegEncoderParams_t encoder_params, const int quality, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 24), (uintptr_t)encoder_params, (long long)quality, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncoderParamsSetQuality_fn cubind_fn = (cubind__nvjpegEncoderParamsSetQuality_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 24, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncoderParamsSetQuality);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(encoder_params, quality, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 24, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)encoder_params, quality, (uintptr_t)stream, 4);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_set_quality(nvjpegEncoderParams_t encoder_params, const int quality, cudaStream_t stream)
@@ -1751,34 +2208,15 @@ nvjpegStatus_t cubind_nvjpeg_encoder_params_set_quality(nvjpegEncoderParams_t en
     cubind__nvjpegEncoderParamsSetQuality_fn cubind_fn = (cubind__nvjpegEncoderParamsSetQuality_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsSetQuality, &cubind__nvjpeg_offsets[24]);
     nvjpegStatus_t cubind_status = cubind_fn(encoder_params, quality, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 24, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsSetEncoding_fn)(nvjpegEncoderParams_t encoder_params, nvjpegJpegEncoding_t etype, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncoderParamsSetEncoding is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegEncoderParamsSetEncoding is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsSetEncoding(nvjpegEncoderParams_t encoder_params, nvjpegJpegEncoding_t etype, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 25), (uintptr_t)encoder_params, (long long)etype, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncoderParamsSetEncoding_fn cubind_fn = (cubind__nvjpegEncoderParamsSetEncoding_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 25, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncoderParamsSetEncoding);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(encoder_params, etype, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 25, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)encoder_params, etype, (uintptr_t)stream, 5);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_set_encoding(nvjpegEncoderParams_t encoder_params, nvjpegJpegEncoding_t etype, cudaStream_t stream)
@@ -1786,34 +2224,15 @@ nvjpegStatus_t cubind_nvjpeg_encoder_params_set_encoding(nvjpegEncoderParams_t e
     cubind__nvjpegEncoderParamsSetEncoding_fn cubind_fn = (cubind__nvjpegEncoderParamsSetEncoding_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsSetEncoding, &cubind__nvjpeg_offsets[25]);
     nvjpegStatus_t cubind_status = cubind_fn(encoder_params, etype, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 25, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsSetOptimizedHuffman_fn)(nvjpegEncoderParams_t encoder_params, const int optimized, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncoderParamsSetOptimizedHuffman is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegEncoderParamsSetOptimizedHuffman is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsSetOptimizedHuffman(nvjpegEncoderParams_t encoder_params, const int optimized, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 26), (uintptr_t)encoder_params, (long long)optimized, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncoderParamsSetOptimizedHuffman_fn cubind_fn = (cubind__nvjpegEncoderParamsSetOptimizedHuffman_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 26, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncoderParamsSetOptimizedHuffman);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(encoder_params, optimized, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 26, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)encoder_params, optimized, (uintptr_t)stream, 6);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_set_optimized_huffman(nvjpegEncoderParams_t encoder_params, const int optimized, cudaStream_t stream)
@@ -1821,34 +2240,15 @@ nvjpegStatus_t cubind_nvjpeg_encoder_params_set_optimized_huffman(nvjpegEncoderP
     cubind__nvjpegEncoderParamsSetOptimizedHuffman_fn cubind_fn = (cubind__nvjpegEncoderParamsSetOptimizedHuffman_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsSetOptimizedHuffman, &cubind__nvjpeg_offsets[26]);
     nvjpegStatus_t cubind_status = cubind_fn(encoder_params, optimized, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 26, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsSetSamplingFactors_fn)(nvjpegEncoderParams_t encoder_params, const nvjpegChromaSubsampling_t chroma_subsampling, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncoderParamsSetSamplingFactors is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegEncoderParamsSetSamplingFactors is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsSetSamplingFactors(nvjpegEncoderParams_t encoder_params, const nvjpegChromaSubsampling_t chroma_subsampling, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 27), (uintptr_t)encoder_params, (long long)chroma_subsampling, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncoderParamsSetSamplingFactors_fn cubind_fn = (cubind__nvjpegEncoderParamsSetSamplingFactors_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 27, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncoderParamsSetSamplingFactors);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(encoder_params, chroma_subsampling, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 27, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)encoder_params, chroma_subsampling, (uintptr_t)stream, 7);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_set_sampling_factors(nvjpegEncoderParams_t encoder_params, const nvjpegChromaSubsampling_t chroma_subsampling, cudaStream_t stream)
@@ -1856,34 +2256,15 @@ nvjpegStatus_t cubind_nvjpeg_encoder_params_set_sampling_factors(nvjpegEncoderPa
     cubind__nvjpegEncoderParamsSetSamplingFactors_fn cubind_fn = (cubind__nvjpegEncoderParamsSetSamplingFactors_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsSetSamplingFactors, &cubind__nvjpeg_offsets[27]);
     nvjpegStatus_t cubind_status = cubind_fn(encoder_params, chroma_subsampling, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 27, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncodeGetBufferSize_fn)(nvjpegHandle_t handle, const nvjpegEncoderParams_t encoder_params, int image_width, int image_height, size_t *max_stream_length);
-
-/* What the wrapper calls until nvjpegEncodeGetBufferSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegEncodeGetBufferSize is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeGetBufferSize(nvjpegHandle_t handle, const nvjpegEncoderParams_t encoder_params, int image_width, int image_height, size_t *max_stream_length)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 28), (uintptr_t)handle, (uintptr_t)encoder_params, (long long)image_width, (long long)image_height, (uintptr_t)max_stream_length);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncodeGetBufferSize_fn cubind_fn = (cubind__nvjpegEncodeGetBufferSize_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 28, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncodeGetBufferSize);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, encoder_params, image_width, image_height, max_stream_length);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 28, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)handle, (uintptr_t)encoder_params, image_width, image_height, (uintptr_t)max_stream_length, 3);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encode_get_buffer_size(nvjpegHandle_t handle, const nvjpegEncoderParams_t encoder_params, int image_width, int image_height, size_t *max_stream_length)
@@ -1891,34 +2272,15 @@ nvjpegStatus_t cubind_nvjpeg_encode_get_buffer_size(nvjpegHandle_t handle, const
     cubind__nvjpegEncodeGetBufferSize_fn cubind_fn = (cubind__nvjpegEncodeGetBufferSize_fn)cubind__target((cubind__fnptr)slow_nvjpegEncodeGetBufferSize, &cubind__nvjpeg_offsets[28]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, encoder_params, image_width, image_height, max_stream_length);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 28, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncodeYUV_fn)(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegChromaSubsampling_t chroma_subsampling, int image_width, int image_height, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncodeYUV is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegEncodeYUV is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeYUV(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegChromaSubsampling_t chroma_subsampling, int image_width, int image_height, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 29), (uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)encoder_params, (uintptr_t)source, (long long)chroma_subsampling, (long long)image_width, (long long)image_height, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncodeYUV_fn cubind_fn = (cubind__nvjpegEncodeYUV_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 29, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncodeYUV);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, encoder_state, encoder_params, source, chroma_subsampling, image_width, image_height, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 29, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7((uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)encoder_params, (uintptr_t)source, chroma_subsampling, image_width, image_height, (uintptr_t)stream, 0.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encode_yuv(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegChromaSubsampling_t chroma_subsampling, int image_width, int image_height, cudaStream_t stream)
@@ -1926,34 +2288,15 @@ nvjpegStatus_t cubind_nvjpeg_encode_yuv(nvjpegHandle_t handle, nvjpegEncoderStat
     cubind__nvjpegEncodeYUV_fn cubind_fn = (cubind__nvjpegEncodeYUV_fn)cubind__target((cubind__fnptr)slow_nvjpegEncodeYUV, &cubind__nvjpeg_offsets[29]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, encoder_state, encoder_params, source, chroma_subsampling, image_width, image_height, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 29, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(29, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncodeImage_fn)(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegInputFormat_t input_format, int image_width, int image_height, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncodeImage is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegEncodeImage is resolved, and every call while tracing: shape 7. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeImage(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegInputFormat_t input_format, int image_width, int image_height, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 30), (uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)encoder_params, (uintptr_t)source, (long long)input_format, (long long)image_width, (long long)image_height, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncodeImage_fn cubind_fn = (cubind__nvjpegEncodeImage_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 30, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncodeImage);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, encoder_state, encoder_params, source, input_format, image_width, image_height, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 30, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_7((uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)encoder_params, (uintptr_t)source, input_format, image_width, image_height, (uintptr_t)stream, 1.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encode_image(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegInputFormat_t input_format, int image_width, int image_height, cudaStream_t stream)
@@ -1961,34 +2304,15 @@ nvjpegStatus_t cubind_nvjpeg_encode_image(nvjpegHandle_t handle, nvjpegEncoderSt
     cubind__nvjpegEncodeImage_fn cubind_fn = (cubind__nvjpegEncodeImage_fn)cubind__target((cubind__fnptr)slow_nvjpegEncodeImage, &cubind__nvjpeg_offsets[30]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, encoder_state, encoder_params, source, input_format, image_width, image_height, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 30, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(30, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncodeRetrieveBitstreamDevice_fn)(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncodeRetrieveBitstreamDevice is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegEncodeRetrieveBitstreamDevice is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeRetrieveBitstreamDevice(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 31), (uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)data, (uintptr_t)length, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncodeRetrieveBitstreamDevice_fn cubind_fn = (cubind__nvjpegEncodeRetrieveBitstreamDevice_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 31, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncodeRetrieveBitstreamDevice);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, encoder_state, data, length, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 31, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)data, (uintptr_t)length, (uintptr_t)stream, 4);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encode_retrieve_bitstream_device(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream)
@@ -1996,34 +2320,15 @@ nvjpegStatus_t cubind_nvjpeg_encode_retrieve_bitstream_device(nvjpegHandle_t han
     cubind__nvjpegEncodeRetrieveBitstreamDevice_fn cubind_fn = (cubind__nvjpegEncodeRetrieveBitstreamDevice_fn)cubind__target((cubind__fnptr)slow_nvjpegEncodeRetrieveBitstreamDevice, &cubind__nvjpeg_offsets[31]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, encoder_state, data, length, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 31, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(31, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncodeRetrieveBitstream_fn)(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncodeRetrieveBitstream is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegEncodeRetrieveBitstream is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeRetrieveBitstream(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 32), (uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)data, (uintptr_t)length, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncodeRetrieveBitstream_fn cubind_fn = (cubind__nvjpegEncodeRetrieveBitstream_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 32, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncodeRetrieveBitstream);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, encoder_state, data, length, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 32, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)data, (uintptr_t)length, (uintptr_t)stream, 5);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encode_retrieve_bitstream(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream)
@@ -2031,34 +2336,15 @@ nvjpegStatus_t cubind_nvjpeg_encode_retrieve_bitstream(nvjpegHandle_t handle, nv
     cubind__nvjpegEncodeRetrieveBitstream_fn cubind_fn = (cubind__nvjpegEncodeRetrieveBitstream_fn)cubind__target((cubind__fnptr)slow_nvjpegEncodeRetrieveBitstream, &cubind__nvjpeg_offsets[32]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, encoder_state, data, length, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 32, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(32, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegBufferPinnedCreate_fn)(nvjpegHandle_t handle, nvjpegPinnedAllocator_t *pinned_allocator, nvjpegBufferPinned_t *buffer);
-
-/* What the wrapper calls until nvjpegBufferPinnedCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegBufferPinnedCreate is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedCreate(nvjpegHandle_t handle, nvjpegPinnedAllocator_t *pinned_allocator, nvjpegBufferPinned_t *buffer)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 33), (uintptr_t)handle, (uintptr_t)pinned_allocator, (uintptr_t)buffer);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegBufferPinnedCreate_fn cubind_fn = (cubind__nvjpegBufferPinnedCreate_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 33, &cubind_unavailable, (cubind__fnptr)slow_nvjpegBufferPinnedCreate);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, pinned_allocator, buffer);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 33, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)handle, (uintptr_t)pinned_allocator, (uintptr_t)buffer, 8);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_pinned_create(nvjpegHandle_t handle, nvjpegPinnedAllocator_t *pinned_allocator, nvjpegBufferPinned_t *buffer)
@@ -2066,34 +2352,15 @@ nvjpegStatus_t cubind_nvjpeg_buffer_pinned_create(nvjpegHandle_t handle, nvjpegP
     cubind__nvjpegBufferPinnedCreate_fn cubind_fn = (cubind__nvjpegBufferPinnedCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferPinnedCreate, &cubind__nvjpeg_offsets[33]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, pinned_allocator, buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 33, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(33, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegBufferPinnedCreateV2_fn)(nvjpegHandle_t handle, nvjpegPinnedAllocatorV2_t *pinned_allocator, nvjpegBufferPinned_t *buffer);
-
-/* What the wrapper calls until nvjpegBufferPinnedCreateV2 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegBufferPinnedCreateV2 is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedCreateV2(nvjpegHandle_t handle, nvjpegPinnedAllocatorV2_t *pinned_allocator, nvjpegBufferPinned_t *buffer)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 34), (uintptr_t)handle, (uintptr_t)pinned_allocator, (uintptr_t)buffer);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegBufferPinnedCreateV2_fn cubind_fn = (cubind__nvjpegBufferPinnedCreateV2_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 34, &cubind_unavailable, (cubind__fnptr)slow_nvjpegBufferPinnedCreateV2);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, pinned_allocator, buffer);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 34, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)handle, (uintptr_t)pinned_allocator, (uintptr_t)buffer, 9);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_pinned_create_v2(nvjpegHandle_t handle, nvjpegPinnedAllocatorV2_t *pinned_allocator, nvjpegBufferPinned_t *buffer)
@@ -2101,34 +2368,15 @@ nvjpegStatus_t cubind_nvjpeg_buffer_pinned_create_v2(nvjpegHandle_t handle, nvjp
     cubind__nvjpegBufferPinnedCreateV2_fn cubind_fn = (cubind__nvjpegBufferPinnedCreateV2_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferPinnedCreateV2, &cubind__nvjpeg_offsets[34]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, pinned_allocator, buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 34, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(34, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegBufferPinnedResize_fn)(nvjpegBufferPinned_t buffer, size_t size, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegBufferPinnedResize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegBufferPinnedResize is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedResize(nvjpegBufferPinned_t buffer, size_t size, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 35), (uintptr_t)buffer, (unsigned long long)size, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegBufferPinnedResize_fn cubind_fn = (cubind__nvjpegBufferPinnedResize_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 35, &cubind_unavailable, (cubind__fnptr)slow_nvjpegBufferPinnedResize);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(buffer, size, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 35, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)buffer, size, (uintptr_t)stream, 10);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_pinned_resize(nvjpegBufferPinned_t buffer, size_t size, cudaStream_t stream)
@@ -2136,34 +2384,15 @@ nvjpegStatus_t cubind_nvjpeg_buffer_pinned_resize(nvjpegBufferPinned_t buffer, s
     cubind__nvjpegBufferPinnedResize_fn cubind_fn = (cubind__nvjpegBufferPinnedResize_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferPinnedResize, &cubind__nvjpeg_offsets[35]);
     nvjpegStatus_t cubind_status = cubind_fn(buffer, size, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 35, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(35, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegBufferPinnedDestroy_fn)(nvjpegBufferPinned_t buffer);
-
-/* What the wrapper calls until nvjpegBufferPinnedDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegBufferPinnedDestroy is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedDestroy(nvjpegBufferPinned_t buffer)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 36), (uintptr_t)buffer);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegBufferPinnedDestroy_fn cubind_fn = (cubind__nvjpegBufferPinnedDestroy_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 36, &cubind_unavailable, (cubind__fnptr)slow_nvjpegBufferPinnedDestroy);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(buffer);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 36, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)buffer, 5);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_pinned_destroy(nvjpegBufferPinned_t buffer)
@@ -2171,34 +2400,15 @@ nvjpegStatus_t cubind_nvjpeg_buffer_pinned_destroy(nvjpegBufferPinned_t buffer)
     cubind__nvjpegBufferPinnedDestroy_fn cubind_fn = (cubind__nvjpegBufferPinnedDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferPinnedDestroy, &cubind__nvjpeg_offsets[36]);
     nvjpegStatus_t cubind_status = cubind_fn(buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 36, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(36, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegBufferDeviceCreate_fn)(nvjpegHandle_t handle, nvjpegDevAllocator_t *device_allocator, nvjpegBufferDevice_t *buffer);
-
-/* What the wrapper calls until nvjpegBufferDeviceCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegBufferDeviceCreate is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceCreate(nvjpegHandle_t handle, nvjpegDevAllocator_t *device_allocator, nvjpegBufferDevice_t *buffer)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 37), (uintptr_t)handle, (uintptr_t)device_allocator, (uintptr_t)buffer);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegBufferDeviceCreate_fn cubind_fn = (cubind__nvjpegBufferDeviceCreate_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 37, &cubind_unavailable, (cubind__fnptr)slow_nvjpegBufferDeviceCreate);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, device_allocator, buffer);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 37, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)handle, (uintptr_t)device_allocator, (uintptr_t)buffer, 11);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_device_create(nvjpegHandle_t handle, nvjpegDevAllocator_t *device_allocator, nvjpegBufferDevice_t *buffer)
@@ -2206,34 +2416,15 @@ nvjpegStatus_t cubind_nvjpeg_buffer_device_create(nvjpegHandle_t handle, nvjpegD
     cubind__nvjpegBufferDeviceCreate_fn cubind_fn = (cubind__nvjpegBufferDeviceCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferDeviceCreate, &cubind__nvjpeg_offsets[37]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, device_allocator, buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 37, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(37, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegBufferDeviceCreateV2_fn)(nvjpegHandle_t handle, nvjpegDevAllocatorV2_t *device_allocator, nvjpegBufferDevice_t *buffer);
-
-/* What the wrapper calls until nvjpegBufferDeviceCreateV2 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegBufferDeviceCreateV2 is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceCreateV2(nvjpegHandle_t handle, nvjpegDevAllocatorV2_t *device_allocator, nvjpegBufferDevice_t *buffer)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 38), (uintptr_t)handle, (uintptr_t)device_allocator, (uintptr_t)buffer);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegBufferDeviceCreateV2_fn cubind_fn = (cubind__nvjpegBufferDeviceCreateV2_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 38, &cubind_unavailable, (cubind__fnptr)slow_nvjpegBufferDeviceCreateV2);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, device_allocator, buffer);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 38, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)handle, (uintptr_t)device_allocator, (uintptr_t)buffer, 12);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_device_create_v2(nvjpegHandle_t handle, nvjpegDevAllocatorV2_t *device_allocator, nvjpegBufferDevice_t *buffer)
@@ -2241,34 +2432,15 @@ nvjpegStatus_t cubind_nvjpeg_buffer_device_create_v2(nvjpegHandle_t handle, nvjp
     cubind__nvjpegBufferDeviceCreateV2_fn cubind_fn = (cubind__nvjpegBufferDeviceCreateV2_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferDeviceCreateV2, &cubind__nvjpeg_offsets[38]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, device_allocator, buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 38, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(38, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegBufferDeviceResize_fn)(nvjpegBufferDevice_t buffer, size_t size, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegBufferDeviceResize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegBufferDeviceResize is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceResize(nvjpegBufferDevice_t buffer, size_t size, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 39), (uintptr_t)buffer, (unsigned long long)size, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegBufferDeviceResize_fn cubind_fn = (cubind__nvjpegBufferDeviceResize_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 39, &cubind_unavailable, (cubind__fnptr)slow_nvjpegBufferDeviceResize);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(buffer, size, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 39, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)buffer, size, (uintptr_t)stream, 13);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_device_resize(nvjpegBufferDevice_t buffer, size_t size, cudaStream_t stream)
@@ -2276,34 +2448,15 @@ nvjpegStatus_t cubind_nvjpeg_buffer_device_resize(nvjpegBufferDevice_t buffer, s
     cubind__nvjpegBufferDeviceResize_fn cubind_fn = (cubind__nvjpegBufferDeviceResize_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferDeviceResize, &cubind__nvjpeg_offsets[39]);
     nvjpegStatus_t cubind_status = cubind_fn(buffer, size, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 39, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(39, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegBufferDeviceDestroy_fn)(nvjpegBufferDevice_t buffer);
-
-/* What the wrapper calls until nvjpegBufferDeviceDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegBufferDeviceDestroy is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceDestroy(nvjpegBufferDevice_t buffer)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 40), (uintptr_t)buffer);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegBufferDeviceDestroy_fn cubind_fn = (cubind__nvjpegBufferDeviceDestroy_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 40, &cubind_unavailable, (cubind__fnptr)slow_nvjpegBufferDeviceDestroy);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(buffer);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 40, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)buffer, 6);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_device_destroy(nvjpegBufferDevice_t buffer)
@@ -2311,34 +2464,15 @@ nvjpegStatus_t cubind_nvjpeg_buffer_device_destroy(nvjpegBufferDevice_t buffer)
     cubind__nvjpegBufferDeviceDestroy_fn cubind_fn = (cubind__nvjpegBufferDeviceDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferDeviceDestroy, &cubind__nvjpeg_offsets[40]);
     nvjpegStatus_t cubind_status = cubind_fn(buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 40, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(40, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegBufferPinnedRetrieve_fn)(nvjpegBufferPinned_t buffer, size_t *size, void **ptr);
-
-/* What the wrapper calls until nvjpegBufferPinnedRetrieve is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegBufferPinnedRetrieve is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedRetrieve(nvjpegBufferPinned_t buffer, size_t *size, void **ptr)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 41), (uintptr_t)buffer, (uintptr_t)size, (uintptr_t)ptr);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegBufferPinnedRetrieve_fn cubind_fn = (cubind__nvjpegBufferPinnedRetrieve_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 41, &cubind_unavailable, (cubind__fnptr)slow_nvjpegBufferPinnedRetrieve);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(buffer, size, ptr);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 41, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)buffer, (uintptr_t)size, (uintptr_t)ptr, 14);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_pinned_retrieve(nvjpegBufferPinned_t buffer, size_t *size, void **ptr)
@@ -2346,34 +2480,15 @@ nvjpegStatus_t cubind_nvjpeg_buffer_pinned_retrieve(nvjpegBufferPinned_t buffer,
     cubind__nvjpegBufferPinnedRetrieve_fn cubind_fn = (cubind__nvjpegBufferPinnedRetrieve_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferPinnedRetrieve, &cubind__nvjpeg_offsets[41]);
     nvjpegStatus_t cubind_status = cubind_fn(buffer, size, ptr);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 41, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(41, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegBufferDeviceRetrieve_fn)(nvjpegBufferDevice_t buffer, size_t *size, void **ptr);
-
-/* What the wrapper calls until nvjpegBufferDeviceRetrieve is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegBufferDeviceRetrieve is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceRetrieve(nvjpegBufferDevice_t buffer, size_t *size, void **ptr)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 42), (uintptr_t)buffer, (uintptr_t)size, (uintptr_t)ptr);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegBufferDeviceRetrieve_fn cubind_fn = (cubind__nvjpegBufferDeviceRetrieve_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 42, &cubind_unavailable, (cubind__fnptr)slow_nvjpegBufferDeviceRetrieve);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(buffer, size, ptr);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 42, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)buffer, (uintptr_t)size, (uintptr_t)ptr, 15);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_device_retrieve(nvjpegBufferDevice_t buffer, size_t *size, void **ptr)
@@ -2381,34 +2496,15 @@ nvjpegStatus_t cubind_nvjpeg_buffer_device_retrieve(nvjpegBufferDevice_t buffer,
     cubind__nvjpegBufferDeviceRetrieve_fn cubind_fn = (cubind__nvjpegBufferDeviceRetrieve_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferDeviceRetrieve, &cubind__nvjpeg_offsets[42]);
     nvjpegStatus_t cubind_status = cubind_fn(buffer, size, ptr);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 42, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(42, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegStateAttachPinnedBuffer_fn)(nvjpegJpegState_t decoder_state, nvjpegBufferPinned_t pinned_buffer);
-
-/* What the wrapper calls until nvjpegStateAttachPinnedBuffer is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegStateAttachPinnedBuffer is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegStateAttachPinnedBuffer(nvjpegJpegState_t decoder_state, nvjpegBufferPinned_t pinned_buffer)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 43), (uintptr_t)decoder_state, (uintptr_t)pinned_buffer);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegStateAttachPinnedBuffer_fn cubind_fn = (cubind__nvjpegStateAttachPinnedBuffer_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 43, &cubind_unavailable, (cubind__fnptr)slow_nvjpegStateAttachPinnedBuffer);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(decoder_state, pinned_buffer);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 43, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)decoder_state, (uintptr_t)pinned_buffer, 7);
 }
 
 nvjpegStatus_t cubind_nvjpeg_state_attach_pinned_buffer(nvjpegJpegState_t decoder_state, nvjpegBufferPinned_t pinned_buffer)
@@ -2416,34 +2512,15 @@ nvjpegStatus_t cubind_nvjpeg_state_attach_pinned_buffer(nvjpegJpegState_t decode
     cubind__nvjpegStateAttachPinnedBuffer_fn cubind_fn = (cubind__nvjpegStateAttachPinnedBuffer_fn)cubind__target((cubind__fnptr)slow_nvjpegStateAttachPinnedBuffer, &cubind__nvjpeg_offsets[43]);
     nvjpegStatus_t cubind_status = cubind_fn(decoder_state, pinned_buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 43, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(43, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegStateAttachDeviceBuffer_fn)(nvjpegJpegState_t decoder_state, nvjpegBufferDevice_t device_buffer);
-
-/* What the wrapper calls until nvjpegStateAttachDeviceBuffer is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegStateAttachDeviceBuffer is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegStateAttachDeviceBuffer(nvjpegJpegState_t decoder_state, nvjpegBufferDevice_t device_buffer)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 44), (uintptr_t)decoder_state, (uintptr_t)device_buffer);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegStateAttachDeviceBuffer_fn cubind_fn = (cubind__nvjpegStateAttachDeviceBuffer_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 44, &cubind_unavailable, (cubind__fnptr)slow_nvjpegStateAttachDeviceBuffer);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(decoder_state, device_buffer);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 44, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)decoder_state, (uintptr_t)device_buffer, 8);
 }
 
 nvjpegStatus_t cubind_nvjpeg_state_attach_device_buffer(nvjpegJpegState_t decoder_state, nvjpegBufferDevice_t device_buffer)
@@ -2451,34 +2528,15 @@ nvjpegStatus_t cubind_nvjpeg_state_attach_device_buffer(nvjpegJpegState_t decode
     cubind__nvjpegStateAttachDeviceBuffer_fn cubind_fn = (cubind__nvjpegStateAttachDeviceBuffer_fn)cubind__target((cubind__fnptr)slow_nvjpegStateAttachDeviceBuffer, &cubind__nvjpeg_offsets[44]);
     nvjpegStatus_t cubind_status = cubind_fn(decoder_state, device_buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 44, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(44, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamCreate_fn)(nvjpegHandle_t handle, nvjpegJpegStream_t *jpeg_stream);
-
-/* What the wrapper calls until nvjpegJpegStreamCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegJpegStreamCreate is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamCreate(nvjpegHandle_t handle, nvjpegJpegStream_t *jpeg_stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 45), (uintptr_t)handle, (uintptr_t)jpeg_stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStreamCreate_fn cubind_fn = (cubind__nvjpegJpegStreamCreate_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 45, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStreamCreate);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, jpeg_stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 45, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)handle, (uintptr_t)jpeg_stream, 9);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_create(nvjpegHandle_t handle, nvjpegJpegStream_t *jpeg_stream)
@@ -2486,34 +2544,15 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_stream_create(nvjpegHandle_t handle, nvjpegJpe
     cubind__nvjpegJpegStreamCreate_fn cubind_fn = (cubind__nvjpegJpegStreamCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamCreate, &cubind__nvjpeg_offsets[45]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 45, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(45, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamDestroy_fn)(nvjpegJpegStream_t jpeg_stream);
-
-/* What the wrapper calls until nvjpegJpegStreamDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegJpegStreamDestroy is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamDestroy(nvjpegJpegStream_t jpeg_stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 46), (uintptr_t)jpeg_stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStreamDestroy_fn cubind_fn = (cubind__nvjpegJpegStreamDestroy_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 46, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStreamDestroy);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(jpeg_stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 46, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)jpeg_stream, 7);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_destroy(nvjpegJpegStream_t jpeg_stream)
@@ -2521,34 +2560,15 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_stream_destroy(nvjpegJpegStream_t jpeg_stream)
     cubind__nvjpegJpegStreamDestroy_fn cubind_fn = (cubind__nvjpegJpegStreamDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamDestroy, &cubind__nvjpeg_offsets[46]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 46, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(46, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamParse_fn)(nvjpegHandle_t handle, const unsigned char *data, size_t length, int save_metadata, int save_stream, nvjpegJpegStream_t jpeg_stream);
-
-/* What the wrapper calls until nvjpegJpegStreamParse is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegJpegStreamParse is resolved, and every call while tracing: shape 5. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamParse(nvjpegHandle_t handle, const unsigned char *data, size_t length, int save_metadata, int save_stream, nvjpegJpegStream_t jpeg_stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 47), (uintptr_t)handle, (uintptr_t)data, (unsigned long long)length, (long long)save_metadata, (long long)save_stream, (uintptr_t)jpeg_stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStreamParse_fn cubind_fn = (cubind__nvjpegJpegStreamParse_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 47, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStreamParse);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, data, length, save_metadata, save_stream, jpeg_stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 47, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_5((uintptr_t)handle, (uintptr_t)data, length, save_metadata, save_stream, (uintptr_t)jpeg_stream, 1.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_parse(nvjpegHandle_t handle, const unsigned char *data, size_t length, int save_metadata, int save_stream, nvjpegJpegStream_t jpeg_stream)
@@ -2556,34 +2576,15 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_stream_parse(nvjpegHandle_t handle, const unsi
     cubind__nvjpegJpegStreamParse_fn cubind_fn = (cubind__nvjpegJpegStreamParse_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamParse, &cubind__nvjpeg_offsets[47]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, data, length, save_metadata, save_stream, jpeg_stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 47, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(47, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamParseHeader_fn)(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream);
-
-/* What the wrapper calls until nvjpegJpegStreamParseHeader is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegJpegStreamParseHeader is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamParseHeader(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 48), (uintptr_t)handle, (uintptr_t)data, (unsigned long long)length, (uintptr_t)jpeg_stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStreamParseHeader_fn cubind_fn = (cubind__nvjpegJpegStreamParseHeader_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 48, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStreamParseHeader);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, data, length, jpeg_stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 48, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)handle, (uintptr_t)data, length, (uintptr_t)jpeg_stream, 1);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_parse_header(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream)
@@ -2591,34 +2592,15 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_stream_parse_header(nvjpegHandle_t handle, con
     cubind__nvjpegJpegStreamParseHeader_fn cubind_fn = (cubind__nvjpegJpegStreamParseHeader_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamParseHeader, &cubind__nvjpeg_offsets[48]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, data, length, jpeg_stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 48, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(48, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamParseTables_fn)(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream);
-
-/* What the wrapper calls until nvjpegJpegStreamParseTables is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegJpegStreamParseTables is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamParseTables(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 49), (uintptr_t)handle, (uintptr_t)data, (unsigned long long)length, (uintptr_t)jpeg_stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStreamParseTables_fn cubind_fn = (cubind__nvjpegJpegStreamParseTables_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 49, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStreamParseTables);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, data, length, jpeg_stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 49, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)handle, (uintptr_t)data, length, (uintptr_t)jpeg_stream, 2);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_parse_tables(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream)
@@ -2626,34 +2608,15 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_stream_parse_tables(nvjpegHandle_t handle, con
     cubind__nvjpegJpegStreamParseTables_fn cubind_fn = (cubind__nvjpegJpegStreamParseTables_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamParseTables, &cubind__nvjpeg_offsets[49]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, data, length, jpeg_stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 49, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(49, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetJpegEncoding_fn)(nvjpegJpegStream_t jpeg_stream, nvjpegJpegEncoding_t *jpeg_encoding);
-
-/* What the wrapper calls until nvjpegJpegStreamGetJpegEncoding is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegJpegStreamGetJpegEncoding is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetJpegEncoding(nvjpegJpegStream_t jpeg_stream, nvjpegJpegEncoding_t *jpeg_encoding)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 50), (uintptr_t)jpeg_stream, (uintptr_t)jpeg_encoding);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStreamGetJpegEncoding_fn cubind_fn = (cubind__nvjpegJpegStreamGetJpegEncoding_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 50, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStreamGetJpegEncoding);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(jpeg_stream, jpeg_encoding);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 50, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)jpeg_stream, (uintptr_t)jpeg_encoding, 10);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_jpeg_encoding(nvjpegJpegStream_t jpeg_stream, nvjpegJpegEncoding_t *jpeg_encoding)
@@ -2661,34 +2624,15 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_jpeg_encoding(nvjpegJpegStream_t jp
     cubind__nvjpegJpegStreamGetJpegEncoding_fn cubind_fn = (cubind__nvjpegJpegStreamGetJpegEncoding_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamGetJpegEncoding, &cubind__nvjpeg_offsets[50]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_stream, jpeg_encoding);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 50, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(50, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetFrameDimensions_fn)(nvjpegJpegStream_t jpeg_stream, unsigned int *width, unsigned int *height);
-
-/* What the wrapper calls until nvjpegJpegStreamGetFrameDimensions is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegJpegStreamGetFrameDimensions is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetFrameDimensions(nvjpegJpegStream_t jpeg_stream, unsigned int *width, unsigned int *height)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 51), (uintptr_t)jpeg_stream, (uintptr_t)width, (uintptr_t)height);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStreamGetFrameDimensions_fn cubind_fn = (cubind__nvjpegJpegStreamGetFrameDimensions_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 51, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStreamGetFrameDimensions);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(jpeg_stream, width, height);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 51, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)jpeg_stream, (uintptr_t)width, (uintptr_t)height, 16);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_frame_dimensions(nvjpegJpegStream_t jpeg_stream, unsigned int *width, unsigned int *height)
@@ -2696,34 +2640,15 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_frame_dimensions(nvjpegJpegStream_t
     cubind__nvjpegJpegStreamGetFrameDimensions_fn cubind_fn = (cubind__nvjpegJpegStreamGetFrameDimensions_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamGetFrameDimensions, &cubind__nvjpeg_offsets[51]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_stream, width, height);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 51, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(51, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetComponentsNum_fn)(nvjpegJpegStream_t jpeg_stream, unsigned int *components_num);
-
-/* What the wrapper calls until nvjpegJpegStreamGetComponentsNum is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegJpegStreamGetComponentsNum is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetComponentsNum(nvjpegJpegStream_t jpeg_stream, unsigned int *components_num)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 52), (uintptr_t)jpeg_stream, (uintptr_t)components_num);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStreamGetComponentsNum_fn cubind_fn = (cubind__nvjpegJpegStreamGetComponentsNum_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 52, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStreamGetComponentsNum);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(jpeg_stream, components_num);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 52, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)jpeg_stream, (uintptr_t)components_num, 11);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_components_num(nvjpegJpegStream_t jpeg_stream, unsigned int *components_num)
@@ -2731,34 +2656,15 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_components_num(nvjpegJpegStream_t j
     cubind__nvjpegJpegStreamGetComponentsNum_fn cubind_fn = (cubind__nvjpegJpegStreamGetComponentsNum_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamGetComponentsNum, &cubind__nvjpeg_offsets[52]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_stream, components_num);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 52, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(52, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetComponentDimensions_fn)(nvjpegJpegStream_t jpeg_stream, unsigned int component, unsigned int *width, unsigned int *height);
-
-/* What the wrapper calls until nvjpegJpegStreamGetComponentDimensions is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegJpegStreamGetComponentDimensions is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetComponentDimensions(nvjpegJpegStream_t jpeg_stream, unsigned int component, unsigned int *width, unsigned int *height)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 53), (uintptr_t)jpeg_stream, (unsigned long long)component, (uintptr_t)width, (uintptr_t)height);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStreamGetComponentDimensions_fn cubind_fn = (cubind__nvjpegJpegStreamGetComponentDimensions_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 53, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStreamGetComponentDimensions);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(jpeg_stream, component, width, height);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 53, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)jpeg_stream, component, (uintptr_t)width, (uintptr_t)height, 3);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_component_dimensions(nvjpegJpegStream_t jpeg_stream, unsigned int component, unsigned int *width, unsigned int *height)
@@ -2766,34 +2672,15 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_component_dimensions(nvjpegJpegStre
     cubind__nvjpegJpegStreamGetComponentDimensions_fn cubind_fn = (cubind__nvjpegJpegStreamGetComponentDimensions_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamGetComponentDimensions, &cubind__nvjpeg_offsets[53]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_stream, component, width, height);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 53, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(53, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetExifOrientation_fn)(nvjpegJpegStream_t jpeg_stream, nvjpegExifOrientation_t *orientation_flag);
-
-/* What the wrapper calls until nvjpegJpegStreamGetExifOrientation is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegJpegStreamGetExifOrientation is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetExifOrientation(nvjpegJpegStream_t jpeg_stream, nvjpegExifOrientation_t *orientation_flag)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 54), (uintptr_t)jpeg_stream, (uintptr_t)orientation_flag);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStreamGetExifOrientation_fn cubind_fn = (cubind__nvjpegJpegStreamGetExifOrientation_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 54, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStreamGetExifOrientation);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(jpeg_stream, orientation_flag);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 54, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)jpeg_stream, (uintptr_t)orientation_flag, 12);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_exif_orientation(nvjpegJpegStream_t jpeg_stream, nvjpegExifOrientation_t *orientation_flag)
@@ -2801,34 +2688,15 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_exif_orientation(nvjpegJpegStream_t
     cubind__nvjpegJpegStreamGetExifOrientation_fn cubind_fn = (cubind__nvjpegJpegStreamGetExifOrientation_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamGetExifOrientation, &cubind__nvjpeg_offsets[54]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_stream, orientation_flag);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 54, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(54, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetSamplePrecision_fn)(nvjpegJpegStream_t jpeg_stream, unsigned int *precision);
-
-/* What the wrapper calls until nvjpegJpegStreamGetSamplePrecision is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegJpegStreamGetSamplePrecision is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetSamplePrecision(nvjpegJpegStream_t jpeg_stream, unsigned int *precision)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 55), (uintptr_t)jpeg_stream, (uintptr_t)precision);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStreamGetSamplePrecision_fn cubind_fn = (cubind__nvjpegJpegStreamGetSamplePrecision_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 55, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStreamGetSamplePrecision);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(jpeg_stream, precision);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 55, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)jpeg_stream, (uintptr_t)precision, 13);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_sample_precision(nvjpegJpegStream_t jpeg_stream, unsigned int *precision)
@@ -2836,34 +2704,15 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_sample_precision(nvjpegJpegStream_t
     cubind__nvjpegJpegStreamGetSamplePrecision_fn cubind_fn = (cubind__nvjpegJpegStreamGetSamplePrecision_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamGetSamplePrecision, &cubind__nvjpeg_offsets[55]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_stream, precision);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 55, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(55, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetChromaSubsampling_fn)(nvjpegJpegStream_t jpeg_stream, nvjpegChromaSubsampling_t *chroma_subsampling);
-
-/* What the wrapper calls until nvjpegJpegStreamGetChromaSubsampling is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegJpegStreamGetChromaSubsampling is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetChromaSubsampling(nvjpegJpegStream_t jpeg_stream, nvjpegChromaSubsampling_t *chroma_subsampling)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 56), (uintptr_t)jpeg_stream, (uintptr_t)chroma_subsampling);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStreamGetChromaSubsampling_fn cubind_fn = (cubind__nvjpegJpegStreamGetChromaSubsampling_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 56, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStreamGetChromaSubsampling);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(jpeg_stream, chroma_subsampling);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 56, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)jpeg_stream, (uintptr_t)chroma_subsampling, 14);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_chroma_subsampling(nvjpegJpegStream_t jpeg_stream, nvjpegChromaSubsampling_t *chroma_subsampling)
@@ -2871,34 +2720,15 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_chroma_subsampling(nvjpegJpegStream
     cubind__nvjpegJpegStreamGetChromaSubsampling_fn cubind_fn = (cubind__nvjpegJpegStreamGetChromaSubsampling_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamGetChromaSubsampling, &cubind__nvjpeg_offsets[56]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_stream, chroma_subsampling);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 56, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(56, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsCreate_fn)(nvjpegHandle_t handle, nvjpegDecodeParams_t *decode_params);
-
-/* What the wrapper calls until nvjpegDecodeParamsCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegDecodeParamsCreate is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsCreate(nvjpegHandle_t handle, nvjpegDecodeParams_t *decode_params)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 57), (uintptr_t)handle, (uintptr_t)decode_params);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeParamsCreate_fn cubind_fn = (cubind__nvjpegDecodeParamsCreate_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 57, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeParamsCreate);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, decode_params);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 57, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)handle, (uintptr_t)decode_params, 15);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_params_create(nvjpegHandle_t handle, nvjpegDecodeParams_t *decode_params)
@@ -2906,34 +2736,15 @@ nvjpegStatus_t cubind_nvjpeg_decode_params_create(nvjpegHandle_t handle, nvjpegD
     cubind__nvjpegDecodeParamsCreate_fn cubind_fn = (cubind__nvjpegDecodeParamsCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeParamsCreate, &cubind__nvjpeg_offsets[57]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, decode_params);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 57, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(57, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsDestroy_fn)(nvjpegDecodeParams_t decode_params);
-
-/* What the wrapper calls until nvjpegDecodeParamsDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegDecodeParamsDestroy is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsDestroy(nvjpegDecodeParams_t decode_params)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 58), (uintptr_t)decode_params);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeParamsDestroy_fn cubind_fn = (cubind__nvjpegDecodeParamsDestroy_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 58, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeParamsDestroy);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(decode_params);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 58, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)decode_params, 8);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_params_destroy(nvjpegDecodeParams_t decode_params)
@@ -2941,34 +2752,15 @@ nvjpegStatus_t cubind_nvjpeg_decode_params_destroy(nvjpegDecodeParams_t decode_p
     cubind__nvjpegDecodeParamsDestroy_fn cubind_fn = (cubind__nvjpegDecodeParamsDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeParamsDestroy, &cubind__nvjpeg_offsets[58]);
     nvjpegStatus_t cubind_status = cubind_fn(decode_params);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 58, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(58, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsSetOutputFormat_fn)(nvjpegDecodeParams_t decode_params, nvjpegOutputFormat_t output_format);
-
-/* What the wrapper calls until nvjpegDecodeParamsSetOutputFormat is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegDecodeParamsSetOutputFormat is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetOutputFormat(nvjpegDecodeParams_t decode_params, nvjpegOutputFormat_t output_format)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 59), (uintptr_t)decode_params, (long long)output_format);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeParamsSetOutputFormat_fn cubind_fn = (cubind__nvjpegDecodeParamsSetOutputFormat_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 59, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeParamsSetOutputFormat);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(decode_params, output_format);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 59, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)decode_params, output_format, 16);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_params_set_output_format(nvjpegDecodeParams_t decode_params, nvjpegOutputFormat_t output_format)
@@ -2976,34 +2768,15 @@ nvjpegStatus_t cubind_nvjpeg_decode_params_set_output_format(nvjpegDecodeParams_
     cubind__nvjpegDecodeParamsSetOutputFormat_fn cubind_fn = (cubind__nvjpegDecodeParamsSetOutputFormat_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeParamsSetOutputFormat, &cubind__nvjpeg_offsets[59]);
     nvjpegStatus_t cubind_status = cubind_fn(decode_params, output_format);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 59, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(59, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsSetROI_fn)(nvjpegDecodeParams_t decode_params, int offset_x, int offset_y, int roi_width, int roi_height);
-
-/* What the wrapper calls until nvjpegDecodeParamsSetROI is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegDecodeParamsSetROI is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetROI(nvjpegDecodeParams_t decode_params, int offset_x, int offset_y, int roi_width, int roi_height)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 60), (uintptr_t)decode_params, (long long)offset_x, (long long)offset_y, (long long)roi_width, (long long)roi_height);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeParamsSetROI_fn cubind_fn = (cubind__nvjpegDecodeParamsSetROI_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 60, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeParamsSetROI);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(decode_params, offset_x, offset_y, roi_width, roi_height);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 60, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)decode_params, offset_x, offset_y, roi_width, roi_height, 6);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_params_set_roi(nvjpegDecodeParams_t decode_params, int offset_x, int offset_y, int roi_width, int roi_height)
@@ -3011,34 +2784,15 @@ nvjpegStatus_t cubind_nvjpeg_decode_params_set_roi(nvjpegDecodeParams_t decode_p
     cubind__nvjpegDecodeParamsSetROI_fn cubind_fn = (cubind__nvjpegDecodeParamsSetROI_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeParamsSetROI, &cubind__nvjpeg_offsets[60]);
     nvjpegStatus_t cubind_status = cubind_fn(decode_params, offset_x, offset_y, roi_width, roi_height);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 60, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(60, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsSetAllowCMYK_fn)(nvjpegDecodeParams_t decode_params, int allow_cmyk);
-
-/* What the wrapper calls until nvjpegDecodeParamsSetAllowCMYK is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegDecodeParamsSetAllowCMYK is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetAllowCMYK(nvjpegDecodeParams_t decode_params, int allow_cmyk)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 61), (uintptr_t)decode_params, (long long)allow_cmyk);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeParamsSetAllowCMYK_fn cubind_fn = (cubind__nvjpegDecodeParamsSetAllowCMYK_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 61, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeParamsSetAllowCMYK);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(decode_params, allow_cmyk);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 61, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)decode_params, allow_cmyk, 17);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_params_set_allow_cmyk(nvjpegDecodeParams_t decode_params, int allow_cmyk)
@@ -3046,34 +2800,15 @@ nvjpegStatus_t cubind_nvjpeg_decode_params_set_allow_cmyk(nvjpegDecodeParams_t d
     cubind__nvjpegDecodeParamsSetAllowCMYK_fn cubind_fn = (cubind__nvjpegDecodeParamsSetAllowCMYK_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeParamsSetAllowCMYK, &cubind__nvjpeg_offsets[61]);
     nvjpegStatus_t cubind_status = cubind_fn(decode_params, allow_cmyk);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 61, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(61, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsSetScaleFactor_fn)(nvjpegDecodeParams_t decode_params, nvjpegScaleFactor_t scale_factor);
-
-/* What the wrapper calls until nvjpegDecodeParamsSetScaleFactor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegDecodeParamsSetScaleFactor is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetScaleFactor(nvjpegDecodeParams_t decode_params, nvjpegScaleFactor_t scale_factor)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 62), (uintptr_t)decode_params, (long long)scale_factor);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeParamsSetScaleFactor_fn cubind_fn = (cubind__nvjpegDecodeParamsSetScaleFactor_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 62, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeParamsSetScaleFactor);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(decode_params, scale_factor);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 62, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)decode_params, scale_factor, 18);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_params_set_scale_factor(nvjpegDecodeParams_t decode_params, nvjpegScaleFactor_t scale_factor)
@@ -3081,34 +2816,15 @@ nvjpegStatus_t cubind_nvjpeg_decode_params_set_scale_factor(nvjpegDecodeParams_t
     cubind__nvjpegDecodeParamsSetScaleFactor_fn cubind_fn = (cubind__nvjpegDecodeParamsSetScaleFactor_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeParamsSetScaleFactor, &cubind__nvjpeg_offsets[62]);
     nvjpegStatus_t cubind_status = cubind_fn(decode_params, scale_factor);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 62, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(62, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsSetExifOrientation_fn)(nvjpegDecodeParams_t decode_params, nvjpegExifOrientation_t orientation);
-
-/* What the wrapper calls until nvjpegDecodeParamsSetExifOrientation is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegDecodeParamsSetExifOrientation is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetExifOrientation(nvjpegDecodeParams_t decode_params, nvjpegExifOrientation_t orientation)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 63), (uintptr_t)decode_params, (long long)orientation);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeParamsSetExifOrientation_fn cubind_fn = (cubind__nvjpegDecodeParamsSetExifOrientation_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 63, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeParamsSetExifOrientation);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(decode_params, orientation);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 63, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)decode_params, orientation, 19);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_params_set_exif_orientation(nvjpegDecodeParams_t decode_params, nvjpegExifOrientation_t orientation)
@@ -3116,34 +2832,15 @@ nvjpegStatus_t cubind_nvjpeg_decode_params_set_exif_orientation(nvjpegDecodePara
     cubind__nvjpegDecodeParamsSetExifOrientation_fn cubind_fn = (cubind__nvjpegDecodeParamsSetExifOrientation_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeParamsSetExifOrientation, &cubind__nvjpeg_offsets[63]);
     nvjpegStatus_t cubind_status = cubind_fn(decode_params, orientation);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 63, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(63, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecoderCreate_fn)(nvjpegHandle_t nvjpeg_handle, nvjpegBackend_t implementation, nvjpegJpegDecoder_t *decoder_handle);
-
-/* What the wrapper calls until nvjpegDecoderCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegDecoderCreate is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecoderCreate(nvjpegHandle_t nvjpeg_handle, nvjpegBackend_t implementation, nvjpegJpegDecoder_t *decoder_handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 64), (uintptr_t)nvjpeg_handle, (long long)implementation, (uintptr_t)decoder_handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecoderCreate_fn cubind_fn = (cubind__nvjpegDecoderCreate_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 64, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecoderCreate);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(nvjpeg_handle, implementation, decoder_handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 64, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)nvjpeg_handle, implementation, (uintptr_t)decoder_handle, 17);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decoder_create(nvjpegHandle_t nvjpeg_handle, nvjpegBackend_t implementation, nvjpegJpegDecoder_t *decoder_handle)
@@ -3151,34 +2848,15 @@ nvjpegStatus_t cubind_nvjpeg_decoder_create(nvjpegHandle_t nvjpeg_handle, nvjpeg
     cubind__nvjpegDecoderCreate_fn cubind_fn = (cubind__nvjpegDecoderCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegDecoderCreate, &cubind__nvjpeg_offsets[64]);
     nvjpegStatus_t cubind_status = cubind_fn(nvjpeg_handle, implementation, decoder_handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 64, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(64, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecoderDestroy_fn)(nvjpegJpegDecoder_t decoder_handle);
-
-/* What the wrapper calls until nvjpegDecoderDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegDecoderDestroy is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecoderDestroy(nvjpegJpegDecoder_t decoder_handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 65), (uintptr_t)decoder_handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecoderDestroy_fn cubind_fn = (cubind__nvjpegDecoderDestroy_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 65, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecoderDestroy);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(decoder_handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 65, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)decoder_handle, 9);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decoder_destroy(nvjpegJpegDecoder_t decoder_handle)
@@ -3186,34 +2864,15 @@ nvjpegStatus_t cubind_nvjpeg_decoder_destroy(nvjpegJpegDecoder_t decoder_handle)
     cubind__nvjpegDecoderDestroy_fn cubind_fn = (cubind__nvjpegDecoderDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegDecoderDestroy, &cubind__nvjpeg_offsets[65]);
     nvjpegStatus_t cubind_status = cubind_fn(decoder_handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 65, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(65, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecoderJpegSupported_fn)(nvjpegJpegDecoder_t decoder_handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported);
-
-/* What the wrapper calls until nvjpegDecoderJpegSupported is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegDecoderJpegSupported is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecoderJpegSupported(nvjpegJpegDecoder_t decoder_handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 66), (uintptr_t)decoder_handle, (uintptr_t)jpeg_stream, (uintptr_t)decode_params, (uintptr_t)is_supported);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecoderJpegSupported_fn cubind_fn = (cubind__nvjpegDecoderJpegSupported_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 66, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecoderJpegSupported);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(decoder_handle, jpeg_stream, decode_params, is_supported);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 66, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)decoder_handle, (uintptr_t)jpeg_stream, (uintptr_t)decode_params, (uintptr_t)is_supported, 4);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decoder_jpeg_supported(nvjpegJpegDecoder_t decoder_handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported)
@@ -3221,34 +2880,15 @@ nvjpegStatus_t cubind_nvjpeg_decoder_jpeg_supported(nvjpegJpegDecoder_t decoder_
     cubind__nvjpegDecoderJpegSupported_fn cubind_fn = (cubind__nvjpegDecoderJpegSupported_fn)cubind__target((cubind__fnptr)slow_nvjpegDecoderJpegSupported, &cubind__nvjpeg_offsets[66]);
     nvjpegStatus_t cubind_status = cubind_fn(decoder_handle, jpeg_stream, decode_params, is_supported);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 66, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(66, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatchedSupported_fn)(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, int *is_supported);
-
-/* What the wrapper calls until nvjpegDecodeBatchedSupported is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegDecodeBatchedSupported is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedSupported(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, int *is_supported)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 67), (uintptr_t)handle, (uintptr_t)jpeg_stream, (uintptr_t)is_supported);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeBatchedSupported_fn cubind_fn = (cubind__nvjpegDecodeBatchedSupported_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 67, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeBatchedSupported);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, jpeg_stream, is_supported);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 67, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)handle, (uintptr_t)jpeg_stream, (uintptr_t)is_supported, 18);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_batched_supported(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, int *is_supported)
@@ -3256,34 +2896,15 @@ nvjpegStatus_t cubind_nvjpeg_decode_batched_supported(nvjpegHandle_t handle, nvj
     cubind__nvjpegDecodeBatchedSupported_fn cubind_fn = (cubind__nvjpegDecodeBatchedSupported_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeBatchedSupported, &cubind__nvjpeg_offsets[67]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_stream, is_supported);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 67, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(67, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatchedSupportedEx_fn)(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported);
-
-/* What the wrapper calls until nvjpegDecodeBatchedSupportedEx is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegDecodeBatchedSupportedEx is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedSupportedEx(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 68), (uintptr_t)handle, (uintptr_t)jpeg_stream, (uintptr_t)decode_params, (uintptr_t)is_supported);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeBatchedSupportedEx_fn cubind_fn = (cubind__nvjpegDecodeBatchedSupportedEx_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 68, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeBatchedSupportedEx);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, jpeg_stream, decode_params, is_supported);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 68, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)handle, (uintptr_t)jpeg_stream, (uintptr_t)decode_params, (uintptr_t)is_supported, 5);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_batched_supported_ex(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported)
@@ -3291,34 +2912,15 @@ nvjpegStatus_t cubind_nvjpeg_decode_batched_supported_ex(nvjpegHandle_t handle, 
     cubind__nvjpegDecodeBatchedSupportedEx_fn cubind_fn = (cubind__nvjpegDecodeBatchedSupportedEx_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeBatchedSupportedEx, &cubind__nvjpeg_offsets[68]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_stream, decode_params, is_supported);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 68, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(68, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecoderStateCreate_fn)(nvjpegHandle_t nvjpeg_handle, nvjpegJpegDecoder_t decoder_handle, nvjpegJpegState_t *decoder_state);
-
-/* What the wrapper calls until nvjpegDecoderStateCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegDecoderStateCreate is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecoderStateCreate(nvjpegHandle_t nvjpeg_handle, nvjpegJpegDecoder_t decoder_handle, nvjpegJpegState_t *decoder_state)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 69), (uintptr_t)nvjpeg_handle, (uintptr_t)decoder_handle, (uintptr_t)decoder_state);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecoderStateCreate_fn cubind_fn = (cubind__nvjpegDecoderStateCreate_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 69, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecoderStateCreate);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(nvjpeg_handle, decoder_handle, decoder_state);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 69, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)nvjpeg_handle, (uintptr_t)decoder_handle, (uintptr_t)decoder_state, 19);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decoder_state_create(nvjpegHandle_t nvjpeg_handle, nvjpegJpegDecoder_t decoder_handle, nvjpegJpegState_t *decoder_state)
@@ -3326,34 +2928,15 @@ nvjpegStatus_t cubind_nvjpeg_decoder_state_create(nvjpegHandle_t nvjpeg_handle, 
     cubind__nvjpegDecoderStateCreate_fn cubind_fn = (cubind__nvjpegDecoderStateCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegDecoderStateCreate, &cubind__nvjpeg_offsets[69]);
     nvjpegStatus_t cubind_status = cubind_fn(nvjpeg_handle, decoder_handle, decoder_state);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 69, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(69, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeJpeg_fn)(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_bitstream, nvjpegImage_t *destination, nvjpegDecodeParams_t decode_params, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegDecodeJpeg is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegDecodeJpeg is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeJpeg(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_bitstream, nvjpegImage_t *destination, nvjpegDecodeParams_t decode_params, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 70), (uintptr_t)handle, (uintptr_t)decoder, (uintptr_t)decoder_state, (uintptr_t)jpeg_bitstream, (uintptr_t)destination, (uintptr_t)decode_params, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeJpeg_fn cubind_fn = (cubind__nvjpegDecodeJpeg_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 70, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeJpeg);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, decoder, decoder_state, jpeg_bitstream, destination, decode_params, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 70, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4((uintptr_t)handle, (uintptr_t)decoder, (uintptr_t)decoder_state, (uintptr_t)jpeg_bitstream, (uintptr_t)destination, (uintptr_t)decode_params, (uintptr_t)stream, 3.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_jpeg(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_bitstream, nvjpegImage_t *destination, nvjpegDecodeParams_t decode_params, cudaStream_t stream)
@@ -3361,34 +2944,15 @@ nvjpegStatus_t cubind_nvjpeg_decode_jpeg(nvjpegHandle_t handle, nvjpegJpegDecode
     cubind__nvjpegDecodeJpeg_fn cubind_fn = (cubind__nvjpegDecodeJpeg_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeJpeg, &cubind__nvjpeg_offsets[70]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, decoder, decoder_state, jpeg_bitstream, destination, decode_params, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 70, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(70, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeJpegHost_fn)(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegDecodeParams_t decode_params, nvjpegJpegStream_t jpeg_stream);
-
-/* What the wrapper calls until nvjpegDecodeJpegHost is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegDecodeJpegHost is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeJpegHost(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegDecodeParams_t decode_params, nvjpegJpegStream_t jpeg_stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 71), (uintptr_t)handle, (uintptr_t)decoder, (uintptr_t)decoder_state, (uintptr_t)decode_params, (uintptr_t)jpeg_stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeJpegHost_fn cubind_fn = (cubind__nvjpegDecodeJpegHost_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 71, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeJpegHost);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, decoder, decoder_state, decode_params, jpeg_stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 71, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)handle, (uintptr_t)decoder, (uintptr_t)decoder_state, (uintptr_t)decode_params, (uintptr_t)jpeg_stream, 7);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_jpeg_host(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegDecodeParams_t decode_params, nvjpegJpegStream_t jpeg_stream)
@@ -3396,34 +2960,15 @@ nvjpegStatus_t cubind_nvjpeg_decode_jpeg_host(nvjpegHandle_t handle, nvjpegJpegD
     cubind__nvjpegDecodeJpegHost_fn cubind_fn = (cubind__nvjpegDecodeJpegHost_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeJpegHost, &cubind__nvjpeg_offsets[71]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, decoder, decoder_state, decode_params, jpeg_stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 71, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(71, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeJpegTransferToDevice_fn)(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegDecodeJpegTransferToDevice is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegDecodeJpegTransferToDevice is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeJpegTransferToDevice(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 72), (uintptr_t)handle, (uintptr_t)decoder, (uintptr_t)decoder_state, (uintptr_t)jpeg_stream, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeJpegTransferToDevice_fn cubind_fn = (cubind__nvjpegDecodeJpegTransferToDevice_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 72, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeJpegTransferToDevice);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, decoder, decoder_state, jpeg_stream, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 72, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)handle, (uintptr_t)decoder, (uintptr_t)decoder_state, (uintptr_t)jpeg_stream, (uintptr_t)stream, 8);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_jpeg_transfer_to_device(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
@@ -3431,34 +2976,15 @@ nvjpegStatus_t cubind_nvjpeg_decode_jpeg_transfer_to_device(nvjpegHandle_t handl
     cubind__nvjpegDecodeJpegTransferToDevice_fn cubind_fn = (cubind__nvjpegDecodeJpegTransferToDevice_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeJpegTransferToDevice, &cubind__nvjpeg_offsets[72]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, decoder, decoder_state, jpeg_stream, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 72, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(72, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeJpegDevice_fn)(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegImage_t *destination, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegDecodeJpegDevice is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegDecodeJpegDevice is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeJpegDevice(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegImage_t *destination, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 73), (uintptr_t)handle, (uintptr_t)decoder, (uintptr_t)decoder_state, (uintptr_t)destination, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeJpegDevice_fn cubind_fn = (cubind__nvjpegDecodeJpegDevice_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 73, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeJpegDevice);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, decoder, decoder_state, destination, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 73, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)handle, (uintptr_t)decoder, (uintptr_t)decoder_state, (uintptr_t)destination, (uintptr_t)stream, 9);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_jpeg_device(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegImage_t *destination, cudaStream_t stream)
@@ -3466,34 +2992,15 @@ nvjpegStatus_t cubind_nvjpeg_decode_jpeg_device(nvjpegHandle_t handle, nvjpegJpe
     cubind__nvjpegDecodeJpegDevice_fn cubind_fn = (cubind__nvjpegDecodeJpegDevice_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeJpegDevice, &cubind__nvjpeg_offsets[73]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, decoder, decoder_state, destination, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 73, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(73, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatchedEx_fn)(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, nvjpegDecodeParams_t *decode_params, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegDecodeBatchedEx is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegDecodeBatchedEx is resolved, and every call while tracing: shape 4. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedEx(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, nvjpegDecodeParams_t *decode_params, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 74), (uintptr_t)handle, (uintptr_t)jpeg_handle, (uintptr_t)data, (uintptr_t)lengths, (uintptr_t)destinations, (uintptr_t)decode_params, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeBatchedEx_fn cubind_fn = (cubind__nvjpegDecodeBatchedEx_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 74, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeBatchedEx);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, jpeg_handle, data, lengths, destinations, decode_params, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 74, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_4((uintptr_t)handle, (uintptr_t)jpeg_handle, (uintptr_t)data, (uintptr_t)lengths, (uintptr_t)destinations, (uintptr_t)decode_params, (uintptr_t)stream, 4.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_batched_ex(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, nvjpegDecodeParams_t *decode_params, cudaStream_t stream)
@@ -3501,34 +3008,15 @@ nvjpegStatus_t cubind_nvjpeg_decode_batched_ex(nvjpegHandle_t handle, nvjpegJpeg
     cubind__nvjpegDecodeBatchedEx_fn cubind_fn = (cubind__nvjpegDecodeBatchedEx_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeBatchedEx, &cubind__nvjpeg_offsets[74]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_handle, data, lengths, destinations, decode_params, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 74, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(74, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsCopyMetadata_fn)(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncoderParamsCopyMetadata is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegEncoderParamsCopyMetadata is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsCopyMetadata(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 75), (uintptr_t)encoder_state, (uintptr_t)encode_params, (uintptr_t)jpeg_stream, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncoderParamsCopyMetadata_fn cubind_fn = (cubind__nvjpegEncoderParamsCopyMetadata_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 75, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncoderParamsCopyMetadata);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(encoder_state, encode_params, jpeg_stream, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 75, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)encoder_state, (uintptr_t)encode_params, (uintptr_t)jpeg_stream, (uintptr_t)stream, 6);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_copy_metadata(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
@@ -3536,34 +3024,15 @@ nvjpegStatus_t cubind_nvjpeg_encoder_params_copy_metadata(nvjpegEncoderState_t e
     cubind__nvjpegEncoderParamsCopyMetadata_fn cubind_fn = (cubind__nvjpegEncoderParamsCopyMetadata_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsCopyMetadata, &cubind__nvjpeg_offsets[75]);
     nvjpegStatus_t cubind_status = cubind_fn(encoder_state, encode_params, jpeg_stream, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 75, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(75, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsCopyQuantizationTables_fn)(nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncoderParamsCopyQuantizationTables is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegEncoderParamsCopyQuantizationTables is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsCopyQuantizationTables(nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 76), (uintptr_t)encode_params, (uintptr_t)jpeg_stream, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncoderParamsCopyQuantizationTables_fn cubind_fn = (cubind__nvjpegEncoderParamsCopyQuantizationTables_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 76, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncoderParamsCopyQuantizationTables);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(encode_params, jpeg_stream, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 76, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)encode_params, (uintptr_t)jpeg_stream, (uintptr_t)stream, 20);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_copy_quantization_tables(nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
@@ -3571,34 +3040,15 @@ nvjpegStatus_t cubind_nvjpeg_encoder_params_copy_quantization_tables(nvjpegEncod
     cubind__nvjpegEncoderParamsCopyQuantizationTables_fn cubind_fn = (cubind__nvjpegEncoderParamsCopyQuantizationTables_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsCopyQuantizationTables, &cubind__nvjpeg_offsets[76]);
     nvjpegStatus_t cubind_status = cubind_fn(encode_params, jpeg_stream, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 76, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(76, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsCopyHuffmanTables_fn)(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncoderParamsCopyHuffmanTables is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvjpegEncoderParamsCopyHuffmanTables is resolved, and every call while tracing: shape 6. */
 static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsCopyHuffmanTables(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 77), (uintptr_t)encoder_state, (uintptr_t)encode_params, (uintptr_t)jpeg_stream, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncoderParamsCopyHuffmanTables_fn cubind_fn = (cubind__nvjpegEncoderParamsCopyHuffmanTables_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 77, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncoderParamsCopyHuffmanTables);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(encoder_state, encode_params, jpeg_stream, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 77, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_6((uintptr_t)encoder_state, (uintptr_t)encode_params, (uintptr_t)jpeg_stream, (uintptr_t)stream, 7);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_copy_huffman_tables(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
@@ -3606,7 +3056,7 @@ nvjpegStatus_t cubind_nvjpeg_encoder_params_copy_huffman_tables(nvjpegEncoderSta
     cubind__nvjpegEncoderParamsCopyHuffmanTables_fn cubind_fn = (cubind__nvjpegEncoderParamsCopyHuffmanTables_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsCopyHuffmanTables, &cubind__nvjpeg_offsets[77]);
     nvjpegStatus_t cubind_status = cubind_fn(encoder_state, encode_params, jpeg_stream, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 77, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(77, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

@@ -342,17 +342,353 @@ const struct cubind__nvrtc_symbols {
 #undef AT
 };
 
+/* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
+ * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
+ * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
+ * a part of its own, with an entry of its own); not inlined, for the same reason. */
+static CUBIND_NOINLINE int cubind_failed(unsigned index, int status)
+{
+    return cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, index, status);
+}
+
+/* Each function's type. */
 typedef const char *(*cubind__nvrtcGetErrorString_fn)(nvrtcResult result);
+typedef nvrtcResult (*cubind__nvrtcVersion_fn)(int *major, int *minor);
+typedef nvrtcResult (*cubind__nvrtcGetNumSupportedArchs_fn)(int *numArchs);
+typedef nvrtcResult (*cubind__nvrtcGetSupportedArchs_fn)(int *supportedArchs);
+typedef nvrtcResult (*cubind__nvrtcCreateProgram_fn)(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames);
+typedef nvrtcResult (*cubind__nvrtcDestroyProgram_fn)(nvrtcProgram *prog);
+typedef nvrtcResult (*cubind__nvrtcCompileProgram_fn)(nvrtcProgram prog, int numOptions, const char *const *options);
+typedef nvrtcResult (*cubind__nvrtcGetPTXSize_fn)(nvrtcProgram prog, size_t *ptxSizeRet);
+typedef nvrtcResult (*cubind__nvrtcGetPTX_fn)(nvrtcProgram prog, char *ptx);
+typedef nvrtcResult (*cubind__nvrtcGetCUBINSize_fn)(nvrtcProgram prog, size_t *cubinSizeRet);
+typedef nvrtcResult (*cubind__nvrtcGetCUBIN_fn)(nvrtcProgram prog, char *cubin);
+typedef nvrtcResult (*cubind__nvrtcGetLTOIRSize_fn)(nvrtcProgram prog, size_t *LTOIRSizeRet);
+typedef nvrtcResult (*cubind__nvrtcGetLTOIR_fn)(nvrtcProgram prog, char *LTOIR);
+typedef nvrtcResult (*cubind__nvrtcGetOptiXIRSize_fn)(nvrtcProgram prog, size_t *optixirSizeRet);
+typedef nvrtcResult (*cubind__nvrtcGetOptiXIR_fn)(nvrtcProgram prog, char *optixir);
+typedef nvrtcResult (*cubind__nvrtcGetProgramLogSize_fn)(nvrtcProgram prog, size_t *logSizeRet);
+typedef nvrtcResult (*cubind__nvrtcGetProgramLog_fn)(nvrtcProgram prog, char *log);
+typedef nvrtcResult (*cubind__nvrtcAddNameExpression_fn)(nvrtcProgram prog, const char *const name_expression);
+typedef nvrtcResult (*cubind__nvrtcGetLoweredName_fn)(nvrtcProgram prog, const char *const name_expression, const char **lowered_name);
+typedef nvrtcResult (*cubind__nvrtcGetPCHHeapSize_fn)(size_t *ret);
+typedef nvrtcResult (*cubind__nvrtcSetPCHHeapSize_fn)(size_t size);
+typedef nvrtcResult (*cubind__nvrtcGetPCHCreateStatus_fn)(nvrtcProgram prog);
+typedef nvrtcResult (*cubind__nvrtcGetPCHHeapSizeRequired_fn)(nvrtcProgram prog, size_t *size);
+typedef nvrtcResult (*cubind__nvrtcSetFlowCallback_fn)(nvrtcProgram prog, int (*callback)(void *, void *), void *payload);
+
+/* The wrappers whose parameters pass alike share a slow path, their shape's (generator/shapes.py):
+ * each reaches it through a stub of its own type, declared here for the shapes to name. */
+static CUBIND_COLD nvrtcResult slow_nvrtcVersion(int *major, int *minor);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetNumSupportedArchs(int *numArchs);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetSupportedArchs(int *supportedArchs);
+static CUBIND_COLD nvrtcResult slow_nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames);
+static CUBIND_COLD nvrtcResult slow_nvrtcDestroyProgram(nvrtcProgram *prog);
+static CUBIND_COLD nvrtcResult slow_nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetPTX(nvrtcProgram prog, char *ptx);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLog(nvrtcProgram prog, char *log);
+static CUBIND_COLD nvrtcResult slow_nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSize(size_t *ret);
+static CUBIND_COLD nvrtcResult slow_nvrtcSetPCHHeapSize(size_t size);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHCreateStatus(nvrtcProgram prog);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size);
+static CUBIND_COLD nvrtcResult slow_nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload);
+
+/* What the wrappers of shape 0 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: nvrtcVersion, nvrtcGetPTXSize, nvrtcGetPTX, nvrtcGetCUBINSize, nvrtcGetCUBIN, nvrtcGetLTOIRSize,
+ * nvrtcGetLTOIR, nvrtcGetOptiXIRSize, nvrtcGetOptiXIR, nvrtcGetProgramLogSize, nvrtcGetProgramLog,
+ * nvrtcAddNameExpression, nvrtcGetPCHHeapSizeRequired. */
+static CUBIND_COLD nvrtcResult cubind_shape_0(cubind__word a0, cubind__word a1, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[13] = { 1, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 22 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    nvrtcResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_nvrtcVersion;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_nvrtcGetPTXSize;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_nvrtcGetPTX;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_nvrtcGetCUBINSize;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_nvrtcGetCUBIN;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_nvrtcGetLTOIRSize;
+        break;
+    case 6:
+        cubind_self = (cubind__fnptr)slow_nvrtcGetLTOIR;
+        break;
+    case 7:
+        cubind_self = (cubind__fnptr)slow_nvrtcGetOptiXIRSize;
+        break;
+    case 8:
+        cubind_self = (cubind__fnptr)slow_nvrtcGetOptiXIR;
+        break;
+    case 9:
+        cubind_self = (cubind__fnptr)slow_nvrtcGetProgramLogSize;
+        break;
+    case 10:
+        cubind_self = (cubind__fnptr)slow_nvrtcGetProgramLog;
+        break;
+    case 11:
+        cubind_self = (cubind__fnptr)slow_nvrtcAddNameExpression;
+        break;
+    case 12:
+        cubind_self = (cubind__fnptr)slow_nvrtcGetPCHHeapSizeRequired;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVRTC, cubind_i), a0, a1);
+    cubind_fn = cubind__resolve(&cubind__nvrtc_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__nvrtcVersion_fn)cubind_fn)((int *)(uintptr_t)a0, (int *)(uintptr_t)a1);
+            break;
+        case 1:
+            cubind_status = ((cubind__nvrtcGetPTXSize_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
+            break;
+        case 2:
+            cubind_status = ((cubind__nvrtcGetPTX_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (char *)(uintptr_t)a1);
+            break;
+        case 3:
+            cubind_status = ((cubind__nvrtcGetCUBINSize_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
+            break;
+        case 4:
+            cubind_status = ((cubind__nvrtcGetCUBIN_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (char *)(uintptr_t)a1);
+            break;
+        case 5:
+            cubind_status = ((cubind__nvrtcGetLTOIRSize_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
+            break;
+        case 6:
+            cubind_status = ((cubind__nvrtcGetLTOIR_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (char *)(uintptr_t)a1);
+            break;
+        case 7:
+            cubind_status = ((cubind__nvrtcGetOptiXIRSize_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
+            break;
+        case 8:
+            cubind_status = ((cubind__nvrtcGetOptiXIR_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (char *)(uintptr_t)a1);
+            break;
+        case 9:
+            cubind_status = ((cubind__nvrtcGetProgramLogSize_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
+            break;
+        case 10:
+            cubind_status = ((cubind__nvrtcGetProgramLog_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (char *)(uintptr_t)a1);
+            break;
+        case 11:
+            cubind_status = ((cubind__nvrtcAddNameExpression_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (const char *const)(uintptr_t)a1);
+            break;
+        default:
+            cubind_status = ((cubind__nvrtcGetPCHHeapSizeRequired_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
+            break;
+        }
+        if (cubind_status != NVRTC_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 1 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: nvrtcGetNumSupportedArchs, nvrtcGetSupportedArchs, nvrtcDestroyProgram, nvrtcGetPCHHeapSize,
+ * nvrtcSetPCHHeapSize, nvrtcGetPCHCreateStatus. */
+static CUBIND_COLD nvrtcResult cubind_shape_1(cubind__word a0, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[6] = { 2, 3, 5, 19, 20, 21 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    nvrtcResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_nvrtcGetNumSupportedArchs;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_nvrtcGetSupportedArchs;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_nvrtcDestroyProgram;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_nvrtcGetPCHHeapSize;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_nvrtcSetPCHHeapSize;
+        break;
+    case 5:
+        cubind_self = (cubind__fnptr)slow_nvrtcGetPCHCreateStatus;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVRTC, cubind_i), a0);
+    cubind_fn = cubind__resolve(&cubind__nvrtc_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__nvrtcGetNumSupportedArchs_fn)cubind_fn)((int *)(uintptr_t)a0);
+            break;
+        case 1:
+            cubind_status = ((cubind__nvrtcGetSupportedArchs_fn)cubind_fn)((int *)(uintptr_t)a0);
+            break;
+        case 2:
+            cubind_status = ((cubind__nvrtcDestroyProgram_fn)cubind_fn)((nvrtcProgram *)(uintptr_t)a0);
+            break;
+        case 3:
+            cubind_status = ((cubind__nvrtcGetPCHHeapSize_fn)cubind_fn)((size_t *)(uintptr_t)a0);
+            break;
+        case 4:
+            cubind_status = ((cubind__nvrtcSetPCHHeapSize_fn)cubind_fn)((size_t)a0);
+            break;
+        default:
+            cubind_status = ((cubind__nvrtcGetPCHCreateStatus_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0);
+            break;
+        }
+        if (cubind_status != NVRTC_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 2 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: nvrtcCreateProgram. */
+static CUBIND_COLD nvrtcResult cubind_shape_2(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, double cubind_member)
+{
+    static const unsigned short cubind_index[1] = { 4 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    nvrtcResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_nvrtcCreateProgram;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVRTC, cubind_i), a0, a1, a2, a3, a4, a5);
+    cubind_fn = cubind__resolve(&cubind__nvrtc_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        default:
+            cubind_status = ((cubind__nvrtcCreateProgram_fn)cubind_fn)((nvrtcProgram *)(uintptr_t)a0, (const char *)(uintptr_t)a1, (const char *)(uintptr_t)a2, (int)a3, (const char *const *)(uintptr_t)a4, (const char *const *)(uintptr_t)a5);
+            break;
+        }
+        if (cubind_status != NVRTC_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 3 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: nvrtcCompileProgram, nvrtcGetLoweredName, nvrtcSetFlowCallback. */
+static CUBIND_COLD nvrtcResult cubind_shape_3(cubind__word a0, cubind__word a1, cubind__word a2, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[3] = { 6, 18, 23 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    nvrtcResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_nvrtcCompileProgram;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_nvrtcGetLoweredName;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_nvrtcSetFlowCallback;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVRTC, cubind_i), a0, a1, a2);
+    cubind_fn = cubind__resolve(&cubind__nvrtc_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__nvrtcCompileProgram_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (int)a1, (const char *const *)(uintptr_t)a2);
+            break;
+        case 1:
+            cubind_status = ((cubind__nvrtcGetLoweredName_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (const char *const)(uintptr_t)a1, (const char **)(uintptr_t)a2);
+            break;
+        default:
+            cubind_status = ((cubind__nvrtcSetFlowCallback_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (int (*)(void *, void *))(uintptr_t)a1, (void *)(uintptr_t)a2);
+            break;
+        }
+        if (cubind_status != NVRTC_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
 
 /* What the wrapper calls until nvrtcGetErrorString is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD const char *slow_nvrtcGetErrorString(nvrtcResult result)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 0), (long long)result);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVRTC, 0), (cubind__word)result);
     cubind__nvrtcGetErrorString_fn cubind_fn = (cubind__nvrtcGetErrorString_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 0, NULL, (cubind__fnptr)slow_nvrtcGetErrorString);
     const char * cubind_result = cubind_fn != NULL ? cubind_fn(result) : (const char *)0;
-    CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)(uintptr_t)cubind_result);
     return cubind_result;
 }
 
@@ -362,29 +698,10 @@ const char *cubind_nvrtc_get_error_string(nvrtcResult result)
     return cubind_fn(result);
 }
 
-typedef nvrtcResult (*cubind__nvrtcVersion_fn)(int *major, int *minor);
-
-/* What the wrapper calls until nvrtcVersion is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvrtcVersion is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvrtcResult slow_nvrtcVersion(int *major, int *minor)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 1), (uintptr_t)major, (uintptr_t)minor);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcVersion_fn cubind_fn = (cubind__nvrtcVersion_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_nvrtcVersion);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(major, minor);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 1, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)major, (uintptr_t)minor, 0);
 }
 
 nvrtcResult cubind_nvrtc_version(int *major, int *minor)
@@ -392,34 +709,15 @@ nvrtcResult cubind_nvrtc_version(int *major, int *minor)
     cubind__nvrtcVersion_fn cubind_fn = (cubind__nvrtcVersion_fn)cubind__target((cubind__fnptr)slow_nvrtcVersion, &cubind__nvrtc_offsets[1]);
     nvrtcResult cubind_status = cubind_fn(major, minor);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 1, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetNumSupportedArchs_fn)(int *numArchs);
-
-/* What the wrapper calls until nvrtcGetNumSupportedArchs is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvrtcGetNumSupportedArchs is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetNumSupportedArchs(int *numArchs)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 2), (uintptr_t)numArchs);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetNumSupportedArchs_fn cubind_fn = (cubind__nvrtcGetNumSupportedArchs_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetNumSupportedArchs);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(numArchs);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 2, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)numArchs, 0);
 }
 
 nvrtcResult cubind_nvrtc_get_num_supported_archs(int *numArchs)
@@ -427,34 +725,15 @@ nvrtcResult cubind_nvrtc_get_num_supported_archs(int *numArchs)
     cubind__nvrtcGetNumSupportedArchs_fn cubind_fn = (cubind__nvrtcGetNumSupportedArchs_fn)cubind__target((cubind__fnptr)slow_nvrtcGetNumSupportedArchs, &cubind__nvrtc_offsets[2]);
     nvrtcResult cubind_status = cubind_fn(numArchs);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 2, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetSupportedArchs_fn)(int *supportedArchs);
-
-/* What the wrapper calls until nvrtcGetSupportedArchs is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvrtcGetSupportedArchs is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetSupportedArchs(int *supportedArchs)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 3), (uintptr_t)supportedArchs);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetSupportedArchs_fn cubind_fn = (cubind__nvrtcGetSupportedArchs_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetSupportedArchs);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(supportedArchs);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 3, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)supportedArchs, 1);
 }
 
 nvrtcResult cubind_nvrtc_get_supported_archs(int *supportedArchs)
@@ -462,34 +741,15 @@ nvrtcResult cubind_nvrtc_get_supported_archs(int *supportedArchs)
     cubind__nvrtcGetSupportedArchs_fn cubind_fn = (cubind__nvrtcGetSupportedArchs_fn)cubind__target((cubind__fnptr)slow_nvrtcGetSupportedArchs, &cubind__nvrtc_offsets[3]);
     nvrtcResult cubind_status = cubind_fn(supportedArchs);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 3, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcCreateProgram_fn)(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames);
-
-/* What the wrapper calls until nvrtcCreateProgram is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvrtcCreateProgram is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD nvrtcResult slow_nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 4), (uintptr_t)prog, (uintptr_t)src, (uintptr_t)name, (long long)numHeaders, (uintptr_t)headers, (uintptr_t)includeNames);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcCreateProgram_fn cubind_fn = (cubind__nvrtcCreateProgram_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_nvrtcCreateProgram);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, src, name, numHeaders, headers, includeNames);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 4, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)prog, (uintptr_t)src, (uintptr_t)name, numHeaders, (uintptr_t)headers, (uintptr_t)includeNames, 0.0);
 }
 
 nvrtcResult cubind_nvrtc_create_program(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
@@ -497,34 +757,15 @@ nvrtcResult cubind_nvrtc_create_program(nvrtcProgram *prog, const char *src, con
     cubind__nvrtcCreateProgram_fn cubind_fn = (cubind__nvrtcCreateProgram_fn)cubind__target((cubind__fnptr)slow_nvrtcCreateProgram, &cubind__nvrtc_offsets[4]);
     nvrtcResult cubind_status = cubind_fn(prog, src, name, numHeaders, headers, includeNames);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 4, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcDestroyProgram_fn)(nvrtcProgram *prog);
-
-/* What the wrapper calls until nvrtcDestroyProgram is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvrtcDestroyProgram is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvrtcResult slow_nvrtcDestroyProgram(nvrtcProgram *prog)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 5), (uintptr_t)prog);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcDestroyProgram_fn cubind_fn = (cubind__nvrtcDestroyProgram_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_nvrtcDestroyProgram);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 5, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)prog, 2);
 }
 
 nvrtcResult cubind_nvrtc_destroy_program(nvrtcProgram *prog)
@@ -532,34 +773,15 @@ nvrtcResult cubind_nvrtc_destroy_program(nvrtcProgram *prog)
     cubind__nvrtcDestroyProgram_fn cubind_fn = (cubind__nvrtcDestroyProgram_fn)cubind__target((cubind__fnptr)slow_nvrtcDestroyProgram, &cubind__nvrtc_offsets[5]);
     nvrtcResult cubind_status = cubind_fn(prog);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 5, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcCompileProgram_fn)(nvrtcProgram prog, int numOptions, const char *const *options);
-
-/* What the wrapper calls until nvrtcCompileProgram is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvrtcCompileProgram is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD nvrtcResult slow_nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 6), (uintptr_t)prog, (long long)numOptions, (uintptr_t)options);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcCompileProgram_fn cubind_fn = (cubind__nvrtcCompileProgram_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_nvrtcCompileProgram);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, numOptions, options);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 6, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)prog, numOptions, (uintptr_t)options, 0);
 }
 
 nvrtcResult cubind_nvrtc_compile_program(nvrtcProgram prog, int numOptions, const char *const *options)
@@ -567,34 +789,15 @@ nvrtcResult cubind_nvrtc_compile_program(nvrtcProgram prog, int numOptions, cons
     cubind__nvrtcCompileProgram_fn cubind_fn = (cubind__nvrtcCompileProgram_fn)cubind__target((cubind__fnptr)slow_nvrtcCompileProgram, &cubind__nvrtc_offsets[6]);
     nvrtcResult cubind_status = cubind_fn(prog, numOptions, options);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 6, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetPTXSize_fn)(nvrtcProgram prog, size_t *ptxSizeRet);
-
-/* What the wrapper calls until nvrtcGetPTXSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvrtcGetPTXSize is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 7), (uintptr_t)prog, (uintptr_t)ptxSizeRet);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetPTXSize_fn cubind_fn = (cubind__nvrtcGetPTXSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetPTXSize);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, ptxSizeRet);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 7, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)prog, (uintptr_t)ptxSizeRet, 1);
 }
 
 nvrtcResult cubind_nvrtc_get_ptx_size(nvrtcProgram prog, size_t *ptxSizeRet)
@@ -602,34 +805,15 @@ nvrtcResult cubind_nvrtc_get_ptx_size(nvrtcProgram prog, size_t *ptxSizeRet)
     cubind__nvrtcGetPTXSize_fn cubind_fn = (cubind__nvrtcGetPTXSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetPTXSize, &cubind__nvrtc_offsets[7]);
     nvrtcResult cubind_status = cubind_fn(prog, ptxSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 7, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetPTX_fn)(nvrtcProgram prog, char *ptx);
-
-/* What the wrapper calls until nvrtcGetPTX is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvrtcGetPTX is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 8), (uintptr_t)prog, (uintptr_t)ptx);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetPTX_fn cubind_fn = (cubind__nvrtcGetPTX_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetPTX);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, ptx);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 8, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)prog, (uintptr_t)ptx, 2);
 }
 
 nvrtcResult cubind_nvrtc_get_ptx(nvrtcProgram prog, char *ptx)
@@ -637,34 +821,15 @@ nvrtcResult cubind_nvrtc_get_ptx(nvrtcProgram prog, char *ptx)
     cubind__nvrtcGetPTX_fn cubind_fn = (cubind__nvrtcGetPTX_fn)cubind__target((cubind__fnptr)slow_nvrtcGetPTX, &cubind__nvrtc_offsets[8]);
     nvrtcResult cubind_status = cubind_fn(prog, ptx);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 8, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetCUBINSize_fn)(nvrtcProgram prog, size_t *cubinSizeRet);
-
-/* What the wrapper calls until nvrtcGetCUBINSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvrtcGetCUBINSize is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 9), (uintptr_t)prog, (uintptr_t)cubinSizeRet);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetCUBINSize_fn cubind_fn = (cubind__nvrtcGetCUBINSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetCUBINSize);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, cubinSizeRet);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 9, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)prog, (uintptr_t)cubinSizeRet, 3);
 }
 
 nvrtcResult cubind_nvrtc_get_cubin_size(nvrtcProgram prog, size_t *cubinSizeRet)
@@ -672,34 +837,15 @@ nvrtcResult cubind_nvrtc_get_cubin_size(nvrtcProgram prog, size_t *cubinSizeRet)
     cubind__nvrtcGetCUBINSize_fn cubind_fn = (cubind__nvrtcGetCUBINSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetCUBINSize, &cubind__nvrtc_offsets[9]);
     nvrtcResult cubind_status = cubind_fn(prog, cubinSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 9, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetCUBIN_fn)(nvrtcProgram prog, char *cubin);
-
-/* What the wrapper calls until nvrtcGetCUBIN is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvrtcGetCUBIN is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 10), (uintptr_t)prog, (uintptr_t)cubin);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetCUBIN_fn cubind_fn = (cubind__nvrtcGetCUBIN_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetCUBIN);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, cubin);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 10, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)prog, (uintptr_t)cubin, 4);
 }
 
 nvrtcResult cubind_nvrtc_get_cubin(nvrtcProgram prog, char *cubin)
@@ -707,34 +853,15 @@ nvrtcResult cubind_nvrtc_get_cubin(nvrtcProgram prog, char *cubin)
     cubind__nvrtcGetCUBIN_fn cubind_fn = (cubind__nvrtcGetCUBIN_fn)cubind__target((cubind__fnptr)slow_nvrtcGetCUBIN, &cubind__nvrtc_offsets[10]);
     nvrtcResult cubind_status = cubind_fn(prog, cubin);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 10, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetLTOIRSize_fn)(nvrtcProgram prog, size_t *LTOIRSizeRet);
-
-/* What the wrapper calls until nvrtcGetLTOIRSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvrtcGetLTOIRSize is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 11), (uintptr_t)prog, (uintptr_t)LTOIRSizeRet);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetLTOIRSize_fn cubind_fn = (cubind__nvrtcGetLTOIRSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetLTOIRSize);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, LTOIRSizeRet);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 11, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)prog, (uintptr_t)LTOIRSizeRet, 5);
 }
 
 nvrtcResult cubind_nvrtc_get_ltoir_size(nvrtcProgram prog, size_t *LTOIRSizeRet)
@@ -742,34 +869,15 @@ nvrtcResult cubind_nvrtc_get_ltoir_size(nvrtcProgram prog, size_t *LTOIRSizeRet)
     cubind__nvrtcGetLTOIRSize_fn cubind_fn = (cubind__nvrtcGetLTOIRSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetLTOIRSize, &cubind__nvrtc_offsets[11]);
     nvrtcResult cubind_status = cubind_fn(prog, LTOIRSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 11, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetLTOIR_fn)(nvrtcProgram prog, char *LTOIR);
-
-/* What the wrapper calls until nvrtcGetLTOIR is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvrtcGetLTOIR is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 12), (uintptr_t)prog, (uintptr_t)LTOIR);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetLTOIR_fn cubind_fn = (cubind__nvrtcGetLTOIR_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetLTOIR);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, LTOIR);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 12, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)prog, (uintptr_t)LTOIR, 6);
 }
 
 nvrtcResult cubind_nvrtc_get_ltoir(nvrtcProgram prog, char *LTOIR)
@@ -777,34 +885,15 @@ nvrtcResult cubind_nvrtc_get_ltoir(nvrtcProgram prog, char *LTOIR)
     cubind__nvrtcGetLTOIR_fn cubind_fn = (cubind__nvrtcGetLTOIR_fn)cubind__target((cubind__fnptr)slow_nvrtcGetLTOIR, &cubind__nvrtc_offsets[12]);
     nvrtcResult cubind_status = cubind_fn(prog, LTOIR);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 12, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetOptiXIRSize_fn)(nvrtcProgram prog, size_t *optixirSizeRet);
-
-/* What the wrapper calls until nvrtcGetOptiXIRSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvrtcGetOptiXIRSize is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 13), (uintptr_t)prog, (uintptr_t)optixirSizeRet);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetOptiXIRSize_fn cubind_fn = (cubind__nvrtcGetOptiXIRSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetOptiXIRSize);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, optixirSizeRet);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 13, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)prog, (uintptr_t)optixirSizeRet, 7);
 }
 
 nvrtcResult cubind_nvrtc_get_opti_xir_size(nvrtcProgram prog, size_t *optixirSizeRet)
@@ -812,34 +901,15 @@ nvrtcResult cubind_nvrtc_get_opti_xir_size(nvrtcProgram prog, size_t *optixirSiz
     cubind__nvrtcGetOptiXIRSize_fn cubind_fn = (cubind__nvrtcGetOptiXIRSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetOptiXIRSize, &cubind__nvrtc_offsets[13]);
     nvrtcResult cubind_status = cubind_fn(prog, optixirSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 13, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetOptiXIR_fn)(nvrtcProgram prog, char *optixir);
-
-/* What the wrapper calls until nvrtcGetOptiXIR is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvrtcGetOptiXIR is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 14), (uintptr_t)prog, (uintptr_t)optixir);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetOptiXIR_fn cubind_fn = (cubind__nvrtcGetOptiXIR_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetOptiXIR);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, optixir);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 14, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)prog, (uintptr_t)optixir, 8);
 }
 
 nvrtcResult cubind_nvrtc_get_opti_xir(nvrtcProgram prog, char *optixir)
@@ -847,34 +917,15 @@ nvrtcResult cubind_nvrtc_get_opti_xir(nvrtcProgram prog, char *optixir)
     cubind__nvrtcGetOptiXIR_fn cubind_fn = (cubind__nvrtcGetOptiXIR_fn)cubind__target((cubind__fnptr)slow_nvrtcGetOptiXIR, &cubind__nvrtc_offsets[14]);
     nvrtcResult cubind_status = cubind_fn(prog, optixir);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 14, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetProgramLogSize_fn)(nvrtcProgram prog, size_t *logSizeRet);
-
-/* What the wrapper calls until nvrtcGetProgramLogSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvrtcGetProgramLogSize is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 15), (uintptr_t)prog, (uintptr_t)logSizeRet);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetProgramLogSize_fn cubind_fn = (cubind__nvrtcGetProgramLogSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetProgramLogSize);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, logSizeRet);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 15, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)prog, (uintptr_t)logSizeRet, 9);
 }
 
 nvrtcResult cubind_nvrtc_get_program_log_size(nvrtcProgram prog, size_t *logSizeRet)
@@ -882,34 +933,15 @@ nvrtcResult cubind_nvrtc_get_program_log_size(nvrtcProgram prog, size_t *logSize
     cubind__nvrtcGetProgramLogSize_fn cubind_fn = (cubind__nvrtcGetProgramLogSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetProgramLogSize, &cubind__nvrtc_offsets[15]);
     nvrtcResult cubind_status = cubind_fn(prog, logSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 15, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetProgramLog_fn)(nvrtcProgram prog, char *log);
-
-/* What the wrapper calls until nvrtcGetProgramLog is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvrtcGetProgramLog is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLog(nvrtcProgram prog, char *log)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 16), (uintptr_t)prog, (uintptr_t)log);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetProgramLog_fn cubind_fn = (cubind__nvrtcGetProgramLog_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetProgramLog);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, log);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 16, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)prog, (uintptr_t)log, 10);
 }
 
 nvrtcResult cubind_nvrtc_get_program_log(nvrtcProgram prog, char *log)
@@ -917,34 +949,15 @@ nvrtcResult cubind_nvrtc_get_program_log(nvrtcProgram prog, char *log)
     cubind__nvrtcGetProgramLog_fn cubind_fn = (cubind__nvrtcGetProgramLog_fn)cubind__target((cubind__fnptr)slow_nvrtcGetProgramLog, &cubind__nvrtc_offsets[16]);
     nvrtcResult cubind_status = cubind_fn(prog, log);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 16, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcAddNameExpression_fn)(nvrtcProgram prog, const char *const name_expression);
-
-/* What the wrapper calls until nvrtcAddNameExpression is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvrtcAddNameExpression is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvrtcResult slow_nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 17), (uintptr_t)prog, (uintptr_t)name_expression);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcAddNameExpression_fn cubind_fn = (cubind__nvrtcAddNameExpression_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_nvrtcAddNameExpression);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, name_expression);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 17, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)prog, (uintptr_t)name_expression, 11);
 }
 
 nvrtcResult cubind_nvrtc_add_name_expression(nvrtcProgram prog, const char *const name_expression)
@@ -952,34 +965,15 @@ nvrtcResult cubind_nvrtc_add_name_expression(nvrtcProgram prog, const char *cons
     cubind__nvrtcAddNameExpression_fn cubind_fn = (cubind__nvrtcAddNameExpression_fn)cubind__target((cubind__fnptr)slow_nvrtcAddNameExpression, &cubind__nvrtc_offsets[17]);
     nvrtcResult cubind_status = cubind_fn(prog, name_expression);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 17, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetLoweredName_fn)(nvrtcProgram prog, const char *const name_expression, const char **lowered_name);
-
-/* What the wrapper calls until nvrtcGetLoweredName is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvrtcGetLoweredName is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 18), (uintptr_t)prog, (uintptr_t)name_expression, (uintptr_t)lowered_name);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetLoweredName_fn cubind_fn = (cubind__nvrtcGetLoweredName_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetLoweredName);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, name_expression, lowered_name);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 18, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)prog, (uintptr_t)name_expression, (uintptr_t)lowered_name, 1);
 }
 
 nvrtcResult cubind_nvrtc_get_lowered_name(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
@@ -987,34 +981,15 @@ nvrtcResult cubind_nvrtc_get_lowered_name(nvrtcProgram prog, const char *const n
     cubind__nvrtcGetLoweredName_fn cubind_fn = (cubind__nvrtcGetLoweredName_fn)cubind__target((cubind__fnptr)slow_nvrtcGetLoweredName, &cubind__nvrtc_offsets[18]);
     nvrtcResult cubind_status = cubind_fn(prog, name_expression, lowered_name);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 18, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetPCHHeapSize_fn)(size_t *ret);
-
-/* What the wrapper calls until nvrtcGetPCHHeapSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvrtcGetPCHHeapSize is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSize(size_t *ret)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 19), (uintptr_t)ret);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetPCHHeapSize_fn cubind_fn = (cubind__nvrtcGetPCHHeapSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetPCHHeapSize);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(ret);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 19, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)ret, 3);
 }
 
 nvrtcResult cubind_nvrtc_get_pch_heap_size(size_t *ret)
@@ -1022,34 +997,15 @@ nvrtcResult cubind_nvrtc_get_pch_heap_size(size_t *ret)
     cubind__nvrtcGetPCHHeapSize_fn cubind_fn = (cubind__nvrtcGetPCHHeapSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetPCHHeapSize, &cubind__nvrtc_offsets[19]);
     nvrtcResult cubind_status = cubind_fn(ret);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 19, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcSetPCHHeapSize_fn)(size_t size);
-
-/* What the wrapper calls until nvrtcSetPCHHeapSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvrtcSetPCHHeapSize is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvrtcResult slow_nvrtcSetPCHHeapSize(size_t size)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 20), (unsigned long long)size);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcSetPCHHeapSize_fn cubind_fn = (cubind__nvrtcSetPCHHeapSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_nvrtcSetPCHHeapSize);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(size);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 20, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1(size, 4);
 }
 
 nvrtcResult cubind_nvrtc_set_pch_heap_size(size_t size)
@@ -1057,34 +1013,15 @@ nvrtcResult cubind_nvrtc_set_pch_heap_size(size_t size)
     cubind__nvrtcSetPCHHeapSize_fn cubind_fn = (cubind__nvrtcSetPCHHeapSize_fn)cubind__target((cubind__fnptr)slow_nvrtcSetPCHHeapSize, &cubind__nvrtc_offsets[20]);
     nvrtcResult cubind_status = cubind_fn(size);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 20, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetPCHCreateStatus_fn)(nvrtcProgram prog);
-
-/* What the wrapper calls until nvrtcGetPCHCreateStatus is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvrtcGetPCHCreateStatus is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 21), (uintptr_t)prog);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetPCHCreateStatus_fn cubind_fn = (cubind__nvrtcGetPCHCreateStatus_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetPCHCreateStatus);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 21, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)prog, 5);
 }
 
 nvrtcResult cubind_nvrtc_get_pch_create_status(nvrtcProgram prog)
@@ -1092,34 +1029,15 @@ nvrtcResult cubind_nvrtc_get_pch_create_status(nvrtcProgram prog)
     cubind__nvrtcGetPCHCreateStatus_fn cubind_fn = (cubind__nvrtcGetPCHCreateStatus_fn)cubind__target((cubind__fnptr)slow_nvrtcGetPCHCreateStatus, &cubind__nvrtc_offsets[21]);
     nvrtcResult cubind_status = cubind_fn(prog);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 21, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetPCHHeapSizeRequired_fn)(nvrtcProgram prog, size_t *size);
-
-/* What the wrapper calls until nvrtcGetPCHHeapSizeRequired is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvrtcGetPCHHeapSizeRequired is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 22), (uintptr_t)prog, (uintptr_t)size);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetPCHHeapSizeRequired_fn cubind_fn = (cubind__nvrtcGetPCHHeapSizeRequired_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetPCHHeapSizeRequired);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, size);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 22, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)prog, (uintptr_t)size, 12);
 }
 
 nvrtcResult cubind_nvrtc_get_pch_heap_size_required(nvrtcProgram prog, size_t *size)
@@ -1127,34 +1045,15 @@ nvrtcResult cubind_nvrtc_get_pch_heap_size_required(nvrtcProgram prog, size_t *s
     cubind__nvrtcGetPCHHeapSizeRequired_fn cubind_fn = (cubind__nvrtcGetPCHHeapSizeRequired_fn)cubind__target((cubind__fnptr)slow_nvrtcGetPCHHeapSizeRequired, &cubind__nvrtc_offsets[22]);
     nvrtcResult cubind_status = cubind_fn(prog, size);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 22, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcSetFlowCallback_fn)(nvrtcProgram prog, int (*callback)(void *, void *), void *payload);
-
-/* What the wrapper calls until nvrtcSetFlowCallback is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvrtcSetFlowCallback is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD nvrtcResult slow_nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 23), (uintptr_t)prog, (uintptr_t)callback, (uintptr_t)payload);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcSetFlowCallback_fn cubind_fn = (cubind__nvrtcSetFlowCallback_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_nvrtcSetFlowCallback);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, callback, payload);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 23, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)prog, (uintptr_t)callback, (uintptr_t)payload, 2);
 }
 
 nvrtcResult cubind_nvrtc_set_flow_callback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
@@ -1162,7 +1061,7 @@ nvrtcResult cubind_nvrtc_set_flow_callback(nvrtcProgram prog, int (*callback)(vo
     cubind__nvrtcSetFlowCallback_fn cubind_fn = (cubind__nvrtcSetFlowCallback_fn)cubind__target((cubind__fnptr)slow_nvrtcSetFlowCallback, &cubind__nvrtc_offsets[23]);
     nvrtcResult cubind_status = cubind_fn(prog, callback, payload);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 23, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

@@ -218,17 +218,263 @@ const struct cubind__nvvm_symbols {
 #undef AT
 };
 
+/* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
+ * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
+ * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
+ * a part of its own, with an entry of its own); not inlined, for the same reason. */
+static CUBIND_NOINLINE int cubind_failed(unsigned index, int status)
+{
+    return cubind__wrapper_status_error(&cubind__nvvm_symbols.table, index, status);
+}
+
+/* Each function's type. */
 typedef const char *(*cubind__nvvmGetErrorString_fn)(nvvmResult result);
+typedef nvvmResult (*cubind__nvvmVersion_fn)(int *major, int *minor);
+typedef nvvmResult (*cubind__nvvmIRVersion_fn)(int *majorIR, int *minorIR, int *majorDbg, int *minorDbg);
+typedef nvvmResult (*cubind__nvvmCreateProgram_fn)(nvvmProgram *prog);
+typedef nvvmResult (*cubind__nvvmDestroyProgram_fn)(nvvmProgram *prog);
+typedef nvvmResult (*cubind__nvvmAddModuleToProgram_fn)(nvvmProgram prog, const char *buffer, size_t size, const char *name);
+typedef nvvmResult (*cubind__nvvmLazyAddModuleToProgram_fn)(nvvmProgram prog, const char *buffer, size_t size, const char *name);
+typedef nvvmResult (*cubind__nvvmCompileProgram_fn)(nvvmProgram prog, int numOptions, const char **options);
+typedef nvvmResult (*cubind__nvvmVerifyProgram_fn)(nvvmProgram prog, int numOptions, const char **options);
+typedef nvvmResult (*cubind__nvvmGetCompiledResultSize_fn)(nvvmProgram prog, size_t *bufferSizeRet);
+typedef nvvmResult (*cubind__nvvmGetCompiledResult_fn)(nvvmProgram prog, char *buffer);
+typedef nvvmResult (*cubind__nvvmGetProgramLogSize_fn)(nvvmProgram prog, size_t *bufferSizeRet);
+typedef nvvmResult (*cubind__nvvmGetProgramLog_fn)(nvvmProgram prog, char *buffer);
+
+/* The wrappers whose parameters pass alike share a slow path, their shape's (generator/shapes.py):
+ * each reaches it through a stub of its own type, declared here for the shapes to name. */
+static CUBIND_COLD nvvmResult slow_nvvmVersion(int *major, int *minor);
+static CUBIND_COLD nvvmResult slow_nvvmIRVersion(int *majorIR, int *minorIR, int *majorDbg, int *minorDbg);
+static CUBIND_COLD nvvmResult slow_nvvmCreateProgram(nvvmProgram *prog);
+static CUBIND_COLD nvvmResult slow_nvvmDestroyProgram(nvvmProgram *prog);
+static CUBIND_COLD nvvmResult slow_nvvmAddModuleToProgram(nvvmProgram prog, const char *buffer, size_t size, const char *name);
+static CUBIND_COLD nvvmResult slow_nvvmLazyAddModuleToProgram(nvvmProgram prog, const char *buffer, size_t size, const char *name);
+static CUBIND_COLD nvvmResult slow_nvvmCompileProgram(nvvmProgram prog, int numOptions, const char **options);
+static CUBIND_COLD nvvmResult slow_nvvmVerifyProgram(nvvmProgram prog, int numOptions, const char **options);
+static CUBIND_COLD nvvmResult slow_nvvmGetCompiledResultSize(nvvmProgram prog, size_t *bufferSizeRet);
+static CUBIND_COLD nvvmResult slow_nvvmGetCompiledResult(nvvmProgram prog, char *buffer);
+static CUBIND_COLD nvvmResult slow_nvvmGetProgramLogSize(nvvmProgram prog, size_t *bufferSizeRet);
+static CUBIND_COLD nvvmResult slow_nvvmGetProgramLog(nvvmProgram prog, char *buffer);
+
+/* What the wrappers of shape 0 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: nvvmVersion, nvvmGetCompiledResultSize, nvvmGetCompiledResult, nvvmGetProgramLogSize,
+ * nvvmGetProgramLog. */
+static CUBIND_COLD nvvmResult cubind_shape_0(cubind__word a0, cubind__word a1, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[5] = { 1, 9, 10, 11, 12 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    nvvmResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_nvvmVersion;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_nvvmGetCompiledResultSize;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_nvvmGetCompiledResult;
+        break;
+    case 3:
+        cubind_self = (cubind__fnptr)slow_nvvmGetProgramLogSize;
+        break;
+    case 4:
+        cubind_self = (cubind__fnptr)slow_nvvmGetProgramLog;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVVM, cubind_i), a0, a1);
+    cubind_fn = cubind__resolve(&cubind__nvvm_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvvmResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__nvvmVersion_fn)cubind_fn)((int *)(uintptr_t)a0, (int *)(uintptr_t)a1);
+            break;
+        case 1:
+            cubind_status = ((cubind__nvvmGetCompiledResultSize_fn)cubind_fn)((nvvmProgram)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
+            break;
+        case 2:
+            cubind_status = ((cubind__nvvmGetCompiledResult_fn)cubind_fn)((nvvmProgram)(uintptr_t)a0, (char *)(uintptr_t)a1);
+            break;
+        case 3:
+            cubind_status = ((cubind__nvvmGetProgramLogSize_fn)cubind_fn)((nvvmProgram)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
+            break;
+        default:
+            cubind_status = ((cubind__nvvmGetProgramLog_fn)cubind_fn)((nvvmProgram)(uintptr_t)a0, (char *)(uintptr_t)a1);
+            break;
+        }
+        if (cubind_status != NVVM_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != NVVM_SUCCESS)
+        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 1 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: nvvmIRVersion, nvvmAddModuleToProgram, nvvmLazyAddModuleToProgram. */
+static CUBIND_COLD nvvmResult cubind_shape_1(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[3] = { 2, 5, 6 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    nvvmResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_nvvmIRVersion;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_nvvmAddModuleToProgram;
+        break;
+    case 2:
+        cubind_self = (cubind__fnptr)slow_nvvmLazyAddModuleToProgram;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVVM, cubind_i), a0, a1, a2, a3);
+    cubind_fn = cubind__resolve(&cubind__nvvm_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvvmResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__nvvmIRVersion_fn)cubind_fn)((int *)(uintptr_t)a0, (int *)(uintptr_t)a1, (int *)(uintptr_t)a2, (int *)(uintptr_t)a3);
+            break;
+        case 1:
+            cubind_status = ((cubind__nvvmAddModuleToProgram_fn)cubind_fn)((nvvmProgram)(uintptr_t)a0, (const char *)(uintptr_t)a1, (size_t)a2, (const char *)(uintptr_t)a3);
+            break;
+        default:
+            cubind_status = ((cubind__nvvmLazyAddModuleToProgram_fn)cubind_fn)((nvvmProgram)(uintptr_t)a0, (const char *)(uintptr_t)a1, (size_t)a2, (const char *)(uintptr_t)a3);
+            break;
+        }
+        if (cubind_status != NVVM_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != NVVM_SUCCESS)
+        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 2 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: nvvmCreateProgram, nvvmDestroyProgram. */
+static CUBIND_COLD nvvmResult cubind_shape_2(cubind__word a0, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[2] = { 3, 4 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    nvvmResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_nvvmCreateProgram;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_nvvmDestroyProgram;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVVM, cubind_i), a0);
+    cubind_fn = cubind__resolve(&cubind__nvvm_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvvmResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__nvvmCreateProgram_fn)cubind_fn)((nvvmProgram *)(uintptr_t)a0);
+            break;
+        default:
+            cubind_status = ((cubind__nvvmDestroyProgram_fn)cubind_fn)((nvvmProgram *)(uintptr_t)a0);
+            break;
+        }
+        if (cubind_status != NVVM_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != NVVM_SUCCESS)
+        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
+
+/* What the wrappers of shape 3 call until their function is resolved, and every call while
+ * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
+ * says which: nvvmCompileProgram, nvvmVerifyProgram. */
+static CUBIND_COLD nvvmResult cubind_shape_3(cubind__word a0, cubind__word a1, cubind__word a2, unsigned cubind_member)
+{
+    static const unsigned short cubind_index[2] = { 7, 8 };
+    unsigned cubind_k = (unsigned)cubind_member;
+    size_t cubind_i = cubind_index[cubind_k];
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__fnptr cubind_self, cubind_fn;
+    nvvmResult cubind_status;
+    CUBIND__TRACE_CALL(cubind_call);
+    switch (cubind_k) { /* the member's stub: its offset is set from it */
+    case 0:
+        cubind_self = (cubind__fnptr)slow_nvvmCompileProgram;
+        break;
+    case 1:
+        cubind_self = (cubind__fnptr)slow_nvvmVerifyProgram;
+        break;
+    default:
+        cubind_self = NULL;
+    }
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVVM, cubind_i), a0, a1, a2);
+    cubind_fn = cubind__resolve(&cubind__nvvm_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvvmResult)cubind_unavailable;
+    } else {
+        /* the member's call with its own type: machine code alike, which the compiler merges */
+        switch (cubind_k) {
+        case 0:
+            cubind_status = ((cubind__nvvmCompileProgram_fn)cubind_fn)((nvvmProgram)(uintptr_t)a0, (int)a1, (const char **)(uintptr_t)a2);
+            break;
+        default:
+            cubind_status = ((cubind__nvvmVerifyProgram_fn)cubind_fn)((nvvmProgram)(uintptr_t)a0, (int)a1, (const char **)(uintptr_t)a2);
+            break;
+        }
+        if (cubind_status != NVVM_SUCCESS)
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, cubind_i, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
+    if (cubind_status != NVVM_SUCCESS)
+        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
+}
 
 /* What the wrapper calls until nvvmGetErrorString is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD const char *slow_nvvmGetErrorString(nvvmResult result)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 0), (long long)result);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVVM, 0), (cubind__word)result);
     cubind__nvvmGetErrorString_fn cubind_fn = (cubind__nvvmGetErrorString_fn)cubind__resolve(&cubind__nvvm_symbols.table, 0, NULL, (cubind__fnptr)slow_nvvmGetErrorString);
     const char * cubind_result = cubind_fn != NULL ? cubind_fn(result) : (const char *)0;
-    CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)(uintptr_t)cubind_result);
     return cubind_result;
 }
 
@@ -238,29 +484,10 @@ const char *cubind_nvvm_get_error_string(nvvmResult result)
     return cubind_fn(result);
 }
 
-typedef nvvmResult (*cubind__nvvmVersion_fn)(int *major, int *minor);
-
-/* What the wrapper calls until nvvmVersion is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvvmVersion is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvvmResult slow_nvvmVersion(int *major, int *minor)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 1), (uintptr_t)major, (uintptr_t)minor);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvvmVersion_fn cubind_fn = (cubind__nvvmVersion_fn)cubind__resolve(&cubind__nvvm_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_nvvmVersion);
-    nvvmResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(major, minor);
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 1, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)major, (uintptr_t)minor, 0);
 }
 
 nvvmResult cubind_nvvm_version(int *major, int *minor)
@@ -268,34 +495,15 @@ nvvmResult cubind_nvvm_version(int *major, int *minor)
     cubind__nvvmVersion_fn cubind_fn = (cubind__nvvmVersion_fn)cubind__target((cubind__fnptr)slow_nvvmVersion, &cubind__nvvm_offsets[1]);
     nvvmResult cubind_status = cubind_fn(major, minor);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
-        return (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 1, (int)cubind_status);
+        return (nvvmResult)cubind_failed(1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvvmResult (*cubind__nvvmIRVersion_fn)(int *majorIR, int *minorIR, int *majorDbg, int *minorDbg);
-
-/* What the wrapper calls until nvvmIRVersion is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvvmIRVersion is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvvmResult slow_nvvmIRVersion(int *majorIR, int *minorIR, int *majorDbg, int *minorDbg)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 2), (uintptr_t)majorIR, (uintptr_t)minorIR, (uintptr_t)majorDbg, (uintptr_t)minorDbg);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvvmIRVersion_fn cubind_fn = (cubind__nvvmIRVersion_fn)cubind__resolve(&cubind__nvvm_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_nvvmIRVersion);
-    nvvmResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(majorIR, minorIR, majorDbg, minorDbg);
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 2, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)majorIR, (uintptr_t)minorIR, (uintptr_t)majorDbg, (uintptr_t)minorDbg, 0);
 }
 
 nvvmResult cubind_nvvm_ir_version(int *majorIR, int *minorIR, int *majorDbg, int *minorDbg)
@@ -303,34 +511,15 @@ nvvmResult cubind_nvvm_ir_version(int *majorIR, int *minorIR, int *majorDbg, int
     cubind__nvvmIRVersion_fn cubind_fn = (cubind__nvvmIRVersion_fn)cubind__target((cubind__fnptr)slow_nvvmIRVersion, &cubind__nvvm_offsets[2]);
     nvvmResult cubind_status = cubind_fn(majorIR, minorIR, majorDbg, minorDbg);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
-        return (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 2, (int)cubind_status);
+        return (nvvmResult)cubind_failed(2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvvmResult (*cubind__nvvmCreateProgram_fn)(nvvmProgram *prog);
-
-/* What the wrapper calls until nvvmCreateProgram is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvvmCreateProgram is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD nvvmResult slow_nvvmCreateProgram(nvvmProgram *prog)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 3), (uintptr_t)prog);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvvmCreateProgram_fn cubind_fn = (cubind__nvvmCreateProgram_fn)cubind__resolve(&cubind__nvvm_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_nvvmCreateProgram);
-    nvvmResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog);
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 3, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)prog, 0);
 }
 
 nvvmResult cubind_nvvm_create_program(nvvmProgram *prog)
@@ -338,34 +527,15 @@ nvvmResult cubind_nvvm_create_program(nvvmProgram *prog)
     cubind__nvvmCreateProgram_fn cubind_fn = (cubind__nvvmCreateProgram_fn)cubind__target((cubind__fnptr)slow_nvvmCreateProgram, &cubind__nvvm_offsets[3]);
     nvvmResult cubind_status = cubind_fn(prog);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
-        return (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 3, (int)cubind_status);
+        return (nvvmResult)cubind_failed(3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvvmResult (*cubind__nvvmDestroyProgram_fn)(nvvmProgram *prog);
-
-/* What the wrapper calls until nvvmDestroyProgram is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvvmDestroyProgram is resolved, and every call while tracing: shape 2. */
 static CUBIND_COLD nvvmResult slow_nvvmDestroyProgram(nvvmProgram *prog)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 4), (uintptr_t)prog);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvvmDestroyProgram_fn cubind_fn = (cubind__nvvmDestroyProgram_fn)cubind__resolve(&cubind__nvvm_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_nvvmDestroyProgram);
-    nvvmResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog);
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 4, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_2((uintptr_t)prog, 1);
 }
 
 nvvmResult cubind_nvvm_destroy_program(nvvmProgram *prog)
@@ -373,34 +543,15 @@ nvvmResult cubind_nvvm_destroy_program(nvvmProgram *prog)
     cubind__nvvmDestroyProgram_fn cubind_fn = (cubind__nvvmDestroyProgram_fn)cubind__target((cubind__fnptr)slow_nvvmDestroyProgram, &cubind__nvvm_offsets[4]);
     nvvmResult cubind_status = cubind_fn(prog);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
-        return (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 4, (int)cubind_status);
+        return (nvvmResult)cubind_failed(4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvvmResult (*cubind__nvvmAddModuleToProgram_fn)(nvvmProgram prog, const char *buffer, size_t size, const char *name);
-
-/* What the wrapper calls until nvvmAddModuleToProgram is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvvmAddModuleToProgram is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvvmResult slow_nvvmAddModuleToProgram(nvvmProgram prog, const char *buffer, size_t size, const char *name)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 5), (uintptr_t)prog, (uintptr_t)buffer, (unsigned long long)size, (uintptr_t)name);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvvmAddModuleToProgram_fn cubind_fn = (cubind__nvvmAddModuleToProgram_fn)cubind__resolve(&cubind__nvvm_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_nvvmAddModuleToProgram);
-    nvvmResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, buffer, size, name);
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 5, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)prog, (uintptr_t)buffer, size, (uintptr_t)name, 1);
 }
 
 nvvmResult cubind_nvvm_add_module_to_program(nvvmProgram prog, const char *buffer, size_t size, const char *name)
@@ -408,34 +559,15 @@ nvvmResult cubind_nvvm_add_module_to_program(nvvmProgram prog, const char *buffe
     cubind__nvvmAddModuleToProgram_fn cubind_fn = (cubind__nvvmAddModuleToProgram_fn)cubind__target((cubind__fnptr)slow_nvvmAddModuleToProgram, &cubind__nvvm_offsets[5]);
     nvvmResult cubind_status = cubind_fn(prog, buffer, size, name);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
-        return (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 5, (int)cubind_status);
+        return (nvvmResult)cubind_failed(5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvvmResult (*cubind__nvvmLazyAddModuleToProgram_fn)(nvvmProgram prog, const char *buffer, size_t size, const char *name);
-
-/* What the wrapper calls until nvvmLazyAddModuleToProgram is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvvmLazyAddModuleToProgram is resolved, and every call while tracing: shape 1. */
 static CUBIND_COLD nvvmResult slow_nvvmLazyAddModuleToProgram(nvvmProgram prog, const char *buffer, size_t size, const char *name)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 6), (uintptr_t)prog, (uintptr_t)buffer, (unsigned long long)size, (uintptr_t)name);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvvmLazyAddModuleToProgram_fn cubind_fn = (cubind__nvvmLazyAddModuleToProgram_fn)cubind__resolve(&cubind__nvvm_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_nvvmLazyAddModuleToProgram);
-    nvvmResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, buffer, size, name);
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 6, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_1((uintptr_t)prog, (uintptr_t)buffer, size, (uintptr_t)name, 2);
 }
 
 nvvmResult cubind_nvvm_lazy_add_module_to_program(nvvmProgram prog, const char *buffer, size_t size, const char *name)
@@ -443,34 +575,15 @@ nvvmResult cubind_nvvm_lazy_add_module_to_program(nvvmProgram prog, const char *
     cubind__nvvmLazyAddModuleToProgram_fn cubind_fn = (cubind__nvvmLazyAddModuleToProgram_fn)cubind__target((cubind__fnptr)slow_nvvmLazyAddModuleToProgram, &cubind__nvvm_offsets[6]);
     nvvmResult cubind_status = cubind_fn(prog, buffer, size, name);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
-        return (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 6, (int)cubind_status);
+        return (nvvmResult)cubind_failed(6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvvmResult (*cubind__nvvmCompileProgram_fn)(nvvmProgram prog, int numOptions, const char **options);
-
-/* What the wrapper calls until nvvmCompileProgram is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvvmCompileProgram is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD nvvmResult slow_nvvmCompileProgram(nvvmProgram prog, int numOptions, const char **options)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 7), (uintptr_t)prog, (long long)numOptions, (uintptr_t)options);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvvmCompileProgram_fn cubind_fn = (cubind__nvvmCompileProgram_fn)cubind__resolve(&cubind__nvvm_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_nvvmCompileProgram);
-    nvvmResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, numOptions, options);
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 7, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)prog, numOptions, (uintptr_t)options, 0);
 }
 
 nvvmResult cubind_nvvm_compile_program(nvvmProgram prog, int numOptions, const char **options)
@@ -478,34 +591,15 @@ nvvmResult cubind_nvvm_compile_program(nvvmProgram prog, int numOptions, const c
     cubind__nvvmCompileProgram_fn cubind_fn = (cubind__nvvmCompileProgram_fn)cubind__target((cubind__fnptr)slow_nvvmCompileProgram, &cubind__nvvm_offsets[7]);
     nvvmResult cubind_status = cubind_fn(prog, numOptions, options);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
-        return (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 7, (int)cubind_status);
+        return (nvvmResult)cubind_failed(7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvvmResult (*cubind__nvvmVerifyProgram_fn)(nvvmProgram prog, int numOptions, const char **options);
-
-/* What the wrapper calls until nvvmVerifyProgram is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvvmVerifyProgram is resolved, and every call while tracing: shape 3. */
 static CUBIND_COLD nvvmResult slow_nvvmVerifyProgram(nvvmProgram prog, int numOptions, const char **options)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 8), (uintptr_t)prog, (long long)numOptions, (uintptr_t)options);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvvmVerifyProgram_fn cubind_fn = (cubind__nvvmVerifyProgram_fn)cubind__resolve(&cubind__nvvm_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_nvvmVerifyProgram);
-    nvvmResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, numOptions, options);
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 8, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_3((uintptr_t)prog, numOptions, (uintptr_t)options, 1);
 }
 
 nvvmResult cubind_nvvm_verify_program(nvvmProgram prog, int numOptions, const char **options)
@@ -513,34 +607,15 @@ nvvmResult cubind_nvvm_verify_program(nvvmProgram prog, int numOptions, const ch
     cubind__nvvmVerifyProgram_fn cubind_fn = (cubind__nvvmVerifyProgram_fn)cubind__target((cubind__fnptr)slow_nvvmVerifyProgram, &cubind__nvvm_offsets[8]);
     nvvmResult cubind_status = cubind_fn(prog, numOptions, options);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
-        return (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 8, (int)cubind_status);
+        return (nvvmResult)cubind_failed(8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvvmResult (*cubind__nvvmGetCompiledResultSize_fn)(nvvmProgram prog, size_t *bufferSizeRet);
-
-/* What the wrapper calls until nvvmGetCompiledResultSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvvmGetCompiledResultSize is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvvmResult slow_nvvmGetCompiledResultSize(nvvmProgram prog, size_t *bufferSizeRet)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 9), (uintptr_t)prog, (uintptr_t)bufferSizeRet);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvvmGetCompiledResultSize_fn cubind_fn = (cubind__nvvmGetCompiledResultSize_fn)cubind__resolve(&cubind__nvvm_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_nvvmGetCompiledResultSize);
-    nvvmResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, bufferSizeRet);
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 9, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)prog, (uintptr_t)bufferSizeRet, 1);
 }
 
 nvvmResult cubind_nvvm_get_compiled_result_size(nvvmProgram prog, size_t *bufferSizeRet)
@@ -548,34 +623,15 @@ nvvmResult cubind_nvvm_get_compiled_result_size(nvvmProgram prog, size_t *buffer
     cubind__nvvmGetCompiledResultSize_fn cubind_fn = (cubind__nvvmGetCompiledResultSize_fn)cubind__target((cubind__fnptr)slow_nvvmGetCompiledResultSize, &cubind__nvvm_offsets[9]);
     nvvmResult cubind_status = cubind_fn(prog, bufferSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
-        return (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 9, (int)cubind_status);
+        return (nvvmResult)cubind_failed(9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvvmResult (*cubind__nvvmGetCompiledResult_fn)(nvvmProgram prog, char *buffer);
-
-/* What the wrapper calls until nvvmGetCompiledResult is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvvmGetCompiledResult is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvvmResult slow_nvvmGetCompiledResult(nvvmProgram prog, char *buffer)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 10), (uintptr_t)prog, (uintptr_t)buffer);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvvmGetCompiledResult_fn cubind_fn = (cubind__nvvmGetCompiledResult_fn)cubind__resolve(&cubind__nvvm_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_nvvmGetCompiledResult);
-    nvvmResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, buffer);
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 10, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)prog, (uintptr_t)buffer, 2);
 }
 
 nvvmResult cubind_nvvm_get_compiled_result(nvvmProgram prog, char *buffer)
@@ -583,34 +639,15 @@ nvvmResult cubind_nvvm_get_compiled_result(nvvmProgram prog, char *buffer)
     cubind__nvvmGetCompiledResult_fn cubind_fn = (cubind__nvvmGetCompiledResult_fn)cubind__target((cubind__fnptr)slow_nvvmGetCompiledResult, &cubind__nvvm_offsets[10]);
     nvvmResult cubind_status = cubind_fn(prog, buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
-        return (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 10, (int)cubind_status);
+        return (nvvmResult)cubind_failed(10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvvmResult (*cubind__nvvmGetProgramLogSize_fn)(nvvmProgram prog, size_t *bufferSizeRet);
-
-/* What the wrapper calls until nvvmGetProgramLogSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvvmGetProgramLogSize is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvvmResult slow_nvvmGetProgramLogSize(nvvmProgram prog, size_t *bufferSizeRet)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 11), (uintptr_t)prog, (uintptr_t)bufferSizeRet);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvvmGetProgramLogSize_fn cubind_fn = (cubind__nvvmGetProgramLogSize_fn)cubind__resolve(&cubind__nvvm_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_nvvmGetProgramLogSize);
-    nvvmResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, bufferSizeRet);
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 11, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)prog, (uintptr_t)bufferSizeRet, 3);
 }
 
 nvvmResult cubind_nvvm_get_program_log_size(nvvmProgram prog, size_t *bufferSizeRet)
@@ -618,34 +655,15 @@ nvvmResult cubind_nvvm_get_program_log_size(nvvmProgram prog, size_t *bufferSize
     cubind__nvvmGetProgramLogSize_fn cubind_fn = (cubind__nvvmGetProgramLogSize_fn)cubind__target((cubind__fnptr)slow_nvvmGetProgramLogSize, &cubind__nvvm_offsets[11]);
     nvvmResult cubind_status = cubind_fn(prog, bufferSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
-        return (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 11, (int)cubind_status);
+        return (nvvmResult)cubind_failed(11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvvmResult (*cubind__nvvmGetProgramLog_fn)(nvvmProgram prog, char *buffer);
-
-/* What the wrapper calls until nvvmGetProgramLog is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+/* What the wrapper calls until nvvmGetProgramLog is resolved, and every call while tracing: shape 0. */
 static CUBIND_COLD nvvmResult slow_nvvmGetProgramLog(nvvmProgram prog, char *buffer)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 12), (uintptr_t)prog, (uintptr_t)buffer);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvvmGetProgramLog_fn cubind_fn = (cubind__nvvmGetProgramLog_fn)cubind__resolve(&cubind__nvvm_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_nvvmGetProgramLog);
-    nvvmResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, buffer);
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 12, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind_shape_0((uintptr_t)prog, (uintptr_t)buffer, 4);
 }
 
 nvvmResult cubind_nvvm_get_program_log(nvvmProgram prog, char *buffer)
@@ -653,7 +671,7 @@ nvvmResult cubind_nvvm_get_program_log(nvvmProgram prog, char *buffer)
     cubind__nvvmGetProgramLog_fn cubind_fn = (cubind__nvvmGetProgramLog_fn)cubind__target((cubind__fnptr)slow_nvvmGetProgramLog, &cubind__nvvm_offsets[12]);
     nvvmResult cubind_status = cubind_fn(prog, buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
-        return (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 12, (int)cubind_status);
+        return (nvvmResult)cubind_failed(12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
