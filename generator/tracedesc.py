@@ -4,6 +4,8 @@ made here, is data in its library's symbol table."""
 
 from __future__ import annotations
 
+import os
+
 from .model import LibraryModel
 
 # loader/trace_log.c copies each name into a buffer of this size.
@@ -71,10 +73,21 @@ def result(lib: LibraryModel, function: dict, expr: str) -> list[str]:
     return _value(_result_kind(lib, function), expr)
 
 
+def _prefix(names: list[str]) -> str:
+    """What every name of an enum's constants starts with, up to and with its last '_' ("CUBLAS_OP_"):
+    the table holds it once, and each name without it."""
+    if len(names) < 2:
+        return ""
+    common = os.path.commonprefix(names)
+    return common[: common.rfind("_") + 1]
+
+
 def table(lib: LibraryModel) -> dict:
     """The library's descriptions, each once ("unique"), and each function's among them ("of");
     the constants of each enum its descriptions name, by ascending value, as the table holds them
-    ("enums": name and constants; "first": each enum's first constant among all)."""
+    ("enums": name, constants, their names' common "prefix" and each one's name after it,
+    "suffixes"; "first": each enum's first constant among all); "value_type": the C type of the
+    values, int when every value fits in one."""
     unique: list[str] = []
     at: dict[str, int] = {}
     of = []
@@ -91,6 +104,10 @@ def table(lib: LibraryModel) -> dict:
         values = [c["value"] for c in constants]
         if len(set(values)) != len(values):
             raise ValueError(f"enum {e['name']}: two constants of one value")
-        enums.append({"name": e["name"], "constants": constants, "first": first})
+        prefix = _prefix([c["name"] for c in constants])
+        enums.append({"name": e["name"], "constants": constants, "first": first, "prefix": prefix,
+                      "suffixes": [c["name"][len(prefix):] for c in constants]})
         first += len(constants)
-    return {"unique": unique, "of": of, "enums": enums, "constant_count": first}
+    fits_int = all(-(2 ** 31) <= c["value"] < 2 ** 31 for e in enums for c in e["constants"])
+    return {"unique": unique, "of": of, "enums": enums, "constant_count": first,
+            "value_type": "int" if fits_int else "long long"}

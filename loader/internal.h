@@ -49,11 +49,12 @@ typedef unsigned long long cubind__word;
  * resolved (and always while tracing), so that the hot path needs no test before its call. */
 typedef _Atomic(uintptr_t) cubind__offset;
 
-/* Where a function's three names start in its table's `strings`. */
+/* Where a function's three names start in its table's `strings` (under 64 KiB: the generated
+ * source asserts it). */
 typedef struct cubind__name_offsets {
-    unsigned symbol;      /* the exported symbol ("cublasSgemm_v2") */
-    unsigned name;        /* the C API name ("cublasSgemm") */
-    unsigned cubind_name; /* the wrapper's name ("cubind_cublas_sgemm") */
+    unsigned short symbol;      /* the exported symbol ("cublasSgemm_v2") */
+    unsigned short name;        /* the C API name ("cublasSgemm") */
+    unsigned short cubind_name; /* the wrapper's name ("cubind_cublas_sgemm") */
 } cubind__name_offsets;
 
 /* The header of a library's symbol table (generated/src/<library>.c): the names and their
@@ -67,20 +68,24 @@ typedef struct cubind__symbol_table {
 } cubind__symbol_table;
 
 /* What tracing reads of a library's functions (loader/trace_log.c), in the same read-only object
- * as its symbol table, each part at an offset from the table's address: each function's
- * description (loader/trace_log.h), and the constants of the enums they name, for their names.
+ * as its symbol table, each part at an offset from the table's address: its strings, each
+ * function's description (loader/trace_log.h), and the constants of the enums they name, for their
+ * names. Offsets into the strings have 16 bits (under 64 KiB: the generated source asserts it).
  * Built without tracing (CUBIND_NO_TRACE), a library has none (trace_at is 0). */
 typedef struct cubind__trace_enum_range {
-    unsigned first; /* its first constant in `values` and `value_names` */
-    unsigned count; /* its constants, by ascending value */
+    unsigned short prefix; /* what its constants' names start with ("CUBLAS_OP_"), in the strings */
+    unsigned short first;  /* its first constant in `values` and `value_names` */
+    unsigned short count;  /* its constants, by ascending value */
 } cubind__trace_enum_range;
 
 typedef struct cubind__trace_table {
-    unsigned descriptions; /* count unsigned: each function's description, an offset into the names */
+    unsigned strings;      /* the descriptions and the constants' names, each NUL-terminated */
+    unsigned descriptions; /* count unsigned short: each function's description, in the strings */
     unsigned enums;        /* enum_count cubind__trace_enum_range (the enum numbered n in descriptions: e<n>:) */
-    unsigned values;       /* every enum's constants' values (long long) */
-    unsigned value_names;  /* their names (unsigned), offsets into the names */
-    unsigned enum_count;
+    unsigned values;       /* every enum's constants' values: int, or long long (value_size) */
+    unsigned value_names;  /* their names after the prefix (unsigned short), in the strings */
+    unsigned short enum_count;
+    unsigned short value_size; /* sizeof of a value: 4 when every one fits in an int, else 8 */
 } cubind__trace_table;
 
 static inline const cubind__name_offsets *cubind__name_offsets_of(const cubind__symbol_table *table,

@@ -68,7 +68,9 @@ static inline size_t cubind__trace_calls(void)
 #define CUBIND__TRACE_RESULT(...) cubind__trace_result(__VA_ARGS__)
 #endif
 
-/* The name of `value` in the library's enum number `which` of its descriptions, NULL when none. */
-const char *cubind__trace_enum_name(const cubind__symbol_table *table, unsigned which, long long value);
+/* The name of `value` in the library's enum number `which` of its descriptions, NULL when none:
+ * what follows the prefix its enum's names share, which is in *prefix ("CUBLAS_OP_" and "N"). */
+const char *cubind__trace_enum_name(const cubind__symbol_table *table, unsigned which, long long value,
+                                    const char **prefix);
 
 #endif /* CUBIND_LOADER_TRACE_LOG_H */

@@ -39,7 +39,9 @@ int main(int argc, char **argv)
 {
     const cubind__symbol_table *table = cubind__symbols(CUBIND_LIB_CUFFT);
     cubind__trace_call call;
-    const char *subformat = table != NULL ? cubind__trace_enum_name(table, 3, 1) : NULL;
+    const char *prefix = "";
+    const char *subformat = table != NULL ? cubind__trace_enum_name(table, 3, 1, &prefix) : NULL;
+    char subformat_name[128];
     FILE *trace;
     if (argc != 2 || table == NULL || table->count == 0 ||
         !cubind__trace_described(&call, table, 0, "s;uun;ineg;fx;rrec;e3:mode;e3:other;pptr;",
@@ -48,11 +50,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: CUBIND_TRACE=1 CUBIND_TRACE_FILE=FILE trace_log_check FILE (with cuFFT built)\n");
         return 2;
     }
-    /* cuFFT's enum 3 of its descriptions is cufftXtSubFormat, read from the generated table */
-    if (subformat == NULL || strcmp(subformat, "CUFFT_XT_FORMAT_OUTPUT") != 0 ||
-        cubind__trace_enum_name(table, 3, 9) != NULL || cubind__trace_enum_name(table, 99, 1) != NULL) {
+    /* cuFFT's enum 3 of its descriptions is cufftXtSubFormat, read from the generated table: its
+     * constants' names after the prefix they share */
+    snprintf(subformat_name, sizeof subformat_name, "%s%s", prefix, subformat != NULL ? subformat : "unnamed");
+    if (subformat == NULL || strcmp(subformat_name, "CUFFT_XT_FORMAT_OUTPUT") != 0 || strlen(prefix) == 0 ||
+        cubind__trace_enum_name(table, 3, 9, &prefix) != NULL || cubind__trace_enum_name(table, 99, 1, &prefix) != NULL) {
         fprintf(stderr, "trace_log_check: cuFFT's enum 3, value 1, is %s (CUFFT_XT_FORMAT_OUTPUT expected)\n",
-                subformat != NULL ? subformat : "unnamed");
+                subformat_name);
         failures++;
     }
     cubind__trace_result(&call, 2);
