@@ -38,8 +38,9 @@ cubind_slot *const cubind_cublas_slots_40958970970b = (cubind_slot *)cubind__cub
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__cublas_symbols {
     cubind__symbol_table table;
     struct names {
@@ -1537,7 +1538,11 @@ const struct cubind__cublas_symbols {
         char wrapper_cubind_cublasXt_ctrmm[22];
         char symbol_cublasXtZtrmm[14];
         char wrapper_cubind_cublasXt_ztrmm[22];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    struct trace_strings {
         char trace_0[11];
         char trace_1[20];
         char trace_2[18];
@@ -1648,168 +1653,182 @@ const struct cubind__cublas_symbols {
         char trace_107[72];
         char trace_108[68];
         char trace_109[84];
+        char enum_0[1];
         char enum_0_0[14];
         char enum_0_1[14];
         char enum_0_2[12];
-        char enum_1_0[25];
-        char enum_1_1[27];
-        char enum_2_0[27];
-        char enum_2_1[23];
-        char enum_3_0[20];
-        char enum_3_1[22];
-        char enum_3_2[21];
-        char enum_3_3[27];
-        char enum_3_4[33];
-        char enum_3_5[37];
-        char enum_3_6[49];
-        char enum_4_0[34];
-        char enum_4_1[37];
-        char enum_4_2[32];
-        char enum_5_0[43];
-        char enum_5_1[47];
-        char enum_5_2[42];
-        char enum_5_3[46];
-        char enum_6_0[40];
-        char enum_6_1[38];
-        char enum_7_0[22];
-        char enum_7_1[30];
-        char enum_7_2[27];
-        char enum_7_3[28];
-        char enum_7_4[28];
-        char enum_7_5[28];
-        char enum_7_6[31];
-        char enum_7_7[29];
-        char enum_7_8[28];
-        char enum_7_9[28];
-        char enum_8_0[11];
-        char enum_8_1[11];
-        char enum_8_2[11];
-        char enum_8_3[10];
-        char enum_8_4[11];
-        char enum_8_5[11];
-        char enum_8_6[11];
-        char enum_8_7[10];
-        char enum_8_8[10];
-        char enum_8_9[10];
-        char enum_8_10[11];
-        char enum_8_11[11];
-        char enum_8_12[11];
-        char enum_8_13[11];
-        char enum_8_14[12];
-        char enum_8_15[12];
-        char enum_8_16[10];
-        char enum_8_17[10];
-        char enum_8_18[10];
-        char enum_8_19[10];
-        char enum_8_20[11];
-        char enum_8_21[11];
-        char enum_8_22[11];
-        char enum_8_23[11];
-        char enum_8_24[11];
-        char enum_8_25[11];
-        char enum_8_26[11];
-        char enum_8_27[11];
-        char enum_8_28[15];
-        char enum_8_29[15];
-        char enum_8_30[16];
-        char enum_8_31[15];
-        char enum_8_32[15];
-        char enum_8_33[15];
-        char enum_9_0[12];
-        char enum_9_1[12];
-        char enum_9_2[12];
-        char enum_9_3[16];
-        char enum_10_0[23];
-        char enum_10_1[23];
-        char enum_10_2[22];
-        char enum_11_0[21];
-        char enum_11_1[17];
-        char enum_12_0[19];
-        char enum_12_1[28];
-        char enum_12_2[19];
-        char enum_12_3[28];
-        char enum_12_4[19];
-        char enum_12_5[28];
-        char enum_12_6[19];
-        char enum_12_7[28];
-        char enum_12_8[28];
-        char enum_12_9[29];
-        char enum_12_10[29];
-        char enum_12_11[35];
-        char enum_12_12[39];
-        char enum_13_0[18];
-        char enum_13_1[18];
-        char enum_13_2[18];
-        char enum_13_3[18];
-        char enum_13_4[18];
-        char enum_13_5[18];
-        char enum_13_6[18];
-        char enum_13_7[18];
-        char enum_13_8[18];
-        char enum_13_9[18];
-        char enum_13_10[18];
-        char enum_13_11[19];
-        char enum_13_12[19];
-        char enum_13_13[19];
-        char enum_13_14[19];
-        char enum_13_15[19];
-        char enum_13_16[19];
-        char enum_13_17[19];
-        char enum_13_18[19];
-        char enum_13_19[19];
-        char enum_13_20[19];
-        char enum_13_21[19];
-        char enum_13_22[19];
-        char enum_13_23[19];
-        char enum_13_24[19];
-        char enum_13_25[30];
-        char enum_13_26[28];
-        char enum_13_27[28];
-        char enum_13_28[28];
-        char enum_13_29[28];
-        char enum_13_30[28];
-        char enum_13_31[28];
-        char enum_13_32[28];
-        char enum_13_33[28];
-        char enum_13_34[28];
-        char enum_13_35[28];
-        char enum_13_36[29];
-        char enum_13_37[29];
-        char enum_13_38[29];
-        char enum_13_39[29];
-        char enum_13_40[29];
-        char enum_13_41[29];
-        char enum_13_42[21];
-        char enum_14_0[17];
-        char enum_14_1[18];
-        char enum_15_0[26];
-        char enum_15_1[25];
-        char enum_16_0[14];
-        char enum_16_1[14];
-        char enum_16_2[14];
-        char enum_16_3[14];
-        char enum_16_4[14];
-        char enum_16_5[14];
-        char enum_16_6[15];
-        char enum_16_7[15];
-        char enum_16_8[14];
-        char enum_16_9[15];
-        char enum_16_10[15];
-        char enum_16_11[14];
-        char enum_16_12[21];
-        char enum_17_0[15];
-        char enum_17_1[16];
-        char enum_17_2[17];
-        char enum_17_3[23];
-#endif
-    } names;
-    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
-#if !defined(CUBIND_NO_TRACE)
-    cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+        char enum_1[21];
+        char enum_1_0[5];
+        char enum_1_1[7];
+        char enum_2[16];
+        char enum_2_0[12];
+        char enum_2_1[8];
+        char enum_3[8];
+        char enum_3_0[13];
+        char enum_3_1[15];
+        char enum_3_2[14];
+        char enum_3_3[20];
+        char enum_3_4[26];
+        char enum_3_5[30];
+        char enum_3_6[42];
+        char enum_4[27];
+        char enum_4_0[8];
+        char enum_4_1[11];
+        char enum_4_2[6];
+        char enum_5[39];
+        char enum_5_0[5];
+        char enum_5_1[9];
+        char enum_5_2[4];
+        char enum_5_3[8];
+        char enum_6[33];
+        char enum_6_0[8];
+        char enum_6_1[6];
+        char enum_7[15];
+        char enum_7_0[8];
+        char enum_7_1[16];
+        char enum_7_2[13];
+        char enum_7_3[14];
+        char enum_7_4[14];
+        char enum_7_5[14];
+        char enum_7_6[17];
+        char enum_7_7[15];
+        char enum_7_8[14];
+        char enum_7_9[14];
+        char enum_8[6];
+        char enum_8_0[6];
+        char enum_8_1[6];
+        char enum_8_2[6];
+        char enum_8_3[5];
+        char enum_8_4[6];
+        char enum_8_5[6];
+        char enum_8_6[6];
+        char enum_8_7[5];
+        char enum_8_8[5];
+        char enum_8_9[5];
+        char enum_8_10[6];
+        char enum_8_11[6];
+        char enum_8_12[6];
+        char enum_8_13[6];
+        char enum_8_14[7];
+        char enum_8_15[7];
+        char enum_8_16[5];
+        char enum_8_17[5];
+        char enum_8_18[5];
+        char enum_8_19[5];
+        char enum_8_20[6];
+        char enum_8_21[6];
+        char enum_8_22[6];
+        char enum_8_23[6];
+        char enum_8_24[6];
+        char enum_8_25[6];
+        char enum_8_26[6];
+        char enum_8_27[6];
+        char enum_8_28[10];
+        char enum_8_29[10];
+        char enum_8_30[11];
+        char enum_8_31[10];
+        char enum_8_32[10];
+        char enum_8_33[10];
+        char enum_9[11];
+        char enum_9_0[2];
+        char enum_9_1[2];
+        char enum_9_2[2];
+        char enum_9_3[6];
+        char enum_10[18];
+        char enum_10_0[6];
+        char enum_10_1[6];
+        char enum_10_2[5];
+        char enum_11[13];
+        char enum_11_0[9];
+        char enum_11_1[5];
+        char enum_12[16];
+        char enum_12_0[4];
+        char enum_12_1[13];
+        char enum_12_2[4];
+        char enum_12_3[13];
+        char enum_12_4[4];
+        char enum_12_5[13];
+        char enum_12_6[4];
+        char enum_12_7[13];
+        char enum_12_8[13];
+        char enum_12_9[14];
+        char enum_12_10[14];
+        char enum_12_11[20];
+        char enum_12_12[24];
+        char enum_13[13];
+        char enum_13_0[6];
+        char enum_13_1[6];
+        char enum_13_2[6];
+        char enum_13_3[6];
+        char enum_13_4[6];
+        char enum_13_5[6];
+        char enum_13_6[6];
+        char enum_13_7[6];
+        char enum_13_8[6];
+        char enum_13_9[6];
+        char enum_13_10[6];
+        char enum_13_11[7];
+        char enum_13_12[7];
+        char enum_13_13[7];
+        char enum_13_14[7];
+        char enum_13_15[7];
+        char enum_13_16[7];
+        char enum_13_17[7];
+        char enum_13_18[7];
+        char enum_13_19[7];
+        char enum_13_20[7];
+        char enum_13_21[7];
+        char enum_13_22[7];
+        char enum_13_23[7];
+        char enum_13_24[7];
+        char enum_13_25[18];
+        char enum_13_26[16];
+        char enum_13_27[16];
+        char enum_13_28[16];
+        char enum_13_29[16];
+        char enum_13_30[16];
+        char enum_13_31[16];
+        char enum_13_32[16];
+        char enum_13_33[16];
+        char enum_13_34[16];
+        char enum_13_35[16];
+        char enum_13_36[17];
+        char enum_13_37[17];
+        char enum_13_38[17];
+        char enum_13_39[17];
+        char enum_13_40[17];
+        char enum_13_41[17];
+        char enum_13_42[9];
+        char enum_14[13];
+        char enum_14_0[5];
+        char enum_14_1[6];
+        char enum_15[18];
+        char enum_15_0[9];
+        char enum_15_1[8];
+        char enum_16[10];
+        char enum_16_0[5];
+        char enum_16_1[5];
+        char enum_16_2[5];
+        char enum_16_3[5];
+        char enum_16_4[5];
+        char enum_16_5[5];
+        char enum_16_6[6];
+        char enum_16_7[6];
+        char enum_16_8[5];
+        char enum_16_9[6];
+        char enum_16_10[6];
+        char enum_16_11[5];
+        char enum_16_12[12];
+        char enum_17[10];
+        char enum_17_0[6];
+        char enum_17_1[7];
+        char enum_17_2[8];
+        char enum_17_3[14];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
     cubind__trace_enum_range enums[18];
-    long long values[153];
-    unsigned value_names[153];
+    int values[153];
+    unsigned short value_names[153];
 #endif
 } cubind__cublas_symbols = {
     {CUBIND_LIB_CUBLAS, SYMBOL_COUNT, offsetof(struct cubind__cublas_symbols, names),
@@ -3314,273 +3333,9 @@ const struct cubind__cublas_symbols {
         "cubind_cublasXt_ctrmm",
         "cublasXtZtrmm",
         "cubind_cublasXt_ztrmm",
-#if !defined(CUBIND_NO_TRACE)
-        "s;phandle;",
-        "s;phandle;pversion;",
-        "s;e0:type;pvalue;",
-        "u;",
-        "s;phandle;pworkspace;uworkspaceSizeInBytes;",
-        "s;phandle;pstreamId;",
-        "s;phandle;pmode;",
-        "s;phandle;e1:mode;",
-        "s;phandle;e2:mode;",
-        "s;phandle;e3:mode;",
-        "s;phandle;psmCountTarget;",
-        "s;phandle;ismCountTarget;",
-        "s;phandle;pemulationStrategy;",
-        "s;phandle;e4:emulationStrategy;",
-        "s;phandle;pmask;",
-        "s;phandle;e5:mask;",
-        "s;phandle;pmantissaControl;",
-        "s;phandle;e6:mantissaControl;",
-        "s;phandle;pmaxMantissaBitCount;",
-        "s;phandle;imaxMantissaBitCount;",
-        "s;phandle;pmantissaBitOffset;",
-        "s;phandle;imantissaBitOffset;",
-        "s;phandle;pmantissaBitCount;",
-        "p;e7:status;",
-        "s;ilogIsOn;ilogToStdOut;ilogToStdErr;plogFileName;",
-        "s;puserCallback;",
-        "s;in;ielemSize;px;iincx;pdevicePtr;iincy;",
-        "s;in;ielemSize;px;iincx;py;iincy;",
-        "s;irows;icols;ielemSize;pA;ilda;pB;ildb;",
-        "s;in;ielemSize;phostPtr;iincx;pdevicePtr;iincy;pstream;",
-        "s;in;ielemSize;pdevicePtr;iincx;phostPtr;iincy;pstream;",
-        "s;irows;icols;ielemSize;pA;ilda;pB;ildb;pstream;",
-        "v;psrName;iinfo;",
-        "s;phandle;in;px;e8:xType;iincx;presult;e8:resultType;e8:executionType;",
-        "s;phandle;in;px;iincx;presult;",
-        "s;phandle;in;px;e8:xType;iincx;py;e8:yType;iincy;presult;e8:resultType;e8:executionType;",
-        "s;phandle;in;px;iincx;py;iincy;presult;",
-        "s;phandle;in;palpha;e8:alphaType;px;e8:xType;iincx;e8:executionType;",
-        "s;phandle;in;palpha;px;iincx;",
-        "s;phandle;in;palpha;e8:alphaType;px;e8:xType;iincx;py;e8:yType;iincy;e8:executiontype;",
-        "s;phandle;in;palpha;px;iincx;py;iincy;",
-        "s;phandle;in;px;e8:xType;iincx;py;e8:yType;iincy;",
-        "s;phandle;in;px;iincx;py;iincy;",
-        "s;phandle;in;px;e8:xType;iincx;presult;",
-        "s;phandle;in;px;e8:xType;iincx;presult;e8:resultType;e8:executiontype;",
-        "s;phandle;in;px;iincx;py;iincy;pc;ps;",
-        "s;phandle;in;px;e8:xType;iincx;py;e8:yType;iincy;pc;ps;e8:csType;e8:executiontype;",
-        "s;phandle;pa;pb;pc;ps;",
-        "s;phandle;pa;pb;e8:abType;pc;ps;e8:csType;e8:executiontype;",
-        "s;phandle;in;px;iincx;py;iincy;pparam;",
-        "s;phandle;in;px;e8:xType;iincx;py;e8:yType;iincy;pparam;e8:paramType;e8:executiontype;",
-        "s;phandle;pd1;pd2;px1;py1;pparam;",
-        "s;phandle;pd1;e8:d1Type;pd2;e8:d2Type;px1;e8:x1Type;py1;e8:y1Type;pparam;e8:paramType;e8:executiontype;",
-        "s;phandle;e9:trans;im;in;palpha;pA;ilda;px;iincx;pbeta;py;iincy;",
-        "s;phandle;e9:trans;im;in;ikl;iku;palpha;pA;ilda;px;iincx;pbeta;py;iincy;",
-        "s;phandle;e10:uplo;e9:trans;e11:diag;in;pA;ilda;px;iincx;",
-        "s;phandle;e10:uplo;e9:trans;e11:diag;in;ik;pA;ilda;px;iincx;",
-        "s;phandle;e10:uplo;e9:trans;e11:diag;in;pAP;px;iincx;",
-        "s;phandle;e10:uplo;in;palpha;pA;ilda;px;iincx;pbeta;py;iincy;",
-        "s;phandle;e10:uplo;in;ik;palpha;pA;ilda;px;iincx;pbeta;py;iincy;",
-        "s;phandle;e10:uplo;in;palpha;pAP;px;iincx;pbeta;py;iincy;",
-        "s;phandle;im;in;palpha;px;iincx;py;iincy;pA;ilda;",
-        "s;phandle;e10:uplo;in;palpha;px;iincx;pA;ilda;",
-        "s;phandle;e10:uplo;in;palpha;px;iincx;pAP;",
-        "s;phandle;e10:uplo;in;palpha;px;iincx;py;iincy;pA;ilda;",
-        "s;phandle;e10:uplo;in;palpha;px;iincx;py;iincy;pAP;",
-        "s;phandle;e9:trans;im;in;palpha;pAarray;ilda;pxarray;iincx;pbeta;pyarray;iincy;ibatchCount;",
-        "s;phandle;e9:trans;im;in;palpha;pA;ilda;istrideA;px;iincx;istridex;pbeta;py;iincy;istridey;ibatchCount;",
-        "s;phandle;e9:transa;e9:transb;im;in;ik;palpha;pA;ilda;pB;ildb;pbeta;pC;ildc;",
-        "s;phandle;e9:transa;e9:transb;im;in;ik;palpha;pA;e8:Atype;ilda;pB;e8:Btype;ildb;pbeta;pC;e8:Ctype;ildc;",
-        "s;phandle;e9:transa;e9:transb;im;in;ik;palpha;pA;e8:Atype;ilda;pB;e8:Btype;ildb;pbeta;pC;e8:Ctype;ildc;e12:computeType;e13:algo;",
-        "s;phandle;e10:uplo;e9:trans;in;ik;palpha;pA;ilda;pbeta;pC;ildc;",
-        "s;phandle;e10:uplo;e9:trans;in;ik;palpha;pA;e8:Atype;ilda;pbeta;pC;e8:Ctype;ildc;",
-        "s;phandle;e10:uplo;e9:trans;in;ik;palpha;pA;ilda;pB;ildb;pbeta;pC;ildc;",
-        "s;phandle;e14:side;e10:uplo;im;in;palpha;pA;ilda;pB;ildb;pbeta;pC;ildc;",
-        "s;phandle;e14:side;e10:uplo;e9:trans;e11:diag;im;in;palpha;pA;ilda;pB;ildb;",
-        "s;phandle;e14:side;e10:uplo;e9:trans;e11:diag;im;in;palpha;pA;ilda;pB;ildb;pC;ildc;",
-        "s;phandle;e9:transa;e9:transb;im;in;ik;palpha;pAarray;ilda;pBarray;ildb;pbeta;pCarray;ildc;ibatchCount;",
-        "s;phandle;e9:transa;e9:transb;im;in;ik;palpha;pA;ilda;istrideA;pB;ildb;istrideB;pbeta;pC;ildc;istrideC;ibatchCount;",
-        "s;phandle;e9:transa;e9:transb;im;in;ik;palpha;pAarray;e8:Atype;ilda;pBarray;e8:Btype;ildb;pbeta;pCarray;e8:Ctype;ildc;ibatchCount;e12:computeType;e13:algo;",
-        "s;phandle;e9:transa;e9:transb;im;in;ik;palpha;pA;e8:Atype;ilda;istrideA;pB;e8:Btype;ildb;istrideB;pbeta;pC;e8:Ctype;ildc;istrideC;ibatchCount;e12:computeType;e13:algo;",
-        "s;phandle;ptransa_array;ptransb_array;pm_array;pn_array;pk_array;palpha_array;pAarray;plda_array;pBarray;pldb_array;pbeta_array;pCarray;pldc_array;igroup_count;pgroup_size;",
-        "s;phandle;ptransa_array;ptransb_array;pm_array;pn_array;pk_array;palpha_array;pAarray;e8:Atype;plda_array;pBarray;e8:Btype;pldb_array;pbeta_array;pCarray;e8:Ctype;pldc_array;igroup_count;pgroup_size;e12:computeType;",
-        "s;phandle;e9:transa;e9:transb;im;in;palpha;pA;ilda;pbeta;pB;ildb;pC;ildc;",
-        "s;phandle;e14:side;e10:uplo;e9:trans;e11:diag;im;in;palpha;pA;ilda;pB;ildb;ibatchCount;",
-        "s;phandle;e14:mode;im;in;pA;ilda;px;iincx;pC;ildc;",
-        "s;phandle;in;pA;ilda;pAinv;ilda_inv;pinfo;ibatchSize;",
-        "s;phandle;im;in;pAarray;ilda;pTauArray;pinfo;ibatchSize;",
-        "s;phandle;e9:trans;im;in;inrhs;pAarray;ilda;pCarray;ildc;pinfo;pdevInfoArray;ibatchSize;",
-        "s;phandle;e10:uplo;in;pAP;pA;ilda;",
-        "s;phandle;e10:uplo;in;pA;ilda;pAP;",
-        "s;phandle;in;pA;ilda;pP;pinfo;ibatchSize;",
-        "s;phandle;in;pA;ilda;pP;pC;ildc;pinfo;ibatchSize;",
-        "s;phandle;e9:trans;in;inrhs;pAarray;ilda;pdevIpiv;pBarray;ildb;pinfo;ibatchSize;",
-        "s;phandle;e9:transa;e9:transb;e9:transc;im;in;ik;pA;iA_bias;ilda;pB;iB_bias;ildb;pC;iC_bias;ildc;iC_mult;iC_shift;",
-        "s;inbDevices;pdeviceId;pnbBoards;",
-        "s;pnbGpuBoards;",
-        "s;phandle;inbDevices;pdeviceId;",
-        "s;phandle;iblockDim;",
-        "s;phandle;pblockDim;",
-        "s;phandle;e15:mode;",
-        "s;phandle;e16:blasOp;e17:type;pblasFunctor;",
-        "s;phandle;e16:blasOp;e17:type;fratio;",
-        "s;phandle;e9:transa;e9:transb;um;un;uk;palpha;pA;ulda;pB;uldb;pbeta;pC;uldc;",
-        "s;phandle;e10:uplo;e9:trans;un;uk;palpha;pA;ulda;pbeta;pC;uldc;",
-        "s;phandle;e10:uplo;e9:trans;un;uk;palpha;pA;ulda;pB;uldb;pbeta;pC;uldc;",
-        "s;phandle;e14:side;e10:uplo;e9:trans;e11:diag;um;un;palpha;pA;ulda;pB;uldb;",
-        "s;phandle;e14:side;e10:uplo;um;un;palpha;pA;ulda;pB;uldb;pbeta;pC;uldc;",
-        "s;phandle;e14:side;e10:uplo;um;un;palpha;pAP;pB;uldb;pbeta;pC;uldc;",
-        "s;phandle;e14:side;e10:uplo;e9:trans;e11:diag;um;un;palpha;pA;ulda;pB;uldb;pC;uldc;",
-        "MAJOR_VERSION",
-        "MINOR_VERSION",
-        "PATCH_LEVEL",
-        "CUBLAS_POINTER_MODE_HOST",
-        "CUBLAS_POINTER_MODE_DEVICE",
-        "CUBLAS_ATOMICS_NOT_ALLOWED",
-        "CUBLAS_ATOMICS_ALLOWED",
-        "CUBLAS_DEFAULT_MATH",
-        "CUBLAS_TENSOR_OP_MATH",
-        "CUBLAS_PEDANTIC_MATH",
-        "CUBLAS_TF32_TENSOR_OP_MATH",
-        "CUBLAS_FP32_EMULATED_BF16X9_MATH",
-        "CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH",
-        "CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION",
-        "CUBLAS_EMULATION_STRATEGY_DEFAULT",
-        "CUBLAS_EMULATION_STRATEGY_PERFORMANT",
-        "CUBLAS_EMULATION_STRATEGY_EAGER",
-        "CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_NONE",
-        "CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_INFINITY",
-        "CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_NAN",
-        "CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT",
-        "CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC",
-        "CUDA_EMULATION_MANTISSA_CONTROL_FIXED",
-        "CUBLAS_STATUS_SUCCESS",
-        "CUBLAS_STATUS_NOT_INITIALIZED",
-        "CUBLAS_STATUS_ALLOC_FAILED",
-        "CUBLAS_STATUS_INVALID_VALUE",
-        "CUBLAS_STATUS_ARCH_MISMATCH",
-        "CUBLAS_STATUS_MAPPING_ERROR",
-        "CUBLAS_STATUS_EXECUTION_FAILED",
-        "CUBLAS_STATUS_INTERNAL_ERROR",
-        "CUBLAS_STATUS_NOT_SUPPORTED",
-        "CUBLAS_STATUS_LICENSE_ERROR",
-        "CUDA_R_32F",
-        "CUDA_R_64F",
-        "CUDA_R_16F",
-        "CUDA_R_8I",
-        "CUDA_C_32F",
-        "CUDA_C_64F",
-        "CUDA_C_16F",
-        "CUDA_C_8I",
-        "CUDA_R_8U",
-        "CUDA_C_8U",
-        "CUDA_R_32I",
-        "CUDA_C_32I",
-        "CUDA_R_32U",
-        "CUDA_C_32U",
-        "CUDA_R_16BF",
-        "CUDA_C_16BF",
-        "CUDA_R_4I",
-        "CUDA_C_4I",
-        "CUDA_R_4U",
-        "CUDA_C_4U",
-        "CUDA_R_16I",
-        "CUDA_C_16I",
-        "CUDA_R_16U",
-        "CUDA_C_16U",
-        "CUDA_R_64I",
-        "CUDA_C_64I",
-        "CUDA_R_64U",
-        "CUDA_C_64U",
-        "CUDA_R_8F_E4M3",
-        "CUDA_R_8F_E5M2",
-        "CUDA_R_8F_UE8M0",
-        "CUDA_R_6F_E2M3",
-        "CUDA_R_6F_E3M2",
-        "CUDA_R_4F_E2M1",
-        "CUBLAS_OP_N",
-        "CUBLAS_OP_T",
-        "CUBLAS_OP_C",
-        "CUBLAS_OP_CONJG",
-        "CUBLAS_FILL_MODE_LOWER",
-        "CUBLAS_FILL_MODE_UPPER",
-        "CUBLAS_FILL_MODE_FULL",
-        "CUBLAS_DIAG_NON_UNIT",
-        "CUBLAS_DIAG_UNIT",
-        "CUBLAS_COMPUTE_16F",
-        "CUBLAS_COMPUTE_16F_PEDANTIC",
-        "CUBLAS_COMPUTE_32F",
-        "CUBLAS_COMPUTE_32F_PEDANTIC",
-        "CUBLAS_COMPUTE_64F",
-        "CUBLAS_COMPUTE_64F_PEDANTIC",
-        "CUBLAS_COMPUTE_32I",
-        "CUBLAS_COMPUTE_32I_PEDANTIC",
-        "CUBLAS_COMPUTE_32F_FAST_16F",
-        "CUBLAS_COMPUTE_32F_FAST_16BF",
-        "CUBLAS_COMPUTE_32F_FAST_TF32",
-        "CUBLAS_COMPUTE_32F_EMULATED_16BFX9",
-        "CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT",
-        "CUBLAS_GEMM_DFALT",
-        "CUBLAS_GEMM_ALGO0",
-        "CUBLAS_GEMM_ALGO1",
-        "CUBLAS_GEMM_ALGO2",
-        "CUBLAS_GEMM_ALGO3",
-        "CUBLAS_GEMM_ALGO4",
-        "CUBLAS_GEMM_ALGO5",
-        "CUBLAS_GEMM_ALGO6",
-        "CUBLAS_GEMM_ALGO7",
-        "CUBLAS_GEMM_ALGO8",
-        "CUBLAS_GEMM_ALGO9",
-        "CUBLAS_GEMM_ALGO10",
-        "CUBLAS_GEMM_ALGO11",
-        "CUBLAS_GEMM_ALGO12",
-        "CUBLAS_GEMM_ALGO13",
-        "CUBLAS_GEMM_ALGO14",
-        "CUBLAS_GEMM_ALGO15",
-        "CUBLAS_GEMM_ALGO16",
-        "CUBLAS_GEMM_ALGO17",
-        "CUBLAS_GEMM_ALGO18",
-        "CUBLAS_GEMM_ALGO19",
-        "CUBLAS_GEMM_ALGO20",
-        "CUBLAS_GEMM_ALGO21",
-        "CUBLAS_GEMM_ALGO22",
-        "CUBLAS_GEMM_ALGO23",
-        "CUBLAS_GEMM_DEFAULT_TENSOR_OP",
-        "CUBLAS_GEMM_ALGO0_TENSOR_OP",
-        "CUBLAS_GEMM_ALGO1_TENSOR_OP",
-        "CUBLAS_GEMM_ALGO2_TENSOR_OP",
-        "CUBLAS_GEMM_ALGO3_TENSOR_OP",
-        "CUBLAS_GEMM_ALGO4_TENSOR_OP",
-        "CUBLAS_GEMM_ALGO5_TENSOR_OP",
-        "CUBLAS_GEMM_ALGO6_TENSOR_OP",
-        "CUBLAS_GEMM_ALGO7_TENSOR_OP",
-        "CUBLAS_GEMM_ALGO8_TENSOR_OP",
-        "CUBLAS_GEMM_ALGO9_TENSOR_OP",
-        "CUBLAS_GEMM_ALGO10_TENSOR_OP",
-        "CUBLAS_GEMM_ALGO11_TENSOR_OP",
-        "CUBLAS_GEMM_ALGO12_TENSOR_OP",
-        "CUBLAS_GEMM_ALGO13_TENSOR_OP",
-        "CUBLAS_GEMM_ALGO14_TENSOR_OP",
-        "CUBLAS_GEMM_ALGO15_TENSOR_OP",
-        "CUBLAS_GEMM_AUTOTUNE",
-        "CUBLAS_SIDE_LEFT",
-        "CUBLAS_SIDE_RIGHT",
-        "CUBLASXT_PINNING_DISABLED",
-        "CUBLASXT_PINNING_ENABLED",
-        "CUBLASXT_GEMM",
-        "CUBLASXT_SYRK",
-        "CUBLASXT_HERK",
-        "CUBLASXT_SYMM",
-        "CUBLASXT_HEMM",
-        "CUBLASXT_TRSM",
-        "CUBLASXT_SYR2K",
-        "CUBLASXT_HER2K",
-        "CUBLASXT_SPMM",
-        "CUBLASXT_SYRKX",
-        "CUBLASXT_HERKX",
-        "CUBLASXT_TRMM",
-        "CUBLASXT_ROUTINE_MAX",
-        "CUBLASXT_FLOAT",
-        "CUBLASXT_DOUBLE",
-        "CUBLASXT_COMPLEX",
-        "CUBLASXT_DOUBLECOMPLEX",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__cublas_symbols, member)
     {
         {AT(symbol_cublasCreate_v2), AT(name_cublasCreate), AT(wrapper_cubind_cublas_create)},
@@ -4175,618 +3930,901 @@ const struct cubind__cublas_symbols {
         {AT(symbol_cublasXtZtrmm), AT(symbol_cublasXtZtrmm), AT(wrapper_cubind_cublasXt_ztrmm)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 18},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 18, sizeof(int)},
     {
-        AT(trace_0), /* cublasCreate_v2 */
-        AT(trace_0), /* cublasDestroy_v2 */
-        AT(trace_1), /* cublasGetVersion_v2 */
-        AT(trace_2), /* cublasGetProperty */
-        AT(trace_3), /* cublasGetCudartVersion */
-        AT(trace_4), /* cublasSetWorkspace_v2 */
-        AT(trace_5), /* cublasSetStream_v2 */
-        AT(trace_5), /* cublasGetStream_v2 */
-        AT(trace_6), /* cublasGetPointerMode_v2 */
-        AT(trace_7), /* cublasSetPointerMode_v2 */
-        AT(trace_6), /* cublasGetAtomicsMode */
-        AT(trace_8), /* cublasSetAtomicsMode */
-        AT(trace_6), /* cublasGetMathMode */
-        AT(trace_9), /* cublasSetMathMode */
-        AT(trace_10), /* cublasGetSmCountTarget */
-        AT(trace_11), /* cublasSetSmCountTarget */
-        AT(trace_12), /* cublasGetEmulationStrategy */
-        AT(trace_13), /* cublasSetEmulationStrategy */
-        AT(trace_14), /* cublasGetEmulationSpecialValuesSupport */
-        AT(trace_15), /* cublasSetEmulationSpecialValuesSupport */
-        AT(trace_16), /* cublasGetFixedPointEmulationMantissaControl */
-        AT(trace_17), /* cublasSetFixedPointEmulationMantissaControl */
-        AT(trace_18), /* cublasGetFixedPointEmulationMaxMantissaBitCount */
-        AT(trace_19), /* cublasSetFixedPointEmulationMaxMantissaBitCount */
-        AT(trace_20), /* cublasGetFixedPointEmulationMantissaBitOffset */
-        AT(trace_21), /* cublasSetFixedPointEmulationMantissaBitOffset */
-        AT(trace_22), /* cublasGetFixedPointEmulationMantissaBitCountPointer */
-        AT(trace_22), /* cublasSetFixedPointEmulationMantissaBitCountPointer */
-        AT(trace_23), /* cublasGetStatusName */
-        AT(trace_23), /* cublasGetStatusString */
-        AT(trace_24), /* cublasLoggerConfigure */
-        AT(trace_25), /* cublasSetLoggerCallback */
-        AT(trace_25), /* cublasGetLoggerCallback */
-        AT(trace_26), /* cublasSetVector */
-        AT(trace_26), /* cublasSetVector_64 */
-        AT(trace_27), /* cublasGetVector */
-        AT(trace_27), /* cublasGetVector_64 */
-        AT(trace_28), /* cublasSetMatrix */
-        AT(trace_28), /* cublasSetMatrix_64 */
-        AT(trace_28), /* cublasGetMatrix */
-        AT(trace_28), /* cublasGetMatrix_64 */
-        AT(trace_29), /* cublasSetVectorAsync */
-        AT(trace_29), /* cublasSetVectorAsync_64 */
-        AT(trace_30), /* cublasGetVectorAsync */
-        AT(trace_30), /* cublasGetVectorAsync_64 */
-        AT(trace_31), /* cublasSetMatrixAsync */
-        AT(trace_31), /* cublasSetMatrixAsync_64 */
-        AT(trace_31), /* cublasGetMatrixAsync */
-        AT(trace_31), /* cublasGetMatrixAsync_64 */
-        AT(trace_32), /* cublasXerbla */
-        AT(trace_33), /* cublasNrm2Ex */
-        AT(trace_33), /* cublasNrm2Ex_64 */
-        AT(trace_34), /* cublasSnrm2_v2 */
-        AT(trace_34), /* cublasSnrm2_v2_64 */
-        AT(trace_34), /* cublasDnrm2_v2 */
-        AT(trace_34), /* cublasDnrm2_v2_64 */
-        AT(trace_34), /* cublasScnrm2_v2 */
-        AT(trace_34), /* cublasScnrm2_v2_64 */
-        AT(trace_34), /* cublasDznrm2_v2 */
-        AT(trace_34), /* cublasDznrm2_v2_64 */
-        AT(trace_35), /* cublasDotEx */
-        AT(trace_35), /* cublasDotEx_64 */
-        AT(trace_35), /* cublasDotcEx */
-        AT(trace_35), /* cublasDotcEx_64 */
-        AT(trace_36), /* cublasSdot_v2 */
-        AT(trace_36), /* cublasSdot_v2_64 */
-        AT(trace_36), /* cublasDdot_v2 */
-        AT(trace_36), /* cublasDdot_v2_64 */
-        AT(trace_36), /* cublasCdotu_v2 */
-        AT(trace_36), /* cublasCdotu_v2_64 */
-        AT(trace_36), /* cublasCdotc_v2 */
-        AT(trace_36), /* cublasCdotc_v2_64 */
-        AT(trace_36), /* cublasZdotu_v2 */
-        AT(trace_36), /* cublasZdotu_v2_64 */
-        AT(trace_36), /* cublasZdotc_v2 */
-        AT(trace_36), /* cublasZdotc_v2_64 */
-        AT(trace_37), /* cublasScalEx */
-        AT(trace_37), /* cublasScalEx_64 */
-        AT(trace_38), /* cublasSscal_v2 */
-        AT(trace_38), /* cublasSscal_v2_64 */
-        AT(trace_38), /* cublasDscal_v2 */
-        AT(trace_38), /* cublasDscal_v2_64 */
-        AT(trace_38), /* cublasCscal_v2 */
-        AT(trace_38), /* cublasCscal_v2_64 */
-        AT(trace_38), /* cublasCsscal_v2 */
-        AT(trace_38), /* cublasCsscal_v2_64 */
-        AT(trace_38), /* cublasZscal_v2 */
-        AT(trace_38), /* cublasZscal_v2_64 */
-        AT(trace_38), /* cublasZdscal_v2 */
-        AT(trace_38), /* cublasZdscal_v2_64 */
-        AT(trace_39), /* cublasAxpyEx */
-        AT(trace_39), /* cublasAxpyEx_64 */
-        AT(trace_40), /* cublasSaxpy_v2 */
-        AT(trace_40), /* cublasSaxpy_v2_64 */
-        AT(trace_40), /* cublasDaxpy_v2 */
-        AT(trace_40), /* cublasDaxpy_v2_64 */
-        AT(trace_40), /* cublasCaxpy_v2 */
-        AT(trace_40), /* cublasCaxpy_v2_64 */
-        AT(trace_40), /* cublasZaxpy_v2 */
-        AT(trace_40), /* cublasZaxpy_v2_64 */
-        AT(trace_41), /* cublasCopyEx */
-        AT(trace_41), /* cublasCopyEx_64 */
-        AT(trace_42), /* cublasScopy_v2 */
-        AT(trace_42), /* cublasScopy_v2_64 */
-        AT(trace_42), /* cublasDcopy_v2 */
-        AT(trace_42), /* cublasDcopy_v2_64 */
-        AT(trace_42), /* cublasCcopy_v2 */
-        AT(trace_42), /* cublasCcopy_v2_64 */
-        AT(trace_42), /* cublasZcopy_v2 */
-        AT(trace_42), /* cublasZcopy_v2_64 */
-        AT(trace_42), /* cublasSswap_v2 */
-        AT(trace_42), /* cublasSswap_v2_64 */
-        AT(trace_42), /* cublasDswap_v2 */
-        AT(trace_42), /* cublasDswap_v2_64 */
-        AT(trace_42), /* cublasCswap_v2 */
-        AT(trace_42), /* cublasCswap_v2_64 */
-        AT(trace_42), /* cublasZswap_v2 */
-        AT(trace_42), /* cublasZswap_v2_64 */
-        AT(trace_41), /* cublasSwapEx */
-        AT(trace_41), /* cublasSwapEx_64 */
-        AT(trace_34), /* cublasIsamax_v2 */
-        AT(trace_34), /* cublasIsamax_v2_64 */
-        AT(trace_34), /* cublasIdamax_v2 */
-        AT(trace_34), /* cublasIdamax_v2_64 */
-        AT(trace_34), /* cublasIcamax_v2 */
-        AT(trace_34), /* cublasIcamax_v2_64 */
-        AT(trace_34), /* cublasIzamax_v2 */
-        AT(trace_34), /* cublasIzamax_v2_64 */
-        AT(trace_43), /* cublasIamaxEx */
-        AT(trace_43), /* cublasIamaxEx_64 */
-        AT(trace_34), /* cublasIsamin_v2 */
-        AT(trace_34), /* cublasIsamin_v2_64 */
-        AT(trace_34), /* cublasIdamin_v2 */
-        AT(trace_34), /* cublasIdamin_v2_64 */
-        AT(trace_34), /* cublasIcamin_v2 */
-        AT(trace_34), /* cublasIcamin_v2_64 */
-        AT(trace_34), /* cublasIzamin_v2 */
-        AT(trace_34), /* cublasIzamin_v2_64 */
-        AT(trace_43), /* cublasIaminEx */
-        AT(trace_43), /* cublasIaminEx_64 */
-        AT(trace_44), /* cublasAsumEx */
-        AT(trace_44), /* cublasAsumEx_64 */
-        AT(trace_34), /* cublasSasum_v2 */
-        AT(trace_34), /* cublasSasum_v2_64 */
-        AT(trace_34), /* cublasDasum_v2 */
-        AT(trace_34), /* cublasDasum_v2_64 */
-        AT(trace_34), /* cublasScasum_v2 */
-        AT(trace_34), /* cublasScasum_v2_64 */
-        AT(trace_34), /* cublasDzasum_v2 */
-        AT(trace_34), /* cublasDzasum_v2_64 */
-        AT(trace_45), /* cublasSrot_v2 */
-        AT(trace_45), /* cublasSrot_v2_64 */
-        AT(trace_45), /* cublasDrot_v2 */
-        AT(trace_45), /* cublasDrot_v2_64 */
-        AT(trace_45), /* cublasCrot_v2 */
-        AT(trace_45), /* cublasCrot_v2_64 */
-        AT(trace_45), /* cublasCsrot_v2 */
-        AT(trace_45), /* cublasCsrot_v2_64 */
-        AT(trace_45), /* cublasZrot_v2 */
-        AT(trace_45), /* cublasZrot_v2_64 */
-        AT(trace_45), /* cublasZdrot_v2 */
-        AT(trace_45), /* cublasZdrot_v2_64 */
-        AT(trace_46), /* cublasRotEx */
-        AT(trace_46), /* cublasRotEx_64 */
-        AT(trace_47), /* cublasSrotg_v2 */
-        AT(trace_47), /* cublasDrotg_v2 */
-        AT(trace_47), /* cublasCrotg_v2 */
-        AT(trace_47), /* cublasZrotg_v2 */
-        AT(trace_48), /* cublasRotgEx */
-        AT(trace_49), /* cublasSrotm_v2 */
-        AT(trace_49), /* cublasSrotm_v2_64 */
-        AT(trace_49), /* cublasDrotm_v2 */
-        AT(trace_49), /* cublasDrotm_v2_64 */
-        AT(trace_50), /* cublasRotmEx */
-        AT(trace_50), /* cublasRotmEx_64 */
-        AT(trace_51), /* cublasSrotmg_v2 */
-        AT(trace_51), /* cublasDrotmg_v2 */
-        AT(trace_52), /* cublasRotmgEx */
-        AT(trace_53), /* cublasSgemv_v2 */
-        AT(trace_53), /* cublasSgemv_v2_64 */
-        AT(trace_53), /* cublasDgemv_v2 */
-        AT(trace_53), /* cublasDgemv_v2_64 */
-        AT(trace_53), /* cublasCgemv_v2 */
-        AT(trace_53), /* cublasCgemv_v2_64 */
-        AT(trace_53), /* cublasZgemv_v2 */
-        AT(trace_53), /* cublasZgemv_v2_64 */
-        AT(trace_54), /* cublasSgbmv_v2 */
-        AT(trace_54), /* cublasSgbmv_v2_64 */
-        AT(trace_54), /* cublasDgbmv_v2 */
-        AT(trace_54), /* cublasDgbmv_v2_64 */
-        AT(trace_54), /* cublasCgbmv_v2 */
-        AT(trace_54), /* cublasCgbmv_v2_64 */
-        AT(trace_54), /* cublasZgbmv_v2 */
-        AT(trace_54), /* cublasZgbmv_v2_64 */
-        AT(trace_55), /* cublasStrmv_v2 */
-        AT(trace_55), /* cublasStrmv_v2_64 */
-        AT(trace_55), /* cublasDtrmv_v2 */
-        AT(trace_55), /* cublasDtrmv_v2_64 */
-        AT(trace_55), /* cublasCtrmv_v2 */
-        AT(trace_55), /* cublasCtrmv_v2_64 */
-        AT(trace_55), /* cublasZtrmv_v2 */
-        AT(trace_55), /* cublasZtrmv_v2_64 */
-        AT(trace_56), /* cublasStbmv_v2 */
-        AT(trace_56), /* cublasStbmv_v2_64 */
-        AT(trace_56), /* cublasDtbmv_v2 */
-        AT(trace_56), /* cublasDtbmv_v2_64 */
-        AT(trace_56), /* cublasCtbmv_v2 */
-        AT(trace_56), /* cublasCtbmv_v2_64 */
-        AT(trace_56), /* cublasZtbmv_v2 */
-        AT(trace_56), /* cublasZtbmv_v2_64 */
-        AT(trace_57), /* cublasStpmv_v2 */
-        AT(trace_57), /* cublasStpmv_v2_64 */
-        AT(trace_57), /* cublasDtpmv_v2 */
-        AT(trace_57), /* cublasDtpmv_v2_64 */
-        AT(trace_57), /* cublasCtpmv_v2 */
-        AT(trace_57), /* cublasCtpmv_v2_64 */
-        AT(trace_57), /* cublasZtpmv_v2 */
-        AT(trace_57), /* cublasZtpmv_v2_64 */
-        AT(trace_55), /* cublasStrsv_v2 */
-        AT(trace_55), /* cublasStrsv_v2_64 */
-        AT(trace_55), /* cublasDtrsv_v2 */
-        AT(trace_55), /* cublasDtrsv_v2_64 */
-        AT(trace_55), /* cublasCtrsv_v2 */
-        AT(trace_55), /* cublasCtrsv_v2_64 */
-        AT(trace_55), /* cublasZtrsv_v2 */
-        AT(trace_55), /* cublasZtrsv_v2_64 */
-        AT(trace_57), /* cublasStpsv_v2 */
-        AT(trace_57), /* cublasStpsv_v2_64 */
-        AT(trace_57), /* cublasDtpsv_v2 */
-        AT(trace_57), /* cublasDtpsv_v2_64 */
-        AT(trace_57), /* cublasCtpsv_v2 */
-        AT(trace_57), /* cublasCtpsv_v2_64 */
-        AT(trace_57), /* cublasZtpsv_v2 */
-        AT(trace_57), /* cublasZtpsv_v2_64 */
-        AT(trace_56), /* cublasStbsv_v2 */
-        AT(trace_56), /* cublasStbsv_v2_64 */
-        AT(trace_56), /* cublasDtbsv_v2 */
-        AT(trace_56), /* cublasDtbsv_v2_64 */
-        AT(trace_56), /* cublasCtbsv_v2 */
-        AT(trace_56), /* cublasCtbsv_v2_64 */
-        AT(trace_56), /* cublasZtbsv_v2 */
-        AT(trace_56), /* cublasZtbsv_v2_64 */
-        AT(trace_58), /* cublasSsymv_v2 */
-        AT(trace_58), /* cublasSsymv_v2_64 */
-        AT(trace_58), /* cublasDsymv_v2 */
-        AT(trace_58), /* cublasDsymv_v2_64 */
-        AT(trace_58), /* cublasCsymv_v2 */
-        AT(trace_58), /* cublasCsymv_v2_64 */
-        AT(trace_58), /* cublasZsymv_v2 */
-        AT(trace_58), /* cublasZsymv_v2_64 */
-        AT(trace_58), /* cublasChemv_v2 */
-        AT(trace_58), /* cublasChemv_v2_64 */
-        AT(trace_58), /* cublasZhemv_v2 */
-        AT(trace_58), /* cublasZhemv_v2_64 */
-        AT(trace_59), /* cublasSsbmv_v2 */
-        AT(trace_59), /* cublasSsbmv_v2_64 */
-        AT(trace_59), /* cublasDsbmv_v2 */
-        AT(trace_59), /* cublasDsbmv_v2_64 */
-        AT(trace_59), /* cublasChbmv_v2 */
-        AT(trace_59), /* cublasChbmv_v2_64 */
-        AT(trace_59), /* cublasZhbmv_v2 */
-        AT(trace_59), /* cublasZhbmv_v2_64 */
-        AT(trace_60), /* cublasSspmv_v2 */
-        AT(trace_60), /* cublasSspmv_v2_64 */
-        AT(trace_60), /* cublasDspmv_v2 */
-        AT(trace_60), /* cublasDspmv_v2_64 */
-        AT(trace_60), /* cublasChpmv_v2 */
-        AT(trace_60), /* cublasChpmv_v2_64 */
-        AT(trace_60), /* cublasZhpmv_v2 */
-        AT(trace_60), /* cublasZhpmv_v2_64 */
-        AT(trace_61), /* cublasSger_v2 */
-        AT(trace_61), /* cublasSger_v2_64 */
-        AT(trace_61), /* cublasDger_v2 */
-        AT(trace_61), /* cublasDger_v2_64 */
-        AT(trace_61), /* cublasCgeru_v2 */
-        AT(trace_61), /* cublasCgeru_v2_64 */
-        AT(trace_61), /* cublasCgerc_v2 */
-        AT(trace_61), /* cublasCgerc_v2_64 */
-        AT(trace_61), /* cublasZgeru_v2 */
-        AT(trace_61), /* cublasZgeru_v2_64 */
-        AT(trace_61), /* cublasZgerc_v2 */
-        AT(trace_61), /* cublasZgerc_v2_64 */
-        AT(trace_62), /* cublasSsyr_v2 */
-        AT(trace_62), /* cublasSsyr_v2_64 */
-        AT(trace_62), /* cublasDsyr_v2 */
-        AT(trace_62), /* cublasDsyr_v2_64 */
-        AT(trace_62), /* cublasCsyr_v2 */
-        AT(trace_62), /* cublasCsyr_v2_64 */
-        AT(trace_62), /* cublasZsyr_v2 */
-        AT(trace_62), /* cublasZsyr_v2_64 */
-        AT(trace_62), /* cublasCher_v2 */
-        AT(trace_62), /* cublasCher_v2_64 */
-        AT(trace_62), /* cublasZher_v2 */
-        AT(trace_62), /* cublasZher_v2_64 */
-        AT(trace_63), /* cublasSspr_v2 */
-        AT(trace_63), /* cublasSspr_v2_64 */
-        AT(trace_63), /* cublasDspr_v2 */
-        AT(trace_63), /* cublasDspr_v2_64 */
-        AT(trace_63), /* cublasChpr_v2 */
-        AT(trace_63), /* cublasChpr_v2_64 */
-        AT(trace_63), /* cublasZhpr_v2 */
-        AT(trace_63), /* cublasZhpr_v2_64 */
-        AT(trace_64), /* cublasSsyr2_v2 */
-        AT(trace_64), /* cublasSsyr2_v2_64 */
-        AT(trace_64), /* cublasDsyr2_v2 */
-        AT(trace_64), /* cublasDsyr2_v2_64 */
-        AT(trace_64), /* cublasCsyr2_v2 */
-        AT(trace_64), /* cublasCsyr2_v2_64 */
-        AT(trace_64), /* cublasZsyr2_v2 */
-        AT(trace_64), /* cublasZsyr2_v2_64 */
-        AT(trace_64), /* cublasCher2_v2 */
-        AT(trace_64), /* cublasCher2_v2_64 */
-        AT(trace_64), /* cublasZher2_v2 */
-        AT(trace_64), /* cublasZher2_v2_64 */
-        AT(trace_65), /* cublasSspr2_v2 */
-        AT(trace_65), /* cublasSspr2_v2_64 */
-        AT(trace_65), /* cublasDspr2_v2 */
-        AT(trace_65), /* cublasDspr2_v2_64 */
-        AT(trace_65), /* cublasChpr2_v2 */
-        AT(trace_65), /* cublasChpr2_v2_64 */
-        AT(trace_65), /* cublasZhpr2_v2 */
-        AT(trace_65), /* cublasZhpr2_v2_64 */
-        AT(trace_66), /* cublasSgemvBatched */
-        AT(trace_66), /* cublasSgemvBatched_64 */
-        AT(trace_66), /* cublasDgemvBatched */
-        AT(trace_66), /* cublasDgemvBatched_64 */
-        AT(trace_66), /* cublasCgemvBatched */
-        AT(trace_66), /* cublasCgemvBatched_64 */
-        AT(trace_66), /* cublasZgemvBatched */
-        AT(trace_66), /* cublasZgemvBatched_64 */
-        AT(trace_67), /* cublasSgemvStridedBatched */
-        AT(trace_67), /* cublasSgemvStridedBatched_64 */
-        AT(trace_67), /* cublasDgemvStridedBatched */
-        AT(trace_67), /* cublasDgemvStridedBatched_64 */
-        AT(trace_67), /* cublasCgemvStridedBatched */
-        AT(trace_67), /* cublasCgemvStridedBatched_64 */
-        AT(trace_67), /* cublasZgemvStridedBatched */
-        AT(trace_67), /* cublasZgemvStridedBatched_64 */
-        AT(trace_68), /* cublasSgemm_v2 */
-        AT(trace_68), /* cublasSgemm_v2_64 */
-        AT(trace_68), /* cublasDgemm_v2 */
-        AT(trace_68), /* cublasDgemm_v2_64 */
-        AT(trace_68), /* cublasCgemm_v2 */
-        AT(trace_68), /* cublasCgemm_v2_64 */
-        AT(trace_68), /* cublasCgemm3m */
-        AT(trace_68), /* cublasCgemm3m_64 */
-        AT(trace_69), /* cublasCgemm3mEx */
-        AT(trace_69), /* cublasCgemm3mEx_64 */
-        AT(trace_68), /* cublasZgemm_v2 */
-        AT(trace_68), /* cublasZgemm_v2_64 */
-        AT(trace_68), /* cublasZgemm3m */
-        AT(trace_68), /* cublasZgemm3m_64 */
-        AT(trace_69), /* cublasSgemmEx */
-        AT(trace_69), /* cublasSgemmEx_64 */
-        AT(trace_70), /* cublasGemmEx */
-        AT(trace_70), /* cublasGemmEx_64 */
-        AT(trace_69), /* cublasCgemmEx */
-        AT(trace_69), /* cublasCgemmEx_64 */
-        AT(trace_71), /* cublasSsyrk_v2 */
-        AT(trace_71), /* cublasSsyrk_v2_64 */
-        AT(trace_71), /* cublasDsyrk_v2 */
-        AT(trace_71), /* cublasDsyrk_v2_64 */
-        AT(trace_71), /* cublasCsyrk_v2 */
-        AT(trace_71), /* cublasCsyrk_v2_64 */
-        AT(trace_71), /* cublasZsyrk_v2 */
-        AT(trace_71), /* cublasZsyrk_v2_64 */
-        AT(trace_72), /* cublasCsyrkEx */
-        AT(trace_72), /* cublasCsyrkEx_64 */
-        AT(trace_72), /* cublasCsyrk3mEx */
-        AT(trace_72), /* cublasCsyrk3mEx_64 */
-        AT(trace_71), /* cublasCherk_v2 */
-        AT(trace_71), /* cublasCherk_v2_64 */
-        AT(trace_71), /* cublasZherk_v2 */
-        AT(trace_71), /* cublasZherk_v2_64 */
-        AT(trace_72), /* cublasCherkEx */
-        AT(trace_72), /* cublasCherkEx_64 */
-        AT(trace_72), /* cublasCherk3mEx */
-        AT(trace_72), /* cublasCherk3mEx_64 */
-        AT(trace_73), /* cublasSsyr2k_v2 */
-        AT(trace_73), /* cublasSsyr2k_v2_64 */
-        AT(trace_73), /* cublasDsyr2k_v2 */
-        AT(trace_73), /* cublasDsyr2k_v2_64 */
-        AT(trace_73), /* cublasCsyr2k_v2 */
-        AT(trace_73), /* cublasCsyr2k_v2_64 */
-        AT(trace_73), /* cublasZsyr2k_v2 */
-        AT(trace_73), /* cublasZsyr2k_v2_64 */
-        AT(trace_73), /* cublasCher2k_v2 */
-        AT(trace_73), /* cublasCher2k_v2_64 */
-        AT(trace_73), /* cublasZher2k_v2 */
-        AT(trace_73), /* cublasZher2k_v2_64 */
-        AT(trace_73), /* cublasSsyrkx */
-        AT(trace_73), /* cublasSsyrkx_64 */
-        AT(trace_73), /* cublasDsyrkx */
-        AT(trace_73), /* cublasDsyrkx_64 */
-        AT(trace_73), /* cublasCsyrkx */
-        AT(trace_73), /* cublasCsyrkx_64 */
-        AT(trace_73), /* cublasZsyrkx */
-        AT(trace_73), /* cublasZsyrkx_64 */
-        AT(trace_73), /* cublasCherkx */
-        AT(trace_73), /* cublasCherkx_64 */
-        AT(trace_73), /* cublasZherkx */
-        AT(trace_73), /* cublasZherkx_64 */
-        AT(trace_74), /* cublasSsymm_v2 */
-        AT(trace_74), /* cublasSsymm_v2_64 */
-        AT(trace_74), /* cublasDsymm_v2 */
-        AT(trace_74), /* cublasDsymm_v2_64 */
-        AT(trace_74), /* cublasCsymm_v2 */
-        AT(trace_74), /* cublasCsymm_v2_64 */
-        AT(trace_74), /* cublasZsymm_v2 */
-        AT(trace_74), /* cublasZsymm_v2_64 */
-        AT(trace_74), /* cublasChemm_v2 */
-        AT(trace_74), /* cublasChemm_v2_64 */
-        AT(trace_74), /* cublasZhemm_v2 */
-        AT(trace_74), /* cublasZhemm_v2_64 */
-        AT(trace_75), /* cublasStrsm_v2 */
-        AT(trace_75), /* cublasStrsm_v2_64 */
-        AT(trace_75), /* cublasDtrsm_v2 */
-        AT(trace_75), /* cublasDtrsm_v2_64 */
-        AT(trace_75), /* cublasCtrsm_v2 */
-        AT(trace_75), /* cublasCtrsm_v2_64 */
-        AT(trace_75), /* cublasZtrsm_v2 */
-        AT(trace_75), /* cublasZtrsm_v2_64 */
-        AT(trace_76), /* cublasStrmm_v2 */
-        AT(trace_76), /* cublasStrmm_v2_64 */
-        AT(trace_76), /* cublasDtrmm_v2 */
-        AT(trace_76), /* cublasDtrmm_v2_64 */
-        AT(trace_76), /* cublasCtrmm_v2 */
-        AT(trace_76), /* cublasCtrmm_v2_64 */
-        AT(trace_76), /* cublasZtrmm_v2 */
-        AT(trace_76), /* cublasZtrmm_v2_64 */
-        AT(trace_77), /* cublasSgemmBatched */
-        AT(trace_77), /* cublasSgemmBatched_64 */
-        AT(trace_77), /* cublasDgemmBatched */
-        AT(trace_77), /* cublasDgemmBatched_64 */
-        AT(trace_77), /* cublasCgemmBatched */
-        AT(trace_77), /* cublasCgemmBatched_64 */
-        AT(trace_77), /* cublasCgemm3mBatched */
-        AT(trace_77), /* cublasCgemm3mBatched_64 */
-        AT(trace_77), /* cublasZgemmBatched */
-        AT(trace_77), /* cublasZgemmBatched_64 */
-        AT(trace_78), /* cublasSgemmStridedBatched */
-        AT(trace_78), /* cublasSgemmStridedBatched_64 */
-        AT(trace_78), /* cublasDgemmStridedBatched */
-        AT(trace_78), /* cublasDgemmStridedBatched_64 */
-        AT(trace_78), /* cublasCgemmStridedBatched */
-        AT(trace_78), /* cublasCgemmStridedBatched_64 */
-        AT(trace_78), /* cublasCgemm3mStridedBatched */
-        AT(trace_78), /* cublasCgemm3mStridedBatched_64 */
-        AT(trace_78), /* cublasZgemmStridedBatched */
-        AT(trace_78), /* cublasZgemmStridedBatched_64 */
-        AT(trace_79), /* cublasGemmBatchedEx */
-        AT(trace_79), /* cublasGemmBatchedEx_64 */
-        AT(trace_80), /* cublasGemmStridedBatchedEx */
-        AT(trace_80), /* cublasGemmStridedBatchedEx_64 */
-        AT(trace_81), /* cublasSgemmGroupedBatched */
-        AT(trace_81), /* cublasSgemmGroupedBatched_64 */
-        AT(trace_81), /* cublasDgemmGroupedBatched */
-        AT(trace_81), /* cublasDgemmGroupedBatched_64 */
-        AT(trace_82), /* cublasGemmGroupedBatchedEx */
-        AT(trace_82), /* cublasGemmGroupedBatchedEx_64 */
-        AT(trace_83), /* cublasSgeam */
-        AT(trace_83), /* cublasSgeam_64 */
-        AT(trace_83), /* cublasDgeam */
-        AT(trace_83), /* cublasDgeam_64 */
-        AT(trace_83), /* cublasCgeam */
-        AT(trace_83), /* cublasCgeam_64 */
-        AT(trace_83), /* cublasZgeam */
-        AT(trace_83), /* cublasZgeam_64 */
-        AT(trace_84), /* cublasStrsmBatched */
-        AT(trace_84), /* cublasStrsmBatched_64 */
-        AT(trace_84), /* cublasDtrsmBatched */
-        AT(trace_84), /* cublasDtrsmBatched_64 */
-        AT(trace_84), /* cublasCtrsmBatched */
-        AT(trace_84), /* cublasCtrsmBatched_64 */
-        AT(trace_84), /* cublasZtrsmBatched */
-        AT(trace_84), /* cublasZtrsmBatched_64 */
-        AT(trace_85), /* cublasSdgmm */
-        AT(trace_85), /* cublasSdgmm_64 */
-        AT(trace_85), /* cublasDdgmm */
-        AT(trace_85), /* cublasDdgmm_64 */
-        AT(trace_85), /* cublasCdgmm */
-        AT(trace_85), /* cublasCdgmm_64 */
-        AT(trace_85), /* cublasZdgmm */
-        AT(trace_85), /* cublasZdgmm_64 */
-        AT(trace_86), /* cublasSmatinvBatched */
-        AT(trace_86), /* cublasDmatinvBatched */
-        AT(trace_86), /* cublasCmatinvBatched */
-        AT(trace_86), /* cublasZmatinvBatched */
-        AT(trace_87), /* cublasSgeqrfBatched */
-        AT(trace_87), /* cublasDgeqrfBatched */
-        AT(trace_87), /* cublasCgeqrfBatched */
-        AT(trace_87), /* cublasZgeqrfBatched */
-        AT(trace_88), /* cublasSgelsBatched */
-        AT(trace_88), /* cublasDgelsBatched */
-        AT(trace_88), /* cublasCgelsBatched */
-        AT(trace_88), /* cublasZgelsBatched */
-        AT(trace_89), /* cublasStpttr */
-        AT(trace_89), /* cublasDtpttr */
-        AT(trace_89), /* cublasCtpttr */
-        AT(trace_89), /* cublasZtpttr */
-        AT(trace_90), /* cublasStrttp */
-        AT(trace_90), /* cublasDtrttp */
-        AT(trace_90), /* cublasCtrttp */
-        AT(trace_90), /* cublasZtrttp */
-        AT(trace_91), /* cublasSgetrfBatched */
-        AT(trace_91), /* cublasDgetrfBatched */
-        AT(trace_91), /* cublasCgetrfBatched */
-        AT(trace_91), /* cublasZgetrfBatched */
-        AT(trace_92), /* cublasSgetriBatched */
-        AT(trace_92), /* cublasDgetriBatched */
-        AT(trace_92), /* cublasCgetriBatched */
-        AT(trace_92), /* cublasZgetriBatched */
-        AT(trace_93), /* cublasSgetrsBatched */
-        AT(trace_93), /* cublasDgetrsBatched */
-        AT(trace_93), /* cublasCgetrsBatched */
-        AT(trace_93), /* cublasZgetrsBatched */
-        AT(trace_94), /* cublasUint8gemmBias */
-        AT(trace_66), /* cublasHSHgemvBatched */
-        AT(trace_66), /* cublasHSHgemvBatched_64 */
-        AT(trace_66), /* cublasHSSgemvBatched */
-        AT(trace_66), /* cublasHSSgemvBatched_64 */
-        AT(trace_66), /* cublasTSTgemvBatched */
-        AT(trace_66), /* cublasTSTgemvBatched_64 */
-        AT(trace_66), /* cublasTSSgemvBatched */
-        AT(trace_66), /* cublasTSSgemvBatched_64 */
-        AT(trace_67), /* cublasHSHgemvStridedBatched */
-        AT(trace_67), /* cublasHSHgemvStridedBatched_64 */
-        AT(trace_67), /* cublasHSSgemvStridedBatched */
-        AT(trace_67), /* cublasHSSgemvStridedBatched_64 */
-        AT(trace_67), /* cublasTSTgemvStridedBatched */
-        AT(trace_67), /* cublasTSTgemvStridedBatched_64 */
-        AT(trace_67), /* cublasTSSgemvStridedBatched */
-        AT(trace_67), /* cublasTSSgemvStridedBatched_64 */
-        AT(trace_68), /* cublasHgemm */
-        AT(trace_68), /* cublasHgemm_64 */
-        AT(trace_77), /* cublasHgemmBatched */
-        AT(trace_77), /* cublasHgemmBatched_64 */
-        AT(trace_78), /* cublasHgemmStridedBatched */
-        AT(trace_78), /* cublasHgemmStridedBatched_64 */
-        AT(trace_0), /* cublasXtCreate */
-        AT(trace_0), /* cublasXtDestroy */
-        AT(trace_95), /* cublasXtGetNumBoards */
-        AT(trace_96), /* cublasXtMaxBoards */
-        AT(trace_97), /* cublasXtDeviceSelect */
-        AT(trace_98), /* cublasXtSetBlockDim */
-        AT(trace_99), /* cublasXtGetBlockDim */
-        AT(trace_6), /* cublasXtGetPinningMemMode */
-        AT(trace_100), /* cublasXtSetPinningMemMode */
-        AT(trace_101), /* cublasXtSetCpuRoutine */
-        AT(trace_102), /* cublasXtSetCpuRatio */
-        AT(trace_103), /* cublasXtSgemm */
-        AT(trace_103), /* cublasXtDgemm */
-        AT(trace_103), /* cublasXtCgemm */
-        AT(trace_103), /* cublasXtZgemm */
-        AT(trace_104), /* cublasXtSsyrk */
-        AT(trace_104), /* cublasXtDsyrk */
-        AT(trace_104), /* cublasXtCsyrk */
-        AT(trace_104), /* cublasXtZsyrk */
-        AT(trace_104), /* cublasXtCherk */
-        AT(trace_104), /* cublasXtZherk */
-        AT(trace_105), /* cublasXtSsyr2k */
-        AT(trace_105), /* cublasXtDsyr2k */
-        AT(trace_105), /* cublasXtCsyr2k */
-        AT(trace_105), /* cublasXtZsyr2k */
-        AT(trace_105), /* cublasXtCherkx */
-        AT(trace_105), /* cublasXtZherkx */
-        AT(trace_106), /* cublasXtStrsm */
-        AT(trace_106), /* cublasXtDtrsm */
-        AT(trace_106), /* cublasXtCtrsm */
-        AT(trace_106), /* cublasXtZtrsm */
-        AT(trace_107), /* cublasXtSsymm */
-        AT(trace_107), /* cublasXtDsymm */
-        AT(trace_107), /* cublasXtCsymm */
-        AT(trace_107), /* cublasXtZsymm */
-        AT(trace_107), /* cublasXtChemm */
-        AT(trace_107), /* cublasXtZhemm */
-        AT(trace_105), /* cublasXtSsyrkx */
-        AT(trace_105), /* cublasXtDsyrkx */
-        AT(trace_105), /* cublasXtCsyrkx */
-        AT(trace_105), /* cublasXtZsyrkx */
-        AT(trace_105), /* cublasXtCher2k */
-        AT(trace_105), /* cublasXtZher2k */
-        AT(trace_108), /* cublasXtSspmm */
-        AT(trace_108), /* cublasXtDspmm */
-        AT(trace_108), /* cublasXtCspmm */
-        AT(trace_108), /* cublasXtZspmm */
-        AT(trace_109), /* cublasXtStrmm */
-        AT(trace_109), /* cublasXtDtrmm */
-        AT(trace_109), /* cublasXtCtrmm */
-        AT(trace_109), /* cublasXtZtrmm */
+        "s;phandle;",
+        "s;phandle;pversion;",
+        "s;e0:type;pvalue;",
+        "u;",
+        "s;phandle;pworkspace;uworkspaceSizeInBytes;",
+        "s;phandle;pstreamId;",
+        "s;phandle;pmode;",
+        "s;phandle;e1:mode;",
+        "s;phandle;e2:mode;",
+        "s;phandle;e3:mode;",
+        "s;phandle;psmCountTarget;",
+        "s;phandle;ismCountTarget;",
+        "s;phandle;pemulationStrategy;",
+        "s;phandle;e4:emulationStrategy;",
+        "s;phandle;pmask;",
+        "s;phandle;e5:mask;",
+        "s;phandle;pmantissaControl;",
+        "s;phandle;e6:mantissaControl;",
+        "s;phandle;pmaxMantissaBitCount;",
+        "s;phandle;imaxMantissaBitCount;",
+        "s;phandle;pmantissaBitOffset;",
+        "s;phandle;imantissaBitOffset;",
+        "s;phandle;pmantissaBitCount;",
+        "p;e7:status;",
+        "s;ilogIsOn;ilogToStdOut;ilogToStdErr;plogFileName;",
+        "s;puserCallback;",
+        "s;in;ielemSize;px;iincx;pdevicePtr;iincy;",
+        "s;in;ielemSize;px;iincx;py;iincy;",
+        "s;irows;icols;ielemSize;pA;ilda;pB;ildb;",
+        "s;in;ielemSize;phostPtr;iincx;pdevicePtr;iincy;pstream;",
+        "s;in;ielemSize;pdevicePtr;iincx;phostPtr;iincy;pstream;",
+        "s;irows;icols;ielemSize;pA;ilda;pB;ildb;pstream;",
+        "v;psrName;iinfo;",
+        "s;phandle;in;px;e8:xType;iincx;presult;e8:resultType;e8:executionType;",
+        "s;phandle;in;px;iincx;presult;",
+        "s;phandle;in;px;e8:xType;iincx;py;e8:yType;iincy;presult;e8:resultType;e8:executionType;",
+        "s;phandle;in;px;iincx;py;iincy;presult;",
+        "s;phandle;in;palpha;e8:alphaType;px;e8:xType;iincx;e8:executionType;",
+        "s;phandle;in;palpha;px;iincx;",
+        "s;phandle;in;palpha;e8:alphaType;px;e8:xType;iincx;py;e8:yType;iincy;e8:executiontype;",
+        "s;phandle;in;palpha;px;iincx;py;iincy;",
+        "s;phandle;in;px;e8:xType;iincx;py;e8:yType;iincy;",
+        "s;phandle;in;px;iincx;py;iincy;",
+        "s;phandle;in;px;e8:xType;iincx;presult;",
+        "s;phandle;in;px;e8:xType;iincx;presult;e8:resultType;e8:executiontype;",
+        "s;phandle;in;px;iincx;py;iincy;pc;ps;",
+        "s;phandle;in;px;e8:xType;iincx;py;e8:yType;iincy;pc;ps;e8:csType;e8:executiontype;",
+        "s;phandle;pa;pb;pc;ps;",
+        "s;phandle;pa;pb;e8:abType;pc;ps;e8:csType;e8:executiontype;",
+        "s;phandle;in;px;iincx;py;iincy;pparam;",
+        "s;phandle;in;px;e8:xType;iincx;py;e8:yType;iincy;pparam;e8:paramType;e8:executiontype;",
+        "s;phandle;pd1;pd2;px1;py1;pparam;",
+        "s;phandle;pd1;e8:d1Type;pd2;e8:d2Type;px1;e8:x1Type;py1;e8:y1Type;pparam;e8:paramType;e8:executiontype;",
+        "s;phandle;e9:trans;im;in;palpha;pA;ilda;px;iincx;pbeta;py;iincy;",
+        "s;phandle;e9:trans;im;in;ikl;iku;palpha;pA;ilda;px;iincx;pbeta;py;iincy;",
+        "s;phandle;e10:uplo;e9:trans;e11:diag;in;pA;ilda;px;iincx;",
+        "s;phandle;e10:uplo;e9:trans;e11:diag;in;ik;pA;ilda;px;iincx;",
+        "s;phandle;e10:uplo;e9:trans;e11:diag;in;pAP;px;iincx;",
+        "s;phandle;e10:uplo;in;palpha;pA;ilda;px;iincx;pbeta;py;iincy;",
+        "s;phandle;e10:uplo;in;ik;palpha;pA;ilda;px;iincx;pbeta;py;iincy;",
+        "s;phandle;e10:uplo;in;palpha;pAP;px;iincx;pbeta;py;iincy;",
+        "s;phandle;im;in;palpha;px;iincx;py;iincy;pA;ilda;",
+        "s;phandle;e10:uplo;in;palpha;px;iincx;pA;ilda;",
+        "s;phandle;e10:uplo;in;palpha;px;iincx;pAP;",
+        "s;phandle;e10:uplo;in;palpha;px;iincx;py;iincy;pA;ilda;",
+        "s;phandle;e10:uplo;in;palpha;px;iincx;py;iincy;pAP;",
+        "s;phandle;e9:trans;im;in;palpha;pAarray;ilda;pxarray;iincx;pbeta;pyarray;iincy;ibatchCount;",
+        "s;phandle;e9:trans;im;in;palpha;pA;ilda;istrideA;px;iincx;istridex;pbeta;py;iincy;istridey;ibatchCount;",
+        "s;phandle;e9:transa;e9:transb;im;in;ik;palpha;pA;ilda;pB;ildb;pbeta;pC;ildc;",
+        "s;phandle;e9:transa;e9:transb;im;in;ik;palpha;pA;e8:Atype;ilda;pB;e8:Btype;ildb;pbeta;pC;e8:Ctype;ildc;",
+        "s;phandle;e9:transa;e9:transb;im;in;ik;palpha;pA;e8:Atype;ilda;pB;e8:Btype;ildb;pbeta;pC;e8:Ctype;ildc;e12:computeType;e13:algo;",
+        "s;phandle;e10:uplo;e9:trans;in;ik;palpha;pA;ilda;pbeta;pC;ildc;",
+        "s;phandle;e10:uplo;e9:trans;in;ik;palpha;pA;e8:Atype;ilda;pbeta;pC;e8:Ctype;ildc;",
+        "s;phandle;e10:uplo;e9:trans;in;ik;palpha;pA;ilda;pB;ildb;pbeta;pC;ildc;",
+        "s;phandle;e14:side;e10:uplo;im;in;palpha;pA;ilda;pB;ildb;pbeta;pC;ildc;",
+        "s;phandle;e14:side;e10:uplo;e9:trans;e11:diag;im;in;palpha;pA;ilda;pB;ildb;",
+        "s;phandle;e14:side;e10:uplo;e9:trans;e11:diag;im;in;palpha;pA;ilda;pB;ildb;pC;ildc;",
+        "s;phandle;e9:transa;e9:transb;im;in;ik;palpha;pAarray;ilda;pBarray;ildb;pbeta;pCarray;ildc;ibatchCount;",
+        "s;phandle;e9:transa;e9:transb;im;in;ik;palpha;pA;ilda;istrideA;pB;ildb;istrideB;pbeta;pC;ildc;istrideC;ibatchCount;",
+        "s;phandle;e9:transa;e9:transb;im;in;ik;palpha;pAarray;e8:Atype;ilda;pBarray;e8:Btype;ildb;pbeta;pCarray;e8:Ctype;ildc;ibatchCount;e12:computeType;e13:algo;",
+        "s;phandle;e9:transa;e9:transb;im;in;ik;palpha;pA;e8:Atype;ilda;istrideA;pB;e8:Btype;ildb;istrideB;pbeta;pC;e8:Ctype;ildc;istrideC;ibatchCount;e12:computeType;e13:algo;",
+        "s;phandle;ptransa_array;ptransb_array;pm_array;pn_array;pk_array;palpha_array;pAarray;plda_array;pBarray;pldb_array;pbeta_array;pCarray;pldc_array;igroup_count;pgroup_size;",
+        "s;phandle;ptransa_array;ptransb_array;pm_array;pn_array;pk_array;palpha_array;pAarray;e8:Atype;plda_array;pBarray;e8:Btype;pldb_array;pbeta_array;pCarray;e8:Ctype;pldc_array;igroup_count;pgroup_size;e12:computeType;",
+        "s;phandle;e9:transa;e9:transb;im;in;palpha;pA;ilda;pbeta;pB;ildb;pC;ildc;",
+        "s;phandle;e14:side;e10:uplo;e9:trans;e11:diag;im;in;palpha;pA;ilda;pB;ildb;ibatchCount;",
+        "s;phandle;e14:mode;im;in;pA;ilda;px;iincx;pC;ildc;",
+        "s;phandle;in;pA;ilda;pAinv;ilda_inv;pinfo;ibatchSize;",
+        "s;phandle;im;in;pAarray;ilda;pTauArray;pinfo;ibatchSize;",
+        "s;phandle;e9:trans;im;in;inrhs;pAarray;ilda;pCarray;ildc;pinfo;pdevInfoArray;ibatchSize;",
+        "s;phandle;e10:uplo;in;pAP;pA;ilda;",
+        "s;phandle;e10:uplo;in;pA;ilda;pAP;",
+        "s;phandle;in;pA;ilda;pP;pinfo;ibatchSize;",
+        "s;phandle;in;pA;ilda;pP;pC;ildc;pinfo;ibatchSize;",
+        "s;phandle;e9:trans;in;inrhs;pAarray;ilda;pdevIpiv;pBarray;ildb;pinfo;ibatchSize;",
+        "s;phandle;e9:transa;e9:transb;e9:transc;im;in;ik;pA;iA_bias;ilda;pB;iB_bias;ildb;pC;iC_bias;ildc;iC_mult;iC_shift;",
+        "s;inbDevices;pdeviceId;pnbBoards;",
+        "s;pnbGpuBoards;",
+        "s;phandle;inbDevices;pdeviceId;",
+        "s;phandle;iblockDim;",
+        "s;phandle;pblockDim;",
+        "s;phandle;e15:mode;",
+        "s;phandle;e16:blasOp;e17:type;pblasFunctor;",
+        "s;phandle;e16:blasOp;e17:type;fratio;",
+        "s;phandle;e9:transa;e9:transb;um;un;uk;palpha;pA;ulda;pB;uldb;pbeta;pC;uldc;",
+        "s;phandle;e10:uplo;e9:trans;un;uk;palpha;pA;ulda;pbeta;pC;uldc;",
+        "s;phandle;e10:uplo;e9:trans;un;uk;palpha;pA;ulda;pB;uldb;pbeta;pC;uldc;",
+        "s;phandle;e14:side;e10:uplo;e9:trans;e11:diag;um;un;palpha;pA;ulda;pB;uldb;",
+        "s;phandle;e14:side;e10:uplo;um;un;palpha;pA;ulda;pB;uldb;pbeta;pC;uldc;",
+        "s;phandle;e14:side;e10:uplo;um;un;palpha;pAP;pB;uldb;pbeta;pC;uldc;",
+        "s;phandle;e14:side;e10:uplo;e9:trans;e11:diag;um;un;palpha;pA;ulda;pB;uldb;pC;uldc;",
+        "",
+        "MAJOR_VERSION",
+        "MINOR_VERSION",
+        "PATCH_LEVEL",
+        "CUBLAS_POINTER_MODE_",
+        "HOST",
+        "DEVICE",
+        "CUBLAS_ATOMICS_",
+        "NOT_ALLOWED",
+        "ALLOWED",
+        "CUBLAS_",
+        "DEFAULT_MATH",
+        "TENSOR_OP_MATH",
+        "PEDANTIC_MATH",
+        "TF32_TENSOR_OP_MATH",
+        "FP32_EMULATED_BF16X9_MATH",
+        "FP64_EMULATED_FIXEDPOINT_MATH",
+        "MATH_DISALLOW_REDUCED_PRECISION_REDUCTION",
+        "CUBLAS_EMULATION_STRATEGY_",
+        "DEFAULT",
+        "PERFORMANT",
+        "EAGER",
+        "CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_",
+        "NONE",
+        "INFINITY",
+        "NAN",
+        "DEFAULT",
+        "CUDA_EMULATION_MANTISSA_CONTROL_",
+        "DYNAMIC",
+        "FIXED",
+        "CUBLAS_STATUS_",
+        "SUCCESS",
+        "NOT_INITIALIZED",
+        "ALLOC_FAILED",
+        "INVALID_VALUE",
+        "ARCH_MISMATCH",
+        "MAPPING_ERROR",
+        "EXECUTION_FAILED",
+        "INTERNAL_ERROR",
+        "NOT_SUPPORTED",
+        "LICENSE_ERROR",
+        "CUDA_",
+        "R_32F",
+        "R_64F",
+        "R_16F",
+        "R_8I",
+        "C_32F",
+        "C_64F",
+        "C_16F",
+        "C_8I",
+        "R_8U",
+        "C_8U",
+        "R_32I",
+        "C_32I",
+        "R_32U",
+        "C_32U",
+        "R_16BF",
+        "C_16BF",
+        "R_4I",
+        "C_4I",
+        "R_4U",
+        "C_4U",
+        "R_16I",
+        "C_16I",
+        "R_16U",
+        "C_16U",
+        "R_64I",
+        "C_64I",
+        "R_64U",
+        "C_64U",
+        "R_8F_E4M3",
+        "R_8F_E5M2",
+        "R_8F_UE8M0",
+        "R_6F_E2M3",
+        "R_6F_E3M2",
+        "R_4F_E2M1",
+        "CUBLAS_OP_",
+        "N",
+        "T",
+        "C",
+        "CONJG",
+        "CUBLAS_FILL_MODE_",
+        "LOWER",
+        "UPPER",
+        "FULL",
+        "CUBLAS_DIAG_",
+        "NON_UNIT",
+        "UNIT",
+        "CUBLAS_COMPUTE_",
+        "16F",
+        "16F_PEDANTIC",
+        "32F",
+        "32F_PEDANTIC",
+        "64F",
+        "64F_PEDANTIC",
+        "32I",
+        "32I_PEDANTIC",
+        "32F_FAST_16F",
+        "32F_FAST_16BF",
+        "32F_FAST_TF32",
+        "32F_EMULATED_16BFX9",
+        "64F_EMULATED_FIXEDPOINT",
+        "CUBLAS_GEMM_",
+        "DFALT",
+        "ALGO0",
+        "ALGO1",
+        "ALGO2",
+        "ALGO3",
+        "ALGO4",
+        "ALGO5",
+        "ALGO6",
+        "ALGO7",
+        "ALGO8",
+        "ALGO9",
+        "ALGO10",
+        "ALGO11",
+        "ALGO12",
+        "ALGO13",
+        "ALGO14",
+        "ALGO15",
+        "ALGO16",
+        "ALGO17",
+        "ALGO18",
+        "ALGO19",
+        "ALGO20",
+        "ALGO21",
+        "ALGO22",
+        "ALGO23",
+        "DEFAULT_TENSOR_OP",
+        "ALGO0_TENSOR_OP",
+        "ALGO1_TENSOR_OP",
+        "ALGO2_TENSOR_OP",
+        "ALGO3_TENSOR_OP",
+        "ALGO4_TENSOR_OP",
+        "ALGO5_TENSOR_OP",
+        "ALGO6_TENSOR_OP",
+        "ALGO7_TENSOR_OP",
+        "ALGO8_TENSOR_OP",
+        "ALGO9_TENSOR_OP",
+        "ALGO10_TENSOR_OP",
+        "ALGO11_TENSOR_OP",
+        "ALGO12_TENSOR_OP",
+        "ALGO13_TENSOR_OP",
+        "ALGO14_TENSOR_OP",
+        "ALGO15_TENSOR_OP",
+        "AUTOTUNE",
+        "CUBLAS_SIDE_",
+        "LEFT",
+        "RIGHT",
+        "CUBLASXT_PINNING_",
+        "DISABLED",
+        "ENABLED",
+        "CUBLASXT_",
+        "GEMM",
+        "SYRK",
+        "HERK",
+        "SYMM",
+        "HEMM",
+        "TRSM",
+        "SYR2K",
+        "HER2K",
+        "SPMM",
+        "SYRKX",
+        "HERKX",
+        "TRMM",
+        "ROUTINE_MAX",
+        "CUBLASXT_",
+        "FLOAT",
+        "DOUBLE",
+        "COMPLEX",
+        "DOUBLECOMPLEX",
     },
     {
-        {0, 3}, /* libraryPropertyType_t */
-        {3, 2}, /* cublasPointerMode_t */
-        {5, 2}, /* cublasAtomicsMode_t */
-        {7, 7}, /* cublasMath_t */
-        {14, 3}, /* cublasEmulationStrategy_t */
-        {17, 4}, /* cudaEmulationSpecialValuesSupport_t */
-        {21, 2}, /* cudaEmulationMantissaControl_t */
-        {23, 10}, /* cublasStatus_t */
-        {33, 34}, /* cudaDataType_t */
-        {67, 4}, /* cublasOperation_t */
-        {71, 3}, /* cublasFillMode_t */
-        {74, 2}, /* cublasDiagType_t */
-        {76, 13}, /* cublasComputeType_t */
-        {89, 43}, /* cublasGemmAlgo_t */
-        {132, 2}, /* cublasSideMode_t */
-        {134, 2}, /* cublasXtPinnedMemMode_t */
-        {136, 13}, /* cublasXtBlasOp_t */
-        {149, 4}, /* cublasXtOpType_t */
+        TRACE_AT(trace_0), /* cublasCreate_v2 */
+        TRACE_AT(trace_0), /* cublasDestroy_v2 */
+        TRACE_AT(trace_1), /* cublasGetVersion_v2 */
+        TRACE_AT(trace_2), /* cublasGetProperty */
+        TRACE_AT(trace_3), /* cublasGetCudartVersion */
+        TRACE_AT(trace_4), /* cublasSetWorkspace_v2 */
+        TRACE_AT(trace_5), /* cublasSetStream_v2 */
+        TRACE_AT(trace_5), /* cublasGetStream_v2 */
+        TRACE_AT(trace_6), /* cublasGetPointerMode_v2 */
+        TRACE_AT(trace_7), /* cublasSetPointerMode_v2 */
+        TRACE_AT(trace_6), /* cublasGetAtomicsMode */
+        TRACE_AT(trace_8), /* cublasSetAtomicsMode */
+        TRACE_AT(trace_6), /* cublasGetMathMode */
+        TRACE_AT(trace_9), /* cublasSetMathMode */
+        TRACE_AT(trace_10), /* cublasGetSmCountTarget */
+        TRACE_AT(trace_11), /* cublasSetSmCountTarget */
+        TRACE_AT(trace_12), /* cublasGetEmulationStrategy */
+        TRACE_AT(trace_13), /* cublasSetEmulationStrategy */
+        TRACE_AT(trace_14), /* cublasGetEmulationSpecialValuesSupport */
+        TRACE_AT(trace_15), /* cublasSetEmulationSpecialValuesSupport */
+        TRACE_AT(trace_16), /* cublasGetFixedPointEmulationMantissaControl */
+        TRACE_AT(trace_17), /* cublasSetFixedPointEmulationMantissaControl */
+        TRACE_AT(trace_18), /* cublasGetFixedPointEmulationMaxMantissaBitCount */
+        TRACE_AT(trace_19), /* cublasSetFixedPointEmulationMaxMantissaBitCount */
+        TRACE_AT(trace_20), /* cublasGetFixedPointEmulationMantissaBitOffset */
+        TRACE_AT(trace_21), /* cublasSetFixedPointEmulationMantissaBitOffset */
+        TRACE_AT(trace_22), /* cublasGetFixedPointEmulationMantissaBitCountPointer */
+        TRACE_AT(trace_22), /* cublasSetFixedPointEmulationMantissaBitCountPointer */
+        TRACE_AT(trace_23), /* cublasGetStatusName */
+        TRACE_AT(trace_23), /* cublasGetStatusString */
+        TRACE_AT(trace_24), /* cublasLoggerConfigure */
+        TRACE_AT(trace_25), /* cublasSetLoggerCallback */
+        TRACE_AT(trace_25), /* cublasGetLoggerCallback */
+        TRACE_AT(trace_26), /* cublasSetVector */
+        TRACE_AT(trace_26), /* cublasSetVector_64 */
+        TRACE_AT(trace_27), /* cublasGetVector */
+        TRACE_AT(trace_27), /* cublasGetVector_64 */
+        TRACE_AT(trace_28), /* cublasSetMatrix */
+        TRACE_AT(trace_28), /* cublasSetMatrix_64 */
+        TRACE_AT(trace_28), /* cublasGetMatrix */
+        TRACE_AT(trace_28), /* cublasGetMatrix_64 */
+        TRACE_AT(trace_29), /* cublasSetVectorAsync */
+        TRACE_AT(trace_29), /* cublasSetVectorAsync_64 */
+        TRACE_AT(trace_30), /* cublasGetVectorAsync */
+        TRACE_AT(trace_30), /* cublasGetVectorAsync_64 */
+        TRACE_AT(trace_31), /* cublasSetMatrixAsync */
+        TRACE_AT(trace_31), /* cublasSetMatrixAsync_64 */
+        TRACE_AT(trace_31), /* cublasGetMatrixAsync */
+        TRACE_AT(trace_31), /* cublasGetMatrixAsync_64 */
+        TRACE_AT(trace_32), /* cublasXerbla */
+        TRACE_AT(trace_33), /* cublasNrm2Ex */
+        TRACE_AT(trace_33), /* cublasNrm2Ex_64 */
+        TRACE_AT(trace_34), /* cublasSnrm2_v2 */
+        TRACE_AT(trace_34), /* cublasSnrm2_v2_64 */
+        TRACE_AT(trace_34), /* cublasDnrm2_v2 */
+        TRACE_AT(trace_34), /* cublasDnrm2_v2_64 */
+        TRACE_AT(trace_34), /* cublasScnrm2_v2 */
+        TRACE_AT(trace_34), /* cublasScnrm2_v2_64 */
+        TRACE_AT(trace_34), /* cublasDznrm2_v2 */
+        TRACE_AT(trace_34), /* cublasDznrm2_v2_64 */
+        TRACE_AT(trace_35), /* cublasDotEx */
+        TRACE_AT(trace_35), /* cublasDotEx_64 */
+        TRACE_AT(trace_35), /* cublasDotcEx */
+        TRACE_AT(trace_35), /* cublasDotcEx_64 */
+        TRACE_AT(trace_36), /* cublasSdot_v2 */
+        TRACE_AT(trace_36), /* cublasSdot_v2_64 */
+        TRACE_AT(trace_36), /* cublasDdot_v2 */
+        TRACE_AT(trace_36), /* cublasDdot_v2_64 */
+        TRACE_AT(trace_36), /* cublasCdotu_v2 */
+        TRACE_AT(trace_36), /* cublasCdotu_v2_64 */
+        TRACE_AT(trace_36), /* cublasCdotc_v2 */
+        TRACE_AT(trace_36), /* cublasCdotc_v2_64 */
+        TRACE_AT(trace_36), /* cublasZdotu_v2 */
+        TRACE_AT(trace_36), /* cublasZdotu_v2_64 */
+        TRACE_AT(trace_36), /* cublasZdotc_v2 */
+        TRACE_AT(trace_36), /* cublasZdotc_v2_64 */
+        TRACE_AT(trace_37), /* cublasScalEx */
+        TRACE_AT(trace_37), /* cublasScalEx_64 */
+        TRACE_AT(trace_38), /* cublasSscal_v2 */
+        TRACE_AT(trace_38), /* cublasSscal_v2_64 */
+        TRACE_AT(trace_38), /* cublasDscal_v2 */
+        TRACE_AT(trace_38), /* cublasDscal_v2_64 */
+        TRACE_AT(trace_38), /* cublasCscal_v2 */
+        TRACE_AT(trace_38), /* cublasCscal_v2_64 */
+        TRACE_AT(trace_38), /* cublasCsscal_v2 */
+        TRACE_AT(trace_38), /* cublasCsscal_v2_64 */
+        TRACE_AT(trace_38), /* cublasZscal_v2 */
+        TRACE_AT(trace_38), /* cublasZscal_v2_64 */
+        TRACE_AT(trace_38), /* cublasZdscal_v2 */
+        TRACE_AT(trace_38), /* cublasZdscal_v2_64 */
+        TRACE_AT(trace_39), /* cublasAxpyEx */
+        TRACE_AT(trace_39), /* cublasAxpyEx_64 */
+        TRACE_AT(trace_40), /* cublasSaxpy_v2 */
+        TRACE_AT(trace_40), /* cublasSaxpy_v2_64 */
+        TRACE_AT(trace_40), /* cublasDaxpy_v2 */
+        TRACE_AT(trace_40), /* cublasDaxpy_v2_64 */
+        TRACE_AT(trace_40), /* cublasCaxpy_v2 */
+        TRACE_AT(trace_40), /* cublasCaxpy_v2_64 */
+        TRACE_AT(trace_40), /* cublasZaxpy_v2 */
+        TRACE_AT(trace_40), /* cublasZaxpy_v2_64 */
+        TRACE_AT(trace_41), /* cublasCopyEx */
+        TRACE_AT(trace_41), /* cublasCopyEx_64 */
+        TRACE_AT(trace_42), /* cublasScopy_v2 */
+        TRACE_AT(trace_42), /* cublasScopy_v2_64 */
+        TRACE_AT(trace_42), /* cublasDcopy_v2 */
+        TRACE_AT(trace_42), /* cublasDcopy_v2_64 */
+        TRACE_AT(trace_42), /* cublasCcopy_v2 */
+        TRACE_AT(trace_42), /* cublasCcopy_v2_64 */
+        TRACE_AT(trace_42), /* cublasZcopy_v2 */
+        TRACE_AT(trace_42), /* cublasZcopy_v2_64 */
+        TRACE_AT(trace_42), /* cublasSswap_v2 */
+        TRACE_AT(trace_42), /* cublasSswap_v2_64 */
+        TRACE_AT(trace_42), /* cublasDswap_v2 */
+        TRACE_AT(trace_42), /* cublasDswap_v2_64 */
+        TRACE_AT(trace_42), /* cublasCswap_v2 */
+        TRACE_AT(trace_42), /* cublasCswap_v2_64 */
+        TRACE_AT(trace_42), /* cublasZswap_v2 */
+        TRACE_AT(trace_42), /* cublasZswap_v2_64 */
+        TRACE_AT(trace_41), /* cublasSwapEx */
+        TRACE_AT(trace_41), /* cublasSwapEx_64 */
+        TRACE_AT(trace_34), /* cublasIsamax_v2 */
+        TRACE_AT(trace_34), /* cublasIsamax_v2_64 */
+        TRACE_AT(trace_34), /* cublasIdamax_v2 */
+        TRACE_AT(trace_34), /* cublasIdamax_v2_64 */
+        TRACE_AT(trace_34), /* cublasIcamax_v2 */
+        TRACE_AT(trace_34), /* cublasIcamax_v2_64 */
+        TRACE_AT(trace_34), /* cublasIzamax_v2 */
+        TRACE_AT(trace_34), /* cublasIzamax_v2_64 */
+        TRACE_AT(trace_43), /* cublasIamaxEx */
+        TRACE_AT(trace_43), /* cublasIamaxEx_64 */
+        TRACE_AT(trace_34), /* cublasIsamin_v2 */
+        TRACE_AT(trace_34), /* cublasIsamin_v2_64 */
+        TRACE_AT(trace_34), /* cublasIdamin_v2 */
+        TRACE_AT(trace_34), /* cublasIdamin_v2_64 */
+        TRACE_AT(trace_34), /* cublasIcamin_v2 */
+        TRACE_AT(trace_34), /* cublasIcamin_v2_64 */
+        TRACE_AT(trace_34), /* cublasIzamin_v2 */
+        TRACE_AT(trace_34), /* cublasIzamin_v2_64 */
+        TRACE_AT(trace_43), /* cublasIaminEx */
+        TRACE_AT(trace_43), /* cublasIaminEx_64 */
+        TRACE_AT(trace_44), /* cublasAsumEx */
+        TRACE_AT(trace_44), /* cublasAsumEx_64 */
+        TRACE_AT(trace_34), /* cublasSasum_v2 */
+        TRACE_AT(trace_34), /* cublasSasum_v2_64 */
+        TRACE_AT(trace_34), /* cublasDasum_v2 */
+        TRACE_AT(trace_34), /* cublasDasum_v2_64 */
+        TRACE_AT(trace_34), /* cublasScasum_v2 */
+        TRACE_AT(trace_34), /* cublasScasum_v2_64 */
+        TRACE_AT(trace_34), /* cublasDzasum_v2 */
+        TRACE_AT(trace_34), /* cublasDzasum_v2_64 */
+        TRACE_AT(trace_45), /* cublasSrot_v2 */
+        TRACE_AT(trace_45), /* cublasSrot_v2_64 */
+        TRACE_AT(trace_45), /* cublasDrot_v2 */
+        TRACE_AT(trace_45), /* cublasDrot_v2_64 */
+        TRACE_AT(trace_45), /* cublasCrot_v2 */
+        TRACE_AT(trace_45), /* cublasCrot_v2_64 */
+        TRACE_AT(trace_45), /* cublasCsrot_v2 */
+        TRACE_AT(trace_45), /* cublasCsrot_v2_64 */
+        TRACE_AT(trace_45), /* cublasZrot_v2 */
+        TRACE_AT(trace_45), /* cublasZrot_v2_64 */
+        TRACE_AT(trace_45), /* cublasZdrot_v2 */
+        TRACE_AT(trace_45), /* cublasZdrot_v2_64 */
+        TRACE_AT(trace_46), /* cublasRotEx */
+        TRACE_AT(trace_46), /* cublasRotEx_64 */
+        TRACE_AT(trace_47), /* cublasSrotg_v2 */
+        TRACE_AT(trace_47), /* cublasDrotg_v2 */
+        TRACE_AT(trace_47), /* cublasCrotg_v2 */
+        TRACE_AT(trace_47), /* cublasZrotg_v2 */
+        TRACE_AT(trace_48), /* cublasRotgEx */
+        TRACE_AT(trace_49), /* cublasSrotm_v2 */
+        TRACE_AT(trace_49), /* cublasSrotm_v2_64 */
+        TRACE_AT(trace_49), /* cublasDrotm_v2 */
+        TRACE_AT(trace_49), /* cublasDrotm_v2_64 */
+        TRACE_AT(trace_50), /* cublasRotmEx */
+        TRACE_AT(trace_50), /* cublasRotmEx_64 */
+        TRACE_AT(trace_51), /* cublasSrotmg_v2 */
+        TRACE_AT(trace_51), /* cublasDrotmg_v2 */
+        TRACE_AT(trace_52), /* cublasRotmgEx */
+        TRACE_AT(trace_53), /* cublasSgemv_v2 */
+        TRACE_AT(trace_53), /* cublasSgemv_v2_64 */
+        TRACE_AT(trace_53), /* cublasDgemv_v2 */
+        TRACE_AT(trace_53), /* cublasDgemv_v2_64 */
+        TRACE_AT(trace_53), /* cublasCgemv_v2 */
+        TRACE_AT(trace_53), /* cublasCgemv_v2_64 */
+        TRACE_AT(trace_53), /* cublasZgemv_v2 */
+        TRACE_AT(trace_53), /* cublasZgemv_v2_64 */
+        TRACE_AT(trace_54), /* cublasSgbmv_v2 */
+        TRACE_AT(trace_54), /* cublasSgbmv_v2_64 */
+        TRACE_AT(trace_54), /* cublasDgbmv_v2 */
+        TRACE_AT(trace_54), /* cublasDgbmv_v2_64 */
+        TRACE_AT(trace_54), /* cublasCgbmv_v2 */
+        TRACE_AT(trace_54), /* cublasCgbmv_v2_64 */
+        TRACE_AT(trace_54), /* cublasZgbmv_v2 */
+        TRACE_AT(trace_54), /* cublasZgbmv_v2_64 */
+        TRACE_AT(trace_55), /* cublasStrmv_v2 */
+        TRACE_AT(trace_55), /* cublasStrmv_v2_64 */
+        TRACE_AT(trace_55), /* cublasDtrmv_v2 */
+        TRACE_AT(trace_55), /* cublasDtrmv_v2_64 */
+        TRACE_AT(trace_55), /* cublasCtrmv_v2 */
+        TRACE_AT(trace_55), /* cublasCtrmv_v2_64 */
+        TRACE_AT(trace_55), /* cublasZtrmv_v2 */
+        TRACE_AT(trace_55), /* cublasZtrmv_v2_64 */
+        TRACE_AT(trace_56), /* cublasStbmv_v2 */
+        TRACE_AT(trace_56), /* cublasStbmv_v2_64 */
+        TRACE_AT(trace_56), /* cublasDtbmv_v2 */
+        TRACE_AT(trace_56), /* cublasDtbmv_v2_64 */
+        TRACE_AT(trace_56), /* cublasCtbmv_v2 */
+        TRACE_AT(trace_56), /* cublasCtbmv_v2_64 */
+        TRACE_AT(trace_56), /* cublasZtbmv_v2 */
+        TRACE_AT(trace_56), /* cublasZtbmv_v2_64 */
+        TRACE_AT(trace_57), /* cublasStpmv_v2 */
+        TRACE_AT(trace_57), /* cublasStpmv_v2_64 */
+        TRACE_AT(trace_57), /* cublasDtpmv_v2 */
+        TRACE_AT(trace_57), /* cublasDtpmv_v2_64 */
+        TRACE_AT(trace_57), /* cublasCtpmv_v2 */
+        TRACE_AT(trace_57), /* cublasCtpmv_v2_64 */
+        TRACE_AT(trace_57), /* cublasZtpmv_v2 */
+        TRACE_AT(trace_57), /* cublasZtpmv_v2_64 */
+        TRACE_AT(trace_55), /* cublasStrsv_v2 */
+        TRACE_AT(trace_55), /* cublasStrsv_v2_64 */
+        TRACE_AT(trace_55), /* cublasDtrsv_v2 */
+        TRACE_AT(trace_55), /* cublasDtrsv_v2_64 */
+        TRACE_AT(trace_55), /* cublasCtrsv_v2 */
+        TRACE_AT(trace_55), /* cublasCtrsv_v2_64 */
+        TRACE_AT(trace_55), /* cublasZtrsv_v2 */
+        TRACE_AT(trace_55), /* cublasZtrsv_v2_64 */
+        TRACE_AT(trace_57), /* cublasStpsv_v2 */
+        TRACE_AT(trace_57), /* cublasStpsv_v2_64 */
+        TRACE_AT(trace_57), /* cublasDtpsv_v2 */
+        TRACE_AT(trace_57), /* cublasDtpsv_v2_64 */
+        TRACE_AT(trace_57), /* cublasCtpsv_v2 */
+        TRACE_AT(trace_57), /* cublasCtpsv_v2_64 */
+        TRACE_AT(trace_57), /* cublasZtpsv_v2 */
+        TRACE_AT(trace_57), /* cublasZtpsv_v2_64 */
+        TRACE_AT(trace_56), /* cublasStbsv_v2 */
+        TRACE_AT(trace_56), /* cublasStbsv_v2_64 */
+        TRACE_AT(trace_56), /* cublasDtbsv_v2 */
+        TRACE_AT(trace_56), /* cublasDtbsv_v2_64 */
+        TRACE_AT(trace_56), /* cublasCtbsv_v2 */
+        TRACE_AT(trace_56), /* cublasCtbsv_v2_64 */
+        TRACE_AT(trace_56), /* cublasZtbsv_v2 */
+        TRACE_AT(trace_56), /* cublasZtbsv_v2_64 */
+        TRACE_AT(trace_58), /* cublasSsymv_v2 */
+        TRACE_AT(trace_58), /* cublasSsymv_v2_64 */
+        TRACE_AT(trace_58), /* cublasDsymv_v2 */
+        TRACE_AT(trace_58), /* cublasDsymv_v2_64 */
+        TRACE_AT(trace_58), /* cublasCsymv_v2 */
+        TRACE_AT(trace_58), /* cublasCsymv_v2_64 */
+        TRACE_AT(trace_58), /* cublasZsymv_v2 */
+        TRACE_AT(trace_58), /* cublasZsymv_v2_64 */
+        TRACE_AT(trace_58), /* cublasChemv_v2 */
+        TRACE_AT(trace_58), /* cublasChemv_v2_64 */
+        TRACE_AT(trace_58), /* cublasZhemv_v2 */
+        TRACE_AT(trace_58), /* cublasZhemv_v2_64 */
+        TRACE_AT(trace_59), /* cublasSsbmv_v2 */
+        TRACE_AT(trace_59), /* cublasSsbmv_v2_64 */
+        TRACE_AT(trace_59), /* cublasDsbmv_v2 */
+        TRACE_AT(trace_59), /* cublasDsbmv_v2_64 */
+        TRACE_AT(trace_59), /* cublasChbmv_v2 */
+        TRACE_AT(trace_59), /* cublasChbmv_v2_64 */
+        TRACE_AT(trace_59), /* cublasZhbmv_v2 */
+        TRACE_AT(trace_59), /* cublasZhbmv_v2_64 */
+        TRACE_AT(trace_60), /* cublasSspmv_v2 */
+        TRACE_AT(trace_60), /* cublasSspmv_v2_64 */
+        TRACE_AT(trace_60), /* cublasDspmv_v2 */
+        TRACE_AT(trace_60), /* cublasDspmv_v2_64 */
+        TRACE_AT(trace_60), /* cublasChpmv_v2 */
+        TRACE_AT(trace_60), /* cublasChpmv_v2_64 */
+        TRACE_AT(trace_60), /* cublasZhpmv_v2 */
+        TRACE_AT(trace_60), /* cublasZhpmv_v2_64 */
+        TRACE_AT(trace_61), /* cublasSger_v2 */
+        TRACE_AT(trace_61), /* cublasSger_v2_64 */
+        TRACE_AT(trace_61), /* cublasDger_v2 */
+        TRACE_AT(trace_61), /* cublasDger_v2_64 */
+        TRACE_AT(trace_61), /* cublasCgeru_v2 */
+        TRACE_AT(trace_61), /* cublasCgeru_v2_64 */
+        TRACE_AT(trace_61), /* cublasCgerc_v2 */
+        TRACE_AT(trace_61), /* cublasCgerc_v2_64 */
+        TRACE_AT(trace_61), /* cublasZgeru_v2 */
+        TRACE_AT(trace_61), /* cublasZgeru_v2_64 */
+        TRACE_AT(trace_61), /* cublasZgerc_v2 */
+        TRACE_AT(trace_61), /* cublasZgerc_v2_64 */
+        TRACE_AT(trace_62), /* cublasSsyr_v2 */
+        TRACE_AT(trace_62), /* cublasSsyr_v2_64 */
+        TRACE_AT(trace_62), /* cublasDsyr_v2 */
+        TRACE_AT(trace_62), /* cublasDsyr_v2_64 */
+        TRACE_AT(trace_62), /* cublasCsyr_v2 */
+        TRACE_AT(trace_62), /* cublasCsyr_v2_64 */
+        TRACE_AT(trace_62), /* cublasZsyr_v2 */
+        TRACE_AT(trace_62), /* cublasZsyr_v2_64 */
+        TRACE_AT(trace_62), /* cublasCher_v2 */
+        TRACE_AT(trace_62), /* cublasCher_v2_64 */
+        TRACE_AT(trace_62), /* cublasZher_v2 */
+        TRACE_AT(trace_62), /* cublasZher_v2_64 */
+        TRACE_AT(trace_63), /* cublasSspr_v2 */
+        TRACE_AT(trace_63), /* cublasSspr_v2_64 */
+        TRACE_AT(trace_63), /* cublasDspr_v2 */
+        TRACE_AT(trace_63), /* cublasDspr_v2_64 */
+        TRACE_AT(trace_63), /* cublasChpr_v2 */
+        TRACE_AT(trace_63), /* cublasChpr_v2_64 */
+        TRACE_AT(trace_63), /* cublasZhpr_v2 */
+        TRACE_AT(trace_63), /* cublasZhpr_v2_64 */
+        TRACE_AT(trace_64), /* cublasSsyr2_v2 */
+        TRACE_AT(trace_64), /* cublasSsyr2_v2_64 */
+        TRACE_AT(trace_64), /* cublasDsyr2_v2 */
+        TRACE_AT(trace_64), /* cublasDsyr2_v2_64 */
+        TRACE_AT(trace_64), /* cublasCsyr2_v2 */
+        TRACE_AT(trace_64), /* cublasCsyr2_v2_64 */
+        TRACE_AT(trace_64), /* cublasZsyr2_v2 */
+        TRACE_AT(trace_64), /* cublasZsyr2_v2_64 */
+        TRACE_AT(trace_64), /* cublasCher2_v2 */
+        TRACE_AT(trace_64), /* cublasCher2_v2_64 */
+        TRACE_AT(trace_64), /* cublasZher2_v2 */
+        TRACE_AT(trace_64), /* cublasZher2_v2_64 */
+        TRACE_AT(trace_65), /* cublasSspr2_v2 */
+        TRACE_AT(trace_65), /* cublasSspr2_v2_64 */
+        TRACE_AT(trace_65), /* cublasDspr2_v2 */
+        TRACE_AT(trace_65), /* cublasDspr2_v2_64 */
+        TRACE_AT(trace_65), /* cublasChpr2_v2 */
+        TRACE_AT(trace_65), /* cublasChpr2_v2_64 */
+        TRACE_AT(trace_65), /* cublasZhpr2_v2 */
+        TRACE_AT(trace_65), /* cublasZhpr2_v2_64 */
+        TRACE_AT(trace_66), /* cublasSgemvBatched */
+        TRACE_AT(trace_66), /* cublasSgemvBatched_64 */
+        TRACE_AT(trace_66), /* cublasDgemvBatched */
+        TRACE_AT(trace_66), /* cublasDgemvBatched_64 */
+        TRACE_AT(trace_66), /* cublasCgemvBatched */
+        TRACE_AT(trace_66), /* cublasCgemvBatched_64 */
+        TRACE_AT(trace_66), /* cublasZgemvBatched */
+        TRACE_AT(trace_66), /* cublasZgemvBatched_64 */
+        TRACE_AT(trace_67), /* cublasSgemvStridedBatched */
+        TRACE_AT(trace_67), /* cublasSgemvStridedBatched_64 */
+        TRACE_AT(trace_67), /* cublasDgemvStridedBatched */
+        TRACE_AT(trace_67), /* cublasDgemvStridedBatched_64 */
+        TRACE_AT(trace_67), /* cublasCgemvStridedBatched */
+        TRACE_AT(trace_67), /* cublasCgemvStridedBatched_64 */
+        TRACE_AT(trace_67), /* cublasZgemvStridedBatched */
+        TRACE_AT(trace_67), /* cublasZgemvStridedBatched_64 */
+        TRACE_AT(trace_68), /* cublasSgemm_v2 */
+        TRACE_AT(trace_68), /* cublasSgemm_v2_64 */
+        TRACE_AT(trace_68), /* cublasDgemm_v2 */
+        TRACE_AT(trace_68), /* cublasDgemm_v2_64 */
+        TRACE_AT(trace_68), /* cublasCgemm_v2 */
+        TRACE_AT(trace_68), /* cublasCgemm_v2_64 */
+        TRACE_AT(trace_68), /* cublasCgemm3m */
+        TRACE_AT(trace_68), /* cublasCgemm3m_64 */
+        TRACE_AT(trace_69), /* cublasCgemm3mEx */
+        TRACE_AT(trace_69), /* cublasCgemm3mEx_64 */
+        TRACE_AT(trace_68), /* cublasZgemm_v2 */
+        TRACE_AT(trace_68), /* cublasZgemm_v2_64 */
+        TRACE_AT(trace_68), /* cublasZgemm3m */
+        TRACE_AT(trace_68), /* cublasZgemm3m_64 */
+        TRACE_AT(trace_69), /* cublasSgemmEx */
+        TRACE_AT(trace_69), /* cublasSgemmEx_64 */
+        TRACE_AT(trace_70), /* cublasGemmEx */
+        TRACE_AT(trace_70), /* cublasGemmEx_64 */
+        TRACE_AT(trace_69), /* cublasCgemmEx */
+        TRACE_AT(trace_69), /* cublasCgemmEx_64 */
+        TRACE_AT(trace_71), /* cublasSsyrk_v2 */
+        TRACE_AT(trace_71), /* cublasSsyrk_v2_64 */
+        TRACE_AT(trace_71), /* cublasDsyrk_v2 */
+        TRACE_AT(trace_71), /* cublasDsyrk_v2_64 */
+        TRACE_AT(trace_71), /* cublasCsyrk_v2 */
+        TRACE_AT(trace_71), /* cublasCsyrk_v2_64 */
+        TRACE_AT(trace_71), /* cublasZsyrk_v2 */
+        TRACE_AT(trace_71), /* cublasZsyrk_v2_64 */
+        TRACE_AT(trace_72), /* cublasCsyrkEx */
+        TRACE_AT(trace_72), /* cublasCsyrkEx_64 */
+        TRACE_AT(trace_72), /* cublasCsyrk3mEx */
+        TRACE_AT(trace_72), /* cublasCsyrk3mEx_64 */
+        TRACE_AT(trace_71), /* cublasCherk_v2 */
+        TRACE_AT(trace_71), /* cublasCherk_v2_64 */
+        TRACE_AT(trace_71), /* cublasZherk_v2 */
+        TRACE_AT(trace_71), /* cublasZherk_v2_64 */
+        TRACE_AT(trace_72), /* cublasCherkEx */
+        TRACE_AT(trace_72), /* cublasCherkEx_64 */
+        TRACE_AT(trace_72), /* cublasCherk3mEx */
+        TRACE_AT(trace_72), /* cublasCherk3mEx_64 */
+        TRACE_AT(trace_73), /* cublasSsyr2k_v2 */
+        TRACE_AT(trace_73), /* cublasSsyr2k_v2_64 */
+        TRACE_AT(trace_73), /* cublasDsyr2k_v2 */
+        TRACE_AT(trace_73), /* cublasDsyr2k_v2_64 */
+        TRACE_AT(trace_73), /* cublasCsyr2k_v2 */
+        TRACE_AT(trace_73), /* cublasCsyr2k_v2_64 */
+        TRACE_AT(trace_73), /* cublasZsyr2k_v2 */
+        TRACE_AT(trace_73), /* cublasZsyr2k_v2_64 */
+        TRACE_AT(trace_73), /* cublasCher2k_v2 */
+        TRACE_AT(trace_73), /* cublasCher2k_v2_64 */
+        TRACE_AT(trace_73), /* cublasZher2k_v2 */
+        TRACE_AT(trace_73), /* cublasZher2k_v2_64 */
+        TRACE_AT(trace_73), /* cublasSsyrkx */
+        TRACE_AT(trace_73), /* cublasSsyrkx_64 */
+        TRACE_AT(trace_73), /* cublasDsyrkx */
+        TRACE_AT(trace_73), /* cublasDsyrkx_64 */
+        TRACE_AT(trace_73), /* cublasCsyrkx */
+        TRACE_AT(trace_73), /* cublasCsyrkx_64 */
+        TRACE_AT(trace_73), /* cublasZsyrkx */
+        TRACE_AT(trace_73), /* cublasZsyrkx_64 */
+        TRACE_AT(trace_73), /* cublasCherkx */
+        TRACE_AT(trace_73), /* cublasCherkx_64 */
+        TRACE_AT(trace_73), /* cublasZherkx */
+        TRACE_AT(trace_73), /* cublasZherkx_64 */
+        TRACE_AT(trace_74), /* cublasSsymm_v2 */
+        TRACE_AT(trace_74), /* cublasSsymm_v2_64 */
+        TRACE_AT(trace_74), /* cublasDsymm_v2 */
+        TRACE_AT(trace_74), /* cublasDsymm_v2_64 */
+        TRACE_AT(trace_74), /* cublasCsymm_v2 */
+        TRACE_AT(trace_74), /* cublasCsymm_v2_64 */
+        TRACE_AT(trace_74), /* cublasZsymm_v2 */
+        TRACE_AT(trace_74), /* cublasZsymm_v2_64 */
+        TRACE_AT(trace_74), /* cublasChemm_v2 */
+        TRACE_AT(trace_74), /* cublasChemm_v2_64 */
+        TRACE_AT(trace_74), /* cublasZhemm_v2 */
+        TRACE_AT(trace_74), /* cublasZhemm_v2_64 */
+        TRACE_AT(trace_75), /* cublasStrsm_v2 */
+        TRACE_AT(trace_75), /* cublasStrsm_v2_64 */
+        TRACE_AT(trace_75), /* cublasDtrsm_v2 */
+        TRACE_AT(trace_75), /* cublasDtrsm_v2_64 */
+        TRACE_AT(trace_75), /* cublasCtrsm_v2 */
+        TRACE_AT(trace_75), /* cublasCtrsm_v2_64 */
+        TRACE_AT(trace_75), /* cublasZtrsm_v2 */
+        TRACE_AT(trace_75), /* cublasZtrsm_v2_64 */
+        TRACE_AT(trace_76), /* cublasStrmm_v2 */
+        TRACE_AT(trace_76), /* cublasStrmm_v2_64 */
+        TRACE_AT(trace_76), /* cublasDtrmm_v2 */
+        TRACE_AT(trace_76), /* cublasDtrmm_v2_64 */
+        TRACE_AT(trace_76), /* cublasCtrmm_v2 */
+        TRACE_AT(trace_76), /* cublasCtrmm_v2_64 */
+        TRACE_AT(trace_76), /* cublasZtrmm_v2 */
+        TRACE_AT(trace_76), /* cublasZtrmm_v2_64 */
+        TRACE_AT(trace_77), /* cublasSgemmBatched */
+        TRACE_AT(trace_77), /* cublasSgemmBatched_64 */
+        TRACE_AT(trace_77), /* cublasDgemmBatched */
+        TRACE_AT(trace_77), /* cublasDgemmBatched_64 */
+        TRACE_AT(trace_77), /* cublasCgemmBatched */
+        TRACE_AT(trace_77), /* cublasCgemmBatched_64 */
+        TRACE_AT(trace_77), /* cublasCgemm3mBatched */
+        TRACE_AT(trace_77), /* cublasCgemm3mBatched_64 */
+        TRACE_AT(trace_77), /* cublasZgemmBatched */
+        TRACE_AT(trace_77), /* cublasZgemmBatched_64 */
+        TRACE_AT(trace_78), /* cublasSgemmStridedBatched */
+        TRACE_AT(trace_78), /* cublasSgemmStridedBatched_64 */
+        TRACE_AT(trace_78), /* cublasDgemmStridedBatched */
+        TRACE_AT(trace_78), /* cublasDgemmStridedBatched_64 */
+        TRACE_AT(trace_78), /* cublasCgemmStridedBatched */
+        TRACE_AT(trace_78), /* cublasCgemmStridedBatched_64 */
+        TRACE_AT(trace_78), /* cublasCgemm3mStridedBatched */
+        TRACE_AT(trace_78), /* cublasCgemm3mStridedBatched_64 */
+        TRACE_AT(trace_78), /* cublasZgemmStridedBatched */
+        TRACE_AT(trace_78), /* cublasZgemmStridedBatched_64 */
+        TRACE_AT(trace_79), /* cublasGemmBatchedEx */
+        TRACE_AT(trace_79), /* cublasGemmBatchedEx_64 */
+        TRACE_AT(trace_80), /* cublasGemmStridedBatchedEx */
+        TRACE_AT(trace_80), /* cublasGemmStridedBatchedEx_64 */
+        TRACE_AT(trace_81), /* cublasSgemmGroupedBatched */
+        TRACE_AT(trace_81), /* cublasSgemmGroupedBatched_64 */
+        TRACE_AT(trace_81), /* cublasDgemmGroupedBatched */
+        TRACE_AT(trace_81), /* cublasDgemmGroupedBatched_64 */
+        TRACE_AT(trace_82), /* cublasGemmGroupedBatchedEx */
+        TRACE_AT(trace_82), /* cublasGemmGroupedBatchedEx_64 */
+        TRACE_AT(trace_83), /* cublasSgeam */
+        TRACE_AT(trace_83), /* cublasSgeam_64 */
+        TRACE_AT(trace_83), /* cublasDgeam */
+        TRACE_AT(trace_83), /* cublasDgeam_64 */
+        TRACE_AT(trace_83), /* cublasCgeam */
+        TRACE_AT(trace_83), /* cublasCgeam_64 */
+        TRACE_AT(trace_83), /* cublasZgeam */
+        TRACE_AT(trace_83), /* cublasZgeam_64 */
+        TRACE_AT(trace_84), /* cublasStrsmBatched */
+        TRACE_AT(trace_84), /* cublasStrsmBatched_64 */
+        TRACE_AT(trace_84), /* cublasDtrsmBatched */
+        TRACE_AT(trace_84), /* cublasDtrsmBatched_64 */
+        TRACE_AT(trace_84), /* cublasCtrsmBatched */
+        TRACE_AT(trace_84), /* cublasCtrsmBatched_64 */
+        TRACE_AT(trace_84), /* cublasZtrsmBatched */
+        TRACE_AT(trace_84), /* cublasZtrsmBatched_64 */
+        TRACE_AT(trace_85), /* cublasSdgmm */
+        TRACE_AT(trace_85), /* cublasSdgmm_64 */
+        TRACE_AT(trace_85), /* cublasDdgmm */
+        TRACE_AT(trace_85), /* cublasDdgmm_64 */
+        TRACE_AT(trace_85), /* cublasCdgmm */
+        TRACE_AT(trace_85), /* cublasCdgmm_64 */
+        TRACE_AT(trace_85), /* cublasZdgmm */
+        TRACE_AT(trace_85), /* cublasZdgmm_64 */
+        TRACE_AT(trace_86), /* cublasSmatinvBatched */
+        TRACE_AT(trace_86), /* cublasDmatinvBatched */
+        TRACE_AT(trace_86), /* cublasCmatinvBatched */
+        TRACE_AT(trace_86), /* cublasZmatinvBatched */
+        TRACE_AT(trace_87), /* cublasSgeqrfBatched */
+        TRACE_AT(trace_87), /* cublasDgeqrfBatched */
+        TRACE_AT(trace_87), /* cublasCgeqrfBatched */
+        TRACE_AT(trace_87), /* cublasZgeqrfBatched */
+        TRACE_AT(trace_88), /* cublasSgelsBatched */
+        TRACE_AT(trace_88), /* cublasDgelsBatched */
+        TRACE_AT(trace_88), /* cublasCgelsBatched */
+        TRACE_AT(trace_88), /* cublasZgelsBatched */
+        TRACE_AT(trace_89), /* cublasStpttr */
+        TRACE_AT(trace_89), /* cublasDtpttr */
+        TRACE_AT(trace_89), /* cublasCtpttr */
+        TRACE_AT(trace_89), /* cublasZtpttr */
+        TRACE_AT(trace_90), /* cublasStrttp */
+        TRACE_AT(trace_90), /* cublasDtrttp */
+        TRACE_AT(trace_90), /* cublasCtrttp */
+        TRACE_AT(trace_90), /* cublasZtrttp */
+        TRACE_AT(trace_91), /* cublasSgetrfBatched */
+        TRACE_AT(trace_91), /* cublasDgetrfBatched */
+        TRACE_AT(trace_91), /* cublasCgetrfBatched */
+        TRACE_AT(trace_91), /* cublasZgetrfBatched */
+        TRACE_AT(trace_92), /* cublasSgetriBatched */
+        TRACE_AT(trace_92), /* cublasDgetriBatched */
+        TRACE_AT(trace_92), /* cublasCgetriBatched */
+        TRACE_AT(trace_92), /* cublasZgetriBatched */
+        TRACE_AT(trace_93), /* cublasSgetrsBatched */
+        TRACE_AT(trace_93), /* cublasDgetrsBatched */
+        TRACE_AT(trace_93), /* cublasCgetrsBatched */
+        TRACE_AT(trace_93), /* cublasZgetrsBatched */
+        TRACE_AT(trace_94), /* cublasUint8gemmBias */
+        TRACE_AT(trace_66), /* cublasHSHgemvBatched */
+        TRACE_AT(trace_66), /* cublasHSHgemvBatched_64 */
+        TRACE_AT(trace_66), /* cublasHSSgemvBatched */
+        TRACE_AT(trace_66), /* cublasHSSgemvBatched_64 */
+        TRACE_AT(trace_66), /* cublasTSTgemvBatched */
+        TRACE_AT(trace_66), /* cublasTSTgemvBatched_64 */
+        TRACE_AT(trace_66), /* cublasTSSgemvBatched */
+        TRACE_AT(trace_66), /* cublasTSSgemvBatched_64 */
+        TRACE_AT(trace_67), /* cublasHSHgemvStridedBatched */
+        TRACE_AT(trace_67), /* cublasHSHgemvStridedBatched_64 */
+        TRACE_AT(trace_67), /* cublasHSSgemvStridedBatched */
+        TRACE_AT(trace_67), /* cublasHSSgemvStridedBatched_64 */
+        TRACE_AT(trace_67), /* cublasTSTgemvStridedBatched */
+        TRACE_AT(trace_67), /* cublasTSTgemvStridedBatched_64 */
+        TRACE_AT(trace_67), /* cublasTSSgemvStridedBatched */
+        TRACE_AT(trace_67), /* cublasTSSgemvStridedBatched_64 */
+        TRACE_AT(trace_68), /* cublasHgemm */
+        TRACE_AT(trace_68), /* cublasHgemm_64 */
+        TRACE_AT(trace_77), /* cublasHgemmBatched */
+        TRACE_AT(trace_77), /* cublasHgemmBatched_64 */
+        TRACE_AT(trace_78), /* cublasHgemmStridedBatched */
+        TRACE_AT(trace_78), /* cublasHgemmStridedBatched_64 */
+        TRACE_AT(trace_0), /* cublasXtCreate */
+        TRACE_AT(trace_0), /* cublasXtDestroy */
+        TRACE_AT(trace_95), /* cublasXtGetNumBoards */
+        TRACE_AT(trace_96), /* cublasXtMaxBoards */
+        TRACE_AT(trace_97), /* cublasXtDeviceSelect */
+        TRACE_AT(trace_98), /* cublasXtSetBlockDim */
+        TRACE_AT(trace_99), /* cublasXtGetBlockDim */
+        TRACE_AT(trace_6), /* cublasXtGetPinningMemMode */
+        TRACE_AT(trace_100), /* cublasXtSetPinningMemMode */
+        TRACE_AT(trace_101), /* cublasXtSetCpuRoutine */
+        TRACE_AT(trace_102), /* cublasXtSetCpuRatio */
+        TRACE_AT(trace_103), /* cublasXtSgemm */
+        TRACE_AT(trace_103), /* cublasXtDgemm */
+        TRACE_AT(trace_103), /* cublasXtCgemm */
+        TRACE_AT(trace_103), /* cublasXtZgemm */
+        TRACE_AT(trace_104), /* cublasXtSsyrk */
+        TRACE_AT(trace_104), /* cublasXtDsyrk */
+        TRACE_AT(trace_104), /* cublasXtCsyrk */
+        TRACE_AT(trace_104), /* cublasXtZsyrk */
+        TRACE_AT(trace_104), /* cublasXtCherk */
+        TRACE_AT(trace_104), /* cublasXtZherk */
+        TRACE_AT(trace_105), /* cublasXtSsyr2k */
+        TRACE_AT(trace_105), /* cublasXtDsyr2k */
+        TRACE_AT(trace_105), /* cublasXtCsyr2k */
+        TRACE_AT(trace_105), /* cublasXtZsyr2k */
+        TRACE_AT(trace_105), /* cublasXtCherkx */
+        TRACE_AT(trace_105), /* cublasXtZherkx */
+        TRACE_AT(trace_106), /* cublasXtStrsm */
+        TRACE_AT(trace_106), /* cublasXtDtrsm */
+        TRACE_AT(trace_106), /* cublasXtCtrsm */
+        TRACE_AT(trace_106), /* cublasXtZtrsm */
+        TRACE_AT(trace_107), /* cublasXtSsymm */
+        TRACE_AT(trace_107), /* cublasXtDsymm */
+        TRACE_AT(trace_107), /* cublasXtCsymm */
+        TRACE_AT(trace_107), /* cublasXtZsymm */
+        TRACE_AT(trace_107), /* cublasXtChemm */
+        TRACE_AT(trace_107), /* cublasXtZhemm */
+        TRACE_AT(trace_105), /* cublasXtSsyrkx */
+        TRACE_AT(trace_105), /* cublasXtDsyrkx */
+        TRACE_AT(trace_105), /* cublasXtCsyrkx */
+        TRACE_AT(trace_105), /* cublasXtZsyrkx */
+        TRACE_AT(trace_105), /* cublasXtCher2k */
+        TRACE_AT(trace_105), /* cublasXtZher2k */
+        TRACE_AT(trace_108), /* cublasXtSspmm */
+        TRACE_AT(trace_108), /* cublasXtDspmm */
+        TRACE_AT(trace_108), /* cublasXtCspmm */
+        TRACE_AT(trace_108), /* cublasXtZspmm */
+        TRACE_AT(trace_109), /* cublasXtStrmm */
+        TRACE_AT(trace_109), /* cublasXtDtrmm */
+        TRACE_AT(trace_109), /* cublasXtCtrmm */
+        TRACE_AT(trace_109), /* cublasXtZtrmm */
+    },
+    {
+        {TRACE_AT(enum_0), 0, 3}, /* libraryPropertyType_t */
+        {TRACE_AT(enum_1), 3, 2}, /* cublasPointerMode_t */
+        {TRACE_AT(enum_2), 5, 2}, /* cublasAtomicsMode_t */
+        {TRACE_AT(enum_3), 7, 7}, /* cublasMath_t */
+        {TRACE_AT(enum_4), 14, 3}, /* cublasEmulationStrategy_t */
+        {TRACE_AT(enum_5), 17, 4}, /* cudaEmulationSpecialValuesSupport_t */
+        {TRACE_AT(enum_6), 21, 2}, /* cudaEmulationMantissaControl_t */
+        {TRACE_AT(enum_7), 23, 10}, /* cublasStatus_t */
+        {TRACE_AT(enum_8), 33, 34}, /* cudaDataType_t */
+        {TRACE_AT(enum_9), 67, 4}, /* cublasOperation_t */
+        {TRACE_AT(enum_10), 71, 3}, /* cublasFillMode_t */
+        {TRACE_AT(enum_11), 74, 2}, /* cublasDiagType_t */
+        {TRACE_AT(enum_12), 76, 13}, /* cublasComputeType_t */
+        {TRACE_AT(enum_13), 89, 43}, /* cublasGemmAlgo_t */
+        {TRACE_AT(enum_14), 132, 2}, /* cublasSideMode_t */
+        {TRACE_AT(enum_15), 134, 2}, /* cublasXtPinnedMemMode_t */
+        {TRACE_AT(enum_16), 136, 13}, /* cublasXtBlasOp_t */
+        {TRACE_AT(enum_17), 149, 4}, /* cublasXtOpType_t */
     },
     {
         0,
@@ -4944,164 +4982,169 @@ const struct cubind__cublas_symbols {
         3,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_1_0),
-        AT(enum_1_1),
-        AT(enum_2_0),
-        AT(enum_2_1),
-        AT(enum_3_0),
-        AT(enum_3_1),
-        AT(enum_3_2),
-        AT(enum_3_3),
-        AT(enum_3_4),
-        AT(enum_3_5),
-        AT(enum_3_6),
-        AT(enum_4_0),
-        AT(enum_4_1),
-        AT(enum_4_2),
-        AT(enum_5_0),
-        AT(enum_5_1),
-        AT(enum_5_2),
-        AT(enum_5_3),
-        AT(enum_6_0),
-        AT(enum_6_1),
-        AT(enum_7_0),
-        AT(enum_7_1),
-        AT(enum_7_2),
-        AT(enum_7_3),
-        AT(enum_7_4),
-        AT(enum_7_5),
-        AT(enum_7_6),
-        AT(enum_7_7),
-        AT(enum_7_8),
-        AT(enum_7_9),
-        AT(enum_8_0),
-        AT(enum_8_1),
-        AT(enum_8_2),
-        AT(enum_8_3),
-        AT(enum_8_4),
-        AT(enum_8_5),
-        AT(enum_8_6),
-        AT(enum_8_7),
-        AT(enum_8_8),
-        AT(enum_8_9),
-        AT(enum_8_10),
-        AT(enum_8_11),
-        AT(enum_8_12),
-        AT(enum_8_13),
-        AT(enum_8_14),
-        AT(enum_8_15),
-        AT(enum_8_16),
-        AT(enum_8_17),
-        AT(enum_8_18),
-        AT(enum_8_19),
-        AT(enum_8_20),
-        AT(enum_8_21),
-        AT(enum_8_22),
-        AT(enum_8_23),
-        AT(enum_8_24),
-        AT(enum_8_25),
-        AT(enum_8_26),
-        AT(enum_8_27),
-        AT(enum_8_28),
-        AT(enum_8_29),
-        AT(enum_8_30),
-        AT(enum_8_31),
-        AT(enum_8_32),
-        AT(enum_8_33),
-        AT(enum_9_0),
-        AT(enum_9_1),
-        AT(enum_9_2),
-        AT(enum_9_3),
-        AT(enum_10_0),
-        AT(enum_10_1),
-        AT(enum_10_2),
-        AT(enum_11_0),
-        AT(enum_11_1),
-        AT(enum_12_0),
-        AT(enum_12_1),
-        AT(enum_12_2),
-        AT(enum_12_3),
-        AT(enum_12_4),
-        AT(enum_12_5),
-        AT(enum_12_6),
-        AT(enum_12_7),
-        AT(enum_12_8),
-        AT(enum_12_9),
-        AT(enum_12_10),
-        AT(enum_12_11),
-        AT(enum_12_12),
-        AT(enum_13_0),
-        AT(enum_13_1),
-        AT(enum_13_2),
-        AT(enum_13_3),
-        AT(enum_13_4),
-        AT(enum_13_5),
-        AT(enum_13_6),
-        AT(enum_13_7),
-        AT(enum_13_8),
-        AT(enum_13_9),
-        AT(enum_13_10),
-        AT(enum_13_11),
-        AT(enum_13_12),
-        AT(enum_13_13),
-        AT(enum_13_14),
-        AT(enum_13_15),
-        AT(enum_13_16),
-        AT(enum_13_17),
-        AT(enum_13_18),
-        AT(enum_13_19),
-        AT(enum_13_20),
-        AT(enum_13_21),
-        AT(enum_13_22),
-        AT(enum_13_23),
-        AT(enum_13_24),
-        AT(enum_13_25),
-        AT(enum_13_26),
-        AT(enum_13_27),
-        AT(enum_13_28),
-        AT(enum_13_29),
-        AT(enum_13_30),
-        AT(enum_13_31),
-        AT(enum_13_32),
-        AT(enum_13_33),
-        AT(enum_13_34),
-        AT(enum_13_35),
-        AT(enum_13_36),
-        AT(enum_13_37),
-        AT(enum_13_38),
-        AT(enum_13_39),
-        AT(enum_13_40),
-        AT(enum_13_41),
-        AT(enum_13_42),
-        AT(enum_14_0),
-        AT(enum_14_1),
-        AT(enum_15_0),
-        AT(enum_15_1),
-        AT(enum_16_0),
-        AT(enum_16_1),
-        AT(enum_16_2),
-        AT(enum_16_3),
-        AT(enum_16_4),
-        AT(enum_16_5),
-        AT(enum_16_6),
-        AT(enum_16_7),
-        AT(enum_16_8),
-        AT(enum_16_9),
-        AT(enum_16_10),
-        AT(enum_16_11),
-        AT(enum_16_12),
-        AT(enum_17_0),
-        AT(enum_17_1),
-        AT(enum_17_2),
-        AT(enum_17_3),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_1_0),
+        TRACE_AT(enum_1_1),
+        TRACE_AT(enum_2_0),
+        TRACE_AT(enum_2_1),
+        TRACE_AT(enum_3_0),
+        TRACE_AT(enum_3_1),
+        TRACE_AT(enum_3_2),
+        TRACE_AT(enum_3_3),
+        TRACE_AT(enum_3_4),
+        TRACE_AT(enum_3_5),
+        TRACE_AT(enum_3_6),
+        TRACE_AT(enum_4_0),
+        TRACE_AT(enum_4_1),
+        TRACE_AT(enum_4_2),
+        TRACE_AT(enum_5_0),
+        TRACE_AT(enum_5_1),
+        TRACE_AT(enum_5_2),
+        TRACE_AT(enum_5_3),
+        TRACE_AT(enum_6_0),
+        TRACE_AT(enum_6_1),
+        TRACE_AT(enum_7_0),
+        TRACE_AT(enum_7_1),
+        TRACE_AT(enum_7_2),
+        TRACE_AT(enum_7_3),
+        TRACE_AT(enum_7_4),
+        TRACE_AT(enum_7_5),
+        TRACE_AT(enum_7_6),
+        TRACE_AT(enum_7_7),
+        TRACE_AT(enum_7_8),
+        TRACE_AT(enum_7_9),
+        TRACE_AT(enum_8_0),
+        TRACE_AT(enum_8_1),
+        TRACE_AT(enum_8_2),
+        TRACE_AT(enum_8_3),
+        TRACE_AT(enum_8_4),
+        TRACE_AT(enum_8_5),
+        TRACE_AT(enum_8_6),
+        TRACE_AT(enum_8_7),
+        TRACE_AT(enum_8_8),
+        TRACE_AT(enum_8_9),
+        TRACE_AT(enum_8_10),
+        TRACE_AT(enum_8_11),
+        TRACE_AT(enum_8_12),
+        TRACE_AT(enum_8_13),
+        TRACE_AT(enum_8_14),
+        TRACE_AT(enum_8_15),
+        TRACE_AT(enum_8_16),
+        TRACE_AT(enum_8_17),
+        TRACE_AT(enum_8_18),
+        TRACE_AT(enum_8_19),
+        TRACE_AT(enum_8_20),
+        TRACE_AT(enum_8_21),
+        TRACE_AT(enum_8_22),
+        TRACE_AT(enum_8_23),
+        TRACE_AT(enum_8_24),
+        TRACE_AT(enum_8_25),
+        TRACE_AT(enum_8_26),
+        TRACE_AT(enum_8_27),
+        TRACE_AT(enum_8_28),
+        TRACE_AT(enum_8_29),
+        TRACE_AT(enum_8_30),
+        TRACE_AT(enum_8_31),
+        TRACE_AT(enum_8_32),
+        TRACE_AT(enum_8_33),
+        TRACE_AT(enum_9_0),
+        TRACE_AT(enum_9_1),
+        TRACE_AT(enum_9_2),
+        TRACE_AT(enum_9_3),
+        TRACE_AT(enum_10_0),
+        TRACE_AT(enum_10_1),
+        TRACE_AT(enum_10_2),
+        TRACE_AT(enum_11_0),
+        TRACE_AT(enum_11_1),
+        TRACE_AT(enum_12_0),
+        TRACE_AT(enum_12_1),
+        TRACE_AT(enum_12_2),
+        TRACE_AT(enum_12_3),
+        TRACE_AT(enum_12_4),
+        TRACE_AT(enum_12_5),
+        TRACE_AT(enum_12_6),
+        TRACE_AT(enum_12_7),
+        TRACE_AT(enum_12_8),
+        TRACE_AT(enum_12_9),
+        TRACE_AT(enum_12_10),
+        TRACE_AT(enum_12_11),
+        TRACE_AT(enum_12_12),
+        TRACE_AT(enum_13_0),
+        TRACE_AT(enum_13_1),
+        TRACE_AT(enum_13_2),
+        TRACE_AT(enum_13_3),
+        TRACE_AT(enum_13_4),
+        TRACE_AT(enum_13_5),
+        TRACE_AT(enum_13_6),
+        TRACE_AT(enum_13_7),
+        TRACE_AT(enum_13_8),
+        TRACE_AT(enum_13_9),
+        TRACE_AT(enum_13_10),
+        TRACE_AT(enum_13_11),
+        TRACE_AT(enum_13_12),
+        TRACE_AT(enum_13_13),
+        TRACE_AT(enum_13_14),
+        TRACE_AT(enum_13_15),
+        TRACE_AT(enum_13_16),
+        TRACE_AT(enum_13_17),
+        TRACE_AT(enum_13_18),
+        TRACE_AT(enum_13_19),
+        TRACE_AT(enum_13_20),
+        TRACE_AT(enum_13_21),
+        TRACE_AT(enum_13_22),
+        TRACE_AT(enum_13_23),
+        TRACE_AT(enum_13_24),
+        TRACE_AT(enum_13_25),
+        TRACE_AT(enum_13_26),
+        TRACE_AT(enum_13_27),
+        TRACE_AT(enum_13_28),
+        TRACE_AT(enum_13_29),
+        TRACE_AT(enum_13_30),
+        TRACE_AT(enum_13_31),
+        TRACE_AT(enum_13_32),
+        TRACE_AT(enum_13_33),
+        TRACE_AT(enum_13_34),
+        TRACE_AT(enum_13_35),
+        TRACE_AT(enum_13_36),
+        TRACE_AT(enum_13_37),
+        TRACE_AT(enum_13_38),
+        TRACE_AT(enum_13_39),
+        TRACE_AT(enum_13_40),
+        TRACE_AT(enum_13_41),
+        TRACE_AT(enum_13_42),
+        TRACE_AT(enum_14_0),
+        TRACE_AT(enum_14_1),
+        TRACE_AT(enum_15_0),
+        TRACE_AT(enum_15_1),
+        TRACE_AT(enum_16_0),
+        TRACE_AT(enum_16_1),
+        TRACE_AT(enum_16_2),
+        TRACE_AT(enum_16_3),
+        TRACE_AT(enum_16_4),
+        TRACE_AT(enum_16_5),
+        TRACE_AT(enum_16_6),
+        TRACE_AT(enum_16_7),
+        TRACE_AT(enum_16_8),
+        TRACE_AT(enum_16_9),
+        TRACE_AT(enum_16_10),
+        TRACE_AT(enum_16_11),
+        TRACE_AT(enum_16_12),
+        TRACE_AT(enum_17_0),
+        TRACE_AT(enum_17_1),
+        TRACE_AT(enum_17_2),
+        TRACE_AT(enum_17_3),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
+_Static_assert(sizeof(cubind__cublas_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__cublas_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
 
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after

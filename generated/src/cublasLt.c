@@ -32,8 +32,9 @@ cubind_slot *const cubind_cublasLt_slots_4080690f413a = (cubind_slot *)cubind__c
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__cublasLt_symbols {
     cubind__symbol_table table;
     struct names {
@@ -137,7 +138,11 @@ const struct cubind__cublasLt_symbols {
         char wrapper_cubind_cublasLt_logger_set_mask[32];
         char symbol_cublasLtLoggerForceDisable[27];
         char wrapper_cubind_cublasLt_logger_force_disable[37];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    struct trace_strings {
         char trace_0[16];
         char trace_1[13];
         char trace_2[3];
@@ -183,165 +188,172 @@ const struct cubind__cublasLt_symbols {
         char trace_42[10];
         char trace_43[9];
         char trace_44[3];
-        char enum_0_0[22];
-        char enum_0_1[30];
-        char enum_0_2[27];
-        char enum_0_3[28];
-        char enum_0_4[28];
-        char enum_0_5[28];
-        char enum_0_6[31];
-        char enum_0_7[29];
-        char enum_0_8[28];
-        char enum_0_9[28];
+        char enum_0[15];
+        char enum_0_0[8];
+        char enum_0_1[16];
+        char enum_0_2[13];
+        char enum_0_3[14];
+        char enum_0_4[14];
+        char enum_0_5[14];
+        char enum_0_6[17];
+        char enum_0_7[15];
+        char enum_0_8[14];
+        char enum_0_9[14];
+        char enum_1[1];
         char enum_1_0[14];
         char enum_1_1[14];
         char enum_1_2[12];
-        char enum_2_0[11];
-        char enum_2_1[11];
-        char enum_2_2[11];
-        char enum_2_3[10];
-        char enum_2_4[11];
-        char enum_2_5[11];
-        char enum_2_6[11];
-        char enum_2_7[10];
-        char enum_2_8[10];
-        char enum_2_9[10];
-        char enum_2_10[11];
-        char enum_2_11[11];
-        char enum_2_12[11];
-        char enum_2_13[11];
-        char enum_2_14[12];
-        char enum_2_15[12];
-        char enum_2_16[10];
-        char enum_2_17[10];
-        char enum_2_18[10];
-        char enum_2_19[10];
-        char enum_2_20[11];
-        char enum_2_21[11];
-        char enum_2_22[11];
-        char enum_2_23[11];
-        char enum_2_24[11];
-        char enum_2_25[11];
-        char enum_2_26[11];
-        char enum_2_27[11];
-        char enum_2_28[15];
-        char enum_2_29[15];
-        char enum_2_30[16];
-        char enum_2_31[15];
-        char enum_2_32[15];
-        char enum_2_33[15];
-        char enum_3_0[28];
-        char enum_3_1[29];
-        char enum_3_2[28];
-        char enum_3_3[28];
-        char enum_3_4[26];
-        char enum_3_5[35];
-        char enum_3_6[44];
-        char enum_3_7[36];
-        char enum_3_8[34];
-        char enum_4_0[19];
-        char enum_4_1[28];
-        char enum_4_2[19];
-        char enum_4_3[28];
-        char enum_4_4[19];
-        char enum_4_5[28];
-        char enum_4_6[19];
-        char enum_4_7[28];
-        char enum_4_8[28];
-        char enum_4_9[29];
-        char enum_4_10[29];
-        char enum_4_11[35];
-        char enum_4_12[39];
-        char enum_5_0[34];
-        char enum_5_1[32];
-        char enum_5_2[34];
-        char enum_5_3[28];
-        char enum_5_4[28];
-        char enum_5_5[28];
-        char enum_5_6[31];
-        char enum_5_7[30];
-        char enum_5_8[34];
-        char enum_5_9[39];
-        char enum_5_10[42];
-        char enum_5_11[37];
-        char enum_5_12[47];
-        char enum_5_13[47];
-        char enum_5_14[37];
-        char enum_5_15[37];
-        char enum_5_16[37];
-        char enum_5_17[37];
-        char enum_5_18[37];
-        char enum_5_19[36];
-        char enum_5_20[44];
-        char enum_5_21[48];
-        char enum_5_22[47];
-        char enum_5_23[32];
-        char enum_5_24[36];
-        char enum_5_25[34];
-        char enum_5_26[34];
-        char enum_5_27[34];
-        char enum_5_28[34];
-        char enum_5_29[45];
-        char enum_5_30[41];
-        char enum_5_31[38];
-        char enum_5_32[42];
-        char enum_6_0[42];
-        char enum_6_1[44];
-        char enum_6_2[38];
-        char enum_6_3[38];
-        char enum_7_0[33];
-        char enum_7_1[47];
-        char enum_7_2[52];
-        char enum_7_3[58];
-        char enum_7_4[55];
-        char enum_7_5[62];
-        char enum_8_0[33];
-        char enum_8_1[41];
-        char enum_8_2[43];
-        char enum_8_3[43];
-        char enum_8_4[43];
-        char enum_8_5[43];
-        char enum_8_6[43];
-        char enum_8_7[37];
-        char enum_8_8[31];
-        char enum_9_0[33];
-        char enum_9_1[40];
-        char enum_9_2[40];
-        char enum_9_3[40];
-        char enum_9_4[46];
-        char enum_9_5[31];
-        char enum_9_6[27];
-        char enum_9_7[36];
-        char enum_9_8[38];
-        char enum_9_9[36];
-        char enum_9_10[32];
-        char enum_9_11[29];
-        char enum_9_12[30];
-        char enum_9_13[39];
-        char enum_9_14[40];
-        char enum_9_15[40];
-        char enum_9_16[40];
-        char enum_9_17[40];
-        char enum_9_18[46];
-        char enum_9_19[51];
-        char enum_10_0[24];
-        char enum_10_1[29];
-        char enum_10_2[32];
-        char enum_10_3[38];
-        char enum_10_4[35];
-        char enum_10_5[35];
-        char enum_10_6[31];
-        char enum_10_7[36];
-        char enum_10_8[38];
-#endif
-    } names;
-    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
-#if !defined(CUBIND_NO_TRACE)
-    cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+        char enum_2[6];
+        char enum_2_0[6];
+        char enum_2_1[6];
+        char enum_2_2[6];
+        char enum_2_3[5];
+        char enum_2_4[6];
+        char enum_2_5[6];
+        char enum_2_6[6];
+        char enum_2_7[5];
+        char enum_2_8[5];
+        char enum_2_9[5];
+        char enum_2_10[6];
+        char enum_2_11[6];
+        char enum_2_12[6];
+        char enum_2_13[6];
+        char enum_2_14[7];
+        char enum_2_15[7];
+        char enum_2_16[5];
+        char enum_2_17[5];
+        char enum_2_18[5];
+        char enum_2_19[5];
+        char enum_2_20[6];
+        char enum_2_21[6];
+        char enum_2_22[6];
+        char enum_2_23[6];
+        char enum_2_24[6];
+        char enum_2_25[6];
+        char enum_2_26[6];
+        char enum_2_27[6];
+        char enum_2_28[10];
+        char enum_2_29[10];
+        char enum_2_30[11];
+        char enum_2_31[10];
+        char enum_2_32[10];
+        char enum_2_33[10];
+        char enum_3[24];
+        char enum_3_0[5];
+        char enum_3_1[6];
+        char enum_3_2[5];
+        char enum_3_3[5];
+        char enum_3_4[3];
+        char enum_3_5[12];
+        char enum_3_6[21];
+        char enum_3_7[13];
+        char enum_3_8[11];
+        char enum_4[16];
+        char enum_4_0[4];
+        char enum_4_1[13];
+        char enum_4_2[4];
+        char enum_4_3[13];
+        char enum_4_4[4];
+        char enum_4_5[13];
+        char enum_4_6[4];
+        char enum_4_7[13];
+        char enum_4_8[13];
+        char enum_4_9[14];
+        char enum_4_10[14];
+        char enum_4_11[20];
+        char enum_4_12[24];
+        char enum_5[22];
+        char enum_5_0[13];
+        char enum_5_1[11];
+        char enum_5_2[13];
+        char enum_5_3[7];
+        char enum_5_4[7];
+        char enum_5_5[7];
+        char enum_5_6[10];
+        char enum_5_7[9];
+        char enum_5_8[13];
+        char enum_5_9[18];
+        char enum_5_10[21];
+        char enum_5_11[16];
+        char enum_5_12[26];
+        char enum_5_13[26];
+        char enum_5_14[16];
+        char enum_5_15[16];
+        char enum_5_16[16];
+        char enum_5_17[16];
+        char enum_5_18[16];
+        char enum_5_19[15];
+        char enum_5_20[23];
+        char enum_5_21[27];
+        char enum_5_22[26];
+        char enum_5_23[11];
+        char enum_5_24[15];
+        char enum_5_25[13];
+        char enum_5_26[13];
+        char enum_5_27[13];
+        char enum_5_28[13];
+        char enum_5_29[24];
+        char enum_5_30[20];
+        char enum_5_31[17];
+        char enum_5_32[21];
+        char enum_6[32];
+        char enum_6_0[11];
+        char enum_6_1[13];
+        char enum_6_2[7];
+        char enum_6_3[7];
+        char enum_7[25];
+        char enum_7_0[9];
+        char enum_7_1[23];
+        char enum_7_2[28];
+        char enum_7_3[34];
+        char enum_7_4[31];
+        char enum_7_5[38];
+        char enum_8[22];
+        char enum_8_0[12];
+        char enum_8_1[20];
+        char enum_8_2[22];
+        char enum_8_3[22];
+        char enum_8_4[22];
+        char enum_8_5[22];
+        char enum_8_6[22];
+        char enum_8_7[16];
+        char enum_8_8[10];
+        char enum_9[19];
+        char enum_9_0[15];
+        char enum_9_1[22];
+        char enum_9_2[22];
+        char enum_9_3[22];
+        char enum_9_4[28];
+        char enum_9_5[13];
+        char enum_9_6[9];
+        char enum_9_7[18];
+        char enum_9_8[20];
+        char enum_9_9[18];
+        char enum_9_10[14];
+        char enum_9_11[11];
+        char enum_9_12[12];
+        char enum_9_13[21];
+        char enum_9_14[22];
+        char enum_9_15[22];
+        char enum_9_16[22];
+        char enum_9_17[22];
+        char enum_9_18[28];
+        char enum_9_19[33];
+        char enum_10[22];
+        char enum_10_0[3];
+        char enum_10_1[8];
+        char enum_10_2[11];
+        char enum_10_3[17];
+        char enum_10_4[14];
+        char enum_10_5[14];
+        char enum_10_6[10];
+        char enum_10_7[15];
+        char enum_10_8[17];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
     cubind__trace_enum_range enums[11];
-    long long values[150];
-    unsigned value_names[150];
+    int values[150];
+    unsigned short value_names[150];
 #endif
 } cubind__cublasLt_symbols = {
     {CUBIND_LIB_CUBLASLT, SYMBOL_COUNT, offsetof(struct cubind__cublasLt_symbols, names),
@@ -452,205 +464,9 @@ const struct cubind__cublasLt_symbols {
         "cubind_cublasLt_logger_set_mask",
         "cublasLtLoggerForceDisable",
         "cubind_cublasLt_logger_force_disable",
-#if !defined(CUBIND_NO_TRACE)
-        "s;plightHandle;",
-        "p;e0:status;",
-        "u;",
-        "s;e1:type;pvalue;",
-        "s;pcapacity;",
-        "s;ucapacity;",
-        "u;umask;",
-        "s;plightHandle;pcomputeDesc;palpha;pA;pAdesc;pB;pBdesc;pbeta;pC;pCdesc;pD;pDdesc;palgo;pworkspace;uworkspaceSizeInBytes;pstream;",
-        "s;plightHandle;ptransformDesc;palpha;pA;pAdesc;pbeta;pB;pBdesc;pC;pCdesc;pstream;",
-        "s;pmatLayout;usize;e2:type;urows;ucols;ild;",
-        "s;pmatLayout;e2:type;urows;ucols;ild;",
-        "s;pmatLayout;",
-        "s;pmatLayout;e3:attr;pbuf;usizeInBytes;",
-        "s;pmatLayout;e3:attr;pbuf;usizeInBytes;psizeWritten;",
-        "s;pmatmulDesc;usize;e4:computeType;e2:scaleType;",
-        "s;pmatmulDesc;e4:computeType;e2:scaleType;",
-        "s;pmatmulDesc;",
-        "s;pmatmulDesc;e5:attr;pbuf;usizeInBytes;",
-        "s;pmatmulDesc;e5:attr;pbuf;usizeInBytes;psizeWritten;",
-        "s;ptransformDesc;usize;e2:scaleType;",
-        "s;ptransformDesc;e2:scaleType;",
-        "s;ptransformDesc;",
-        "s;ptransformDesc;e6:attr;pbuf;usizeInBytes;",
-        "s;ptransformDesc;e6:attr;pbuf;usizeInBytes;psizeWritten;",
-        "s;pemulationDesc;usize;",
-        "s;pemulationDesc;",
-        "s;pemulationDesc;e7:attr;pbuf;usizeInBytes;",
-        "s;pemulationDesc;e7:attr;pbuf;usizeInBytes;psizeWritten;",
-        "s;ppref;usize;",
-        "s;ppref;",
-        "s;ppref;e8:attr;pbuf;usizeInBytes;",
-        "s;ppref;e8:attr;pbuf;usizeInBytes;psizeWritten;",
-        "s;plightHandle;poperationDesc;pAdesc;pBdesc;pCdesc;pDdesc;ppreference;irequestedAlgoCount;pheuristicResultsArray;preturnAlgoCount;",
-        "s;plightHandle;e4:computeType;e2:scaleType;e2:Atype;e2:Btype;e2:Ctype;e2:Dtype;irequestedAlgoCount;palgoIdsArray;preturnAlgoCount;",
-        "s;plightHandle;e4:computeType;e2:scaleType;e2:Atype;e2:Btype;e2:Ctype;e2:Dtype;ialgoId;palgo;",
-        "s;plightHandle;poperationDesc;pAdesc;pBdesc;pCdesc;pDdesc;palgo;presult;",
-        "s;palgo;e9:attr;pbuf;usizeInBytes;psizeWritten;",
-        "s;palgo;e10:attr;pbuf;usizeInBytes;",
-        "s;palgo;e10:attr;pbuf;usizeInBytes;psizeWritten;",
-        "s;pcallback;",
-        "s;pfile;",
-        "s;plogFile;",
-        "s;ilevel;",
-        "s;imask;",
-        "s;",
-        "CUBLAS_STATUS_SUCCESS",
-        "CUBLAS_STATUS_NOT_INITIALIZED",
-        "CUBLAS_STATUS_ALLOC_FAILED",
-        "CUBLAS_STATUS_INVALID_VALUE",
-        "CUBLAS_STATUS_ARCH_MISMATCH",
-        "CUBLAS_STATUS_MAPPING_ERROR",
-        "CUBLAS_STATUS_EXECUTION_FAILED",
-        "CUBLAS_STATUS_INTERNAL_ERROR",
-        "CUBLAS_STATUS_NOT_SUPPORTED",
-        "CUBLAS_STATUS_LICENSE_ERROR",
-        "MAJOR_VERSION",
-        "MINOR_VERSION",
-        "PATCH_LEVEL",
-        "CUDA_R_32F",
-        "CUDA_R_64F",
-        "CUDA_R_16F",
-        "CUDA_R_8I",
-        "CUDA_C_32F",
-        "CUDA_C_64F",
-        "CUDA_C_16F",
-        "CUDA_C_8I",
-        "CUDA_R_8U",
-        "CUDA_C_8U",
-        "CUDA_R_32I",
-        "CUDA_C_32I",
-        "CUDA_R_32U",
-        "CUDA_C_32U",
-        "CUDA_R_16BF",
-        "CUDA_C_16BF",
-        "CUDA_R_4I",
-        "CUDA_C_4I",
-        "CUDA_R_4U",
-        "CUDA_C_4U",
-        "CUDA_R_16I",
-        "CUDA_C_16I",
-        "CUDA_R_16U",
-        "CUDA_C_16U",
-        "CUDA_R_64I",
-        "CUDA_C_64I",
-        "CUDA_R_64U",
-        "CUDA_C_64U",
-        "CUDA_R_8F_E4M3",
-        "CUDA_R_8F_E5M2",
-        "CUDA_R_8F_UE8M0",
-        "CUDA_R_6F_E2M3",
-        "CUDA_R_6F_E3M2",
-        "CUDA_R_4F_E2M1",
-        "CUBLASLT_MATRIX_LAYOUT_TYPE",
-        "CUBLASLT_MATRIX_LAYOUT_ORDER",
-        "CUBLASLT_MATRIX_LAYOUT_ROWS",
-        "CUBLASLT_MATRIX_LAYOUT_COLS",
-        "CUBLASLT_MATRIX_LAYOUT_LD",
-        "CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT",
-        "CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET",
-        "CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET",
-        "CUBLASLT_MATRIX_LAYOUT_BATCH_MODE",
-        "CUBLAS_COMPUTE_16F",
-        "CUBLAS_COMPUTE_16F_PEDANTIC",
-        "CUBLAS_COMPUTE_32F",
-        "CUBLAS_COMPUTE_32F_PEDANTIC",
-        "CUBLAS_COMPUTE_64F",
-        "CUBLAS_COMPUTE_64F_PEDANTIC",
-        "CUBLAS_COMPUTE_32I",
-        "CUBLAS_COMPUTE_32I_PEDANTIC",
-        "CUBLAS_COMPUTE_32F_FAST_16F",
-        "CUBLAS_COMPUTE_32F_FAST_16BF",
-        "CUBLAS_COMPUTE_32F_FAST_TF32",
-        "CUBLAS_COMPUTE_32F_EMULATED_16BFX9",
-        "CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT",
-        "CUBLASLT_MATMUL_DESC_COMPUTE_TYPE",
-        "CUBLASLT_MATMUL_DESC_SCALE_TYPE",
-        "CUBLASLT_MATMUL_DESC_POINTER_MODE",
-        "CUBLASLT_MATMUL_DESC_TRANSA",
-        "CUBLASLT_MATMUL_DESC_TRANSB",
-        "CUBLASLT_MATMUL_DESC_TRANSC",
-        "CUBLASLT_MATMUL_DESC_FILL_MODE",
-        "CUBLASLT_MATMUL_DESC_EPILOGUE",
-        "CUBLASLT_MATMUL_DESC_BIAS_POINTER",
-        "CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE",
-        "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER",
-        "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD",
-        "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE",
-        "CUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE",
-        "CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET",
-        "CUBLASLT_MATMUL_DESC_A_SCALE_POINTER",
-        "CUBLASLT_MATMUL_DESC_B_SCALE_POINTER",
-        "CUBLASLT_MATMUL_DESC_C_SCALE_POINTER",
-        "CUBLASLT_MATMUL_DESC_D_SCALE_POINTER",
-        "CUBLASLT_MATMUL_DESC_AMAX_D_POINTER",
-        "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE",
-        "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_POINTER",
-        "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_AMAX_POINTER",
-        "CUBLASLT_MATMUL_DESC_FAST_ACCUM",
-        "CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE",
-        "CUBLASLT_MATMUL_DESC_A_SCALE_MODE",
-        "CUBLASLT_MATMUL_DESC_B_SCALE_MODE",
-        "CUBLASLT_MATMUL_DESC_C_SCALE_MODE",
-        "CUBLASLT_MATMUL_DESC_D_SCALE_MODE",
-        "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_MODE",
-        "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER",
-        "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE",
-        "CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR",
-        "CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE",
-        "CUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE",
-        "CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA",
-        "CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB",
-        "CUBLASLT_EMULATION_DESC_STRATEGY",
-        "CUBLASLT_EMULATION_DESC_SPECIAL_VALUES_SUPPORT",
-        "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_CONTROL",
-        "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MAX_MANTISSA_BIT_COUNT",
-        "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_OFFSET",
-        "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_COUNT_POINTER",
-        "CUBLASLT_MATMUL_PREF_SEARCH_MODE",
-        "CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES",
-        "CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK",
-        "CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES",
-        "CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES",
-        "CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES",
-        "CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES",
-        "CUBLASLT_MATMUL_PREF_MAX_WAVES_COUNT",
-        "CUBLASLT_MATMUL_PREF_IMPL_MASK",
-        "CUBLASLT_ALGO_CAP_SPLITK_SUPPORT",
-        "CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK",
-        "CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT",
-        "CUBLASLT_ALGO_CAP_STRIDED_BATCH_SUPPORT",
-        "CUBLASLT_ALGO_CAP_OUT_OF_PLACE_RESULT_SUPPORT",
-        "CUBLASLT_ALGO_CAP_UPLO_SUPPORT",
-        "CUBLASLT_ALGO_CAP_TILE_IDS",
-        "CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX",
-        "CUBLASLT_ALGO_CAP_CUSTOM_MEMORY_ORDER",
-        "CUBLASLT_ALGO_CAP_POINTER_MODE_MASK",
-        "CUBLASLT_ALGO_CAP_EPILOGUE_MASK",
-        "CUBLASLT_ALGO_CAP_STAGES_IDS",
-        "CUBLASLT_ALGO_CAP_LD_NEGATIVE",
-        "CUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS",
-        "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES",
-        "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES",
-        "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES",
-        "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES",
-        "CUBLASLT_ALGO_CAP_POINTER_ARRAY_BATCH_SUPPORT",
-        "CUBLASLT_ALGO_CAP_FLOATING_POINT_EMULATION_SUPPORT",
-        "CUBLASLT_ALGO_CONFIG_ID",
-        "CUBLASLT_ALGO_CONFIG_TILE_ID",
-        "CUBLASLT_ALGO_CONFIG_SPLITK_NUM",
-        "CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME",
-        "CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING",
-        "CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION",
-        "CUBLASLT_ALGO_CONFIG_STAGES_ID",
-        "CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID",
-        "CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__cublasLt_symbols, member)
     {
         {AT(symbol_cublasLtCreate), AT(symbol_cublasLtCreate), AT(wrapper_cubind_cublasLt_create)},
@@ -705,71 +521,279 @@ const struct cubind__cublasLt_symbols {
         {AT(symbol_cublasLtLoggerForceDisable), AT(symbol_cublasLtLoggerForceDisable), AT(wrapper_cubind_cublasLt_logger_force_disable)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 11},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 11, sizeof(int)},
     {
-        AT(trace_0), /* cublasLtCreate */
-        AT(trace_0), /* cublasLtDestroy */
-        AT(trace_1), /* cublasLtGetStatusName */
-        AT(trace_1), /* cublasLtGetStatusString */
-        AT(trace_2), /* cublasLtGetVersion */
-        AT(trace_2), /* cublasLtGetCudartVersion */
-        AT(trace_3), /* cublasLtGetProperty */
-        AT(trace_4), /* cublasLtHeuristicsCacheGetCapacity */
-        AT(trace_5), /* cublasLtHeuristicsCacheSetCapacity */
-        AT(trace_6), /* cublasLtDisableCpuInstructionsSetMask */
-        AT(trace_7), /* cublasLtMatmul */
-        AT(trace_8), /* cublasLtMatrixTransform */
-        AT(trace_9), /* cublasLtMatrixLayoutInit_internal */
-        AT(trace_10), /* cublasLtMatrixLayoutCreate */
-        AT(trace_11), /* cublasLtMatrixLayoutDestroy */
-        AT(trace_12), /* cublasLtMatrixLayoutSetAttribute */
-        AT(trace_13), /* cublasLtMatrixLayoutGetAttribute */
-        AT(trace_14), /* cublasLtMatmulDescInit_internal */
-        AT(trace_15), /* cublasLtMatmulDescCreate */
-        AT(trace_16), /* cublasLtMatmulDescDestroy */
-        AT(trace_17), /* cublasLtMatmulDescSetAttribute */
-        AT(trace_18), /* cublasLtMatmulDescGetAttribute */
-        AT(trace_19), /* cublasLtMatrixTransformDescInit_internal */
-        AT(trace_20), /* cublasLtMatrixTransformDescCreate */
-        AT(trace_21), /* cublasLtMatrixTransformDescDestroy */
-        AT(trace_22), /* cublasLtMatrixTransformDescSetAttribute */
-        AT(trace_23), /* cublasLtMatrixTransformDescGetAttribute */
-        AT(trace_24), /* cublasLtEmulationDescInit_internal */
-        AT(trace_25), /* cublasLtEmulationDescCreate */
-        AT(trace_25), /* cublasLtEmulationDescDestroy */
-        AT(trace_26), /* cublasLtEmulationDescSetAttribute */
-        AT(trace_27), /* cublasLtEmulationDescGetAttribute */
-        AT(trace_28), /* cublasLtMatmulPreferenceInit_internal */
-        AT(trace_29), /* cublasLtMatmulPreferenceCreate */
-        AT(trace_29), /* cublasLtMatmulPreferenceDestroy */
-        AT(trace_30), /* cublasLtMatmulPreferenceSetAttribute */
-        AT(trace_31), /* cublasLtMatmulPreferenceGetAttribute */
-        AT(trace_32), /* cublasLtMatmulAlgoGetHeuristic */
-        AT(trace_33), /* cublasLtMatmulAlgoGetIds */
-        AT(trace_34), /* cublasLtMatmulAlgoInit */
-        AT(trace_35), /* cublasLtMatmulAlgoCheck */
-        AT(trace_36), /* cublasLtMatmulAlgoCapGetAttribute */
-        AT(trace_37), /* cublasLtMatmulAlgoConfigSetAttribute */
-        AT(trace_38), /* cublasLtMatmulAlgoConfigGetAttribute */
-        AT(trace_39), /* cublasLtLoggerSetCallback */
-        AT(trace_40), /* cublasLtLoggerSetFile */
-        AT(trace_41), /* cublasLtLoggerOpenFile */
-        AT(trace_42), /* cublasLtLoggerSetLevel */
-        AT(trace_43), /* cublasLtLoggerSetMask */
-        AT(trace_44), /* cublasLtLoggerForceDisable */
+        "s;plightHandle;",
+        "p;e0:status;",
+        "u;",
+        "s;e1:type;pvalue;",
+        "s;pcapacity;",
+        "s;ucapacity;",
+        "u;umask;",
+        "s;plightHandle;pcomputeDesc;palpha;pA;pAdesc;pB;pBdesc;pbeta;pC;pCdesc;pD;pDdesc;palgo;pworkspace;uworkspaceSizeInBytes;pstream;",
+        "s;plightHandle;ptransformDesc;palpha;pA;pAdesc;pbeta;pB;pBdesc;pC;pCdesc;pstream;",
+        "s;pmatLayout;usize;e2:type;urows;ucols;ild;",
+        "s;pmatLayout;e2:type;urows;ucols;ild;",
+        "s;pmatLayout;",
+        "s;pmatLayout;e3:attr;pbuf;usizeInBytes;",
+        "s;pmatLayout;e3:attr;pbuf;usizeInBytes;psizeWritten;",
+        "s;pmatmulDesc;usize;e4:computeType;e2:scaleType;",
+        "s;pmatmulDesc;e4:computeType;e2:scaleType;",
+        "s;pmatmulDesc;",
+        "s;pmatmulDesc;e5:attr;pbuf;usizeInBytes;",
+        "s;pmatmulDesc;e5:attr;pbuf;usizeInBytes;psizeWritten;",
+        "s;ptransformDesc;usize;e2:scaleType;",
+        "s;ptransformDesc;e2:scaleType;",
+        "s;ptransformDesc;",
+        "s;ptransformDesc;e6:attr;pbuf;usizeInBytes;",
+        "s;ptransformDesc;e6:attr;pbuf;usizeInBytes;psizeWritten;",
+        "s;pemulationDesc;usize;",
+        "s;pemulationDesc;",
+        "s;pemulationDesc;e7:attr;pbuf;usizeInBytes;",
+        "s;pemulationDesc;e7:attr;pbuf;usizeInBytes;psizeWritten;",
+        "s;ppref;usize;",
+        "s;ppref;",
+        "s;ppref;e8:attr;pbuf;usizeInBytes;",
+        "s;ppref;e8:attr;pbuf;usizeInBytes;psizeWritten;",
+        "s;plightHandle;poperationDesc;pAdesc;pBdesc;pCdesc;pDdesc;ppreference;irequestedAlgoCount;pheuristicResultsArray;preturnAlgoCount;",
+        "s;plightHandle;e4:computeType;e2:scaleType;e2:Atype;e2:Btype;e2:Ctype;e2:Dtype;irequestedAlgoCount;palgoIdsArray;preturnAlgoCount;",
+        "s;plightHandle;e4:computeType;e2:scaleType;e2:Atype;e2:Btype;e2:Ctype;e2:Dtype;ialgoId;palgo;",
+        "s;plightHandle;poperationDesc;pAdesc;pBdesc;pCdesc;pDdesc;palgo;presult;",
+        "s;palgo;e9:attr;pbuf;usizeInBytes;psizeWritten;",
+        "s;palgo;e10:attr;pbuf;usizeInBytes;",
+        "s;palgo;e10:attr;pbuf;usizeInBytes;psizeWritten;",
+        "s;pcallback;",
+        "s;pfile;",
+        "s;plogFile;",
+        "s;ilevel;",
+        "s;imask;",
+        "s;",
+        "CUBLAS_STATUS_",
+        "SUCCESS",
+        "NOT_INITIALIZED",
+        "ALLOC_FAILED",
+        "INVALID_VALUE",
+        "ARCH_MISMATCH",
+        "MAPPING_ERROR",
+        "EXECUTION_FAILED",
+        "INTERNAL_ERROR",
+        "NOT_SUPPORTED",
+        "LICENSE_ERROR",
+        "",
+        "MAJOR_VERSION",
+        "MINOR_VERSION",
+        "PATCH_LEVEL",
+        "CUDA_",
+        "R_32F",
+        "R_64F",
+        "R_16F",
+        "R_8I",
+        "C_32F",
+        "C_64F",
+        "C_16F",
+        "C_8I",
+        "R_8U",
+        "C_8U",
+        "R_32I",
+        "C_32I",
+        "R_32U",
+        "C_32U",
+        "R_16BF",
+        "C_16BF",
+        "R_4I",
+        "C_4I",
+        "R_4U",
+        "C_4U",
+        "R_16I",
+        "C_16I",
+        "R_16U",
+        "C_16U",
+        "R_64I",
+        "C_64I",
+        "R_64U",
+        "C_64U",
+        "R_8F_E4M3",
+        "R_8F_E5M2",
+        "R_8F_UE8M0",
+        "R_6F_E2M3",
+        "R_6F_E3M2",
+        "R_4F_E2M1",
+        "CUBLASLT_MATRIX_LAYOUT_",
+        "TYPE",
+        "ORDER",
+        "ROWS",
+        "COLS",
+        "LD",
+        "BATCH_COUNT",
+        "STRIDED_BATCH_OFFSET",
+        "PLANE_OFFSET",
+        "BATCH_MODE",
+        "CUBLAS_COMPUTE_",
+        "16F",
+        "16F_PEDANTIC",
+        "32F",
+        "32F_PEDANTIC",
+        "64F",
+        "64F_PEDANTIC",
+        "32I",
+        "32I_PEDANTIC",
+        "32F_FAST_16F",
+        "32F_FAST_16BF",
+        "32F_FAST_TF32",
+        "32F_EMULATED_16BFX9",
+        "64F_EMULATED_FIXEDPOINT",
+        "CUBLASLT_MATMUL_DESC_",
+        "COMPUTE_TYPE",
+        "SCALE_TYPE",
+        "POINTER_MODE",
+        "TRANSA",
+        "TRANSB",
+        "TRANSC",
+        "FILL_MODE",
+        "EPILOGUE",
+        "BIAS_POINTER",
+        "BIAS_BATCH_STRIDE",
+        "EPILOGUE_AUX_POINTER",
+        "EPILOGUE_AUX_LD",
+        "EPILOGUE_AUX_BATCH_STRIDE",
+        "ALPHA_VECTOR_BATCH_STRIDE",
+        "SM_COUNT_TARGET",
+        "A_SCALE_POINTER",
+        "B_SCALE_POINTER",
+        "C_SCALE_POINTER",
+        "D_SCALE_POINTER",
+        "AMAX_D_POINTER",
+        "EPILOGUE_AUX_DATA_TYPE",
+        "EPILOGUE_AUX_SCALE_POINTER",
+        "EPILOGUE_AUX_AMAX_POINTER",
+        "FAST_ACCUM",
+        "BIAS_DATA_TYPE",
+        "A_SCALE_MODE",
+        "B_SCALE_MODE",
+        "C_SCALE_MODE",
+        "D_SCALE_MODE",
+        "EPILOGUE_AUX_SCALE_MODE",
+        "D_OUT_SCALE_POINTER",
+        "D_OUT_SCALE_MODE",
+        "EMULATION_DESCRIPTOR",
+        "CUBLASLT_MATRIX_TRANSFORM_DESC_",
+        "SCALE_TYPE",
+        "POINTER_MODE",
+        "TRANSA",
+        "TRANSB",
+        "CUBLASLT_EMULATION_DESC_",
+        "STRATEGY",
+        "SPECIAL_VALUES_SUPPORT",
+        "FIXEDPOINT_MANTISSA_CONTROL",
+        "FIXEDPOINT_MAX_MANTISSA_BIT_COUNT",
+        "FIXEDPOINT_MANTISSA_BIT_OFFSET",
+        "FIXEDPOINT_MANTISSA_BIT_COUNT_POINTER",
+        "CUBLASLT_MATMUL_PREF_",
+        "SEARCH_MODE",
+        "MAX_WORKSPACE_BYTES",
+        "REDUCTION_SCHEME_MASK",
+        "MIN_ALIGNMENT_A_BYTES",
+        "MIN_ALIGNMENT_B_BYTES",
+        "MIN_ALIGNMENT_C_BYTES",
+        "MIN_ALIGNMENT_D_BYTES",
+        "MAX_WAVES_COUNT",
+        "IMPL_MASK",
+        "CUBLASLT_ALGO_CAP_",
+        "SPLITK_SUPPORT",
+        "REDUCTION_SCHEME_MASK",
+        "CTA_SWIZZLING_SUPPORT",
+        "STRIDED_BATCH_SUPPORT",
+        "OUT_OF_PLACE_RESULT_SUPPORT",
+        "UPLO_SUPPORT",
+        "TILE_IDS",
+        "CUSTOM_OPTION_MAX",
+        "CUSTOM_MEMORY_ORDER",
+        "POINTER_MODE_MASK",
+        "EPILOGUE_MASK",
+        "STAGES_IDS",
+        "LD_NEGATIVE",
+        "NUMERICAL_IMPL_FLAGS",
+        "MIN_ALIGNMENT_A_BYTES",
+        "MIN_ALIGNMENT_B_BYTES",
+        "MIN_ALIGNMENT_C_BYTES",
+        "MIN_ALIGNMENT_D_BYTES",
+        "POINTER_ARRAY_BATCH_SUPPORT",
+        "FLOATING_POINT_EMULATION_SUPPORT",
+        "CUBLASLT_ALGO_CONFIG_",
+        "ID",
+        "TILE_ID",
+        "SPLITK_NUM",
+        "REDUCTION_SCHEME",
+        "CTA_SWIZZLING",
+        "CUSTOM_OPTION",
+        "STAGES_ID",
+        "INNER_SHAPE_ID",
+        "CLUSTER_SHAPE_ID",
     },
     {
-        {0, 10}, /* cublasStatus_t */
-        {10, 3}, /* libraryPropertyType_t */
-        {13, 34}, /* cudaDataType_t */
-        {47, 9}, /* cublasLtMatrixLayoutAttribute_t */
-        {56, 13}, /* cublasComputeType_t */
-        {69, 33}, /* cublasLtMatmulDescAttributes_t */
-        {102, 4}, /* cublasLtMatrixTransformDescAttributes_t */
-        {106, 6}, /* cublasLtEmulationDescAttributes_t */
-        {112, 9}, /* cublasLtMatmulPreferenceAttributes_t */
-        {121, 20}, /* cublasLtMatmulAlgoCapAttributes_t */
-        {141, 9}, /* cublasLtMatmulAlgoConfigAttributes_t */
+        TRACE_AT(trace_0), /* cublasLtCreate */
+        TRACE_AT(trace_0), /* cublasLtDestroy */
+        TRACE_AT(trace_1), /* cublasLtGetStatusName */
+        TRACE_AT(trace_1), /* cublasLtGetStatusString */
+        TRACE_AT(trace_2), /* cublasLtGetVersion */
+        TRACE_AT(trace_2), /* cublasLtGetCudartVersion */
+        TRACE_AT(trace_3), /* cublasLtGetProperty */
+        TRACE_AT(trace_4), /* cublasLtHeuristicsCacheGetCapacity */
+        TRACE_AT(trace_5), /* cublasLtHeuristicsCacheSetCapacity */
+        TRACE_AT(trace_6), /* cublasLtDisableCpuInstructionsSetMask */
+        TRACE_AT(trace_7), /* cublasLtMatmul */
+        TRACE_AT(trace_8), /* cublasLtMatrixTransform */
+        TRACE_AT(trace_9), /* cublasLtMatrixLayoutInit_internal */
+        TRACE_AT(trace_10), /* cublasLtMatrixLayoutCreate */
+        TRACE_AT(trace_11), /* cublasLtMatrixLayoutDestroy */
+        TRACE_AT(trace_12), /* cublasLtMatrixLayoutSetAttribute */
+        TRACE_AT(trace_13), /* cublasLtMatrixLayoutGetAttribute */
+        TRACE_AT(trace_14), /* cublasLtMatmulDescInit_internal */
+        TRACE_AT(trace_15), /* cublasLtMatmulDescCreate */
+        TRACE_AT(trace_16), /* cublasLtMatmulDescDestroy */
+        TRACE_AT(trace_17), /* cublasLtMatmulDescSetAttribute */
+        TRACE_AT(trace_18), /* cublasLtMatmulDescGetAttribute */
+        TRACE_AT(trace_19), /* cublasLtMatrixTransformDescInit_internal */
+        TRACE_AT(trace_20), /* cublasLtMatrixTransformDescCreate */
+        TRACE_AT(trace_21), /* cublasLtMatrixTransformDescDestroy */
+        TRACE_AT(trace_22), /* cublasLtMatrixTransformDescSetAttribute */
+        TRACE_AT(trace_23), /* cublasLtMatrixTransformDescGetAttribute */
+        TRACE_AT(trace_24), /* cublasLtEmulationDescInit_internal */
+        TRACE_AT(trace_25), /* cublasLtEmulationDescCreate */
+        TRACE_AT(trace_25), /* cublasLtEmulationDescDestroy */
+        TRACE_AT(trace_26), /* cublasLtEmulationDescSetAttribute */
+        TRACE_AT(trace_27), /* cublasLtEmulationDescGetAttribute */
+        TRACE_AT(trace_28), /* cublasLtMatmulPreferenceInit_internal */
+        TRACE_AT(trace_29), /* cublasLtMatmulPreferenceCreate */
+        TRACE_AT(trace_29), /* cublasLtMatmulPreferenceDestroy */
+        TRACE_AT(trace_30), /* cublasLtMatmulPreferenceSetAttribute */
+        TRACE_AT(trace_31), /* cublasLtMatmulPreferenceGetAttribute */
+        TRACE_AT(trace_32), /* cublasLtMatmulAlgoGetHeuristic */
+        TRACE_AT(trace_33), /* cublasLtMatmulAlgoGetIds */
+        TRACE_AT(trace_34), /* cublasLtMatmulAlgoInit */
+        TRACE_AT(trace_35), /* cublasLtMatmulAlgoCheck */
+        TRACE_AT(trace_36), /* cublasLtMatmulAlgoCapGetAttribute */
+        TRACE_AT(trace_37), /* cublasLtMatmulAlgoConfigSetAttribute */
+        TRACE_AT(trace_38), /* cublasLtMatmulAlgoConfigGetAttribute */
+        TRACE_AT(trace_39), /* cublasLtLoggerSetCallback */
+        TRACE_AT(trace_40), /* cublasLtLoggerSetFile */
+        TRACE_AT(trace_41), /* cublasLtLoggerOpenFile */
+        TRACE_AT(trace_42), /* cublasLtLoggerSetLevel */
+        TRACE_AT(trace_43), /* cublasLtLoggerSetMask */
+        TRACE_AT(trace_44), /* cublasLtLoggerForceDisable */
+    },
+    {
+        {TRACE_AT(enum_0), 0, 10}, /* cublasStatus_t */
+        {TRACE_AT(enum_1), 10, 3}, /* libraryPropertyType_t */
+        {TRACE_AT(enum_2), 13, 34}, /* cudaDataType_t */
+        {TRACE_AT(enum_3), 47, 9}, /* cublasLtMatrixLayoutAttribute_t */
+        {TRACE_AT(enum_4), 56, 13}, /* cublasComputeType_t */
+        {TRACE_AT(enum_5), 69, 33}, /* cublasLtMatmulDescAttributes_t */
+        {TRACE_AT(enum_6), 102, 4}, /* cublasLtMatrixTransformDescAttributes_t */
+        {TRACE_AT(enum_7), 106, 6}, /* cublasLtEmulationDescAttributes_t */
+        {TRACE_AT(enum_8), 112, 9}, /* cublasLtMatmulPreferenceAttributes_t */
+        {TRACE_AT(enum_9), 121, 20}, /* cublasLtMatmulAlgoCapAttributes_t */
+        {TRACE_AT(enum_10), 141, 9}, /* cublasLtMatmulAlgoConfigAttributes_t */
     },
     {
         0,
@@ -924,161 +948,166 @@ const struct cubind__cublasLt_symbols {
         8,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_0_3),
-        AT(enum_0_4),
-        AT(enum_0_5),
-        AT(enum_0_6),
-        AT(enum_0_7),
-        AT(enum_0_8),
-        AT(enum_0_9),
-        AT(enum_1_0),
-        AT(enum_1_1),
-        AT(enum_1_2),
-        AT(enum_2_0),
-        AT(enum_2_1),
-        AT(enum_2_2),
-        AT(enum_2_3),
-        AT(enum_2_4),
-        AT(enum_2_5),
-        AT(enum_2_6),
-        AT(enum_2_7),
-        AT(enum_2_8),
-        AT(enum_2_9),
-        AT(enum_2_10),
-        AT(enum_2_11),
-        AT(enum_2_12),
-        AT(enum_2_13),
-        AT(enum_2_14),
-        AT(enum_2_15),
-        AT(enum_2_16),
-        AT(enum_2_17),
-        AT(enum_2_18),
-        AT(enum_2_19),
-        AT(enum_2_20),
-        AT(enum_2_21),
-        AT(enum_2_22),
-        AT(enum_2_23),
-        AT(enum_2_24),
-        AT(enum_2_25),
-        AT(enum_2_26),
-        AT(enum_2_27),
-        AT(enum_2_28),
-        AT(enum_2_29),
-        AT(enum_2_30),
-        AT(enum_2_31),
-        AT(enum_2_32),
-        AT(enum_2_33),
-        AT(enum_3_0),
-        AT(enum_3_1),
-        AT(enum_3_2),
-        AT(enum_3_3),
-        AT(enum_3_4),
-        AT(enum_3_5),
-        AT(enum_3_6),
-        AT(enum_3_7),
-        AT(enum_3_8),
-        AT(enum_4_0),
-        AT(enum_4_1),
-        AT(enum_4_2),
-        AT(enum_4_3),
-        AT(enum_4_4),
-        AT(enum_4_5),
-        AT(enum_4_6),
-        AT(enum_4_7),
-        AT(enum_4_8),
-        AT(enum_4_9),
-        AT(enum_4_10),
-        AT(enum_4_11),
-        AT(enum_4_12),
-        AT(enum_5_0),
-        AT(enum_5_1),
-        AT(enum_5_2),
-        AT(enum_5_3),
-        AT(enum_5_4),
-        AT(enum_5_5),
-        AT(enum_5_6),
-        AT(enum_5_7),
-        AT(enum_5_8),
-        AT(enum_5_9),
-        AT(enum_5_10),
-        AT(enum_5_11),
-        AT(enum_5_12),
-        AT(enum_5_13),
-        AT(enum_5_14),
-        AT(enum_5_15),
-        AT(enum_5_16),
-        AT(enum_5_17),
-        AT(enum_5_18),
-        AT(enum_5_19),
-        AT(enum_5_20),
-        AT(enum_5_21),
-        AT(enum_5_22),
-        AT(enum_5_23),
-        AT(enum_5_24),
-        AT(enum_5_25),
-        AT(enum_5_26),
-        AT(enum_5_27),
-        AT(enum_5_28),
-        AT(enum_5_29),
-        AT(enum_5_30),
-        AT(enum_5_31),
-        AT(enum_5_32),
-        AT(enum_6_0),
-        AT(enum_6_1),
-        AT(enum_6_2),
-        AT(enum_6_3),
-        AT(enum_7_0),
-        AT(enum_7_1),
-        AT(enum_7_2),
-        AT(enum_7_3),
-        AT(enum_7_4),
-        AT(enum_7_5),
-        AT(enum_8_0),
-        AT(enum_8_1),
-        AT(enum_8_2),
-        AT(enum_8_3),
-        AT(enum_8_4),
-        AT(enum_8_5),
-        AT(enum_8_6),
-        AT(enum_8_7),
-        AT(enum_8_8),
-        AT(enum_9_0),
-        AT(enum_9_1),
-        AT(enum_9_2),
-        AT(enum_9_3),
-        AT(enum_9_4),
-        AT(enum_9_5),
-        AT(enum_9_6),
-        AT(enum_9_7),
-        AT(enum_9_8),
-        AT(enum_9_9),
-        AT(enum_9_10),
-        AT(enum_9_11),
-        AT(enum_9_12),
-        AT(enum_9_13),
-        AT(enum_9_14),
-        AT(enum_9_15),
-        AT(enum_9_16),
-        AT(enum_9_17),
-        AT(enum_9_18),
-        AT(enum_9_19),
-        AT(enum_10_0),
-        AT(enum_10_1),
-        AT(enum_10_2),
-        AT(enum_10_3),
-        AT(enum_10_4),
-        AT(enum_10_5),
-        AT(enum_10_6),
-        AT(enum_10_7),
-        AT(enum_10_8),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_0_3),
+        TRACE_AT(enum_0_4),
+        TRACE_AT(enum_0_5),
+        TRACE_AT(enum_0_6),
+        TRACE_AT(enum_0_7),
+        TRACE_AT(enum_0_8),
+        TRACE_AT(enum_0_9),
+        TRACE_AT(enum_1_0),
+        TRACE_AT(enum_1_1),
+        TRACE_AT(enum_1_2),
+        TRACE_AT(enum_2_0),
+        TRACE_AT(enum_2_1),
+        TRACE_AT(enum_2_2),
+        TRACE_AT(enum_2_3),
+        TRACE_AT(enum_2_4),
+        TRACE_AT(enum_2_5),
+        TRACE_AT(enum_2_6),
+        TRACE_AT(enum_2_7),
+        TRACE_AT(enum_2_8),
+        TRACE_AT(enum_2_9),
+        TRACE_AT(enum_2_10),
+        TRACE_AT(enum_2_11),
+        TRACE_AT(enum_2_12),
+        TRACE_AT(enum_2_13),
+        TRACE_AT(enum_2_14),
+        TRACE_AT(enum_2_15),
+        TRACE_AT(enum_2_16),
+        TRACE_AT(enum_2_17),
+        TRACE_AT(enum_2_18),
+        TRACE_AT(enum_2_19),
+        TRACE_AT(enum_2_20),
+        TRACE_AT(enum_2_21),
+        TRACE_AT(enum_2_22),
+        TRACE_AT(enum_2_23),
+        TRACE_AT(enum_2_24),
+        TRACE_AT(enum_2_25),
+        TRACE_AT(enum_2_26),
+        TRACE_AT(enum_2_27),
+        TRACE_AT(enum_2_28),
+        TRACE_AT(enum_2_29),
+        TRACE_AT(enum_2_30),
+        TRACE_AT(enum_2_31),
+        TRACE_AT(enum_2_32),
+        TRACE_AT(enum_2_33),
+        TRACE_AT(enum_3_0),
+        TRACE_AT(enum_3_1),
+        TRACE_AT(enum_3_2),
+        TRACE_AT(enum_3_3),
+        TRACE_AT(enum_3_4),
+        TRACE_AT(enum_3_5),
+        TRACE_AT(enum_3_6),
+        TRACE_AT(enum_3_7),
+        TRACE_AT(enum_3_8),
+        TRACE_AT(enum_4_0),
+        TRACE_AT(enum_4_1),
+        TRACE_AT(enum_4_2),
+        TRACE_AT(enum_4_3),
+        TRACE_AT(enum_4_4),
+        TRACE_AT(enum_4_5),
+        TRACE_AT(enum_4_6),
+        TRACE_AT(enum_4_7),
+        TRACE_AT(enum_4_8),
+        TRACE_AT(enum_4_9),
+        TRACE_AT(enum_4_10),
+        TRACE_AT(enum_4_11),
+        TRACE_AT(enum_4_12),
+        TRACE_AT(enum_5_0),
+        TRACE_AT(enum_5_1),
+        TRACE_AT(enum_5_2),
+        TRACE_AT(enum_5_3),
+        TRACE_AT(enum_5_4),
+        TRACE_AT(enum_5_5),
+        TRACE_AT(enum_5_6),
+        TRACE_AT(enum_5_7),
+        TRACE_AT(enum_5_8),
+        TRACE_AT(enum_5_9),
+        TRACE_AT(enum_5_10),
+        TRACE_AT(enum_5_11),
+        TRACE_AT(enum_5_12),
+        TRACE_AT(enum_5_13),
+        TRACE_AT(enum_5_14),
+        TRACE_AT(enum_5_15),
+        TRACE_AT(enum_5_16),
+        TRACE_AT(enum_5_17),
+        TRACE_AT(enum_5_18),
+        TRACE_AT(enum_5_19),
+        TRACE_AT(enum_5_20),
+        TRACE_AT(enum_5_21),
+        TRACE_AT(enum_5_22),
+        TRACE_AT(enum_5_23),
+        TRACE_AT(enum_5_24),
+        TRACE_AT(enum_5_25),
+        TRACE_AT(enum_5_26),
+        TRACE_AT(enum_5_27),
+        TRACE_AT(enum_5_28),
+        TRACE_AT(enum_5_29),
+        TRACE_AT(enum_5_30),
+        TRACE_AT(enum_5_31),
+        TRACE_AT(enum_5_32),
+        TRACE_AT(enum_6_0),
+        TRACE_AT(enum_6_1),
+        TRACE_AT(enum_6_2),
+        TRACE_AT(enum_6_3),
+        TRACE_AT(enum_7_0),
+        TRACE_AT(enum_7_1),
+        TRACE_AT(enum_7_2),
+        TRACE_AT(enum_7_3),
+        TRACE_AT(enum_7_4),
+        TRACE_AT(enum_7_5),
+        TRACE_AT(enum_8_0),
+        TRACE_AT(enum_8_1),
+        TRACE_AT(enum_8_2),
+        TRACE_AT(enum_8_3),
+        TRACE_AT(enum_8_4),
+        TRACE_AT(enum_8_5),
+        TRACE_AT(enum_8_6),
+        TRACE_AT(enum_8_7),
+        TRACE_AT(enum_8_8),
+        TRACE_AT(enum_9_0),
+        TRACE_AT(enum_9_1),
+        TRACE_AT(enum_9_2),
+        TRACE_AT(enum_9_3),
+        TRACE_AT(enum_9_4),
+        TRACE_AT(enum_9_5),
+        TRACE_AT(enum_9_6),
+        TRACE_AT(enum_9_7),
+        TRACE_AT(enum_9_8),
+        TRACE_AT(enum_9_9),
+        TRACE_AT(enum_9_10),
+        TRACE_AT(enum_9_11),
+        TRACE_AT(enum_9_12),
+        TRACE_AT(enum_9_13),
+        TRACE_AT(enum_9_14),
+        TRACE_AT(enum_9_15),
+        TRACE_AT(enum_9_16),
+        TRACE_AT(enum_9_17),
+        TRACE_AT(enum_9_18),
+        TRACE_AT(enum_9_19),
+        TRACE_AT(enum_10_0),
+        TRACE_AT(enum_10_1),
+        TRACE_AT(enum_10_2),
+        TRACE_AT(enum_10_3),
+        TRACE_AT(enum_10_4),
+        TRACE_AT(enum_10_5),
+        TRACE_AT(enum_10_6),
+        TRACE_AT(enum_10_7),
+        TRACE_AT(enum_10_8),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
+_Static_assert(sizeof(cubind__cublasLt_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__cublasLt_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
 
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after

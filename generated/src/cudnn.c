@@ -32,8 +32,9 @@ cubind_slot *const cubind_cudnn_slots_d0633fc94753 = (cubind_slot *)cubind__cudn
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__cudnn_symbols {
     cubind__symbol_table table;
     struct names {
@@ -477,7 +478,11 @@ const struct cubind__cudnn_symbols {
         char wrapper_cubind_cudnn_make_fused_ops_plan[33];
         char symbol_cudnnFusedOpsExecute[21];
         char wrapper_cubind_cudnn_fused_ops_execute[31];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    struct trace_strings {
         char trace_0[3];
         char trace_1[13];
         char trace_2[22];
@@ -667,666 +672,710 @@ const struct cubind__cudnn_symbols {
         char trace_186[9];
         char trace_187[50];
         char trace_188[26];
-        char enum_0_0[21];
-        char enum_0_1[29];
-        char enum_0_2[41];
-        char enum_0_3[44];
-        char enum_0_4[24];
-        char enum_0_5[27];
-        char enum_0_6[33];
-        char enum_0_7[33];
-        char enum_0_8[39];
-        char enum_0_9[23];
-        char enum_0_10[27];
-        char enum_0_11[36];
-        char enum_0_12[42];
-        char enum_0_13[37];
-        char enum_0_14[36];
-        char enum_0_15[41];
-        char enum_0_16[39];
-        char enum_0_17[38];
-        char enum_0_18[42];
-        char enum_0_19[38];
-        char enum_0_20[43];
-        char enum_0_21[39];
-        char enum_0_22[27];
-        char enum_0_23[41];
-        char enum_0_24[33];
-        char enum_0_25[37];
-        char enum_0_26[34];
-        char enum_0_27[52];
-        char enum_0_28[47];
-        char enum_0_29[41];
-        char enum_0_30[56];
-        char enum_0_31[50];
-        char enum_0_32[54];
-        char enum_0_33[35];
-        char enum_0_34[44];
-        char enum_0_35[49];
-        char enum_0_36[49];
-        char enum_0_37[28];
-        char enum_0_38[47];
-        char enum_0_39[45];
-        char enum_0_40[51];
-        char enum_0_41[53];
-        char enum_0_42[45];
-        char enum_0_43[52];
-        char enum_0_44[30];
-        char enum_0_45[42];
-        char enum_0_46[37];
-        char enum_0_47[37];
-        char enum_0_48[37];
-        char enum_1_0[23];
-        char enum_1_1[27];
-        char enum_1_2[24];
+        char enum_0[14];
+        char enum_0_0[8];
+        char enum_0_1[16];
+        char enum_0_2[28];
+        char enum_0_3[31];
+        char enum_0_4[11];
+        char enum_0_5[14];
+        char enum_0_6[20];
+        char enum_0_7[20];
+        char enum_0_8[26];
+        char enum_0_9[10];
+        char enum_0_10[14];
+        char enum_0_11[23];
+        char enum_0_12[29];
+        char enum_0_13[24];
+        char enum_0_14[23];
+        char enum_0_15[28];
+        char enum_0_16[26];
+        char enum_0_17[25];
+        char enum_0_18[29];
+        char enum_0_19[25];
+        char enum_0_20[30];
+        char enum_0_21[26];
+        char enum_0_22[14];
+        char enum_0_23[28];
+        char enum_0_24[20];
+        char enum_0_25[24];
+        char enum_0_26[21];
+        char enum_0_27[39];
+        char enum_0_28[34];
+        char enum_0_29[28];
+        char enum_0_30[43];
+        char enum_0_31[37];
+        char enum_0_32[41];
+        char enum_0_33[22];
+        char enum_0_34[31];
+        char enum_0_35[36];
+        char enum_0_36[36];
+        char enum_0_37[15];
+        char enum_0_38[34];
+        char enum_0_39[32];
+        char enum_0_40[38];
+        char enum_0_41[40];
+        char enum_0_42[32];
+        char enum_0_43[39];
+        char enum_0_44[17];
+        char enum_0_45[29];
+        char enum_0_46[24];
+        char enum_0_47[24];
+        char enum_0_48[24];
+        char enum_1[16];
+        char enum_1_0[8];
+        char enum_1_1[12];
+        char enum_1_2[9];
+        char enum_2[1];
         char enum_2_0[14];
         char enum_2_1[14];
         char enum_2_2[12];
-        char enum_3_0[35];
-        char enum_3_1[37];
-        char enum_3_2[32];
-        char enum_3_3[35];
-        char enum_3_4[36];
-        char enum_3_5[40];
-        char enum_3_6[43];
-        char enum_3_7[37];
-        char enum_3_8[35];
-        char enum_3_9[37];
-        char enum_3_10[55];
-        char enum_3_11[63];
-        char enum_3_12[61];
-        char enum_3_13[45];
-        char enum_3_14[45];
-        char enum_3_15[40];
-        char enum_3_16[38];
-        char enum_3_17[32];
-        char enum_3_18[32];
-        char enum_3_19[42];
-        char enum_3_20[58];
-        char enum_3_21[35];
-        char enum_3_22[45];
-        char enum_3_23[50];
-        char enum_3_24[34];
-        char enum_3_25[48];
-        char enum_3_26[48];
-        char enum_3_27[42];
-        char enum_3_28[42];
-        char enum_3_29[48];
-        char enum_3_30[49];
-        char enum_3_31[43];
-        char enum_3_32[29];
-        char enum_3_33[39];
-        char enum_3_34[38];
-        char enum_3_35[52];
-        char enum_3_36[56];
-        char enum_3_37[58];
-        char enum_3_38[36];
-        char enum_3_39[54];
-        char enum_3_40[56];
-        char enum_3_41[44];
-        char enum_3_42[54];
-        char enum_3_43[44];
-        char enum_4_0[26];
-        char enum_4_1[31];
-        char enum_4_2[37];
-        char enum_4_3[37];
-        char enum_4_4[37];
-        char enum_4_5[43];
-        char enum_4_6[31];
-        char enum_4_7[35];
-        char enum_4_8[32];
-        char enum_4_9[26];
-        char enum_4_10[33];
-        char enum_4_11[33];
-        char enum_4_12[33];
-        char enum_4_13[38];
-        char enum_4_14[37];
-        char enum_4_15[36];
-        char enum_4_16[36];
-        char enum_4_17[27];
-        char enum_4_18[38];
-        char enum_4_19[30];
-        char enum_4_20[38];
-        char enum_4_21[33];
-        char enum_4_22[28];
-        char enum_4_23[39];
-        char enum_4_24[34];
-        char enum_4_25[36];
-        char enum_4_26[40];
-        char enum_4_27[33];
-        char enum_4_28[40];
-        char enum_4_29[41];
-        char enum_4_30[53];
-        char enum_4_31[53];
-        char enum_4_32[46];
-        char enum_4_33[39];
-        char enum_4_34[37];
-        char enum_4_35[39];
-        char enum_4_36[34];
-        char enum_4_37[49];
-        char enum_4_38[50];
-        char enum_4_39[33];
-        char enum_4_40[34];
-        char enum_4_41[47];
-        char enum_4_42[46];
-        char enum_4_43[51];
-        char enum_4_44[43];
-        char enum_4_45[43];
-        char enum_4_46[43];
-        char enum_4_47[48];
-        char enum_4_48[47];
-        char enum_4_49[52];
-        char enum_4_50[44];
-        char enum_4_51[45];
-        char enum_4_52[45];
-        char enum_4_53[50];
-        char enum_4_54[49];
-        char enum_4_55[54];
-        char enum_4_56[47];
-        char enum_4_57[46];
-        char enum_4_58[47];
-        char enum_4_59[45];
-        char enum_4_60[37];
-        char enum_4_61[37];
-        char enum_4_62[37];
-        char enum_4_63[38];
-        char enum_4_64[38];
-        char enum_4_65[38];
-        char enum_4_66[38];
-        char enum_4_67[37];
-        char enum_4_68[35];
-        char enum_4_69[40];
-        char enum_4_70[36];
-        char enum_4_71[38];
-        char enum_4_72[40];
-        char enum_4_73[44];
-        char enum_4_74[43];
-        char enum_4_75[44];
-        char enum_4_76[47];
-        char enum_4_77[44];
-        char enum_4_78[43];
-        char enum_4_79[56];
-        char enum_4_80[55];
-        char enum_4_81[59];
-        char enum_4_82[58];
-        char enum_4_83[49];
-        char enum_4_84[52];
-        char enum_4_85[47];
-        char enum_4_86[46];
-        char enum_4_87[50];
-        char enum_4_88[46];
-        char enum_4_89[57];
-        char enum_4_90[33];
-        char enum_4_91[30];
-        char enum_4_92[46];
-        char enum_4_93[51];
-        char enum_4_94[43];
-        char enum_4_95[33];
-        char enum_4_96[28];
-        char enum_4_97[29];
-        char enum_4_98[26];
-        char enum_4_99[31];
-        char enum_4_100[39];
-        char enum_4_101[28];
-        char enum_4_102[29];
-        char enum_4_103[30];
-        char enum_4_104[34];
-        char enum_4_105[37];
-        char enum_4_106[35];
-        char enum_4_107[38];
-        char enum_4_108[38];
-        char enum_4_109[34];
-        char enum_4_110[44];
-        char enum_4_111[40];
-        char enum_4_112[41];
-        char enum_4_113[34];
-        char enum_4_114[29];
-        char enum_4_115[26];
-        char enum_4_116[35];
-        char enum_4_117[35];
-        char enum_4_118[28];
-        char enum_4_119[34];
-        char enum_4_120[31];
-        char enum_4_121[28];
-        char enum_4_122[33];
-        char enum_4_123[30];
-        char enum_4_124[32];
-        char enum_4_125[34];
-        char enum_4_126[29];
-        char enum_4_127[46];
-        char enum_4_128[28];
-        char enum_4_129[32];
-        char enum_4_130[34];
-        char enum_4_131[34];
-        char enum_4_132[34];
-        char enum_4_133[33];
-        char enum_4_134[60];
-        char enum_4_135[49];
-        char enum_4_136[49];
-        char enum_4_137[49];
-        char enum_4_138[30];
-        char enum_4_139[31];
-        char enum_4_140[38];
-        char enum_4_141[37];
-        char enum_4_142[37];
-        char enum_4_143[36];
-        char enum_4_144[46];
-        char enum_4_145[46];
-        char enum_4_146[48];
-        char enum_4_147[50];
-        char enum_4_148[43];
-        char enum_4_149[44];
-        char enum_4_150[51];
-        char enum_4_151[50];
-        char enum_4_152[53];
-        char enum_4_153[52];
-        char enum_4_154[44];
-        char enum_4_155[25];
-        char enum_4_156[30];
-        char enum_4_157[33];
-        char enum_4_158[34];
-        char enum_4_159[33];
-        char enum_4_160[28];
-        char enum_4_161[32];
-        char enum_4_162[36];
-        char enum_4_163[33];
-        char enum_4_164[40];
-        char enum_4_165[40];
-        char enum_4_166[42];
-        char enum_4_167[40];
-        char enum_4_168[39];
-        char enum_4_169[39];
-        char enum_4_170[41];
-        char enum_4_171[41];
-        char enum_4_172[42];
-        char enum_4_173[40];
-        char enum_4_174[39];
-        char enum_4_175[39];
-        char enum_4_176[40];
-        char enum_4_177[40];
-        char enum_4_178[33];
-        char enum_4_179[40];
-        char enum_4_180[42];
-        char enum_4_181[40];
-        char enum_4_182[33];
-        char enum_4_183[37];
-        char enum_4_184[34];
-        char enum_4_185[34];
-        char enum_4_186[34];
-        char enum_4_187[53];
-        char enum_4_188[44];
-        char enum_4_189[52];
-        char enum_4_190[54];
-        char enum_4_191[35];
-        char enum_4_192[36];
-        char enum_4_193[36];
-        char enum_4_194[40];
-        char enum_4_195[48];
-        char enum_4_196[41];
-        char enum_4_197[40];
-        char enum_4_198[43];
-        char enum_4_199[50];
-        char enum_4_200[54];
-        char enum_4_201[53];
-        char enum_4_202[55];
-        char enum_4_203[54];
-        char enum_4_204[36];
-        char enum_4_205[46];
-        char enum_4_206[35];
-        char enum_4_207[36];
-        char enum_4_208[40];
-        char enum_4_209[48];
-        char enum_4_210[37];
-        char enum_4_211[41];
-        char enum_4_212[43];
-        char enum_4_213[42];
-        char enum_4_214[41];
-        char enum_4_215[37];
-        char enum_4_216[46];
-        char enum_4_217[35];
-        char enum_4_218[35];
-        char enum_4_219[46];
-        char enum_4_220[46];
-        char enum_4_221[56];
-        char enum_4_222[56];
-        char enum_4_223[45];
-        char enum_4_224[50];
-        char enum_4_225[61];
-        char enum_4_226[62];
-        char enum_4_227[48];
-        char enum_4_228[48];
-        char enum_4_229[58];
-        char enum_4_230[58];
-        char enum_4_231[47];
-        char enum_4_232[52];
-        char enum_4_233[51];
-        char enum_4_234[28];
-        char enum_4_235[32];
-        char enum_4_236[46];
-        char enum_4_237[36];
-        char enum_4_238[36];
-        char enum_4_239[42];
-        char enum_4_240[31];
-        char enum_4_241[30];
-        char enum_4_242[30];
-        char enum_4_243[37];
-        char enum_4_244[40];
-        char enum_4_245[51];
-        char enum_4_246[44];
-        char enum_4_247[48];
-        char enum_4_248[48];
-        char enum_4_249[53];
-        char enum_4_250[52];
-        char enum_4_251[53];
-        char enum_4_252[50];
-        char enum_4_253[55];
-        char enum_4_254[50];
-        char enum_4_255[54];
-        char enum_4_256[55];
-        char enum_4_257[54];
-        char enum_4_258[32];
-        char enum_4_259[29];
-        char enum_4_260[42];
-        char enum_4_261[36];
-        char enum_4_262[36];
-        char enum_4_263[36];
-        char enum_4_264[36];
-        char enum_4_265[40];
-        char enum_4_266[40];
-        char enum_4_267[46];
-        char enum_4_268[47];
-        char enum_4_269[47];
-        char enum_4_270[44];
-        char enum_4_271[45];
-        char enum_4_272[36];
-        char enum_4_273[36];
-        char enum_4_274[36];
-        char enum_4_275[36];
-        char enum_4_276[40];
-        char enum_4_277[40];
-        char enum_4_278[44];
-        char enum_4_279[45];
-        char enum_4_280[37];
-        char enum_4_281[37];
-        char enum_4_282[37];
-        char enum_4_283[38];
-        char enum_4_284[45];
-        char enum_4_285[50];
-        char enum_4_286[51];
-        char enum_4_287[52];
-        char enum_4_288[64];
-        char enum_4_289[52];
-        char enum_4_290[57];
-        char enum_4_291[54];
-        char enum_4_292[46];
-        char enum_5_0[18];
-        char enum_5_1[21];
-        char enum_5_2[19];
-        char enum_5_3[17];
-        char enum_5_4[17];
-        char enum_5_5[18];
-        char enum_5_6[20];
-        char enum_5_7[28];
-        char enum_5_8[21];
-        char enum_5_9[21];
-        char enum_5_10[27];
-        char enum_5_11[26];
-        char enum_5_12[23];
-        char enum_5_13[23];
-        char enum_5_14[26];
-        char enum_5_15[30];
-        char enum_5_16[25];
-        char enum_5_17[34];
-        char enum_5_18[35];
-        char enum_5_19[25];
-        char enum_5_20[34];
-        char enum_5_21[25];
-        char enum_5_22[24];
-        char enum_5_23[17];
-        char enum_5_24[16];
-        char enum_5_25[23];
-        char enum_5_26[20];
-        char enum_5_27[21];
-        char enum_5_28[26];
-        char enum_5_29[28];
-        char enum_5_30[35];
-        char enum_6_0[18];
-        char enum_6_1[18];
-        char enum_6_2[25];
-        char enum_7_0[17];
-        char enum_7_1[18];
-        char enum_7_2[16];
-        char enum_7_3[16];
-        char enum_7_4[17];
-        char enum_7_5[18];
-        char enum_7_6[17];
-        char enum_7_7[19];
-        char enum_7_8[19];
-        char enum_7_9[20];
-        char enum_7_10[17];
-        char enum_7_11[19];
-        char enum_7_12[20];
-        char enum_7_13[20];
-        char enum_7_14[30];
-        char enum_7_15[20];
-        char enum_7_16[20];
-        char enum_7_17[16];
-        char enum_7_18[17];
-        char enum_7_19[18];
-        char enum_7_20[24];
-        char enum_7_21[24];
-        char enum_8_0[21];
-        char enum_8_1[23];
-        char enum_9_0[20];
-        char enum_9_1[20];
-        char enum_9_2[20];
-        char enum_9_3[20];
-        char enum_9_4[21];
-        char enum_9_5[20];
-        char enum_10_0[24];
-        char enum_10_1[20];
-        char enum_11_0[24];
-        char enum_11_1[24];
-        char enum_11_2[24];
-        char enum_11_3[24];
-        char enum_11_4[25];
-        char enum_11_5[24];
-        char enum_11_6[26];
-        char enum_11_7[26];
-        char enum_11_8[33];
-        char enum_12_0[31];
-        char enum_12_1[38];
-        char enum_13_0[20];
-        char enum_13_1[20];
-        char enum_13_2[20];
-        char enum_13_3[19];
-        char enum_14_0[19];
-        char enum_14_1[23];
-        char enum_14_2[18];
-        char enum_15_0[28];
-        char enum_15_1[27];
-        char enum_16_0[18];
-        char enum_16_1[44];
-        char enum_16_2[44];
-        char enum_16_3[32];
-        char enum_17_0[25];
-        char enum_17_1[22];
-        char enum_17_2[22];
-        char enum_17_3[30];
-        char enum_17_4[21];
-        char enum_17_5[26];
-        char enum_17_6[23];
+        char enum_3[15];
+        char enum_3_0[21];
+        char enum_3_1[23];
+        char enum_3_2[18];
+        char enum_3_3[21];
+        char enum_3_4[22];
+        char enum_3_5[26];
+        char enum_3_6[29];
+        char enum_3_7[23];
+        char enum_3_8[21];
+        char enum_3_9[23];
+        char enum_3_10[41];
+        char enum_3_11[49];
+        char enum_3_12[47];
+        char enum_3_13[31];
+        char enum_3_14[31];
+        char enum_3_15[26];
+        char enum_3_16[24];
+        char enum_3_17[18];
+        char enum_3_18[18];
+        char enum_3_19[28];
+        char enum_3_20[44];
+        char enum_3_21[21];
+        char enum_3_22[31];
+        char enum_3_23[36];
+        char enum_3_24[20];
+        char enum_3_25[34];
+        char enum_3_26[34];
+        char enum_3_27[28];
+        char enum_3_28[28];
+        char enum_3_29[34];
+        char enum_3_30[35];
+        char enum_3_31[29];
+        char enum_3_32[15];
+        char enum_3_33[25];
+        char enum_3_34[24];
+        char enum_3_35[38];
+        char enum_3_36[42];
+        char enum_3_37[44];
+        char enum_3_38[22];
+        char enum_3_39[40];
+        char enum_3_40[42];
+        char enum_3_41[30];
+        char enum_3_42[40];
+        char enum_3_43[30];
+        char enum_4[12];
+        char enum_4_0[15];
+        char enum_4_1[20];
+        char enum_4_2[26];
+        char enum_4_3[26];
+        char enum_4_4[26];
+        char enum_4_5[32];
+        char enum_4_6[20];
+        char enum_4_7[24];
+        char enum_4_8[21];
+        char enum_4_9[15];
+        char enum_4_10[22];
+        char enum_4_11[22];
+        char enum_4_12[22];
+        char enum_4_13[27];
+        char enum_4_14[26];
+        char enum_4_15[25];
+        char enum_4_16[25];
+        char enum_4_17[16];
+        char enum_4_18[27];
+        char enum_4_19[19];
+        char enum_4_20[27];
+        char enum_4_21[22];
+        char enum_4_22[17];
+        char enum_4_23[28];
+        char enum_4_24[23];
+        char enum_4_25[25];
+        char enum_4_26[29];
+        char enum_4_27[22];
+        char enum_4_28[29];
+        char enum_4_29[30];
+        char enum_4_30[42];
+        char enum_4_31[42];
+        char enum_4_32[35];
+        char enum_4_33[28];
+        char enum_4_34[26];
+        char enum_4_35[28];
+        char enum_4_36[23];
+        char enum_4_37[38];
+        char enum_4_38[39];
+        char enum_4_39[22];
+        char enum_4_40[23];
+        char enum_4_41[36];
+        char enum_4_42[35];
+        char enum_4_43[40];
+        char enum_4_44[32];
+        char enum_4_45[32];
+        char enum_4_46[32];
+        char enum_4_47[37];
+        char enum_4_48[36];
+        char enum_4_49[41];
+        char enum_4_50[33];
+        char enum_4_51[34];
+        char enum_4_52[34];
+        char enum_4_53[39];
+        char enum_4_54[38];
+        char enum_4_55[43];
+        char enum_4_56[36];
+        char enum_4_57[35];
+        char enum_4_58[36];
+        char enum_4_59[34];
+        char enum_4_60[26];
+        char enum_4_61[26];
+        char enum_4_62[26];
+        char enum_4_63[27];
+        char enum_4_64[27];
+        char enum_4_65[27];
+        char enum_4_66[27];
+        char enum_4_67[26];
+        char enum_4_68[24];
+        char enum_4_69[29];
+        char enum_4_70[25];
+        char enum_4_71[27];
+        char enum_4_72[29];
+        char enum_4_73[33];
+        char enum_4_74[32];
+        char enum_4_75[33];
+        char enum_4_76[36];
+        char enum_4_77[33];
+        char enum_4_78[32];
+        char enum_4_79[45];
+        char enum_4_80[44];
+        char enum_4_81[48];
+        char enum_4_82[47];
+        char enum_4_83[38];
+        char enum_4_84[41];
+        char enum_4_85[36];
+        char enum_4_86[35];
+        char enum_4_87[39];
+        char enum_4_88[35];
+        char enum_4_89[46];
+        char enum_4_90[22];
+        char enum_4_91[19];
+        char enum_4_92[35];
+        char enum_4_93[40];
+        char enum_4_94[32];
+        char enum_4_95[22];
+        char enum_4_96[17];
+        char enum_4_97[18];
+        char enum_4_98[15];
+        char enum_4_99[20];
+        char enum_4_100[28];
+        char enum_4_101[17];
+        char enum_4_102[18];
+        char enum_4_103[19];
+        char enum_4_104[23];
+        char enum_4_105[26];
+        char enum_4_106[24];
+        char enum_4_107[27];
+        char enum_4_108[27];
+        char enum_4_109[23];
+        char enum_4_110[33];
+        char enum_4_111[29];
+        char enum_4_112[30];
+        char enum_4_113[23];
+        char enum_4_114[18];
+        char enum_4_115[15];
+        char enum_4_116[24];
+        char enum_4_117[24];
+        char enum_4_118[17];
+        char enum_4_119[23];
+        char enum_4_120[20];
+        char enum_4_121[17];
+        char enum_4_122[22];
+        char enum_4_123[19];
+        char enum_4_124[21];
+        char enum_4_125[23];
+        char enum_4_126[18];
+        char enum_4_127[35];
+        char enum_4_128[17];
+        char enum_4_129[21];
+        char enum_4_130[23];
+        char enum_4_131[23];
+        char enum_4_132[23];
+        char enum_4_133[22];
+        char enum_4_134[49];
+        char enum_4_135[38];
+        char enum_4_136[38];
+        char enum_4_137[38];
+        char enum_4_138[19];
+        char enum_4_139[20];
+        char enum_4_140[27];
+        char enum_4_141[26];
+        char enum_4_142[26];
+        char enum_4_143[25];
+        char enum_4_144[35];
+        char enum_4_145[35];
+        char enum_4_146[37];
+        char enum_4_147[39];
+        char enum_4_148[32];
+        char enum_4_149[33];
+        char enum_4_150[40];
+        char enum_4_151[39];
+        char enum_4_152[42];
+        char enum_4_153[41];
+        char enum_4_154[33];
+        char enum_4_155[14];
+        char enum_4_156[19];
+        char enum_4_157[22];
+        char enum_4_158[23];
+        char enum_4_159[22];
+        char enum_4_160[17];
+        char enum_4_161[21];
+        char enum_4_162[25];
+        char enum_4_163[22];
+        char enum_4_164[29];
+        char enum_4_165[29];
+        char enum_4_166[31];
+        char enum_4_167[29];
+        char enum_4_168[28];
+        char enum_4_169[28];
+        char enum_4_170[30];
+        char enum_4_171[30];
+        char enum_4_172[31];
+        char enum_4_173[29];
+        char enum_4_174[28];
+        char enum_4_175[28];
+        char enum_4_176[29];
+        char enum_4_177[29];
+        char enum_4_178[22];
+        char enum_4_179[29];
+        char enum_4_180[31];
+        char enum_4_181[29];
+        char enum_4_182[22];
+        char enum_4_183[26];
+        char enum_4_184[23];
+        char enum_4_185[23];
+        char enum_4_186[23];
+        char enum_4_187[42];
+        char enum_4_188[33];
+        char enum_4_189[41];
+        char enum_4_190[43];
+        char enum_4_191[24];
+        char enum_4_192[25];
+        char enum_4_193[25];
+        char enum_4_194[29];
+        char enum_4_195[37];
+        char enum_4_196[30];
+        char enum_4_197[29];
+        char enum_4_198[32];
+        char enum_4_199[39];
+        char enum_4_200[43];
+        char enum_4_201[42];
+        char enum_4_202[44];
+        char enum_4_203[43];
+        char enum_4_204[25];
+        char enum_4_205[35];
+        char enum_4_206[24];
+        char enum_4_207[25];
+        char enum_4_208[29];
+        char enum_4_209[37];
+        char enum_4_210[26];
+        char enum_4_211[30];
+        char enum_4_212[32];
+        char enum_4_213[31];
+        char enum_4_214[30];
+        char enum_4_215[26];
+        char enum_4_216[35];
+        char enum_4_217[24];
+        char enum_4_218[24];
+        char enum_4_219[35];
+        char enum_4_220[35];
+        char enum_4_221[45];
+        char enum_4_222[45];
+        char enum_4_223[34];
+        char enum_4_224[39];
+        char enum_4_225[50];
+        char enum_4_226[51];
+        char enum_4_227[37];
+        char enum_4_228[37];
+        char enum_4_229[47];
+        char enum_4_230[47];
+        char enum_4_231[36];
+        char enum_4_232[41];
+        char enum_4_233[40];
+        char enum_4_234[17];
+        char enum_4_235[21];
+        char enum_4_236[35];
+        char enum_4_237[25];
+        char enum_4_238[25];
+        char enum_4_239[31];
+        char enum_4_240[20];
+        char enum_4_241[19];
+        char enum_4_242[19];
+        char enum_4_243[26];
+        char enum_4_244[29];
+        char enum_4_245[40];
+        char enum_4_246[33];
+        char enum_4_247[37];
+        char enum_4_248[37];
+        char enum_4_249[42];
+        char enum_4_250[41];
+        char enum_4_251[42];
+        char enum_4_252[39];
+        char enum_4_253[44];
+        char enum_4_254[39];
+        char enum_4_255[43];
+        char enum_4_256[44];
+        char enum_4_257[43];
+        char enum_4_258[21];
+        char enum_4_259[18];
+        char enum_4_260[31];
+        char enum_4_261[25];
+        char enum_4_262[25];
+        char enum_4_263[25];
+        char enum_4_264[25];
+        char enum_4_265[29];
+        char enum_4_266[29];
+        char enum_4_267[35];
+        char enum_4_268[36];
+        char enum_4_269[36];
+        char enum_4_270[33];
+        char enum_4_271[34];
+        char enum_4_272[25];
+        char enum_4_273[25];
+        char enum_4_274[25];
+        char enum_4_275[25];
+        char enum_4_276[29];
+        char enum_4_277[29];
+        char enum_4_278[33];
+        char enum_4_279[34];
+        char enum_4_280[26];
+        char enum_4_281[26];
+        char enum_4_282[26];
+        char enum_4_283[27];
+        char enum_4_284[34];
+        char enum_4_285[39];
+        char enum_4_286[40];
+        char enum_4_287[41];
+        char enum_4_288[53];
+        char enum_4_289[41];
+        char enum_4_290[46];
+        char enum_4_291[43];
+        char enum_4_292[35];
+        char enum_5[12];
+        char enum_5_0[7];
+        char enum_5_1[10];
+        char enum_5_2[8];
+        char enum_5_3[6];
+        char enum_5_4[6];
+        char enum_5_5[7];
+        char enum_5_6[9];
+        char enum_5_7[17];
+        char enum_5_8[10];
+        char enum_5_9[10];
+        char enum_5_10[16];
+        char enum_5_11[15];
+        char enum_5_12[12];
+        char enum_5_13[12];
+        char enum_5_14[15];
+        char enum_5_15[19];
+        char enum_5_16[14];
+        char enum_5_17[23];
+        char enum_5_18[24];
+        char enum_5_19[14];
+        char enum_5_20[23];
+        char enum_5_21[14];
+        char enum_5_22[13];
+        char enum_5_23[6];
+        char enum_5_24[5];
+        char enum_5_25[12];
+        char enum_5_26[9];
+        char enum_5_27[10];
+        char enum_5_28[15];
+        char enum_5_29[17];
+        char enum_5_30[24];
+        char enum_6[14];
+        char enum_6_0[5];
+        char enum_6_1[5];
+        char enum_6_2[12];
+        char enum_7[12];
+        char enum_7_0[6];
+        char enum_7_1[7];
+        char enum_7_2[5];
+        char enum_7_3[5];
+        char enum_7_4[6];
+        char enum_7_5[7];
+        char enum_7_6[6];
+        char enum_7_7[8];
+        char enum_7_8[8];
+        char enum_7_9[9];
+        char enum_7_10[6];
+        char enum_7_11[8];
+        char enum_7_12[9];
+        char enum_7_13[9];
+        char enum_7_14[19];
+        char enum_7_15[9];
+        char enum_7_16[9];
+        char enum_7_17[5];
+        char enum_7_18[6];
+        char enum_7_19[7];
+        char enum_7_20[13];
+        char enum_7_21[13];
+        char enum_8[17];
+        char enum_8_0[5];
+        char enum_8_1[7];
+        char enum_9[17];
+        char enum_9_0[4];
+        char enum_9_1[4];
+        char enum_9_2[4];
+        char enum_9_3[4];
+        char enum_9_4[5];
+        char enum_9_5[4];
+        char enum_10[7];
+        char enum_10_0[18];
+        char enum_10_1[14];
+        char enum_11[21];
+        char enum_11_0[4];
+        char enum_11_1[4];
+        char enum_11_2[4];
+        char enum_11_3[4];
+        char enum_11_4[5];
+        char enum_11_5[4];
+        char enum_11_6[6];
+        char enum_11_7[6];
+        char enum_11_8[13];
+        char enum_12[21];
+        char enum_12_0[11];
+        char enum_12_1[18];
+        char enum_13[7];
+        char enum_13_0[14];
+        char enum_13_1[14];
+        char enum_13_2[14];
+        char enum_13_3[13];
+        char enum_14[15];
+        char enum_14_0[5];
+        char enum_14_1[9];
+        char enum_14_2[4];
+        char enum_15[20];
+        char enum_15_0[9];
+        char enum_15_1[8];
+        char enum_16[15];
+        char enum_16_0[4];
+        char enum_16_1[30];
+        char enum_16_2[30];
+        char enum_16_3[18];
+        char enum_17[18];
+        char enum_17_0[8];
+        char enum_17_1[5];
+        char enum_17_2[5];
+        char enum_17_3[13];
+        char enum_17_4[4];
+        char enum_17_5[9];
+        char enum_17_6[6];
+        char enum_18[1];
         char enum_18_0[29];
+        char enum_19[1];
         char enum_19_0[32];
-        char enum_20_0[31];
-        char enum_20_1[24];
-        char enum_20_2[35];
-        char enum_21_0[26];
-        char enum_21_1[23];
-        char enum_22_0[20];
-        char enum_22_1[31];
-        char enum_22_2[35];
-        char enum_23_0[25];
-        char enum_23_1[24];
+        char enum_20[17];
+        char enum_20_0[15];
+        char enum_20_1[8];
+        char enum_20_2[19];
+        char enum_21[16];
+        char enum_21_0[11];
+        char enum_21_1[8];
+        char enum_22[16];
+        char enum_22_0[5];
+        char enum_22_1[16];
+        char enum_22_2[20];
+        char enum_23[17];
+        char enum_23_0[9];
+        char enum_23_1[8];
+        char enum_24[1];
         char enum_24_0[23];
-        char enum_25_0[23];
-        char enum_25_1[34];
-        char enum_25_2[38];
-        char enum_26_0[24];
-        char enum_26_1[30];
-        char enum_26_2[31];
-        char enum_26_3[38];
-        char enum_26_4[21];
-        char enum_27_0[15];
-        char enum_27_1[15];
-        char enum_27_2[11];
-        char enum_27_3[10];
-        char enum_28_0[18];
-        char enum_28_1[26];
-        char enum_28_2[22];
-        char enum_28_3[26];
-        char enum_29_0[21];
-        char enum_29_1[20];
-        char enum_30_0[19];
-        char enum_30_1[17];
-        char enum_31_0[19];
-        char enum_31_1[21];
-        char enum_31_2[38];
-        char enum_31_3[15];
-        char enum_32_0[20];
-        char enum_32_1[22];
-        char enum_33_0[25];
-        char enum_33_1[24];
-        char enum_34_0[41];
-        char enum_34_1[39];
-        char enum_34_2[43];
-        char enum_35_0[24];
-        char enum_35_1[24];
-        char enum_35_2[24];
-        char enum_35_3[24];
-        char enum_35_4[23];
-        char enum_35_5[23];
-        char enum_35_6[23];
-        char enum_35_7[23];
-        char enum_36_0[21];
-        char enum_36_1[21];
-        char enum_37_0[30];
-        char enum_37_1[33];
-        char enum_38_0[29];
-        char enum_38_1[29];
-        char enum_39_0[34];
-        char enum_39_1[38];
-        char enum_40_0[22];
-        char enum_40_1[17];
-        char enum_41_0[18];
-        char enum_41_1[24];
-        char enum_42_0[41];
-        char enum_42_1[49];
-        char enum_42_2[32];
-        char enum_42_3[34];
-        char enum_42_4[31];
-        char enum_42_5[38];
-        char enum_42_6[36];
-        char enum_42_7[45];
-        char enum_42_8[33];
-        char enum_43_0[34];
-        char enum_43_1[34];
-        char enum_43_2[36];
-        char enum_43_3[43];
-        char enum_43_4[41];
-        char enum_43_5[50];
-        char enum_43_6[38];
-        char enum_44_0[36];
-        char enum_44_1[36];
-        char enum_44_2[38];
-        char enum_44_3[36];
-        char enum_44_4[43];
-        char enum_44_5[52];
-        char enum_44_6[45];
-        char enum_44_7[40];
-        char enum_45_0[47];
-        char enum_45_1[40];
-        char enum_45_2[44];
-        char enum_45_3[45];
-        char enum_45_4[43];
-        char enum_45_5[50];
-        char enum_45_6[40];
-        char enum_46_0[18];
-        char enum_46_1[30];
-        char enum_46_2[20];
-        char enum_46_3[32];
-        char enum_46_4[35];
-        char enum_46_5[34];
-        char enum_46_6[28];
-        char enum_46_7[22];
-        char enum_46_8[18];
-        char enum_46_9[30];
-        char enum_46_10[19];
-        char enum_46_11[31];
-        char enum_46_12[18];
-        char enum_46_13[30];
-        char enum_46_14[19];
-        char enum_46_15[31];
-        char enum_46_16[24];
-        char enum_46_17[29];
-        char enum_46_18[31];
-        char enum_46_19[38];
-        char enum_46_20[33];
-        char enum_46_21[32];
-        char enum_46_22[38];
-        char enum_46_23[40];
-        char enum_46_24[40];
-        char enum_46_25[39];
-        char enum_46_26[18];
-        char enum_46_27[30];
-        char enum_46_28[34];
-        char enum_46_29[37];
-        char enum_46_30[36];
-        char enum_46_31[36];
-        char enum_46_32[43];
-        char enum_46_33[19];
-        char enum_46_34[31];
-        char enum_46_35[19];
-        char enum_46_36[31];
-        char enum_46_37[34];
-        char enum_46_38[33];
-        char enum_47_0[16];
-        char enum_47_1[21];
-        char enum_47_2[20];
-        char enum_47_3[16];
-        char enum_47_4[17];
-        char enum_47_5[16];
-        char enum_47_6[17];
-        char enum_47_7[15];
-        char enum_47_8[17];
-        char enum_47_9[20];
-        char enum_47_10[19];
-        char enum_47_11[18];
-        char enum_47_12[24];
-        char enum_47_13[26];
-        char enum_47_14[26];
-        char enum_47_15[25];
-        char enum_47_16[16];
-        char enum_47_17[23];
-        char enum_47_18[22];
-        char enum_47_19[29];
-        char enum_47_20[17];
-        char enum_47_21[17];
-        char enum_47_22[20];
-        char enum_47_23[19];
-        char enum_47_24[44];
-        char enum_47_25[43];
-        char enum_47_26[38];
-        char enum_47_27[31];
-#endif
-    } names;
-    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
-#if !defined(CUBIND_NO_TRACE)
-    cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+        char enum_25[21];
+        char enum_25_0[3];
+        char enum_25_1[14];
+        char enum_25_2[18];
+        char enum_26[16];
+        char enum_26_0[9];
+        char enum_26_1[15];
+        char enum_26_2[16];
+        char enum_26_3[23];
+        char enum_26_4[6];
+        char enum_27[7];
+        char enum_27_0[9];
+        char enum_27_1[9];
+        char enum_27_2[5];
+        char enum_27_3[4];
+        char enum_28[11];
+        char enum_28_0[8];
+        char enum_28_1[16];
+        char enum_28_2[12];
+        char enum_28_3[16];
+        char enum_29[7];
+        char enum_29_0[15];
+        char enum_29_1[14];
+        char enum_30[7];
+        char enum_30_0[13];
+        char enum_30_1[11];
+        char enum_31[7];
+        char enum_31_0[13];
+        char enum_31_1[15];
+        char enum_31_2[32];
+        char enum_31_3[9];
+        char enum_32[16];
+        char enum_32_0[5];
+        char enum_32_1[7];
+        char enum_33[16];
+        char enum_33_0[10];
+        char enum_33_1[9];
+        char enum_34[23];
+        char enum_34_0[19];
+        char enum_34_1[17];
+        char enum_34_2[21];
+        char enum_35[15];
+        char enum_35_0[10];
+        char enum_35_1[10];
+        char enum_35_2[10];
+        char enum_35_3[10];
+        char enum_35_4[9];
+        char enum_35_5[9];
+        char enum_35_6[9];
+        char enum_35_7[9];
+        char enum_36[18];
+        char enum_36_0[4];
+        char enum_36_1[4];
+        char enum_37[26];
+        char enum_37_0[5];
+        char enum_37_1[8];
+        char enum_38[11];
+        char enum_38_0[19];
+        char enum_38_1[19];
+        char enum_39[21];
+        char enum_39_0[14];
+        char enum_39_1[18];
+        char enum_40[7];
+        char enum_40_0[16];
+        char enum_40_1[11];
+        char enum_41[7];
+        char enum_41_0[12];
+        char enum_41_1[18];
+        char enum_42[28];
+        char enum_42_0[14];
+        char enum_42_1[22];
+        char enum_42_2[5];
+        char enum_42_3[7];
+        char enum_42_4[4];
+        char enum_42_5[11];
+        char enum_42_6[9];
+        char enum_42_7[18];
+        char enum_42_8[6];
+        char enum_43[33];
+        char enum_43_0[2];
+        char enum_43_1[2];
+        char enum_43_2[4];
+        char enum_43_3[11];
+        char enum_43_4[9];
+        char enum_43_5[18];
+        char enum_43_6[6];
+        char enum_44[35];
+        char enum_44_0[2];
+        char enum_44_1[2];
+        char enum_44_2[4];
+        char enum_44_3[2];
+        char enum_44_4[9];
+        char enum_44_5[18];
+        char enum_44_6[11];
+        char enum_44_7[6];
+        char enum_45[13];
+        char enum_45_0[35];
+        char enum_45_1[28];
+        char enum_45_2[32];
+        char enum_45_3[33];
+        char enum_45_4[31];
+        char enum_45_5[38];
+        char enum_45_6[28];
+        char enum_46[13];
+        char enum_46_0[6];
+        char enum_46_1[18];
+        char enum_46_2[8];
+        char enum_46_3[20];
+        char enum_46_4[23];
+        char enum_46_5[22];
+        char enum_46_6[16];
+        char enum_46_7[10];
+        char enum_46_8[6];
+        char enum_46_9[18];
+        char enum_46_10[7];
+        char enum_46_11[19];
+        char enum_46_12[6];
+        char enum_46_13[18];
+        char enum_46_14[7];
+        char enum_46_15[19];
+        char enum_46_16[12];
+        char enum_46_17[17];
+        char enum_46_18[19];
+        char enum_46_19[26];
+        char enum_46_20[21];
+        char enum_46_21[20];
+        char enum_46_22[26];
+        char enum_46_23[28];
+        char enum_46_24[28];
+        char enum_46_25[27];
+        char enum_46_26[6];
+        char enum_46_27[18];
+        char enum_46_28[22];
+        char enum_46_29[25];
+        char enum_46_30[24];
+        char enum_46_31[24];
+        char enum_46_32[31];
+        char enum_46_33[7];
+        char enum_46_34[19];
+        char enum_46_35[7];
+        char enum_46_36[19];
+        char enum_46_37[22];
+        char enum_46_38[21];
+        char enum_47[7];
+        char enum_47_0[10];
+        char enum_47_1[15];
+        char enum_47_2[14];
+        char enum_47_3[10];
+        char enum_47_4[11];
+        char enum_47_5[10];
+        char enum_47_6[11];
+        char enum_47_7[9];
+        char enum_47_8[11];
+        char enum_47_9[14];
+        char enum_47_10[13];
+        char enum_47_11[12];
+        char enum_47_12[18];
+        char enum_47_13[20];
+        char enum_47_14[20];
+        char enum_47_15[19];
+        char enum_47_16[10];
+        char enum_47_17[17];
+        char enum_47_18[16];
+        char enum_47_19[23];
+        char enum_47_20[11];
+        char enum_47_21[11];
+        char enum_47_22[14];
+        char enum_47_23[13];
+        char enum_47_24[38];
+        char enum_47_25[37];
+        char enum_47_26[32];
+        char enum_47_27[25];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
     cubind__trace_enum_range enums[48];
-    long long values[651];
-    unsigned value_names[651];
+    int values[651];
+    unsigned short value_names[651];
 #endif
 } cubind__cudnn_symbols = {
     {CUBIND_LIB_CUDNN, SYMBOL_COUNT, offsetof(struct cubind__cudnn_symbols, names),
@@ -1777,850 +1826,9 @@ const struct cubind__cudnn_symbols {
         "cubind_cudnn_make_fused_ops_plan",
         "cudnnFusedOpsExecute",
         "cubind_cudnn_fused_ops_execute",
-#if !defined(CUBIND_NO_TRACE)
-        "u;",
-        "p;e0:status;",
-        "v;pmessage;umax_size;",
-        "s;phandle;prstatus;e1:mode;ptag;",
-        "s;e2:type;pvalue;",
-        "s;phandle;",
-        "s;phandle;pstreamId;",
-        "s;umask;pudata;pfptr;",
-        "s;pmask;pudata;pfptr;",
-        "s;",
-        "s;e3:descriptorType;pdescriptor;",
-        "s;pdescriptor;",
-        "s;pdescriptor;e4:attributeName;e5:attributeType;ielementCount;parrayOfElements;",
-        "s;pdescriptor;e4:attributeName;e5:attributeType;irequestedElementCount;pelementCount;parrayOfElements;",
-        "s;phandle;pexecutionPlan;pvariantPack;",
-        "s;phandle;pexecutionPlan;pvariantPack;pgraph;",
-        "s;ptensorDesc;",
-        "s;ptensorDesc;e6:format;e7:dataType;in;ic;ih;iw;",
-        "s;ptensorDesc;e7:dataType;in;ic;ih;iw;inStride;icStride;ihStride;iwStride;",
-        "s;ptensorDesc;pdataType;pn;pc;ph;pw;pnStride;pcStride;phStride;pwStride;",
-        "s;ptensorDesc;e7:dataType;inbDims;pdimA;pstrideA;",
-        "s;ptensorDesc;e6:format;e7:dataType;inbDims;pdimA;",
-        "s;ptensorDesc;inbDimsRequested;pdataType;pnbDims;pdimA;pstrideA;",
-        "s;ptensorDesc;psize;",
-        "s;ptransformDesc;psrcDesc;pdestDesc;pdestSizeInBytes;",
-        "s;ptransformDesc;",
-        "s;ptransformDesc;unbDims;e6:destFormat;ppadBeforeA;ppadAfterA;pfoldA;e8:direction;",
-        "s;ptransformDesc;unbDimsRequested;pdestFormat;ppadBeforeA;ppadAfterA;pfoldA;pdirection;",
-        "s;phandle;palpha;pxDesc;px;pbeta;pyDesc;py;",
-        "s;phandle;ptransDesc;palpha;psrcDesc;psrcData;pbeta;pdestDesc;pdestData;",
-        "s;phandle;palpha;paDesc;pA;pbeta;pcDesc;pC;",
-        "s;popTensorDesc;",
-        "s;popTensorDesc;e9:opTensorOp;e7:opTensorCompType;e10:opTensorNanOpt;",
-        "s;popTensorDesc;popTensorOp;popTensorCompType;popTensorNanOpt;",
-        "s;phandle;popTensorDesc;palpha1;paDesc;pA;palpha2;pbDesc;pB;pbeta;pcDesc;pC;",
-        "s;preduceTensorDesc;",
-        "s;preduceTensorDesc;e11:reduceTensorOp;e7:reduceTensorCompType;e10:reduceTensorNanOpt;e12:reduceTensorIndices;e13:reduceTensorIndicesType;",
-        "s;preduceTensorDesc;preduceTensorOp;preduceTensorCompType;preduceTensorNanOpt;preduceTensorIndices;preduceTensorIndicesType;",
-        "s;phandle;preduceTensorDesc;paDesc;pcDesc;psizeInBytes;",
-        "s;phandle;preduceTensorDesc;pindices;uindicesSizeInBytes;pworkspace;uworkspaceSizeInBytes;palpha;paDesc;pA;pbeta;pcDesc;pC;",
-        "s;phandle;pyDesc;py;pvaluePtr;",
-        "s;phandle;pyDesc;py;palpha;",
-        "s;pfilterDesc;",
-        "s;pfilterDesc;e7:dataType;e6:format;ik;ic;ih;iw;",
-        "s;pfilterDesc;pdataType;pformat;pk;pc;ph;pw;",
-        "s;pfilterDesc;e7:dataType;e6:format;inbDims;pfilterDimA;",
-        "s;pfilterDesc;inbDimsRequested;pdataType;pformat;pnbDims;pfilterDimA;",
-        "s;pfilterDesc;psize;",
-        "s;phandle;e14:algo;e15:mode;palpha;pxDesc;px;pbeta;pyDesc;py;",
-        "s;ppoolingDesc;",
-        "s;ppoolingDesc;e16:mode;e10:maxpoolingNanOpt;iwindowHeight;iwindowWidth;iverticalPadding;ihorizontalPadding;iverticalStride;ihorizontalStride;",
-        "s;ppoolingDesc;pmode;pmaxpoolingNanOpt;pwindowHeight;pwindowWidth;pverticalPadding;phorizontalPadding;pverticalStride;phorizontalStride;",
-        "s;ppoolingDesc;e16:mode;e10:maxpoolingNanOpt;inbDims;pwindowDimA;ppaddingA;pstrideA;",
-        "s;ppoolingDesc;inbDimsRequested;pmode;pmaxpoolingNanOpt;pnbDims;pwindowDimA;ppaddingA;pstrideA;",
-        "s;ppoolingDesc;pinputTensorDesc;inbDims;poutputTensorDimA;",
-        "s;ppoolingDesc;pinputTensorDesc;pn;pc;ph;pw;",
-        "s;phandle;ppoolingDesc;palpha;pxDesc;px;pbeta;pyDesc;py;",
-        "s;pactivationDesc;",
-        "s;pactivationDesc;e17:mode;e10:reluNanOpt;fcoef;",
-        "s;pactivationDesc;pmode;preluNanOpt;pcoef;",
-        "s;pactivationDesc;fswish_beta;",
-        "s;pactivationDesc;pswish_beta;",
-        "s;phandle;pactivationDesc;palpha;pxDesc;px;pbeta;pyDesc;py;",
-        "s;pnormDesc;",
-        "s;pnormDesc;ulrnN;flrnAlpha;flrnBeta;flrnK;",
-        "s;pnormDesc;plrnN;plrnAlpha;plrnBeta;plrnK;",
-        "s;plrnDesc;",
-        "s;phandle;pnormDesc;e18:lrnMode;palpha;pxDesc;px;pbeta;pyDesc;py;",
-        "s;phandle;pnormDesc;e19:mode;palpha;pxDesc;px;pmeans;ptemp;ptemp2;pbeta;pyDesc;py;",
-        "s;pderivedBnDesc;pxDesc;e20:mode;",
-        "s;phandle;e20:mode;palpha;pbeta;pxDesc;px;pyDesc;py;pbnScaleBiasMeanVarDesc;pbnScale;pbnBias;pestimatedMean;pestimatedVariance;fepsilon;",
-        "s;pderivedNormScaleBiasDesc;pderivedNormMeanVarDesc;pxDesc;e21:mode;igroupCnt;",
-        "s;phandle;e21:mode;e22:normOps;e23:algo;palpha;pbeta;pxDesc;px;pnormScaleBiasDesc;pnormScale;pnormBias;pnormMeanVarDesc;pestimatedMean;pestimatedVariance;pzDesc;pz;pactivationDesc;pyDesc;py;fepsilon;igroupCnt;",
-        "s;pstDesc;",
-        "s;pstDesc;e24:samplerType;e7:dataType;inbDims;pdimA;",
-        "s;phandle;pstDesc;ptheta;pgrid;",
-        "s;phandle;pstDesc;palpha;pxDesc;px;pgrid;pbeta;pyDesc;py;",
-        "s;pdropoutDesc;",
-        "s;phandle;psizeInBytes;",
-        "s;pxdesc;psizeInBytes;",
-        "s;pdropoutDesc;phandle;fdropout;pstates;ustateSizeInBytes;useed;",
-        "s;pdropoutDesc;phandle;pdropout;pstates;pseed;",
-        "s;phandle;pdropoutDesc;pxdesc;px;pydesc;py;preserveSpace;ureserveSpaceSizeInBytes;",
-        "s;phandle;e14:algo;e15:mode;palpha;pyDesc;py;pdyDesc;pdy;pbeta;pdxDesc;pdx;",
-        "s;phandle;ppoolingDesc;palpha;pyDesc;py;pdyDesc;pdy;pxDesc;px;pbeta;pdxDesc;pdx;",
-        "s;phandle;pactivationDesc;palpha;pyDesc;py;pdyDesc;pdy;pxDesc;px;pbeta;pdxDesc;pdx;",
-        "s;phandle;pnormDesc;e18:lrnMode;palpha;pyDesc;py;pdyDesc;pdy;pxDesc;px;pbeta;pdxDesc;pdx;",
-        "s;phandle;pnormDesc;e19:mode;palpha;pxDesc;px;pmeans;pdy;ptemp;ptemp2;pbeta;pdXdMeansDesc;pdx;pdMeans;",
-        "s;phandle;e20:mode;e25:bnOps;pxDesc;pzDesc;pyDesc;pbnScaleBiasMeanVarDesc;pactivationDesc;psizeInBytes;",
-        "s;phandle;e20:mode;e25:bnOps;pxDesc;pyDesc;pdyDesc;pdzDesc;pdxDesc;pdBnScaleBiasDesc;pactivationDesc;psizeInBytes;",
-        "s;phandle;e20:mode;e25:bnOps;pactivationDesc;pxDesc;psizeInBytes;",
-        "s;phandle;e20:mode;palpha;pbeta;pxDesc;px;pyDesc;py;pbnScaleBiasMeanVarDesc;pbnScale;pbnBias;fexponentialAverageFactor;presultRunningMean;presultRunningVariance;fepsilon;presultSaveMean;presultSaveInvVariance;",
-        "s;phandle;e20:mode;e25:bnOps;palpha;pbeta;pxDesc;pxData;pzDesc;pzData;pyDesc;pyData;pbnScaleBiasMeanVarDesc;pbnScale;pbnBias;fexponentialAverageFactor;presultRunningMean;presultRunningVariance;fepsilon;presultSaveMean;presultSaveInvVariance;pactivationDesc;pworkspace;uworkSpaceSizeInBytes;preserveSpace;ureserveSpaceSizeInBytes;",
-        "s;phandle;e20:mode;palphaDataDiff;pbetaDataDiff;palphaParamDiff;pbetaParamDiff;pxDesc;px;pdyDesc;pdy;pdxDesc;pdx;pdBnScaleBiasDesc;pbnScale;pdBnScaleResult;pdBnBiasResult;fepsilon;psavedMean;psavedInvVariance;",
-        "s;phandle;e20:mode;e25:bnOps;palphaDataDiff;pbetaDataDiff;palphaParamDiff;pbetaParamDiff;pxDesc;pxData;pyDesc;pyData;pdyDesc;pdyData;pdzDesc;pdzData;pdxDesc;pdxData;pdBnScaleBiasDesc;pbnScaleData;pbnBiasData;pdBnScaleData;pdBnBiasData;fepsilon;psavedMean;psavedInvVariance;pactivationDesc;pworkSpace;uworkSpaceSizeInBytes;preserveSpace;ureserveSpaceSizeInBytes;",
-        "s;phandle;e21:mode;e22:normOps;e23:algo;pxDesc;pzDesc;pyDesc;pnormScaleBiasDesc;pactivationDesc;pnormMeanVarDesc;psizeInBytes;igroupCnt;",
-        "s;phandle;e21:mode;e22:normOps;e23:algo;pxDesc;pyDesc;pdyDesc;pdzDesc;pdxDesc;pdNormScaleBiasDesc;pactivationDesc;pnormMeanVarDesc;psizeInBytes;igroupCnt;",
-        "s;phandle;e21:mode;e22:normOps;e23:algo;pactivationDesc;pxDesc;psizeInBytes;igroupCnt;",
-        "s;phandle;e21:mode;e22:normOps;e23:algo;palpha;pbeta;pxDesc;pxData;pnormScaleBiasDesc;pnormScale;pnormBias;fexponentialAverageFactor;pnormMeanVarDesc;presultRunningMean;presultRunningVariance;fepsilon;presultSaveMean;presultSaveInvVariance;pactivationDesc;pzDesc;pzData;pyDesc;pyData;pworkspace;uworkSpaceSizeInBytes;preserveSpace;ureserveSpaceSizeInBytes;igroupCnt;",
-        "s;phandle;e21:mode;e22:normOps;e23:algo;palphaDataDiff;pbetaDataDiff;palphaParamDiff;pbetaParamDiff;pxDesc;pxData;pyDesc;pyData;pdyDesc;pdyData;pdzDesc;pdzData;pdxDesc;pdxData;pdNormScaleBiasDesc;pnormScaleData;pnormBiasData;pdNormScaleData;pdNormBiasData;fepsilon;pnormMeanVarDesc;psavedMean;psavedInvVariance;pactivationDesc;pworkSpace;uworkSpaceSizeInBytes;preserveSpace;ureserveSpaceSizeInBytes;igroupCnt;",
-        "s;phandle;pstDesc;pdgrid;pdtheta;",
-        "s;phandle;pstDesc;palpha;pxDesc;px;pbeta;pdxDesc;pdx;palphaDgrid;pdyDesc;pdy;pgrid;pbetaDgrid;pdgrid;",
-        "s;phandle;pdropoutDesc;pdydesc;pdy;pdxdesc;pdx;preserveSpace;ureserveSpaceSizeInBytes;",
-        "s;prnnDesc;",
-        "s;prnnDesc;e26:algo;e27:cellMode;e28:biasMode;e29:dirMode;e30:inputMode;e7:dataType;e7:mathPrec;e31:mathType;iinputSize;ihiddenSize;iprojSize;inumLayers;pdropoutDesc;uauxFlags;",
-        "s;prnnDesc;palgo;pcellMode;pbiasMode;pdirMode;pinputMode;pdataType;pmathPrec;pmathType;pinputSize;phiddenSize;pprojSize;pnumLayers;pdropoutDesc;pauxFlags;",
-        "s;prnnDesc;e32:clipMode;e10:clipNanOpt;flclip;frclip;",
-        "s;prnnDesc;e32:clipMode;flclip;frclip;",
-        "s;prnnDesc;pclipMode;pclipNanOpt;plclip;prclip;",
-        "s;prnnDesc;pclipMode;plclip;prclip;",
-        "s;phandle;prnnDesc;iminiBatch;",
-        "s;phandle;prnnDesc;e33:fwdMode;pxDesc;pworkSpaceSize;preserveSpaceSize;",
-        "s;phandle;prnnDesc;pweightSpaceSize;",
-        "s;phandle;prnnDesc;ipseudoLayer;uweightSpaceSize;pweightSpace;ilinLayerID;pmDesc;pmAddr;pbDesc;pbAddr;",
-        "s;prnnDataDesc;",
-        "s;prnnDataDesc;e7:dataType;e34:layout;imaxSeqLength;ibatchSize;ivectorSize;pseqLengthArray;ppaddingFill;",
-        "s;prnnDataDesc;pdataType;playout;pmaxSeqLength;pbatchSize;pvectorSize;iarrayLengthRequested;pseqLengthArray;ppaddingFill;",
-        "s;phandle;prnnDesc;e33:fwdMode;pdevSeqLengths;pxDesc;px;pyDesc;py;phDesc;phx;phy;pcDesc;pcx;pcy;uweightSpaceSize;pweightSpace;uworkSpaceSize;pworkSpace;ureserveSpaceSize;preserveSpace;",
-        "s;pseqDataDesc;",
-        "s;pseqDataDesc;e7:dataType;inbDims;pdimA;paxes;useqLengthArraySize;pseqLengthArray;ppaddingFill;",
-        "s;pseqDataDesc;pdataType;pnbDims;inbDimsRequested;pdimA;paxes;pseqLengthArraySize;useqLengthSizeRequested;pseqLengthArray;ppaddingFill;",
-        "s;pattnDesc;",
-        "s;pattnDesc;uattnMode;inHeads;fsmScaler;e7:dataType;e7:computePrec;e31:mathType;pattnDropoutDesc;ppostDropoutDesc;iqSize;ikSize;ivSize;iqProjSize;ikProjSize;ivProjSize;ioProjSize;iqoMaxSeqLength;ikvMaxSeqLength;imaxBatchSize;imaxBeamSize;",
-        "s;pattnDesc;pattnMode;pnHeads;psmScaler;pdataType;pcomputePrec;pmathType;pattnDropoutDesc;ppostDropoutDesc;pqSize;pkSize;pvSize;pqProjSize;pkProjSize;pvProjSize;poProjSize;pqoMaxSeqLength;pkvMaxSeqLength;pmaxBatchSize;pmaxBeamSize;",
-        "s;phandle;pattnDesc;pweightSizeInBytes;pworkSpaceSizeInBytes;preserveSpaceSizeInBytes;",
-        "s;phandle;pattnDesc;e35:wKind;uweightSizeInBytes;pweights;pwDesc;pwAddr;",
-        "s;phandle;pattnDesc;icurrIdx;ploWinIdx;phiWinIdx;pdevSeqLengthsQO;pdevSeqLengthsKV;pqDesc;pqueries;presiduals;pkDesc;pkeys;pvDesc;pvalues;poDesc;pout;uweightSizeInBytes;pweights;uworkSpaceSizeInBytes;pworkSpace;ureserveSpaceSizeInBytes;preserveSpace;",
-        "s;phandle;prnnDesc;pdevSeqLengths;pyDesc;py;pdy;pxDesc;pdx;phDesc;phx;pdhy;pdhx;pcDesc;pcx;pdcy;pdcx;uweightSpaceSize;pweightSpace;uworkSpaceSize;pworkSpace;ureserveSpaceSize;preserveSpace;",
-        "s;phandle;prnnDesc;e36:addGrad;pdevSeqLengths;pxDesc;px;phDesc;phx;pyDesc;py;uweightSpaceSize;pdweightSpace;uworkSpaceSize;pworkSpace;ureserveSpaceSize;preserveSpace;",
-        "s;phandle;pattnDesc;ploWinIdx;phiWinIdx;pdevSeqLengthsDQDO;pdevSeqLengthsDKDV;pdoDesc;pdout;pdqDesc;pdqueries;pqueries;pdkDesc;pdkeys;pkeys;pdvDesc;pdvalues;pvalues;uweightSizeInBytes;pweights;uworkSpaceSizeInBytes;pworkSpace;ureserveSpaceSizeInBytes;preserveSpace;",
-        "s;phandle;pattnDesc;e36:addGrad;pqDesc;pqueries;pkDesc;pkeys;pvDesc;pvalues;pdoDesc;pdout;uweightSizeInBytes;pweights;pdweights;uworkSpaceSizeInBytes;pworkSpace;ureserveSpaceSizeInBytes;preserveSpace;",
-        "s;pctcLossDesc;",
-        "s;pctcLossDesc;e7:compType;",
-        "s;pctcLossDesc;e7:compType;e37:normMode;e10:gradMode;",
-        "s;pctcLossDesc;e7:compType;e37:normMode;e10:gradMode;imaxLabelLength;",
-        "s;pctcLossDesc;e7:compType;e37:normMode;e38:ctcGradMode;imaxLabelLength;",
-        "s;pctcLossDesc;pcompType;",
-        "s;pctcLossDesc;pcompType;pnormMode;pgradMode;",
-        "s;pctcLossDesc;pcompType;pnormMode;pgradMode;pmaxLabelLength;",
-        "s;pctcLossDesc;pcompType;pnormMode;pctcGradMode;pmaxLabelLength;",
-        "s;phandle;pprobsDesc;pprobs;phostLabels;phostLabelLengths;phostInputLengths;pcosts;pgradientsDesc;pgradients;e39:algo;pctcLossDesc;pworkspace;uworkSpaceSizeInBytes;",
-        "s;phandle;e39:algo;pctcLossDesc;pprobsDesc;pprobs;plabels;plabelLengths;pinputLengths;pcosts;pgradientsDesc;pgradients;uworkSpaceSizeInBytes;pworkspace;",
-        "s;phandle;pprobsDesc;pgradientsDesc;plabels;plabelLengths;pinputLengths;e39:algo;pctcLossDesc;psizeInBytes;",
-        "s;phandle;e39:algo;pctcLossDesc;pprobsDesc;pgradientsDesc;psizeInBytes;",
-        "s;pconvDesc;",
-        "s;pconvDesc;e31:mathType;",
-        "s;pconvDesc;pmathType;",
-        "s;pconvDesc;igroupCount;",
-        "s;pconvDesc;pgroupCount;",
-        "s;pconvDesc;e40:reorderType;",
-        "s;pconvDesc;preorderType;",
-        "s;pconvDesc;ipad_h;ipad_w;iu;iv;idilation_h;idilation_w;e41:mode;e7:computeType;",
-        "s;pconvDesc;ppad_h;ppad_w;pu;pv;pdilation_h;pdilation_w;pmode;pcomputeType;",
-        "s;pconvDesc;iarrayLength;ppadA;pfilterStrideA;pdilationA;e41:mode;e7:computeType;",
-        "s;pconvDesc;iarrayLengthRequested;parrayLength;ppadA;pstrideA;pdilationA;pmode;pcomputeType;",
-        "s;pconvDesc;pinputTensorDesc;pfilterDesc;pn;pc;ph;pw;",
-        "s;pconvDesc;pinputTensorDesc;pfilterDesc;inbDims;ptensorOuputDimA;",
-        "s;phandle;pcount;",
-        "s;phandle;psrcDesc;pfilterDesc;pconvDesc;pdestDesc;irequestedAlgoCount;preturnedAlgoCount;pperfResults;",
-        "s;phandle;pxDesc;pwDesc;pconvDesc;pyDesc;irequestedAlgoCount;preturnedAlgoCount;pperfResults;",
-        "s;phandle;pxDesc;px;pwDesc;pw;pconvDesc;pyDesc;py;irequestedAlgoCount;preturnedAlgoCount;pperfResults;pworkSpace;uworkSpaceSizeInBytes;",
-        "s;phandle;pxDesc;px;pwDesc;pconvDesc;pcolBuffer;",
-        "s;phandle;pfilterDesc;e40:reorderType;pfilterData;preorderedFilterData;ireorderBias;pbiasData;preorderedBiasData;",
-        "s;phandle;pxDesc;pwDesc;pconvDesc;pyDesc;e42:algo;psizeInBytes;",
-        "s;phandle;palpha;pxDesc;px;pwDesc;pw;pconvDesc;e42:algo;pworkSpace;uworkSpaceSizeInBytes;pbeta;pyDesc;py;",
-        "s;phandle;palpha1;pxDesc;px;pwDesc;pw;pconvDesc;e42:algo;pworkSpace;uworkSpaceSizeInBytes;palpha2;pzDesc;pz;pbiasDesc;pbias;pactivationDesc;pyDesc;py;",
-        "s;phandle;pwDesc;pdyDesc;pconvDesc;pdxDesc;irequestedAlgoCount;preturnedAlgoCount;pperfResults;",
-        "s;phandle;pwDesc;pw;pdyDesc;pdy;pconvDesc;pdxDesc;pdx;irequestedAlgoCount;preturnedAlgoCount;pperfResults;pworkSpace;uworkSpaceSizeInBytes;",
-        "s;phandle;pfilterDesc;pdiffDesc;pconvDesc;pgradDesc;irequestedAlgoCount;preturnedAlgoCount;pperfResults;",
-        "s;phandle;pwDesc;pdyDesc;pconvDesc;pdxDesc;e43:algo;psizeInBytes;",
-        "s;phandle;palpha;pwDesc;pw;pdyDesc;pdy;pconvDesc;e43:algo;pworkSpace;uworkSpaceSizeInBytes;pbeta;pdxDesc;pdx;",
-        "s;phandle;pfilterDesc;pdiffDesc;pconvDesc;pgradDesc;e6:transformFormat;pfoldedFilterDesc;ppaddedDiffDesc;pfoldedConvDesc;pfoldedGradDesc;pfilterFoldTransDesc;pdiffPadTransDesc;pgradFoldTransDesc;pgradUnfoldTransDesc;",
-        "s;phandle;pxDesc;pdyDesc;pconvDesc;pdwDesc;irequestedAlgoCount;preturnedAlgoCount;pperfResults;",
-        "s;phandle;pxDesc;px;pdyDesc;py;pconvDesc;pdwDesc;pdw;irequestedAlgoCount;preturnedAlgoCount;pperfResults;pworkSpace;uworkSpaceSizeInBytes;",
-        "s;phandle;psrcDesc;pdiffDesc;pconvDesc;pgradDesc;irequestedAlgoCount;preturnedAlgoCount;pperfResults;",
-        "s;phandle;pxDesc;pdyDesc;pconvDesc;pgradDesc;e44:algo;psizeInBytes;",
-        "s;phandle;palpha;pxDesc;px;pdyDesc;pdy;pconvDesc;e44:algo;pworkSpace;uworkSpaceSizeInBytes;pbeta;pdwDesc;pdw;",
-        "s;phandle;palpha;pdyDesc;pdy;pbeta;pdbDesc;pdb;",
-        "s;pconstPack;e45:ops;",
-        "s;pconstPack;",
-        "s;pconstPack;e46:paramLabel;pparam;",
-        "s;pconstPack;e46:paramLabel;pparam;pisNULL;",
-        "s;pvarPack;e45:ops;",
-        "s;pvarPack;",
-        "s;pvarPack;e47:paramLabel;pptr;",
-        "s;pplan;e45:ops;",
-        "s;pplan;",
-        "s;phandle;pplan;pconstPack;pworkspaceSizeInBytes;",
-        "s;phandle;pplan;pvarPack;",
-        "CUDNN_STATUS_SUCCESS",
-        "CUDNN_STATUS_NOT_INITIALIZED",
-        "CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH",
-        "CUDNN_STATUS_SERIALIZATION_VERSION_MISMATCH",
-        "CUDNN_STATUS_DEPRECATED",
-        "CUDNN_STATUS_LICENSE_ERROR",
-        "CUDNN_STATUS_RUNTIME_IN_PROGRESS",
-        "CUDNN_STATUS_RUNTIME_FP_OVERFLOW",
-        "CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED",
-        "CUDNN_STATUS_BAD_PARAM",
-        "CUDNN_STATUS_INVALID_VALUE",
-        "CUDNN_STATUS_BAD_PARAM_NULL_POINTER",
-        "CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER",
-        "CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED",
-        "CUDNN_STATUS_BAD_PARAM_OUT_OF_BOUND",
-        "CUDNN_STATUS_BAD_PARAM_SIZE_INSUFFICIENT",
-        "CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH",
-        "CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH",
-        "CUDNN_STATUS_BAD_PARAM_DUPLICATED_ENTRIES",
-        "CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE",
-        "CUDNN_STATUS_BAD_PARAM_CUDA_GRAPH_MISMATCH",
-        "CUDNN_STATUS_BAD_PARAM_DESCRIPTOR_TYPE",
-        "CUDNN_STATUS_NOT_SUPPORTED",
-        "CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN",
-        "CUDNN_STATUS_NOT_SUPPORTED_SHAPE",
-        "CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE",
-        "CUDNN_STATUS_NOT_SUPPORTED_LAYOUT",
-        "CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER",
-        "CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDART",
-        "CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH",
-        "CUDNN_STATUS_NOT_SUPPORTED_RUNTIME_PREREQUISITE_MISSING",
-        "CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE",
-        "CUDNN_STATUS_NOT_SUPPORTED_SHARED_MEMORY_INSUFFICIENT",
-        "CUDNN_STATUS_NOT_SUPPORTED_PADDING",
-        "CUDNN_STATUS_NOT_SUPPORTED_BAD_LAUNCH_PARAM",
-        "CUDNN_STATUS_NOT_SUPPORTED_CUDA_GRAPH_NATIVE_API",
-        "CUDNN_STATUS_NOT_SUPPORTED_INVALID_DYNAMIC_SHAPE",
-        "CUDNN_STATUS_INTERNAL_ERROR",
-        "CUDNN_STATUS_INTERNAL_ERROR_COMPILATION_FAILED",
-        "CUDNN_STATUS_INTERNAL_ERROR_UNEXPECTED_VALUE",
-        "CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED",
-        "CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED",
-        "CUDNN_STATUS_INTERNAL_ERROR_BAD_LAUNCH_PARAM",
-        "CUDNN_STATUS_INTERNAL_ERROR_TEXTURE_CREATION_FAILED",
-        "CUDNN_STATUS_EXECUTION_FAILED",
-        "CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER",
-        "CUDNN_STATUS_EXECUTION_FAILED_CUBLAS",
-        "CUDNN_STATUS_EXECUTION_FAILED_CUDART",
-        "CUDNN_STATUS_EXECUTION_FAILED_CURAND",
-        "CUDNN_ERRQUERY_RAWCODE",
-        "CUDNN_ERRQUERY_NONBLOCKING",
-        "CUDNN_ERRQUERY_BLOCKING",
-        "MAJOR_VERSION",
-        "MINOR_VERSION",
-        "PATCH_LEVEL",
-        "CUDNN_BACKEND_POINTWISE_DESCRIPTOR",
-        "CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR",
-        "CUDNN_BACKEND_ENGINE_DESCRIPTOR",
-        "CUDNN_BACKEND_ENGINECFG_DESCRIPTOR",
-        "CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR",
-        "CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR",
-        "CUDNN_BACKEND_INTERMEDIATE_INFO_DESCRIPTOR",
-        "CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR",
-        "CUDNN_BACKEND_KNOB_INFO_DESCRIPTOR",
-        "CUDNN_BACKEND_LAYOUT_INFO_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATION_GEN_STATS_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR",
-        "CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR",
-        "CUDNN_BACKEND_TENSOR_DESCRIPTOR",
-        "CUDNN_BACKEND_MATMUL_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATION_BN_FINALIZE_STATISTICS_DESCRIPTOR",
-        "CUDNN_BACKEND_REDUCTION_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATION_BN_BWD_WEIGHTS_DESCRIPTOR",
-        "CUDNN_BACKEND_RESAMPLE_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATION_RESAMPLE_FWD_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATION_RESAMPLE_BWD_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATION_CONCAT_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATION_SIGNAL_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATION_NORM_FORWARD_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATION_NORM_BACKWARD_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR",
-        "CUDNN_BACKEND_RNG_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR",
-        "CUDNN_BACKEND_KERNEL_CACHE_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATION_PAGED_CACHE_LOAD_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATION_BLOCK_SCALE_QUANTIZE_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATION_BLOCK_SCALE_DEQUANTIZE_DESCRIPTOR",
-        "CUDNN_BACKEND_DEVICEPROP_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATION_EXPAND_BAND_MATRIX_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATION_CONTRACT_BAND_MATRIX_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATION_MOE_GROUPED_MATMUL_DESCRIPTOR",
-        "CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR",
-        "CUDNN_ATTR_POINTWISE_MODE",
-        "CUDNN_ATTR_POINTWISE_MATH_PREC",
-        "CUDNN_ATTR_POINTWISE_NAN_PROPAGATION",
-        "CUDNN_ATTR_POINTWISE_RELU_LOWER_CLIP",
-        "CUDNN_ATTR_POINTWISE_RELU_UPPER_CLIP",
-        "CUDNN_ATTR_POINTWISE_RELU_LOWER_CLIP_SLOPE",
-        "CUDNN_ATTR_POINTWISE_ELU_ALPHA",
-        "CUDNN_ATTR_POINTWISE_SOFTPLUS_BETA",
-        "CUDNN_ATTR_POINTWISE_SWISH_BETA",
-        "CUDNN_ATTR_POINTWISE_AXIS",
-        "CUDNN_ATTR_CONVOLUTION_COMP_TYPE",
-        "CUDNN_ATTR_CONVOLUTION_CONV_MODE",
-        "CUDNN_ATTR_CONVOLUTION_DILATIONS",
-        "CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES",
-        "CUDNN_ATTR_CONVOLUTION_POST_PADDINGS",
-        "CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS",
-        "CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS",
-        "CUDNN_ATTR_ENGINEHEUR_MODE",
-        "CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH",
-        "CUDNN_ATTR_ENGINEHEUR_RESULTS",
-        "CUDNN_ATTR_ENGINEHEUR_SM_COUNT_TARGET",
-        "CUDNN_ATTR_ENGINEHEUR_DEVICEPROP",
-        "CUDNN_ATTR_ENGINECFG_ENGINE",
-        "CUDNN_ATTR_ENGINECFG_INTERMEDIATE_INFO",
-        "CUDNN_ATTR_ENGINECFG_KNOB_CHOICES",
-        "CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE",
-        "CUDNN_ATTR_ENGINECFG_SHARED_MEMORY_USED",
-        "CUDNN_ATTR_EXECUTION_PLAN_HANDLE",
-        "CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG",
-        "CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE",
-        "CUDNN_ATTR_EXECUTION_PLAN_COMPUTED_INTERMEDIATE_UIDS",
-        "CUDNN_ATTR_EXECUTION_PLAN_RUN_ONLY_INTERMEDIATE_UIDS",
-        "CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION",
-        "CUDNN_ATTR_EXECUTION_PLAN_KERNEL_CACHE",
-        "CUDNN_ATTR_EXECUTION_PLAN_DEVICEPROP",
-        "CUDNN_ATTR_INTERMEDIATE_INFO_UNIQUE_ID",
-        "CUDNN_ATTR_INTERMEDIATE_INFO_SIZE",
-        "CUDNN_ATTR_INTERMEDIATE_INFO_DEPENDENT_DATA_UIDS",
-        "CUDNN_ATTR_INTERMEDIATE_INFO_DEPENDENT_ATTRIBUTES",
-        "CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE",
-        "CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE",
-        "CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA",
-        "CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA",
-        "CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC",
-        "CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W",
-        "CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X",
-        "CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y",
-        "CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA",
-        "CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA",
-        "CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC",
-        "CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W",
-        "CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX",
-        "CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY",
-        "CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA",
-        "CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA",
-        "CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC",
-        "CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW",
-        "CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X",
-        "CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY",
-        "CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR",
-        "CUDNN_ATTR_OPERATION_POINTWISE_XDESC",
-        "CUDNN_ATTR_OPERATION_POINTWISE_BDESC",
-        "CUDNN_ATTR_OPERATION_POINTWISE_YDESC",
-        "CUDNN_ATTR_OPERATION_POINTWISE_ALPHA1",
-        "CUDNN_ATTR_OPERATION_POINTWISE_ALPHA2",
-        "CUDNN_ATTR_OPERATION_POINTWISE_DXDESC",
-        "CUDNN_ATTR_OPERATION_POINTWISE_DYDESC",
-        "CUDNN_ATTR_OPERATION_POINTWISE_TDESC",
-        "CUDNN_ATTR_OPERATION_GENSTATS_MODE",
-        "CUDNN_ATTR_OPERATION_GENSTATS_MATH_PREC",
-        "CUDNN_ATTR_OPERATION_GENSTATS_XDESC",
-        "CUDNN_ATTR_OPERATION_GENSTATS_SUMDESC",
-        "CUDNN_ATTR_OPERATION_GENSTATS_SQSUMDESC",
-        "CUDNN_ATTR_OPERATION_BN_FINALIZE_STATS_MODE",
-        "CUDNN_ATTR_OPERATION_BN_FINALIZE_MATH_PREC",
-        "CUDNN_ATTR_OPERATION_BN_FINALIZE_Y_SUM_DESC",
-        "CUDNN_ATTR_OPERATION_BN_FINALIZE_Y_SQ_SUM_DESC",
-        "CUDNN_ATTR_OPERATION_BN_FINALIZE_SCALE_DESC",
-        "CUDNN_ATTR_OPERATION_BN_FINALIZE_BIAS_DESC",
-        "CUDNN_ATTR_OPERATION_BN_FINALIZE_PREV_RUNNING_MEAN_DESC",
-        "CUDNN_ATTR_OPERATION_BN_FINALIZE_PREV_RUNNING_VAR_DESC",
-        "CUDNN_ATTR_OPERATION_BN_FINALIZE_UPDATED_RUNNING_MEAN_DESC",
-        "CUDNN_ATTR_OPERATION_BN_FINALIZE_UPDATED_RUNNING_VAR_DESC",
-        "CUDNN_ATTR_OPERATION_BN_FINALIZE_SAVED_MEAN_DESC",
-        "CUDNN_ATTR_OPERATION_BN_FINALIZE_SAVED_INV_STD_DESC",
-        "CUDNN_ATTR_OPERATION_BN_FINALIZE_EQ_SCALE_DESC",
-        "CUDNN_ATTR_OPERATION_BN_FINALIZE_EQ_BIAS_DESC",
-        "CUDNN_ATTR_OPERATION_BN_FINALIZE_ACCUM_COUNT_DESC",
-        "CUDNN_ATTR_OPERATION_BN_FINALIZE_EPSILON_DESC",
-        "CUDNN_ATTR_OPERATION_BN_FINALIZE_EXP_AVERATE_FACTOR_DESC",
-        "CUDNN_ATTR_OPERATIONGRAPH_HANDLE",
-        "CUDNN_ATTR_OPERATIONGRAPH_OPS",
-        "CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT",
-        "CUDNN_ATTR_OPERATIONGRAPH_IS_DYNAMIC_SHAPE_ENABLED",
-        "CUDNN_ATTR_OPERATIONGRAPH_IS_SAME_TOPOLOGY",
-        "CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT",
-        "CUDNN_ATTR_TENSOR_DATA_TYPE",
-        "CUDNN_ATTR_TENSOR_DIMENSIONS",
-        "CUDNN_ATTR_TENSOR_STRIDES",
-        "CUDNN_ATTR_TENSOR_VECTOR_COUNT",
-        "CUDNN_ATTR_TENSOR_VECTORIZED_DIMENSION",
-        "CUDNN_ATTR_TENSOR_UNIQUE_ID",
-        "CUDNN_ATTR_TENSOR_IS_VIRTUAL",
-        "CUDNN_ATTR_TENSOR_IS_BY_VALUE",
-        "CUDNN_ATTR_TENSOR_REORDERING_MODE",
-        "CUDNN_ATTR_TENSOR_RAGGED_OFFSET_DESC",
-        "CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS",
-        "CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS",
-        "CUDNN_ATTR_VARIANT_PACK_INTERMEDIATES",
-        "CUDNN_ATTR_VARIANT_PACK_WORKSPACE",
-        "CUDNN_ATTR_VARIANT_PACK_OVERRIDE_UNIQUE_IDS",
-        "CUDNN_ATTR_VARIANT_PACK_OVERRIDE_SHAPES",
-        "CUDNN_ATTR_VARIANT_PACK_OVERRIDE_STRIDES",
-        "CUDNN_ATTR_LAYOUT_INFO_TENSOR_UID",
-        "CUDNN_ATTR_LAYOUT_INFO_TYPES",
-        "CUDNN_ATTR_KNOB_INFO_TYPE",
-        "CUDNN_ATTR_KNOB_INFO_MAXIMUM_VALUE",
-        "CUDNN_ATTR_KNOB_INFO_MINIMUM_VALUE",
-        "CUDNN_ATTR_KNOB_INFO_STRIDE",
-        "CUDNN_ATTR_ENGINE_OPERATION_GRAPH",
-        "CUDNN_ATTR_ENGINE_GLOBAL_INDEX",
-        "CUDNN_ATTR_ENGINE_KNOB_INFO",
-        "CUDNN_ATTR_ENGINE_NUMERICAL_NOTE",
-        "CUDNN_ATTR_ENGINE_LAYOUT_INFO",
-        "CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE",
-        "CUDNN_ATTR_ENGINE_SM_COUNT_TARGET",
-        "CUDNN_ATTR_ENGINE_DEVICEPROP",
-        "CUDNN_ATTR_ENGINE_DISABLE_CLUSTER_COOPERATIVE",
-        "CUDNN_ATTR_MATMUL_COMP_TYPE",
-        "CUDNN_ATTR_MATMUL_PADDING_VALUE",
-        "CUDNN_ATTR_OPERATION_MATMUL_ADESC",
-        "CUDNN_ATTR_OPERATION_MATMUL_BDESC",
-        "CUDNN_ATTR_OPERATION_MATMUL_CDESC",
-        "CUDNN_ATTR_OPERATION_MATMUL_DESC",
-        "CUDNN_ATTR_OPERATION_MATMUL_IRREGULARLY_STRIDED_BATCH_COUNT",
-        "CUDNN_ATTR_OPERATION_MATMUL_GEMM_M_OVERRIDE_DESC",
-        "CUDNN_ATTR_OPERATION_MATMUL_GEMM_N_OVERRIDE_DESC",
-        "CUDNN_ATTR_OPERATION_MATMUL_GEMM_K_OVERRIDE_DESC",
-        "CUDNN_ATTR_REDUCTION_OPERATOR",
-        "CUDNN_ATTR_REDUCTION_COMP_TYPE",
-        "CUDNN_ATTR_REDUCTION_IS_DETERMINISTIC",
-        "CUDNN_ATTR_OPERATION_REDUCTION_XDESC",
-        "CUDNN_ATTR_OPERATION_REDUCTION_YDESC",
-        "CUDNN_ATTR_OPERATION_REDUCTION_DESC",
-        "CUDNN_ATTR_OPERATION_BN_BWD_WEIGHTS_MATH_PREC",
-        "CUDNN_ATTR_OPERATION_BN_BWD_WEIGHTS_MEAN_DESC",
-        "CUDNN_ATTR_OPERATION_BN_BWD_WEIGHTS_INVSTD_DESC",
-        "CUDNN_ATTR_OPERATION_BN_BWD_WEIGHTS_BN_SCALE_DESC",
-        "CUDNN_ATTR_OPERATION_BN_BWD_WEIGHTS_X_DESC",
-        "CUDNN_ATTR_OPERATION_BN_BWD_WEIGHTS_DY_DESC",
-        "CUDNN_ATTR_OPERATION_BN_BWD_WEIGHTS_DBN_SCALE_DESC",
-        "CUDNN_ATTR_OPERATION_BN_BWD_WEIGHTS_DBN_BIAS_DESC",
-        "CUDNN_ATTR_OPERATION_BN_BWD_WEIGHTS_EQ_DY_SCALE_DESC",
-        "CUDNN_ATTR_OPERATION_BN_BWD_WEIGHTS_EQ_X_SCALE_DESC",
-        "CUDNN_ATTR_OPERATION_BN_BWD_WEIGHTS_EQ_BIAS",
-        "CUDNN_ATTR_RESAMPLE_MODE",
-        "CUDNN_ATTR_RESAMPLE_COMP_TYPE",
-        "CUDNN_ATTR_RESAMPLE_SPATIAL_DIMS",
-        "CUDNN_ATTR_RESAMPLE_POST_PADDINGS",
-        "CUDNN_ATTR_RESAMPLE_PRE_PADDINGS",
-        "CUDNN_ATTR_RESAMPLE_STRIDES",
-        "CUDNN_ATTR_RESAMPLE_WINDOW_DIMS",
-        "CUDNN_ATTR_RESAMPLE_NAN_PROPAGATION",
-        "CUDNN_ATTR_RESAMPLE_PADDING_MODE",
-        "CUDNN_ATTR_OPERATION_RESAMPLE_FWD_XDESC",
-        "CUDNN_ATTR_OPERATION_RESAMPLE_FWD_YDESC",
-        "CUDNN_ATTR_OPERATION_RESAMPLE_FWD_IDXDESC",
-        "CUDNN_ATTR_OPERATION_RESAMPLE_FWD_ALPHA",
-        "CUDNN_ATTR_OPERATION_RESAMPLE_FWD_BETA",
-        "CUDNN_ATTR_OPERATION_RESAMPLE_FWD_DESC",
-        "CUDNN_ATTR_OPERATION_RESAMPLE_BWD_DXDESC",
-        "CUDNN_ATTR_OPERATION_RESAMPLE_BWD_DYDESC",
-        "CUDNN_ATTR_OPERATION_RESAMPLE_BWD_IDXDESC",
-        "CUDNN_ATTR_OPERATION_RESAMPLE_BWD_ALPHA",
-        "CUDNN_ATTR_OPERATION_RESAMPLE_BWD_BETA",
-        "CUDNN_ATTR_OPERATION_RESAMPLE_BWD_DESC",
-        "CUDNN_ATTR_OPERATION_RESAMPLE_BWD_XDESC",
-        "CUDNN_ATTR_OPERATION_RESAMPLE_BWD_YDESC",
-        "CUDNN_ATTR_OPERATION_CONCAT_AXIS",
-        "CUDNN_ATTR_OPERATION_CONCAT_INPUT_DESCS",
-        "CUDNN_ATTR_OPERATION_CONCAT_INPLACE_INDEX",
-        "CUDNN_ATTR_OPERATION_CONCAT_OUTPUT_DESC",
-        "CUDNN_ATTR_OPERATION_SIGNAL_MODE",
-        "CUDNN_ATTR_OPERATION_SIGNAL_FLAGDESC",
-        "CUDNN_ATTR_OPERATION_SIGNAL_VALUE",
-        "CUDNN_ATTR_OPERATION_SIGNAL_XDESC",
-        "CUDNN_ATTR_OPERATION_SIGNAL_YDESC",
-        "CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_CONTAINER_DESC",
-        "CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_YDESC",
-        "CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_SEQUENCE_DESC",
-        "CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_PAGE_TABLE_DESC",
-        "CUDNN_ATTR_OPERATION_NORM_FWD_MODE",
-        "CUDNN_ATTR_OPERATION_NORM_FWD_PHASE",
-        "CUDNN_ATTR_OPERATION_NORM_FWD_XDESC",
-        "CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC",
-        "CUDNN_ATTR_OPERATION_NORM_FWD_INV_VARIANCE_DESC",
-        "CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC",
-        "CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC",
-        "CUDNN_ATTR_OPERATION_NORM_FWD_EPSILON_DESC",
-        "CUDNN_ATTR_OPERATION_NORM_FWD_EXP_AVG_FACTOR_DESC",
-        "CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_MEAN_DESC",
-        "CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_VAR_DESC",
-        "CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_MEAN_DESC",
-        "CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_VAR_DESC",
-        "CUDNN_ATTR_OPERATION_NORM_FWD_YDESC",
-        "CUDNN_ATTR_OPERATION_NORM_FWD_PEER_STAT_DESCS",
-        "CUDNN_ATTR_OPERATION_NORM_BWD_MODE",
-        "CUDNN_ATTR_OPERATION_NORM_BWD_XDESC",
-        "CUDNN_ATTR_OPERATION_NORM_BWD_MEAN_DESC",
-        "CUDNN_ATTR_OPERATION_NORM_BWD_INV_VARIANCE_DESC",
-        "CUDNN_ATTR_OPERATION_NORM_BWD_DYDESC",
-        "CUDNN_ATTR_OPERATION_NORM_BWD_SCALE_DESC",
-        "CUDNN_ATTR_OPERATION_NORM_BWD_EPSILON_DESC",
-        "CUDNN_ATTR_OPERATION_NORM_BWD_DSCALE_DESC",
-        "CUDNN_ATTR_OPERATION_NORM_BWD_DBIAS_DESC",
-        "CUDNN_ATTR_OPERATION_NORM_BWD_DXDESC",
-        "CUDNN_ATTR_OPERATION_NORM_BWD_PEER_STAT_DESCS",
-        "CUDNN_ATTR_OPERATION_RESHAPE_XDESC",
-        "CUDNN_ATTR_OPERATION_RESHAPE_YDESC",
-        "CUDNN_ATTR_OPERATION_EXPAND_BAND_MATRIX_XDESC",
-        "CUDNN_ATTR_OPERATION_EXPAND_BAND_MATRIX_YDESC",
-        "CUDNN_ATTR_OPERATION_EXPAND_BAND_MATRIX_LOWER_BANDWIDTH",
-        "CUDNN_ATTR_OPERATION_EXPAND_BAND_MATRIX_UPPER_BANDWIDTH",
-        "CUDNN_ATTR_OPERATION_EXPAND_BAND_MATRIX_AXIS",
-        "CUDNN_ATTR_OPERATION_EXPAND_BAND_MATRIX_PAD_VALUE",
-        "CUDNN_ATTR_OPERATION_EXPAND_BAND_MATRIX_KV_TOKEN_OFFSET_DESC",
-        "CUDNN_ATTR_OPERATION_EXPAND_BAND_MATRIX_SPECULATIVE_MASK_DESC",
-        "CUDNN_ATTR_OPERATION_CONTRACT_BAND_MATRIX_XDESC",
-        "CUDNN_ATTR_OPERATION_CONTRACT_BAND_MATRIX_YDESC",
-        "CUDNN_ATTR_OPERATION_CONTRACT_BAND_MATRIX_LOWER_BANDWIDTH",
-        "CUDNN_ATTR_OPERATION_CONTRACT_BAND_MATRIX_UPPER_BANDWIDTH",
-        "CUDNN_ATTR_OPERATION_CONTRACT_BAND_MATRIX_AXIS",
-        "CUDNN_ATTR_OPERATION_CONTRACT_BAND_MATRIX_PAD_VALUE",
-        "CUDNN_ATTR_OPERATION_CONTRACT_BAND_MAX_TOKEN_VALUE",
-        "CUDNN_ATTR_RNG_DISTRIBUTION",
-        "CUDNN_ATTR_RNG_NORMAL_DIST_MEAN",
-        "CUDNN_ATTR_RNG_NORMAL_DIST_STANDARD_DEVIATION",
-        "CUDNN_ATTR_RNG_UNIFORM_DIST_MAXIMUM",
-        "CUDNN_ATTR_RNG_UNIFORM_DIST_MINIMUM",
-        "CUDNN_ATTR_RNG_BERNOULLI_DIST_PROBABILITY",
-        "CUDNN_ATTR_OPERATION_RNG_YDESC",
-        "CUDNN_ATTR_OPERATION_RNG_SEED",
-        "CUDNN_ATTR_OPERATION_RNG_DESC",
-        "CUDNN_ATTR_OPERATION_RNG_OFFSET_DESC",
-        "CUDNN_ATTR_KERNEL_CACHE_OPERATION_GRAPH",
-        "CUDNN_ATTR_KERNEL_CACHE_IS_ENGINECFG_KERNEL_CACHED",
-        "CUDNN_ATTR_KERNEL_CACHE_JSON_REPRESENTATION",
-        "CUDNN_ATTR_OPERATION_BLOCK_SCALE_QUANTIZE_XDESC",
-        "CUDNN_ATTR_OPERATION_BLOCK_SCALE_QUANTIZE_YDESC",
-        "CUDNN_ATTR_OPERATION_BLOCK_SCALE_QUANTIZE_SCALE_DESC",
-        "CUDNN_ATTR_OPERATION_BLOCK_SCALE_QUANTIZE_MATH_PREC",
-        "CUDNN_ATTR_OPERATION_BLOCK_SCALE_QUANTIZE_BLOCK_SIZE",
-        "CUDNN_ATTR_OPERATION_BLOCK_SCALE_DEQUANTIZE_XDESC",
-        "CUDNN_ATTR_OPERATION_BLOCK_SCALE_DEQUANTIZE_SCALE_DESC",
-        "CUDNN_ATTR_OPERATION_BLOCK_SCALE_DEQUANTIZE_YDESC",
-        "CUDNN_ATTR_OPERATION_BLOCK_SCALE_DEQUANTIZE_MATH_PREC",
-        "CUDNN_ATTR_OPERATION_BLOCK_SCALE_DEQUANTIZE_BLOCK_SIZE",
-        "CUDNN_ATTR_OPERATION_BLOCK_SCALE_DEQUANTIZE_NEG_SCALE",
-        "CUDNN_ATTR_DEVICEPROP_DEVICE_ID",
-        "CUDNN_ATTR_DEVICEPROP_HANDLE",
-        "CUDNN_ATTR_DEVICEPROP_JSON_REPRESENTATION",
-        "CUDNN_ATTR_OPERATION_SDPA_FWD_QDESC",
-        "CUDNN_ATTR_OPERATION_SDPA_FWD_KDESC",
-        "CUDNN_ATTR_OPERATION_SDPA_FWD_VDESC",
-        "CUDNN_ATTR_OPERATION_SDPA_FWD_ODESC",
-        "CUDNN_ATTR_OPERATION_SDPA_FWD_STATSDESC",
-        "CUDNN_ATTR_OPERATION_SDPA_FWD_SCALEDESC",
-        "CUDNN_ATTR_OPERATION_SDPA_FWD_BLOCK_MASK_DESC",
-        "CUDNN_ATTR_OPERATION_SDPA_FWD_PAGE_TABLE_KDESC",
-        "CUDNN_ATTR_OPERATION_SDPA_FWD_PAGE_TABLE_VDESC",
-        "CUDNN_ATTR_OPERATION_SDPA_FWD_SEQ_LEN_QDESC",
-        "CUDNN_ATTR_OPERATION_SDPA_FWD_SEQ_LEN_KVDESC",
-        "CUDNN_ATTR_OPERATION_SDPA_BWD_QDESC",
-        "CUDNN_ATTR_OPERATION_SDPA_BWD_KDESC",
-        "CUDNN_ATTR_OPERATION_SDPA_BWD_VDESC",
-        "CUDNN_ATTR_OPERATION_SDPA_BWD_ODESC",
-        "CUDNN_ATTR_OPERATION_SDPA_BWD_STATSDESC",
-        "CUDNN_ATTR_OPERATION_SDPA_BWD_SCALEDESC",
-        "CUDNN_ATTR_OPERATION_SDPA_BWD_SEQ_LEN_QDESC",
-        "CUDNN_ATTR_OPERATION_SDPA_BWD_SEQ_LEN_KVDESC",
-        "CUDNN_ATTR_OPERATION_SDPA_BWD_DQDESC",
-        "CUDNN_ATTR_OPERATION_SDPA_BWD_DKDESC",
-        "CUDNN_ATTR_OPERATION_SDPA_BWD_DVDESC",
-        "CUDNN_ATTR_OPERATION_SDPA_BWD_DODDESC",
-        "CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_MODE",
-        "CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_MATH_PREC",
-        "CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_TOKEN_DESC",
-        "CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_WEIGHT_DESC",
-        "CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_FIRST_TOKEN_OFFSET_DESC",
-        "CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_OUTPUT_DESC",
-        "CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_TOKEN_INDEX_DESC",
-        "CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_TOKEN_KS_DESC",
-        "CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_TOP_K",
-        "CUDNN_TYPE_HANDLE",
-        "CUDNN_TYPE_DATA_TYPE",
-        "CUDNN_TYPE_BOOLEAN",
-        "CUDNN_TYPE_INT64",
-        "CUDNN_TYPE_FLOAT",
-        "CUDNN_TYPE_DOUBLE",
-        "CUDNN_TYPE_VOID_PTR",
-        "CUDNN_TYPE_CONVOLUTION_MODE",
-        "CUDNN_TYPE_HEUR_MODE",
-        "CUDNN_TYPE_KNOB_TYPE",
-        "CUDNN_TYPE_NAN_PROPOGATION",
-        "CUDNN_TYPE_NUMERICAL_NOTE",
-        "CUDNN_TYPE_LAYOUT_TYPE",
-        "CUDNN_TYPE_ATTRIB_NAME",
-        "CUDNN_TYPE_POINTWISE_MODE",
-        "CUDNN_TYPE_BACKEND_DESCRIPTOR",
-        "CUDNN_TYPE_GENSTATS_MODE",
-        "CUDNN_TYPE_BN_FINALIZE_STATS_MODE",
-        "CUDNN_TYPE_REDUCTION_OPERATOR_TYPE",
-        "CUDNN_TYPE_BEHAVIOR_NOTE",
-        "CUDNN_TYPE_TENSOR_REORDERING_MODE",
-        "CUDNN_TYPE_RESAMPLE_MODE",
-        "CUDNN_TYPE_PADDING_MODE",
-        "CUDNN_TYPE_INT32",
-        "CUDNN_TYPE_CHAR",
-        "CUDNN_TYPE_SIGNAL_MODE",
-        "CUDNN_TYPE_FRACTION",
-        "CUDNN_TYPE_NORM_MODE",
-        "CUDNN_TYPE_NORM_FWD_PHASE",
-        "CUDNN_TYPE_RNG_DISTRIBUTION",
-        "CUDNN_TYPE_MOE_GROUPED_MATMUL_MODE",
-        "CUDNN_TENSOR_NCHW",
-        "CUDNN_TENSOR_NHWC",
-        "CUDNN_TENSOR_NCHW_VECT_C",
-        "CUDNN_DATA_FLOAT",
-        "CUDNN_DATA_DOUBLE",
-        "CUDNN_DATA_HALF",
-        "CUDNN_DATA_INT8",
-        "CUDNN_DATA_INT32",
-        "CUDNN_DATA_INT8x4",
-        "CUDNN_DATA_UINT8",
-        "CUDNN_DATA_UINT8x4",
-        "CUDNN_DATA_INT8x32",
-        "CUDNN_DATA_BFLOAT16",
-        "CUDNN_DATA_INT64",
-        "CUDNN_DATA_BOOLEAN",
-        "CUDNN_DATA_FP8_E4M3",
-        "CUDNN_DATA_FP8_E5M2",
-        "CUDNN_DATA_FAST_FLOAT_FOR_FP8",
-        "CUDNN_DATA_FP8_E8M0",
-        "CUDNN_DATA_FP4_E2M1",
-        "CUDNN_DATA_INT4",
-        "CUDNN_DATA_UINT4",
-        "CUDNN_DATA_UINT32",
-        "CUDNN_DATA_COMPLEX_FP32",
-        "CUDNN_DATA_COMPLEX_FP64",
-        "CUDNN_TRANSFORM_FOLD",
-        "CUDNN_TRANSFORM_UNFOLD",
-        "CUDNN_OP_TENSOR_ADD",
-        "CUDNN_OP_TENSOR_MUL",
-        "CUDNN_OP_TENSOR_MIN",
-        "CUDNN_OP_TENSOR_MAX",
-        "CUDNN_OP_TENSOR_SQRT",
-        "CUDNN_OP_TENSOR_NOT",
-        "CUDNN_NOT_PROPAGATE_NAN",
-        "CUDNN_PROPAGATE_NAN",
-        "CUDNN_REDUCE_TENSOR_ADD",
-        "CUDNN_REDUCE_TENSOR_MUL",
-        "CUDNN_REDUCE_TENSOR_MIN",
-        "CUDNN_REDUCE_TENSOR_MAX",
-        "CUDNN_REDUCE_TENSOR_AMAX",
-        "CUDNN_REDUCE_TENSOR_AVG",
-        "CUDNN_REDUCE_TENSOR_NORM1",
-        "CUDNN_REDUCE_TENSOR_NORM2",
-        "CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS",
-        "CUDNN_REDUCE_TENSOR_NO_INDICES",
-        "CUDNN_REDUCE_TENSOR_FLATTENED_INDICES",
-        "CUDNN_32BIT_INDICES",
-        "CUDNN_64BIT_INDICES",
-        "CUDNN_16BIT_INDICES",
-        "CUDNN_8BIT_INDICES",
-        "CUDNN_SOFTMAX_FAST",
-        "CUDNN_SOFTMAX_ACCURATE",
-        "CUDNN_SOFTMAX_LOG",
-        "CUDNN_SOFTMAX_MODE_INSTANCE",
-        "CUDNN_SOFTMAX_MODE_CHANNEL",
-        "CUDNN_POOLING_MAX",
-        "CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING",
-        "CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING",
-        "CUDNN_POOLING_MAX_DETERMINISTIC",
-        "CUDNN_ACTIVATION_SIGMOID",
-        "CUDNN_ACTIVATION_RELU",
-        "CUDNN_ACTIVATION_TANH",
-        "CUDNN_ACTIVATION_CLIPPED_RELU",
-        "CUDNN_ACTIVATION_ELU",
-        "CUDNN_ACTIVATION_IDENTITY",
-        "CUDNN_ACTIVATION_SWISH",
-        "CUDNN_LRN_CROSS_CHANNEL_DIM1",
-        "CUDNN_DIVNORM_PRECOMPUTED_MEANS",
-        "CUDNN_BATCHNORM_PER_ACTIVATION",
-        "CUDNN_BATCHNORM_SPATIAL",
-        "CUDNN_BATCHNORM_SPATIAL_PERSISTENT",
-        "CUDNN_NORM_PER_ACTIVATION",
-        "CUDNN_NORM_PER_CHANNEL",
-        "CUDNN_NORM_OPS_NORM",
-        "CUDNN_NORM_OPS_NORM_ACTIVATION",
-        "CUDNN_NORM_OPS_NORM_ADD_ACTIVATION",
-        "CUDNN_NORM_ALGO_STANDARD",
-        "CUDNN_NORM_ALGO_PERSIST",
-        "CUDNN_SAMPLER_BILINEAR",
-        "CUDNN_BATCHNORM_OPS_BN",
-        "CUDNN_BATCHNORM_OPS_BN_ACTIVATION",
-        "CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION",
-        "CUDNN_RNN_ALGO_STANDARD",
-        "CUDNN_RNN_ALGO_PERSIST_STATIC",
-        "CUDNN_RNN_ALGO_PERSIST_DYNAMIC",
-        "CUDNN_RNN_ALGO_PERSIST_STATIC_SMALL_H",
-        "CUDNN_RNN_ALGO_COUNT",
-        "CUDNN_RNN_RELU",
-        "CUDNN_RNN_TANH",
-        "CUDNN_LSTM",
-        "CUDNN_GRU",
-        "CUDNN_RNN_NO_BIAS",
-        "CUDNN_RNN_SINGLE_INP_BIAS",
-        "CUDNN_RNN_DOUBLE_BIAS",
-        "CUDNN_RNN_SINGLE_REC_BIAS",
-        "CUDNN_UNIDIRECTIONAL",
-        "CUDNN_BIDIRECTIONAL",
-        "CUDNN_LINEAR_INPUT",
-        "CUDNN_SKIP_INPUT",
-        "CUDNN_DEFAULT_MATH",
-        "CUDNN_TENSOR_OP_MATH",
-        "CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION",
-        "CUDNN_FMA_MATH",
-        "CUDNN_RNN_CLIP_NONE",
-        "CUDNN_RNN_CLIP_MINMAX",
-        "CUDNN_FWD_MODE_INFERENCE",
-        "CUDNN_FWD_MODE_TRAINING",
-        "CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED",
-        "CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED",
-        "CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED",
-        "CUDNN_MH_ATTN_Q_WEIGHTS",
-        "CUDNN_MH_ATTN_K_WEIGHTS",
-        "CUDNN_MH_ATTN_V_WEIGHTS",
-        "CUDNN_MH_ATTN_O_WEIGHTS",
-        "CUDNN_MH_ATTN_Q_BIASES",
-        "CUDNN_MH_ATTN_K_BIASES",
-        "CUDNN_MH_ATTN_V_BIASES",
-        "CUDNN_MH_ATTN_O_BIASES",
-        "CUDNN_WGRAD_MODE_ADD",
-        "CUDNN_WGRAD_MODE_SET",
-        "CUDNN_LOSS_NORMALIZATION_NONE",
-        "CUDNN_LOSS_NORMALIZATION_SOFTMAX",
-        "CUDNN_CTC_ZERO_OOB_GRADIENTS",
-        "CUDNN_CTC_SKIP_OOB_GRADIENTS",
-        "CUDNN_CTC_LOSS_ALGO_DETERMINISTIC",
-        "CUDNN_CTC_LOSS_ALGO_NON_DETERMINISTIC",
-        "CUDNN_DEFAULT_REORDER",
-        "CUDNN_NO_REORDER",
-        "CUDNN_CONVOLUTION",
-        "CUDNN_CROSS_CORRELATION",
-        "CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM",
-        "CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM",
-        "CUDNN_CONVOLUTION_FWD_ALGO_GEMM",
-        "CUDNN_CONVOLUTION_FWD_ALGO_DIRECT",
-        "CUDNN_CONVOLUTION_FWD_ALGO_FFT",
-        "CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING",
-        "CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD",
-        "CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED",
-        "CUDNN_CONVOLUTION_FWD_ALGO_COUNT",
-        "CUDNN_CONVOLUTION_BWD_DATA_ALGO_0",
-        "CUDNN_CONVOLUTION_BWD_DATA_ALGO_1",
-        "CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT",
-        "CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING",
-        "CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD",
-        "CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED",
-        "CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT",
-        "CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0",
-        "CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1",
-        "CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT",
-        "CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3",
-        "CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD",
-        "CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED",
-        "CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING",
-        "CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT",
-        "CUDNN_FUSED_SCALE_BIAS_ACTIVATION_CONV_BNSTATS",
-        "CUDNN_FUSED_SCALE_BIAS_ACTIVATION_WGRAD",
-        "CUDNN_FUSED_BN_FINALIZE_STATISTICS_TRAINING",
-        "CUDNN_FUSED_BN_FINALIZE_STATISTICS_INFERENCE",
-        "CUDNN_FUSED_CONV_SCALE_BIAS_ADD_ACTIVATION",
-        "CUDNN_FUSED_SCALE_BIAS_ADD_ACTIVATION_GEN_BITMASK",
-        "CUDNN_FUSED_DACTIVATION_FORK_DBATCHNORM",
-        "CUDNN_PARAM_XDESC",
-        "CUDNN_PARAM_XDATA_PLACEHOLDER",
-        "CUDNN_PARAM_BN_MODE",
-        "CUDNN_PARAM_BN_EQSCALEBIAS_DESC",
-        "CUDNN_PARAM_BN_EQSCALE_PLACEHOLDER",
-        "CUDNN_PARAM_BN_EQBIAS_PLACEHOLDER",
-        "CUDNN_PARAM_ACTIVATION_DESC",
-        "CUDNN_PARAM_CONV_DESC",
-        "CUDNN_PARAM_WDESC",
-        "CUDNN_PARAM_WDATA_PLACEHOLDER",
-        "CUDNN_PARAM_DWDESC",
-        "CUDNN_PARAM_DWDATA_PLACEHOLDER",
-        "CUDNN_PARAM_YDESC",
-        "CUDNN_PARAM_YDATA_PLACEHOLDER",
-        "CUDNN_PARAM_DYDESC",
-        "CUDNN_PARAM_DYDATA_PLACEHOLDER",
-        "CUDNN_PARAM_YSTATS_DESC",
-        "CUDNN_PARAM_YSUM_PLACEHOLDER",
-        "CUDNN_PARAM_YSQSUM_PLACEHOLDER",
-        "CUDNN_PARAM_BN_SCALEBIAS_MEANVAR_DESC",
-        "CUDNN_PARAM_BN_SCALE_PLACEHOLDER",
-        "CUDNN_PARAM_BN_BIAS_PLACEHOLDER",
-        "CUDNN_PARAM_BN_SAVED_MEAN_PLACEHOLDER",
-        "CUDNN_PARAM_BN_SAVED_INVSTD_PLACEHOLDER",
-        "CUDNN_PARAM_BN_RUNNING_MEAN_PLACEHOLDER",
-        "CUDNN_PARAM_BN_RUNNING_VAR_PLACEHOLDER",
-        "CUDNN_PARAM_ZDESC",
-        "CUDNN_PARAM_ZDATA_PLACEHOLDER",
-        "CUDNN_PARAM_BN_Z_EQSCALEBIAS_DESC",
-        "CUDNN_PARAM_BN_Z_EQSCALE_PLACEHOLDER",
-        "CUDNN_PARAM_BN_Z_EQBIAS_PLACEHOLDER",
-        "CUDNN_PARAM_ACTIVATION_BITMASK_DESC",
-        "CUDNN_PARAM_ACTIVATION_BITMASK_PLACEHOLDER",
-        "CUDNN_PARAM_DXDESC",
-        "CUDNN_PARAM_DXDATA_PLACEHOLDER",
-        "CUDNN_PARAM_DZDESC",
-        "CUDNN_PARAM_DZDATA_PLACEHOLDER",
-        "CUDNN_PARAM_BN_DSCALE_PLACEHOLDER",
-        "CUDNN_PARAM_BN_DBIAS_PLACEHOLDER",
-        "CUDNN_PTR_XDATA",
-        "CUDNN_PTR_BN_EQSCALE",
-        "CUDNN_PTR_BN_EQBIAS",
-        "CUDNN_PTR_WDATA",
-        "CUDNN_PTR_DWDATA",
-        "CUDNN_PTR_YDATA",
-        "CUDNN_PTR_DYDATA",
-        "CUDNN_PTR_YSUM",
-        "CUDNN_PTR_YSQSUM",
-        "CUDNN_PTR_WORKSPACE",
-        "CUDNN_PTR_BN_SCALE",
-        "CUDNN_PTR_BN_BIAS",
-        "CUDNN_PTR_BN_SAVED_MEAN",
-        "CUDNN_PTR_BN_SAVED_INVSTD",
-        "CUDNN_PTR_BN_RUNNING_MEAN",
-        "CUDNN_PTR_BN_RUNNING_VAR",
-        "CUDNN_PTR_ZDATA",
-        "CUDNN_PTR_BN_Z_EQSCALE",
-        "CUDNN_PTR_BN_Z_EQBIAS",
-        "CUDNN_PTR_ACTIVATION_BITMASK",
-        "CUDNN_PTR_DXDATA",
-        "CUDNN_PTR_DZDATA",
-        "CUDNN_PTR_BN_DSCALE",
-        "CUDNN_PTR_BN_DBIAS",
-        "CUDNN_SCALAR_SIZE_T_WORKSPACE_SIZE_IN_BYTES",
-        "CUDNN_SCALAR_INT64_T_BN_ACCUMULATION_COUNT",
-        "CUDNN_SCALAR_DOUBLE_BN_EXP_AVG_FACTOR",
-        "CUDNN_SCALAR_DOUBLE_BN_EPSILON",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__cudnn_symbols, member)
     {
         {AT(symbol_cudnnGetVersion), AT(symbol_cudnnGetVersion), AT(wrapper_cubind_cudnn_get_version)},
@@ -2845,278 +2053,1168 @@ const struct cubind__cudnn_symbols {
         {AT(symbol_cudnnFusedOpsExecute), AT(symbol_cudnnFusedOpsExecute), AT(wrapper_cubind_cudnn_fused_ops_execute)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 48},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 48, sizeof(int)},
     {
-        AT(trace_0), /* cudnnGetVersion */
-        AT(trace_0), /* cudnnGetMaxDeviceVersion */
-        AT(trace_0), /* cudnnGetCudartVersion */
-        AT(trace_1), /* cudnnGetErrorString */
-        AT(trace_2), /* cudnnGetLastErrorString */
-        AT(trace_3), /* cudnnQueryRuntimeError */
-        AT(trace_4), /* cudnnGetProperty */
-        AT(trace_5), /* cudnnCreate */
-        AT(trace_5), /* cudnnDestroy */
-        AT(trace_6), /* cudnnSetStream */
-        AT(trace_6), /* cudnnGetStream */
-        AT(trace_7), /* cudnnSetCallback */
-        AT(trace_8), /* cudnnGetCallback */
-        AT(trace_9), /* cudnnGraphVersionCheck */
-        AT(trace_10), /* cudnnBackendCreateDescriptor */
-        AT(trace_11), /* cudnnBackendDestroyDescriptor */
-        AT(trace_11), /* cudnnBackendInitialize */
-        AT(trace_11), /* cudnnBackendFinalize */
-        AT(trace_12), /* cudnnBackendSetAttribute */
-        AT(trace_13), /* cudnnBackendGetAttribute */
-        AT(trace_14), /* cudnnBackendExecute */
-        AT(trace_15), /* cudnnBackendPopulateCudaGraph */
-        AT(trace_15), /* cudnnBackendUpdateCudaGraph */
-        AT(trace_16), /* cudnnCreateTensorDescriptor */
-        AT(trace_17), /* cudnnSetTensor4dDescriptor */
-        AT(trace_18), /* cudnnSetTensor4dDescriptorEx */
-        AT(trace_19), /* cudnnGetTensor4dDescriptor */
-        AT(trace_20), /* cudnnSetTensorNdDescriptor */
-        AT(trace_21), /* cudnnSetTensorNdDescriptorEx */
-        AT(trace_22), /* cudnnGetTensorNdDescriptor */
-        AT(trace_23), /* cudnnGetTensorSizeInBytes */
-        AT(trace_16), /* cudnnDestroyTensorDescriptor */
-        AT(trace_24), /* cudnnInitTransformDest */
-        AT(trace_25), /* cudnnCreateTensorTransformDescriptor */
-        AT(trace_26), /* cudnnSetTensorTransformDescriptor */
-        AT(trace_27), /* cudnnGetTensorTransformDescriptor */
-        AT(trace_25), /* cudnnDestroyTensorTransformDescriptor */
-        AT(trace_28), /* cudnnTransformTensor */
-        AT(trace_29), /* cudnnTransformTensorEx */
-        AT(trace_30), /* cudnnAddTensor */
-        AT(trace_31), /* cudnnCreateOpTensorDescriptor */
-        AT(trace_32), /* cudnnSetOpTensorDescriptor */
-        AT(trace_33), /* cudnnGetOpTensorDescriptor */
-        AT(trace_31), /* cudnnDestroyOpTensorDescriptor */
-        AT(trace_34), /* cudnnOpTensor */
-        AT(trace_35), /* cudnnCreateReduceTensorDescriptor */
-        AT(trace_36), /* cudnnSetReduceTensorDescriptor */
-        AT(trace_37), /* cudnnGetReduceTensorDescriptor */
-        AT(trace_35), /* cudnnDestroyReduceTensorDescriptor */
-        AT(trace_38), /* cudnnGetReductionIndicesSize */
-        AT(trace_38), /* cudnnGetReductionWorkspaceSize */
-        AT(trace_39), /* cudnnReduceTensor */
-        AT(trace_40), /* cudnnSetTensor */
-        AT(trace_41), /* cudnnScaleTensor */
-        AT(trace_42), /* cudnnCreateFilterDescriptor */
-        AT(trace_43), /* cudnnSetFilter4dDescriptor */
-        AT(trace_44), /* cudnnGetFilter4dDescriptor */
-        AT(trace_45), /* cudnnSetFilterNdDescriptor */
-        AT(trace_46), /* cudnnGetFilterNdDescriptor */
-        AT(trace_47), /* cudnnGetFilterSizeInBytes */
-        AT(trace_29), /* cudnnTransformFilter */
-        AT(trace_42), /* cudnnDestroyFilterDescriptor */
-        AT(trace_48), /* cudnnSoftmaxForward */
-        AT(trace_49), /* cudnnCreatePoolingDescriptor */
-        AT(trace_50), /* cudnnSetPooling2dDescriptor */
-        AT(trace_51), /* cudnnGetPooling2dDescriptor */
-        AT(trace_52), /* cudnnSetPoolingNdDescriptor */
-        AT(trace_53), /* cudnnGetPoolingNdDescriptor */
-        AT(trace_54), /* cudnnGetPoolingNdForwardOutputDim */
-        AT(trace_55), /* cudnnGetPooling2dForwardOutputDim */
-        AT(trace_49), /* cudnnDestroyPoolingDescriptor */
-        AT(trace_56), /* cudnnPoolingForward */
-        AT(trace_57), /* cudnnCreateActivationDescriptor */
-        AT(trace_58), /* cudnnSetActivationDescriptor */
-        AT(trace_59), /* cudnnGetActivationDescriptor */
-        AT(trace_60), /* cudnnSetActivationDescriptorSwishBeta */
-        AT(trace_61), /* cudnnGetActivationDescriptorSwishBeta */
-        AT(trace_57), /* cudnnDestroyActivationDescriptor */
-        AT(trace_62), /* cudnnActivationForward */
-        AT(trace_63), /* cudnnCreateLRNDescriptor */
-        AT(trace_64), /* cudnnSetLRNDescriptor */
-        AT(trace_65), /* cudnnGetLRNDescriptor */
-        AT(trace_66), /* cudnnDestroyLRNDescriptor */
-        AT(trace_67), /* cudnnLRNCrossChannelForward */
-        AT(trace_68), /* cudnnDivisiveNormalizationForward */
-        AT(trace_69), /* cudnnDeriveBNTensorDescriptor */
-        AT(trace_70), /* cudnnBatchNormalizationForwardInference */
-        AT(trace_71), /* cudnnDeriveNormTensorDescriptor */
-        AT(trace_72), /* cudnnNormalizationForwardInference */
-        AT(trace_73), /* cudnnCreateSpatialTransformerDescriptor */
-        AT(trace_74), /* cudnnSetSpatialTransformerNdDescriptor */
-        AT(trace_73), /* cudnnDestroySpatialTransformerDescriptor */
-        AT(trace_75), /* cudnnSpatialTfGridGeneratorForward */
-        AT(trace_76), /* cudnnSpatialTfSamplerForward */
-        AT(trace_77), /* cudnnCreateDropoutDescriptor */
-        AT(trace_77), /* cudnnDestroyDropoutDescriptor */
-        AT(trace_78), /* cudnnDropoutGetStatesSize */
-        AT(trace_79), /* cudnnDropoutGetReserveSpaceSize */
-        AT(trace_80), /* cudnnSetDropoutDescriptor */
-        AT(trace_80), /* cudnnRestoreDropoutDescriptor */
-        AT(trace_81), /* cudnnGetDropoutDescriptor */
-        AT(trace_82), /* cudnnDropoutForward */
-        AT(trace_9), /* cudnnOpsVersionCheck */
-        AT(trace_83), /* cudnnSoftmaxBackward */
-        AT(trace_84), /* cudnnPoolingBackward */
-        AT(trace_85), /* cudnnActivationBackward */
-        AT(trace_86), /* cudnnLRNCrossChannelBackward */
-        AT(trace_87), /* cudnnDivisiveNormalizationBackward */
-        AT(trace_88), /* cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize */
-        AT(trace_89), /* cudnnGetBatchNormalizationBackwardExWorkspaceSize */
-        AT(trace_90), /* cudnnGetBatchNormalizationTrainingExReserveSpaceSize */
-        AT(trace_91), /* cudnnBatchNormalizationForwardTraining */
-        AT(trace_92), /* cudnnBatchNormalizationForwardTrainingEx */
-        AT(trace_93), /* cudnnBatchNormalizationBackward */
-        AT(trace_94), /* cudnnBatchNormalizationBackwardEx */
-        AT(trace_95), /* cudnnGetNormalizationForwardTrainingWorkspaceSize */
-        AT(trace_96), /* cudnnGetNormalizationBackwardWorkspaceSize */
-        AT(trace_97), /* cudnnGetNormalizationTrainingReserveSpaceSize */
-        AT(trace_98), /* cudnnNormalizationForwardTraining */
-        AT(trace_99), /* cudnnNormalizationBackward */
-        AT(trace_100), /* cudnnSpatialTfGridGeneratorBackward */
-        AT(trace_101), /* cudnnSpatialTfSamplerBackward */
-        AT(trace_102), /* cudnnDropoutBackward */
-        AT(trace_103), /* cudnnCreateRNNDescriptor */
-        AT(trace_103), /* cudnnDestroyRNNDescriptor */
-        AT(trace_104), /* cudnnSetRNNDescriptor_v8 */
-        AT(trace_105), /* cudnnGetRNNDescriptor_v8 */
-        AT(trace_106), /* cudnnRNNSetClip_v8 */
-        AT(trace_107), /* cudnnRNNSetClip_v9 */
-        AT(trace_108), /* cudnnRNNGetClip_v8 */
-        AT(trace_109), /* cudnnRNNGetClip_v9 */
-        AT(trace_110), /* cudnnBuildRNNDynamic */
-        AT(trace_111), /* cudnnGetRNNTempSpaceSizes */
-        AT(trace_112), /* cudnnGetRNNWeightSpaceSize */
-        AT(trace_113), /* cudnnGetRNNWeightParams */
-        AT(trace_114), /* cudnnCreateRNNDataDescriptor */
-        AT(trace_114), /* cudnnDestroyRNNDataDescriptor */
-        AT(trace_115), /* cudnnSetRNNDataDescriptor */
-        AT(trace_116), /* cudnnGetRNNDataDescriptor */
-        AT(trace_117), /* cudnnRNNForward */
-        AT(trace_118), /* cudnnCreateSeqDataDescriptor */
-        AT(trace_118), /* cudnnDestroySeqDataDescriptor */
-        AT(trace_119), /* cudnnSetSeqDataDescriptor */
-        AT(trace_120), /* cudnnGetSeqDataDescriptor */
-        AT(trace_121), /* cudnnCreateAttnDescriptor */
-        AT(trace_121), /* cudnnDestroyAttnDescriptor */
-        AT(trace_122), /* cudnnSetAttnDescriptor */
-        AT(trace_123), /* cudnnGetAttnDescriptor */
-        AT(trace_124), /* cudnnGetMultiHeadAttnBuffers */
-        AT(trace_125), /* cudnnGetMultiHeadAttnWeights */
-        AT(trace_126), /* cudnnMultiHeadAttnForward */
-        AT(trace_9), /* cudnnAdvVersionCheck */
-        AT(trace_127), /* cudnnRNNBackwardData_v8 */
-        AT(trace_128), /* cudnnRNNBackwardWeights_v8 */
-        AT(trace_129), /* cudnnMultiHeadAttnBackwardData */
-        AT(trace_130), /* cudnnMultiHeadAttnBackwardWeights */
-        AT(trace_131), /* cudnnCreateCTCLossDescriptor */
-        AT(trace_132), /* cudnnSetCTCLossDescriptor */
-        AT(trace_133), /* cudnnSetCTCLossDescriptorEx */
-        AT(trace_134), /* cudnnSetCTCLossDescriptor_v8 */
-        AT(trace_135), /* cudnnSetCTCLossDescriptor_v9 */
-        AT(trace_136), /* cudnnGetCTCLossDescriptor */
-        AT(trace_137), /* cudnnGetCTCLossDescriptorEx */
-        AT(trace_138), /* cudnnGetCTCLossDescriptor_v8 */
-        AT(trace_139), /* cudnnGetCTCLossDescriptor_v9 */
-        AT(trace_131), /* cudnnDestroyCTCLossDescriptor */
-        AT(trace_140), /* cudnnCTCLoss */
-        AT(trace_141), /* cudnnCTCLoss_v8 */
-        AT(trace_142), /* cudnnGetCTCLossWorkspaceSize */
-        AT(trace_143), /* cudnnGetCTCLossWorkspaceSize_v8 */
-        AT(trace_144), /* cudnnCreateConvolutionDescriptor */
-        AT(trace_144), /* cudnnDestroyConvolutionDescriptor */
-        AT(trace_145), /* cudnnSetConvolutionMathType */
-        AT(trace_146), /* cudnnGetConvolutionMathType */
-        AT(trace_147), /* cudnnSetConvolutionGroupCount */
-        AT(trace_148), /* cudnnGetConvolutionGroupCount */
-        AT(trace_149), /* cudnnSetConvolutionReorderType */
-        AT(trace_150), /* cudnnGetConvolutionReorderType */
-        AT(trace_151), /* cudnnSetConvolution2dDescriptor */
-        AT(trace_152), /* cudnnGetConvolution2dDescriptor */
-        AT(trace_153), /* cudnnSetConvolutionNdDescriptor */
-        AT(trace_154), /* cudnnGetConvolutionNdDescriptor */
-        AT(trace_155), /* cudnnGetConvolution2dForwardOutputDim */
-        AT(trace_156), /* cudnnGetConvolutionNdForwardOutputDim */
-        AT(trace_157), /* cudnnGetConvolutionForwardAlgorithmMaxCount */
-        AT(trace_158), /* cudnnGetConvolutionForwardAlgorithm_v7 */
-        AT(trace_159), /* cudnnFindConvolutionForwardAlgorithm */
-        AT(trace_160), /* cudnnFindConvolutionForwardAlgorithmEx */
-        AT(trace_161), /* cudnnIm2Col */
-        AT(trace_162), /* cudnnReorderFilterAndBias */
-        AT(trace_163), /* cudnnGetConvolutionForwardWorkspaceSize */
-        AT(trace_164), /* cudnnConvolutionForward */
-        AT(trace_165), /* cudnnConvolutionBiasActivationForward */
-        AT(trace_157), /* cudnnGetConvolutionBackwardDataAlgorithmMaxCount */
-        AT(trace_166), /* cudnnFindConvolutionBackwardDataAlgorithm */
-        AT(trace_167), /* cudnnFindConvolutionBackwardDataAlgorithmEx */
-        AT(trace_168), /* cudnnGetConvolutionBackwardDataAlgorithm_v7 */
-        AT(trace_169), /* cudnnGetConvolutionBackwardDataWorkspaceSize */
-        AT(trace_170), /* cudnnConvolutionBackwardData */
-        AT(trace_171), /* cudnnGetFoldedConvBackwardDataDescriptors */
-        AT(trace_9), /* cudnnCnnVersionCheck */
-        AT(trace_157), /* cudnnGetConvolutionBackwardFilterAlgorithmMaxCount */
-        AT(trace_172), /* cudnnFindConvolutionBackwardFilterAlgorithm */
-        AT(trace_173), /* cudnnFindConvolutionBackwardFilterAlgorithmEx */
-        AT(trace_174), /* cudnnGetConvolutionBackwardFilterAlgorithm_v7 */
-        AT(trace_175), /* cudnnGetConvolutionBackwardFilterWorkspaceSize */
-        AT(trace_176), /* cudnnConvolutionBackwardFilter */
-        AT(trace_177), /* cudnnConvolutionBackwardBias */
-        AT(trace_178), /* cudnnCreateFusedOpsConstParamPack */
-        AT(trace_179), /* cudnnDestroyFusedOpsConstParamPack */
-        AT(trace_180), /* cudnnSetFusedOpsConstParamPackAttribute */
-        AT(trace_181), /* cudnnGetFusedOpsConstParamPackAttribute */
-        AT(trace_182), /* cudnnCreateFusedOpsVariantParamPack */
-        AT(trace_183), /* cudnnDestroyFusedOpsVariantParamPack */
-        AT(trace_184), /* cudnnSetFusedOpsVariantParamPackAttribute */
-        AT(trace_184), /* cudnnGetFusedOpsVariantParamPackAttribute */
-        AT(trace_185), /* cudnnCreateFusedOpsPlan */
-        AT(trace_186), /* cudnnDestroyFusedOpsPlan */
-        AT(trace_187), /* cudnnMakeFusedOpsPlan */
-        AT(trace_188), /* cudnnFusedOpsExecute */
+        "u;",
+        "p;e0:status;",
+        "v;pmessage;umax_size;",
+        "s;phandle;prstatus;e1:mode;ptag;",
+        "s;e2:type;pvalue;",
+        "s;phandle;",
+        "s;phandle;pstreamId;",
+        "s;umask;pudata;pfptr;",
+        "s;pmask;pudata;pfptr;",
+        "s;",
+        "s;e3:descriptorType;pdescriptor;",
+        "s;pdescriptor;",
+        "s;pdescriptor;e4:attributeName;e5:attributeType;ielementCount;parrayOfElements;",
+        "s;pdescriptor;e4:attributeName;e5:attributeType;irequestedElementCount;pelementCount;parrayOfElements;",
+        "s;phandle;pexecutionPlan;pvariantPack;",
+        "s;phandle;pexecutionPlan;pvariantPack;pgraph;",
+        "s;ptensorDesc;",
+        "s;ptensorDesc;e6:format;e7:dataType;in;ic;ih;iw;",
+        "s;ptensorDesc;e7:dataType;in;ic;ih;iw;inStride;icStride;ihStride;iwStride;",
+        "s;ptensorDesc;pdataType;pn;pc;ph;pw;pnStride;pcStride;phStride;pwStride;",
+        "s;ptensorDesc;e7:dataType;inbDims;pdimA;pstrideA;",
+        "s;ptensorDesc;e6:format;e7:dataType;inbDims;pdimA;",
+        "s;ptensorDesc;inbDimsRequested;pdataType;pnbDims;pdimA;pstrideA;",
+        "s;ptensorDesc;psize;",
+        "s;ptransformDesc;psrcDesc;pdestDesc;pdestSizeInBytes;",
+        "s;ptransformDesc;",
+        "s;ptransformDesc;unbDims;e6:destFormat;ppadBeforeA;ppadAfterA;pfoldA;e8:direction;",
+        "s;ptransformDesc;unbDimsRequested;pdestFormat;ppadBeforeA;ppadAfterA;pfoldA;pdirection;",
+        "s;phandle;palpha;pxDesc;px;pbeta;pyDesc;py;",
+        "s;phandle;ptransDesc;palpha;psrcDesc;psrcData;pbeta;pdestDesc;pdestData;",
+        "s;phandle;palpha;paDesc;pA;pbeta;pcDesc;pC;",
+        "s;popTensorDesc;",
+        "s;popTensorDesc;e9:opTensorOp;e7:opTensorCompType;e10:opTensorNanOpt;",
+        "s;popTensorDesc;popTensorOp;popTensorCompType;popTensorNanOpt;",
+        "s;phandle;popTensorDesc;palpha1;paDesc;pA;palpha2;pbDesc;pB;pbeta;pcDesc;pC;",
+        "s;preduceTensorDesc;",
+        "s;preduceTensorDesc;e11:reduceTensorOp;e7:reduceTensorCompType;e10:reduceTensorNanOpt;e12:reduceTensorIndices;e13:reduceTensorIndicesType;",
+        "s;preduceTensorDesc;preduceTensorOp;preduceTensorCompType;preduceTensorNanOpt;preduceTensorIndices;preduceTensorIndicesType;",
+        "s;phandle;preduceTensorDesc;paDesc;pcDesc;psizeInBytes;",
+        "s;phandle;preduceTensorDesc;pindices;uindicesSizeInBytes;pworkspace;uworkspaceSizeInBytes;palpha;paDesc;pA;pbeta;pcDesc;pC;",
+        "s;phandle;pyDesc;py;pvaluePtr;",
+        "s;phandle;pyDesc;py;palpha;",
+        "s;pfilterDesc;",
+        "s;pfilterDesc;e7:dataType;e6:format;ik;ic;ih;iw;",
+        "s;pfilterDesc;pdataType;pformat;pk;pc;ph;pw;",
+        "s;pfilterDesc;e7:dataType;e6:format;inbDims;pfilterDimA;",
+        "s;pfilterDesc;inbDimsRequested;pdataType;pformat;pnbDims;pfilterDimA;",
+        "s;pfilterDesc;psize;",
+        "s;phandle;e14:algo;e15:mode;palpha;pxDesc;px;pbeta;pyDesc;py;",
+        "s;ppoolingDesc;",
+        "s;ppoolingDesc;e16:mode;e10:maxpoolingNanOpt;iwindowHeight;iwindowWidth;iverticalPadding;ihorizontalPadding;iverticalStride;ihorizontalStride;",
+        "s;ppoolingDesc;pmode;pmaxpoolingNanOpt;pwindowHeight;pwindowWidth;pverticalPadding;phorizontalPadding;pverticalStride;phorizontalStride;",
+        "s;ppoolingDesc;e16:mode;e10:maxpoolingNanOpt;inbDims;pwindowDimA;ppaddingA;pstrideA;",
+        "s;ppoolingDesc;inbDimsRequested;pmode;pmaxpoolingNanOpt;pnbDims;pwindowDimA;ppaddingA;pstrideA;",
+        "s;ppoolingDesc;pinputTensorDesc;inbDims;poutputTensorDimA;",
+        "s;ppoolingDesc;pinputTensorDesc;pn;pc;ph;pw;",
+        "s;phandle;ppoolingDesc;palpha;pxDesc;px;pbeta;pyDesc;py;",
+        "s;pactivationDesc;",
+        "s;pactivationDesc;e17:mode;e10:reluNanOpt;fcoef;",
+        "s;pactivationDesc;pmode;preluNanOpt;pcoef;",
+        "s;pactivationDesc;fswish_beta;",
+        "s;pactivationDesc;pswish_beta;",
+        "s;phandle;pactivationDesc;palpha;pxDesc;px;pbeta;pyDesc;py;",
+        "s;pnormDesc;",
+        "s;pnormDesc;ulrnN;flrnAlpha;flrnBeta;flrnK;",
+        "s;pnormDesc;plrnN;plrnAlpha;plrnBeta;plrnK;",
+        "s;plrnDesc;",
+        "s;phandle;pnormDesc;e18:lrnMode;palpha;pxDesc;px;pbeta;pyDesc;py;",
+        "s;phandle;pnormDesc;e19:mode;palpha;pxDesc;px;pmeans;ptemp;ptemp2;pbeta;pyDesc;py;",
+        "s;pderivedBnDesc;pxDesc;e20:mode;",
+        "s;phandle;e20:mode;palpha;pbeta;pxDesc;px;pyDesc;py;pbnScaleBiasMeanVarDesc;pbnScale;pbnBias;pestimatedMean;pestimatedVariance;fepsilon;",
+        "s;pderivedNormScaleBiasDesc;pderivedNormMeanVarDesc;pxDesc;e21:mode;igroupCnt;",
+        "s;phandle;e21:mode;e22:normOps;e23:algo;palpha;pbeta;pxDesc;px;pnormScaleBiasDesc;pnormScale;pnormBias;pnormMeanVarDesc;pestimatedMean;pestimatedVariance;pzDesc;pz;pactivationDesc;pyDesc;py;fepsilon;igroupCnt;",
+        "s;pstDesc;",
+        "s;pstDesc;e24:samplerType;e7:dataType;inbDims;pdimA;",
+        "s;phandle;pstDesc;ptheta;pgrid;",
+        "s;phandle;pstDesc;palpha;pxDesc;px;pgrid;pbeta;pyDesc;py;",
+        "s;pdropoutDesc;",
+        "s;phandle;psizeInBytes;",
+        "s;pxdesc;psizeInBytes;",
+        "s;pdropoutDesc;phandle;fdropout;pstates;ustateSizeInBytes;useed;",
+        "s;pdropoutDesc;phandle;pdropout;pstates;pseed;",
+        "s;phandle;pdropoutDesc;pxdesc;px;pydesc;py;preserveSpace;ureserveSpaceSizeInBytes;",
+        "s;phandle;e14:algo;e15:mode;palpha;pyDesc;py;pdyDesc;pdy;pbeta;pdxDesc;pdx;",
+        "s;phandle;ppoolingDesc;palpha;pyDesc;py;pdyDesc;pdy;pxDesc;px;pbeta;pdxDesc;pdx;",
+        "s;phandle;pactivationDesc;palpha;pyDesc;py;pdyDesc;pdy;pxDesc;px;pbeta;pdxDesc;pdx;",
+        "s;phandle;pnormDesc;e18:lrnMode;palpha;pyDesc;py;pdyDesc;pdy;pxDesc;px;pbeta;pdxDesc;pdx;",
+        "s;phandle;pnormDesc;e19:mode;palpha;pxDesc;px;pmeans;pdy;ptemp;ptemp2;pbeta;pdXdMeansDesc;pdx;pdMeans;",
+        "s;phandle;e20:mode;e25:bnOps;pxDesc;pzDesc;pyDesc;pbnScaleBiasMeanVarDesc;pactivationDesc;psizeInBytes;",
+        "s;phandle;e20:mode;e25:bnOps;pxDesc;pyDesc;pdyDesc;pdzDesc;pdxDesc;pdBnScaleBiasDesc;pactivationDesc;psizeInBytes;",
+        "s;phandle;e20:mode;e25:bnOps;pactivationDesc;pxDesc;psizeInBytes;",
+        "s;phandle;e20:mode;palpha;pbeta;pxDesc;px;pyDesc;py;pbnScaleBiasMeanVarDesc;pbnScale;pbnBias;fexponentialAverageFactor;presultRunningMean;presultRunningVariance;fepsilon;presultSaveMean;presultSaveInvVariance;",
+        "s;phandle;e20:mode;e25:bnOps;palpha;pbeta;pxDesc;pxData;pzDesc;pzData;pyDesc;pyData;pbnScaleBiasMeanVarDesc;pbnScale;pbnBias;fexponentialAverageFactor;presultRunningMean;presultRunningVariance;fepsilon;presultSaveMean;presultSaveInvVariance;pactivationDesc;pworkspace;uworkSpaceSizeInBytes;preserveSpace;ureserveSpaceSizeInBytes;",
+        "s;phandle;e20:mode;palphaDataDiff;pbetaDataDiff;palphaParamDiff;pbetaParamDiff;pxDesc;px;pdyDesc;pdy;pdxDesc;pdx;pdBnScaleBiasDesc;pbnScale;pdBnScaleResult;pdBnBiasResult;fepsilon;psavedMean;psavedInvVariance;",
+        "s;phandle;e20:mode;e25:bnOps;palphaDataDiff;pbetaDataDiff;palphaParamDiff;pbetaParamDiff;pxDesc;pxData;pyDesc;pyData;pdyDesc;pdyData;pdzDesc;pdzData;pdxDesc;pdxData;pdBnScaleBiasDesc;pbnScaleData;pbnBiasData;pdBnScaleData;pdBnBiasData;fepsilon;psavedMean;psavedInvVariance;pactivationDesc;pworkSpace;uworkSpaceSizeInBytes;preserveSpace;ureserveSpaceSizeInBytes;",
+        "s;phandle;e21:mode;e22:normOps;e23:algo;pxDesc;pzDesc;pyDesc;pnormScaleBiasDesc;pactivationDesc;pnormMeanVarDesc;psizeInBytes;igroupCnt;",
+        "s;phandle;e21:mode;e22:normOps;e23:algo;pxDesc;pyDesc;pdyDesc;pdzDesc;pdxDesc;pdNormScaleBiasDesc;pactivationDesc;pnormMeanVarDesc;psizeInBytes;igroupCnt;",
+        "s;phandle;e21:mode;e22:normOps;e23:algo;pactivationDesc;pxDesc;psizeInBytes;igroupCnt;",
+        "s;phandle;e21:mode;e22:normOps;e23:algo;palpha;pbeta;pxDesc;pxData;pnormScaleBiasDesc;pnormScale;pnormBias;fexponentialAverageFactor;pnormMeanVarDesc;presultRunningMean;presultRunningVariance;fepsilon;presultSaveMean;presultSaveInvVariance;pactivationDesc;pzDesc;pzData;pyDesc;pyData;pworkspace;uworkSpaceSizeInBytes;preserveSpace;ureserveSpaceSizeInBytes;igroupCnt;",
+        "s;phandle;e21:mode;e22:normOps;e23:algo;palphaDataDiff;pbetaDataDiff;palphaParamDiff;pbetaParamDiff;pxDesc;pxData;pyDesc;pyData;pdyDesc;pdyData;pdzDesc;pdzData;pdxDesc;pdxData;pdNormScaleBiasDesc;pnormScaleData;pnormBiasData;pdNormScaleData;pdNormBiasData;fepsilon;pnormMeanVarDesc;psavedMean;psavedInvVariance;pactivationDesc;pworkSpace;uworkSpaceSizeInBytes;preserveSpace;ureserveSpaceSizeInBytes;igroupCnt;",
+        "s;phandle;pstDesc;pdgrid;pdtheta;",
+        "s;phandle;pstDesc;palpha;pxDesc;px;pbeta;pdxDesc;pdx;palphaDgrid;pdyDesc;pdy;pgrid;pbetaDgrid;pdgrid;",
+        "s;phandle;pdropoutDesc;pdydesc;pdy;pdxdesc;pdx;preserveSpace;ureserveSpaceSizeInBytes;",
+        "s;prnnDesc;",
+        "s;prnnDesc;e26:algo;e27:cellMode;e28:biasMode;e29:dirMode;e30:inputMode;e7:dataType;e7:mathPrec;e31:mathType;iinputSize;ihiddenSize;iprojSize;inumLayers;pdropoutDesc;uauxFlags;",
+        "s;prnnDesc;palgo;pcellMode;pbiasMode;pdirMode;pinputMode;pdataType;pmathPrec;pmathType;pinputSize;phiddenSize;pprojSize;pnumLayers;pdropoutDesc;pauxFlags;",
+        "s;prnnDesc;e32:clipMode;e10:clipNanOpt;flclip;frclip;",
+        "s;prnnDesc;e32:clipMode;flclip;frclip;",
+        "s;prnnDesc;pclipMode;pclipNanOpt;plclip;prclip;",
+        "s;prnnDesc;pclipMode;plclip;prclip;",
+        "s;phandle;prnnDesc;iminiBatch;",
+        "s;phandle;prnnDesc;e33:fwdMode;pxDesc;pworkSpaceSize;preserveSpaceSize;",
+        "s;phandle;prnnDesc;pweightSpaceSize;",
+        "s;phandle;prnnDesc;ipseudoLayer;uweightSpaceSize;pweightSpace;ilinLayerID;pmDesc;pmAddr;pbDesc;pbAddr;",
+        "s;prnnDataDesc;",
+        "s;prnnDataDesc;e7:dataType;e34:layout;imaxSeqLength;ibatchSize;ivectorSize;pseqLengthArray;ppaddingFill;",
+        "s;prnnDataDesc;pdataType;playout;pmaxSeqLength;pbatchSize;pvectorSize;iarrayLengthRequested;pseqLengthArray;ppaddingFill;",
+        "s;phandle;prnnDesc;e33:fwdMode;pdevSeqLengths;pxDesc;px;pyDesc;py;phDesc;phx;phy;pcDesc;pcx;pcy;uweightSpaceSize;pweightSpace;uworkSpaceSize;pworkSpace;ureserveSpaceSize;preserveSpace;",
+        "s;pseqDataDesc;",
+        "s;pseqDataDesc;e7:dataType;inbDims;pdimA;paxes;useqLengthArraySize;pseqLengthArray;ppaddingFill;",
+        "s;pseqDataDesc;pdataType;pnbDims;inbDimsRequested;pdimA;paxes;pseqLengthArraySize;useqLengthSizeRequested;pseqLengthArray;ppaddingFill;",
+        "s;pattnDesc;",
+        "s;pattnDesc;uattnMode;inHeads;fsmScaler;e7:dataType;e7:computePrec;e31:mathType;pattnDropoutDesc;ppostDropoutDesc;iqSize;ikSize;ivSize;iqProjSize;ikProjSize;ivProjSize;ioProjSize;iqoMaxSeqLength;ikvMaxSeqLength;imaxBatchSize;imaxBeamSize;",
+        "s;pattnDesc;pattnMode;pnHeads;psmScaler;pdataType;pcomputePrec;pmathType;pattnDropoutDesc;ppostDropoutDesc;pqSize;pkSize;pvSize;pqProjSize;pkProjSize;pvProjSize;poProjSize;pqoMaxSeqLength;pkvMaxSeqLength;pmaxBatchSize;pmaxBeamSize;",
+        "s;phandle;pattnDesc;pweightSizeInBytes;pworkSpaceSizeInBytes;preserveSpaceSizeInBytes;",
+        "s;phandle;pattnDesc;e35:wKind;uweightSizeInBytes;pweights;pwDesc;pwAddr;",
+        "s;phandle;pattnDesc;icurrIdx;ploWinIdx;phiWinIdx;pdevSeqLengthsQO;pdevSeqLengthsKV;pqDesc;pqueries;presiduals;pkDesc;pkeys;pvDesc;pvalues;poDesc;pout;uweightSizeInBytes;pweights;uworkSpaceSizeInBytes;pworkSpace;ureserveSpaceSizeInBytes;preserveSpace;",
+        "s;phandle;prnnDesc;pdevSeqLengths;pyDesc;py;pdy;pxDesc;pdx;phDesc;phx;pdhy;pdhx;pcDesc;pcx;pdcy;pdcx;uweightSpaceSize;pweightSpace;uworkSpaceSize;pworkSpace;ureserveSpaceSize;preserveSpace;",
+        "s;phandle;prnnDesc;e36:addGrad;pdevSeqLengths;pxDesc;px;phDesc;phx;pyDesc;py;uweightSpaceSize;pdweightSpace;uworkSpaceSize;pworkSpace;ureserveSpaceSize;preserveSpace;",
+        "s;phandle;pattnDesc;ploWinIdx;phiWinIdx;pdevSeqLengthsDQDO;pdevSeqLengthsDKDV;pdoDesc;pdout;pdqDesc;pdqueries;pqueries;pdkDesc;pdkeys;pkeys;pdvDesc;pdvalues;pvalues;uweightSizeInBytes;pweights;uworkSpaceSizeInBytes;pworkSpace;ureserveSpaceSizeInBytes;preserveSpace;",
+        "s;phandle;pattnDesc;e36:addGrad;pqDesc;pqueries;pkDesc;pkeys;pvDesc;pvalues;pdoDesc;pdout;uweightSizeInBytes;pweights;pdweights;uworkSpaceSizeInBytes;pworkSpace;ureserveSpaceSizeInBytes;preserveSpace;",
+        "s;pctcLossDesc;",
+        "s;pctcLossDesc;e7:compType;",
+        "s;pctcLossDesc;e7:compType;e37:normMode;e10:gradMode;",
+        "s;pctcLossDesc;e7:compType;e37:normMode;e10:gradMode;imaxLabelLength;",
+        "s;pctcLossDesc;e7:compType;e37:normMode;e38:ctcGradMode;imaxLabelLength;",
+        "s;pctcLossDesc;pcompType;",
+        "s;pctcLossDesc;pcompType;pnormMode;pgradMode;",
+        "s;pctcLossDesc;pcompType;pnormMode;pgradMode;pmaxLabelLength;",
+        "s;pctcLossDesc;pcompType;pnormMode;pctcGradMode;pmaxLabelLength;",
+        "s;phandle;pprobsDesc;pprobs;phostLabels;phostLabelLengths;phostInputLengths;pcosts;pgradientsDesc;pgradients;e39:algo;pctcLossDesc;pworkspace;uworkSpaceSizeInBytes;",
+        "s;phandle;e39:algo;pctcLossDesc;pprobsDesc;pprobs;plabels;plabelLengths;pinputLengths;pcosts;pgradientsDesc;pgradients;uworkSpaceSizeInBytes;pworkspace;",
+        "s;phandle;pprobsDesc;pgradientsDesc;plabels;plabelLengths;pinputLengths;e39:algo;pctcLossDesc;psizeInBytes;",
+        "s;phandle;e39:algo;pctcLossDesc;pprobsDesc;pgradientsDesc;psizeInBytes;",
+        "s;pconvDesc;",
+        "s;pconvDesc;e31:mathType;",
+        "s;pconvDesc;pmathType;",
+        "s;pconvDesc;igroupCount;",
+        "s;pconvDesc;pgroupCount;",
+        "s;pconvDesc;e40:reorderType;",
+        "s;pconvDesc;preorderType;",
+        "s;pconvDesc;ipad_h;ipad_w;iu;iv;idilation_h;idilation_w;e41:mode;e7:computeType;",
+        "s;pconvDesc;ppad_h;ppad_w;pu;pv;pdilation_h;pdilation_w;pmode;pcomputeType;",
+        "s;pconvDesc;iarrayLength;ppadA;pfilterStrideA;pdilationA;e41:mode;e7:computeType;",
+        "s;pconvDesc;iarrayLengthRequested;parrayLength;ppadA;pstrideA;pdilationA;pmode;pcomputeType;",
+        "s;pconvDesc;pinputTensorDesc;pfilterDesc;pn;pc;ph;pw;",
+        "s;pconvDesc;pinputTensorDesc;pfilterDesc;inbDims;ptensorOuputDimA;",
+        "s;phandle;pcount;",
+        "s;phandle;psrcDesc;pfilterDesc;pconvDesc;pdestDesc;irequestedAlgoCount;preturnedAlgoCount;pperfResults;",
+        "s;phandle;pxDesc;pwDesc;pconvDesc;pyDesc;irequestedAlgoCount;preturnedAlgoCount;pperfResults;",
+        "s;phandle;pxDesc;px;pwDesc;pw;pconvDesc;pyDesc;py;irequestedAlgoCount;preturnedAlgoCount;pperfResults;pworkSpace;uworkSpaceSizeInBytes;",
+        "s;phandle;pxDesc;px;pwDesc;pconvDesc;pcolBuffer;",
+        "s;phandle;pfilterDesc;e40:reorderType;pfilterData;preorderedFilterData;ireorderBias;pbiasData;preorderedBiasData;",
+        "s;phandle;pxDesc;pwDesc;pconvDesc;pyDesc;e42:algo;psizeInBytes;",
+        "s;phandle;palpha;pxDesc;px;pwDesc;pw;pconvDesc;e42:algo;pworkSpace;uworkSpaceSizeInBytes;pbeta;pyDesc;py;",
+        "s;phandle;palpha1;pxDesc;px;pwDesc;pw;pconvDesc;e42:algo;pworkSpace;uworkSpaceSizeInBytes;palpha2;pzDesc;pz;pbiasDesc;pbias;pactivationDesc;pyDesc;py;",
+        "s;phandle;pwDesc;pdyDesc;pconvDesc;pdxDesc;irequestedAlgoCount;preturnedAlgoCount;pperfResults;",
+        "s;phandle;pwDesc;pw;pdyDesc;pdy;pconvDesc;pdxDesc;pdx;irequestedAlgoCount;preturnedAlgoCount;pperfResults;pworkSpace;uworkSpaceSizeInBytes;",
+        "s;phandle;pfilterDesc;pdiffDesc;pconvDesc;pgradDesc;irequestedAlgoCount;preturnedAlgoCount;pperfResults;",
+        "s;phandle;pwDesc;pdyDesc;pconvDesc;pdxDesc;e43:algo;psizeInBytes;",
+        "s;phandle;palpha;pwDesc;pw;pdyDesc;pdy;pconvDesc;e43:algo;pworkSpace;uworkSpaceSizeInBytes;pbeta;pdxDesc;pdx;",
+        "s;phandle;pfilterDesc;pdiffDesc;pconvDesc;pgradDesc;e6:transformFormat;pfoldedFilterDesc;ppaddedDiffDesc;pfoldedConvDesc;pfoldedGradDesc;pfilterFoldTransDesc;pdiffPadTransDesc;pgradFoldTransDesc;pgradUnfoldTransDesc;",
+        "s;phandle;pxDesc;pdyDesc;pconvDesc;pdwDesc;irequestedAlgoCount;preturnedAlgoCount;pperfResults;",
+        "s;phandle;pxDesc;px;pdyDesc;py;pconvDesc;pdwDesc;pdw;irequestedAlgoCount;preturnedAlgoCount;pperfResults;pworkSpace;uworkSpaceSizeInBytes;",
+        "s;phandle;psrcDesc;pdiffDesc;pconvDesc;pgradDesc;irequestedAlgoCount;preturnedAlgoCount;pperfResults;",
+        "s;phandle;pxDesc;pdyDesc;pconvDesc;pgradDesc;e44:algo;psizeInBytes;",
+        "s;phandle;palpha;pxDesc;px;pdyDesc;pdy;pconvDesc;e44:algo;pworkSpace;uworkSpaceSizeInBytes;pbeta;pdwDesc;pdw;",
+        "s;phandle;palpha;pdyDesc;pdy;pbeta;pdbDesc;pdb;",
+        "s;pconstPack;e45:ops;",
+        "s;pconstPack;",
+        "s;pconstPack;e46:paramLabel;pparam;",
+        "s;pconstPack;e46:paramLabel;pparam;pisNULL;",
+        "s;pvarPack;e45:ops;",
+        "s;pvarPack;",
+        "s;pvarPack;e47:paramLabel;pptr;",
+        "s;pplan;e45:ops;",
+        "s;pplan;",
+        "s;phandle;pplan;pconstPack;pworkspaceSizeInBytes;",
+        "s;phandle;pplan;pvarPack;",
+        "CUDNN_STATUS_",
+        "SUCCESS",
+        "NOT_INITIALIZED",
+        "SUBLIBRARY_VERSION_MISMATCH",
+        "SERIALIZATION_VERSION_MISMATCH",
+        "DEPRECATED",
+        "LICENSE_ERROR",
+        "RUNTIME_IN_PROGRESS",
+        "RUNTIME_FP_OVERFLOW",
+        "SUBLIBRARY_LOADING_FAILED",
+        "BAD_PARAM",
+        "INVALID_VALUE",
+        "BAD_PARAM_NULL_POINTER",
+        "BAD_PARAM_MISALIGNED_POINTER",
+        "BAD_PARAM_NOT_FINALIZED",
+        "BAD_PARAM_OUT_OF_BOUND",
+        "BAD_PARAM_SIZE_INSUFFICIENT",
+        "BAD_PARAM_STREAM_MISMATCH",
+        "BAD_PARAM_SHAPE_MISMATCH",
+        "BAD_PARAM_DUPLICATED_ENTRIES",
+        "BAD_PARAM_ATTRIBUTE_TYPE",
+        "BAD_PARAM_CUDA_GRAPH_MISMATCH",
+        "BAD_PARAM_DESCRIPTOR_TYPE",
+        "NOT_SUPPORTED",
+        "NOT_SUPPORTED_GRAPH_PATTERN",
+        "NOT_SUPPORTED_SHAPE",
+        "NOT_SUPPORTED_DATA_TYPE",
+        "NOT_SUPPORTED_LAYOUT",
+        "NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER",
+        "NOT_SUPPORTED_INCOMPATIBLE_CUDART",
+        "NOT_SUPPORTED_ARCH_MISMATCH",
+        "NOT_SUPPORTED_RUNTIME_PREREQUISITE_MISSING",
+        "NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE",
+        "NOT_SUPPORTED_SHARED_MEMORY_INSUFFICIENT",
+        "NOT_SUPPORTED_PADDING",
+        "NOT_SUPPORTED_BAD_LAUNCH_PARAM",
+        "NOT_SUPPORTED_CUDA_GRAPH_NATIVE_API",
+        "NOT_SUPPORTED_INVALID_DYNAMIC_SHAPE",
+        "INTERNAL_ERROR",
+        "INTERNAL_ERROR_COMPILATION_FAILED",
+        "INTERNAL_ERROR_UNEXPECTED_VALUE",
+        "INTERNAL_ERROR_HOST_ALLOCATION_FAILED",
+        "INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED",
+        "INTERNAL_ERROR_BAD_LAUNCH_PARAM",
+        "INTERNAL_ERROR_TEXTURE_CREATION_FAILED",
+        "EXECUTION_FAILED",
+        "EXECUTION_FAILED_CUDA_DRIVER",
+        "EXECUTION_FAILED_CUBLAS",
+        "EXECUTION_FAILED_CUDART",
+        "EXECUTION_FAILED_CURAND",
+        "CUDNN_ERRQUERY_",
+        "RAWCODE",
+        "NONBLOCKING",
+        "BLOCKING",
+        "",
+        "MAJOR_VERSION",
+        "MINOR_VERSION",
+        "PATCH_LEVEL",
+        "CUDNN_BACKEND_",
+        "POINTWISE_DESCRIPTOR",
+        "CONVOLUTION_DESCRIPTOR",
+        "ENGINE_DESCRIPTOR",
+        "ENGINECFG_DESCRIPTOR",
+        "ENGINEHEUR_DESCRIPTOR",
+        "EXECUTION_PLAN_DESCRIPTOR",
+        "INTERMEDIATE_INFO_DESCRIPTOR",
+        "KNOB_CHOICE_DESCRIPTOR",
+        "KNOB_INFO_DESCRIPTOR",
+        "LAYOUT_INFO_DESCRIPTOR",
+        "OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR",
+        "OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR",
+        "OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR",
+        "OPERATION_POINTWISE_DESCRIPTOR",
+        "OPERATION_GEN_STATS_DESCRIPTOR",
+        "OPERATIONGRAPH_DESCRIPTOR",
+        "VARIANT_PACK_DESCRIPTOR",
+        "TENSOR_DESCRIPTOR",
+        "MATMUL_DESCRIPTOR",
+        "OPERATION_MATMUL_DESCRIPTOR",
+        "OPERATION_BN_FINALIZE_STATISTICS_DESCRIPTOR",
+        "REDUCTION_DESCRIPTOR",
+        "OPERATION_REDUCTION_DESCRIPTOR",
+        "OPERATION_BN_BWD_WEIGHTS_DESCRIPTOR",
+        "RESAMPLE_DESCRIPTOR",
+        "OPERATION_RESAMPLE_FWD_DESCRIPTOR",
+        "OPERATION_RESAMPLE_BWD_DESCRIPTOR",
+        "OPERATION_CONCAT_DESCRIPTOR",
+        "OPERATION_SIGNAL_DESCRIPTOR",
+        "OPERATION_NORM_FORWARD_DESCRIPTOR",
+        "OPERATION_NORM_BACKWARD_DESCRIPTOR",
+        "OPERATION_RESHAPE_DESCRIPTOR",
+        "RNG_DESCRIPTOR",
+        "OPERATION_RNG_DESCRIPTOR",
+        "KERNEL_CACHE_DESCRIPTOR",
+        "OPERATION_PAGED_CACHE_LOAD_DESCRIPTOR",
+        "OPERATION_BLOCK_SCALE_QUANTIZE_DESCRIPTOR",
+        "OPERATION_BLOCK_SCALE_DEQUANTIZE_DESCRIPTOR",
+        "DEVICEPROP_DESCRIPTOR",
+        "OPERATION_EXPAND_BAND_MATRIX_DESCRIPTOR",
+        "OPERATION_CONTRACT_BAND_MATRIX_DESCRIPTOR",
+        "OPERATION_SDPA_FWD_DESCRIPTOR",
+        "OPERATION_MOE_GROUPED_MATMUL_DESCRIPTOR",
+        "OPERATION_SDPA_BWD_DESCRIPTOR",
+        "CUDNN_ATTR_",
+        "POINTWISE_MODE",
+        "POINTWISE_MATH_PREC",
+        "POINTWISE_NAN_PROPAGATION",
+        "POINTWISE_RELU_LOWER_CLIP",
+        "POINTWISE_RELU_UPPER_CLIP",
+        "POINTWISE_RELU_LOWER_CLIP_SLOPE",
+        "POINTWISE_ELU_ALPHA",
+        "POINTWISE_SOFTPLUS_BETA",
+        "POINTWISE_SWISH_BETA",
+        "POINTWISE_AXIS",
+        "CONVOLUTION_COMP_TYPE",
+        "CONVOLUTION_CONV_MODE",
+        "CONVOLUTION_DILATIONS",
+        "CONVOLUTION_FILTER_STRIDES",
+        "CONVOLUTION_POST_PADDINGS",
+        "CONVOLUTION_PRE_PADDINGS",
+        "CONVOLUTION_SPATIAL_DIMS",
+        "ENGINEHEUR_MODE",
+        "ENGINEHEUR_OPERATION_GRAPH",
+        "ENGINEHEUR_RESULTS",
+        "ENGINEHEUR_SM_COUNT_TARGET",
+        "ENGINEHEUR_DEVICEPROP",
+        "ENGINECFG_ENGINE",
+        "ENGINECFG_INTERMEDIATE_INFO",
+        "ENGINECFG_KNOB_CHOICES",
+        "ENGINECFG_WORKSPACE_SIZE",
+        "ENGINECFG_SHARED_MEMORY_USED",
+        "EXECUTION_PLAN_HANDLE",
+        "EXECUTION_PLAN_ENGINE_CONFIG",
+        "EXECUTION_PLAN_WORKSPACE_SIZE",
+        "EXECUTION_PLAN_COMPUTED_INTERMEDIATE_UIDS",
+        "EXECUTION_PLAN_RUN_ONLY_INTERMEDIATE_UIDS",
+        "EXECUTION_PLAN_JSON_REPRESENTATION",
+        "EXECUTION_PLAN_KERNEL_CACHE",
+        "EXECUTION_PLAN_DEVICEPROP",
+        "INTERMEDIATE_INFO_UNIQUE_ID",
+        "INTERMEDIATE_INFO_SIZE",
+        "INTERMEDIATE_INFO_DEPENDENT_DATA_UIDS",
+        "INTERMEDIATE_INFO_DEPENDENT_ATTRIBUTES",
+        "KNOB_CHOICE_KNOB_TYPE",
+        "KNOB_CHOICE_KNOB_VALUE",
+        "OPERATION_CONVOLUTION_FORWARD_ALPHA",
+        "OPERATION_CONVOLUTION_FORWARD_BETA",
+        "OPERATION_CONVOLUTION_FORWARD_CONV_DESC",
+        "OPERATION_CONVOLUTION_FORWARD_W",
+        "OPERATION_CONVOLUTION_FORWARD_X",
+        "OPERATION_CONVOLUTION_FORWARD_Y",
+        "OPERATION_CONVOLUTION_BWD_DATA_ALPHA",
+        "OPERATION_CONVOLUTION_BWD_DATA_BETA",
+        "OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC",
+        "OPERATION_CONVOLUTION_BWD_DATA_W",
+        "OPERATION_CONVOLUTION_BWD_DATA_DX",
+        "OPERATION_CONVOLUTION_BWD_DATA_DY",
+        "OPERATION_CONVOLUTION_BWD_FILTER_ALPHA",
+        "OPERATION_CONVOLUTION_BWD_FILTER_BETA",
+        "OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC",
+        "OPERATION_CONVOLUTION_BWD_FILTER_DW",
+        "OPERATION_CONVOLUTION_BWD_FILTER_X",
+        "OPERATION_CONVOLUTION_BWD_FILTER_DY",
+        "OPERATION_POINTWISE_PW_DESCRIPTOR",
+        "OPERATION_POINTWISE_XDESC",
+        "OPERATION_POINTWISE_BDESC",
+        "OPERATION_POINTWISE_YDESC",
+        "OPERATION_POINTWISE_ALPHA1",
+        "OPERATION_POINTWISE_ALPHA2",
+        "OPERATION_POINTWISE_DXDESC",
+        "OPERATION_POINTWISE_DYDESC",
+        "OPERATION_POINTWISE_TDESC",
+        "OPERATION_GENSTATS_MODE",
+        "OPERATION_GENSTATS_MATH_PREC",
+        "OPERATION_GENSTATS_XDESC",
+        "OPERATION_GENSTATS_SUMDESC",
+        "OPERATION_GENSTATS_SQSUMDESC",
+        "OPERATION_BN_FINALIZE_STATS_MODE",
+        "OPERATION_BN_FINALIZE_MATH_PREC",
+        "OPERATION_BN_FINALIZE_Y_SUM_DESC",
+        "OPERATION_BN_FINALIZE_Y_SQ_SUM_DESC",
+        "OPERATION_BN_FINALIZE_SCALE_DESC",
+        "OPERATION_BN_FINALIZE_BIAS_DESC",
+        "OPERATION_BN_FINALIZE_PREV_RUNNING_MEAN_DESC",
+        "OPERATION_BN_FINALIZE_PREV_RUNNING_VAR_DESC",
+        "OPERATION_BN_FINALIZE_UPDATED_RUNNING_MEAN_DESC",
+        "OPERATION_BN_FINALIZE_UPDATED_RUNNING_VAR_DESC",
+        "OPERATION_BN_FINALIZE_SAVED_MEAN_DESC",
+        "OPERATION_BN_FINALIZE_SAVED_INV_STD_DESC",
+        "OPERATION_BN_FINALIZE_EQ_SCALE_DESC",
+        "OPERATION_BN_FINALIZE_EQ_BIAS_DESC",
+        "OPERATION_BN_FINALIZE_ACCUM_COUNT_DESC",
+        "OPERATION_BN_FINALIZE_EPSILON_DESC",
+        "OPERATION_BN_FINALIZE_EXP_AVERATE_FACTOR_DESC",
+        "OPERATIONGRAPH_HANDLE",
+        "OPERATIONGRAPH_OPS",
+        "OPERATIONGRAPH_ENGINE_GLOBAL_COUNT",
+        "OPERATIONGRAPH_IS_DYNAMIC_SHAPE_ENABLED",
+        "OPERATIONGRAPH_IS_SAME_TOPOLOGY",
+        "TENSOR_BYTE_ALIGNMENT",
+        "TENSOR_DATA_TYPE",
+        "TENSOR_DIMENSIONS",
+        "TENSOR_STRIDES",
+        "TENSOR_VECTOR_COUNT",
+        "TENSOR_VECTORIZED_DIMENSION",
+        "TENSOR_UNIQUE_ID",
+        "TENSOR_IS_VIRTUAL",
+        "TENSOR_IS_BY_VALUE",
+        "TENSOR_REORDERING_MODE",
+        "TENSOR_RAGGED_OFFSET_DESC",
+        "VARIANT_PACK_UNIQUE_IDS",
+        "VARIANT_PACK_DATA_POINTERS",
+        "VARIANT_PACK_INTERMEDIATES",
+        "VARIANT_PACK_WORKSPACE",
+        "VARIANT_PACK_OVERRIDE_UNIQUE_IDS",
+        "VARIANT_PACK_OVERRIDE_SHAPES",
+        "VARIANT_PACK_OVERRIDE_STRIDES",
+        "LAYOUT_INFO_TENSOR_UID",
+        "LAYOUT_INFO_TYPES",
+        "KNOB_INFO_TYPE",
+        "KNOB_INFO_MAXIMUM_VALUE",
+        "KNOB_INFO_MINIMUM_VALUE",
+        "KNOB_INFO_STRIDE",
+        "ENGINE_OPERATION_GRAPH",
+        "ENGINE_GLOBAL_INDEX",
+        "ENGINE_KNOB_INFO",
+        "ENGINE_NUMERICAL_NOTE",
+        "ENGINE_LAYOUT_INFO",
+        "ENGINE_BEHAVIOR_NOTE",
+        "ENGINE_SM_COUNT_TARGET",
+        "ENGINE_DEVICEPROP",
+        "ENGINE_DISABLE_CLUSTER_COOPERATIVE",
+        "MATMUL_COMP_TYPE",
+        "MATMUL_PADDING_VALUE",
+        "OPERATION_MATMUL_ADESC",
+        "OPERATION_MATMUL_BDESC",
+        "OPERATION_MATMUL_CDESC",
+        "OPERATION_MATMUL_DESC",
+        "OPERATION_MATMUL_IRREGULARLY_STRIDED_BATCH_COUNT",
+        "OPERATION_MATMUL_GEMM_M_OVERRIDE_DESC",
+        "OPERATION_MATMUL_GEMM_N_OVERRIDE_DESC",
+        "OPERATION_MATMUL_GEMM_K_OVERRIDE_DESC",
+        "REDUCTION_OPERATOR",
+        "REDUCTION_COMP_TYPE",
+        "REDUCTION_IS_DETERMINISTIC",
+        "OPERATION_REDUCTION_XDESC",
+        "OPERATION_REDUCTION_YDESC",
+        "OPERATION_REDUCTION_DESC",
+        "OPERATION_BN_BWD_WEIGHTS_MATH_PREC",
+        "OPERATION_BN_BWD_WEIGHTS_MEAN_DESC",
+        "OPERATION_BN_BWD_WEIGHTS_INVSTD_DESC",
+        "OPERATION_BN_BWD_WEIGHTS_BN_SCALE_DESC",
+        "OPERATION_BN_BWD_WEIGHTS_X_DESC",
+        "OPERATION_BN_BWD_WEIGHTS_DY_DESC",
+        "OPERATION_BN_BWD_WEIGHTS_DBN_SCALE_DESC",
+        "OPERATION_BN_BWD_WEIGHTS_DBN_BIAS_DESC",
+        "OPERATION_BN_BWD_WEIGHTS_EQ_DY_SCALE_DESC",
+        "OPERATION_BN_BWD_WEIGHTS_EQ_X_SCALE_DESC",
+        "OPERATION_BN_BWD_WEIGHTS_EQ_BIAS",
+        "RESAMPLE_MODE",
+        "RESAMPLE_COMP_TYPE",
+        "RESAMPLE_SPATIAL_DIMS",
+        "RESAMPLE_POST_PADDINGS",
+        "RESAMPLE_PRE_PADDINGS",
+        "RESAMPLE_STRIDES",
+        "RESAMPLE_WINDOW_DIMS",
+        "RESAMPLE_NAN_PROPAGATION",
+        "RESAMPLE_PADDING_MODE",
+        "OPERATION_RESAMPLE_FWD_XDESC",
+        "OPERATION_RESAMPLE_FWD_YDESC",
+        "OPERATION_RESAMPLE_FWD_IDXDESC",
+        "OPERATION_RESAMPLE_FWD_ALPHA",
+        "OPERATION_RESAMPLE_FWD_BETA",
+        "OPERATION_RESAMPLE_FWD_DESC",
+        "OPERATION_RESAMPLE_BWD_DXDESC",
+        "OPERATION_RESAMPLE_BWD_DYDESC",
+        "OPERATION_RESAMPLE_BWD_IDXDESC",
+        "OPERATION_RESAMPLE_BWD_ALPHA",
+        "OPERATION_RESAMPLE_BWD_BETA",
+        "OPERATION_RESAMPLE_BWD_DESC",
+        "OPERATION_RESAMPLE_BWD_XDESC",
+        "OPERATION_RESAMPLE_BWD_YDESC",
+        "OPERATION_CONCAT_AXIS",
+        "OPERATION_CONCAT_INPUT_DESCS",
+        "OPERATION_CONCAT_INPLACE_INDEX",
+        "OPERATION_CONCAT_OUTPUT_DESC",
+        "OPERATION_SIGNAL_MODE",
+        "OPERATION_SIGNAL_FLAGDESC",
+        "OPERATION_SIGNAL_VALUE",
+        "OPERATION_SIGNAL_XDESC",
+        "OPERATION_SIGNAL_YDESC",
+        "OPERATION_PAGED_CACHE_LOAD_CONTAINER_DESC",
+        "OPERATION_PAGED_CACHE_LOAD_YDESC",
+        "OPERATION_PAGED_CACHE_LOAD_SEQUENCE_DESC",
+        "OPERATION_PAGED_CACHE_LOAD_PAGE_TABLE_DESC",
+        "OPERATION_NORM_FWD_MODE",
+        "OPERATION_NORM_FWD_PHASE",
+        "OPERATION_NORM_FWD_XDESC",
+        "OPERATION_NORM_FWD_MEAN_DESC",
+        "OPERATION_NORM_FWD_INV_VARIANCE_DESC",
+        "OPERATION_NORM_FWD_SCALE_DESC",
+        "OPERATION_NORM_FWD_BIAS_DESC",
+        "OPERATION_NORM_FWD_EPSILON_DESC",
+        "OPERATION_NORM_FWD_EXP_AVG_FACTOR_DESC",
+        "OPERATION_NORM_FWD_INPUT_RUNNING_MEAN_DESC",
+        "OPERATION_NORM_FWD_INPUT_RUNNING_VAR_DESC",
+        "OPERATION_NORM_FWD_OUTPUT_RUNNING_MEAN_DESC",
+        "OPERATION_NORM_FWD_OUTPUT_RUNNING_VAR_DESC",
+        "OPERATION_NORM_FWD_YDESC",
+        "OPERATION_NORM_FWD_PEER_STAT_DESCS",
+        "OPERATION_NORM_BWD_MODE",
+        "OPERATION_NORM_BWD_XDESC",
+        "OPERATION_NORM_BWD_MEAN_DESC",
+        "OPERATION_NORM_BWD_INV_VARIANCE_DESC",
+        "OPERATION_NORM_BWD_DYDESC",
+        "OPERATION_NORM_BWD_SCALE_DESC",
+        "OPERATION_NORM_BWD_EPSILON_DESC",
+        "OPERATION_NORM_BWD_DSCALE_DESC",
+        "OPERATION_NORM_BWD_DBIAS_DESC",
+        "OPERATION_NORM_BWD_DXDESC",
+        "OPERATION_NORM_BWD_PEER_STAT_DESCS",
+        "OPERATION_RESHAPE_XDESC",
+        "OPERATION_RESHAPE_YDESC",
+        "OPERATION_EXPAND_BAND_MATRIX_XDESC",
+        "OPERATION_EXPAND_BAND_MATRIX_YDESC",
+        "OPERATION_EXPAND_BAND_MATRIX_LOWER_BANDWIDTH",
+        "OPERATION_EXPAND_BAND_MATRIX_UPPER_BANDWIDTH",
+        "OPERATION_EXPAND_BAND_MATRIX_AXIS",
+        "OPERATION_EXPAND_BAND_MATRIX_PAD_VALUE",
+        "OPERATION_EXPAND_BAND_MATRIX_KV_TOKEN_OFFSET_DESC",
+        "OPERATION_EXPAND_BAND_MATRIX_SPECULATIVE_MASK_DESC",
+        "OPERATION_CONTRACT_BAND_MATRIX_XDESC",
+        "OPERATION_CONTRACT_BAND_MATRIX_YDESC",
+        "OPERATION_CONTRACT_BAND_MATRIX_LOWER_BANDWIDTH",
+        "OPERATION_CONTRACT_BAND_MATRIX_UPPER_BANDWIDTH",
+        "OPERATION_CONTRACT_BAND_MATRIX_AXIS",
+        "OPERATION_CONTRACT_BAND_MATRIX_PAD_VALUE",
+        "OPERATION_CONTRACT_BAND_MAX_TOKEN_VALUE",
+        "RNG_DISTRIBUTION",
+        "RNG_NORMAL_DIST_MEAN",
+        "RNG_NORMAL_DIST_STANDARD_DEVIATION",
+        "RNG_UNIFORM_DIST_MAXIMUM",
+        "RNG_UNIFORM_DIST_MINIMUM",
+        "RNG_BERNOULLI_DIST_PROBABILITY",
+        "OPERATION_RNG_YDESC",
+        "OPERATION_RNG_SEED",
+        "OPERATION_RNG_DESC",
+        "OPERATION_RNG_OFFSET_DESC",
+        "KERNEL_CACHE_OPERATION_GRAPH",
+        "KERNEL_CACHE_IS_ENGINECFG_KERNEL_CACHED",
+        "KERNEL_CACHE_JSON_REPRESENTATION",
+        "OPERATION_BLOCK_SCALE_QUANTIZE_XDESC",
+        "OPERATION_BLOCK_SCALE_QUANTIZE_YDESC",
+        "OPERATION_BLOCK_SCALE_QUANTIZE_SCALE_DESC",
+        "OPERATION_BLOCK_SCALE_QUANTIZE_MATH_PREC",
+        "OPERATION_BLOCK_SCALE_QUANTIZE_BLOCK_SIZE",
+        "OPERATION_BLOCK_SCALE_DEQUANTIZE_XDESC",
+        "OPERATION_BLOCK_SCALE_DEQUANTIZE_SCALE_DESC",
+        "OPERATION_BLOCK_SCALE_DEQUANTIZE_YDESC",
+        "OPERATION_BLOCK_SCALE_DEQUANTIZE_MATH_PREC",
+        "OPERATION_BLOCK_SCALE_DEQUANTIZE_BLOCK_SIZE",
+        "OPERATION_BLOCK_SCALE_DEQUANTIZE_NEG_SCALE",
+        "DEVICEPROP_DEVICE_ID",
+        "DEVICEPROP_HANDLE",
+        "DEVICEPROP_JSON_REPRESENTATION",
+        "OPERATION_SDPA_FWD_QDESC",
+        "OPERATION_SDPA_FWD_KDESC",
+        "OPERATION_SDPA_FWD_VDESC",
+        "OPERATION_SDPA_FWD_ODESC",
+        "OPERATION_SDPA_FWD_STATSDESC",
+        "OPERATION_SDPA_FWD_SCALEDESC",
+        "OPERATION_SDPA_FWD_BLOCK_MASK_DESC",
+        "OPERATION_SDPA_FWD_PAGE_TABLE_KDESC",
+        "OPERATION_SDPA_FWD_PAGE_TABLE_VDESC",
+        "OPERATION_SDPA_FWD_SEQ_LEN_QDESC",
+        "OPERATION_SDPA_FWD_SEQ_LEN_KVDESC",
+        "OPERATION_SDPA_BWD_QDESC",
+        "OPERATION_SDPA_BWD_KDESC",
+        "OPERATION_SDPA_BWD_VDESC",
+        "OPERATION_SDPA_BWD_ODESC",
+        "OPERATION_SDPA_BWD_STATSDESC",
+        "OPERATION_SDPA_BWD_SCALEDESC",
+        "OPERATION_SDPA_BWD_SEQ_LEN_QDESC",
+        "OPERATION_SDPA_BWD_SEQ_LEN_KVDESC",
+        "OPERATION_SDPA_BWD_DQDESC",
+        "OPERATION_SDPA_BWD_DKDESC",
+        "OPERATION_SDPA_BWD_DVDESC",
+        "OPERATION_SDPA_BWD_DODDESC",
+        "OPERATION_MOE_GROUPED_MATMUL_MODE",
+        "OPERATION_MOE_GROUPED_MATMUL_MATH_PREC",
+        "OPERATION_MOE_GROUPED_MATMUL_TOKEN_DESC",
+        "OPERATION_MOE_GROUPED_MATMUL_WEIGHT_DESC",
+        "OPERATION_MOE_GROUPED_MATMUL_FIRST_TOKEN_OFFSET_DESC",
+        "OPERATION_MOE_GROUPED_MATMUL_OUTPUT_DESC",
+        "OPERATION_MOE_GROUPED_MATMUL_TOKEN_INDEX_DESC",
+        "OPERATION_MOE_GROUPED_MATMUL_TOKEN_KS_DESC",
+        "OPERATION_MOE_GROUPED_MATMUL_TOP_K",
+        "CUDNN_TYPE_",
+        "HANDLE",
+        "DATA_TYPE",
+        "BOOLEAN",
+        "INT64",
+        "FLOAT",
+        "DOUBLE",
+        "VOID_PTR",
+        "CONVOLUTION_MODE",
+        "HEUR_MODE",
+        "KNOB_TYPE",
+        "NAN_PROPOGATION",
+        "NUMERICAL_NOTE",
+        "LAYOUT_TYPE",
+        "ATTRIB_NAME",
+        "POINTWISE_MODE",
+        "BACKEND_DESCRIPTOR",
+        "GENSTATS_MODE",
+        "BN_FINALIZE_STATS_MODE",
+        "REDUCTION_OPERATOR_TYPE",
+        "BEHAVIOR_NOTE",
+        "TENSOR_REORDERING_MODE",
+        "RESAMPLE_MODE",
+        "PADDING_MODE",
+        "INT32",
+        "CHAR",
+        "SIGNAL_MODE",
+        "FRACTION",
+        "NORM_MODE",
+        "NORM_FWD_PHASE",
+        "RNG_DISTRIBUTION",
+        "MOE_GROUPED_MATMUL_MODE",
+        "CUDNN_TENSOR_",
+        "NCHW",
+        "NHWC",
+        "NCHW_VECT_C",
+        "CUDNN_DATA_",
+        "FLOAT",
+        "DOUBLE",
+        "HALF",
+        "INT8",
+        "INT32",
+        "INT8x4",
+        "UINT8",
+        "UINT8x4",
+        "INT8x32",
+        "BFLOAT16",
+        "INT64",
+        "BOOLEAN",
+        "FP8_E4M3",
+        "FP8_E5M2",
+        "FAST_FLOAT_FOR_FP8",
+        "FP8_E8M0",
+        "FP4_E2M1",
+        "INT4",
+        "UINT4",
+        "UINT32",
+        "COMPLEX_FP32",
+        "COMPLEX_FP64",
+        "CUDNN_TRANSFORM_",
+        "FOLD",
+        "UNFOLD",
+        "CUDNN_OP_TENSOR_",
+        "ADD",
+        "MUL",
+        "MIN",
+        "MAX",
+        "SQRT",
+        "NOT",
+        "CUDNN_",
+        "NOT_PROPAGATE_NAN",
+        "PROPAGATE_NAN",
+        "CUDNN_REDUCE_TENSOR_",
+        "ADD",
+        "MUL",
+        "MIN",
+        "MAX",
+        "AMAX",
+        "AVG",
+        "NORM1",
+        "NORM2",
+        "MUL_NO_ZEROS",
+        "CUDNN_REDUCE_TENSOR_",
+        "NO_INDICES",
+        "FLATTENED_INDICES",
+        "CUDNN_",
+        "32BIT_INDICES",
+        "64BIT_INDICES",
+        "16BIT_INDICES",
+        "8BIT_INDICES",
+        "CUDNN_SOFTMAX_",
+        "FAST",
+        "ACCURATE",
+        "LOG",
+        "CUDNN_SOFTMAX_MODE_",
+        "INSTANCE",
+        "CHANNEL",
+        "CUDNN_POOLING_",
+        "MAX",
+        "AVERAGE_COUNT_INCLUDE_PADDING",
+        "AVERAGE_COUNT_EXCLUDE_PADDING",
+        "MAX_DETERMINISTIC",
+        "CUDNN_ACTIVATION_",
+        "SIGMOID",
+        "RELU",
+        "TANH",
+        "CLIPPED_RELU",
+        "ELU",
+        "IDENTITY",
+        "SWISH",
+        "",
+        "CUDNN_LRN_CROSS_CHANNEL_DIM1",
+        "",
+        "CUDNN_DIVNORM_PRECOMPUTED_MEANS",
+        "CUDNN_BATCHNORM_",
+        "PER_ACTIVATION",
+        "SPATIAL",
+        "SPATIAL_PERSISTENT",
+        "CUDNN_NORM_PER_",
+        "ACTIVATION",
+        "CHANNEL",
+        "CUDNN_NORM_OPS_",
+        "NORM",
+        "NORM_ACTIVATION",
+        "NORM_ADD_ACTIVATION",
+        "CUDNN_NORM_ALGO_",
+        "STANDARD",
+        "PERSIST",
+        "",
+        "CUDNN_SAMPLER_BILINEAR",
+        "CUDNN_BATCHNORM_OPS_",
+        "BN",
+        "BN_ACTIVATION",
+        "BN_ADD_ACTIVATION",
+        "CUDNN_RNN_ALGO_",
+        "STANDARD",
+        "PERSIST_STATIC",
+        "PERSIST_DYNAMIC",
+        "PERSIST_STATIC_SMALL_H",
+        "COUNT",
+        "CUDNN_",
+        "RNN_RELU",
+        "RNN_TANH",
+        "LSTM",
+        "GRU",
+        "CUDNN_RNN_",
+        "NO_BIAS",
+        "SINGLE_INP_BIAS",
+        "DOUBLE_BIAS",
+        "SINGLE_REC_BIAS",
+        "CUDNN_",
+        "UNIDIRECTIONAL",
+        "BIDIRECTIONAL",
+        "CUDNN_",
+        "LINEAR_INPUT",
+        "SKIP_INPUT",
+        "CUDNN_",
+        "DEFAULT_MATH",
+        "TENSOR_OP_MATH",
+        "TENSOR_OP_MATH_ALLOW_CONVERSION",
+        "FMA_MATH",
+        "CUDNN_RNN_CLIP_",
+        "NONE",
+        "MINMAX",
+        "CUDNN_FWD_MODE_",
+        "INFERENCE",
+        "TRAINING",
+        "CUDNN_RNN_DATA_LAYOUT_",
+        "SEQ_MAJOR_UNPACKED",
+        "SEQ_MAJOR_PACKED",
+        "BATCH_MAJOR_UNPACKED",
+        "CUDNN_MH_ATTN_",
+        "Q_WEIGHTS",
+        "K_WEIGHTS",
+        "V_WEIGHTS",
+        "O_WEIGHTS",
+        "Q_BIASES",
+        "K_BIASES",
+        "V_BIASES",
+        "O_BIASES",
+        "CUDNN_WGRAD_MODE_",
+        "ADD",
+        "SET",
+        "CUDNN_LOSS_NORMALIZATION_",
+        "NONE",
+        "SOFTMAX",
+        "CUDNN_CTC_",
+        "ZERO_OOB_GRADIENTS",
+        "SKIP_OOB_GRADIENTS",
+        "CUDNN_CTC_LOSS_ALGO_",
+        "DETERMINISTIC",
+        "NON_DETERMINISTIC",
+        "CUDNN_",
+        "DEFAULT_REORDER",
+        "NO_REORDER",
+        "CUDNN_",
+        "CONVOLUTION",
+        "CROSS_CORRELATION",
+        "CUDNN_CONVOLUTION_FWD_ALGO_",
+        "IMPLICIT_GEMM",
+        "IMPLICIT_PRECOMP_GEMM",
+        "GEMM",
+        "DIRECT",
+        "FFT",
+        "FFT_TILING",
+        "WINOGRAD",
+        "WINOGRAD_NONFUSED",
+        "COUNT",
+        "CUDNN_CONVOLUTION_BWD_DATA_ALGO_",
+        "0",
+        "1",
+        "FFT",
+        "FFT_TILING",
+        "WINOGRAD",
+        "WINOGRAD_NONFUSED",
+        "COUNT",
+        "CUDNN_CONVOLUTION_BWD_FILTER_ALGO_",
+        "0",
+        "1",
+        "FFT",
+        "3",
+        "WINOGRAD",
+        "WINOGRAD_NONFUSED",
+        "FFT_TILING",
+        "COUNT",
+        "CUDNN_FUSED_",
+        "SCALE_BIAS_ACTIVATION_CONV_BNSTATS",
+        "SCALE_BIAS_ACTIVATION_WGRAD",
+        "BN_FINALIZE_STATISTICS_TRAINING",
+        "BN_FINALIZE_STATISTICS_INFERENCE",
+        "CONV_SCALE_BIAS_ADD_ACTIVATION",
+        "SCALE_BIAS_ADD_ACTIVATION_GEN_BITMASK",
+        "DACTIVATION_FORK_DBATCHNORM",
+        "CUDNN_PARAM_",
+        "XDESC",
+        "XDATA_PLACEHOLDER",
+        "BN_MODE",
+        "BN_EQSCALEBIAS_DESC",
+        "BN_EQSCALE_PLACEHOLDER",
+        "BN_EQBIAS_PLACEHOLDER",
+        "ACTIVATION_DESC",
+        "CONV_DESC",
+        "WDESC",
+        "WDATA_PLACEHOLDER",
+        "DWDESC",
+        "DWDATA_PLACEHOLDER",
+        "YDESC",
+        "YDATA_PLACEHOLDER",
+        "DYDESC",
+        "DYDATA_PLACEHOLDER",
+        "YSTATS_DESC",
+        "YSUM_PLACEHOLDER",
+        "YSQSUM_PLACEHOLDER",
+        "BN_SCALEBIAS_MEANVAR_DESC",
+        "BN_SCALE_PLACEHOLDER",
+        "BN_BIAS_PLACEHOLDER",
+        "BN_SAVED_MEAN_PLACEHOLDER",
+        "BN_SAVED_INVSTD_PLACEHOLDER",
+        "BN_RUNNING_MEAN_PLACEHOLDER",
+        "BN_RUNNING_VAR_PLACEHOLDER",
+        "ZDESC",
+        "ZDATA_PLACEHOLDER",
+        "BN_Z_EQSCALEBIAS_DESC",
+        "BN_Z_EQSCALE_PLACEHOLDER",
+        "BN_Z_EQBIAS_PLACEHOLDER",
+        "ACTIVATION_BITMASK_DESC",
+        "ACTIVATION_BITMASK_PLACEHOLDER",
+        "DXDESC",
+        "DXDATA_PLACEHOLDER",
+        "DZDESC",
+        "DZDATA_PLACEHOLDER",
+        "BN_DSCALE_PLACEHOLDER",
+        "BN_DBIAS_PLACEHOLDER",
+        "CUDNN_",
+        "PTR_XDATA",
+        "PTR_BN_EQSCALE",
+        "PTR_BN_EQBIAS",
+        "PTR_WDATA",
+        "PTR_DWDATA",
+        "PTR_YDATA",
+        "PTR_DYDATA",
+        "PTR_YSUM",
+        "PTR_YSQSUM",
+        "PTR_WORKSPACE",
+        "PTR_BN_SCALE",
+        "PTR_BN_BIAS",
+        "PTR_BN_SAVED_MEAN",
+        "PTR_BN_SAVED_INVSTD",
+        "PTR_BN_RUNNING_MEAN",
+        "PTR_BN_RUNNING_VAR",
+        "PTR_ZDATA",
+        "PTR_BN_Z_EQSCALE",
+        "PTR_BN_Z_EQBIAS",
+        "PTR_ACTIVATION_BITMASK",
+        "PTR_DXDATA",
+        "PTR_DZDATA",
+        "PTR_BN_DSCALE",
+        "PTR_BN_DBIAS",
+        "SCALAR_SIZE_T_WORKSPACE_SIZE_IN_BYTES",
+        "SCALAR_INT64_T_BN_ACCUMULATION_COUNT",
+        "SCALAR_DOUBLE_BN_EXP_AVG_FACTOR",
+        "SCALAR_DOUBLE_BN_EPSILON",
     },
     {
-        {0, 49}, /* cudnnStatus_t */
-        {49, 3}, /* cudnnErrQueryMode_t */
-        {52, 3}, /* libraryPropertyType_t */
-        {55, 44}, /* cudnnBackendDescriptorType_t */
-        {99, 293}, /* cudnnBackendAttributeName_t */
-        {392, 31}, /* cudnnBackendAttributeType_t */
-        {423, 3}, /* cudnnTensorFormat_t */
-        {426, 22}, /* cudnnDataType_t */
-        {448, 2}, /* cudnnFoldingDirection_t */
-        {450, 6}, /* cudnnOpTensorOp_t */
-        {456, 2}, /* cudnnNanPropagation_t */
-        {458, 9}, /* cudnnReduceTensorOp_t */
-        {467, 2}, /* cudnnReduceTensorIndices_t */
-        {469, 4}, /* cudnnIndicesType_t */
-        {473, 3}, /* cudnnSoftmaxAlgorithm_t */
-        {476, 2}, /* cudnnSoftmaxMode_t */
-        {478, 4}, /* cudnnPoolingMode_t */
-        {482, 7}, /* cudnnActivationMode_t */
-        {489, 1}, /* cudnnLRNMode_t */
-        {490, 1}, /* cudnnDivNormMode_t */
-        {491, 3}, /* cudnnBatchNormMode_t */
-        {494, 2}, /* cudnnNormMode_t */
-        {496, 3}, /* cudnnNormOps_t */
-        {499, 2}, /* cudnnNormAlgo_t */
-        {501, 1}, /* cudnnSamplerType_t */
-        {502, 3}, /* cudnnBatchNormOps_t */
-        {505, 5}, /* cudnnRNNAlgo_t */
-        {510, 4}, /* cudnnRNNMode_t */
-        {514, 4}, /* cudnnRNNBiasMode_t */
-        {518, 2}, /* cudnnDirectionMode_t */
-        {520, 2}, /* cudnnRNNInputMode_t */
-        {522, 4}, /* cudnnMathType_t */
-        {526, 2}, /* cudnnRNNClipMode_t */
-        {528, 2}, /* cudnnForwardMode_t */
-        {530, 3}, /* cudnnRNNDataLayout_t */
-        {533, 8}, /* cudnnMultiHeadAttnWeightKind_t */
-        {541, 2}, /* cudnnWgradMode_t */
-        {543, 2}, /* cudnnLossNormalizationMode_t */
-        {545, 2}, /* cudnnCTCGradMode_t */
-        {547, 2}, /* cudnnCTCLossAlgo_t */
-        {549, 2}, /* cudnnReorderType_t */
-        {551, 2}, /* cudnnConvolutionMode_t */
-        {553, 9}, /* cudnnConvolutionFwdAlgo_t */
-        {562, 7}, /* cudnnConvolutionBwdDataAlgo_t */
-        {569, 8}, /* cudnnConvolutionBwdFilterAlgo_t */
-        {577, 7}, /* cudnnFusedOps_t */
-        {584, 39}, /* cudnnFusedOpsConstParamLabel_t */
-        {623, 28}, /* cudnnFusedOpsVariantParamLabel_t */
+        TRACE_AT(trace_0), /* cudnnGetVersion */
+        TRACE_AT(trace_0), /* cudnnGetMaxDeviceVersion */
+        TRACE_AT(trace_0), /* cudnnGetCudartVersion */
+        TRACE_AT(trace_1), /* cudnnGetErrorString */
+        TRACE_AT(trace_2), /* cudnnGetLastErrorString */
+        TRACE_AT(trace_3), /* cudnnQueryRuntimeError */
+        TRACE_AT(trace_4), /* cudnnGetProperty */
+        TRACE_AT(trace_5), /* cudnnCreate */
+        TRACE_AT(trace_5), /* cudnnDestroy */
+        TRACE_AT(trace_6), /* cudnnSetStream */
+        TRACE_AT(trace_6), /* cudnnGetStream */
+        TRACE_AT(trace_7), /* cudnnSetCallback */
+        TRACE_AT(trace_8), /* cudnnGetCallback */
+        TRACE_AT(trace_9), /* cudnnGraphVersionCheck */
+        TRACE_AT(trace_10), /* cudnnBackendCreateDescriptor */
+        TRACE_AT(trace_11), /* cudnnBackendDestroyDescriptor */
+        TRACE_AT(trace_11), /* cudnnBackendInitialize */
+        TRACE_AT(trace_11), /* cudnnBackendFinalize */
+        TRACE_AT(trace_12), /* cudnnBackendSetAttribute */
+        TRACE_AT(trace_13), /* cudnnBackendGetAttribute */
+        TRACE_AT(trace_14), /* cudnnBackendExecute */
+        TRACE_AT(trace_15), /* cudnnBackendPopulateCudaGraph */
+        TRACE_AT(trace_15), /* cudnnBackendUpdateCudaGraph */
+        TRACE_AT(trace_16), /* cudnnCreateTensorDescriptor */
+        TRACE_AT(trace_17), /* cudnnSetTensor4dDescriptor */
+        TRACE_AT(trace_18), /* cudnnSetTensor4dDescriptorEx */
+        TRACE_AT(trace_19), /* cudnnGetTensor4dDescriptor */
+        TRACE_AT(trace_20), /* cudnnSetTensorNdDescriptor */
+        TRACE_AT(trace_21), /* cudnnSetTensorNdDescriptorEx */
+        TRACE_AT(trace_22), /* cudnnGetTensorNdDescriptor */
+        TRACE_AT(trace_23), /* cudnnGetTensorSizeInBytes */
+        TRACE_AT(trace_16), /* cudnnDestroyTensorDescriptor */
+        TRACE_AT(trace_24), /* cudnnInitTransformDest */
+        TRACE_AT(trace_25), /* cudnnCreateTensorTransformDescriptor */
+        TRACE_AT(trace_26), /* cudnnSetTensorTransformDescriptor */
+        TRACE_AT(trace_27), /* cudnnGetTensorTransformDescriptor */
+        TRACE_AT(trace_25), /* cudnnDestroyTensorTransformDescriptor */
+        TRACE_AT(trace_28), /* cudnnTransformTensor */
+        TRACE_AT(trace_29), /* cudnnTransformTensorEx */
+        TRACE_AT(trace_30), /* cudnnAddTensor */
+        TRACE_AT(trace_31), /* cudnnCreateOpTensorDescriptor */
+        TRACE_AT(trace_32), /* cudnnSetOpTensorDescriptor */
+        TRACE_AT(trace_33), /* cudnnGetOpTensorDescriptor */
+        TRACE_AT(trace_31), /* cudnnDestroyOpTensorDescriptor */
+        TRACE_AT(trace_34), /* cudnnOpTensor */
+        TRACE_AT(trace_35), /* cudnnCreateReduceTensorDescriptor */
+        TRACE_AT(trace_36), /* cudnnSetReduceTensorDescriptor */
+        TRACE_AT(trace_37), /* cudnnGetReduceTensorDescriptor */
+        TRACE_AT(trace_35), /* cudnnDestroyReduceTensorDescriptor */
+        TRACE_AT(trace_38), /* cudnnGetReductionIndicesSize */
+        TRACE_AT(trace_38), /* cudnnGetReductionWorkspaceSize */
+        TRACE_AT(trace_39), /* cudnnReduceTensor */
+        TRACE_AT(trace_40), /* cudnnSetTensor */
+        TRACE_AT(trace_41), /* cudnnScaleTensor */
+        TRACE_AT(trace_42), /* cudnnCreateFilterDescriptor */
+        TRACE_AT(trace_43), /* cudnnSetFilter4dDescriptor */
+        TRACE_AT(trace_44), /* cudnnGetFilter4dDescriptor */
+        TRACE_AT(trace_45), /* cudnnSetFilterNdDescriptor */
+        TRACE_AT(trace_46), /* cudnnGetFilterNdDescriptor */
+        TRACE_AT(trace_47), /* cudnnGetFilterSizeInBytes */
+        TRACE_AT(trace_29), /* cudnnTransformFilter */
+        TRACE_AT(trace_42), /* cudnnDestroyFilterDescriptor */
+        TRACE_AT(trace_48), /* cudnnSoftmaxForward */
+        TRACE_AT(trace_49), /* cudnnCreatePoolingDescriptor */
+        TRACE_AT(trace_50), /* cudnnSetPooling2dDescriptor */
+        TRACE_AT(trace_51), /* cudnnGetPooling2dDescriptor */
+        TRACE_AT(trace_52), /* cudnnSetPoolingNdDescriptor */
+        TRACE_AT(trace_53), /* cudnnGetPoolingNdDescriptor */
+        TRACE_AT(trace_54), /* cudnnGetPoolingNdForwardOutputDim */
+        TRACE_AT(trace_55), /* cudnnGetPooling2dForwardOutputDim */
+        TRACE_AT(trace_49), /* cudnnDestroyPoolingDescriptor */
+        TRACE_AT(trace_56), /* cudnnPoolingForward */
+        TRACE_AT(trace_57), /* cudnnCreateActivationDescriptor */
+        TRACE_AT(trace_58), /* cudnnSetActivationDescriptor */
+        TRACE_AT(trace_59), /* cudnnGetActivationDescriptor */
+        TRACE_AT(trace_60), /* cudnnSetActivationDescriptorSwishBeta */
+        TRACE_AT(trace_61), /* cudnnGetActivationDescriptorSwishBeta */
+        TRACE_AT(trace_57), /* cudnnDestroyActivationDescriptor */
+        TRACE_AT(trace_62), /* cudnnActivationForward */
+        TRACE_AT(trace_63), /* cudnnCreateLRNDescriptor */
+        TRACE_AT(trace_64), /* cudnnSetLRNDescriptor */
+        TRACE_AT(trace_65), /* cudnnGetLRNDescriptor */
+        TRACE_AT(trace_66), /* cudnnDestroyLRNDescriptor */
+        TRACE_AT(trace_67), /* cudnnLRNCrossChannelForward */
+        TRACE_AT(trace_68), /* cudnnDivisiveNormalizationForward */
+        TRACE_AT(trace_69), /* cudnnDeriveBNTensorDescriptor */
+        TRACE_AT(trace_70), /* cudnnBatchNormalizationForwardInference */
+        TRACE_AT(trace_71), /* cudnnDeriveNormTensorDescriptor */
+        TRACE_AT(trace_72), /* cudnnNormalizationForwardInference */
+        TRACE_AT(trace_73), /* cudnnCreateSpatialTransformerDescriptor */
+        TRACE_AT(trace_74), /* cudnnSetSpatialTransformerNdDescriptor */
+        TRACE_AT(trace_73), /* cudnnDestroySpatialTransformerDescriptor */
+        TRACE_AT(trace_75), /* cudnnSpatialTfGridGeneratorForward */
+        TRACE_AT(trace_76), /* cudnnSpatialTfSamplerForward */
+        TRACE_AT(trace_77), /* cudnnCreateDropoutDescriptor */
+        TRACE_AT(trace_77), /* cudnnDestroyDropoutDescriptor */
+        TRACE_AT(trace_78), /* cudnnDropoutGetStatesSize */
+        TRACE_AT(trace_79), /* cudnnDropoutGetReserveSpaceSize */
+        TRACE_AT(trace_80), /* cudnnSetDropoutDescriptor */
+        TRACE_AT(trace_80), /* cudnnRestoreDropoutDescriptor */
+        TRACE_AT(trace_81), /* cudnnGetDropoutDescriptor */
+        TRACE_AT(trace_82), /* cudnnDropoutForward */
+        TRACE_AT(trace_9), /* cudnnOpsVersionCheck */
+        TRACE_AT(trace_83), /* cudnnSoftmaxBackward */
+        TRACE_AT(trace_84), /* cudnnPoolingBackward */
+        TRACE_AT(trace_85), /* cudnnActivationBackward */
+        TRACE_AT(trace_86), /* cudnnLRNCrossChannelBackward */
+        TRACE_AT(trace_87), /* cudnnDivisiveNormalizationBackward */
+        TRACE_AT(trace_88), /* cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize */
+        TRACE_AT(trace_89), /* cudnnGetBatchNormalizationBackwardExWorkspaceSize */
+        TRACE_AT(trace_90), /* cudnnGetBatchNormalizationTrainingExReserveSpaceSize */
+        TRACE_AT(trace_91), /* cudnnBatchNormalizationForwardTraining */
+        TRACE_AT(trace_92), /* cudnnBatchNormalizationForwardTrainingEx */
+        TRACE_AT(trace_93), /* cudnnBatchNormalizationBackward */
+        TRACE_AT(trace_94), /* cudnnBatchNormalizationBackwardEx */
+        TRACE_AT(trace_95), /* cudnnGetNormalizationForwardTrainingWorkspaceSize */
+        TRACE_AT(trace_96), /* cudnnGetNormalizationBackwardWorkspaceSize */
+        TRACE_AT(trace_97), /* cudnnGetNormalizationTrainingReserveSpaceSize */
+        TRACE_AT(trace_98), /* cudnnNormalizationForwardTraining */
+        TRACE_AT(trace_99), /* cudnnNormalizationBackward */
+        TRACE_AT(trace_100), /* cudnnSpatialTfGridGeneratorBackward */
+        TRACE_AT(trace_101), /* cudnnSpatialTfSamplerBackward */
+        TRACE_AT(trace_102), /* cudnnDropoutBackward */
+        TRACE_AT(trace_103), /* cudnnCreateRNNDescriptor */
+        TRACE_AT(trace_103), /* cudnnDestroyRNNDescriptor */
+        TRACE_AT(trace_104), /* cudnnSetRNNDescriptor_v8 */
+        TRACE_AT(trace_105), /* cudnnGetRNNDescriptor_v8 */
+        TRACE_AT(trace_106), /* cudnnRNNSetClip_v8 */
+        TRACE_AT(trace_107), /* cudnnRNNSetClip_v9 */
+        TRACE_AT(trace_108), /* cudnnRNNGetClip_v8 */
+        TRACE_AT(trace_109), /* cudnnRNNGetClip_v9 */
+        TRACE_AT(trace_110), /* cudnnBuildRNNDynamic */
+        TRACE_AT(trace_111), /* cudnnGetRNNTempSpaceSizes */
+        TRACE_AT(trace_112), /* cudnnGetRNNWeightSpaceSize */
+        TRACE_AT(trace_113), /* cudnnGetRNNWeightParams */
+        TRACE_AT(trace_114), /* cudnnCreateRNNDataDescriptor */
+        TRACE_AT(trace_114), /* cudnnDestroyRNNDataDescriptor */
+        TRACE_AT(trace_115), /* cudnnSetRNNDataDescriptor */
+        TRACE_AT(trace_116), /* cudnnGetRNNDataDescriptor */
+        TRACE_AT(trace_117), /* cudnnRNNForward */
+        TRACE_AT(trace_118), /* cudnnCreateSeqDataDescriptor */
+        TRACE_AT(trace_118), /* cudnnDestroySeqDataDescriptor */
+        TRACE_AT(trace_119), /* cudnnSetSeqDataDescriptor */
+        TRACE_AT(trace_120), /* cudnnGetSeqDataDescriptor */
+        TRACE_AT(trace_121), /* cudnnCreateAttnDescriptor */
+        TRACE_AT(trace_121), /* cudnnDestroyAttnDescriptor */
+        TRACE_AT(trace_122), /* cudnnSetAttnDescriptor */
+        TRACE_AT(trace_123), /* cudnnGetAttnDescriptor */
+        TRACE_AT(trace_124), /* cudnnGetMultiHeadAttnBuffers */
+        TRACE_AT(trace_125), /* cudnnGetMultiHeadAttnWeights */
+        TRACE_AT(trace_126), /* cudnnMultiHeadAttnForward */
+        TRACE_AT(trace_9), /* cudnnAdvVersionCheck */
+        TRACE_AT(trace_127), /* cudnnRNNBackwardData_v8 */
+        TRACE_AT(trace_128), /* cudnnRNNBackwardWeights_v8 */
+        TRACE_AT(trace_129), /* cudnnMultiHeadAttnBackwardData */
+        TRACE_AT(trace_130), /* cudnnMultiHeadAttnBackwardWeights */
+        TRACE_AT(trace_131), /* cudnnCreateCTCLossDescriptor */
+        TRACE_AT(trace_132), /* cudnnSetCTCLossDescriptor */
+        TRACE_AT(trace_133), /* cudnnSetCTCLossDescriptorEx */
+        TRACE_AT(trace_134), /* cudnnSetCTCLossDescriptor_v8 */
+        TRACE_AT(trace_135), /* cudnnSetCTCLossDescriptor_v9 */
+        TRACE_AT(trace_136), /* cudnnGetCTCLossDescriptor */
+        TRACE_AT(trace_137), /* cudnnGetCTCLossDescriptorEx */
+        TRACE_AT(trace_138), /* cudnnGetCTCLossDescriptor_v8 */
+        TRACE_AT(trace_139), /* cudnnGetCTCLossDescriptor_v9 */
+        TRACE_AT(trace_131), /* cudnnDestroyCTCLossDescriptor */
+        TRACE_AT(trace_140), /* cudnnCTCLoss */
+        TRACE_AT(trace_141), /* cudnnCTCLoss_v8 */
+        TRACE_AT(trace_142), /* cudnnGetCTCLossWorkspaceSize */
+        TRACE_AT(trace_143), /* cudnnGetCTCLossWorkspaceSize_v8 */
+        TRACE_AT(trace_144), /* cudnnCreateConvolutionDescriptor */
+        TRACE_AT(trace_144), /* cudnnDestroyConvolutionDescriptor */
+        TRACE_AT(trace_145), /* cudnnSetConvolutionMathType */
+        TRACE_AT(trace_146), /* cudnnGetConvolutionMathType */
+        TRACE_AT(trace_147), /* cudnnSetConvolutionGroupCount */
+        TRACE_AT(trace_148), /* cudnnGetConvolutionGroupCount */
+        TRACE_AT(trace_149), /* cudnnSetConvolutionReorderType */
+        TRACE_AT(trace_150), /* cudnnGetConvolutionReorderType */
+        TRACE_AT(trace_151), /* cudnnSetConvolution2dDescriptor */
+        TRACE_AT(trace_152), /* cudnnGetConvolution2dDescriptor */
+        TRACE_AT(trace_153), /* cudnnSetConvolutionNdDescriptor */
+        TRACE_AT(trace_154), /* cudnnGetConvolutionNdDescriptor */
+        TRACE_AT(trace_155), /* cudnnGetConvolution2dForwardOutputDim */
+        TRACE_AT(trace_156), /* cudnnGetConvolutionNdForwardOutputDim */
+        TRACE_AT(trace_157), /* cudnnGetConvolutionForwardAlgorithmMaxCount */
+        TRACE_AT(trace_158), /* cudnnGetConvolutionForwardAlgorithm_v7 */
+        TRACE_AT(trace_159), /* cudnnFindConvolutionForwardAlgorithm */
+        TRACE_AT(trace_160), /* cudnnFindConvolutionForwardAlgorithmEx */
+        TRACE_AT(trace_161), /* cudnnIm2Col */
+        TRACE_AT(trace_162), /* cudnnReorderFilterAndBias */
+        TRACE_AT(trace_163), /* cudnnGetConvolutionForwardWorkspaceSize */
+        TRACE_AT(trace_164), /* cudnnConvolutionForward */
+        TRACE_AT(trace_165), /* cudnnConvolutionBiasActivationForward */
+        TRACE_AT(trace_157), /* cudnnGetConvolutionBackwardDataAlgorithmMaxCount */
+        TRACE_AT(trace_166), /* cudnnFindConvolutionBackwardDataAlgorithm */
+        TRACE_AT(trace_167), /* cudnnFindConvolutionBackwardDataAlgorithmEx */
+        TRACE_AT(trace_168), /* cudnnGetConvolutionBackwardDataAlgorithm_v7 */
+        TRACE_AT(trace_169), /* cudnnGetConvolutionBackwardDataWorkspaceSize */
+        TRACE_AT(trace_170), /* cudnnConvolutionBackwardData */
+        TRACE_AT(trace_171), /* cudnnGetFoldedConvBackwardDataDescriptors */
+        TRACE_AT(trace_9), /* cudnnCnnVersionCheck */
+        TRACE_AT(trace_157), /* cudnnGetConvolutionBackwardFilterAlgorithmMaxCount */
+        TRACE_AT(trace_172), /* cudnnFindConvolutionBackwardFilterAlgorithm */
+        TRACE_AT(trace_173), /* cudnnFindConvolutionBackwardFilterAlgorithmEx */
+        TRACE_AT(trace_174), /* cudnnGetConvolutionBackwardFilterAlgorithm_v7 */
+        TRACE_AT(trace_175), /* cudnnGetConvolutionBackwardFilterWorkspaceSize */
+        TRACE_AT(trace_176), /* cudnnConvolutionBackwardFilter */
+        TRACE_AT(trace_177), /* cudnnConvolutionBackwardBias */
+        TRACE_AT(trace_178), /* cudnnCreateFusedOpsConstParamPack */
+        TRACE_AT(trace_179), /* cudnnDestroyFusedOpsConstParamPack */
+        TRACE_AT(trace_180), /* cudnnSetFusedOpsConstParamPackAttribute */
+        TRACE_AT(trace_181), /* cudnnGetFusedOpsConstParamPackAttribute */
+        TRACE_AT(trace_182), /* cudnnCreateFusedOpsVariantParamPack */
+        TRACE_AT(trace_183), /* cudnnDestroyFusedOpsVariantParamPack */
+        TRACE_AT(trace_184), /* cudnnSetFusedOpsVariantParamPackAttribute */
+        TRACE_AT(trace_184), /* cudnnGetFusedOpsVariantParamPackAttribute */
+        TRACE_AT(trace_185), /* cudnnCreateFusedOpsPlan */
+        TRACE_AT(trace_186), /* cudnnDestroyFusedOpsPlan */
+        TRACE_AT(trace_187), /* cudnnMakeFusedOpsPlan */
+        TRACE_AT(trace_188), /* cudnnFusedOpsExecute */
+    },
+    {
+        {TRACE_AT(enum_0), 0, 49}, /* cudnnStatus_t */
+        {TRACE_AT(enum_1), 49, 3}, /* cudnnErrQueryMode_t */
+        {TRACE_AT(enum_2), 52, 3}, /* libraryPropertyType_t */
+        {TRACE_AT(enum_3), 55, 44}, /* cudnnBackendDescriptorType_t */
+        {TRACE_AT(enum_4), 99, 293}, /* cudnnBackendAttributeName_t */
+        {TRACE_AT(enum_5), 392, 31}, /* cudnnBackendAttributeType_t */
+        {TRACE_AT(enum_6), 423, 3}, /* cudnnTensorFormat_t */
+        {TRACE_AT(enum_7), 426, 22}, /* cudnnDataType_t */
+        {TRACE_AT(enum_8), 448, 2}, /* cudnnFoldingDirection_t */
+        {TRACE_AT(enum_9), 450, 6}, /* cudnnOpTensorOp_t */
+        {TRACE_AT(enum_10), 456, 2}, /* cudnnNanPropagation_t */
+        {TRACE_AT(enum_11), 458, 9}, /* cudnnReduceTensorOp_t */
+        {TRACE_AT(enum_12), 467, 2}, /* cudnnReduceTensorIndices_t */
+        {TRACE_AT(enum_13), 469, 4}, /* cudnnIndicesType_t */
+        {TRACE_AT(enum_14), 473, 3}, /* cudnnSoftmaxAlgorithm_t */
+        {TRACE_AT(enum_15), 476, 2}, /* cudnnSoftmaxMode_t */
+        {TRACE_AT(enum_16), 478, 4}, /* cudnnPoolingMode_t */
+        {TRACE_AT(enum_17), 482, 7}, /* cudnnActivationMode_t */
+        {TRACE_AT(enum_18), 489, 1}, /* cudnnLRNMode_t */
+        {TRACE_AT(enum_19), 490, 1}, /* cudnnDivNormMode_t */
+        {TRACE_AT(enum_20), 491, 3}, /* cudnnBatchNormMode_t */
+        {TRACE_AT(enum_21), 494, 2}, /* cudnnNormMode_t */
+        {TRACE_AT(enum_22), 496, 3}, /* cudnnNormOps_t */
+        {TRACE_AT(enum_23), 499, 2}, /* cudnnNormAlgo_t */
+        {TRACE_AT(enum_24), 501, 1}, /* cudnnSamplerType_t */
+        {TRACE_AT(enum_25), 502, 3}, /* cudnnBatchNormOps_t */
+        {TRACE_AT(enum_26), 505, 5}, /* cudnnRNNAlgo_t */
+        {TRACE_AT(enum_27), 510, 4}, /* cudnnRNNMode_t */
+        {TRACE_AT(enum_28), 514, 4}, /* cudnnRNNBiasMode_t */
+        {TRACE_AT(enum_29), 518, 2}, /* cudnnDirectionMode_t */
+        {TRACE_AT(enum_30), 520, 2}, /* cudnnRNNInputMode_t */
+        {TRACE_AT(enum_31), 522, 4}, /* cudnnMathType_t */
+        {TRACE_AT(enum_32), 526, 2}, /* cudnnRNNClipMode_t */
+        {TRACE_AT(enum_33), 528, 2}, /* cudnnForwardMode_t */
+        {TRACE_AT(enum_34), 530, 3}, /* cudnnRNNDataLayout_t */
+        {TRACE_AT(enum_35), 533, 8}, /* cudnnMultiHeadAttnWeightKind_t */
+        {TRACE_AT(enum_36), 541, 2}, /* cudnnWgradMode_t */
+        {TRACE_AT(enum_37), 543, 2}, /* cudnnLossNormalizationMode_t */
+        {TRACE_AT(enum_38), 545, 2}, /* cudnnCTCGradMode_t */
+        {TRACE_AT(enum_39), 547, 2}, /* cudnnCTCLossAlgo_t */
+        {TRACE_AT(enum_40), 549, 2}, /* cudnnReorderType_t */
+        {TRACE_AT(enum_41), 551, 2}, /* cudnnConvolutionMode_t */
+        {TRACE_AT(enum_42), 553, 9}, /* cudnnConvolutionFwdAlgo_t */
+        {TRACE_AT(enum_43), 562, 7}, /* cudnnConvolutionBwdDataAlgo_t */
+        {TRACE_AT(enum_44), 569, 8}, /* cudnnConvolutionBwdFilterAlgo_t */
+        {TRACE_AT(enum_45), 577, 7}, /* cudnnFusedOps_t */
+        {TRACE_AT(enum_46), 584, 39}, /* cudnnFusedOpsConstParamLabel_t */
+        {TRACE_AT(enum_47), 623, 28}, /* cudnnFusedOpsVariantParamLabel_t */
     },
     {
         0,
@@ -3772,662 +3870,667 @@ const struct cubind__cudnn_symbols {
         103,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_0_3),
-        AT(enum_0_4),
-        AT(enum_0_5),
-        AT(enum_0_6),
-        AT(enum_0_7),
-        AT(enum_0_8),
-        AT(enum_0_9),
-        AT(enum_0_10),
-        AT(enum_0_11),
-        AT(enum_0_12),
-        AT(enum_0_13),
-        AT(enum_0_14),
-        AT(enum_0_15),
-        AT(enum_0_16),
-        AT(enum_0_17),
-        AT(enum_0_18),
-        AT(enum_0_19),
-        AT(enum_0_20),
-        AT(enum_0_21),
-        AT(enum_0_22),
-        AT(enum_0_23),
-        AT(enum_0_24),
-        AT(enum_0_25),
-        AT(enum_0_26),
-        AT(enum_0_27),
-        AT(enum_0_28),
-        AT(enum_0_29),
-        AT(enum_0_30),
-        AT(enum_0_31),
-        AT(enum_0_32),
-        AT(enum_0_33),
-        AT(enum_0_34),
-        AT(enum_0_35),
-        AT(enum_0_36),
-        AT(enum_0_37),
-        AT(enum_0_38),
-        AT(enum_0_39),
-        AT(enum_0_40),
-        AT(enum_0_41),
-        AT(enum_0_42),
-        AT(enum_0_43),
-        AT(enum_0_44),
-        AT(enum_0_45),
-        AT(enum_0_46),
-        AT(enum_0_47),
-        AT(enum_0_48),
-        AT(enum_1_0),
-        AT(enum_1_1),
-        AT(enum_1_2),
-        AT(enum_2_0),
-        AT(enum_2_1),
-        AT(enum_2_2),
-        AT(enum_3_0),
-        AT(enum_3_1),
-        AT(enum_3_2),
-        AT(enum_3_3),
-        AT(enum_3_4),
-        AT(enum_3_5),
-        AT(enum_3_6),
-        AT(enum_3_7),
-        AT(enum_3_8),
-        AT(enum_3_9),
-        AT(enum_3_10),
-        AT(enum_3_11),
-        AT(enum_3_12),
-        AT(enum_3_13),
-        AT(enum_3_14),
-        AT(enum_3_15),
-        AT(enum_3_16),
-        AT(enum_3_17),
-        AT(enum_3_18),
-        AT(enum_3_19),
-        AT(enum_3_20),
-        AT(enum_3_21),
-        AT(enum_3_22),
-        AT(enum_3_23),
-        AT(enum_3_24),
-        AT(enum_3_25),
-        AT(enum_3_26),
-        AT(enum_3_27),
-        AT(enum_3_28),
-        AT(enum_3_29),
-        AT(enum_3_30),
-        AT(enum_3_31),
-        AT(enum_3_32),
-        AT(enum_3_33),
-        AT(enum_3_34),
-        AT(enum_3_35),
-        AT(enum_3_36),
-        AT(enum_3_37),
-        AT(enum_3_38),
-        AT(enum_3_39),
-        AT(enum_3_40),
-        AT(enum_3_41),
-        AT(enum_3_42),
-        AT(enum_3_43),
-        AT(enum_4_0),
-        AT(enum_4_1),
-        AT(enum_4_2),
-        AT(enum_4_3),
-        AT(enum_4_4),
-        AT(enum_4_5),
-        AT(enum_4_6),
-        AT(enum_4_7),
-        AT(enum_4_8),
-        AT(enum_4_9),
-        AT(enum_4_10),
-        AT(enum_4_11),
-        AT(enum_4_12),
-        AT(enum_4_13),
-        AT(enum_4_14),
-        AT(enum_4_15),
-        AT(enum_4_16),
-        AT(enum_4_17),
-        AT(enum_4_18),
-        AT(enum_4_19),
-        AT(enum_4_20),
-        AT(enum_4_21),
-        AT(enum_4_22),
-        AT(enum_4_23),
-        AT(enum_4_24),
-        AT(enum_4_25),
-        AT(enum_4_26),
-        AT(enum_4_27),
-        AT(enum_4_28),
-        AT(enum_4_29),
-        AT(enum_4_30),
-        AT(enum_4_31),
-        AT(enum_4_32),
-        AT(enum_4_33),
-        AT(enum_4_34),
-        AT(enum_4_35),
-        AT(enum_4_36),
-        AT(enum_4_37),
-        AT(enum_4_38),
-        AT(enum_4_39),
-        AT(enum_4_40),
-        AT(enum_4_41),
-        AT(enum_4_42),
-        AT(enum_4_43),
-        AT(enum_4_44),
-        AT(enum_4_45),
-        AT(enum_4_46),
-        AT(enum_4_47),
-        AT(enum_4_48),
-        AT(enum_4_49),
-        AT(enum_4_50),
-        AT(enum_4_51),
-        AT(enum_4_52),
-        AT(enum_4_53),
-        AT(enum_4_54),
-        AT(enum_4_55),
-        AT(enum_4_56),
-        AT(enum_4_57),
-        AT(enum_4_58),
-        AT(enum_4_59),
-        AT(enum_4_60),
-        AT(enum_4_61),
-        AT(enum_4_62),
-        AT(enum_4_63),
-        AT(enum_4_64),
-        AT(enum_4_65),
-        AT(enum_4_66),
-        AT(enum_4_67),
-        AT(enum_4_68),
-        AT(enum_4_69),
-        AT(enum_4_70),
-        AT(enum_4_71),
-        AT(enum_4_72),
-        AT(enum_4_73),
-        AT(enum_4_74),
-        AT(enum_4_75),
-        AT(enum_4_76),
-        AT(enum_4_77),
-        AT(enum_4_78),
-        AT(enum_4_79),
-        AT(enum_4_80),
-        AT(enum_4_81),
-        AT(enum_4_82),
-        AT(enum_4_83),
-        AT(enum_4_84),
-        AT(enum_4_85),
-        AT(enum_4_86),
-        AT(enum_4_87),
-        AT(enum_4_88),
-        AT(enum_4_89),
-        AT(enum_4_90),
-        AT(enum_4_91),
-        AT(enum_4_92),
-        AT(enum_4_93),
-        AT(enum_4_94),
-        AT(enum_4_95),
-        AT(enum_4_96),
-        AT(enum_4_97),
-        AT(enum_4_98),
-        AT(enum_4_99),
-        AT(enum_4_100),
-        AT(enum_4_101),
-        AT(enum_4_102),
-        AT(enum_4_103),
-        AT(enum_4_104),
-        AT(enum_4_105),
-        AT(enum_4_106),
-        AT(enum_4_107),
-        AT(enum_4_108),
-        AT(enum_4_109),
-        AT(enum_4_110),
-        AT(enum_4_111),
-        AT(enum_4_112),
-        AT(enum_4_113),
-        AT(enum_4_114),
-        AT(enum_4_115),
-        AT(enum_4_116),
-        AT(enum_4_117),
-        AT(enum_4_118),
-        AT(enum_4_119),
-        AT(enum_4_120),
-        AT(enum_4_121),
-        AT(enum_4_122),
-        AT(enum_4_123),
-        AT(enum_4_124),
-        AT(enum_4_125),
-        AT(enum_4_126),
-        AT(enum_4_127),
-        AT(enum_4_128),
-        AT(enum_4_129),
-        AT(enum_4_130),
-        AT(enum_4_131),
-        AT(enum_4_132),
-        AT(enum_4_133),
-        AT(enum_4_134),
-        AT(enum_4_135),
-        AT(enum_4_136),
-        AT(enum_4_137),
-        AT(enum_4_138),
-        AT(enum_4_139),
-        AT(enum_4_140),
-        AT(enum_4_141),
-        AT(enum_4_142),
-        AT(enum_4_143),
-        AT(enum_4_144),
-        AT(enum_4_145),
-        AT(enum_4_146),
-        AT(enum_4_147),
-        AT(enum_4_148),
-        AT(enum_4_149),
-        AT(enum_4_150),
-        AT(enum_4_151),
-        AT(enum_4_152),
-        AT(enum_4_153),
-        AT(enum_4_154),
-        AT(enum_4_155),
-        AT(enum_4_156),
-        AT(enum_4_157),
-        AT(enum_4_158),
-        AT(enum_4_159),
-        AT(enum_4_160),
-        AT(enum_4_161),
-        AT(enum_4_162),
-        AT(enum_4_163),
-        AT(enum_4_164),
-        AT(enum_4_165),
-        AT(enum_4_166),
-        AT(enum_4_167),
-        AT(enum_4_168),
-        AT(enum_4_169),
-        AT(enum_4_170),
-        AT(enum_4_171),
-        AT(enum_4_172),
-        AT(enum_4_173),
-        AT(enum_4_174),
-        AT(enum_4_175),
-        AT(enum_4_176),
-        AT(enum_4_177),
-        AT(enum_4_178),
-        AT(enum_4_179),
-        AT(enum_4_180),
-        AT(enum_4_181),
-        AT(enum_4_182),
-        AT(enum_4_183),
-        AT(enum_4_184),
-        AT(enum_4_185),
-        AT(enum_4_186),
-        AT(enum_4_187),
-        AT(enum_4_188),
-        AT(enum_4_189),
-        AT(enum_4_190),
-        AT(enum_4_191),
-        AT(enum_4_192),
-        AT(enum_4_193),
-        AT(enum_4_194),
-        AT(enum_4_195),
-        AT(enum_4_196),
-        AT(enum_4_197),
-        AT(enum_4_198),
-        AT(enum_4_199),
-        AT(enum_4_200),
-        AT(enum_4_201),
-        AT(enum_4_202),
-        AT(enum_4_203),
-        AT(enum_4_204),
-        AT(enum_4_205),
-        AT(enum_4_206),
-        AT(enum_4_207),
-        AT(enum_4_208),
-        AT(enum_4_209),
-        AT(enum_4_210),
-        AT(enum_4_211),
-        AT(enum_4_212),
-        AT(enum_4_213),
-        AT(enum_4_214),
-        AT(enum_4_215),
-        AT(enum_4_216),
-        AT(enum_4_217),
-        AT(enum_4_218),
-        AT(enum_4_219),
-        AT(enum_4_220),
-        AT(enum_4_221),
-        AT(enum_4_222),
-        AT(enum_4_223),
-        AT(enum_4_224),
-        AT(enum_4_225),
-        AT(enum_4_226),
-        AT(enum_4_227),
-        AT(enum_4_228),
-        AT(enum_4_229),
-        AT(enum_4_230),
-        AT(enum_4_231),
-        AT(enum_4_232),
-        AT(enum_4_233),
-        AT(enum_4_234),
-        AT(enum_4_235),
-        AT(enum_4_236),
-        AT(enum_4_237),
-        AT(enum_4_238),
-        AT(enum_4_239),
-        AT(enum_4_240),
-        AT(enum_4_241),
-        AT(enum_4_242),
-        AT(enum_4_243),
-        AT(enum_4_244),
-        AT(enum_4_245),
-        AT(enum_4_246),
-        AT(enum_4_247),
-        AT(enum_4_248),
-        AT(enum_4_249),
-        AT(enum_4_250),
-        AT(enum_4_251),
-        AT(enum_4_252),
-        AT(enum_4_253),
-        AT(enum_4_254),
-        AT(enum_4_255),
-        AT(enum_4_256),
-        AT(enum_4_257),
-        AT(enum_4_258),
-        AT(enum_4_259),
-        AT(enum_4_260),
-        AT(enum_4_261),
-        AT(enum_4_262),
-        AT(enum_4_263),
-        AT(enum_4_264),
-        AT(enum_4_265),
-        AT(enum_4_266),
-        AT(enum_4_267),
-        AT(enum_4_268),
-        AT(enum_4_269),
-        AT(enum_4_270),
-        AT(enum_4_271),
-        AT(enum_4_272),
-        AT(enum_4_273),
-        AT(enum_4_274),
-        AT(enum_4_275),
-        AT(enum_4_276),
-        AT(enum_4_277),
-        AT(enum_4_278),
-        AT(enum_4_279),
-        AT(enum_4_280),
-        AT(enum_4_281),
-        AT(enum_4_282),
-        AT(enum_4_283),
-        AT(enum_4_284),
-        AT(enum_4_285),
-        AT(enum_4_286),
-        AT(enum_4_287),
-        AT(enum_4_288),
-        AT(enum_4_289),
-        AT(enum_4_290),
-        AT(enum_4_291),
-        AT(enum_4_292),
-        AT(enum_5_0),
-        AT(enum_5_1),
-        AT(enum_5_2),
-        AT(enum_5_3),
-        AT(enum_5_4),
-        AT(enum_5_5),
-        AT(enum_5_6),
-        AT(enum_5_7),
-        AT(enum_5_8),
-        AT(enum_5_9),
-        AT(enum_5_10),
-        AT(enum_5_11),
-        AT(enum_5_12),
-        AT(enum_5_13),
-        AT(enum_5_14),
-        AT(enum_5_15),
-        AT(enum_5_16),
-        AT(enum_5_17),
-        AT(enum_5_18),
-        AT(enum_5_19),
-        AT(enum_5_20),
-        AT(enum_5_21),
-        AT(enum_5_22),
-        AT(enum_5_23),
-        AT(enum_5_24),
-        AT(enum_5_25),
-        AT(enum_5_26),
-        AT(enum_5_27),
-        AT(enum_5_28),
-        AT(enum_5_29),
-        AT(enum_5_30),
-        AT(enum_6_0),
-        AT(enum_6_1),
-        AT(enum_6_2),
-        AT(enum_7_0),
-        AT(enum_7_1),
-        AT(enum_7_2),
-        AT(enum_7_3),
-        AT(enum_7_4),
-        AT(enum_7_5),
-        AT(enum_7_6),
-        AT(enum_7_7),
-        AT(enum_7_8),
-        AT(enum_7_9),
-        AT(enum_7_10),
-        AT(enum_7_11),
-        AT(enum_7_12),
-        AT(enum_7_13),
-        AT(enum_7_14),
-        AT(enum_7_15),
-        AT(enum_7_16),
-        AT(enum_7_17),
-        AT(enum_7_18),
-        AT(enum_7_19),
-        AT(enum_7_20),
-        AT(enum_7_21),
-        AT(enum_8_0),
-        AT(enum_8_1),
-        AT(enum_9_0),
-        AT(enum_9_1),
-        AT(enum_9_2),
-        AT(enum_9_3),
-        AT(enum_9_4),
-        AT(enum_9_5),
-        AT(enum_10_0),
-        AT(enum_10_1),
-        AT(enum_11_0),
-        AT(enum_11_1),
-        AT(enum_11_2),
-        AT(enum_11_3),
-        AT(enum_11_4),
-        AT(enum_11_5),
-        AT(enum_11_6),
-        AT(enum_11_7),
-        AT(enum_11_8),
-        AT(enum_12_0),
-        AT(enum_12_1),
-        AT(enum_13_0),
-        AT(enum_13_1),
-        AT(enum_13_2),
-        AT(enum_13_3),
-        AT(enum_14_0),
-        AT(enum_14_1),
-        AT(enum_14_2),
-        AT(enum_15_0),
-        AT(enum_15_1),
-        AT(enum_16_0),
-        AT(enum_16_1),
-        AT(enum_16_2),
-        AT(enum_16_3),
-        AT(enum_17_0),
-        AT(enum_17_1),
-        AT(enum_17_2),
-        AT(enum_17_3),
-        AT(enum_17_4),
-        AT(enum_17_5),
-        AT(enum_17_6),
-        AT(enum_18_0),
-        AT(enum_19_0),
-        AT(enum_20_0),
-        AT(enum_20_1),
-        AT(enum_20_2),
-        AT(enum_21_0),
-        AT(enum_21_1),
-        AT(enum_22_0),
-        AT(enum_22_1),
-        AT(enum_22_2),
-        AT(enum_23_0),
-        AT(enum_23_1),
-        AT(enum_24_0),
-        AT(enum_25_0),
-        AT(enum_25_1),
-        AT(enum_25_2),
-        AT(enum_26_0),
-        AT(enum_26_1),
-        AT(enum_26_2),
-        AT(enum_26_3),
-        AT(enum_26_4),
-        AT(enum_27_0),
-        AT(enum_27_1),
-        AT(enum_27_2),
-        AT(enum_27_3),
-        AT(enum_28_0),
-        AT(enum_28_1),
-        AT(enum_28_2),
-        AT(enum_28_3),
-        AT(enum_29_0),
-        AT(enum_29_1),
-        AT(enum_30_0),
-        AT(enum_30_1),
-        AT(enum_31_0),
-        AT(enum_31_1),
-        AT(enum_31_2),
-        AT(enum_31_3),
-        AT(enum_32_0),
-        AT(enum_32_1),
-        AT(enum_33_0),
-        AT(enum_33_1),
-        AT(enum_34_0),
-        AT(enum_34_1),
-        AT(enum_34_2),
-        AT(enum_35_0),
-        AT(enum_35_1),
-        AT(enum_35_2),
-        AT(enum_35_3),
-        AT(enum_35_4),
-        AT(enum_35_5),
-        AT(enum_35_6),
-        AT(enum_35_7),
-        AT(enum_36_0),
-        AT(enum_36_1),
-        AT(enum_37_0),
-        AT(enum_37_1),
-        AT(enum_38_0),
-        AT(enum_38_1),
-        AT(enum_39_0),
-        AT(enum_39_1),
-        AT(enum_40_0),
-        AT(enum_40_1),
-        AT(enum_41_0),
-        AT(enum_41_1),
-        AT(enum_42_0),
-        AT(enum_42_1),
-        AT(enum_42_2),
-        AT(enum_42_3),
-        AT(enum_42_4),
-        AT(enum_42_5),
-        AT(enum_42_6),
-        AT(enum_42_7),
-        AT(enum_42_8),
-        AT(enum_43_0),
-        AT(enum_43_1),
-        AT(enum_43_2),
-        AT(enum_43_3),
-        AT(enum_43_4),
-        AT(enum_43_5),
-        AT(enum_43_6),
-        AT(enum_44_0),
-        AT(enum_44_1),
-        AT(enum_44_2),
-        AT(enum_44_3),
-        AT(enum_44_4),
-        AT(enum_44_5),
-        AT(enum_44_6),
-        AT(enum_44_7),
-        AT(enum_45_0),
-        AT(enum_45_1),
-        AT(enum_45_2),
-        AT(enum_45_3),
-        AT(enum_45_4),
-        AT(enum_45_5),
-        AT(enum_45_6),
-        AT(enum_46_0),
-        AT(enum_46_1),
-        AT(enum_46_2),
-        AT(enum_46_3),
-        AT(enum_46_4),
-        AT(enum_46_5),
-        AT(enum_46_6),
-        AT(enum_46_7),
-        AT(enum_46_8),
-        AT(enum_46_9),
-        AT(enum_46_10),
-        AT(enum_46_11),
-        AT(enum_46_12),
-        AT(enum_46_13),
-        AT(enum_46_14),
-        AT(enum_46_15),
-        AT(enum_46_16),
-        AT(enum_46_17),
-        AT(enum_46_18),
-        AT(enum_46_19),
-        AT(enum_46_20),
-        AT(enum_46_21),
-        AT(enum_46_22),
-        AT(enum_46_23),
-        AT(enum_46_24),
-        AT(enum_46_25),
-        AT(enum_46_26),
-        AT(enum_46_27),
-        AT(enum_46_28),
-        AT(enum_46_29),
-        AT(enum_46_30),
-        AT(enum_46_31),
-        AT(enum_46_32),
-        AT(enum_46_33),
-        AT(enum_46_34),
-        AT(enum_46_35),
-        AT(enum_46_36),
-        AT(enum_46_37),
-        AT(enum_46_38),
-        AT(enum_47_0),
-        AT(enum_47_1),
-        AT(enum_47_2),
-        AT(enum_47_3),
-        AT(enum_47_4),
-        AT(enum_47_5),
-        AT(enum_47_6),
-        AT(enum_47_7),
-        AT(enum_47_8),
-        AT(enum_47_9),
-        AT(enum_47_10),
-        AT(enum_47_11),
-        AT(enum_47_12),
-        AT(enum_47_13),
-        AT(enum_47_14),
-        AT(enum_47_15),
-        AT(enum_47_16),
-        AT(enum_47_17),
-        AT(enum_47_18),
-        AT(enum_47_19),
-        AT(enum_47_20),
-        AT(enum_47_21),
-        AT(enum_47_22),
-        AT(enum_47_23),
-        AT(enum_47_24),
-        AT(enum_47_25),
-        AT(enum_47_26),
-        AT(enum_47_27),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_0_3),
+        TRACE_AT(enum_0_4),
+        TRACE_AT(enum_0_5),
+        TRACE_AT(enum_0_6),
+        TRACE_AT(enum_0_7),
+        TRACE_AT(enum_0_8),
+        TRACE_AT(enum_0_9),
+        TRACE_AT(enum_0_10),
+        TRACE_AT(enum_0_11),
+        TRACE_AT(enum_0_12),
+        TRACE_AT(enum_0_13),
+        TRACE_AT(enum_0_14),
+        TRACE_AT(enum_0_15),
+        TRACE_AT(enum_0_16),
+        TRACE_AT(enum_0_17),
+        TRACE_AT(enum_0_18),
+        TRACE_AT(enum_0_19),
+        TRACE_AT(enum_0_20),
+        TRACE_AT(enum_0_21),
+        TRACE_AT(enum_0_22),
+        TRACE_AT(enum_0_23),
+        TRACE_AT(enum_0_24),
+        TRACE_AT(enum_0_25),
+        TRACE_AT(enum_0_26),
+        TRACE_AT(enum_0_27),
+        TRACE_AT(enum_0_28),
+        TRACE_AT(enum_0_29),
+        TRACE_AT(enum_0_30),
+        TRACE_AT(enum_0_31),
+        TRACE_AT(enum_0_32),
+        TRACE_AT(enum_0_33),
+        TRACE_AT(enum_0_34),
+        TRACE_AT(enum_0_35),
+        TRACE_AT(enum_0_36),
+        TRACE_AT(enum_0_37),
+        TRACE_AT(enum_0_38),
+        TRACE_AT(enum_0_39),
+        TRACE_AT(enum_0_40),
+        TRACE_AT(enum_0_41),
+        TRACE_AT(enum_0_42),
+        TRACE_AT(enum_0_43),
+        TRACE_AT(enum_0_44),
+        TRACE_AT(enum_0_45),
+        TRACE_AT(enum_0_46),
+        TRACE_AT(enum_0_47),
+        TRACE_AT(enum_0_48),
+        TRACE_AT(enum_1_0),
+        TRACE_AT(enum_1_1),
+        TRACE_AT(enum_1_2),
+        TRACE_AT(enum_2_0),
+        TRACE_AT(enum_2_1),
+        TRACE_AT(enum_2_2),
+        TRACE_AT(enum_3_0),
+        TRACE_AT(enum_3_1),
+        TRACE_AT(enum_3_2),
+        TRACE_AT(enum_3_3),
+        TRACE_AT(enum_3_4),
+        TRACE_AT(enum_3_5),
+        TRACE_AT(enum_3_6),
+        TRACE_AT(enum_3_7),
+        TRACE_AT(enum_3_8),
+        TRACE_AT(enum_3_9),
+        TRACE_AT(enum_3_10),
+        TRACE_AT(enum_3_11),
+        TRACE_AT(enum_3_12),
+        TRACE_AT(enum_3_13),
+        TRACE_AT(enum_3_14),
+        TRACE_AT(enum_3_15),
+        TRACE_AT(enum_3_16),
+        TRACE_AT(enum_3_17),
+        TRACE_AT(enum_3_18),
+        TRACE_AT(enum_3_19),
+        TRACE_AT(enum_3_20),
+        TRACE_AT(enum_3_21),
+        TRACE_AT(enum_3_22),
+        TRACE_AT(enum_3_23),
+        TRACE_AT(enum_3_24),
+        TRACE_AT(enum_3_25),
+        TRACE_AT(enum_3_26),
+        TRACE_AT(enum_3_27),
+        TRACE_AT(enum_3_28),
+        TRACE_AT(enum_3_29),
+        TRACE_AT(enum_3_30),
+        TRACE_AT(enum_3_31),
+        TRACE_AT(enum_3_32),
+        TRACE_AT(enum_3_33),
+        TRACE_AT(enum_3_34),
+        TRACE_AT(enum_3_35),
+        TRACE_AT(enum_3_36),
+        TRACE_AT(enum_3_37),
+        TRACE_AT(enum_3_38),
+        TRACE_AT(enum_3_39),
+        TRACE_AT(enum_3_40),
+        TRACE_AT(enum_3_41),
+        TRACE_AT(enum_3_42),
+        TRACE_AT(enum_3_43),
+        TRACE_AT(enum_4_0),
+        TRACE_AT(enum_4_1),
+        TRACE_AT(enum_4_2),
+        TRACE_AT(enum_4_3),
+        TRACE_AT(enum_4_4),
+        TRACE_AT(enum_4_5),
+        TRACE_AT(enum_4_6),
+        TRACE_AT(enum_4_7),
+        TRACE_AT(enum_4_8),
+        TRACE_AT(enum_4_9),
+        TRACE_AT(enum_4_10),
+        TRACE_AT(enum_4_11),
+        TRACE_AT(enum_4_12),
+        TRACE_AT(enum_4_13),
+        TRACE_AT(enum_4_14),
+        TRACE_AT(enum_4_15),
+        TRACE_AT(enum_4_16),
+        TRACE_AT(enum_4_17),
+        TRACE_AT(enum_4_18),
+        TRACE_AT(enum_4_19),
+        TRACE_AT(enum_4_20),
+        TRACE_AT(enum_4_21),
+        TRACE_AT(enum_4_22),
+        TRACE_AT(enum_4_23),
+        TRACE_AT(enum_4_24),
+        TRACE_AT(enum_4_25),
+        TRACE_AT(enum_4_26),
+        TRACE_AT(enum_4_27),
+        TRACE_AT(enum_4_28),
+        TRACE_AT(enum_4_29),
+        TRACE_AT(enum_4_30),
+        TRACE_AT(enum_4_31),
+        TRACE_AT(enum_4_32),
+        TRACE_AT(enum_4_33),
+        TRACE_AT(enum_4_34),
+        TRACE_AT(enum_4_35),
+        TRACE_AT(enum_4_36),
+        TRACE_AT(enum_4_37),
+        TRACE_AT(enum_4_38),
+        TRACE_AT(enum_4_39),
+        TRACE_AT(enum_4_40),
+        TRACE_AT(enum_4_41),
+        TRACE_AT(enum_4_42),
+        TRACE_AT(enum_4_43),
+        TRACE_AT(enum_4_44),
+        TRACE_AT(enum_4_45),
+        TRACE_AT(enum_4_46),
+        TRACE_AT(enum_4_47),
+        TRACE_AT(enum_4_48),
+        TRACE_AT(enum_4_49),
+        TRACE_AT(enum_4_50),
+        TRACE_AT(enum_4_51),
+        TRACE_AT(enum_4_52),
+        TRACE_AT(enum_4_53),
+        TRACE_AT(enum_4_54),
+        TRACE_AT(enum_4_55),
+        TRACE_AT(enum_4_56),
+        TRACE_AT(enum_4_57),
+        TRACE_AT(enum_4_58),
+        TRACE_AT(enum_4_59),
+        TRACE_AT(enum_4_60),
+        TRACE_AT(enum_4_61),
+        TRACE_AT(enum_4_62),
+        TRACE_AT(enum_4_63),
+        TRACE_AT(enum_4_64),
+        TRACE_AT(enum_4_65),
+        TRACE_AT(enum_4_66),
+        TRACE_AT(enum_4_67),
+        TRACE_AT(enum_4_68),
+        TRACE_AT(enum_4_69),
+        TRACE_AT(enum_4_70),
+        TRACE_AT(enum_4_71),
+        TRACE_AT(enum_4_72),
+        TRACE_AT(enum_4_73),
+        TRACE_AT(enum_4_74),
+        TRACE_AT(enum_4_75),
+        TRACE_AT(enum_4_76),
+        TRACE_AT(enum_4_77),
+        TRACE_AT(enum_4_78),
+        TRACE_AT(enum_4_79),
+        TRACE_AT(enum_4_80),
+        TRACE_AT(enum_4_81),
+        TRACE_AT(enum_4_82),
+        TRACE_AT(enum_4_83),
+        TRACE_AT(enum_4_84),
+        TRACE_AT(enum_4_85),
+        TRACE_AT(enum_4_86),
+        TRACE_AT(enum_4_87),
+        TRACE_AT(enum_4_88),
+        TRACE_AT(enum_4_89),
+        TRACE_AT(enum_4_90),
+        TRACE_AT(enum_4_91),
+        TRACE_AT(enum_4_92),
+        TRACE_AT(enum_4_93),
+        TRACE_AT(enum_4_94),
+        TRACE_AT(enum_4_95),
+        TRACE_AT(enum_4_96),
+        TRACE_AT(enum_4_97),
+        TRACE_AT(enum_4_98),
+        TRACE_AT(enum_4_99),
+        TRACE_AT(enum_4_100),
+        TRACE_AT(enum_4_101),
+        TRACE_AT(enum_4_102),
+        TRACE_AT(enum_4_103),
+        TRACE_AT(enum_4_104),
+        TRACE_AT(enum_4_105),
+        TRACE_AT(enum_4_106),
+        TRACE_AT(enum_4_107),
+        TRACE_AT(enum_4_108),
+        TRACE_AT(enum_4_109),
+        TRACE_AT(enum_4_110),
+        TRACE_AT(enum_4_111),
+        TRACE_AT(enum_4_112),
+        TRACE_AT(enum_4_113),
+        TRACE_AT(enum_4_114),
+        TRACE_AT(enum_4_115),
+        TRACE_AT(enum_4_116),
+        TRACE_AT(enum_4_117),
+        TRACE_AT(enum_4_118),
+        TRACE_AT(enum_4_119),
+        TRACE_AT(enum_4_120),
+        TRACE_AT(enum_4_121),
+        TRACE_AT(enum_4_122),
+        TRACE_AT(enum_4_123),
+        TRACE_AT(enum_4_124),
+        TRACE_AT(enum_4_125),
+        TRACE_AT(enum_4_126),
+        TRACE_AT(enum_4_127),
+        TRACE_AT(enum_4_128),
+        TRACE_AT(enum_4_129),
+        TRACE_AT(enum_4_130),
+        TRACE_AT(enum_4_131),
+        TRACE_AT(enum_4_132),
+        TRACE_AT(enum_4_133),
+        TRACE_AT(enum_4_134),
+        TRACE_AT(enum_4_135),
+        TRACE_AT(enum_4_136),
+        TRACE_AT(enum_4_137),
+        TRACE_AT(enum_4_138),
+        TRACE_AT(enum_4_139),
+        TRACE_AT(enum_4_140),
+        TRACE_AT(enum_4_141),
+        TRACE_AT(enum_4_142),
+        TRACE_AT(enum_4_143),
+        TRACE_AT(enum_4_144),
+        TRACE_AT(enum_4_145),
+        TRACE_AT(enum_4_146),
+        TRACE_AT(enum_4_147),
+        TRACE_AT(enum_4_148),
+        TRACE_AT(enum_4_149),
+        TRACE_AT(enum_4_150),
+        TRACE_AT(enum_4_151),
+        TRACE_AT(enum_4_152),
+        TRACE_AT(enum_4_153),
+        TRACE_AT(enum_4_154),
+        TRACE_AT(enum_4_155),
+        TRACE_AT(enum_4_156),
+        TRACE_AT(enum_4_157),
+        TRACE_AT(enum_4_158),
+        TRACE_AT(enum_4_159),
+        TRACE_AT(enum_4_160),
+        TRACE_AT(enum_4_161),
+        TRACE_AT(enum_4_162),
+        TRACE_AT(enum_4_163),
+        TRACE_AT(enum_4_164),
+        TRACE_AT(enum_4_165),
+        TRACE_AT(enum_4_166),
+        TRACE_AT(enum_4_167),
+        TRACE_AT(enum_4_168),
+        TRACE_AT(enum_4_169),
+        TRACE_AT(enum_4_170),
+        TRACE_AT(enum_4_171),
+        TRACE_AT(enum_4_172),
+        TRACE_AT(enum_4_173),
+        TRACE_AT(enum_4_174),
+        TRACE_AT(enum_4_175),
+        TRACE_AT(enum_4_176),
+        TRACE_AT(enum_4_177),
+        TRACE_AT(enum_4_178),
+        TRACE_AT(enum_4_179),
+        TRACE_AT(enum_4_180),
+        TRACE_AT(enum_4_181),
+        TRACE_AT(enum_4_182),
+        TRACE_AT(enum_4_183),
+        TRACE_AT(enum_4_184),
+        TRACE_AT(enum_4_185),
+        TRACE_AT(enum_4_186),
+        TRACE_AT(enum_4_187),
+        TRACE_AT(enum_4_188),
+        TRACE_AT(enum_4_189),
+        TRACE_AT(enum_4_190),
+        TRACE_AT(enum_4_191),
+        TRACE_AT(enum_4_192),
+        TRACE_AT(enum_4_193),
+        TRACE_AT(enum_4_194),
+        TRACE_AT(enum_4_195),
+        TRACE_AT(enum_4_196),
+        TRACE_AT(enum_4_197),
+        TRACE_AT(enum_4_198),
+        TRACE_AT(enum_4_199),
+        TRACE_AT(enum_4_200),
+        TRACE_AT(enum_4_201),
+        TRACE_AT(enum_4_202),
+        TRACE_AT(enum_4_203),
+        TRACE_AT(enum_4_204),
+        TRACE_AT(enum_4_205),
+        TRACE_AT(enum_4_206),
+        TRACE_AT(enum_4_207),
+        TRACE_AT(enum_4_208),
+        TRACE_AT(enum_4_209),
+        TRACE_AT(enum_4_210),
+        TRACE_AT(enum_4_211),
+        TRACE_AT(enum_4_212),
+        TRACE_AT(enum_4_213),
+        TRACE_AT(enum_4_214),
+        TRACE_AT(enum_4_215),
+        TRACE_AT(enum_4_216),
+        TRACE_AT(enum_4_217),
+        TRACE_AT(enum_4_218),
+        TRACE_AT(enum_4_219),
+        TRACE_AT(enum_4_220),
+        TRACE_AT(enum_4_221),
+        TRACE_AT(enum_4_222),
+        TRACE_AT(enum_4_223),
+        TRACE_AT(enum_4_224),
+        TRACE_AT(enum_4_225),
+        TRACE_AT(enum_4_226),
+        TRACE_AT(enum_4_227),
+        TRACE_AT(enum_4_228),
+        TRACE_AT(enum_4_229),
+        TRACE_AT(enum_4_230),
+        TRACE_AT(enum_4_231),
+        TRACE_AT(enum_4_232),
+        TRACE_AT(enum_4_233),
+        TRACE_AT(enum_4_234),
+        TRACE_AT(enum_4_235),
+        TRACE_AT(enum_4_236),
+        TRACE_AT(enum_4_237),
+        TRACE_AT(enum_4_238),
+        TRACE_AT(enum_4_239),
+        TRACE_AT(enum_4_240),
+        TRACE_AT(enum_4_241),
+        TRACE_AT(enum_4_242),
+        TRACE_AT(enum_4_243),
+        TRACE_AT(enum_4_244),
+        TRACE_AT(enum_4_245),
+        TRACE_AT(enum_4_246),
+        TRACE_AT(enum_4_247),
+        TRACE_AT(enum_4_248),
+        TRACE_AT(enum_4_249),
+        TRACE_AT(enum_4_250),
+        TRACE_AT(enum_4_251),
+        TRACE_AT(enum_4_252),
+        TRACE_AT(enum_4_253),
+        TRACE_AT(enum_4_254),
+        TRACE_AT(enum_4_255),
+        TRACE_AT(enum_4_256),
+        TRACE_AT(enum_4_257),
+        TRACE_AT(enum_4_258),
+        TRACE_AT(enum_4_259),
+        TRACE_AT(enum_4_260),
+        TRACE_AT(enum_4_261),
+        TRACE_AT(enum_4_262),
+        TRACE_AT(enum_4_263),
+        TRACE_AT(enum_4_264),
+        TRACE_AT(enum_4_265),
+        TRACE_AT(enum_4_266),
+        TRACE_AT(enum_4_267),
+        TRACE_AT(enum_4_268),
+        TRACE_AT(enum_4_269),
+        TRACE_AT(enum_4_270),
+        TRACE_AT(enum_4_271),
+        TRACE_AT(enum_4_272),
+        TRACE_AT(enum_4_273),
+        TRACE_AT(enum_4_274),
+        TRACE_AT(enum_4_275),
+        TRACE_AT(enum_4_276),
+        TRACE_AT(enum_4_277),
+        TRACE_AT(enum_4_278),
+        TRACE_AT(enum_4_279),
+        TRACE_AT(enum_4_280),
+        TRACE_AT(enum_4_281),
+        TRACE_AT(enum_4_282),
+        TRACE_AT(enum_4_283),
+        TRACE_AT(enum_4_284),
+        TRACE_AT(enum_4_285),
+        TRACE_AT(enum_4_286),
+        TRACE_AT(enum_4_287),
+        TRACE_AT(enum_4_288),
+        TRACE_AT(enum_4_289),
+        TRACE_AT(enum_4_290),
+        TRACE_AT(enum_4_291),
+        TRACE_AT(enum_4_292),
+        TRACE_AT(enum_5_0),
+        TRACE_AT(enum_5_1),
+        TRACE_AT(enum_5_2),
+        TRACE_AT(enum_5_3),
+        TRACE_AT(enum_5_4),
+        TRACE_AT(enum_5_5),
+        TRACE_AT(enum_5_6),
+        TRACE_AT(enum_5_7),
+        TRACE_AT(enum_5_8),
+        TRACE_AT(enum_5_9),
+        TRACE_AT(enum_5_10),
+        TRACE_AT(enum_5_11),
+        TRACE_AT(enum_5_12),
+        TRACE_AT(enum_5_13),
+        TRACE_AT(enum_5_14),
+        TRACE_AT(enum_5_15),
+        TRACE_AT(enum_5_16),
+        TRACE_AT(enum_5_17),
+        TRACE_AT(enum_5_18),
+        TRACE_AT(enum_5_19),
+        TRACE_AT(enum_5_20),
+        TRACE_AT(enum_5_21),
+        TRACE_AT(enum_5_22),
+        TRACE_AT(enum_5_23),
+        TRACE_AT(enum_5_24),
+        TRACE_AT(enum_5_25),
+        TRACE_AT(enum_5_26),
+        TRACE_AT(enum_5_27),
+        TRACE_AT(enum_5_28),
+        TRACE_AT(enum_5_29),
+        TRACE_AT(enum_5_30),
+        TRACE_AT(enum_6_0),
+        TRACE_AT(enum_6_1),
+        TRACE_AT(enum_6_2),
+        TRACE_AT(enum_7_0),
+        TRACE_AT(enum_7_1),
+        TRACE_AT(enum_7_2),
+        TRACE_AT(enum_7_3),
+        TRACE_AT(enum_7_4),
+        TRACE_AT(enum_7_5),
+        TRACE_AT(enum_7_6),
+        TRACE_AT(enum_7_7),
+        TRACE_AT(enum_7_8),
+        TRACE_AT(enum_7_9),
+        TRACE_AT(enum_7_10),
+        TRACE_AT(enum_7_11),
+        TRACE_AT(enum_7_12),
+        TRACE_AT(enum_7_13),
+        TRACE_AT(enum_7_14),
+        TRACE_AT(enum_7_15),
+        TRACE_AT(enum_7_16),
+        TRACE_AT(enum_7_17),
+        TRACE_AT(enum_7_18),
+        TRACE_AT(enum_7_19),
+        TRACE_AT(enum_7_20),
+        TRACE_AT(enum_7_21),
+        TRACE_AT(enum_8_0),
+        TRACE_AT(enum_8_1),
+        TRACE_AT(enum_9_0),
+        TRACE_AT(enum_9_1),
+        TRACE_AT(enum_9_2),
+        TRACE_AT(enum_9_3),
+        TRACE_AT(enum_9_4),
+        TRACE_AT(enum_9_5),
+        TRACE_AT(enum_10_0),
+        TRACE_AT(enum_10_1),
+        TRACE_AT(enum_11_0),
+        TRACE_AT(enum_11_1),
+        TRACE_AT(enum_11_2),
+        TRACE_AT(enum_11_3),
+        TRACE_AT(enum_11_4),
+        TRACE_AT(enum_11_5),
+        TRACE_AT(enum_11_6),
+        TRACE_AT(enum_11_7),
+        TRACE_AT(enum_11_8),
+        TRACE_AT(enum_12_0),
+        TRACE_AT(enum_12_1),
+        TRACE_AT(enum_13_0),
+        TRACE_AT(enum_13_1),
+        TRACE_AT(enum_13_2),
+        TRACE_AT(enum_13_3),
+        TRACE_AT(enum_14_0),
+        TRACE_AT(enum_14_1),
+        TRACE_AT(enum_14_2),
+        TRACE_AT(enum_15_0),
+        TRACE_AT(enum_15_1),
+        TRACE_AT(enum_16_0),
+        TRACE_AT(enum_16_1),
+        TRACE_AT(enum_16_2),
+        TRACE_AT(enum_16_3),
+        TRACE_AT(enum_17_0),
+        TRACE_AT(enum_17_1),
+        TRACE_AT(enum_17_2),
+        TRACE_AT(enum_17_3),
+        TRACE_AT(enum_17_4),
+        TRACE_AT(enum_17_5),
+        TRACE_AT(enum_17_6),
+        TRACE_AT(enum_18_0),
+        TRACE_AT(enum_19_0),
+        TRACE_AT(enum_20_0),
+        TRACE_AT(enum_20_1),
+        TRACE_AT(enum_20_2),
+        TRACE_AT(enum_21_0),
+        TRACE_AT(enum_21_1),
+        TRACE_AT(enum_22_0),
+        TRACE_AT(enum_22_1),
+        TRACE_AT(enum_22_2),
+        TRACE_AT(enum_23_0),
+        TRACE_AT(enum_23_1),
+        TRACE_AT(enum_24_0),
+        TRACE_AT(enum_25_0),
+        TRACE_AT(enum_25_1),
+        TRACE_AT(enum_25_2),
+        TRACE_AT(enum_26_0),
+        TRACE_AT(enum_26_1),
+        TRACE_AT(enum_26_2),
+        TRACE_AT(enum_26_3),
+        TRACE_AT(enum_26_4),
+        TRACE_AT(enum_27_0),
+        TRACE_AT(enum_27_1),
+        TRACE_AT(enum_27_2),
+        TRACE_AT(enum_27_3),
+        TRACE_AT(enum_28_0),
+        TRACE_AT(enum_28_1),
+        TRACE_AT(enum_28_2),
+        TRACE_AT(enum_28_3),
+        TRACE_AT(enum_29_0),
+        TRACE_AT(enum_29_1),
+        TRACE_AT(enum_30_0),
+        TRACE_AT(enum_30_1),
+        TRACE_AT(enum_31_0),
+        TRACE_AT(enum_31_1),
+        TRACE_AT(enum_31_2),
+        TRACE_AT(enum_31_3),
+        TRACE_AT(enum_32_0),
+        TRACE_AT(enum_32_1),
+        TRACE_AT(enum_33_0),
+        TRACE_AT(enum_33_1),
+        TRACE_AT(enum_34_0),
+        TRACE_AT(enum_34_1),
+        TRACE_AT(enum_34_2),
+        TRACE_AT(enum_35_0),
+        TRACE_AT(enum_35_1),
+        TRACE_AT(enum_35_2),
+        TRACE_AT(enum_35_3),
+        TRACE_AT(enum_35_4),
+        TRACE_AT(enum_35_5),
+        TRACE_AT(enum_35_6),
+        TRACE_AT(enum_35_7),
+        TRACE_AT(enum_36_0),
+        TRACE_AT(enum_36_1),
+        TRACE_AT(enum_37_0),
+        TRACE_AT(enum_37_1),
+        TRACE_AT(enum_38_0),
+        TRACE_AT(enum_38_1),
+        TRACE_AT(enum_39_0),
+        TRACE_AT(enum_39_1),
+        TRACE_AT(enum_40_0),
+        TRACE_AT(enum_40_1),
+        TRACE_AT(enum_41_0),
+        TRACE_AT(enum_41_1),
+        TRACE_AT(enum_42_0),
+        TRACE_AT(enum_42_1),
+        TRACE_AT(enum_42_2),
+        TRACE_AT(enum_42_3),
+        TRACE_AT(enum_42_4),
+        TRACE_AT(enum_42_5),
+        TRACE_AT(enum_42_6),
+        TRACE_AT(enum_42_7),
+        TRACE_AT(enum_42_8),
+        TRACE_AT(enum_43_0),
+        TRACE_AT(enum_43_1),
+        TRACE_AT(enum_43_2),
+        TRACE_AT(enum_43_3),
+        TRACE_AT(enum_43_4),
+        TRACE_AT(enum_43_5),
+        TRACE_AT(enum_43_6),
+        TRACE_AT(enum_44_0),
+        TRACE_AT(enum_44_1),
+        TRACE_AT(enum_44_2),
+        TRACE_AT(enum_44_3),
+        TRACE_AT(enum_44_4),
+        TRACE_AT(enum_44_5),
+        TRACE_AT(enum_44_6),
+        TRACE_AT(enum_44_7),
+        TRACE_AT(enum_45_0),
+        TRACE_AT(enum_45_1),
+        TRACE_AT(enum_45_2),
+        TRACE_AT(enum_45_3),
+        TRACE_AT(enum_45_4),
+        TRACE_AT(enum_45_5),
+        TRACE_AT(enum_45_6),
+        TRACE_AT(enum_46_0),
+        TRACE_AT(enum_46_1),
+        TRACE_AT(enum_46_2),
+        TRACE_AT(enum_46_3),
+        TRACE_AT(enum_46_4),
+        TRACE_AT(enum_46_5),
+        TRACE_AT(enum_46_6),
+        TRACE_AT(enum_46_7),
+        TRACE_AT(enum_46_8),
+        TRACE_AT(enum_46_9),
+        TRACE_AT(enum_46_10),
+        TRACE_AT(enum_46_11),
+        TRACE_AT(enum_46_12),
+        TRACE_AT(enum_46_13),
+        TRACE_AT(enum_46_14),
+        TRACE_AT(enum_46_15),
+        TRACE_AT(enum_46_16),
+        TRACE_AT(enum_46_17),
+        TRACE_AT(enum_46_18),
+        TRACE_AT(enum_46_19),
+        TRACE_AT(enum_46_20),
+        TRACE_AT(enum_46_21),
+        TRACE_AT(enum_46_22),
+        TRACE_AT(enum_46_23),
+        TRACE_AT(enum_46_24),
+        TRACE_AT(enum_46_25),
+        TRACE_AT(enum_46_26),
+        TRACE_AT(enum_46_27),
+        TRACE_AT(enum_46_28),
+        TRACE_AT(enum_46_29),
+        TRACE_AT(enum_46_30),
+        TRACE_AT(enum_46_31),
+        TRACE_AT(enum_46_32),
+        TRACE_AT(enum_46_33),
+        TRACE_AT(enum_46_34),
+        TRACE_AT(enum_46_35),
+        TRACE_AT(enum_46_36),
+        TRACE_AT(enum_46_37),
+        TRACE_AT(enum_46_38),
+        TRACE_AT(enum_47_0),
+        TRACE_AT(enum_47_1),
+        TRACE_AT(enum_47_2),
+        TRACE_AT(enum_47_3),
+        TRACE_AT(enum_47_4),
+        TRACE_AT(enum_47_5),
+        TRACE_AT(enum_47_6),
+        TRACE_AT(enum_47_7),
+        TRACE_AT(enum_47_8),
+        TRACE_AT(enum_47_9),
+        TRACE_AT(enum_47_10),
+        TRACE_AT(enum_47_11),
+        TRACE_AT(enum_47_12),
+        TRACE_AT(enum_47_13),
+        TRACE_AT(enum_47_14),
+        TRACE_AT(enum_47_15),
+        TRACE_AT(enum_47_16),
+        TRACE_AT(enum_47_17),
+        TRACE_AT(enum_47_18),
+        TRACE_AT(enum_47_19),
+        TRACE_AT(enum_47_20),
+        TRACE_AT(enum_47_21),
+        TRACE_AT(enum_47_22),
+        TRACE_AT(enum_47_23),
+        TRACE_AT(enum_47_24),
+        TRACE_AT(enum_47_25),
+        TRACE_AT(enum_47_26),
+        TRACE_AT(enum_47_27),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
+_Static_assert(sizeof(cubind__cudnn_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__cudnn_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
 
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after

@@ -32,8 +32,9 @@ cubind_slot *const cubind_cufft_slots_ce3533edb7df = (cubind_slot *)cubind__cuff
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__cufft_symbols {
     cubind__symbol_table table;
     struct names {
@@ -149,7 +150,11 @@ const struct cubind__cufft_symbols {
         char wrapper_cubind_cufft_xt_exec_descriptor[32];
         char symbol_cufftXtSetWorkAreaPolicy[25];
         char wrapper_cubind_cufft_xt_set_work_area_policy[37];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    struct trace_strings {
         char trace_0[28];
         char trace_1[25];
         char trace_2[29];
@@ -192,86 +197,91 @@ const struct cubind__cufft_symbols {
         char trace_39[103];
         char trace_40[129];
         char trace_41[29];
-        char enum_0_0[10];
-        char enum_0_1[10];
-        char enum_0_2[10];
-        char enum_0_3[10];
-        char enum_0_4[10];
-        char enum_0_5[10];
+        char enum_0[7];
+        char enum_0_0[4];
+        char enum_0_1[4];
+        char enum_0_2[4];
+        char enum_0_3[4];
+        char enum_0_4[4];
+        char enum_0_5[4];
+        char enum_1[1];
         char enum_1_0[14];
         char enum_1_1[14];
         char enum_1_2[12];
-        char enum_2_0[38];
-        char enum_2_1[47];
-        char enum_3_0[22];
-        char enum_3_1[23];
-        char enum_3_2[24];
-        char enum_3_3[33];
-        char enum_3_4[34];
-        char enum_3_5[34];
-        char enum_3_6[35];
-        char enum_3_7[23];
-        char enum_4_0[26];
-        char enum_4_1[26];
-        char enum_4_2[28];
-        char enum_4_3[21];
-        char enum_5_0[23];
-        char enum_5_1[22];
-        char enum_6_0[20];
-        char enum_6_1[27];
-        char enum_6_2[17];
-        char enum_6_3[24];
-        char enum_6_4[20];
-        char enum_6_5[27];
-        char enum_6_6[17];
-        char enum_6_7[24];
-        char enum_6_8[19];
-        char enum_7_0[11];
-        char enum_7_1[11];
-        char enum_7_2[11];
-        char enum_7_3[10];
-        char enum_7_4[11];
-        char enum_7_5[11];
-        char enum_7_6[11];
-        char enum_7_7[10];
-        char enum_7_8[10];
-        char enum_7_9[10];
-        char enum_7_10[11];
-        char enum_7_11[11];
-        char enum_7_12[11];
-        char enum_7_13[11];
-        char enum_7_14[12];
-        char enum_7_15[12];
-        char enum_7_16[10];
-        char enum_7_17[10];
-        char enum_7_18[10];
-        char enum_7_19[10];
-        char enum_7_20[11];
-        char enum_7_21[11];
-        char enum_7_22[11];
-        char enum_7_23[11];
-        char enum_7_24[11];
-        char enum_7_25[11];
-        char enum_7_26[11];
-        char enum_7_27[11];
-        char enum_7_28[15];
-        char enum_7_29[15];
-        char enum_7_30[16];
-        char enum_7_31[15];
-        char enum_7_32[15];
-        char enum_7_33[15];
-        char enum_8_0[23];
-        char enum_8_1[20];
-        char enum_8_2[27];
-#endif
-    } names;
-    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
-#if !defined(CUBIND_NO_TRACE)
-    cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+        char enum_2[27];
+        char enum_2_0[12];
+        char enum_2_1[21];
+        char enum_3[7];
+        char enum_3_0[16];
+        char enum_3_1[17];
+        char enum_3_2[18];
+        char enum_3_3[27];
+        char enum_3_4[28];
+        char enum_3_5[28];
+        char enum_3_6[29];
+        char enum_3_7[17];
+        char enum_4[12];
+        char enum_4_0[15];
+        char enum_4_1[15];
+        char enum_4_2[17];
+        char enum_4_3[10];
+        char enum_5[13];
+        char enum_5_0[11];
+        char enum_5_1[10];
+        char enum_6[10];
+        char enum_6_0[11];
+        char enum_6_1[18];
+        char enum_6_2[8];
+        char enum_6_3[15];
+        char enum_6_4[11];
+        char enum_6_5[18];
+        char enum_6_6[8];
+        char enum_6_7[15];
+        char enum_6_8[10];
+        char enum_7[6];
+        char enum_7_0[6];
+        char enum_7_1[6];
+        char enum_7_2[6];
+        char enum_7_3[5];
+        char enum_7_4[6];
+        char enum_7_5[6];
+        char enum_7_6[6];
+        char enum_7_7[5];
+        char enum_7_8[5];
+        char enum_7_9[5];
+        char enum_7_10[6];
+        char enum_7_11[6];
+        char enum_7_12[6];
+        char enum_7_13[6];
+        char enum_7_14[7];
+        char enum_7_15[7];
+        char enum_7_16[5];
+        char enum_7_17[5];
+        char enum_7_18[5];
+        char enum_7_19[5];
+        char enum_7_20[6];
+        char enum_7_21[6];
+        char enum_7_22[6];
+        char enum_7_23[6];
+        char enum_7_24[6];
+        char enum_7_25[6];
+        char enum_7_26[6];
+        char enum_7_27[6];
+        char enum_7_28[10];
+        char enum_7_29[10];
+        char enum_7_30[11];
+        char enum_7_31[10];
+        char enum_7_32[10];
+        char enum_7_33[10];
+        char enum_8[16];
+        char enum_8_0[8];
+        char enum_8_1[5];
+        char enum_8_2[12];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
     cubind__trace_enum_range enums[9];
-    long long values[71];
-    unsigned value_names[71];
+    int values[71];
+    unsigned short value_names[71];
 #endif
 } cubind__cufft_symbols = {
     {CUBIND_LIB_CUFFT, SYMBOL_COUNT, offsetof(struct cubind__cufft_symbols, names),
@@ -394,123 +404,9 @@ const struct cubind__cufft_symbols {
         "cubind_cufft_xt_exec_descriptor",
         "cufftXtSetWorkAreaPolicy",
         "cubind_cufft_xt_set_work_area_policy",
-#if !defined(CUBIND_NO_TRACE)
-        "s;pplan;inx;e0:type;ibatch;",
-        "s;pplan;inx;iny;e0:type;",
-        "s;pplan;inx;iny;inz;e0:type;",
-        "s;pplan;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;",
-        "s;iplan;inx;e0:type;ibatch;pworkSize;",
-        "s;iplan;inx;iny;e0:type;pworkSize;",
-        "s;iplan;inx;iny;inz;e0:type;pworkSize;",
-        "s;iplan;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;pworkSize;",
-        "s;inx;e0:type;ibatch;pworkSize;",
-        "s;inx;iny;e0:type;pworkSize;",
-        "s;inx;iny;inz;e0:type;pworkSize;",
-        "s;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;pworkSize;",
-        "s;phandle;",
-        "s;ihandle;inx;e0:type;ibatch;pworkSize;",
-        "s;ihandle;inx;iny;e0:type;pworkSize;",
-        "s;ihandle;inx;iny;inz;e0:type;pworkSize;",
-        "s;ihandle;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;pworkArea;",
-        "s;ihandle;pworkSize;",
-        "s;iplan;pworkArea;",
-        "s;iplan;iautoAllocate;",
-        "s;iplan;pidata;podata;idirection;",
-        "s;iplan;pidata;podata;",
-        "s;iplan;pstream;",
-        "s;iplan;",
-        "s;pversion;",
-        "s;e1:type;pvalue;",
-        "s;iplan;e2:property;iinputValueInt;",
-        "s;iplan;e2:property;preturnPtrValue;",
-        "s;iplan;e2:property;",
-        "s;ihandle;inGPUs;pwhichGPUs;",
-        "s;iplan;pdescriptor;e3:format;",
-        "s;iplan;pdstPointer;psrcPointer;e4:type;",
-        "s;pdescriptor;",
-        "s;iplan;pinput;poutput;idirection;",
-        "s;iplan;pinput;poutput;",
-        "s;iplan;pqueryStruct;e5:queryType;",
-        "s;iplan;pcallback_routine;e6:cbType;pcaller_info;",
-        "s;iplan;e6:cbType;",
-        "s;iplan;e6:cbType;usharedSize;",
-        "s;iplan;plto_callback_symbol_name;plto_callback_fatbin;ulto_callback_fatbin_size;e6:type;pcaller_info;",
-        "s;iplan;irank;pn;pinembed;iistride;iidist;e7:inputtype;ponembed;iostride;iodist;e7:outputtype;ibatch;pworkSize;e7:executiontype;",
-        "s;iplan;e8:policy;pworkSize;",
-        "CUFFT_C2C",
-        "CUFFT_R2C",
-        "CUFFT_C2R",
-        "CUFFT_Z2Z",
-        "CUFFT_D2Z",
-        "CUFFT_Z2D",
-        "MAJOR_VERSION",
-        "MINOR_VERSION",
-        "PATCH_LEVEL",
-        "NVFFT_PLAN_PROPERTY_INT64_PATIENT_JIT",
-        "NVFFT_PLAN_PROPERTY_INT64_MAX_NUM_HOST_THREADS",
-        "CUFFT_XT_FORMAT_INPUT",
-        "CUFFT_XT_FORMAT_OUTPUT",
-        "CUFFT_XT_FORMAT_INPLACE",
-        "CUFFT_XT_FORMAT_INPLACE_SHUFFLED",
-        "CUFFT_XT_FORMAT_1D_INPUT_SHUFFLED",
-        "CUFFT_XT_FORMAT_DISTRIBUTED_INPUT",
-        "CUFFT_XT_FORMAT_DISTRIBUTED_OUTPUT",
-        "CUFFT_FORMAT_UNDEFINED",
-        "CUFFT_COPY_HOST_TO_DEVICE",
-        "CUFFT_COPY_DEVICE_TO_HOST",
-        "CUFFT_COPY_DEVICE_TO_DEVICE",
-        "CUFFT_COPY_UNDEFINED",
-        "CUFFT_QUERY_1D_FACTORS",
-        "CUFFT_QUERY_UNDEFINED",
-        "CUFFT_CB_LD_COMPLEX",
-        "CUFFT_CB_LD_COMPLEX_DOUBLE",
-        "CUFFT_CB_LD_REAL",
-        "CUFFT_CB_LD_REAL_DOUBLE",
-        "CUFFT_CB_ST_COMPLEX",
-        "CUFFT_CB_ST_COMPLEX_DOUBLE",
-        "CUFFT_CB_ST_REAL",
-        "CUFFT_CB_ST_REAL_DOUBLE",
-        "CUFFT_CB_UNDEFINED",
-        "CUDA_R_32F",
-        "CUDA_R_64F",
-        "CUDA_R_16F",
-        "CUDA_R_8I",
-        "CUDA_C_32F",
-        "CUDA_C_64F",
-        "CUDA_C_16F",
-        "CUDA_C_8I",
-        "CUDA_R_8U",
-        "CUDA_C_8U",
-        "CUDA_R_32I",
-        "CUDA_C_32I",
-        "CUDA_R_32U",
-        "CUDA_C_32U",
-        "CUDA_R_16BF",
-        "CUDA_C_16BF",
-        "CUDA_R_4I",
-        "CUDA_C_4I",
-        "CUDA_R_4U",
-        "CUDA_C_4U",
-        "CUDA_R_16I",
-        "CUDA_C_16I",
-        "CUDA_R_16U",
-        "CUDA_C_16U",
-        "CUDA_R_64I",
-        "CUDA_C_64I",
-        "CUDA_R_64U",
-        "CUDA_C_64U",
-        "CUDA_R_8F_E4M3",
-        "CUDA_R_8F_E5M2",
-        "CUDA_R_8F_UE8M0",
-        "CUDA_R_6F_E2M3",
-        "CUDA_R_6F_E3M2",
-        "CUDA_R_4F_E2M1",
-        "CUFFT_WORKAREA_MINIMAL",
-        "CUFFT_WORKAREA_USER",
-        "CUFFT_WORKAREA_PERFORMANCE",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__cufft_symbols, member)
     {
         {AT(symbol_cufftPlan1d), AT(symbol_cufftPlan1d), AT(wrapper_cubind_cufft_plan1d)},
@@ -571,75 +467,199 @@ const struct cubind__cufft_symbols {
         {AT(symbol_cufftXtSetWorkAreaPolicy), AT(symbol_cufftXtSetWorkAreaPolicy), AT(wrapper_cubind_cufft_xt_set_work_area_policy)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 9},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 9, sizeof(int)},
     {
-        AT(trace_0), /* cufftPlan1d */
-        AT(trace_1), /* cufftPlan2d */
-        AT(trace_2), /* cufftPlan3d */
-        AT(trace_3), /* cufftPlanMany */
-        AT(trace_4), /* cufftMakePlan1d */
-        AT(trace_5), /* cufftMakePlan2d */
-        AT(trace_6), /* cufftMakePlan3d */
-        AT(trace_7), /* cufftMakePlanMany */
-        AT(trace_7), /* cufftMakePlanMany64 */
-        AT(trace_7), /* cufftGetSizeMany64 */
-        AT(trace_8), /* cufftEstimate1d */
-        AT(trace_9), /* cufftEstimate2d */
-        AT(trace_10), /* cufftEstimate3d */
-        AT(trace_11), /* cufftEstimateMany */
-        AT(trace_12), /* cufftCreate */
-        AT(trace_13), /* cufftGetSize1d */
-        AT(trace_14), /* cufftGetSize2d */
-        AT(trace_15), /* cufftGetSize3d */
-        AT(trace_16), /* cufftGetSizeMany */
-        AT(trace_17), /* cufftGetSize */
-        AT(trace_18), /* cufftSetWorkArea */
-        AT(trace_19), /* cufftSetAutoAllocation */
-        AT(trace_20), /* cufftExecC2C */
-        AT(trace_21), /* cufftExecR2C */
-        AT(trace_21), /* cufftExecC2R */
-        AT(trace_20), /* cufftExecZ2Z */
-        AT(trace_21), /* cufftExecD2Z */
-        AT(trace_21), /* cufftExecZ2D */
-        AT(trace_22), /* cufftSetStream */
-        AT(trace_23), /* cufftDestroy */
-        AT(trace_24), /* cufftGetVersion */
-        AT(trace_25), /* cufftGetProperty */
-        AT(trace_26), /* cufftSetPlanPropertyInt64 */
-        AT(trace_27), /* cufftGetPlanPropertyInt64 */
-        AT(trace_28), /* cufftResetPlanProperty */
-        AT(trace_29), /* cufftXtSetGPUs */
-        AT(trace_30), /* cufftXtMalloc */
-        AT(trace_31), /* cufftXtMemcpy */
-        AT(trace_32), /* cufftXtFree */
-        AT(trace_18), /* cufftXtSetWorkArea */
-        AT(trace_33), /* cufftXtExecDescriptorC2C */
-        AT(trace_34), /* cufftXtExecDescriptorR2C */
-        AT(trace_34), /* cufftXtExecDescriptorC2R */
-        AT(trace_33), /* cufftXtExecDescriptorZ2Z */
-        AT(trace_34), /* cufftXtExecDescriptorD2Z */
-        AT(trace_34), /* cufftXtExecDescriptorZ2D */
-        AT(trace_35), /* cufftXtQueryPlan */
-        AT(trace_36), /* cufftXtSetCallback */
-        AT(trace_37), /* cufftXtClearCallback */
-        AT(trace_38), /* cufftXtSetCallbackSharedSize */
-        AT(trace_39), /* cufftXtSetJITCallback */
-        AT(trace_40), /* cufftXtMakePlanMany */
-        AT(trace_40), /* cufftXtGetSizeMany */
-        AT(trace_33), /* cufftXtExec */
-        AT(trace_33), /* cufftXtExecDescriptor */
-        AT(trace_41), /* cufftXtSetWorkAreaPolicy */
+        "s;pplan;inx;e0:type;ibatch;",
+        "s;pplan;inx;iny;e0:type;",
+        "s;pplan;inx;iny;inz;e0:type;",
+        "s;pplan;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;",
+        "s;iplan;inx;e0:type;ibatch;pworkSize;",
+        "s;iplan;inx;iny;e0:type;pworkSize;",
+        "s;iplan;inx;iny;inz;e0:type;pworkSize;",
+        "s;iplan;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;pworkSize;",
+        "s;inx;e0:type;ibatch;pworkSize;",
+        "s;inx;iny;e0:type;pworkSize;",
+        "s;inx;iny;inz;e0:type;pworkSize;",
+        "s;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;pworkSize;",
+        "s;phandle;",
+        "s;ihandle;inx;e0:type;ibatch;pworkSize;",
+        "s;ihandle;inx;iny;e0:type;pworkSize;",
+        "s;ihandle;inx;iny;inz;e0:type;pworkSize;",
+        "s;ihandle;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;pworkArea;",
+        "s;ihandle;pworkSize;",
+        "s;iplan;pworkArea;",
+        "s;iplan;iautoAllocate;",
+        "s;iplan;pidata;podata;idirection;",
+        "s;iplan;pidata;podata;",
+        "s;iplan;pstream;",
+        "s;iplan;",
+        "s;pversion;",
+        "s;e1:type;pvalue;",
+        "s;iplan;e2:property;iinputValueInt;",
+        "s;iplan;e2:property;preturnPtrValue;",
+        "s;iplan;e2:property;",
+        "s;ihandle;inGPUs;pwhichGPUs;",
+        "s;iplan;pdescriptor;e3:format;",
+        "s;iplan;pdstPointer;psrcPointer;e4:type;",
+        "s;pdescriptor;",
+        "s;iplan;pinput;poutput;idirection;",
+        "s;iplan;pinput;poutput;",
+        "s;iplan;pqueryStruct;e5:queryType;",
+        "s;iplan;pcallback_routine;e6:cbType;pcaller_info;",
+        "s;iplan;e6:cbType;",
+        "s;iplan;e6:cbType;usharedSize;",
+        "s;iplan;plto_callback_symbol_name;plto_callback_fatbin;ulto_callback_fatbin_size;e6:type;pcaller_info;",
+        "s;iplan;irank;pn;pinembed;iistride;iidist;e7:inputtype;ponembed;iostride;iodist;e7:outputtype;ibatch;pworkSize;e7:executiontype;",
+        "s;iplan;e8:policy;pworkSize;",
+        "CUFFT_",
+        "C2C",
+        "R2C",
+        "C2R",
+        "Z2Z",
+        "D2Z",
+        "Z2D",
+        "",
+        "MAJOR_VERSION",
+        "MINOR_VERSION",
+        "PATCH_LEVEL",
+        "NVFFT_PLAN_PROPERTY_INT64_",
+        "PATIENT_JIT",
+        "MAX_NUM_HOST_THREADS",
+        "CUFFT_",
+        "XT_FORMAT_INPUT",
+        "XT_FORMAT_OUTPUT",
+        "XT_FORMAT_INPLACE",
+        "XT_FORMAT_INPLACE_SHUFFLED",
+        "XT_FORMAT_1D_INPUT_SHUFFLED",
+        "XT_FORMAT_DISTRIBUTED_INPUT",
+        "XT_FORMAT_DISTRIBUTED_OUTPUT",
+        "FORMAT_UNDEFINED",
+        "CUFFT_COPY_",
+        "HOST_TO_DEVICE",
+        "DEVICE_TO_HOST",
+        "DEVICE_TO_DEVICE",
+        "UNDEFINED",
+        "CUFFT_QUERY_",
+        "1D_FACTORS",
+        "UNDEFINED",
+        "CUFFT_CB_",
+        "LD_COMPLEX",
+        "LD_COMPLEX_DOUBLE",
+        "LD_REAL",
+        "LD_REAL_DOUBLE",
+        "ST_COMPLEX",
+        "ST_COMPLEX_DOUBLE",
+        "ST_REAL",
+        "ST_REAL_DOUBLE",
+        "UNDEFINED",
+        "CUDA_",
+        "R_32F",
+        "R_64F",
+        "R_16F",
+        "R_8I",
+        "C_32F",
+        "C_64F",
+        "C_16F",
+        "C_8I",
+        "R_8U",
+        "C_8U",
+        "R_32I",
+        "C_32I",
+        "R_32U",
+        "C_32U",
+        "R_16BF",
+        "C_16BF",
+        "R_4I",
+        "C_4I",
+        "R_4U",
+        "C_4U",
+        "R_16I",
+        "C_16I",
+        "R_16U",
+        "C_16U",
+        "R_64I",
+        "C_64I",
+        "R_64U",
+        "C_64U",
+        "R_8F_E4M3",
+        "R_8F_E5M2",
+        "R_8F_UE8M0",
+        "R_6F_E2M3",
+        "R_6F_E3M2",
+        "R_4F_E2M1",
+        "CUFFT_WORKAREA_",
+        "MINIMAL",
+        "USER",
+        "PERFORMANCE",
     },
     {
-        {0, 6}, /* cufftType_t */
-        {6, 3}, /* libraryPropertyType_t */
-        {9, 2}, /* cufftProperty_t */
-        {11, 8}, /* cufftXtSubFormat_t */
-        {19, 4}, /* cufftXtCopyType_t */
-        {23, 2}, /* cufftXtQueryType_t */
-        {25, 9}, /* cufftXtCallbackType_t */
-        {34, 34}, /* cudaDataType_t */
-        {68, 3}, /* cufftXtWorkAreaPolicy_t */
+        TRACE_AT(trace_0), /* cufftPlan1d */
+        TRACE_AT(trace_1), /* cufftPlan2d */
+        TRACE_AT(trace_2), /* cufftPlan3d */
+        TRACE_AT(trace_3), /* cufftPlanMany */
+        TRACE_AT(trace_4), /* cufftMakePlan1d */
+        TRACE_AT(trace_5), /* cufftMakePlan2d */
+        TRACE_AT(trace_6), /* cufftMakePlan3d */
+        TRACE_AT(trace_7), /* cufftMakePlanMany */
+        TRACE_AT(trace_7), /* cufftMakePlanMany64 */
+        TRACE_AT(trace_7), /* cufftGetSizeMany64 */
+        TRACE_AT(trace_8), /* cufftEstimate1d */
+        TRACE_AT(trace_9), /* cufftEstimate2d */
+        TRACE_AT(trace_10), /* cufftEstimate3d */
+        TRACE_AT(trace_11), /* cufftEstimateMany */
+        TRACE_AT(trace_12), /* cufftCreate */
+        TRACE_AT(trace_13), /* cufftGetSize1d */
+        TRACE_AT(trace_14), /* cufftGetSize2d */
+        TRACE_AT(trace_15), /* cufftGetSize3d */
+        TRACE_AT(trace_16), /* cufftGetSizeMany */
+        TRACE_AT(trace_17), /* cufftGetSize */
+        TRACE_AT(trace_18), /* cufftSetWorkArea */
+        TRACE_AT(trace_19), /* cufftSetAutoAllocation */
+        TRACE_AT(trace_20), /* cufftExecC2C */
+        TRACE_AT(trace_21), /* cufftExecR2C */
+        TRACE_AT(trace_21), /* cufftExecC2R */
+        TRACE_AT(trace_20), /* cufftExecZ2Z */
+        TRACE_AT(trace_21), /* cufftExecD2Z */
+        TRACE_AT(trace_21), /* cufftExecZ2D */
+        TRACE_AT(trace_22), /* cufftSetStream */
+        TRACE_AT(trace_23), /* cufftDestroy */
+        TRACE_AT(trace_24), /* cufftGetVersion */
+        TRACE_AT(trace_25), /* cufftGetProperty */
+        TRACE_AT(trace_26), /* cufftSetPlanPropertyInt64 */
+        TRACE_AT(trace_27), /* cufftGetPlanPropertyInt64 */
+        TRACE_AT(trace_28), /* cufftResetPlanProperty */
+        TRACE_AT(trace_29), /* cufftXtSetGPUs */
+        TRACE_AT(trace_30), /* cufftXtMalloc */
+        TRACE_AT(trace_31), /* cufftXtMemcpy */
+        TRACE_AT(trace_32), /* cufftXtFree */
+        TRACE_AT(trace_18), /* cufftXtSetWorkArea */
+        TRACE_AT(trace_33), /* cufftXtExecDescriptorC2C */
+        TRACE_AT(trace_34), /* cufftXtExecDescriptorR2C */
+        TRACE_AT(trace_34), /* cufftXtExecDescriptorC2R */
+        TRACE_AT(trace_33), /* cufftXtExecDescriptorZ2Z */
+        TRACE_AT(trace_34), /* cufftXtExecDescriptorD2Z */
+        TRACE_AT(trace_34), /* cufftXtExecDescriptorZ2D */
+        TRACE_AT(trace_35), /* cufftXtQueryPlan */
+        TRACE_AT(trace_36), /* cufftXtSetCallback */
+        TRACE_AT(trace_37), /* cufftXtClearCallback */
+        TRACE_AT(trace_38), /* cufftXtSetCallbackSharedSize */
+        TRACE_AT(trace_39), /* cufftXtSetJITCallback */
+        TRACE_AT(trace_40), /* cufftXtMakePlanMany */
+        TRACE_AT(trace_40), /* cufftXtGetSizeMany */
+        TRACE_AT(trace_33), /* cufftXtExec */
+        TRACE_AT(trace_33), /* cufftXtExecDescriptor */
+        TRACE_AT(trace_41), /* cufftXtSetWorkAreaPolicy */
+    },
+    {
+        {TRACE_AT(enum_0), 0, 6}, /* cufftType_t */
+        {TRACE_AT(enum_1), 6, 3}, /* libraryPropertyType_t */
+        {TRACE_AT(enum_2), 9, 2}, /* cufftProperty_t */
+        {TRACE_AT(enum_3), 11, 8}, /* cufftXtSubFormat_t */
+        {TRACE_AT(enum_4), 19, 4}, /* cufftXtCopyType_t */
+        {TRACE_AT(enum_5), 23, 2}, /* cufftXtQueryType_t */
+        {TRACE_AT(enum_6), 25, 9}, /* cufftXtCallbackType_t */
+        {TRACE_AT(enum_7), 34, 34}, /* cudaDataType_t */
+        {TRACE_AT(enum_8), 68, 3}, /* cufftXtWorkAreaPolicy_t */
     },
     {
         41,
@@ -715,82 +735,87 @@ const struct cubind__cufft_symbols {
         2,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_0_3),
-        AT(enum_0_4),
-        AT(enum_0_5),
-        AT(enum_1_0),
-        AT(enum_1_1),
-        AT(enum_1_2),
-        AT(enum_2_0),
-        AT(enum_2_1),
-        AT(enum_3_0),
-        AT(enum_3_1),
-        AT(enum_3_2),
-        AT(enum_3_3),
-        AT(enum_3_4),
-        AT(enum_3_5),
-        AT(enum_3_6),
-        AT(enum_3_7),
-        AT(enum_4_0),
-        AT(enum_4_1),
-        AT(enum_4_2),
-        AT(enum_4_3),
-        AT(enum_5_0),
-        AT(enum_5_1),
-        AT(enum_6_0),
-        AT(enum_6_1),
-        AT(enum_6_2),
-        AT(enum_6_3),
-        AT(enum_6_4),
-        AT(enum_6_5),
-        AT(enum_6_6),
-        AT(enum_6_7),
-        AT(enum_6_8),
-        AT(enum_7_0),
-        AT(enum_7_1),
-        AT(enum_7_2),
-        AT(enum_7_3),
-        AT(enum_7_4),
-        AT(enum_7_5),
-        AT(enum_7_6),
-        AT(enum_7_7),
-        AT(enum_7_8),
-        AT(enum_7_9),
-        AT(enum_7_10),
-        AT(enum_7_11),
-        AT(enum_7_12),
-        AT(enum_7_13),
-        AT(enum_7_14),
-        AT(enum_7_15),
-        AT(enum_7_16),
-        AT(enum_7_17),
-        AT(enum_7_18),
-        AT(enum_7_19),
-        AT(enum_7_20),
-        AT(enum_7_21),
-        AT(enum_7_22),
-        AT(enum_7_23),
-        AT(enum_7_24),
-        AT(enum_7_25),
-        AT(enum_7_26),
-        AT(enum_7_27),
-        AT(enum_7_28),
-        AT(enum_7_29),
-        AT(enum_7_30),
-        AT(enum_7_31),
-        AT(enum_7_32),
-        AT(enum_7_33),
-        AT(enum_8_0),
-        AT(enum_8_1),
-        AT(enum_8_2),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_0_3),
+        TRACE_AT(enum_0_4),
+        TRACE_AT(enum_0_5),
+        TRACE_AT(enum_1_0),
+        TRACE_AT(enum_1_1),
+        TRACE_AT(enum_1_2),
+        TRACE_AT(enum_2_0),
+        TRACE_AT(enum_2_1),
+        TRACE_AT(enum_3_0),
+        TRACE_AT(enum_3_1),
+        TRACE_AT(enum_3_2),
+        TRACE_AT(enum_3_3),
+        TRACE_AT(enum_3_4),
+        TRACE_AT(enum_3_5),
+        TRACE_AT(enum_3_6),
+        TRACE_AT(enum_3_7),
+        TRACE_AT(enum_4_0),
+        TRACE_AT(enum_4_1),
+        TRACE_AT(enum_4_2),
+        TRACE_AT(enum_4_3),
+        TRACE_AT(enum_5_0),
+        TRACE_AT(enum_5_1),
+        TRACE_AT(enum_6_0),
+        TRACE_AT(enum_6_1),
+        TRACE_AT(enum_6_2),
+        TRACE_AT(enum_6_3),
+        TRACE_AT(enum_6_4),
+        TRACE_AT(enum_6_5),
+        TRACE_AT(enum_6_6),
+        TRACE_AT(enum_6_7),
+        TRACE_AT(enum_6_8),
+        TRACE_AT(enum_7_0),
+        TRACE_AT(enum_7_1),
+        TRACE_AT(enum_7_2),
+        TRACE_AT(enum_7_3),
+        TRACE_AT(enum_7_4),
+        TRACE_AT(enum_7_5),
+        TRACE_AT(enum_7_6),
+        TRACE_AT(enum_7_7),
+        TRACE_AT(enum_7_8),
+        TRACE_AT(enum_7_9),
+        TRACE_AT(enum_7_10),
+        TRACE_AT(enum_7_11),
+        TRACE_AT(enum_7_12),
+        TRACE_AT(enum_7_13),
+        TRACE_AT(enum_7_14),
+        TRACE_AT(enum_7_15),
+        TRACE_AT(enum_7_16),
+        TRACE_AT(enum_7_17),
+        TRACE_AT(enum_7_18),
+        TRACE_AT(enum_7_19),
+        TRACE_AT(enum_7_20),
+        TRACE_AT(enum_7_21),
+        TRACE_AT(enum_7_22),
+        TRACE_AT(enum_7_23),
+        TRACE_AT(enum_7_24),
+        TRACE_AT(enum_7_25),
+        TRACE_AT(enum_7_26),
+        TRACE_AT(enum_7_27),
+        TRACE_AT(enum_7_28),
+        TRACE_AT(enum_7_29),
+        TRACE_AT(enum_7_30),
+        TRACE_AT(enum_7_31),
+        TRACE_AT(enum_7_32),
+        TRACE_AT(enum_7_33),
+        TRACE_AT(enum_8_0),
+        TRACE_AT(enum_8_1),
+        TRACE_AT(enum_8_2),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
+_Static_assert(sizeof(cubind__cufft_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__cufft_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
 
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after

@@ -32,8 +32,9 @@ cubind_slot *const cubind_cufile_slots_120aacd97cb0 = (cubind_slot *)cubind__cuf
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__cufile_symbols {
     cubind__symbol_table table;
     struct names {
@@ -87,7 +88,11 @@ const struct cubind__cufile_symbols {
         char wrapper_cubind_cufile_stream_deregister[32];
         char symbol_cuFileGetVersion[17];
         char wrapper_cubind_cufile_get_version[26];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    struct trace_strings {
         char trace_0[14];
         char trace_1[7];
         char trace_2[31];
@@ -110,12 +115,8 @@ const struct cubind__cufile_symbols {
         char trace_19[18];
         char trace_20[11];
         char trace_21[12];
-#endif
-    } names;
-    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
-#if !defined(CUBIND_NO_TRACE)
-    cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
 #endif
 } cubind__cufile_symbols = {
     {CUBIND_LIB_CUFILE, SYMBOL_COUNT, offsetof(struct cubind__cufile_symbols, names),
@@ -176,32 +177,9 @@ const struct cubind__cufile_symbols {
         "cubind_cufile_stream_deregister",
         "cuFileGetVersion",
         "cubind_cufile_get_version",
-#if !defined(CUBIND_NO_TRACE)
-        "s;pfh;pdescr;",
-        "v;pfh;",
-        "s;pbufPtr_base;ulength;iflags;",
-        "s;pbufPtr_base;",
-        "i;pfh;pbufPtr_base;usize;ifile_offset;ibufPtr_offset;",
-        "s;",
-        "i;",
-        "s;pprops;",
-        "s;upoll;upoll_threshold_size;",
-        "s;umax_direct_io_size;",
-        "s;umax_cache_size;",
-        "s;umax_pinned_size;",
-        "s;pbatch_idp;unr;",
-        "s;pbatch_idp;unr;piocbp;uflags;",
-        "s;pbatch_idp;umin_nr;pnr;piocbp;ptimeout;",
-        "s;pbatch_idp;",
-        "v;pbatch_idp;",
-        "s;pfh;pbufPtr_base;psize_p;pfile_offset_p;pbufPtr_offset_p;pbytes_read_p;pstream;",
-        "s;pfh;pbufPtr_base;psize_p;pfile_offset_p;pbufPtr_offset_p;pbytes_written_p;pstream;",
-        "s;pstream;uflags;",
-        "s;pstream;",
-        "s;pversion;",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__cufile_symbols, member)
     {
         {AT(symbol_cuFileHandleRegister), AT(symbol_cuFileHandleRegister), AT(wrapper_cubind_cufile_handle_register)},
@@ -231,38 +209,67 @@ const struct cubind__cufile_symbols {
         {AT(symbol_cuFileGetVersion), AT(symbol_cuFileGetVersion), AT(wrapper_cubind_cufile_get_version)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), 0, 0, 0, 0},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), 0, 0, 0, 0, sizeof(int)},
     {
-        AT(trace_0), /* cuFileHandleRegister */
-        AT(trace_1), /* cuFileHandleDeregister */
-        AT(trace_2), /* cuFileBufRegister */
-        AT(trace_3), /* cuFileBufDeregister */
-        AT(trace_4), /* cuFileRead */
-        AT(trace_4), /* cuFileWrite */
-        AT(trace_5), /* cuFileDriverOpen */
-        AT(trace_5), /* cuFileDriverClose */
-        AT(trace_5), /* cuFileDriverClose_v2 */
-        AT(trace_6), /* cuFileUseCount */
-        AT(trace_7), /* cuFileDriverGetProperties */
-        AT(trace_8), /* cuFileDriverSetPollMode */
-        AT(trace_9), /* cuFileDriverSetMaxDirectIOSize */
-        AT(trace_10), /* cuFileDriverSetMaxCacheSize */
-        AT(trace_11), /* cuFileDriverSetMaxPinnedMemSize */
-        AT(trace_12), /* cuFileBatchIOSetUp */
-        AT(trace_13), /* cuFileBatchIOSubmit */
-        AT(trace_14), /* cuFileBatchIOGetStatus */
-        AT(trace_15), /* cuFileBatchIOCancel */
-        AT(trace_16), /* cuFileBatchIODestroy */
-        AT(trace_17), /* cuFileReadAsync */
-        AT(trace_18), /* cuFileWriteAsync */
-        AT(trace_19), /* cuFileStreamRegister */
-        AT(trace_20), /* cuFileStreamDeregister */
-        AT(trace_21), /* cuFileGetVersion */
+        "s;pfh;pdescr;",
+        "v;pfh;",
+        "s;pbufPtr_base;ulength;iflags;",
+        "s;pbufPtr_base;",
+        "i;pfh;pbufPtr_base;usize;ifile_offset;ibufPtr_offset;",
+        "s;",
+        "i;",
+        "s;pprops;",
+        "s;upoll;upoll_threshold_size;",
+        "s;umax_direct_io_size;",
+        "s;umax_cache_size;",
+        "s;umax_pinned_size;",
+        "s;pbatch_idp;unr;",
+        "s;pbatch_idp;unr;piocbp;uflags;",
+        "s;pbatch_idp;umin_nr;pnr;piocbp;ptimeout;",
+        "s;pbatch_idp;",
+        "v;pbatch_idp;",
+        "s;pfh;pbufPtr_base;psize_p;pfile_offset_p;pbufPtr_offset_p;pbytes_read_p;pstream;",
+        "s;pfh;pbufPtr_base;psize_p;pfile_offset_p;pbufPtr_offset_p;pbytes_written_p;pstream;",
+        "s;pstream;uflags;",
+        "s;pstream;",
+        "s;pversion;",
+    },
+    {
+        TRACE_AT(trace_0), /* cuFileHandleRegister */
+        TRACE_AT(trace_1), /* cuFileHandleDeregister */
+        TRACE_AT(trace_2), /* cuFileBufRegister */
+        TRACE_AT(trace_3), /* cuFileBufDeregister */
+        TRACE_AT(trace_4), /* cuFileRead */
+        TRACE_AT(trace_4), /* cuFileWrite */
+        TRACE_AT(trace_5), /* cuFileDriverOpen */
+        TRACE_AT(trace_5), /* cuFileDriverClose */
+        TRACE_AT(trace_5), /* cuFileDriverClose_v2 */
+        TRACE_AT(trace_6), /* cuFileUseCount */
+        TRACE_AT(trace_7), /* cuFileDriverGetProperties */
+        TRACE_AT(trace_8), /* cuFileDriverSetPollMode */
+        TRACE_AT(trace_9), /* cuFileDriverSetMaxDirectIOSize */
+        TRACE_AT(trace_10), /* cuFileDriverSetMaxCacheSize */
+        TRACE_AT(trace_11), /* cuFileDriverSetMaxPinnedMemSize */
+        TRACE_AT(trace_12), /* cuFileBatchIOSetUp */
+        TRACE_AT(trace_13), /* cuFileBatchIOSubmit */
+        TRACE_AT(trace_14), /* cuFileBatchIOGetStatus */
+        TRACE_AT(trace_15), /* cuFileBatchIOCancel */
+        TRACE_AT(trace_16), /* cuFileBatchIODestroy */
+        TRACE_AT(trace_17), /* cuFileReadAsync */
+        TRACE_AT(trace_18), /* cuFileWriteAsync */
+        TRACE_AT(trace_19), /* cuFileStreamRegister */
+        TRACE_AT(trace_20), /* cuFileStreamDeregister */
+        TRACE_AT(trace_21), /* cuFileGetVersion */
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
+_Static_assert(sizeof(cubind__cufile_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__cufile_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
 
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after

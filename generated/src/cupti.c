@@ -32,8 +32,9 @@ cubind_slot *const cubind_cupti_slots_ee3413016ddb = (cubind_slot *)cubind__cupt
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__cupti_symbols {
     cubind__symbol_table table;
     struct names {
@@ -367,7 +368,11 @@ const struct cubind__cupti_symbols {
         char wrapper_cubind_cupti_sass_metrics_flush_data[37];
         char symbol_cuptiDeviceGetChipName[23];
         char wrapper_cubind_cupti_device_get_chip_name[34];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    struct trace_strings {
         char trace_0[18];
         char trace_1[12];
         char trace_2[29];
@@ -450,207 +455,216 @@ const struct cubind__cupti_symbols {
         char trace_79[17];
         char trace_80[12];
         char trace_81[24];
-        char enum_0_0[14];
-        char enum_0_1[30];
-        char enum_0_2[27];
-        char enum_0_3[28];
-        char enum_0_4[36];
-        char enum_0_5[29];
-        char enum_0_6[31];
-        char enum_0_7[30];
-        char enum_0_8[26];
-        char enum_0_9[21];
-        char enum_0_10[42];
-        char enum_0_11[32];
-        char enum_0_12[30];
-        char enum_0_13[22];
-        char enum_0_14[27];
-        char enum_0_15[28];
-        char enum_0_16[30];
-        char enum_0_17[32];
-        char enum_0_18[24];
-        char enum_0_19[27];
-        char enum_0_20[27];
-        char enum_0_21[25];
-        char enum_0_22[32];
-        char enum_0_23[21];
-        char enum_0_24[27];
-        char enum_0_25[33];
-        char enum_0_26[26];
-        char enum_0_27[26];
-        char enum_0_28[39];
-        char enum_0_29[49];
-        char enum_0_30[58];
-        char enum_0_31[48];
-        char enum_0_32[38];
-        char enum_0_33[45];
-        char enum_0_34[41];
-        char enum_0_35[36];
-        char enum_0_36[41];
-        char enum_0_37[38];
-        char enum_0_38[42];
-        char enum_0_39[47];
-        char enum_0_40[55];
-        char enum_0_41[49];
-        char enum_0_42[37];
-        char enum_0_43[37];
-        char enum_0_44[37];
-        char enum_0_45[37];
-        char enum_0_46[30];
-        char enum_0_47[20];
-        char enum_0_48[22];
-        char enum_1_0[24];
-        char enum_1_1[27];
-        char enum_1_2[28];
-        char enum_1_3[25];
-        char enum_1_4[28];
-        char enum_1_5[21];
-        char enum_1_6[22];
-        char enum_1_7[21];
-        char enum_1_8[26];
-        char enum_2_0[39];
-        char enum_2_1[35];
-        char enum_2_2[38];
-        char enum_3_0[31];
-        char enum_3_1[38];
-        char enum_3_2[42];
-        char enum_3_3[40];
-        char enum_3_4[58];
-        char enum_3_5[36];
-        char enum_3_6[33];
-        char enum_3_7[34];
-        char enum_3_8[27];
-        char enum_3_9[31];
-        char enum_3_10[36];
-        char enum_3_11[36];
-        char enum_3_12[31];
-        char enum_3_13[63];
-        char enum_3_14[59];
-        char enum_3_15[62];
-        char enum_3_16[36];
-        char enum_3_17[33];
-        char enum_3_18[36];
-        char enum_3_19[35];
-        char enum_3_20[28];
-        char enum_4_0[29];
-        char enum_4_1[39];
-        char enum_4_2[45];
-        char enum_4_3[42];
-        char enum_4_4[34];
-        char enum_5_0[22];
-        char enum_5_1[35];
-        char enum_5_2[34];
-        char enum_5_3[26];
-        char enum_5_4[33];
-        char enum_5_5[27];
-        char enum_6_0[39];
-        char enum_6_1[52];
-        char enum_6_2[33];
-        char enum_6_3[34];
-        char enum_6_4[30];
-        char enum_6_5[38];
-        char enum_6_6[39];
-        char enum_6_7[33];
-        char enum_7_0[27];
-        char enum_7_1[32];
-        char enum_8_0[23];
-        char enum_8_1[36];
-        char enum_8_2[35];
-        char enum_8_3[27];
-        char enum_8_4[29];
-        char enum_8_5[34];
-        char enum_8_6[28];
-        char enum_9_0[28];
-        char enum_9_1[27];
-        char enum_9_2[27];
-        char enum_9_3[27];
-        char enum_9_4[27];
-        char enum_9_5[28];
-        char enum_9_6[26];
-        char enum_9_7[27];
-        char enum_9_8[27];
-        char enum_9_9[28];
-        char enum_9_10[38];
-        char enum_9_11[25];
-        char enum_9_12[27];
-        char enum_9_13[32];
-        char enum_9_14[35];
-        char enum_9_15[34];
-        char enum_9_16[27];
-        char enum_9_17[29];
-        char enum_9_18[31];
-        char enum_9_19[31];
-        char enum_9_20[32];
-        char enum_9_21[35];
-        char enum_9_22[28];
-        char enum_9_23[36];
-        char enum_9_24[42];
-        char enum_9_25[43];
-        char enum_9_26[29];
-        char enum_9_27[27];
-        char enum_9_28[37];
-        char enum_9_29[34];
-        char enum_9_30[32];
-        char enum_9_31[44];
-        char enum_9_32[44];
-        char enum_9_33[33];
-        char enum_9_34[35];
-        char enum_9_35[34];
-        char enum_9_36[31];
-        char enum_9_37[27];
-        char enum_9_38[36];
-        char enum_9_39[41];
-        char enum_9_40[27];
-        char enum_9_41[40];
-        char enum_9_42[49];
-        char enum_9_43[41];
-        char enum_9_44[50];
-        char enum_9_45[27];
-        char enum_9_46[25];
-        char enum_9_47[27];
-        char enum_9_48[40];
-        char enum_9_49[28];
-        char enum_9_50[32];
-        char enum_9_51[32];
-        char enum_9_52[24];
-        char enum_9_53[39];
-        char enum_9_54[35];
-        char enum_9_55[50];
-        char enum_9_56[26];
-        char enum_9_57[30];
-        char enum_10_0[39];
-        char enum_10_1[43];
-        char enum_10_2[45];
-        char enum_10_3[50];
-        char enum_10_4[51];
-        char enum_10_5[47];
-        char enum_10_6[53];
-        char enum_10_7[59];
-        char enum_10_8[52];
-        char enum_10_9[47];
-        char enum_10_10[53];
-        char enum_10_11[44];
-        char enum_11_0[38];
-        char enum_11_1[37];
-        char enum_11_2[35];
-        char enum_11_3[40];
-        char enum_12_0[40];
-        char enum_12_1[40];
-        char enum_12_2[40];
-        char enum_12_3[40];
-        char enum_12_4[40];
-        char enum_12_5[40];
-        char enum_12_6[37];
-        char enum_12_7[42];
-#endif
-    } names;
-    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
-#if !defined(CUBIND_NO_TRACE)
-    cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+        char enum_0[7];
+        char enum_0_0[8];
+        char enum_0_1[24];
+        char enum_0_2[21];
+        char enum_0_3[22];
+        char enum_0_4[30];
+        char enum_0_5[23];
+        char enum_0_6[25];
+        char enum_0_7[24];
+        char enum_0_8[20];
+        char enum_0_9[15];
+        char enum_0_10[36];
+        char enum_0_11[26];
+        char enum_0_12[24];
+        char enum_0_13[16];
+        char enum_0_14[21];
+        char enum_0_15[22];
+        char enum_0_16[24];
+        char enum_0_17[26];
+        char enum_0_18[18];
+        char enum_0_19[21];
+        char enum_0_20[21];
+        char enum_0_21[19];
+        char enum_0_22[26];
+        char enum_0_23[15];
+        char enum_0_24[21];
+        char enum_0_25[27];
+        char enum_0_26[20];
+        char enum_0_27[20];
+        char enum_0_28[33];
+        char enum_0_29[43];
+        char enum_0_30[52];
+        char enum_0_31[42];
+        char enum_0_32[32];
+        char enum_0_33[39];
+        char enum_0_34[35];
+        char enum_0_35[30];
+        char enum_0_36[35];
+        char enum_0_37[32];
+        char enum_0_38[36];
+        char enum_0_39[41];
+        char enum_0_40[49];
+        char enum_0_41[43];
+        char enum_0_42[31];
+        char enum_0_43[31];
+        char enum_0_44[31];
+        char enum_0_45[31];
+        char enum_0_46[24];
+        char enum_0_47[14];
+        char enum_0_48[16];
+        char enum_1[17];
+        char enum_1_0[8];
+        char enum_1_1[11];
+        char enum_1_2[12];
+        char enum_1_3[9];
+        char enum_1_4[12];
+        char enum_1_5[5];
+        char enum_1_6[6];
+        char enum_1_7[5];
+        char enum_1_8[10];
+        char enum_2[29];
+        char enum_2_0[11];
+        char enum_2_1[7];
+        char enum_2_2[10];
+        char enum_3[19];
+        char enum_3_0[13];
+        char enum_3_1[20];
+        char enum_3_2[24];
+        char enum_3_3[22];
+        char enum_3_4[40];
+        char enum_3_5[18];
+        char enum_3_6[15];
+        char enum_3_7[16];
+        char enum_3_8[9];
+        char enum_3_9[13];
+        char enum_3_10[18];
+        char enum_3_11[18];
+        char enum_3_12[13];
+        char enum_3_13[45];
+        char enum_3_14[41];
+        char enum_3_15[44];
+        char enum_3_16[18];
+        char enum_3_17[15];
+        char enum_3_18[18];
+        char enum_3_19[17];
+        char enum_3_20[10];
+        char enum_4[25];
+        char enum_4_0[5];
+        char enum_4_1[15];
+        char enum_4_2[21];
+        char enum_4_3[18];
+        char enum_4_4[10];
+        char enum_5[18];
+        char enum_5_0[5];
+        char enum_5_1[18];
+        char enum_5_2[17];
+        char enum_5_3[9];
+        char enum_5_4[16];
+        char enum_5_5[10];
+        char enum_6[24];
+        char enum_6_0[16];
+        char enum_6_1[29];
+        char enum_6_2[10];
+        char enum_6_3[11];
+        char enum_6_4[7];
+        char enum_6_5[15];
+        char enum_6_6[16];
+        char enum_6_7[10];
+        char enum_7[23];
+        char enum_7_0[5];
+        char enum_7_1[10];
+        char enum_8[19];
+        char enum_8_0[5];
+        char enum_8_1[18];
+        char enum_8_2[17];
+        char enum_8_3[9];
+        char enum_8_4[11];
+        char enum_8_5[16];
+        char enum_8_6[10];
+        char enum_9[21];
+        char enum_9_0[8];
+        char enum_9_1[7];
+        char enum_9_2[7];
+        char enum_9_3[7];
+        char enum_9_4[7];
+        char enum_9_5[8];
+        char enum_9_6[6];
+        char enum_9_7[7];
+        char enum_9_8[7];
+        char enum_9_9[8];
+        char enum_9_10[18];
+        char enum_9_11[5];
+        char enum_9_12[7];
+        char enum_9_13[12];
+        char enum_9_14[15];
+        char enum_9_15[14];
+        char enum_9_16[7];
+        char enum_9_17[9];
+        char enum_9_18[11];
+        char enum_9_19[11];
+        char enum_9_20[12];
+        char enum_9_21[15];
+        char enum_9_22[8];
+        char enum_9_23[16];
+        char enum_9_24[22];
+        char enum_9_25[23];
+        char enum_9_26[9];
+        char enum_9_27[7];
+        char enum_9_28[17];
+        char enum_9_29[14];
+        char enum_9_30[12];
+        char enum_9_31[24];
+        char enum_9_32[24];
+        char enum_9_33[13];
+        char enum_9_34[15];
+        char enum_9_35[14];
+        char enum_9_36[11];
+        char enum_9_37[7];
+        char enum_9_38[16];
+        char enum_9_39[21];
+        char enum_9_40[7];
+        char enum_9_41[20];
+        char enum_9_42[29];
+        char enum_9_43[21];
+        char enum_9_44[30];
+        char enum_9_45[7];
+        char enum_9_46[5];
+        char enum_9_47[7];
+        char enum_9_48[20];
+        char enum_9_49[8];
+        char enum_9_50[12];
+        char enum_9_51[12];
+        char enum_9_52[4];
+        char enum_9_53[19];
+        char enum_9_54[15];
+        char enum_9_55[30];
+        char enum_9_56[6];
+        char enum_9_57[10];
+        char enum_10[21];
+        char enum_10_0[19];
+        char enum_10_1[23];
+        char enum_10_2[25];
+        char enum_10_3[30];
+        char enum_10_4[31];
+        char enum_10_5[27];
+        char enum_10_6[33];
+        char enum_10_7[39];
+        char enum_10_8[32];
+        char enum_10_9[27];
+        char enum_10_10[33];
+        char enum_10_11[24];
+        char enum_11[31];
+        char enum_11_0[8];
+        char enum_11_1[7];
+        char enum_11_2[5];
+        char enum_11_3[10];
+        char enum_12[33];
+        char enum_12_0[8];
+        char enum_12_1[8];
+        char enum_12_2[8];
+        char enum_12_3[8];
+        char enum_12_4[8];
+        char enum_12_5[8];
+        char enum_12_6[5];
+        char enum_12_7[10];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
     cubind__trace_enum_range enums[13];
-    long long values[192];
-    unsigned value_names[192];
+    int values[192];
+    unsigned short value_names[192];
 #endif
 } cubind__cupti_symbols = {
     {CUBIND_LIB_CUPTI, SYMBOL_COUNT, offsetof(struct cubind__cupti_symbols, names),
@@ -991,284 +1005,9 @@ const struct cubind__cupti_symbols {
         "cubind_cupti_sass_metrics_flush_data",
         "cuptiDeviceGetChipName",
         "cubind_cupti_device_get_chip_name",
-#if !defined(CUBIND_NO_TRACE)
-        "s;e0:result;pstr;",
-        "s;pversion;",
-        "s;pdomainCount;pdomainTable;",
-        "s;psubscriber;pcallback;puserdata;",
-        "s;psubscriber;pcallback;puserdata;ppParams;",
-        "s;psubscriber;",
-        "s;penable;psubscriber;e1:domain;ucbid;",
-        "s;uenable;psubscriber;e1:domain;ucbid;",
-        "s;uenable;psubscriber;e1:domain;",
-        "s;uenable;psubscriber;",
-        "s;e1:domain;ucbid;pname;",
-        "s;pcontext;e2:mode;",
-        "s;idevice;e3:attrib;pvalueSize;pvalue;",
-        "s;idevice;pnumDomains;",
-        "s;idevice;parraySizeBytes;pdomainArray;",
-        "s;idevice;ueventDomain;e4:attrib;pvalueSize;pvalue;",
-        "s;pnumDomains;",
-        "s;parraySizeBytes;pdomainArray;",
-        "s;ueventDomain;e4:attrib;pvalueSize;pvalue;",
-        "s;ueventDomain;pnumEvents;",
-        "s;ueventDomain;parraySizeBytes;peventArray;",
-        "s;uevent;e5:attrib;pvalueSize;pvalue;",
-        "s;idevice;peventName;pevent;",
-        "s;pcontext;peventGroup;uflags;",
-        "s;peventGroup;",
-        "s;peventGroup;e6:attrib;pvalueSize;pvalue;",
-        "s;peventGroup;e6:attrib;uvalueSize;pvalue;",
-        "s;peventGroup;uevent;",
-        "s;peventGroup;e7:flags;uevent;peventValueBufferSizeBytes;peventValueBuffer;",
-        "s;peventGroup;e7:flags;peventValueBufferSizeBytes;peventValueBuffer;peventIdArraySizeBytes;peventIdArray;pnumEventIdsRead;",
-        "s;pcontext;ueventIdArraySizeBytes;peventIdArray;peventGroupPasses;",
-        "s;peventGroupSets;",
-        "s;peventGroupSet;",
-        "s;pcontext;",
-        "s;pupdateFunc;pcustomData;",
-        "s;pnumMetrics;",
-        "s;parraySizeBytes;pmetricArray;",
-        "s;idevice;pnumMetrics;",
-        "s;idevice;parraySizeBytes;pmetricArray;",
-        "s;umetric;e8:attrib;pvalueSize;pvalue;",
-        "s;idevice;pmetricName;pmetric;",
-        "s;umetric;pnumEvents;",
-        "s;umetric;peventIdArraySizeBytes;peventIdArray;",
-        "s;umetric;pnumProp;",
-        "s;umetric;ppropIdArraySizeBytes;ppropIdArray;",
-        "s;pcontext;umetric;peventGroupSets;",
-        "s;pcontext;umetricIdArraySizeBytes;pmetricIdArray;peventGroupPasses;",
-        "s;idevice;umetric;ueventIdArraySizeBytes;peventIdArray;ueventValueArraySizeBytes;peventValueArray;utimeDuration;pmetricValue;",
-        "s;umetric;ueventIdArraySizeBytes;peventIdArray;ueventValueArraySizeBytes;peventValueArray;upropIdArraySizeBytes;ppropIdArray;upropValueArraySizeBytes;ppropValueArray;pmetricValue;",
-        "s;ptimestamp;",
-        "s;pcontext;pcontextId;",
-        "s;pcontext;pstream;pstreamId;",
-        "s;pcontext;pstream;uperThreadStream;pstreamId;",
-        "s;pcontext;pdeviceId;",
-        "s;pnode;pnodeId;",
-        "s;pgraph;ppId;",
-        "s;pgraphExec;ppId;",
-        "s;e9:kind;",
-        "s;pcontext;e9:kind;",
-        "s;pcontext;ustreamId;pdropped;",
-        "s;pbuffer;uvalidBufferSizeBytes;precord;",
-        "s;pfuncBufferRequested;pfuncBufferCompleted;",
-        "s;pcontext;ustreamId;uflag;",
-        "s;uflag;",
-        "s;e10:attr;pvalueSize;pvalue;",
-        "s;pconfig;ucount;",
-        "s;pcontext;pstate;",
-        "s;pctx;pconfig;",
-        "s;",
-        "s;e11:type;",
-        "s;ptype;",
-        "s;imajor;iminor;psupport;",
-        "s;idev;psupport;",
-        "s;idev;pmode;",
-        "s;e12:kind;uid;",
-        "s;e12:kind;plastId;",
-        "s;uenable;",
-        "s;utime;",
-        "s;pfuncTimestamp;",
-        "s;ucbid;uenable;",
-        "s;ppParams;",
-        "s;pfuncComputeCubinCrc;",
-        "CUPTI_SUCCESS",
-        "CUPTI_ERROR_INVALID_PARAMETER",
-        "CUPTI_ERROR_INVALID_DEVICE",
-        "CUPTI_ERROR_INVALID_CONTEXT",
-        "CUPTI_ERROR_INVALID_EVENT_DOMAIN_ID",
-        "CUPTI_ERROR_INVALID_EVENT_ID",
-        "CUPTI_ERROR_INVALID_EVENT_NAME",
-        "CUPTI_ERROR_INVALID_OPERATION",
-        "CUPTI_ERROR_OUT_OF_MEMORY",
-        "CUPTI_ERROR_HARDWARE",
-        "CUPTI_ERROR_PARAMETER_SIZE_NOT_SUFFICIENT",
-        "CUPTI_ERROR_API_NOT_IMPLEMENTED",
-        "CUPTI_ERROR_MAX_LIMIT_REACHED",
-        "CUPTI_ERROR_NOT_READY",
-        "CUPTI_ERROR_NOT_COMPATIBLE",
-        "CUPTI_ERROR_NOT_INITIALIZED",
-        "CUPTI_ERROR_INVALID_METRIC_ID",
-        "CUPTI_ERROR_INVALID_METRIC_NAME",
-        "CUPTI_ERROR_QUEUE_EMPTY",
-        "CUPTI_ERROR_INVALID_HANDLE",
-        "CUPTI_ERROR_INVALID_STREAM",
-        "CUPTI_ERROR_INVALID_KIND",
-        "CUPTI_ERROR_INVALID_EVENT_VALUE",
-        "CUPTI_ERROR_DISABLED",
-        "CUPTI_ERROR_INVALID_MODULE",
-        "CUPTI_ERROR_INVALID_METRIC_VALUE",
-        "CUPTI_ERROR_HARDWARE_BUSY",
-        "CUPTI_ERROR_NOT_SUPPORTED",
-        "CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED",
-        "CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED_ON_DEVICE",
-        "CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED_ON_NON_P2P_DEVICES",
-        "CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED_WITH_MPS",
-        "CUPTI_ERROR_CDP_TRACING_NOT_SUPPORTED",
-        "CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED",
-        "CUPTI_ERROR_CUDA_COMPILER_NOT_COMPATIBLE",
-        "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES",
-        "CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED",
-        "CUPTI_ERROR_OPENACC_UNDEFINED_ROUTINE",
-        "CUPTI_ERROR_LEGACY_PROFILER_NOT_SUPPORTED",
-        "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED",
-        "CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES",
-        "CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED",
-        "CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED",
-        "CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED",
-        "CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED",
-        "CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED",
-        "CUPTI_ERROR_INVALID_CHIP_NAME",
-        "CUPTI_ERROR_UNKNOWN",
-        "CUPTI_ERROR_FORCE_INT",
-        "CUPTI_CB_DOMAIN_INVALID",
-        "CUPTI_CB_DOMAIN_DRIVER_API",
-        "CUPTI_CB_DOMAIN_RUNTIME_API",
-        "CUPTI_CB_DOMAIN_RESOURCE",
-        "CUPTI_CB_DOMAIN_SYNCHRONIZE",
-        "CUPTI_CB_DOMAIN_NVTX",
-        "CUPTI_CB_DOMAIN_STATE",
-        "CUPTI_CB_DOMAIN_SIZE",
-        "CUPTI_CB_DOMAIN_FORCE_INT",
-        "CUPTI_EVENT_COLLECTION_MODE_CONTINUOUS",
-        "CUPTI_EVENT_COLLECTION_MODE_KERNEL",
-        "CUPTI_EVENT_COLLECTION_MODE_FORCE_INT",
-        "CUPTI_DEVICE_ATTR_MAX_EVENT_ID",
-        "CUPTI_DEVICE_ATTR_MAX_EVENT_DOMAIN_ID",
-        "CUPTI_DEVICE_ATTR_GLOBAL_MEMORY_BANDWIDTH",
-        "CUPTI_DEVICE_ATTR_INSTRUCTION_PER_CYCLE",
-        "CUPTI_DEVICE_ATTR_INSTRUCTION_THROUGHPUT_SINGLE_PRECISION",
-        "CUPTI_DEVICE_ATTR_MAX_FRAME_BUFFERS",
-        "CUPTI_DEVICE_ATTR_PCIE_LINK_RATE",
-        "CUPTI_DEVICE_ATTR_PCIE_LINK_WIDTH",
-        "CUPTI_DEVICE_ATTR_PCIE_GEN",
-        "CUPTI_DEVICE_ATTR_DEVICE_CLASS",
-        "CUPTI_DEVICE_ATTR_FLOP_SP_PER_CYCLE",
-        "CUPTI_DEVICE_ATTR_FLOP_DP_PER_CYCLE",
-        "CUPTI_DEVICE_ATTR_MAX_L2_UNITS",
-        "CUPTI_DEVICE_ATTR_MAX_SHARED_MEMORY_CACHE_CONFIG_PREFER_SHARED",
-        "CUPTI_DEVICE_ATTR_MAX_SHARED_MEMORY_CACHE_CONFIG_PREFER_L1",
-        "CUPTI_DEVICE_ATTR_MAX_SHARED_MEMORY_CACHE_CONFIG_PREFER_EQUAL",
-        "CUPTI_DEVICE_ATTR_FLOP_HP_PER_CYCLE",
-        "CUPTI_DEVICE_ATTR_NVLINK_PRESENT",
-        "CUPTI_DEVICE_ATTR_GPU_CPU_NVLINK_BW",
-        "CUPTI_DEVICE_ATTR_NVSWITCH_PRESENT",
-        "CUPTI_DEVICE_ATTR_FORCE_INT",
-        "CUPTI_EVENT_DOMAIN_ATTR_NAME",
-        "CUPTI_EVENT_DOMAIN_ATTR_INSTANCE_COUNT",
-        "CUPTI_EVENT_DOMAIN_ATTR_TOTAL_INSTANCE_COUNT",
-        "CUPTI_EVENT_DOMAIN_ATTR_COLLECTION_METHOD",
-        "CUPTI_EVENT_DOMAIN_ATTR_FORCE_INT",
-        "CUPTI_EVENT_ATTR_NAME",
-        "CUPTI_EVENT_ATTR_SHORT_DESCRIPTION",
-        "CUPTI_EVENT_ATTR_LONG_DESCRIPTION",
-        "CUPTI_EVENT_ATTR_CATEGORY",
-        "CUPTI_EVENT_ATTR_PROFILING_SCOPE",
-        "CUPTI_EVENT_ATTR_FORCE_INT",
-        "CUPTI_EVENT_GROUP_ATTR_EVENT_DOMAIN_ID",
-        "CUPTI_EVENT_GROUP_ATTR_PROFILE_ALL_DOMAIN_INSTANCES",
-        "CUPTI_EVENT_GROUP_ATTR_USER_DATA",
-        "CUPTI_EVENT_GROUP_ATTR_NUM_EVENTS",
-        "CUPTI_EVENT_GROUP_ATTR_EVENTS",
-        "CUPTI_EVENT_GROUP_ATTR_INSTANCE_COUNT",
-        "CUPTI_EVENT_GROUP_ATTR_PROFILING_SCOPE",
-        "CUPTI_EVENT_GROUP_ATTR_FORCE_INT",
-        "CUPTI_EVENT_READ_FLAG_NONE",
-        "CUPTI_EVENT_READ_FLAG_FORCE_INT",
-        "CUPTI_METRIC_ATTR_NAME",
-        "CUPTI_METRIC_ATTR_SHORT_DESCRIPTION",
-        "CUPTI_METRIC_ATTR_LONG_DESCRIPTION",
-        "CUPTI_METRIC_ATTR_CATEGORY",
-        "CUPTI_METRIC_ATTR_VALUE_KIND",
-        "CUPTI_METRIC_ATTR_EVALUATION_MODE",
-        "CUPTI_METRIC_ATTR_FORCE_INT",
-        "CUPTI_ACTIVITY_KIND_INVALID",
-        "CUPTI_ACTIVITY_KIND_MEMCPY",
-        "CUPTI_ACTIVITY_KIND_MEMSET",
-        "CUPTI_ACTIVITY_KIND_KERNEL",
-        "CUPTI_ACTIVITY_KIND_DRIVER",
-        "CUPTI_ACTIVITY_KIND_RUNTIME",
-        "CUPTI_ACTIVITY_KIND_EVENT",
-        "CUPTI_ACTIVITY_KIND_METRIC",
-        "CUPTI_ACTIVITY_KIND_DEVICE",
-        "CUPTI_ACTIVITY_KIND_CONTEXT",
-        "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL",
-        "CUPTI_ACTIVITY_KIND_NAME",
-        "CUPTI_ACTIVITY_KIND_MARKER",
-        "CUPTI_ACTIVITY_KIND_MARKER_DATA",
-        "CUPTI_ACTIVITY_KIND_SOURCE_LOCATOR",
-        "CUPTI_ACTIVITY_KIND_GLOBAL_ACCESS",
-        "CUPTI_ACTIVITY_KIND_BRANCH",
-        "CUPTI_ACTIVITY_KIND_OVERHEAD",
-        "CUPTI_ACTIVITY_KIND_CDP_KERNEL",
-        "CUPTI_ACTIVITY_KIND_PREEMPTION",
-        "CUPTI_ACTIVITY_KIND_ENVIRONMENT",
-        "CUPTI_ACTIVITY_KIND_EVENT_INSTANCE",
-        "CUPTI_ACTIVITY_KIND_MEMCPY2",
-        "CUPTI_ACTIVITY_KIND_METRIC_INSTANCE",
-        "CUPTI_ACTIVITY_KIND_INSTRUCTION_EXECUTION",
-        "CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER",
-        "CUPTI_ACTIVITY_KIND_FUNCTION",
-        "CUPTI_ACTIVITY_KIND_MODULE",
-        "CUPTI_ACTIVITY_KIND_DEVICE_ATTRIBUTE",
-        "CUPTI_ACTIVITY_KIND_SHARED_ACCESS",
-        "CUPTI_ACTIVITY_KIND_PC_SAMPLING",
-        "CUPTI_ACTIVITY_KIND_PC_SAMPLING_RECORD_INFO",
-        "CUPTI_ACTIVITY_KIND_INSTRUCTION_CORRELATION",
-        "CUPTI_ACTIVITY_KIND_OPENACC_DATA",
-        "CUPTI_ACTIVITY_KIND_OPENACC_LAUNCH",
-        "CUPTI_ACTIVITY_KIND_OPENACC_OTHER",
-        "CUPTI_ACTIVITY_KIND_CUDA_EVENT",
-        "CUPTI_ACTIVITY_KIND_STREAM",
-        "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
-        "CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION",
-        "CUPTI_ACTIVITY_KIND_NVLINK",
-        "CUPTI_ACTIVITY_KIND_INSTANTANEOUS_EVENT",
-        "CUPTI_ACTIVITY_KIND_INSTANTANEOUS_EVENT_INSTANCE",
-        "CUPTI_ACTIVITY_KIND_INSTANTANEOUS_METRIC",
-        "CUPTI_ACTIVITY_KIND_INSTANTANEOUS_METRIC_INSTANCE",
-        "CUPTI_ACTIVITY_KIND_MEMORY",
-        "CUPTI_ACTIVITY_KIND_PCIE",
-        "CUPTI_ACTIVITY_KIND_OPENMP",
-        "CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API",
-        "CUPTI_ACTIVITY_KIND_MEMORY2",
-        "CUPTI_ACTIVITY_KIND_MEMORY_POOL",
-        "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
-        "CUPTI_ACTIVITY_KIND_JIT",
-        "CUPTI_ACTIVITY_KIND_DEVICE_GRAPH_TRACE",
-        "CUPTI_ACTIVITY_KIND_MEM_DECOMPRESS",
-        "CUPTI_ACTIVITY_KIND_CONFIDENTIAL_COMPUTE_ROTATION",
-        "CUPTI_ACTIVITY_KIND_COUNT",
-        "CUPTI_ACTIVITY_KIND_FORCE_INT",
-        "CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE",
-        "CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE_CDP",
-        "CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_POOL_LIMIT",
-        "CUPTI_ACTIVITY_ATTR_PROFILING_SEMAPHORE_POOL_SIZE",
-        "CUPTI_ACTIVITY_ATTR_PROFILING_SEMAPHORE_POOL_LIMIT",
-        "CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER",
-        "CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE",
-        "CUPTI_ACTIVITY_ATTR_PROFILING_SEMAPHORE_PRE_ALLOCATE_VALUE",
-        "CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED",
-        "CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER",
-        "CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE_DEVICE_GRAPHS",
-        "CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_FORCE_INT",
-        "CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT",
-        "CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM",
-        "CUPTI_ACTIVITY_THREAD_ID_TYPE_SIZE",
-        "CUPTI_ACTIVITY_THREAD_ID_TYPE_FORCE_INT",
-        "CUPTI_EXTERNAL_CORRELATION_KIND_INVALID",
-        "CUPTI_EXTERNAL_CORRELATION_KIND_UNKNOWN",
-        "CUPTI_EXTERNAL_CORRELATION_KIND_OPENACC",
-        "CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0",
-        "CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1",
-        "CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2",
-        "CUPTI_EXTERNAL_CORRELATION_KIND_SIZE",
-        "CUPTI_EXTERNAL_CORRELATION_KIND_FORCE_INT",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__cupti_symbols, member)
     {
         {AT(symbol_cuptiGetResultString), AT(symbol_cuptiGetResultString), AT(wrapper_cubind_cupti_get_result_string)},
@@ -1438,188 +1177,477 @@ const struct cubind__cupti_symbols {
         {AT(symbol_cuptiDeviceGetChipName), AT(symbol_cuptiDeviceGetChipName), AT(wrapper_cubind_cupti_device_get_chip_name)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 13},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 13, sizeof(int)},
     {
-        AT(trace_0), /* cuptiGetResultString */
-        AT(trace_0), /* cuptiGetErrorMessage */
-        AT(trace_1), /* cuptiGetVersion */
-        AT(trace_2), /* cuptiSupportedDomains */
-        AT(trace_3), /* cuptiSubscribe */
-        AT(trace_4), /* cuptiSubscribe_v2 */
-        AT(trace_5), /* cuptiUnsubscribe */
-        AT(trace_6), /* cuptiGetCallbackState */
-        AT(trace_7), /* cuptiEnableCallback */
-        AT(trace_8), /* cuptiEnableDomain */
-        AT(trace_9), /* cuptiEnableAllDomains */
-        AT(trace_10), /* cuptiGetCallbackName */
-        AT(trace_11), /* cuptiSetEventCollectionMode */
-        AT(trace_12), /* cuptiDeviceGetAttribute */
-        AT(trace_13), /* cuptiDeviceGetNumEventDomains */
-        AT(trace_14), /* cuptiDeviceEnumEventDomains */
-        AT(trace_15), /* cuptiDeviceGetEventDomainAttribute */
-        AT(trace_16), /* cuptiGetNumEventDomains */
-        AT(trace_17), /* cuptiEnumEventDomains */
-        AT(trace_18), /* cuptiEventDomainGetAttribute */
-        AT(trace_19), /* cuptiEventDomainGetNumEvents */
-        AT(trace_20), /* cuptiEventDomainEnumEvents */
-        AT(trace_21), /* cuptiEventGetAttribute */
-        AT(trace_22), /* cuptiEventGetIdFromName */
-        AT(trace_23), /* cuptiEventGroupCreate */
-        AT(trace_24), /* cuptiEventGroupDestroy */
-        AT(trace_25), /* cuptiEventGroupGetAttribute */
-        AT(trace_26), /* cuptiEventGroupSetAttribute */
-        AT(trace_27), /* cuptiEventGroupAddEvent */
-        AT(trace_27), /* cuptiEventGroupRemoveEvent */
-        AT(trace_24), /* cuptiEventGroupRemoveAllEvents */
-        AT(trace_24), /* cuptiEventGroupResetAllEvents */
-        AT(trace_24), /* cuptiEventGroupEnable */
-        AT(trace_24), /* cuptiEventGroupDisable */
-        AT(trace_28), /* cuptiEventGroupReadEvent */
-        AT(trace_29), /* cuptiEventGroupReadAllEvents */
-        AT(trace_30), /* cuptiEventGroupSetsCreate */
-        AT(trace_31), /* cuptiEventGroupSetsDestroy */
-        AT(trace_32), /* cuptiEventGroupSetEnable */
-        AT(trace_32), /* cuptiEventGroupSetDisable */
-        AT(trace_33), /* cuptiEnableKernelReplayMode */
-        AT(trace_33), /* cuptiDisableKernelReplayMode */
-        AT(trace_34), /* cuptiKernelReplaySubscribeUpdate */
-        AT(trace_35), /* cuptiGetNumMetrics */
-        AT(trace_36), /* cuptiEnumMetrics */
-        AT(trace_37), /* cuptiDeviceGetNumMetrics */
-        AT(trace_38), /* cuptiDeviceEnumMetrics */
-        AT(trace_39), /* cuptiMetricGetAttribute */
-        AT(trace_40), /* cuptiMetricGetIdFromName */
-        AT(trace_41), /* cuptiMetricGetNumEvents */
-        AT(trace_42), /* cuptiMetricEnumEvents */
-        AT(trace_43), /* cuptiMetricGetNumProperties */
-        AT(trace_44), /* cuptiMetricEnumProperties */
-        AT(trace_45), /* cuptiMetricGetRequiredEventGroupSets */
-        AT(trace_46), /* cuptiMetricCreateEventGroupSets */
-        AT(trace_47), /* cuptiMetricGetValue */
-        AT(trace_48), /* cuptiMetricGetValue2 */
-        AT(trace_49), /* cuptiGetTimestamp */
-        AT(trace_50), /* cuptiGetContextId */
-        AT(trace_51), /* cuptiGetStreamId */
-        AT(trace_52), /* cuptiGetStreamIdEx */
-        AT(trace_53), /* cuptiGetDeviceId */
-        AT(trace_54), /* cuptiGetGraphNodeId */
-        AT(trace_55), /* cuptiGetGraphId */
-        AT(trace_56), /* cuptiGetGraphExecId */
-        AT(trace_57), /* cuptiActivityEnable */
-        AT(trace_57), /* cuptiActivityEnableAndDump */
-        AT(trace_57), /* cuptiActivityDisable */
-        AT(trace_58), /* cuptiActivityEnableContext */
-        AT(trace_58), /* cuptiActivityDisableContext */
-        AT(trace_59), /* cuptiActivityGetNumDroppedRecords */
-        AT(trace_60), /* cuptiActivityGetNextRecord */
-        AT(trace_61), /* cuptiActivityRegisterCallbacks */
-        AT(trace_62), /* cuptiActivityFlush */
-        AT(trace_63), /* cuptiActivityFlushAll */
-        AT(trace_64), /* cuptiActivityGetAttribute */
-        AT(trace_64), /* cuptiActivitySetAttribute */
-        AT(trace_65), /* cuptiActivityConfigureUnifiedMemoryCounter */
-        AT(trace_66), /* cuptiGetAutoBoostState */
-        AT(trace_67), /* cuptiActivityConfigurePCSampling */
-        AT(trace_68), /* cuptiGetLastError */
-        AT(trace_69), /* cuptiSetThreadIdType */
-        AT(trace_70), /* cuptiGetThreadIdType */
-        AT(trace_71), /* cuptiComputeCapabilitySupported */
-        AT(trace_72), /* cuptiDeviceSupported */
-        AT(trace_73), /* cuptiDeviceVirtualizationMode */
-        AT(trace_68), /* cuptiFinalize */
-        AT(trace_74), /* cuptiActivityPushExternalCorrelationId */
-        AT(trace_75), /* cuptiActivityPopExternalCorrelationId */
-        AT(trace_76), /* cuptiActivityEnableLatencyTimestamps */
-        AT(trace_77), /* cuptiActivityFlushPeriod */
-        AT(trace_76), /* cuptiActivityEnableLaunchAttributes */
-        AT(trace_78), /* cuptiActivityRegisterTimestampCallback */
-        AT(trace_76), /* cuptiActivityEnableDeviceGraph */
-        AT(trace_79), /* cuptiActivityEnableDriverApi */
-        AT(trace_79), /* cuptiActivityEnableRuntimeApi */
-        AT(trace_76), /* cuptiActivityEnableHWTrace */
-        AT(trace_76), /* cuptiActivityEnableAllocationSource */
-        AT(trace_76), /* cuptiActivityEnableAllSyncRecords */
-        AT(trace_76), /* cuptiActivityEnableCudaEventDeviceTimestamps */
-        AT(trace_80), /* cuptiPCSamplingSetConfigurationAttribute */
-        AT(trace_80), /* cuptiPCSamplingGetConfigurationAttribute */
-        AT(trace_80), /* cuptiPCSamplingGetData */
-        AT(trace_80), /* cuptiPCSamplingEnable */
-        AT(trace_80), /* cuptiPCSamplingDisable */
-        AT(trace_80), /* cuptiPCSamplingStart */
-        AT(trace_80), /* cuptiPCSamplingStop */
-        AT(trace_80), /* cuptiPCSamplingGetNumStallReasons */
-        AT(trace_80), /* cuptiPCSamplingGetStallReasons */
-        AT(trace_80), /* cuptiGetSassToSourceCorrelation */
-        AT(trace_80), /* cuptiGetCubinCrc */
-        AT(trace_81), /* cuptiRegisterComputeCrcCallback */
-        AT(trace_80), /* cuptiPmSamplingSetConfig */
-        AT(trace_80), /* cuptiPmSamplingEnable */
-        AT(trace_80), /* cuptiPmSamplingDisable */
-        AT(trace_80), /* cuptiPmSamplingStart */
-        AT(trace_80), /* cuptiPmSamplingStop */
-        AT(trace_80), /* cuptiPmSamplingDecodeData */
-        AT(trace_80), /* cuptiPmSamplingGetCounterAvailability */
-        AT(trace_80), /* cuptiPmSamplingGetCounterDataSize */
-        AT(trace_80), /* cuptiPmSamplingCounterDataImageInitialize */
-        AT(trace_80), /* cuptiPmSamplingGetCounterDataInfo */
-        AT(trace_80), /* cuptiPmSamplingCounterDataGetSampleInfo */
-        AT(trace_80), /* cuptiProfilerInitialize */
-        AT(trace_80), /* cuptiProfilerDeInitialize */
-        AT(trace_80), /* cuptiProfilerCounterDataImageCalculateSize */
-        AT(trace_80), /* cuptiProfilerCounterDataImageInitialize */
-        AT(trace_80), /* cuptiProfilerCounterDataImageCalculateScratchBufferSize */
-        AT(trace_80), /* cuptiProfilerCounterDataImageInitializeScratchBuffer */
-        AT(trace_80), /* cuptiProfilerBeginSession */
-        AT(trace_80), /* cuptiProfilerEndSession */
-        AT(trace_80), /* cuptiProfilerSetConfig */
-        AT(trace_80), /* cuptiProfilerUnsetConfig */
-        AT(trace_80), /* cuptiProfilerBeginPass */
-        AT(trace_80), /* cuptiProfilerEndPass */
-        AT(trace_80), /* cuptiProfilerEnableProfiling */
-        AT(trace_80), /* cuptiProfilerDisableProfiling */
-        AT(trace_80), /* cuptiProfilerIsPassCollected */
-        AT(trace_80), /* cuptiProfilerFlushCounterData */
-        AT(trace_80), /* cuptiProfilerPushRange */
-        AT(trace_80), /* cuptiProfilerPopRange */
-        AT(trace_80), /* cuptiProfilerGetCounterAvailability */
-        AT(trace_80), /* cuptiProfilerDeviceSupported */
-        AT(trace_80), /* cuptiRangeProfilerSetConfig */
-        AT(trace_80), /* cuptiRangeProfilerEnable */
-        AT(trace_80), /* cuptiRangeProfilerDisable */
-        AT(trace_80), /* cuptiRangeProfilerStart */
-        AT(trace_80), /* cuptiRangeProfilerStop */
-        AT(trace_80), /* cuptiRangeProfilerPushRange */
-        AT(trace_80), /* cuptiRangeProfilerPopRange */
-        AT(trace_80), /* cuptiRangeProfilerDecodeData */
-        AT(trace_80), /* cuptiRangeProfilerGetCounterDataSize */
-        AT(trace_80), /* cuptiRangeProfilerCounterDataImageInitialize */
-        AT(trace_80), /* cuptiRangeProfilerGetCounterDataInfo */
-        AT(trace_80), /* cuptiRangeProfilerCounterDataGetRangeInfo */
-        AT(trace_80), /* cuptiSassMetricsGetNumOfMetrics */
-        AT(trace_80), /* cuptiSassMetricsGetMetrics */
-        AT(trace_80), /* cuptiSassMetricsGetProperties */
-        AT(trace_80), /* cuptiSassMetricsSetConfig */
-        AT(trace_80), /* cuptiSassMetricsUnsetConfig */
-        AT(trace_80), /* cuptiSassMetricsEnable */
-        AT(trace_80), /* cuptiSassMetricsDisable */
-        AT(trace_80), /* cuptiSassMetricsGetDataProperties */
-        AT(trace_80), /* cuptiSassMetricsFlushData */
-        AT(trace_80), /* cuptiDeviceGetChipName */
+        "s;e0:result;pstr;",
+        "s;pversion;",
+        "s;pdomainCount;pdomainTable;",
+        "s;psubscriber;pcallback;puserdata;",
+        "s;psubscriber;pcallback;puserdata;ppParams;",
+        "s;psubscriber;",
+        "s;penable;psubscriber;e1:domain;ucbid;",
+        "s;uenable;psubscriber;e1:domain;ucbid;",
+        "s;uenable;psubscriber;e1:domain;",
+        "s;uenable;psubscriber;",
+        "s;e1:domain;ucbid;pname;",
+        "s;pcontext;e2:mode;",
+        "s;idevice;e3:attrib;pvalueSize;pvalue;",
+        "s;idevice;pnumDomains;",
+        "s;idevice;parraySizeBytes;pdomainArray;",
+        "s;idevice;ueventDomain;e4:attrib;pvalueSize;pvalue;",
+        "s;pnumDomains;",
+        "s;parraySizeBytes;pdomainArray;",
+        "s;ueventDomain;e4:attrib;pvalueSize;pvalue;",
+        "s;ueventDomain;pnumEvents;",
+        "s;ueventDomain;parraySizeBytes;peventArray;",
+        "s;uevent;e5:attrib;pvalueSize;pvalue;",
+        "s;idevice;peventName;pevent;",
+        "s;pcontext;peventGroup;uflags;",
+        "s;peventGroup;",
+        "s;peventGroup;e6:attrib;pvalueSize;pvalue;",
+        "s;peventGroup;e6:attrib;uvalueSize;pvalue;",
+        "s;peventGroup;uevent;",
+        "s;peventGroup;e7:flags;uevent;peventValueBufferSizeBytes;peventValueBuffer;",
+        "s;peventGroup;e7:flags;peventValueBufferSizeBytes;peventValueBuffer;peventIdArraySizeBytes;peventIdArray;pnumEventIdsRead;",
+        "s;pcontext;ueventIdArraySizeBytes;peventIdArray;peventGroupPasses;",
+        "s;peventGroupSets;",
+        "s;peventGroupSet;",
+        "s;pcontext;",
+        "s;pupdateFunc;pcustomData;",
+        "s;pnumMetrics;",
+        "s;parraySizeBytes;pmetricArray;",
+        "s;idevice;pnumMetrics;",
+        "s;idevice;parraySizeBytes;pmetricArray;",
+        "s;umetric;e8:attrib;pvalueSize;pvalue;",
+        "s;idevice;pmetricName;pmetric;",
+        "s;umetric;pnumEvents;",
+        "s;umetric;peventIdArraySizeBytes;peventIdArray;",
+        "s;umetric;pnumProp;",
+        "s;umetric;ppropIdArraySizeBytes;ppropIdArray;",
+        "s;pcontext;umetric;peventGroupSets;",
+        "s;pcontext;umetricIdArraySizeBytes;pmetricIdArray;peventGroupPasses;",
+        "s;idevice;umetric;ueventIdArraySizeBytes;peventIdArray;ueventValueArraySizeBytes;peventValueArray;utimeDuration;pmetricValue;",
+        "s;umetric;ueventIdArraySizeBytes;peventIdArray;ueventValueArraySizeBytes;peventValueArray;upropIdArraySizeBytes;ppropIdArray;upropValueArraySizeBytes;ppropValueArray;pmetricValue;",
+        "s;ptimestamp;",
+        "s;pcontext;pcontextId;",
+        "s;pcontext;pstream;pstreamId;",
+        "s;pcontext;pstream;uperThreadStream;pstreamId;",
+        "s;pcontext;pdeviceId;",
+        "s;pnode;pnodeId;",
+        "s;pgraph;ppId;",
+        "s;pgraphExec;ppId;",
+        "s;e9:kind;",
+        "s;pcontext;e9:kind;",
+        "s;pcontext;ustreamId;pdropped;",
+        "s;pbuffer;uvalidBufferSizeBytes;precord;",
+        "s;pfuncBufferRequested;pfuncBufferCompleted;",
+        "s;pcontext;ustreamId;uflag;",
+        "s;uflag;",
+        "s;e10:attr;pvalueSize;pvalue;",
+        "s;pconfig;ucount;",
+        "s;pcontext;pstate;",
+        "s;pctx;pconfig;",
+        "s;",
+        "s;e11:type;",
+        "s;ptype;",
+        "s;imajor;iminor;psupport;",
+        "s;idev;psupport;",
+        "s;idev;pmode;",
+        "s;e12:kind;uid;",
+        "s;e12:kind;plastId;",
+        "s;uenable;",
+        "s;utime;",
+        "s;pfuncTimestamp;",
+        "s;ucbid;uenable;",
+        "s;ppParams;",
+        "s;pfuncComputeCubinCrc;",
+        "CUPTI_",
+        "SUCCESS",
+        "ERROR_INVALID_PARAMETER",
+        "ERROR_INVALID_DEVICE",
+        "ERROR_INVALID_CONTEXT",
+        "ERROR_INVALID_EVENT_DOMAIN_ID",
+        "ERROR_INVALID_EVENT_ID",
+        "ERROR_INVALID_EVENT_NAME",
+        "ERROR_INVALID_OPERATION",
+        "ERROR_OUT_OF_MEMORY",
+        "ERROR_HARDWARE",
+        "ERROR_PARAMETER_SIZE_NOT_SUFFICIENT",
+        "ERROR_API_NOT_IMPLEMENTED",
+        "ERROR_MAX_LIMIT_REACHED",
+        "ERROR_NOT_READY",
+        "ERROR_NOT_COMPATIBLE",
+        "ERROR_NOT_INITIALIZED",
+        "ERROR_INVALID_METRIC_ID",
+        "ERROR_INVALID_METRIC_NAME",
+        "ERROR_QUEUE_EMPTY",
+        "ERROR_INVALID_HANDLE",
+        "ERROR_INVALID_STREAM",
+        "ERROR_INVALID_KIND",
+        "ERROR_INVALID_EVENT_VALUE",
+        "ERROR_DISABLED",
+        "ERROR_INVALID_MODULE",
+        "ERROR_INVALID_METRIC_VALUE",
+        "ERROR_HARDWARE_BUSY",
+        "ERROR_NOT_SUPPORTED",
+        "ERROR_UM_PROFILING_NOT_SUPPORTED",
+        "ERROR_UM_PROFILING_NOT_SUPPORTED_ON_DEVICE",
+        "ERROR_UM_PROFILING_NOT_SUPPORTED_ON_NON_P2P_DEVICES",
+        "ERROR_UM_PROFILING_NOT_SUPPORTED_WITH_MPS",
+        "ERROR_CDP_TRACING_NOT_SUPPORTED",
+        "ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED",
+        "ERROR_CUDA_COMPILER_NOT_COMPATIBLE",
+        "ERROR_INSUFFICIENT_PRIVILEGES",
+        "ERROR_OLD_PROFILER_API_INITIALIZED",
+        "ERROR_OPENACC_UNDEFINED_ROUTINE",
+        "ERROR_LEGACY_PROFILER_NOT_SUPPORTED",
+        "ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED",
+        "ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES",
+        "ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED",
+        "ERROR_CMP_DEVICE_NOT_SUPPORTED",
+        "ERROR_MIG_DEVICE_NOT_SUPPORTED",
+        "ERROR_SLI_DEVICE_NOT_SUPPORTED",
+        "ERROR_WSL_DEVICE_NOT_SUPPORTED",
+        "ERROR_INVALID_CHIP_NAME",
+        "ERROR_UNKNOWN",
+        "ERROR_FORCE_INT",
+        "CUPTI_CB_DOMAIN_",
+        "INVALID",
+        "DRIVER_API",
+        "RUNTIME_API",
+        "RESOURCE",
+        "SYNCHRONIZE",
+        "NVTX",
+        "STATE",
+        "SIZE",
+        "FORCE_INT",
+        "CUPTI_EVENT_COLLECTION_MODE_",
+        "CONTINUOUS",
+        "KERNEL",
+        "FORCE_INT",
+        "CUPTI_DEVICE_ATTR_",
+        "MAX_EVENT_ID",
+        "MAX_EVENT_DOMAIN_ID",
+        "GLOBAL_MEMORY_BANDWIDTH",
+        "INSTRUCTION_PER_CYCLE",
+        "INSTRUCTION_THROUGHPUT_SINGLE_PRECISION",
+        "MAX_FRAME_BUFFERS",
+        "PCIE_LINK_RATE",
+        "PCIE_LINK_WIDTH",
+        "PCIE_GEN",
+        "DEVICE_CLASS",
+        "FLOP_SP_PER_CYCLE",
+        "FLOP_DP_PER_CYCLE",
+        "MAX_L2_UNITS",
+        "MAX_SHARED_MEMORY_CACHE_CONFIG_PREFER_SHARED",
+        "MAX_SHARED_MEMORY_CACHE_CONFIG_PREFER_L1",
+        "MAX_SHARED_MEMORY_CACHE_CONFIG_PREFER_EQUAL",
+        "FLOP_HP_PER_CYCLE",
+        "NVLINK_PRESENT",
+        "GPU_CPU_NVLINK_BW",
+        "NVSWITCH_PRESENT",
+        "FORCE_INT",
+        "CUPTI_EVENT_DOMAIN_ATTR_",
+        "NAME",
+        "INSTANCE_COUNT",
+        "TOTAL_INSTANCE_COUNT",
+        "COLLECTION_METHOD",
+        "FORCE_INT",
+        "CUPTI_EVENT_ATTR_",
+        "NAME",
+        "SHORT_DESCRIPTION",
+        "LONG_DESCRIPTION",
+        "CATEGORY",
+        "PROFILING_SCOPE",
+        "FORCE_INT",
+        "CUPTI_EVENT_GROUP_ATTR_",
+        "EVENT_DOMAIN_ID",
+        "PROFILE_ALL_DOMAIN_INSTANCES",
+        "USER_DATA",
+        "NUM_EVENTS",
+        "EVENTS",
+        "INSTANCE_COUNT",
+        "PROFILING_SCOPE",
+        "FORCE_INT",
+        "CUPTI_EVENT_READ_FLAG_",
+        "NONE",
+        "FORCE_INT",
+        "CUPTI_METRIC_ATTR_",
+        "NAME",
+        "SHORT_DESCRIPTION",
+        "LONG_DESCRIPTION",
+        "CATEGORY",
+        "VALUE_KIND",
+        "EVALUATION_MODE",
+        "FORCE_INT",
+        "CUPTI_ACTIVITY_KIND_",
+        "INVALID",
+        "MEMCPY",
+        "MEMSET",
+        "KERNEL",
+        "DRIVER",
+        "RUNTIME",
+        "EVENT",
+        "METRIC",
+        "DEVICE",
+        "CONTEXT",
+        "CONCURRENT_KERNEL",
+        "NAME",
+        "MARKER",
+        "MARKER_DATA",
+        "SOURCE_LOCATOR",
+        "GLOBAL_ACCESS",
+        "BRANCH",
+        "OVERHEAD",
+        "CDP_KERNEL",
+        "PREEMPTION",
+        "ENVIRONMENT",
+        "EVENT_INSTANCE",
+        "MEMCPY2",
+        "METRIC_INSTANCE",
+        "INSTRUCTION_EXECUTION",
+        "UNIFIED_MEMORY_COUNTER",
+        "FUNCTION",
+        "MODULE",
+        "DEVICE_ATTRIBUTE",
+        "SHARED_ACCESS",
+        "PC_SAMPLING",
+        "PC_SAMPLING_RECORD_INFO",
+        "INSTRUCTION_CORRELATION",
+        "OPENACC_DATA",
+        "OPENACC_LAUNCH",
+        "OPENACC_OTHER",
+        "CUDA_EVENT",
+        "STREAM",
+        "SYNCHRONIZATION",
+        "EXTERNAL_CORRELATION",
+        "NVLINK",
+        "INSTANTANEOUS_EVENT",
+        "INSTANTANEOUS_EVENT_INSTANCE",
+        "INSTANTANEOUS_METRIC",
+        "INSTANTANEOUS_METRIC_INSTANCE",
+        "MEMORY",
+        "PCIE",
+        "OPENMP",
+        "INTERNAL_LAUNCH_API",
+        "MEMORY2",
+        "MEMORY_POOL",
+        "GRAPH_TRACE",
+        "JIT",
+        "DEVICE_GRAPH_TRACE",
+        "MEM_DECOMPRESS",
+        "CONFIDENTIAL_COMPUTE_ROTATION",
+        "COUNT",
+        "FORCE_INT",
+        "CUPTI_ACTIVITY_ATTR_",
+        "DEVICE_BUFFER_SIZE",
+        "DEVICE_BUFFER_SIZE_CDP",
+        "DEVICE_BUFFER_POOL_LIMIT",
+        "PROFILING_SEMAPHORE_POOL_SIZE",
+        "PROFILING_SEMAPHORE_POOL_LIMIT",
+        "ZEROED_OUT_ACTIVITY_BUFFER",
+        "DEVICE_BUFFER_PRE_ALLOCATE_VALUE",
+        "PROFILING_SEMAPHORE_PRE_ALLOCATE_VALUE",
+        "MEM_ALLOCATION_TYPE_HOST_PINNED",
+        "PER_THREAD_ACTIVITY_BUFFER",
+        "DEVICE_BUFFER_SIZE_DEVICE_GRAPHS",
+        "DEVICE_BUFFER_FORCE_INT",
+        "CUPTI_ACTIVITY_THREAD_ID_TYPE_",
+        "DEFAULT",
+        "SYSTEM",
+        "SIZE",
+        "FORCE_INT",
+        "CUPTI_EXTERNAL_CORRELATION_KIND_",
+        "INVALID",
+        "UNKNOWN",
+        "OPENACC",
+        "CUSTOM0",
+        "CUSTOM1",
+        "CUSTOM2",
+        "SIZE",
+        "FORCE_INT",
     },
     {
-        {0, 49}, /* CUptiResult */
-        {49, 9}, /* CUpti_CallbackDomain */
-        {58, 3}, /* CUpti_EventCollectionMode */
-        {61, 21}, /* CUpti_DeviceAttribute */
-        {82, 5}, /* CUpti_EventDomainAttribute */
-        {87, 6}, /* CUpti_EventAttribute */
-        {93, 8}, /* CUpti_EventGroupAttribute */
-        {101, 2}, /* CUpti_ReadEventFlags */
-        {103, 7}, /* CUpti_MetricAttribute */
-        {110, 58}, /* CUpti_ActivityKind */
-        {168, 12}, /* CUpti_ActivityAttribute */
-        {180, 4}, /* CUpti_ActivityThreadIdType */
-        {184, 8}, /* CUpti_ExternalCorrelationKind */
+        TRACE_AT(trace_0), /* cuptiGetResultString */
+        TRACE_AT(trace_0), /* cuptiGetErrorMessage */
+        TRACE_AT(trace_1), /* cuptiGetVersion */
+        TRACE_AT(trace_2), /* cuptiSupportedDomains */
+        TRACE_AT(trace_3), /* cuptiSubscribe */
+        TRACE_AT(trace_4), /* cuptiSubscribe_v2 */
+        TRACE_AT(trace_5), /* cuptiUnsubscribe */
+        TRACE_AT(trace_6), /* cuptiGetCallbackState */
+        TRACE_AT(trace_7), /* cuptiEnableCallback */
+        TRACE_AT(trace_8), /* cuptiEnableDomain */
+        TRACE_AT(trace_9), /* cuptiEnableAllDomains */
+        TRACE_AT(trace_10), /* cuptiGetCallbackName */
+        TRACE_AT(trace_11), /* cuptiSetEventCollectionMode */
+        TRACE_AT(trace_12), /* cuptiDeviceGetAttribute */
+        TRACE_AT(trace_13), /* cuptiDeviceGetNumEventDomains */
+        TRACE_AT(trace_14), /* cuptiDeviceEnumEventDomains */
+        TRACE_AT(trace_15), /* cuptiDeviceGetEventDomainAttribute */
+        TRACE_AT(trace_16), /* cuptiGetNumEventDomains */
+        TRACE_AT(trace_17), /* cuptiEnumEventDomains */
+        TRACE_AT(trace_18), /* cuptiEventDomainGetAttribute */
+        TRACE_AT(trace_19), /* cuptiEventDomainGetNumEvents */
+        TRACE_AT(trace_20), /* cuptiEventDomainEnumEvents */
+        TRACE_AT(trace_21), /* cuptiEventGetAttribute */
+        TRACE_AT(trace_22), /* cuptiEventGetIdFromName */
+        TRACE_AT(trace_23), /* cuptiEventGroupCreate */
+        TRACE_AT(trace_24), /* cuptiEventGroupDestroy */
+        TRACE_AT(trace_25), /* cuptiEventGroupGetAttribute */
+        TRACE_AT(trace_26), /* cuptiEventGroupSetAttribute */
+        TRACE_AT(trace_27), /* cuptiEventGroupAddEvent */
+        TRACE_AT(trace_27), /* cuptiEventGroupRemoveEvent */
+        TRACE_AT(trace_24), /* cuptiEventGroupRemoveAllEvents */
+        TRACE_AT(trace_24), /* cuptiEventGroupResetAllEvents */
+        TRACE_AT(trace_24), /* cuptiEventGroupEnable */
+        TRACE_AT(trace_24), /* cuptiEventGroupDisable */
+        TRACE_AT(trace_28), /* cuptiEventGroupReadEvent */
+        TRACE_AT(trace_29), /* cuptiEventGroupReadAllEvents */
+        TRACE_AT(trace_30), /* cuptiEventGroupSetsCreate */
+        TRACE_AT(trace_31), /* cuptiEventGroupSetsDestroy */
+        TRACE_AT(trace_32), /* cuptiEventGroupSetEnable */
+        TRACE_AT(trace_32), /* cuptiEventGroupSetDisable */
+        TRACE_AT(trace_33), /* cuptiEnableKernelReplayMode */
+        TRACE_AT(trace_33), /* cuptiDisableKernelReplayMode */
+        TRACE_AT(trace_34), /* cuptiKernelReplaySubscribeUpdate */
+        TRACE_AT(trace_35), /* cuptiGetNumMetrics */
+        TRACE_AT(trace_36), /* cuptiEnumMetrics */
+        TRACE_AT(trace_37), /* cuptiDeviceGetNumMetrics */
+        TRACE_AT(trace_38), /* cuptiDeviceEnumMetrics */
+        TRACE_AT(trace_39), /* cuptiMetricGetAttribute */
+        TRACE_AT(trace_40), /* cuptiMetricGetIdFromName */
+        TRACE_AT(trace_41), /* cuptiMetricGetNumEvents */
+        TRACE_AT(trace_42), /* cuptiMetricEnumEvents */
+        TRACE_AT(trace_43), /* cuptiMetricGetNumProperties */
+        TRACE_AT(trace_44), /* cuptiMetricEnumProperties */
+        TRACE_AT(trace_45), /* cuptiMetricGetRequiredEventGroupSets */
+        TRACE_AT(trace_46), /* cuptiMetricCreateEventGroupSets */
+        TRACE_AT(trace_47), /* cuptiMetricGetValue */
+        TRACE_AT(trace_48), /* cuptiMetricGetValue2 */
+        TRACE_AT(trace_49), /* cuptiGetTimestamp */
+        TRACE_AT(trace_50), /* cuptiGetContextId */
+        TRACE_AT(trace_51), /* cuptiGetStreamId */
+        TRACE_AT(trace_52), /* cuptiGetStreamIdEx */
+        TRACE_AT(trace_53), /* cuptiGetDeviceId */
+        TRACE_AT(trace_54), /* cuptiGetGraphNodeId */
+        TRACE_AT(trace_55), /* cuptiGetGraphId */
+        TRACE_AT(trace_56), /* cuptiGetGraphExecId */
+        TRACE_AT(trace_57), /* cuptiActivityEnable */
+        TRACE_AT(trace_57), /* cuptiActivityEnableAndDump */
+        TRACE_AT(trace_57), /* cuptiActivityDisable */
+        TRACE_AT(trace_58), /* cuptiActivityEnableContext */
+        TRACE_AT(trace_58), /* cuptiActivityDisableContext */
+        TRACE_AT(trace_59), /* cuptiActivityGetNumDroppedRecords */
+        TRACE_AT(trace_60), /* cuptiActivityGetNextRecord */
+        TRACE_AT(trace_61), /* cuptiActivityRegisterCallbacks */
+        TRACE_AT(trace_62), /* cuptiActivityFlush */
+        TRACE_AT(trace_63), /* cuptiActivityFlushAll */
+        TRACE_AT(trace_64), /* cuptiActivityGetAttribute */
+        TRACE_AT(trace_64), /* cuptiActivitySetAttribute */
+        TRACE_AT(trace_65), /* cuptiActivityConfigureUnifiedMemoryCounter */
+        TRACE_AT(trace_66), /* cuptiGetAutoBoostState */
+        TRACE_AT(trace_67), /* cuptiActivityConfigurePCSampling */
+        TRACE_AT(trace_68), /* cuptiGetLastError */
+        TRACE_AT(trace_69), /* cuptiSetThreadIdType */
+        TRACE_AT(trace_70), /* cuptiGetThreadIdType */
+        TRACE_AT(trace_71), /* cuptiComputeCapabilitySupported */
+        TRACE_AT(trace_72), /* cuptiDeviceSupported */
+        TRACE_AT(trace_73), /* cuptiDeviceVirtualizationMode */
+        TRACE_AT(trace_68), /* cuptiFinalize */
+        TRACE_AT(trace_74), /* cuptiActivityPushExternalCorrelationId */
+        TRACE_AT(trace_75), /* cuptiActivityPopExternalCorrelationId */
+        TRACE_AT(trace_76), /* cuptiActivityEnableLatencyTimestamps */
+        TRACE_AT(trace_77), /* cuptiActivityFlushPeriod */
+        TRACE_AT(trace_76), /* cuptiActivityEnableLaunchAttributes */
+        TRACE_AT(trace_78), /* cuptiActivityRegisterTimestampCallback */
+        TRACE_AT(trace_76), /* cuptiActivityEnableDeviceGraph */
+        TRACE_AT(trace_79), /* cuptiActivityEnableDriverApi */
+        TRACE_AT(trace_79), /* cuptiActivityEnableRuntimeApi */
+        TRACE_AT(trace_76), /* cuptiActivityEnableHWTrace */
+        TRACE_AT(trace_76), /* cuptiActivityEnableAllocationSource */
+        TRACE_AT(trace_76), /* cuptiActivityEnableAllSyncRecords */
+        TRACE_AT(trace_76), /* cuptiActivityEnableCudaEventDeviceTimestamps */
+        TRACE_AT(trace_80), /* cuptiPCSamplingSetConfigurationAttribute */
+        TRACE_AT(trace_80), /* cuptiPCSamplingGetConfigurationAttribute */
+        TRACE_AT(trace_80), /* cuptiPCSamplingGetData */
+        TRACE_AT(trace_80), /* cuptiPCSamplingEnable */
+        TRACE_AT(trace_80), /* cuptiPCSamplingDisable */
+        TRACE_AT(trace_80), /* cuptiPCSamplingStart */
+        TRACE_AT(trace_80), /* cuptiPCSamplingStop */
+        TRACE_AT(trace_80), /* cuptiPCSamplingGetNumStallReasons */
+        TRACE_AT(trace_80), /* cuptiPCSamplingGetStallReasons */
+        TRACE_AT(trace_80), /* cuptiGetSassToSourceCorrelation */
+        TRACE_AT(trace_80), /* cuptiGetCubinCrc */
+        TRACE_AT(trace_81), /* cuptiRegisterComputeCrcCallback */
+        TRACE_AT(trace_80), /* cuptiPmSamplingSetConfig */
+        TRACE_AT(trace_80), /* cuptiPmSamplingEnable */
+        TRACE_AT(trace_80), /* cuptiPmSamplingDisable */
+        TRACE_AT(trace_80), /* cuptiPmSamplingStart */
+        TRACE_AT(trace_80), /* cuptiPmSamplingStop */
+        TRACE_AT(trace_80), /* cuptiPmSamplingDecodeData */
+        TRACE_AT(trace_80), /* cuptiPmSamplingGetCounterAvailability */
+        TRACE_AT(trace_80), /* cuptiPmSamplingGetCounterDataSize */
+        TRACE_AT(trace_80), /* cuptiPmSamplingCounterDataImageInitialize */
+        TRACE_AT(trace_80), /* cuptiPmSamplingGetCounterDataInfo */
+        TRACE_AT(trace_80), /* cuptiPmSamplingCounterDataGetSampleInfo */
+        TRACE_AT(trace_80), /* cuptiProfilerInitialize */
+        TRACE_AT(trace_80), /* cuptiProfilerDeInitialize */
+        TRACE_AT(trace_80), /* cuptiProfilerCounterDataImageCalculateSize */
+        TRACE_AT(trace_80), /* cuptiProfilerCounterDataImageInitialize */
+        TRACE_AT(trace_80), /* cuptiProfilerCounterDataImageCalculateScratchBufferSize */
+        TRACE_AT(trace_80), /* cuptiProfilerCounterDataImageInitializeScratchBuffer */
+        TRACE_AT(trace_80), /* cuptiProfilerBeginSession */
+        TRACE_AT(trace_80), /* cuptiProfilerEndSession */
+        TRACE_AT(trace_80), /* cuptiProfilerSetConfig */
+        TRACE_AT(trace_80), /* cuptiProfilerUnsetConfig */
+        TRACE_AT(trace_80), /* cuptiProfilerBeginPass */
+        TRACE_AT(trace_80), /* cuptiProfilerEndPass */
+        TRACE_AT(trace_80), /* cuptiProfilerEnableProfiling */
+        TRACE_AT(trace_80), /* cuptiProfilerDisableProfiling */
+        TRACE_AT(trace_80), /* cuptiProfilerIsPassCollected */
+        TRACE_AT(trace_80), /* cuptiProfilerFlushCounterData */
+        TRACE_AT(trace_80), /* cuptiProfilerPushRange */
+        TRACE_AT(trace_80), /* cuptiProfilerPopRange */
+        TRACE_AT(trace_80), /* cuptiProfilerGetCounterAvailability */
+        TRACE_AT(trace_80), /* cuptiProfilerDeviceSupported */
+        TRACE_AT(trace_80), /* cuptiRangeProfilerSetConfig */
+        TRACE_AT(trace_80), /* cuptiRangeProfilerEnable */
+        TRACE_AT(trace_80), /* cuptiRangeProfilerDisable */
+        TRACE_AT(trace_80), /* cuptiRangeProfilerStart */
+        TRACE_AT(trace_80), /* cuptiRangeProfilerStop */
+        TRACE_AT(trace_80), /* cuptiRangeProfilerPushRange */
+        TRACE_AT(trace_80), /* cuptiRangeProfilerPopRange */
+        TRACE_AT(trace_80), /* cuptiRangeProfilerDecodeData */
+        TRACE_AT(trace_80), /* cuptiRangeProfilerGetCounterDataSize */
+        TRACE_AT(trace_80), /* cuptiRangeProfilerCounterDataImageInitialize */
+        TRACE_AT(trace_80), /* cuptiRangeProfilerGetCounterDataInfo */
+        TRACE_AT(trace_80), /* cuptiRangeProfilerCounterDataGetRangeInfo */
+        TRACE_AT(trace_80), /* cuptiSassMetricsGetNumOfMetrics */
+        TRACE_AT(trace_80), /* cuptiSassMetricsGetMetrics */
+        TRACE_AT(trace_80), /* cuptiSassMetricsGetProperties */
+        TRACE_AT(trace_80), /* cuptiSassMetricsSetConfig */
+        TRACE_AT(trace_80), /* cuptiSassMetricsUnsetConfig */
+        TRACE_AT(trace_80), /* cuptiSassMetricsEnable */
+        TRACE_AT(trace_80), /* cuptiSassMetricsDisable */
+        TRACE_AT(trace_80), /* cuptiSassMetricsGetDataProperties */
+        TRACE_AT(trace_80), /* cuptiSassMetricsFlushData */
+        TRACE_AT(trace_80), /* cuptiDeviceGetChipName */
+    },
+    {
+        {TRACE_AT(enum_0), 0, 49}, /* CUptiResult */
+        {TRACE_AT(enum_1), 49, 9}, /* CUpti_CallbackDomain */
+        {TRACE_AT(enum_2), 58, 3}, /* CUpti_EventCollectionMode */
+        {TRACE_AT(enum_3), 61, 21}, /* CUpti_DeviceAttribute */
+        {TRACE_AT(enum_4), 82, 5}, /* CUpti_EventDomainAttribute */
+        {TRACE_AT(enum_5), 87, 6}, /* CUpti_EventAttribute */
+        {TRACE_AT(enum_6), 93, 8}, /* CUpti_EventGroupAttribute */
+        {TRACE_AT(enum_7), 101, 2}, /* CUpti_ReadEventFlags */
+        {TRACE_AT(enum_8), 103, 7}, /* CUpti_MetricAttribute */
+        {TRACE_AT(enum_9), 110, 58}, /* CUpti_ActivityKind */
+        {TRACE_AT(enum_10), 168, 12}, /* CUpti_ActivityAttribute */
+        {TRACE_AT(enum_11), 180, 4}, /* CUpti_ActivityThreadIdType */
+        {TRACE_AT(enum_12), 184, 8}, /* CUpti_ExternalCorrelationKind */
     },
     {
         0,
@@ -1816,203 +1844,208 @@ const struct cubind__cupti_symbols {
         2147483647,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_0_3),
-        AT(enum_0_4),
-        AT(enum_0_5),
-        AT(enum_0_6),
-        AT(enum_0_7),
-        AT(enum_0_8),
-        AT(enum_0_9),
-        AT(enum_0_10),
-        AT(enum_0_11),
-        AT(enum_0_12),
-        AT(enum_0_13),
-        AT(enum_0_14),
-        AT(enum_0_15),
-        AT(enum_0_16),
-        AT(enum_0_17),
-        AT(enum_0_18),
-        AT(enum_0_19),
-        AT(enum_0_20),
-        AT(enum_0_21),
-        AT(enum_0_22),
-        AT(enum_0_23),
-        AT(enum_0_24),
-        AT(enum_0_25),
-        AT(enum_0_26),
-        AT(enum_0_27),
-        AT(enum_0_28),
-        AT(enum_0_29),
-        AT(enum_0_30),
-        AT(enum_0_31),
-        AT(enum_0_32),
-        AT(enum_0_33),
-        AT(enum_0_34),
-        AT(enum_0_35),
-        AT(enum_0_36),
-        AT(enum_0_37),
-        AT(enum_0_38),
-        AT(enum_0_39),
-        AT(enum_0_40),
-        AT(enum_0_41),
-        AT(enum_0_42),
-        AT(enum_0_43),
-        AT(enum_0_44),
-        AT(enum_0_45),
-        AT(enum_0_46),
-        AT(enum_0_47),
-        AT(enum_0_48),
-        AT(enum_1_0),
-        AT(enum_1_1),
-        AT(enum_1_2),
-        AT(enum_1_3),
-        AT(enum_1_4),
-        AT(enum_1_5),
-        AT(enum_1_6),
-        AT(enum_1_7),
-        AT(enum_1_8),
-        AT(enum_2_0),
-        AT(enum_2_1),
-        AT(enum_2_2),
-        AT(enum_3_0),
-        AT(enum_3_1),
-        AT(enum_3_2),
-        AT(enum_3_3),
-        AT(enum_3_4),
-        AT(enum_3_5),
-        AT(enum_3_6),
-        AT(enum_3_7),
-        AT(enum_3_8),
-        AT(enum_3_9),
-        AT(enum_3_10),
-        AT(enum_3_11),
-        AT(enum_3_12),
-        AT(enum_3_13),
-        AT(enum_3_14),
-        AT(enum_3_15),
-        AT(enum_3_16),
-        AT(enum_3_17),
-        AT(enum_3_18),
-        AT(enum_3_19),
-        AT(enum_3_20),
-        AT(enum_4_0),
-        AT(enum_4_1),
-        AT(enum_4_2),
-        AT(enum_4_3),
-        AT(enum_4_4),
-        AT(enum_5_0),
-        AT(enum_5_1),
-        AT(enum_5_2),
-        AT(enum_5_3),
-        AT(enum_5_4),
-        AT(enum_5_5),
-        AT(enum_6_0),
-        AT(enum_6_1),
-        AT(enum_6_2),
-        AT(enum_6_3),
-        AT(enum_6_4),
-        AT(enum_6_5),
-        AT(enum_6_6),
-        AT(enum_6_7),
-        AT(enum_7_0),
-        AT(enum_7_1),
-        AT(enum_8_0),
-        AT(enum_8_1),
-        AT(enum_8_2),
-        AT(enum_8_3),
-        AT(enum_8_4),
-        AT(enum_8_5),
-        AT(enum_8_6),
-        AT(enum_9_0),
-        AT(enum_9_1),
-        AT(enum_9_2),
-        AT(enum_9_3),
-        AT(enum_9_4),
-        AT(enum_9_5),
-        AT(enum_9_6),
-        AT(enum_9_7),
-        AT(enum_9_8),
-        AT(enum_9_9),
-        AT(enum_9_10),
-        AT(enum_9_11),
-        AT(enum_9_12),
-        AT(enum_9_13),
-        AT(enum_9_14),
-        AT(enum_9_15),
-        AT(enum_9_16),
-        AT(enum_9_17),
-        AT(enum_9_18),
-        AT(enum_9_19),
-        AT(enum_9_20),
-        AT(enum_9_21),
-        AT(enum_9_22),
-        AT(enum_9_23),
-        AT(enum_9_24),
-        AT(enum_9_25),
-        AT(enum_9_26),
-        AT(enum_9_27),
-        AT(enum_9_28),
-        AT(enum_9_29),
-        AT(enum_9_30),
-        AT(enum_9_31),
-        AT(enum_9_32),
-        AT(enum_9_33),
-        AT(enum_9_34),
-        AT(enum_9_35),
-        AT(enum_9_36),
-        AT(enum_9_37),
-        AT(enum_9_38),
-        AT(enum_9_39),
-        AT(enum_9_40),
-        AT(enum_9_41),
-        AT(enum_9_42),
-        AT(enum_9_43),
-        AT(enum_9_44),
-        AT(enum_9_45),
-        AT(enum_9_46),
-        AT(enum_9_47),
-        AT(enum_9_48),
-        AT(enum_9_49),
-        AT(enum_9_50),
-        AT(enum_9_51),
-        AT(enum_9_52),
-        AT(enum_9_53),
-        AT(enum_9_54),
-        AT(enum_9_55),
-        AT(enum_9_56),
-        AT(enum_9_57),
-        AT(enum_10_0),
-        AT(enum_10_1),
-        AT(enum_10_2),
-        AT(enum_10_3),
-        AT(enum_10_4),
-        AT(enum_10_5),
-        AT(enum_10_6),
-        AT(enum_10_7),
-        AT(enum_10_8),
-        AT(enum_10_9),
-        AT(enum_10_10),
-        AT(enum_10_11),
-        AT(enum_11_0),
-        AT(enum_11_1),
-        AT(enum_11_2),
-        AT(enum_11_3),
-        AT(enum_12_0),
-        AT(enum_12_1),
-        AT(enum_12_2),
-        AT(enum_12_3),
-        AT(enum_12_4),
-        AT(enum_12_5),
-        AT(enum_12_6),
-        AT(enum_12_7),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_0_3),
+        TRACE_AT(enum_0_4),
+        TRACE_AT(enum_0_5),
+        TRACE_AT(enum_0_6),
+        TRACE_AT(enum_0_7),
+        TRACE_AT(enum_0_8),
+        TRACE_AT(enum_0_9),
+        TRACE_AT(enum_0_10),
+        TRACE_AT(enum_0_11),
+        TRACE_AT(enum_0_12),
+        TRACE_AT(enum_0_13),
+        TRACE_AT(enum_0_14),
+        TRACE_AT(enum_0_15),
+        TRACE_AT(enum_0_16),
+        TRACE_AT(enum_0_17),
+        TRACE_AT(enum_0_18),
+        TRACE_AT(enum_0_19),
+        TRACE_AT(enum_0_20),
+        TRACE_AT(enum_0_21),
+        TRACE_AT(enum_0_22),
+        TRACE_AT(enum_0_23),
+        TRACE_AT(enum_0_24),
+        TRACE_AT(enum_0_25),
+        TRACE_AT(enum_0_26),
+        TRACE_AT(enum_0_27),
+        TRACE_AT(enum_0_28),
+        TRACE_AT(enum_0_29),
+        TRACE_AT(enum_0_30),
+        TRACE_AT(enum_0_31),
+        TRACE_AT(enum_0_32),
+        TRACE_AT(enum_0_33),
+        TRACE_AT(enum_0_34),
+        TRACE_AT(enum_0_35),
+        TRACE_AT(enum_0_36),
+        TRACE_AT(enum_0_37),
+        TRACE_AT(enum_0_38),
+        TRACE_AT(enum_0_39),
+        TRACE_AT(enum_0_40),
+        TRACE_AT(enum_0_41),
+        TRACE_AT(enum_0_42),
+        TRACE_AT(enum_0_43),
+        TRACE_AT(enum_0_44),
+        TRACE_AT(enum_0_45),
+        TRACE_AT(enum_0_46),
+        TRACE_AT(enum_0_47),
+        TRACE_AT(enum_0_48),
+        TRACE_AT(enum_1_0),
+        TRACE_AT(enum_1_1),
+        TRACE_AT(enum_1_2),
+        TRACE_AT(enum_1_3),
+        TRACE_AT(enum_1_4),
+        TRACE_AT(enum_1_5),
+        TRACE_AT(enum_1_6),
+        TRACE_AT(enum_1_7),
+        TRACE_AT(enum_1_8),
+        TRACE_AT(enum_2_0),
+        TRACE_AT(enum_2_1),
+        TRACE_AT(enum_2_2),
+        TRACE_AT(enum_3_0),
+        TRACE_AT(enum_3_1),
+        TRACE_AT(enum_3_2),
+        TRACE_AT(enum_3_3),
+        TRACE_AT(enum_3_4),
+        TRACE_AT(enum_3_5),
+        TRACE_AT(enum_3_6),
+        TRACE_AT(enum_3_7),
+        TRACE_AT(enum_3_8),
+        TRACE_AT(enum_3_9),
+        TRACE_AT(enum_3_10),
+        TRACE_AT(enum_3_11),
+        TRACE_AT(enum_3_12),
+        TRACE_AT(enum_3_13),
+        TRACE_AT(enum_3_14),
+        TRACE_AT(enum_3_15),
+        TRACE_AT(enum_3_16),
+        TRACE_AT(enum_3_17),
+        TRACE_AT(enum_3_18),
+        TRACE_AT(enum_3_19),
+        TRACE_AT(enum_3_20),
+        TRACE_AT(enum_4_0),
+        TRACE_AT(enum_4_1),
+        TRACE_AT(enum_4_2),
+        TRACE_AT(enum_4_3),
+        TRACE_AT(enum_4_4),
+        TRACE_AT(enum_5_0),
+        TRACE_AT(enum_5_1),
+        TRACE_AT(enum_5_2),
+        TRACE_AT(enum_5_3),
+        TRACE_AT(enum_5_4),
+        TRACE_AT(enum_5_5),
+        TRACE_AT(enum_6_0),
+        TRACE_AT(enum_6_1),
+        TRACE_AT(enum_6_2),
+        TRACE_AT(enum_6_3),
+        TRACE_AT(enum_6_4),
+        TRACE_AT(enum_6_5),
+        TRACE_AT(enum_6_6),
+        TRACE_AT(enum_6_7),
+        TRACE_AT(enum_7_0),
+        TRACE_AT(enum_7_1),
+        TRACE_AT(enum_8_0),
+        TRACE_AT(enum_8_1),
+        TRACE_AT(enum_8_2),
+        TRACE_AT(enum_8_3),
+        TRACE_AT(enum_8_4),
+        TRACE_AT(enum_8_5),
+        TRACE_AT(enum_8_6),
+        TRACE_AT(enum_9_0),
+        TRACE_AT(enum_9_1),
+        TRACE_AT(enum_9_2),
+        TRACE_AT(enum_9_3),
+        TRACE_AT(enum_9_4),
+        TRACE_AT(enum_9_5),
+        TRACE_AT(enum_9_6),
+        TRACE_AT(enum_9_7),
+        TRACE_AT(enum_9_8),
+        TRACE_AT(enum_9_9),
+        TRACE_AT(enum_9_10),
+        TRACE_AT(enum_9_11),
+        TRACE_AT(enum_9_12),
+        TRACE_AT(enum_9_13),
+        TRACE_AT(enum_9_14),
+        TRACE_AT(enum_9_15),
+        TRACE_AT(enum_9_16),
+        TRACE_AT(enum_9_17),
+        TRACE_AT(enum_9_18),
+        TRACE_AT(enum_9_19),
+        TRACE_AT(enum_9_20),
+        TRACE_AT(enum_9_21),
+        TRACE_AT(enum_9_22),
+        TRACE_AT(enum_9_23),
+        TRACE_AT(enum_9_24),
+        TRACE_AT(enum_9_25),
+        TRACE_AT(enum_9_26),
+        TRACE_AT(enum_9_27),
+        TRACE_AT(enum_9_28),
+        TRACE_AT(enum_9_29),
+        TRACE_AT(enum_9_30),
+        TRACE_AT(enum_9_31),
+        TRACE_AT(enum_9_32),
+        TRACE_AT(enum_9_33),
+        TRACE_AT(enum_9_34),
+        TRACE_AT(enum_9_35),
+        TRACE_AT(enum_9_36),
+        TRACE_AT(enum_9_37),
+        TRACE_AT(enum_9_38),
+        TRACE_AT(enum_9_39),
+        TRACE_AT(enum_9_40),
+        TRACE_AT(enum_9_41),
+        TRACE_AT(enum_9_42),
+        TRACE_AT(enum_9_43),
+        TRACE_AT(enum_9_44),
+        TRACE_AT(enum_9_45),
+        TRACE_AT(enum_9_46),
+        TRACE_AT(enum_9_47),
+        TRACE_AT(enum_9_48),
+        TRACE_AT(enum_9_49),
+        TRACE_AT(enum_9_50),
+        TRACE_AT(enum_9_51),
+        TRACE_AT(enum_9_52),
+        TRACE_AT(enum_9_53),
+        TRACE_AT(enum_9_54),
+        TRACE_AT(enum_9_55),
+        TRACE_AT(enum_9_56),
+        TRACE_AT(enum_9_57),
+        TRACE_AT(enum_10_0),
+        TRACE_AT(enum_10_1),
+        TRACE_AT(enum_10_2),
+        TRACE_AT(enum_10_3),
+        TRACE_AT(enum_10_4),
+        TRACE_AT(enum_10_5),
+        TRACE_AT(enum_10_6),
+        TRACE_AT(enum_10_7),
+        TRACE_AT(enum_10_8),
+        TRACE_AT(enum_10_9),
+        TRACE_AT(enum_10_10),
+        TRACE_AT(enum_10_11),
+        TRACE_AT(enum_11_0),
+        TRACE_AT(enum_11_1),
+        TRACE_AT(enum_11_2),
+        TRACE_AT(enum_11_3),
+        TRACE_AT(enum_12_0),
+        TRACE_AT(enum_12_1),
+        TRACE_AT(enum_12_2),
+        TRACE_AT(enum_12_3),
+        TRACE_AT(enum_12_4),
+        TRACE_AT(enum_12_5),
+        TRACE_AT(enum_12_6),
+        TRACE_AT(enum_12_7),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
+_Static_assert(sizeof(cubind__cupti_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__cupti_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
 
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after

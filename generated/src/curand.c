@@ -32,8 +32,9 @@ cubind_slot *const cubind_curand_slots_2f1fe0d78a19 = (cubind_slot *)cubind__cur
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__curand_symbols {
     cubind__symbol_table table;
     struct names {
@@ -95,7 +96,11 @@ const struct cubind__curand_symbols {
         char wrapper_cubind_curand_get_direction_vectors64[38];
         char symbol_curandGetScrambleConstants64[29];
         char wrapper_cubind_curand_get_scramble_constants64[39];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    struct trace_strings {
         char trace_0[26];
         char trace_1[14];
         char trace_2[12];
@@ -115,54 +120,55 @@ const struct cubind__curand_symbols {
         char trace_16[46];
         char trace_17[19];
         char trace_18[14];
-        char enum_0_0[16];
-        char enum_0_1[26];
-        char enum_0_2[25];
-        char enum_0_3[27];
-        char enum_0_4[25];
-        char enum_0_5[26];
-        char enum_0_6[32];
-        char enum_0_7[25];
-        char enum_0_8[25];
-        char enum_0_9[35];
-        char enum_0_10[25];
-        char enum_0_11[35];
+        char enum_0[12];
+        char enum_0_0[5];
+        char enum_0_1[15];
+        char enum_0_2[14];
+        char enum_0_3[16];
+        char enum_0_4[14];
+        char enum_0_5[15];
+        char enum_0_6[21];
+        char enum_0_7[14];
+        char enum_0_8[14];
+        char enum_0_9[24];
+        char enum_0_10[14];
+        char enum_0_11[24];
+        char enum_1[1];
         char enum_1_0[14];
         char enum_1_1[14];
         char enum_1_2[12];
-        char enum_2_0[28];
-        char enum_2_1[31];
-        char enum_2_2[30];
-        char enum_2_3[30];
-        char enum_2_4[31];
-        char enum_2_5[30];
-        char enum_3_0[19];
-        char enum_3_1[11];
-        char enum_3_2[13];
-        char enum_3_3[12];
-        char enum_3_4[10];
-        char enum_3_5[10];
-        char enum_3_6[21];
-        char enum_3_7[22];
-        char enum_3_8[17];
-        char enum_3_9[18];
-        char enum_3_10[22];
-        char enum_3_11[11];
-        char enum_3_12[18];
-        char enum_3_13[15];
-        char enum_4_0[36];
-        char enum_4_1[46];
-        char enum_4_2[36];
-        char enum_4_3[46];
-#endif
-    } names;
-    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
-#if !defined(CUBIND_NO_TRACE)
-    cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+        char enum_2[17];
+        char enum_2_0[12];
+        char enum_2_1[15];
+        char enum_2_2[14];
+        char enum_2_3[14];
+        char enum_2_4[15];
+        char enum_2_5[14];
+        char enum_3[8];
+        char enum_3_0[12];
+        char enum_3_1[4];
+        char enum_3_2[6];
+        char enum_3_3[5];
+        char enum_3_4[3];
+        char enum_3_5[3];
+        char enum_3_6[14];
+        char enum_3_7[15];
+        char enum_3_8[10];
+        char enum_3_9[11];
+        char enum_3_10[15];
+        char enum_3_11[4];
+        char enum_3_12[11];
+        char enum_3_13[8];
+        char enum_4[8];
+        char enum_4_0[29];
+        char enum_4_1[39];
+        char enum_4_2[29];
+        char enum_4_3[39];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
     cubind__trace_enum_range enums[5];
-    long long values[39];
-    unsigned value_names[39];
+    int values[39];
+    unsigned short value_names[39];
 #endif
 } cubind__curand_symbols = {
     {CUBIND_LIB_CURAND, SYMBOL_COUNT, offsetof(struct cubind__curand_symbols, names),
@@ -231,68 +237,9 @@ const struct cubind__curand_symbols {
         "cubind_curand_get_direction_vectors64",
         "curandGetScrambleConstants64",
         "cubind_curand_get_scramble_constants64",
-#if !defined(CUBIND_NO_TRACE)
-        "s;pgenerator;e0:rng_type;",
-        "s;pgenerator;",
-        "s;pversion;",
-        "s;e1:type;pvalue;",
-        "s;pgenerator;pstream;",
-        "s;pgenerator;useed;",
-        "s;pgenerator;uoffset;",
-        "s;pgenerator;e2:order;",
-        "s;pgenerator;unum_dimensions;",
-        "s;pgenerator;poutputPtr;unum;",
-        "s;pgenerator;poutputPtr;un;fmean;fstddev;",
-        "s;flambda;pdiscrete_distribution;",
-        "s;pdiscrete_distribution;",
-        "s;pgenerator;poutputPtr;un;flambda;",
-        "s;pgenerator;poutputPtr;un;flambda;e3:method;",
-        "s;pgenerator;poutputPtr;unum;un;fp;",
-        "s;pgenerator;poutputPtr;unum;un;fp;e3:method;",
-        "s;pvectors;e4:set;",
-        "s;pconstants;",
-        "CURAND_RNG_TEST",
-        "CURAND_RNG_PSEUDO_DEFAULT",
-        "CURAND_RNG_PSEUDO_XORWOW",
-        "CURAND_RNG_PSEUDO_MRG32K3A",
-        "CURAND_RNG_PSEUDO_MTGP32",
-        "CURAND_RNG_PSEUDO_MT19937",
-        "CURAND_RNG_PSEUDO_PHILOX4_32_10",
-        "CURAND_RNG_QUASI_DEFAULT",
-        "CURAND_RNG_QUASI_SOBOL32",
-        "CURAND_RNG_QUASI_SCRAMBLED_SOBOL32",
-        "CURAND_RNG_QUASI_SOBOL64",
-        "CURAND_RNG_QUASI_SCRAMBLED_SOBOL64",
-        "MAJOR_VERSION",
-        "MINOR_VERSION",
-        "PATCH_LEVEL",
-        "CURAND_ORDERING_PSEUDO_BEST",
-        "CURAND_ORDERING_PSEUDO_DEFAULT",
-        "CURAND_ORDERING_PSEUDO_SEEDED",
-        "CURAND_ORDERING_PSEUDO_LEGACY",
-        "CURAND_ORDERING_PSEUDO_DYNAMIC",
-        "CURAND_ORDERING_QUASI_DEFAULT",
-        "CURAND_CHOOSE_BEST",
-        "CURAND_ITR",
-        "CURAND_KNUTH",
-        "CURAND_HITR",
-        "CURAND_M1",
-        "CURAND_M2",
-        "CURAND_BINARY_SEARCH",
-        "CURAND_DISCRETE_GAUSS",
-        "CURAND_REJECTION",
-        "CURAND_DEVICE_API",
-        "CURAND_FAST_REJECTION",
-        "CURAND_3RD",
-        "CURAND_DEFINITION",
-        "CURAND_POISSON",
-        "CURAND_DIRECTION_VECTORS_32_JOEKUO6",
-        "CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6",
-        "CURAND_DIRECTION_VECTORS_64_JOEKUO6",
-        "CURAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__curand_symbols, member)
     {
         {AT(symbol_curandCreateGenerator), AT(symbol_curandCreateGenerator), AT(wrapper_cubind_curand_create_generator)},
@@ -326,44 +273,109 @@ const struct cubind__curand_symbols {
         {AT(symbol_curandGetScrambleConstants64), AT(symbol_curandGetScrambleConstants64), AT(wrapper_cubind_curand_get_scramble_constants64)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 5},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 5, sizeof(int)},
     {
-        AT(trace_0), /* curandCreateGenerator */
-        AT(trace_0), /* curandCreateGeneratorHost */
-        AT(trace_1), /* curandDestroyGenerator */
-        AT(trace_2), /* curandGetVersion */
-        AT(trace_3), /* curandGetProperty */
-        AT(trace_4), /* curandSetStream */
-        AT(trace_5), /* curandSetPseudoRandomGeneratorSeed */
-        AT(trace_6), /* curandSetGeneratorOffset */
-        AT(trace_7), /* curandSetGeneratorOrdering */
-        AT(trace_8), /* curandSetQuasiRandomGeneratorDimensions */
-        AT(trace_9), /* curandGenerate */
-        AT(trace_9), /* curandGenerateLongLong */
-        AT(trace_9), /* curandGenerateUniform */
-        AT(trace_9), /* curandGenerateUniformDouble */
-        AT(trace_10), /* curandGenerateNormal */
-        AT(trace_10), /* curandGenerateNormalDouble */
-        AT(trace_10), /* curandGenerateLogNormal */
-        AT(trace_10), /* curandGenerateLogNormalDouble */
-        AT(trace_11), /* curandCreatePoissonDistribution */
-        AT(trace_12), /* curandDestroyDistribution */
-        AT(trace_13), /* curandGeneratePoisson */
-        AT(trace_14), /* curandGeneratePoissonMethod */
-        AT(trace_15), /* curandGenerateBinomial */
-        AT(trace_16), /* curandGenerateBinomialMethod */
-        AT(trace_1), /* curandGenerateSeeds */
-        AT(trace_17), /* curandGetDirectionVectors32 */
-        AT(trace_18), /* curandGetScrambleConstants32 */
-        AT(trace_17), /* curandGetDirectionVectors64 */
-        AT(trace_18), /* curandGetScrambleConstants64 */
+        "s;pgenerator;e0:rng_type;",
+        "s;pgenerator;",
+        "s;pversion;",
+        "s;e1:type;pvalue;",
+        "s;pgenerator;pstream;",
+        "s;pgenerator;useed;",
+        "s;pgenerator;uoffset;",
+        "s;pgenerator;e2:order;",
+        "s;pgenerator;unum_dimensions;",
+        "s;pgenerator;poutputPtr;unum;",
+        "s;pgenerator;poutputPtr;un;fmean;fstddev;",
+        "s;flambda;pdiscrete_distribution;",
+        "s;pdiscrete_distribution;",
+        "s;pgenerator;poutputPtr;un;flambda;",
+        "s;pgenerator;poutputPtr;un;flambda;e3:method;",
+        "s;pgenerator;poutputPtr;unum;un;fp;",
+        "s;pgenerator;poutputPtr;unum;un;fp;e3:method;",
+        "s;pvectors;e4:set;",
+        "s;pconstants;",
+        "CURAND_RNG_",
+        "TEST",
+        "PSEUDO_DEFAULT",
+        "PSEUDO_XORWOW",
+        "PSEUDO_MRG32K3A",
+        "PSEUDO_MTGP32",
+        "PSEUDO_MT19937",
+        "PSEUDO_PHILOX4_32_10",
+        "QUASI_DEFAULT",
+        "QUASI_SOBOL32",
+        "QUASI_SCRAMBLED_SOBOL32",
+        "QUASI_SOBOL64",
+        "QUASI_SCRAMBLED_SOBOL64",
+        "",
+        "MAJOR_VERSION",
+        "MINOR_VERSION",
+        "PATCH_LEVEL",
+        "CURAND_ORDERING_",
+        "PSEUDO_BEST",
+        "PSEUDO_DEFAULT",
+        "PSEUDO_SEEDED",
+        "PSEUDO_LEGACY",
+        "PSEUDO_DYNAMIC",
+        "QUASI_DEFAULT",
+        "CURAND_",
+        "CHOOSE_BEST",
+        "ITR",
+        "KNUTH",
+        "HITR",
+        "M1",
+        "M2",
+        "BINARY_SEARCH",
+        "DISCRETE_GAUSS",
+        "REJECTION",
+        "DEVICE_API",
+        "FAST_REJECTION",
+        "3RD",
+        "DEFINITION",
+        "POISSON",
+        "CURAND_",
+        "DIRECTION_VECTORS_32_JOEKUO6",
+        "SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6",
+        "DIRECTION_VECTORS_64_JOEKUO6",
+        "SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6",
     },
     {
-        {0, 12}, /* curandRngType */
-        {12, 3}, /* libraryPropertyType_t */
-        {15, 6}, /* curandOrdering */
-        {21, 14}, /* curandMethod */
-        {35, 4}, /* curandDirectionVectorSet */
+        TRACE_AT(trace_0), /* curandCreateGenerator */
+        TRACE_AT(trace_0), /* curandCreateGeneratorHost */
+        TRACE_AT(trace_1), /* curandDestroyGenerator */
+        TRACE_AT(trace_2), /* curandGetVersion */
+        TRACE_AT(trace_3), /* curandGetProperty */
+        TRACE_AT(trace_4), /* curandSetStream */
+        TRACE_AT(trace_5), /* curandSetPseudoRandomGeneratorSeed */
+        TRACE_AT(trace_6), /* curandSetGeneratorOffset */
+        TRACE_AT(trace_7), /* curandSetGeneratorOrdering */
+        TRACE_AT(trace_8), /* curandSetQuasiRandomGeneratorDimensions */
+        TRACE_AT(trace_9), /* curandGenerate */
+        TRACE_AT(trace_9), /* curandGenerateLongLong */
+        TRACE_AT(trace_9), /* curandGenerateUniform */
+        TRACE_AT(trace_9), /* curandGenerateUniformDouble */
+        TRACE_AT(trace_10), /* curandGenerateNormal */
+        TRACE_AT(trace_10), /* curandGenerateNormalDouble */
+        TRACE_AT(trace_10), /* curandGenerateLogNormal */
+        TRACE_AT(trace_10), /* curandGenerateLogNormalDouble */
+        TRACE_AT(trace_11), /* curandCreatePoissonDistribution */
+        TRACE_AT(trace_12), /* curandDestroyDistribution */
+        TRACE_AT(trace_13), /* curandGeneratePoisson */
+        TRACE_AT(trace_14), /* curandGeneratePoissonMethod */
+        TRACE_AT(trace_15), /* curandGenerateBinomial */
+        TRACE_AT(trace_16), /* curandGenerateBinomialMethod */
+        TRACE_AT(trace_1), /* curandGenerateSeeds */
+        TRACE_AT(trace_17), /* curandGetDirectionVectors32 */
+        TRACE_AT(trace_18), /* curandGetScrambleConstants32 */
+        TRACE_AT(trace_17), /* curandGetDirectionVectors64 */
+        TRACE_AT(trace_18), /* curandGetScrambleConstants64 */
+    },
+    {
+        {TRACE_AT(enum_0), 0, 12}, /* curandRngType */
+        {TRACE_AT(enum_1), 12, 3}, /* libraryPropertyType_t */
+        {TRACE_AT(enum_2), 15, 6}, /* curandOrdering */
+        {TRACE_AT(enum_3), 21, 14}, /* curandMethod */
+        {TRACE_AT(enum_4), 35, 4}, /* curandDirectionVectorSet */
     },
     {
         0,
@@ -407,50 +419,55 @@ const struct cubind__curand_symbols {
         104,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_0_3),
-        AT(enum_0_4),
-        AT(enum_0_5),
-        AT(enum_0_6),
-        AT(enum_0_7),
-        AT(enum_0_8),
-        AT(enum_0_9),
-        AT(enum_0_10),
-        AT(enum_0_11),
-        AT(enum_1_0),
-        AT(enum_1_1),
-        AT(enum_1_2),
-        AT(enum_2_0),
-        AT(enum_2_1),
-        AT(enum_2_2),
-        AT(enum_2_3),
-        AT(enum_2_4),
-        AT(enum_2_5),
-        AT(enum_3_0),
-        AT(enum_3_1),
-        AT(enum_3_2),
-        AT(enum_3_3),
-        AT(enum_3_4),
-        AT(enum_3_5),
-        AT(enum_3_6),
-        AT(enum_3_7),
-        AT(enum_3_8),
-        AT(enum_3_9),
-        AT(enum_3_10),
-        AT(enum_3_11),
-        AT(enum_3_12),
-        AT(enum_3_13),
-        AT(enum_4_0),
-        AT(enum_4_1),
-        AT(enum_4_2),
-        AT(enum_4_3),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_0_3),
+        TRACE_AT(enum_0_4),
+        TRACE_AT(enum_0_5),
+        TRACE_AT(enum_0_6),
+        TRACE_AT(enum_0_7),
+        TRACE_AT(enum_0_8),
+        TRACE_AT(enum_0_9),
+        TRACE_AT(enum_0_10),
+        TRACE_AT(enum_0_11),
+        TRACE_AT(enum_1_0),
+        TRACE_AT(enum_1_1),
+        TRACE_AT(enum_1_2),
+        TRACE_AT(enum_2_0),
+        TRACE_AT(enum_2_1),
+        TRACE_AT(enum_2_2),
+        TRACE_AT(enum_2_3),
+        TRACE_AT(enum_2_4),
+        TRACE_AT(enum_2_5),
+        TRACE_AT(enum_3_0),
+        TRACE_AT(enum_3_1),
+        TRACE_AT(enum_3_2),
+        TRACE_AT(enum_3_3),
+        TRACE_AT(enum_3_4),
+        TRACE_AT(enum_3_5),
+        TRACE_AT(enum_3_6),
+        TRACE_AT(enum_3_7),
+        TRACE_AT(enum_3_8),
+        TRACE_AT(enum_3_9),
+        TRACE_AT(enum_3_10),
+        TRACE_AT(enum_3_11),
+        TRACE_AT(enum_3_12),
+        TRACE_AT(enum_3_13),
+        TRACE_AT(enum_4_0),
+        TRACE_AT(enum_4_1),
+        TRACE_AT(enum_4_2),
+        TRACE_AT(enum_4_3),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
+_Static_assert(sizeof(cubind__curand_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__curand_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
 
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after

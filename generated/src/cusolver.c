@@ -35,8 +35,9 @@ cubind_slot *const cubind_cusolver_slots_6d0ca01c4a26 = (cubind_slot *)cubind__c
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__cusolver_symbols {
     cubind__symbol_table table;
     struct names {
@@ -1194,7 +1195,11 @@ const struct cubind__cusolver_symbols {
         char wrapper_cubind_cusolverRf_batch_solve[30];
         char symbol_cusolverRfBatchZeroPivot[25];
         char wrapper_cubind_cusolverRf_batch_zero_pivot[35];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    struct trace_strings {
         char trace_0[18];
         char trace_1[12];
         char trace_2[11];
@@ -1374,128 +1379,147 @@ const struct cubind__cusolver_symbols {
         char trace_176[76];
         char trace_177[50];
         char trace_178[21];
+        char enum_0[1];
         char enum_0_0[14];
         char enum_0_1[14];
         char enum_0_2[12];
-        char enum_1_0[31];
-        char enum_1_1[41];
-        char enum_2_0[22];
-        char enum_2_1[35];
-        char enum_3_0[32];
-        char enum_3_1[35];
-        char enum_3_2[30];
-        char enum_4_0[28];
-        char enum_4_1[25];
-        char enum_4_2[30];
-        char enum_4_3[36];
-        char enum_4_4[26];
-        char enum_4_5[32];
-        char enum_4_6[34];
-        char enum_4_7[17];
-        char enum_4_8[17];
-        char enum_4_9[18];
-        char enum_5_0[14];
-        char enum_5_1[14];
-        char enum_5_2[15];
-        char enum_5_3[15];
-        char enum_5_4[15];
-        char enum_5_5[16];
-        char enum_5_6[16];
-        char enum_5_7[14];
-        char enum_5_8[14];
-        char enum_5_9[14];
-        char enum_5_10[15];
-        char enum_5_11[15];
-        char enum_5_12[15];
-        char enum_5_13[16];
-        char enum_5_14[16];
-        char enum_5_15[14];
-        char enum_6_0[23];
-        char enum_6_1[23];
-        char enum_6_2[22];
-        char enum_7_0[21];
-        char enum_7_1[17];
-        char enum_8_0[11];
-        char enum_8_1[11];
-        char enum_8_2[11];
-        char enum_8_3[10];
-        char enum_8_4[11];
-        char enum_8_5[11];
-        char enum_8_6[11];
-        char enum_8_7[10];
-        char enum_8_8[10];
-        char enum_8_9[10];
-        char enum_8_10[11];
-        char enum_8_11[11];
-        char enum_8_12[11];
-        char enum_8_13[11];
-        char enum_8_14[12];
-        char enum_8_15[12];
-        char enum_8_16[10];
-        char enum_8_17[10];
-        char enum_8_18[10];
-        char enum_8_19[10];
-        char enum_8_20[11];
-        char enum_8_21[11];
-        char enum_8_22[11];
-        char enum_8_23[11];
-        char enum_8_24[11];
-        char enum_8_25[11];
-        char enum_8_26[11];
-        char enum_8_27[11];
-        char enum_8_28[15];
-        char enum_8_29[15];
-        char enum_8_30[16];
-        char enum_8_31[15];
-        char enum_8_32[15];
-        char enum_8_33[15];
-        char enum_9_0[12];
-        char enum_9_1[12];
-        char enum_9_2[12];
-        char enum_9_3[16];
-        char enum_10_0[17];
-        char enum_10_1[18];
-        char enum_11_0[27];
-        char enum_11_1[25];
-        char enum_12_0[23];
-        char enum_12_1[21];
-        char enum_12_2[21];
-        char enum_13_0[20];
-        char enum_13_1[20];
-        char enum_13_2[20];
-        char enum_14_0[17];
-        char enum_14_1[17];
-        char enum_14_2[23];
-        char enum_15_0[15];
-        char enum_15_1[15];
-        char enum_15_2[15];
-        char enum_16_0[22];
-        char enum_16_1[23];
-        char enum_17_0[25];
-        char enum_17_1[22];
-        char enum_18_0[29];
-        char enum_18_1[29];
-        char enum_19_0[34];
-        char enum_19_1[34];
-        char enum_19_2[35];
-        char enum_19_3[35];
-        char enum_20_0[30];
-        char enum_20_1[30];
-        char enum_20_2[30];
-        char enum_21_0[33];
-        char enum_21_1[33];
-        char enum_21_2[33];
-        char enum_22_0[38];
-        char enum_22_1[37];
-#endif
-    } names;
-    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
-#if !defined(CUBIND_NO_TRACE)
-    cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+        char enum_1[10];
+        char enum_1_0[22];
+        char enum_1_1[32];
+        char enum_2[10];
+        char enum_2_0[13];
+        char enum_2_1[26];
+        char enum_3[25];
+        char enum_3_0[8];
+        char enum_3_1[11];
+        char enum_3_2[6];
+        char enum_4[10];
+        char enum_4_0[19];
+        char enum_4_1[16];
+        char enum_4_2[21];
+        char enum_4_3[27];
+        char enum_4_4[17];
+        char enum_4_5[23];
+        char enum_4_6[25];
+        char enum_4_7[8];
+        char enum_4_8[8];
+        char enum_4_9[9];
+        char enum_5[10];
+        char enum_5_0[5];
+        char enum_5_1[5];
+        char enum_5_2[6];
+        char enum_5_3[6];
+        char enum_5_4[6];
+        char enum_5_5[7];
+        char enum_5_6[7];
+        char enum_5_7[5];
+        char enum_5_8[5];
+        char enum_5_9[5];
+        char enum_5_10[6];
+        char enum_5_11[6];
+        char enum_5_12[6];
+        char enum_5_13[7];
+        char enum_5_14[7];
+        char enum_5_15[5];
+        char enum_6[18];
+        char enum_6_0[6];
+        char enum_6_1[6];
+        char enum_6_2[5];
+        char enum_7[13];
+        char enum_7_0[9];
+        char enum_7_1[5];
+        char enum_8[6];
+        char enum_8_0[6];
+        char enum_8_1[6];
+        char enum_8_2[6];
+        char enum_8_3[5];
+        char enum_8_4[6];
+        char enum_8_5[6];
+        char enum_8_6[6];
+        char enum_8_7[5];
+        char enum_8_8[5];
+        char enum_8_9[5];
+        char enum_8_10[6];
+        char enum_8_11[6];
+        char enum_8_12[6];
+        char enum_8_13[6];
+        char enum_8_14[7];
+        char enum_8_15[7];
+        char enum_8_16[5];
+        char enum_8_17[5];
+        char enum_8_18[5];
+        char enum_8_19[5];
+        char enum_8_20[6];
+        char enum_8_21[6];
+        char enum_8_22[6];
+        char enum_8_23[6];
+        char enum_8_24[6];
+        char enum_8_25[6];
+        char enum_8_26[6];
+        char enum_8_27[6];
+        char enum_8_28[10];
+        char enum_8_29[10];
+        char enum_8_30[11];
+        char enum_8_31[10];
+        char enum_8_32[10];
+        char enum_8_33[10];
+        char enum_9[11];
+        char enum_9_0[2];
+        char enum_9_1[2];
+        char enum_9_2[2];
+        char enum_9_3[6];
+        char enum_10[13];
+        char enum_10_0[5];
+        char enum_10_1[6];
+        char enum_11[19];
+        char enum_11_0[9];
+        char enum_11_1[7];
+        char enum_12[20];
+        char enum_12_0[4];
+        char enum_12_1[2];
+        char enum_12_2[2];
+        char enum_13[19];
+        char enum_13_0[2];
+        char enum_13_1[2];
+        char enum_13_2[2];
+        char enum_14[12];
+        char enum_14_0[6];
+        char enum_14_1[6];
+        char enum_14_2[12];
+        char enum_15[14];
+        char enum_15_0[2];
+        char enum_15_1[2];
+        char enum_15_2[2];
+        char enum_16[15];
+        char enum_16_0[8];
+        char enum_16_1[9];
+        char enum_17[15];
+        char enum_17_0[11];
+        char enum_17_1[8];
+        char enum_18[26];
+        char enum_18_0[4];
+        char enum_18_1[4];
+        char enum_19[26];
+        char enum_19_0[9];
+        char enum_19_1[9];
+        char enum_19_2[10];
+        char enum_19_3[10];
+        char enum_20[26];
+        char enum_20_0[5];
+        char enum_20_1[5];
+        char enum_20_2[5];
+        char enum_21[29];
+        char enum_21_0[5];
+        char enum_21_1[5];
+        char enum_21_2[5];
+        char enum_22[35];
+        char enum_22_0[4];
+        char enum_22_1[3];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
     cubind__trace_enum_range enums[23];
-    long long values[113];
-    unsigned value_names[113];
+    int values[113];
+    unsigned short value_names[113];
 #endif
 } cubind__cusolver_symbols = {
     {CUBIND_LIB_CUSOLVER, SYMBOL_COUNT, offsetof(struct cubind__cusolver_symbols, names),
@@ -2660,302 +2684,9 @@ const struct cubind__cusolver_symbols {
         "cubind_cusolverRf_batch_solve",
         "cusolverRfBatchZeroPivot",
         "cubind_cusolverRf_batch_zero_pivot",
-#if !defined(CUBIND_NO_TRACE)
-        "s;e0:type;pvalue;",
-        "s;pversion;",
-        "s;phandle;",
-        "s;phandle;pstreamId;",
-        "s;phandle;e1:mode;",
-        "s;phandle;pmode;",
-        "s;phandle;e2:mode;",
-        "s;phandle;e3:strategy;",
-        "s;phandle;pstrategy;",
-        "s;pparams_ptr;",
-        "s;pparams;",
-        "s;pparams;e4:refinement_solver;",
-        "s;pparams;e5:solver_main_precision;",
-        "s;pparams;e5:solver_lowest_precision;",
-        "s;pparams;e5:solver_main_precision;e5:solver_lowest_precision;",
-        "s;pparams;fval;",
-        "s;pparams;imaxiters;",
-        "s;pparams;imaxiters_inner;",
-        "s;pparams;pmaxiters;",
-        "s;pinfos;",
-        "s;pinfos_ptr;",
-        "s;pinfos;pniters;",
-        "s;pinfos;pouter_niters;",
-        "s;pinfos;presidual_history;",
-        "s;pinfos;pmaxiters;",
-        "s;phandle;in;inrhs;pdA;ildda;pdipiv;pdB;ilddb;pdX;ilddx;pdWorkspace;ulwork_bytes;piter;pd_info;",
-        "s;phandle;in;inrhs;pdA;ildda;pdipiv;pdB;ilddb;pdX;ilddx;pdWorkspace;plwork_bytes;",
-        "s;phandle;im;in;inrhs;pdA;ildda;pdB;ilddb;pdX;ilddx;pdWorkspace;ulwork_bytes;piter;pd_info;",
-        "s;phandle;im;in;inrhs;pdA;ildda;pdB;ilddb;pdX;ilddx;pdWorkspace;plwork_bytes;",
-        "s;phandle;pgesv_irs_params;pgesv_irs_infos;in;inrhs;pdA;ildda;pdB;ilddb;pdX;ilddx;pdWorkspace;ulwork_bytes;pniters;pd_info;",
-        "s;phandle;pparams;in;inrhs;plwork_bytes;",
-        "s;phandle;pgels_irs_params;pgels_irs_infos;im;in;inrhs;pdA;ildda;pdB;ilddb;pdX;ilddx;pdWorkspace;ulwork_bytes;pniters;pd_info;",
-        "s;phandle;pparams;im;in;inrhs;plwork_bytes;",
-        "s;phandle;e6:uplo;in;pA;ilda;pLwork;",
-        "s;phandle;e6:uplo;in;pA;ilda;pWorkspace;iLwork;pdevInfo;",
-        "s;phandle;e6:uplo;in;inrhs;pA;ilda;pB;ildb;pdevInfo;",
-        "s;phandle;e6:uplo;in;pAarray;ilda;pinfoArray;ibatchSize;",
-        "s;phandle;e6:uplo;in;inrhs;pA;ilda;pB;ildb;pd_info;ibatchSize;",
-        "s;phandle;e6:uplo;in;pA;ilda;plwork;",
-        "s;phandle;e6:uplo;in;pA;ilda;pwork;ilwork;pdevInfo;",
-        "s;phandle;e6:uplo;e7:diag;in;e8:dataTypeA;pA;ilda;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;",
-        "s;phandle;e6:uplo;e7:diag;in;e8:dataTypeA;pA;ilda;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;pdevInfo;",
-        "s;phandle;im;in;pA;ilda;pLwork;",
-        "s;phandle;im;in;pA;ilda;pWorkspace;pdevIpiv;pdevInfo;",
-        "s;phandle;in;pA;ilda;ik1;ik2;pdevIpiv;iincx;",
-        "s;phandle;e9:trans;in;inrhs;pA;ilda;pdevIpiv;pB;ildb;pdevInfo;",
-        "s;phandle;im;in;pA;ilda;plwork;",
-        "s;phandle;im;in;pA;ilda;pTAU;pWorkspace;iLwork;pdevInfo;",
-        "s;phandle;im;in;ik;pA;ilda;ptau;plwork;",
-        "s;phandle;im;in;ik;pA;ilda;ptau;pwork;ilwork;pinfo;",
-        "s;phandle;e10:side;e9:trans;im;in;ik;pA;ilda;ptau;pC;ildc;plwork;",
-        "s;phandle;e10:side;e9:trans;im;in;ik;pA;ilda;ptau;pC;ildc;pwork;ilwork;pdevInfo;",
-        "s;phandle;in;pA;ilda;plwork;",
-        "s;phandle;e6:uplo;in;pA;ilda;pipiv;pwork;ilwork;pinfo;",
-        "s;phandle;e6:uplo;in;inrhs;e8:dataTypeA;pA;ilda;pipiv;e8:dataTypeB;pB;ildb;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;",
-        "s;phandle;e6:uplo;in;inrhs;e8:dataTypeA;pA;ilda;pipiv;e8:dataTypeB;pB;ildb;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;pinfo;",
-        "s;phandle;e6:uplo;in;pA;ilda;pipiv;plwork;",
-        "s;phandle;im;in;pLwork;",
-        "s;phandle;im;in;pA;ilda;pD;pE;pTAUQ;pTAUP;pWork;iLwork;pdevInfo;",
-        "s;phandle;e10:side;im;in;ik;pA;ilda;ptau;plwork;",
-        "s;phandle;e10:side;im;in;ik;pA;ilda;ptau;pwork;ilwork;pinfo;",
-        "s;phandle;e6:uplo;in;pA;ilda;pd;pe;ptau;plwork;",
-        "s;phandle;e6:uplo;in;pA;ilda;pd;pe;ptau;pwork;ilwork;pinfo;",
-        "s;phandle;e6:uplo;in;pA;ilda;ptau;plwork;",
-        "s;phandle;e6:uplo;in;pA;ilda;ptau;pwork;ilwork;pinfo;",
-        "s;phandle;e10:side;e6:uplo;e9:trans;im;in;pA;ilda;ptau;pC;ildc;plwork;",
-        "s;phandle;e10:side;e6:uplo;e9:trans;im;in;pA;ilda;ptau;pC;ildc;pwork;ilwork;pinfo;",
-        "s;phandle;im;in;plwork;",
-        "s;phandle;ijobu;ijobvt;im;in;pA;ilda;pS;pU;ildu;pVT;ildvt;pwork;ilwork;prwork;pinfo;",
-        "s;phandle;e11:jobz;e6:uplo;in;pA;ilda;pW;plwork;",
-        "s;phandle;e11:jobz;e6:uplo;in;pA;ilda;pW;pwork;ilwork;pinfo;",
-        "s;phandle;e11:jobz;e12:range;e6:uplo;in;pA;ilda;fvl;fvu;iil;iiu;pmeig;pW;plwork;",
-        "s;phandle;e11:jobz;e12:range;e6:uplo;in;pA;ilda;fvl;fvu;iil;iiu;pmeig;pW;pwork;ilwork;pinfo;",
-        "s;phandle;e13:itype;e11:jobz;e12:range;e6:uplo;in;pA;ilda;pB;ildb;fvl;fvu;iil;iiu;pmeig;pW;plwork;",
-        "s;phandle;e13:itype;e11:jobz;e12:range;e6:uplo;in;pA;ilda;pB;ildb;fvl;fvu;iil;iiu;pmeig;pW;pwork;ilwork;pinfo;",
-        "s;phandle;e13:itype;e11:jobz;e6:uplo;in;pA;ilda;pB;ildb;pW;plwork;",
-        "s;phandle;e13:itype;e11:jobz;e6:uplo;in;pA;ilda;pB;ildb;pW;pwork;ilwork;pinfo;",
-        "s;pinfo;",
-        "s;pinfo;ftolerance;",
-        "s;pinfo;imax_sweeps;",
-        "s;pinfo;isort_eig;",
-        "s;phandle;pinfo;presidual;",
-        "s;phandle;pinfo;pexecuted_sweeps;",
-        "s;phandle;e11:jobz;e6:uplo;in;pA;ilda;pW;plwork;pparams;ibatchSize;",
-        "s;phandle;e11:jobz;e6:uplo;in;pA;ilda;pW;pwork;ilwork;pinfo;pparams;ibatchSize;",
-        "s;phandle;e11:jobz;e6:uplo;in;pA;ilda;pW;plwork;pparams;",
-        "s;phandle;e11:jobz;e6:uplo;in;pA;ilda;pW;pwork;ilwork;pinfo;pparams;",
-        "s;phandle;e13:itype;e11:jobz;e6:uplo;in;pA;ilda;pB;ildb;pW;plwork;pparams;",
-        "s;phandle;e13:itype;e11:jobz;e6:uplo;in;pA;ilda;pB;ildb;pW;pwork;ilwork;pinfo;pparams;",
-        "s;pinfo;isort_svd;",
-        "s;phandle;e11:jobz;im;in;pA;ilda;pS;pU;ildu;pV;ildv;plwork;pparams;ibatchSize;",
-        "s;phandle;e11:jobz;im;in;pA;ilda;pS;pU;ildu;pV;ildv;pwork;ilwork;pinfo;pparams;ibatchSize;",
-        "s;phandle;e11:jobz;iecon;im;in;pA;ilda;pS;pU;ildu;pV;ildv;plwork;pparams;",
-        "s;phandle;e11:jobz;iecon;im;in;pA;ilda;pS;pU;ildu;pV;ildv;pwork;ilwork;pinfo;pparams;",
-        "s;phandle;e11:jobz;irank;im;in;pd_A;ilda;istrideA;pd_S;istrideS;pd_U;ildu;istrideU;pd_V;ildv;istrideV;plwork;ibatchSize;",
-        "s;phandle;e11:jobz;irank;im;in;pd_A;ilda;istrideA;pd_S;istrideS;pd_U;ildu;istrideU;pd_V;ildv;istrideV;pd_work;ilwork;pd_info;ph_R_nrmF;ibatchSize;",
-        "s;pparams;e14:function;e15:algo;",
-        "s;phandle;pparams;e6:uplo;in;e8:dataTypeA;pA;ilda;e8:computeType;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;",
-        "s;phandle;pparams;e6:uplo;in;e8:dataTypeA;pA;ilda;e8:computeType;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;pinfo;",
-        "s;phandle;pparams;e6:uplo;in;inrhs;e8:dataTypeA;pA;ilda;e8:dataTypeB;pB;ildb;pinfo;",
-        "s;phandle;pparams;im;in;e8:dataTypeA;pA;ilda;e8:dataTypeTau;ptau;e8:computeType;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;",
-        "s;phandle;pparams;im;in;e8:dataTypeA;pA;ilda;e8:dataTypeTau;ptau;e8:computeType;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;pinfo;",
-        "s;phandle;pparams;im;in;e8:dataTypeA;pA;ilda;e8:computeType;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;",
-        "s;phandle;pparams;im;in;e8:dataTypeA;pA;ilda;pipiv;e8:computeType;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;pinfo;",
-        "s;phandle;pparams;e9:trans;in;inrhs;e8:dataTypeA;pA;ilda;pipiv;e8:dataTypeB;pB;ildb;pinfo;",
-        "s;phandle;pparams;e11:jobz;e6:uplo;in;e8:dataTypeA;pA;ilda;e8:dataTypeW;pW;e8:computeType;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;",
-        "s;phandle;pparams;e11:jobz;e6:uplo;in;e8:dataTypeA;pA;ilda;e8:dataTypeW;pW;e8:computeType;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;pinfo;",
-        "s;phandle;pparams;e11:jobz;e6:uplo;in;e8:dataTypeA;pA;ilda;e8:dataTypeW;pW;e8:computeType;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;ibatchSize;",
-        "s;phandle;pparams;e11:jobz;e6:uplo;in;e8:dataTypeA;pA;ilda;e8:dataTypeW;pW;e8:computeType;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;pinfo;ibatchSize;",
-        "s;phandle;pparams;e11:jobz;e12:range;e6:uplo;in;e8:dataTypeA;pA;ilda;pvl;pvu;iil;iiu;ph_meig;e8:dataTypeW;pW;e8:computeType;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;",
-        "s;phandle;pparams;e11:jobz;e12:range;e6:uplo;in;e8:dataTypeA;pA;ilda;pvl;pvu;iil;iiu;pmeig64;e8:dataTypeW;pW;e8:computeType;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;pinfo;",
-        "s;phandle;pparams;e11:jobvl;e11:jobvr;in;e8:dataTypeA;pA;ilda;e8:dataTypeW;pW;e8:dataTypeVL;pVL;ildvl;e8:dataTypeVR;pVR;ildvr;e8:computeType;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;",
-        "s;phandle;pparams;e11:jobvl;e11:jobvr;in;e8:dataTypeA;pA;ilda;e8:dataTypeW;pW;e8:dataTypeVL;pVL;ildvl;e8:dataTypeVR;pVR;ildvr;e8:computeType;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;pinfo;",
-        "s;phandle;pparams;ijobu;ijobvt;im;in;e8:dataTypeA;pA;ilda;e8:dataTypeS;pS;e8:dataTypeU;pU;ildu;e8:dataTypeVT;pVT;ildvt;e8:computeType;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;",
-        "s;phandle;pparams;ijobu;ijobvt;im;in;e8:dataTypeA;pA;ilda;e8:dataTypeS;pS;e8:dataTypeU;pU;ildu;e8:dataTypeVT;pVT;ildvt;e8:computeType;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;pinfo;",
-        "s;phandle;pparams;e11:jobz;iecon;im;in;e8:dataTypeA;pA;ilda;e8:dataTypeS;pS;e8:dataTypeU;pU;ildu;e8:dataTypeV;pV;ildv;e8:computeType;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;",
-        "s;phandle;pparams;e11:jobz;iecon;im;in;e8:dataTypeA;pA;ilda;e8:dataTypeS;pS;e8:dataTypeU;pU;ildu;e8:dataTypeV;pV;ildv;e8:computeType;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;pd_info;ph_err_sigma;",
-        "s;phandle;pparams;ijobu;ijobv;im;in;ik;ip;initers;e8:dataTypeA;pA;ilda;e8:dataTypeSrand;pSrand;e8:dataTypeUrand;pUrand;ildUrand;e8:dataTypeVrand;pVrand;ildVrand;e8:computeType;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;",
-        "s;phandle;pparams;ijobu;ijobv;im;in;ik;ip;initers;e8:dataTypeA;pA;ilda;e8:dataTypeSrand;pSrand;e8:dataTypeUrand;pUrand;ildUrand;e8:dataTypeVrand;pVrand;ildVrand;e8:computeType;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;pd_info;",
-        "s;phandle;pparams;e16:direct;e17:storev;in;ik;e8:dataTypeV;pV;ildv;e8:dataTypeTau;ptau;e8:dataTypeT;pT;ildt;e8:computeType;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;",
-        "s;phandle;pparams;e16:direct;e17:storev;in;ik;e8:dataTypeV;pV;ildv;e8:dataTypeTau;ptau;e8:dataTypeT;pT;ildt;e8:computeType;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;",
-        "s;pcallback;",
-        "s;pfile;",
-        "s;plogFile;",
-        "s;ilevel;",
-        "s;imask;",
-        "s;",
-        "s;phandle;im;innzA;pdescrA;pcsrRowPtrA;pcsrEndPtrA;pcsrColIndA;pissym;",
-        "s;phandle;in;innzA;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;pb;ftol;ireorder;px;psingularity;",
-        "s;phandle;im;innz;pdescrA;pcsrVal;pcsrRowPtr;pcsrColInd;pb;ftol;ireorder;px;psingularity;",
-        "s;phandle;im;innz;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;pb;ftol;ireorder;px;psingularity;",
-        "s;phandle;im;in;innz;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;pb;ftol;prankA;px;pp;pmin_norm;",
-        "s;phandle;im;innz;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;fmu0;px0;imaxite;ftol;pmu;px;",
-        "s;phandle;im;innz;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;rmu0;px0;imaxite;ftol;pmu;px;",
-        "s;phandle;im;innz;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;fmu0;px0;imaxite;feps;pmu;px;",
-        "s;phandle;im;innz;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;rmu0;px0;imaxite;feps;pmu;px;",
-        "s;phandle;im;innz;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;rleft_bottom_corner;rright_upper_corner;pnum_eigs;",
-        "s;phandle;in;innzA;pdescrA;pcsrRowPtrA;pcsrColIndA;pp;",
-        "s;phandle;in;innzA;pdescrA;pcsrRowPtrA;pcsrColIndA;poptions;pp;",
-        "s;phandle;in;innz;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;pP;pnumnz;",
-        "s;phandle;im;in;innzA;pdescrA;pcsrRowPtrA;pcsrColIndA;pp;pq;pbufferSizeInBytes;",
-        "s;phandle;im;in;innzA;pdescrA;pcsrRowPtrA;pcsrColIndA;pp;pq;pmap;ppBuffer;",
-        "s;phandle;im;in;innzA;pdescrA;pcsrRowPtrA;pcsrColIndA;pinfo;",
-        "s;phandle;im;in;innz;pdescrA;pcsrVal;pcsrRowPtr;pcsrColInd;ibatchSize;pinfo;pinternalDataInBytes;pworkspaceInBytes;",
-        "s;phandle;im;in;innz;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;pb;px;ibatchSize;pinfo;ppBuffer;",
-        "s;phandle;in;innzA;pdescrA;pcsrRowPtrA;pcsrColIndA;pinfo;",
-        "s;phandle;in;innzA;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;pinfo;pinternalDataInBytes;pworkspaceInBytes;",
-        "s;phandle;in;innzA;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;pinfo;fpivot_threshold;ppBuffer;",
-        "s;phandle;pinfo;ftol;pposition;",
-        "s;phandle;in;pb;px;pinfo;ppBuffer;",
-        "s;phandle;pnnzLRef;pnnzURef;pinfo;",
-        "s;phandle;pP;pQ;pdescrL;pcsrValL;pcsrRowPtrL;pcsrColIndL;pdescrU;pcsrValU;pcsrRowPtrU;pcsrColIndU;pinfo;ppBuffer;",
-        "s;phandle;im;in;innzA;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;pinfo;pinternalDataInBytes;pworkspaceInBytes;",
-        "s;phandle;im;in;innzA;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;fmu;pinfo;",
-        "s;phandle;im;in;innzA;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;rmu;pinfo;",
-        "s;phandle;im;in;innzA;pb;px;pinfo;ppBuffer;",
-        "s;phandle;im;in;pb;px;pinfo;ppBuffer;",
-        "s;phandle;in;innzA;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;pinfo;ppBuffer;",
-        "s;phandle;pinfo;pdiag;",
-        "s;phandle;pformat;pdiag;",
-        "s;phandle;e18:format;e19:diag;",
-        "s;phandle;fzero;fboost;",
-        "s;phandle;pzero;pboost;",
-        "s;phandle;preport;",
-        "s;phandle;e20:factAlg;e21:solveAlg;",
-        "s;phandle;pfactAlg;psolveAlg;",
-        "s;phandle;pfastMode;",
-        "s;phandle;e22:fastMode;",
-        "s;in;innzA;ph_csrRowPtrA;ph_csrColIndA;ph_csrValA;innzL;ph_csrRowPtrL;ph_csrColIndL;ph_csrValL;innzU;ph_csrRowPtrU;ph_csrColIndU;ph_csrValU;ph_P;ph_Q;phandle;",
-        "s;in;innzA;pcsrRowPtrA;pcsrColIndA;pcsrValA;innzL;pcsrRowPtrL;pcsrColIndL;pcsrValL;innzU;pcsrRowPtrU;pcsrColIndU;pcsrValU;pP;pQ;phandle;",
-        "s;in;innzA;pcsrRowPtrA;pcsrColIndA;pcsrValA;pP;pQ;phandle;",
-        "s;phandle;pnnzM;pMp;pMi;pMx;",
-        "s;phandle;ph_nnzM;ph_Mp;ph_Mi;ph_Mx;",
-        "s;phandle;ph_nnzL;ph_csrRowPtrL;ph_csrColIndL;ph_csrValL;ph_nnzU;ph_csrRowPtrU;ph_csrColIndU;ph_csrValU;",
-        "s;phandle;pP;pQ;inrhs;pTemp;ildt;pXF;ildxf;",
-        "s;ibatchSize;in;innzA;ph_csrRowPtrA;ph_csrColIndA;ph_csrValA_array;innzL;ph_csrRowPtrL;ph_csrColIndL;ph_csrValL;innzU;ph_csrRowPtrU;ph_csrColIndU;ph_csrValU;ph_P;ph_Q;phandle;",
-        "s;ibatchSize;in;innzA;pcsrRowPtrA;pcsrColIndA;pcsrValA_array;pP;pQ;phandle;",
-        "s;phandle;pP;pQ;inrhs;pTemp;ildt;pXF_array;ildxf;",
-        "s;phandle;pposition;",
-        "MAJOR_VERSION",
-        "MINOR_VERSION",
-        "PATCH_LEVEL",
-        "CUSOLVER_DETERMINISTIC_RESULTS",
-        "CUSOLVER_ALLOW_NON_DETERMINISTIC_RESULTS",
-        "CUSOLVER_DEFAULT_MATH",
-        "CUSOLVER_FP32_EMULATED_BF16X9_MATH",
-        "CUDA_EMULATION_STRATEGY_DEFAULT",
-        "CUDA_EMULATION_STRATEGY_PERFORMANT",
-        "CUDA_EMULATION_STRATEGY_EAGER",
-        "CUSOLVER_IRS_REFINE_NOT_SET",
-        "CUSOLVER_IRS_REFINE_NONE",
-        "CUSOLVER_IRS_REFINE_CLASSICAL",
-        "CUSOLVER_IRS_REFINE_CLASSICAL_GMRES",
-        "CUSOLVER_IRS_REFINE_GMRES",
-        "CUSOLVER_IRS_REFINE_GMRES_GMRES",
-        "CUSOLVER_IRS_REFINE_GMRES_NOPCOND",
-        "CUSOLVER_PREC_DD",
-        "CUSOLVER_PREC_SS",
-        "CUSOLVER_PREC_SHT",
-        "CUSOLVER_R_8I",
-        "CUSOLVER_R_8U",
-        "CUSOLVER_R_64F",
-        "CUSOLVER_R_32F",
-        "CUSOLVER_R_16F",
-        "CUSOLVER_R_16BF",
-        "CUSOLVER_R_TF32",
-        "CUSOLVER_R_AP",
-        "CUSOLVER_C_8I",
-        "CUSOLVER_C_8U",
-        "CUSOLVER_C_64F",
-        "CUSOLVER_C_32F",
-        "CUSOLVER_C_16F",
-        "CUSOLVER_C_16BF",
-        "CUSOLVER_C_TF32",
-        "CUSOLVER_C_AP",
-        "CUBLAS_FILL_MODE_LOWER",
-        "CUBLAS_FILL_MODE_UPPER",
-        "CUBLAS_FILL_MODE_FULL",
-        "CUBLAS_DIAG_NON_UNIT",
-        "CUBLAS_DIAG_UNIT",
-        "CUDA_R_32F",
-        "CUDA_R_64F",
-        "CUDA_R_16F",
-        "CUDA_R_8I",
-        "CUDA_C_32F",
-        "CUDA_C_64F",
-        "CUDA_C_16F",
-        "CUDA_C_8I",
-        "CUDA_R_8U",
-        "CUDA_C_8U",
-        "CUDA_R_32I",
-        "CUDA_C_32I",
-        "CUDA_R_32U",
-        "CUDA_C_32U",
-        "CUDA_R_16BF",
-        "CUDA_C_16BF",
-        "CUDA_R_4I",
-        "CUDA_C_4I",
-        "CUDA_R_4U",
-        "CUDA_C_4U",
-        "CUDA_R_16I",
-        "CUDA_C_16I",
-        "CUDA_R_16U",
-        "CUDA_C_16U",
-        "CUDA_R_64I",
-        "CUDA_C_64I",
-        "CUDA_R_64U",
-        "CUDA_C_64U",
-        "CUDA_R_8F_E4M3",
-        "CUDA_R_8F_E5M2",
-        "CUDA_R_8F_UE8M0",
-        "CUDA_R_6F_E2M3",
-        "CUDA_R_6F_E3M2",
-        "CUDA_R_4F_E2M1",
-        "CUBLAS_OP_N",
-        "CUBLAS_OP_T",
-        "CUBLAS_OP_C",
-        "CUBLAS_OP_CONJG",
-        "CUBLAS_SIDE_LEFT",
-        "CUBLAS_SIDE_RIGHT",
-        "CUSOLVER_EIG_MODE_NOVECTOR",
-        "CUSOLVER_EIG_MODE_VECTOR",
-        "CUSOLVER_EIG_RANGE_ALL",
-        "CUSOLVER_EIG_RANGE_I",
-        "CUSOLVER_EIG_RANGE_V",
-        "CUSOLVER_EIG_TYPE_1",
-        "CUSOLVER_EIG_TYPE_2",
-        "CUSOLVER_EIG_TYPE_3",
-        "CUSOLVERDN_GETRF",
-        "CUSOLVERDN_POTRF",
-        "CUSOLVERDN_SYEVBATCHED",
-        "CUSOLVER_ALG_0",
-        "CUSOLVER_ALG_1",
-        "CUSOLVER_ALG_2",
-        "CUBLAS_DIRECT_FORWARD",
-        "CUBLAS_DIRECT_BACKWARD",
-        "CUBLAS_STOREV_COLUMNWISE",
-        "CUBLAS_STOREV_ROWWISE",
-        "CUSOLVERRF_MATRIX_FORMAT_CSR",
-        "CUSOLVERRF_MATRIX_FORMAT_CSC",
-        "CUSOLVERRF_UNIT_DIAGONAL_STORED_L",
-        "CUSOLVERRF_UNIT_DIAGONAL_STORED_U",
-        "CUSOLVERRF_UNIT_DIAGONAL_ASSUMED_L",
-        "CUSOLVERRF_UNIT_DIAGONAL_ASSUMED_U",
-        "CUSOLVERRF_FACTORIZATION_ALG0",
-        "CUSOLVERRF_FACTORIZATION_ALG1",
-        "CUSOLVERRF_FACTORIZATION_ALG2",
-        "CUSOLVERRF_TRIANGULAR_SOLVE_ALG1",
-        "CUSOLVERRF_TRIANGULAR_SOLVE_ALG2",
-        "CUSOLVERRF_TRIANGULAR_SOLVE_ALG3",
-        "CUSOLVERRF_RESET_VALUES_FAST_MODE_OFF",
-        "CUSOLVERRF_RESET_VALUES_FAST_MODE_ON",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__cusolver_symbols, member)
     {
         {AT(symbol_cusolverGetProperty), AT(symbol_cusolverGetProperty), AT(wrapper_cubind_cusolver_get_property)},
@@ -3537,610 +3268,927 @@ const struct cubind__cusolver_symbols {
         {AT(symbol_cusolverRfBatchZeroPivot), AT(symbol_cusolverRfBatchZeroPivot), AT(wrapper_cubind_cusolverRf_batch_zero_pivot)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 23},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 23, sizeof(int)},
     {
-        AT(trace_0), /* cusolverGetProperty */
-        AT(trace_1), /* cusolverGetVersion */
-        AT(trace_2), /* cusolverDnCreate */
-        AT(trace_2), /* cusolverDnDestroy */
-        AT(trace_3), /* cusolverDnSetStream */
-        AT(trace_3), /* cusolverDnGetStream */
-        AT(trace_4), /* cusolverDnSetDeterministicMode */
-        AT(trace_5), /* cusolverDnGetDeterministicMode */
-        AT(trace_6), /* cusolverDnSetMathMode */
-        AT(trace_5), /* cusolverDnGetMathMode */
-        AT(trace_7), /* cusolverDnSetEmulationStrategy */
-        AT(trace_8), /* cusolverDnGetEmulationStrategy */
-        AT(trace_9), /* cusolverDnIRSParamsCreate */
-        AT(trace_10), /* cusolverDnIRSParamsDestroy */
-        AT(trace_11), /* cusolverDnIRSParamsSetRefinementSolver */
-        AT(trace_12), /* cusolverDnIRSParamsSetSolverMainPrecision */
-        AT(trace_13), /* cusolverDnIRSParamsSetSolverLowestPrecision */
-        AT(trace_14), /* cusolverDnIRSParamsSetSolverPrecisions */
-        AT(trace_15), /* cusolverDnIRSParamsSetTol */
-        AT(trace_15), /* cusolverDnIRSParamsSetTolInner */
-        AT(trace_16), /* cusolverDnIRSParamsSetMaxIters */
-        AT(trace_17), /* cusolverDnIRSParamsSetMaxItersInner */
-        AT(trace_18), /* cusolverDnIRSParamsGetMaxIters */
-        AT(trace_10), /* cusolverDnIRSParamsEnableFallback */
-        AT(trace_10), /* cusolverDnIRSParamsDisableFallback */
-        AT(trace_19), /* cusolverDnIRSInfosDestroy */
-        AT(trace_20), /* cusolverDnIRSInfosCreate */
-        AT(trace_21), /* cusolverDnIRSInfosGetNiters */
-        AT(trace_22), /* cusolverDnIRSInfosGetOuterNiters */
-        AT(trace_19), /* cusolverDnIRSInfosRequestResidual */
-        AT(trace_23), /* cusolverDnIRSInfosGetResidualHistory */
-        AT(trace_24), /* cusolverDnIRSInfosGetMaxIters */
-        AT(trace_25), /* cusolverDnZZgesv */
-        AT(trace_25), /* cusolverDnZCgesv */
-        AT(trace_25), /* cusolverDnZKgesv */
-        AT(trace_25), /* cusolverDnZEgesv */
-        AT(trace_25), /* cusolverDnZYgesv */
-        AT(trace_25), /* cusolverDnCCgesv */
-        AT(trace_25), /* cusolverDnCEgesv */
-        AT(trace_25), /* cusolverDnCKgesv */
-        AT(trace_25), /* cusolverDnCYgesv */
-        AT(trace_25), /* cusolverDnDDgesv */
-        AT(trace_25), /* cusolverDnDSgesv */
-        AT(trace_25), /* cusolverDnDHgesv */
-        AT(trace_25), /* cusolverDnDBgesv */
-        AT(trace_25), /* cusolverDnDXgesv */
-        AT(trace_25), /* cusolverDnSSgesv */
-        AT(trace_25), /* cusolverDnSHgesv */
-        AT(trace_25), /* cusolverDnSBgesv */
-        AT(trace_25), /* cusolverDnSXgesv */
-        AT(trace_26), /* cusolverDnZZgesv_bufferSize */
-        AT(trace_26), /* cusolverDnZCgesv_bufferSize */
-        AT(trace_26), /* cusolverDnZKgesv_bufferSize */
-        AT(trace_26), /* cusolverDnZEgesv_bufferSize */
-        AT(trace_26), /* cusolverDnZYgesv_bufferSize */
-        AT(trace_26), /* cusolverDnCCgesv_bufferSize */
-        AT(trace_26), /* cusolverDnCKgesv_bufferSize */
-        AT(trace_26), /* cusolverDnCEgesv_bufferSize */
-        AT(trace_26), /* cusolverDnCYgesv_bufferSize */
-        AT(trace_26), /* cusolverDnDDgesv_bufferSize */
-        AT(trace_26), /* cusolverDnDSgesv_bufferSize */
-        AT(trace_26), /* cusolverDnDHgesv_bufferSize */
-        AT(trace_26), /* cusolverDnDBgesv_bufferSize */
-        AT(trace_26), /* cusolverDnDXgesv_bufferSize */
-        AT(trace_26), /* cusolverDnSSgesv_bufferSize */
-        AT(trace_26), /* cusolverDnSHgesv_bufferSize */
-        AT(trace_26), /* cusolverDnSBgesv_bufferSize */
-        AT(trace_26), /* cusolverDnSXgesv_bufferSize */
-        AT(trace_27), /* cusolverDnZZgels */
-        AT(trace_27), /* cusolverDnZCgels */
-        AT(trace_27), /* cusolverDnZKgels */
-        AT(trace_27), /* cusolverDnZEgels */
-        AT(trace_27), /* cusolverDnZYgels */
-        AT(trace_27), /* cusolverDnCCgels */
-        AT(trace_27), /* cusolverDnCKgels */
-        AT(trace_27), /* cusolverDnCEgels */
-        AT(trace_27), /* cusolverDnCYgels */
-        AT(trace_27), /* cusolverDnDDgels */
-        AT(trace_27), /* cusolverDnDSgels */
-        AT(trace_27), /* cusolverDnDHgels */
-        AT(trace_27), /* cusolverDnDBgels */
-        AT(trace_27), /* cusolverDnDXgels */
-        AT(trace_27), /* cusolverDnSSgels */
-        AT(trace_27), /* cusolverDnSHgels */
-        AT(trace_27), /* cusolverDnSBgels */
-        AT(trace_27), /* cusolverDnSXgels */
-        AT(trace_28), /* cusolverDnZZgels_bufferSize */
-        AT(trace_28), /* cusolverDnZCgels_bufferSize */
-        AT(trace_28), /* cusolverDnZKgels_bufferSize */
-        AT(trace_28), /* cusolverDnZEgels_bufferSize */
-        AT(trace_28), /* cusolverDnZYgels_bufferSize */
-        AT(trace_28), /* cusolverDnCCgels_bufferSize */
-        AT(trace_28), /* cusolverDnCKgels_bufferSize */
-        AT(trace_28), /* cusolverDnCEgels_bufferSize */
-        AT(trace_28), /* cusolverDnCYgels_bufferSize */
-        AT(trace_28), /* cusolverDnDDgels_bufferSize */
-        AT(trace_28), /* cusolverDnDSgels_bufferSize */
-        AT(trace_28), /* cusolverDnDHgels_bufferSize */
-        AT(trace_28), /* cusolverDnDBgels_bufferSize */
-        AT(trace_28), /* cusolverDnDXgels_bufferSize */
-        AT(trace_28), /* cusolverDnSSgels_bufferSize */
-        AT(trace_28), /* cusolverDnSHgels_bufferSize */
-        AT(trace_28), /* cusolverDnSBgels_bufferSize */
-        AT(trace_28), /* cusolverDnSXgels_bufferSize */
-        AT(trace_29), /* cusolverDnIRSXgesv */
-        AT(trace_30), /* cusolverDnIRSXgesv_bufferSize */
-        AT(trace_31), /* cusolverDnIRSXgels */
-        AT(trace_32), /* cusolverDnIRSXgels_bufferSize */
-        AT(trace_33), /* cusolverDnSpotrf_bufferSize */
-        AT(trace_33), /* cusolverDnDpotrf_bufferSize */
-        AT(trace_33), /* cusolverDnCpotrf_bufferSize */
-        AT(trace_33), /* cusolverDnZpotrf_bufferSize */
-        AT(trace_34), /* cusolverDnSpotrf */
-        AT(trace_34), /* cusolverDnDpotrf */
-        AT(trace_34), /* cusolverDnCpotrf */
-        AT(trace_34), /* cusolverDnZpotrf */
-        AT(trace_35), /* cusolverDnSpotrs */
-        AT(trace_35), /* cusolverDnDpotrs */
-        AT(trace_35), /* cusolverDnCpotrs */
-        AT(trace_35), /* cusolverDnZpotrs */
-        AT(trace_36), /* cusolverDnSpotrfBatched */
-        AT(trace_36), /* cusolverDnDpotrfBatched */
-        AT(trace_36), /* cusolverDnCpotrfBatched */
-        AT(trace_36), /* cusolverDnZpotrfBatched */
-        AT(trace_37), /* cusolverDnSpotrsBatched */
-        AT(trace_37), /* cusolverDnDpotrsBatched */
-        AT(trace_37), /* cusolverDnCpotrsBatched */
-        AT(trace_37), /* cusolverDnZpotrsBatched */
-        AT(trace_38), /* cusolverDnSpotri_bufferSize */
-        AT(trace_38), /* cusolverDnDpotri_bufferSize */
-        AT(trace_38), /* cusolverDnCpotri_bufferSize */
-        AT(trace_38), /* cusolverDnZpotri_bufferSize */
-        AT(trace_39), /* cusolverDnSpotri */
-        AT(trace_39), /* cusolverDnDpotri */
-        AT(trace_39), /* cusolverDnCpotri */
-        AT(trace_39), /* cusolverDnZpotri */
-        AT(trace_40), /* cusolverDnXtrtri_bufferSize */
-        AT(trace_41), /* cusolverDnXtrtri */
-        AT(trace_38), /* cusolverDnSlauum_bufferSize */
-        AT(trace_38), /* cusolverDnDlauum_bufferSize */
-        AT(trace_38), /* cusolverDnClauum_bufferSize */
-        AT(trace_38), /* cusolverDnZlauum_bufferSize */
-        AT(trace_39), /* cusolverDnSlauum */
-        AT(trace_39), /* cusolverDnDlauum */
-        AT(trace_39), /* cusolverDnClauum */
-        AT(trace_39), /* cusolverDnZlauum */
-        AT(trace_42), /* cusolverDnSgetrf_bufferSize */
-        AT(trace_42), /* cusolverDnDgetrf_bufferSize */
-        AT(trace_42), /* cusolverDnCgetrf_bufferSize */
-        AT(trace_42), /* cusolverDnZgetrf_bufferSize */
-        AT(trace_43), /* cusolverDnSgetrf */
-        AT(trace_43), /* cusolverDnDgetrf */
-        AT(trace_43), /* cusolverDnCgetrf */
-        AT(trace_43), /* cusolverDnZgetrf */
-        AT(trace_44), /* cusolverDnSlaswp */
-        AT(trace_44), /* cusolverDnDlaswp */
-        AT(trace_44), /* cusolverDnClaswp */
-        AT(trace_44), /* cusolverDnZlaswp */
-        AT(trace_45), /* cusolverDnSgetrs */
-        AT(trace_45), /* cusolverDnDgetrs */
-        AT(trace_45), /* cusolverDnCgetrs */
-        AT(trace_45), /* cusolverDnZgetrs */
-        AT(trace_46), /* cusolverDnSgeqrf_bufferSize */
-        AT(trace_46), /* cusolverDnDgeqrf_bufferSize */
-        AT(trace_46), /* cusolverDnCgeqrf_bufferSize */
-        AT(trace_46), /* cusolverDnZgeqrf_bufferSize */
-        AT(trace_47), /* cusolverDnSgeqrf */
-        AT(trace_47), /* cusolverDnDgeqrf */
-        AT(trace_47), /* cusolverDnCgeqrf */
-        AT(trace_47), /* cusolverDnZgeqrf */
-        AT(trace_48), /* cusolverDnSorgqr_bufferSize */
-        AT(trace_48), /* cusolverDnDorgqr_bufferSize */
-        AT(trace_48), /* cusolverDnCungqr_bufferSize */
-        AT(trace_48), /* cusolverDnZungqr_bufferSize */
-        AT(trace_49), /* cusolverDnSorgqr */
-        AT(trace_49), /* cusolverDnDorgqr */
-        AT(trace_49), /* cusolverDnCungqr */
-        AT(trace_49), /* cusolverDnZungqr */
-        AT(trace_50), /* cusolverDnSormqr_bufferSize */
-        AT(trace_50), /* cusolverDnDormqr_bufferSize */
-        AT(trace_50), /* cusolverDnCunmqr_bufferSize */
-        AT(trace_50), /* cusolverDnZunmqr_bufferSize */
-        AT(trace_51), /* cusolverDnSormqr */
-        AT(trace_51), /* cusolverDnDormqr */
-        AT(trace_51), /* cusolverDnCunmqr */
-        AT(trace_51), /* cusolverDnZunmqr */
-        AT(trace_52), /* cusolverDnSsytrf_bufferSize */
-        AT(trace_52), /* cusolverDnDsytrf_bufferSize */
-        AT(trace_52), /* cusolverDnCsytrf_bufferSize */
-        AT(trace_52), /* cusolverDnZsytrf_bufferSize */
-        AT(trace_53), /* cusolverDnSsytrf */
-        AT(trace_53), /* cusolverDnDsytrf */
-        AT(trace_53), /* cusolverDnCsytrf */
-        AT(trace_53), /* cusolverDnZsytrf */
-        AT(trace_54), /* cusolverDnXsytrs_bufferSize */
-        AT(trace_55), /* cusolverDnXsytrs */
-        AT(trace_56), /* cusolverDnSsytri_bufferSize */
-        AT(trace_56), /* cusolverDnDsytri_bufferSize */
-        AT(trace_56), /* cusolverDnCsytri_bufferSize */
-        AT(trace_56), /* cusolverDnZsytri_bufferSize */
-        AT(trace_53), /* cusolverDnSsytri */
-        AT(trace_53), /* cusolverDnDsytri */
-        AT(trace_53), /* cusolverDnCsytri */
-        AT(trace_53), /* cusolverDnZsytri */
-        AT(trace_57), /* cusolverDnSgebrd_bufferSize */
-        AT(trace_57), /* cusolverDnDgebrd_bufferSize */
-        AT(trace_57), /* cusolverDnCgebrd_bufferSize */
-        AT(trace_57), /* cusolverDnZgebrd_bufferSize */
-        AT(trace_58), /* cusolverDnSgebrd */
-        AT(trace_58), /* cusolverDnDgebrd */
-        AT(trace_58), /* cusolverDnCgebrd */
-        AT(trace_58), /* cusolverDnZgebrd */
-        AT(trace_59), /* cusolverDnSorgbr_bufferSize */
-        AT(trace_59), /* cusolverDnDorgbr_bufferSize */
-        AT(trace_59), /* cusolverDnCungbr_bufferSize */
-        AT(trace_59), /* cusolverDnZungbr_bufferSize */
-        AT(trace_60), /* cusolverDnSorgbr */
-        AT(trace_60), /* cusolverDnDorgbr */
-        AT(trace_60), /* cusolverDnCungbr */
-        AT(trace_60), /* cusolverDnZungbr */
-        AT(trace_61), /* cusolverDnSsytrd_bufferSize */
-        AT(trace_61), /* cusolverDnDsytrd_bufferSize */
-        AT(trace_61), /* cusolverDnChetrd_bufferSize */
-        AT(trace_61), /* cusolverDnZhetrd_bufferSize */
-        AT(trace_62), /* cusolverDnSsytrd */
-        AT(trace_62), /* cusolverDnDsytrd */
-        AT(trace_62), /* cusolverDnChetrd */
-        AT(trace_62), /* cusolverDnZhetrd */
-        AT(trace_63), /* cusolverDnSorgtr_bufferSize */
-        AT(trace_63), /* cusolverDnDorgtr_bufferSize */
-        AT(trace_63), /* cusolverDnCungtr_bufferSize */
-        AT(trace_63), /* cusolverDnZungtr_bufferSize */
-        AT(trace_64), /* cusolverDnSorgtr */
-        AT(trace_64), /* cusolverDnDorgtr */
-        AT(trace_64), /* cusolverDnCungtr */
-        AT(trace_64), /* cusolverDnZungtr */
-        AT(trace_65), /* cusolverDnSormtr_bufferSize */
-        AT(trace_65), /* cusolverDnDormtr_bufferSize */
-        AT(trace_65), /* cusolverDnCunmtr_bufferSize */
-        AT(trace_65), /* cusolverDnZunmtr_bufferSize */
-        AT(trace_66), /* cusolverDnSormtr */
-        AT(trace_66), /* cusolverDnDormtr */
-        AT(trace_66), /* cusolverDnCunmtr */
-        AT(trace_66), /* cusolverDnZunmtr */
-        AT(trace_67), /* cusolverDnSgesvd_bufferSize */
-        AT(trace_67), /* cusolverDnDgesvd_bufferSize */
-        AT(trace_67), /* cusolverDnCgesvd_bufferSize */
-        AT(trace_67), /* cusolverDnZgesvd_bufferSize */
-        AT(trace_68), /* cusolverDnSgesvd */
-        AT(trace_68), /* cusolverDnDgesvd */
-        AT(trace_68), /* cusolverDnCgesvd */
-        AT(trace_68), /* cusolverDnZgesvd */
-        AT(trace_69), /* cusolverDnSsyevd_bufferSize */
-        AT(trace_69), /* cusolverDnDsyevd_bufferSize */
-        AT(trace_69), /* cusolverDnCheevd_bufferSize */
-        AT(trace_69), /* cusolverDnZheevd_bufferSize */
-        AT(trace_70), /* cusolverDnSsyevd */
-        AT(trace_70), /* cusolverDnDsyevd */
-        AT(trace_70), /* cusolverDnCheevd */
-        AT(trace_70), /* cusolverDnZheevd */
-        AT(trace_71), /* cusolverDnSsyevdx_bufferSize */
-        AT(trace_71), /* cusolverDnDsyevdx_bufferSize */
-        AT(trace_71), /* cusolverDnCheevdx_bufferSize */
-        AT(trace_71), /* cusolverDnZheevdx_bufferSize */
-        AT(trace_72), /* cusolverDnSsyevdx */
-        AT(trace_72), /* cusolverDnDsyevdx */
-        AT(trace_72), /* cusolverDnCheevdx */
-        AT(trace_72), /* cusolverDnZheevdx */
-        AT(trace_73), /* cusolverDnSsygvdx_bufferSize */
-        AT(trace_73), /* cusolverDnDsygvdx_bufferSize */
-        AT(trace_73), /* cusolverDnChegvdx_bufferSize */
-        AT(trace_73), /* cusolverDnZhegvdx_bufferSize */
-        AT(trace_74), /* cusolverDnSsygvdx */
-        AT(trace_74), /* cusolverDnDsygvdx */
-        AT(trace_74), /* cusolverDnChegvdx */
-        AT(trace_74), /* cusolverDnZhegvdx */
-        AT(trace_75), /* cusolverDnSsygvd_bufferSize */
-        AT(trace_75), /* cusolverDnDsygvd_bufferSize */
-        AT(trace_75), /* cusolverDnChegvd_bufferSize */
-        AT(trace_75), /* cusolverDnZhegvd_bufferSize */
-        AT(trace_76), /* cusolverDnSsygvd */
-        AT(trace_76), /* cusolverDnDsygvd */
-        AT(trace_76), /* cusolverDnChegvd */
-        AT(trace_76), /* cusolverDnZhegvd */
-        AT(trace_77), /* cusolverDnCreateSyevjInfo */
-        AT(trace_77), /* cusolverDnDestroySyevjInfo */
-        AT(trace_78), /* cusolverDnXsyevjSetTolerance */
-        AT(trace_79), /* cusolverDnXsyevjSetMaxSweeps */
-        AT(trace_80), /* cusolverDnXsyevjSetSortEig */
-        AT(trace_81), /* cusolverDnXsyevjGetResidual */
-        AT(trace_82), /* cusolverDnXsyevjGetSweeps */
-        AT(trace_83), /* cusolverDnSsyevjBatched_bufferSize */
-        AT(trace_83), /* cusolverDnDsyevjBatched_bufferSize */
-        AT(trace_83), /* cusolverDnCheevjBatched_bufferSize */
-        AT(trace_83), /* cusolverDnZheevjBatched_bufferSize */
-        AT(trace_84), /* cusolverDnSsyevjBatched */
-        AT(trace_84), /* cusolverDnDsyevjBatched */
-        AT(trace_84), /* cusolverDnCheevjBatched */
-        AT(trace_84), /* cusolverDnZheevjBatched */
-        AT(trace_85), /* cusolverDnSsyevj_bufferSize */
-        AT(trace_85), /* cusolverDnDsyevj_bufferSize */
-        AT(trace_85), /* cusolverDnCheevj_bufferSize */
-        AT(trace_85), /* cusolverDnZheevj_bufferSize */
-        AT(trace_86), /* cusolverDnSsyevj */
-        AT(trace_86), /* cusolverDnDsyevj */
-        AT(trace_86), /* cusolverDnCheevj */
-        AT(trace_86), /* cusolverDnZheevj */
-        AT(trace_87), /* cusolverDnSsygvj_bufferSize */
-        AT(trace_87), /* cusolverDnDsygvj_bufferSize */
-        AT(trace_87), /* cusolverDnChegvj_bufferSize */
-        AT(trace_87), /* cusolverDnZhegvj_bufferSize */
-        AT(trace_88), /* cusolverDnSsygvj */
-        AT(trace_88), /* cusolverDnDsygvj */
-        AT(trace_88), /* cusolverDnChegvj */
-        AT(trace_88), /* cusolverDnZhegvj */
-        AT(trace_77), /* cusolverDnCreateGesvdjInfo */
-        AT(trace_77), /* cusolverDnDestroyGesvdjInfo */
-        AT(trace_78), /* cusolverDnXgesvdjSetTolerance */
-        AT(trace_79), /* cusolverDnXgesvdjSetMaxSweeps */
-        AT(trace_89), /* cusolverDnXgesvdjSetSortEig */
-        AT(trace_81), /* cusolverDnXgesvdjGetResidual */
-        AT(trace_82), /* cusolverDnXgesvdjGetSweeps */
-        AT(trace_90), /* cusolverDnSgesvdjBatched_bufferSize */
-        AT(trace_90), /* cusolverDnDgesvdjBatched_bufferSize */
-        AT(trace_90), /* cusolverDnCgesvdjBatched_bufferSize */
-        AT(trace_90), /* cusolverDnZgesvdjBatched_bufferSize */
-        AT(trace_91), /* cusolverDnSgesvdjBatched */
-        AT(trace_91), /* cusolverDnDgesvdjBatched */
-        AT(trace_91), /* cusolverDnCgesvdjBatched */
-        AT(trace_91), /* cusolverDnZgesvdjBatched */
-        AT(trace_92), /* cusolverDnSgesvdj_bufferSize */
-        AT(trace_92), /* cusolverDnDgesvdj_bufferSize */
-        AT(trace_92), /* cusolverDnCgesvdj_bufferSize */
-        AT(trace_92), /* cusolverDnZgesvdj_bufferSize */
-        AT(trace_93), /* cusolverDnSgesvdj */
-        AT(trace_93), /* cusolverDnDgesvdj */
-        AT(trace_93), /* cusolverDnCgesvdj */
-        AT(trace_93), /* cusolverDnZgesvdj */
-        AT(trace_94), /* cusolverDnSgesvdaStridedBatched_bufferSize */
-        AT(trace_94), /* cusolverDnDgesvdaStridedBatched_bufferSize */
-        AT(trace_94), /* cusolverDnCgesvdaStridedBatched_bufferSize */
-        AT(trace_94), /* cusolverDnZgesvdaStridedBatched_bufferSize */
-        AT(trace_95), /* cusolverDnSgesvdaStridedBatched */
-        AT(trace_95), /* cusolverDnDgesvdaStridedBatched */
-        AT(trace_95), /* cusolverDnCgesvdaStridedBatched */
-        AT(trace_95), /* cusolverDnZgesvdaStridedBatched */
-        AT(trace_10), /* cusolverDnCreateParams */
-        AT(trace_10), /* cusolverDnDestroyParams */
-        AT(trace_96), /* cusolverDnSetAdvOptions */
-        AT(trace_97), /* cusolverDnXpotrf_bufferSize */
-        AT(trace_98), /* cusolverDnXpotrf */
-        AT(trace_99), /* cusolverDnXpotrs */
-        AT(trace_100), /* cusolverDnXgeqrf_bufferSize */
-        AT(trace_101), /* cusolverDnXgeqrf */
-        AT(trace_102), /* cusolverDnXgetrf_bufferSize */
-        AT(trace_103), /* cusolverDnXgetrf */
-        AT(trace_104), /* cusolverDnXgetrs */
-        AT(trace_105), /* cusolverDnXsyevd_bufferSize */
-        AT(trace_106), /* cusolverDnXsyevd */
-        AT(trace_107), /* cusolverDnXsyevBatched_bufferSize */
-        AT(trace_108), /* cusolverDnXsyevBatched */
-        AT(trace_109), /* cusolverDnXsyevdx_bufferSize */
-        AT(trace_110), /* cusolverDnXsyevdx */
-        AT(trace_111), /* cusolverDnXgeev_bufferSize */
-        AT(trace_112), /* cusolverDnXgeev */
-        AT(trace_113), /* cusolverDnXgesvd_bufferSize */
-        AT(trace_114), /* cusolverDnXgesvd */
-        AT(trace_115), /* cusolverDnXgesvdp_bufferSize */
-        AT(trace_116), /* cusolverDnXgesvdp */
-        AT(trace_117), /* cusolverDnXgesvdr_bufferSize */
-        AT(trace_118), /* cusolverDnXgesvdr */
-        AT(trace_119), /* cusolverDnXlarft_bufferSize */
-        AT(trace_120), /* cusolverDnXlarft */
-        AT(trace_121), /* cusolverDnLoggerSetCallback */
-        AT(trace_122), /* cusolverDnLoggerSetFile */
-        AT(trace_123), /* cusolverDnLoggerOpenFile */
-        AT(trace_124), /* cusolverDnLoggerSetLevel */
-        AT(trace_125), /* cusolverDnLoggerSetMask */
-        AT(trace_126), /* cusolverDnLoggerForceDisable */
-        AT(trace_2), /* cusolverSpCreate */
-        AT(trace_2), /* cusolverSpDestroy */
-        AT(trace_3), /* cusolverSpSetStream */
-        AT(trace_3), /* cusolverSpGetStream */
-        AT(trace_127), /* cusolverSpXcsrissymHost */
-        AT(trace_128), /* cusolverSpScsrlsvluHost */
-        AT(trace_128), /* cusolverSpDcsrlsvluHost */
-        AT(trace_128), /* cusolverSpCcsrlsvluHost */
-        AT(trace_128), /* cusolverSpZcsrlsvluHost */
-        AT(trace_129), /* cusolverSpScsrlsvqr */
-        AT(trace_129), /* cusolverSpDcsrlsvqr */
-        AT(trace_129), /* cusolverSpCcsrlsvqr */
-        AT(trace_129), /* cusolverSpZcsrlsvqr */
-        AT(trace_130), /* cusolverSpScsrlsvqrHost */
-        AT(trace_130), /* cusolverSpDcsrlsvqrHost */
-        AT(trace_130), /* cusolverSpCcsrlsvqrHost */
-        AT(trace_130), /* cusolverSpZcsrlsvqrHost */
-        AT(trace_129), /* cusolverSpScsrlsvcholHost */
-        AT(trace_129), /* cusolverSpDcsrlsvcholHost */
-        AT(trace_129), /* cusolverSpCcsrlsvcholHost */
-        AT(trace_129), /* cusolverSpZcsrlsvcholHost */
-        AT(trace_129), /* cusolverSpScsrlsvchol */
-        AT(trace_129), /* cusolverSpDcsrlsvchol */
-        AT(trace_129), /* cusolverSpCcsrlsvchol */
-        AT(trace_129), /* cusolverSpZcsrlsvchol */
-        AT(trace_131), /* cusolverSpScsrlsqvqrHost */
-        AT(trace_131), /* cusolverSpDcsrlsqvqrHost */
-        AT(trace_131), /* cusolverSpCcsrlsqvqrHost */
-        AT(trace_131), /* cusolverSpZcsrlsqvqrHost */
-        AT(trace_132), /* cusolverSpScsreigvsiHost */
-        AT(trace_132), /* cusolverSpDcsreigvsiHost */
-        AT(trace_133), /* cusolverSpCcsreigvsiHost */
-        AT(trace_133), /* cusolverSpZcsreigvsiHost */
-        AT(trace_134), /* cusolverSpScsreigvsi */
-        AT(trace_134), /* cusolverSpDcsreigvsi */
-        AT(trace_135), /* cusolverSpCcsreigvsi */
-        AT(trace_135), /* cusolverSpZcsreigvsi */
-        AT(trace_136), /* cusolverSpScsreigsHost */
-        AT(trace_136), /* cusolverSpDcsreigsHost */
-        AT(trace_136), /* cusolverSpCcsreigsHost */
-        AT(trace_136), /* cusolverSpZcsreigsHost */
-        AT(trace_137), /* cusolverSpXcsrsymrcmHost */
-        AT(trace_137), /* cusolverSpXcsrsymmdqHost */
-        AT(trace_137), /* cusolverSpXcsrsymamdHost */
-        AT(trace_138), /* cusolverSpXcsrmetisndHost */
-        AT(trace_139), /* cusolverSpScsrzfdHost */
-        AT(trace_139), /* cusolverSpDcsrzfdHost */
-        AT(trace_139), /* cusolverSpCcsrzfdHost */
-        AT(trace_139), /* cusolverSpZcsrzfdHost */
-        AT(trace_140), /* cusolverSpXcsrperm_bufferSizeHost */
-        AT(trace_141), /* cusolverSpXcsrpermHost */
-        AT(trace_77), /* cusolverSpCreateCsrqrInfo */
-        AT(trace_77), /* cusolverSpDestroyCsrqrInfo */
-        AT(trace_142), /* cusolverSpXcsrqrAnalysisBatched */
-        AT(trace_143), /* cusolverSpScsrqrBufferInfoBatched */
-        AT(trace_143), /* cusolverSpDcsrqrBufferInfoBatched */
-        AT(trace_143), /* cusolverSpCcsrqrBufferInfoBatched */
-        AT(trace_143), /* cusolverSpZcsrqrBufferInfoBatched */
-        AT(trace_144), /* cusolverSpScsrqrsvBatched */
-        AT(trace_144), /* cusolverSpDcsrqrsvBatched */
-        AT(trace_144), /* cusolverSpCcsrqrsvBatched */
-        AT(trace_144), /* cusolverSpZcsrqrsvBatched */
-        AT(trace_77), /* cusolverSpCreateCsrluInfoHost */
-        AT(trace_77), /* cusolverSpDestroyCsrluInfoHost */
-        AT(trace_145), /* cusolverSpXcsrluAnalysisHost */
-        AT(trace_146), /* cusolverSpScsrluBufferInfoHost */
-        AT(trace_146), /* cusolverSpDcsrluBufferInfoHost */
-        AT(trace_146), /* cusolverSpCcsrluBufferInfoHost */
-        AT(trace_146), /* cusolverSpZcsrluBufferInfoHost */
-        AT(trace_147), /* cusolverSpScsrluFactorHost */
-        AT(trace_147), /* cusolverSpDcsrluFactorHost */
-        AT(trace_147), /* cusolverSpCcsrluFactorHost */
-        AT(trace_147), /* cusolverSpZcsrluFactorHost */
-        AT(trace_148), /* cusolverSpScsrluZeroPivotHost */
-        AT(trace_148), /* cusolverSpDcsrluZeroPivotHost */
-        AT(trace_148), /* cusolverSpCcsrluZeroPivotHost */
-        AT(trace_148), /* cusolverSpZcsrluZeroPivotHost */
-        AT(trace_149), /* cusolverSpScsrluSolveHost */
-        AT(trace_149), /* cusolverSpDcsrluSolveHost */
-        AT(trace_149), /* cusolverSpCcsrluSolveHost */
-        AT(trace_149), /* cusolverSpZcsrluSolveHost */
-        AT(trace_150), /* cusolverSpXcsrluNnzHost */
-        AT(trace_151), /* cusolverSpScsrluExtractHost */
-        AT(trace_151), /* cusolverSpDcsrluExtractHost */
-        AT(trace_151), /* cusolverSpCcsrluExtractHost */
-        AT(trace_151), /* cusolverSpZcsrluExtractHost */
-        AT(trace_77), /* cusolverSpCreateCsrqrInfoHost */
-        AT(trace_77), /* cusolverSpDestroyCsrqrInfoHost */
-        AT(trace_142), /* cusolverSpXcsrqrAnalysisHost */
-        AT(trace_152), /* cusolverSpScsrqrBufferInfoHost */
-        AT(trace_152), /* cusolverSpDcsrqrBufferInfoHost */
-        AT(trace_152), /* cusolverSpCcsrqrBufferInfoHost */
-        AT(trace_152), /* cusolverSpZcsrqrBufferInfoHost */
-        AT(trace_153), /* cusolverSpScsrqrSetupHost */
-        AT(trace_153), /* cusolverSpDcsrqrSetupHost */
-        AT(trace_154), /* cusolverSpCcsrqrSetupHost */
-        AT(trace_154), /* cusolverSpZcsrqrSetupHost */
-        AT(trace_155), /* cusolverSpScsrqrFactorHost */
-        AT(trace_155), /* cusolverSpDcsrqrFactorHost */
-        AT(trace_155), /* cusolverSpCcsrqrFactorHost */
-        AT(trace_155), /* cusolverSpZcsrqrFactorHost */
-        AT(trace_148), /* cusolverSpScsrqrZeroPivotHost */
-        AT(trace_148), /* cusolverSpDcsrqrZeroPivotHost */
-        AT(trace_148), /* cusolverSpCcsrqrZeroPivotHost */
-        AT(trace_148), /* cusolverSpZcsrqrZeroPivotHost */
-        AT(trace_156), /* cusolverSpScsrqrSolveHost */
-        AT(trace_156), /* cusolverSpDcsrqrSolveHost */
-        AT(trace_156), /* cusolverSpCcsrqrSolveHost */
-        AT(trace_156), /* cusolverSpZcsrqrSolveHost */
-        AT(trace_142), /* cusolverSpXcsrqrAnalysis */
-        AT(trace_152), /* cusolverSpScsrqrBufferInfo */
-        AT(trace_152), /* cusolverSpDcsrqrBufferInfo */
-        AT(trace_152), /* cusolverSpCcsrqrBufferInfo */
-        AT(trace_152), /* cusolverSpZcsrqrBufferInfo */
-        AT(trace_153), /* cusolverSpScsrqrSetup */
-        AT(trace_153), /* cusolverSpDcsrqrSetup */
-        AT(trace_154), /* cusolverSpCcsrqrSetup */
-        AT(trace_154), /* cusolverSpZcsrqrSetup */
-        AT(trace_155), /* cusolverSpScsrqrFactor */
-        AT(trace_155), /* cusolverSpDcsrqrFactor */
-        AT(trace_155), /* cusolverSpCcsrqrFactor */
-        AT(trace_155), /* cusolverSpZcsrqrFactor */
-        AT(trace_148), /* cusolverSpScsrqrZeroPivot */
-        AT(trace_148), /* cusolverSpDcsrqrZeroPivot */
-        AT(trace_148), /* cusolverSpCcsrqrZeroPivot */
-        AT(trace_148), /* cusolverSpZcsrqrZeroPivot */
-        AT(trace_156), /* cusolverSpScsrqrSolve */
-        AT(trace_156), /* cusolverSpDcsrqrSolve */
-        AT(trace_156), /* cusolverSpCcsrqrSolve */
-        AT(trace_156), /* cusolverSpZcsrqrSolve */
-        AT(trace_77), /* cusolverSpCreateCsrcholInfoHost */
-        AT(trace_77), /* cusolverSpDestroyCsrcholInfoHost */
-        AT(trace_145), /* cusolverSpXcsrcholAnalysisHost */
-        AT(trace_146), /* cusolverSpScsrcholBufferInfoHost */
-        AT(trace_146), /* cusolverSpDcsrcholBufferInfoHost */
-        AT(trace_146), /* cusolverSpCcsrcholBufferInfoHost */
-        AT(trace_146), /* cusolverSpZcsrcholBufferInfoHost */
-        AT(trace_157), /* cusolverSpScsrcholFactorHost */
-        AT(trace_157), /* cusolverSpDcsrcholFactorHost */
-        AT(trace_157), /* cusolverSpCcsrcholFactorHost */
-        AT(trace_157), /* cusolverSpZcsrcholFactorHost */
-        AT(trace_148), /* cusolverSpScsrcholZeroPivotHost */
-        AT(trace_148), /* cusolverSpDcsrcholZeroPivotHost */
-        AT(trace_148), /* cusolverSpCcsrcholZeroPivotHost */
-        AT(trace_148), /* cusolverSpZcsrcholZeroPivotHost */
-        AT(trace_149), /* cusolverSpScsrcholSolveHost */
-        AT(trace_149), /* cusolverSpDcsrcholSolveHost */
-        AT(trace_149), /* cusolverSpCcsrcholSolveHost */
-        AT(trace_149), /* cusolverSpZcsrcholSolveHost */
-        AT(trace_77), /* cusolverSpCreateCsrcholInfo */
-        AT(trace_77), /* cusolverSpDestroyCsrcholInfo */
-        AT(trace_145), /* cusolverSpXcsrcholAnalysis */
-        AT(trace_146), /* cusolverSpScsrcholBufferInfo */
-        AT(trace_146), /* cusolverSpDcsrcholBufferInfo */
-        AT(trace_146), /* cusolverSpCcsrcholBufferInfo */
-        AT(trace_146), /* cusolverSpZcsrcholBufferInfo */
-        AT(trace_157), /* cusolverSpScsrcholFactor */
-        AT(trace_157), /* cusolverSpDcsrcholFactor */
-        AT(trace_157), /* cusolverSpCcsrcholFactor */
-        AT(trace_157), /* cusolverSpZcsrcholFactor */
-        AT(trace_148), /* cusolverSpScsrcholZeroPivot */
-        AT(trace_148), /* cusolverSpDcsrcholZeroPivot */
-        AT(trace_148), /* cusolverSpCcsrcholZeroPivot */
-        AT(trace_148), /* cusolverSpZcsrcholZeroPivot */
-        AT(trace_149), /* cusolverSpScsrcholSolve */
-        AT(trace_149), /* cusolverSpDcsrcholSolve */
-        AT(trace_149), /* cusolverSpCcsrcholSolve */
-        AT(trace_149), /* cusolverSpZcsrcholSolve */
-        AT(trace_158), /* cusolverSpScsrcholDiag */
-        AT(trace_158), /* cusolverSpDcsrcholDiag */
-        AT(trace_158), /* cusolverSpCcsrcholDiag */
-        AT(trace_158), /* cusolverSpZcsrcholDiag */
-        AT(trace_2), /* cusolverRfCreate */
-        AT(trace_2), /* cusolverRfDestroy */
-        AT(trace_159), /* cusolverRfGetMatrixFormat */
-        AT(trace_160), /* cusolverRfSetMatrixFormat */
-        AT(trace_161), /* cusolverRfSetNumericProperties */
-        AT(trace_162), /* cusolverRfGetNumericProperties */
-        AT(trace_163), /* cusolverRfGetNumericBoostReport */
-        AT(trace_164), /* cusolverRfSetAlgs */
-        AT(trace_165), /* cusolverRfGetAlgs */
-        AT(trace_166), /* cusolverRfGetResetValuesFastMode */
-        AT(trace_167), /* cusolverRfSetResetValuesFastMode */
-        AT(trace_168), /* cusolverRfSetupHost */
-        AT(trace_169), /* cusolverRfSetupDevice */
-        AT(trace_170), /* cusolverRfResetValues */
-        AT(trace_2), /* cusolverRfAnalyze */
-        AT(trace_2), /* cusolverRfRefactor */
-        AT(trace_171), /* cusolverRfAccessBundledFactorsDevice */
-        AT(trace_172), /* cusolverRfExtractBundledFactorsHost */
-        AT(trace_173), /* cusolverRfExtractSplitFactorsHost */
-        AT(trace_174), /* cusolverRfSolve */
-        AT(trace_175), /* cusolverRfBatchSetupHost */
-        AT(trace_176), /* cusolverRfBatchResetValues */
-        AT(trace_2), /* cusolverRfBatchAnalyze */
-        AT(trace_2), /* cusolverRfBatchRefactor */
-        AT(trace_177), /* cusolverRfBatchSolve */
-        AT(trace_178), /* cusolverRfBatchZeroPivot */
+        "s;e0:type;pvalue;",
+        "s;pversion;",
+        "s;phandle;",
+        "s;phandle;pstreamId;",
+        "s;phandle;e1:mode;",
+        "s;phandle;pmode;",
+        "s;phandle;e2:mode;",
+        "s;phandle;e3:strategy;",
+        "s;phandle;pstrategy;",
+        "s;pparams_ptr;",
+        "s;pparams;",
+        "s;pparams;e4:refinement_solver;",
+        "s;pparams;e5:solver_main_precision;",
+        "s;pparams;e5:solver_lowest_precision;",
+        "s;pparams;e5:solver_main_precision;e5:solver_lowest_precision;",
+        "s;pparams;fval;",
+        "s;pparams;imaxiters;",
+        "s;pparams;imaxiters_inner;",
+        "s;pparams;pmaxiters;",
+        "s;pinfos;",
+        "s;pinfos_ptr;",
+        "s;pinfos;pniters;",
+        "s;pinfos;pouter_niters;",
+        "s;pinfos;presidual_history;",
+        "s;pinfos;pmaxiters;",
+        "s;phandle;in;inrhs;pdA;ildda;pdipiv;pdB;ilddb;pdX;ilddx;pdWorkspace;ulwork_bytes;piter;pd_info;",
+        "s;phandle;in;inrhs;pdA;ildda;pdipiv;pdB;ilddb;pdX;ilddx;pdWorkspace;plwork_bytes;",
+        "s;phandle;im;in;inrhs;pdA;ildda;pdB;ilddb;pdX;ilddx;pdWorkspace;ulwork_bytes;piter;pd_info;",
+        "s;phandle;im;in;inrhs;pdA;ildda;pdB;ilddb;pdX;ilddx;pdWorkspace;plwork_bytes;",
+        "s;phandle;pgesv_irs_params;pgesv_irs_infos;in;inrhs;pdA;ildda;pdB;ilddb;pdX;ilddx;pdWorkspace;ulwork_bytes;pniters;pd_info;",
+        "s;phandle;pparams;in;inrhs;plwork_bytes;",
+        "s;phandle;pgels_irs_params;pgels_irs_infos;im;in;inrhs;pdA;ildda;pdB;ilddb;pdX;ilddx;pdWorkspace;ulwork_bytes;pniters;pd_info;",
+        "s;phandle;pparams;im;in;inrhs;plwork_bytes;",
+        "s;phandle;e6:uplo;in;pA;ilda;pLwork;",
+        "s;phandle;e6:uplo;in;pA;ilda;pWorkspace;iLwork;pdevInfo;",
+        "s;phandle;e6:uplo;in;inrhs;pA;ilda;pB;ildb;pdevInfo;",
+        "s;phandle;e6:uplo;in;pAarray;ilda;pinfoArray;ibatchSize;",
+        "s;phandle;e6:uplo;in;inrhs;pA;ilda;pB;ildb;pd_info;ibatchSize;",
+        "s;phandle;e6:uplo;in;pA;ilda;plwork;",
+        "s;phandle;e6:uplo;in;pA;ilda;pwork;ilwork;pdevInfo;",
+        "s;phandle;e6:uplo;e7:diag;in;e8:dataTypeA;pA;ilda;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;",
+        "s;phandle;e6:uplo;e7:diag;in;e8:dataTypeA;pA;ilda;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;pdevInfo;",
+        "s;phandle;im;in;pA;ilda;pLwork;",
+        "s;phandle;im;in;pA;ilda;pWorkspace;pdevIpiv;pdevInfo;",
+        "s;phandle;in;pA;ilda;ik1;ik2;pdevIpiv;iincx;",
+        "s;phandle;e9:trans;in;inrhs;pA;ilda;pdevIpiv;pB;ildb;pdevInfo;",
+        "s;phandle;im;in;pA;ilda;plwork;",
+        "s;phandle;im;in;pA;ilda;pTAU;pWorkspace;iLwork;pdevInfo;",
+        "s;phandle;im;in;ik;pA;ilda;ptau;plwork;",
+        "s;phandle;im;in;ik;pA;ilda;ptau;pwork;ilwork;pinfo;",
+        "s;phandle;e10:side;e9:trans;im;in;ik;pA;ilda;ptau;pC;ildc;plwork;",
+        "s;phandle;e10:side;e9:trans;im;in;ik;pA;ilda;ptau;pC;ildc;pwork;ilwork;pdevInfo;",
+        "s;phandle;in;pA;ilda;plwork;",
+        "s;phandle;e6:uplo;in;pA;ilda;pipiv;pwork;ilwork;pinfo;",
+        "s;phandle;e6:uplo;in;inrhs;e8:dataTypeA;pA;ilda;pipiv;e8:dataTypeB;pB;ildb;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;",
+        "s;phandle;e6:uplo;in;inrhs;e8:dataTypeA;pA;ilda;pipiv;e8:dataTypeB;pB;ildb;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;pinfo;",
+        "s;phandle;e6:uplo;in;pA;ilda;pipiv;plwork;",
+        "s;phandle;im;in;pLwork;",
+        "s;phandle;im;in;pA;ilda;pD;pE;pTAUQ;pTAUP;pWork;iLwork;pdevInfo;",
+        "s;phandle;e10:side;im;in;ik;pA;ilda;ptau;plwork;",
+        "s;phandle;e10:side;im;in;ik;pA;ilda;ptau;pwork;ilwork;pinfo;",
+        "s;phandle;e6:uplo;in;pA;ilda;pd;pe;ptau;plwork;",
+        "s;phandle;e6:uplo;in;pA;ilda;pd;pe;ptau;pwork;ilwork;pinfo;",
+        "s;phandle;e6:uplo;in;pA;ilda;ptau;plwork;",
+        "s;phandle;e6:uplo;in;pA;ilda;ptau;pwork;ilwork;pinfo;",
+        "s;phandle;e10:side;e6:uplo;e9:trans;im;in;pA;ilda;ptau;pC;ildc;plwork;",
+        "s;phandle;e10:side;e6:uplo;e9:trans;im;in;pA;ilda;ptau;pC;ildc;pwork;ilwork;pinfo;",
+        "s;phandle;im;in;plwork;",
+        "s;phandle;ijobu;ijobvt;im;in;pA;ilda;pS;pU;ildu;pVT;ildvt;pwork;ilwork;prwork;pinfo;",
+        "s;phandle;e11:jobz;e6:uplo;in;pA;ilda;pW;plwork;",
+        "s;phandle;e11:jobz;e6:uplo;in;pA;ilda;pW;pwork;ilwork;pinfo;",
+        "s;phandle;e11:jobz;e12:range;e6:uplo;in;pA;ilda;fvl;fvu;iil;iiu;pmeig;pW;plwork;",
+        "s;phandle;e11:jobz;e12:range;e6:uplo;in;pA;ilda;fvl;fvu;iil;iiu;pmeig;pW;pwork;ilwork;pinfo;",
+        "s;phandle;e13:itype;e11:jobz;e12:range;e6:uplo;in;pA;ilda;pB;ildb;fvl;fvu;iil;iiu;pmeig;pW;plwork;",
+        "s;phandle;e13:itype;e11:jobz;e12:range;e6:uplo;in;pA;ilda;pB;ildb;fvl;fvu;iil;iiu;pmeig;pW;pwork;ilwork;pinfo;",
+        "s;phandle;e13:itype;e11:jobz;e6:uplo;in;pA;ilda;pB;ildb;pW;plwork;",
+        "s;phandle;e13:itype;e11:jobz;e6:uplo;in;pA;ilda;pB;ildb;pW;pwork;ilwork;pinfo;",
+        "s;pinfo;",
+        "s;pinfo;ftolerance;",
+        "s;pinfo;imax_sweeps;",
+        "s;pinfo;isort_eig;",
+        "s;phandle;pinfo;presidual;",
+        "s;phandle;pinfo;pexecuted_sweeps;",
+        "s;phandle;e11:jobz;e6:uplo;in;pA;ilda;pW;plwork;pparams;ibatchSize;",
+        "s;phandle;e11:jobz;e6:uplo;in;pA;ilda;pW;pwork;ilwork;pinfo;pparams;ibatchSize;",
+        "s;phandle;e11:jobz;e6:uplo;in;pA;ilda;pW;plwork;pparams;",
+        "s;phandle;e11:jobz;e6:uplo;in;pA;ilda;pW;pwork;ilwork;pinfo;pparams;",
+        "s;phandle;e13:itype;e11:jobz;e6:uplo;in;pA;ilda;pB;ildb;pW;plwork;pparams;",
+        "s;phandle;e13:itype;e11:jobz;e6:uplo;in;pA;ilda;pB;ildb;pW;pwork;ilwork;pinfo;pparams;",
+        "s;pinfo;isort_svd;",
+        "s;phandle;e11:jobz;im;in;pA;ilda;pS;pU;ildu;pV;ildv;plwork;pparams;ibatchSize;",
+        "s;phandle;e11:jobz;im;in;pA;ilda;pS;pU;ildu;pV;ildv;pwork;ilwork;pinfo;pparams;ibatchSize;",
+        "s;phandle;e11:jobz;iecon;im;in;pA;ilda;pS;pU;ildu;pV;ildv;plwork;pparams;",
+        "s;phandle;e11:jobz;iecon;im;in;pA;ilda;pS;pU;ildu;pV;ildv;pwork;ilwork;pinfo;pparams;",
+        "s;phandle;e11:jobz;irank;im;in;pd_A;ilda;istrideA;pd_S;istrideS;pd_U;ildu;istrideU;pd_V;ildv;istrideV;plwork;ibatchSize;",
+        "s;phandle;e11:jobz;irank;im;in;pd_A;ilda;istrideA;pd_S;istrideS;pd_U;ildu;istrideU;pd_V;ildv;istrideV;pd_work;ilwork;pd_info;ph_R_nrmF;ibatchSize;",
+        "s;pparams;e14:function;e15:algo;",
+        "s;phandle;pparams;e6:uplo;in;e8:dataTypeA;pA;ilda;e8:computeType;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;",
+        "s;phandle;pparams;e6:uplo;in;e8:dataTypeA;pA;ilda;e8:computeType;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;pinfo;",
+        "s;phandle;pparams;e6:uplo;in;inrhs;e8:dataTypeA;pA;ilda;e8:dataTypeB;pB;ildb;pinfo;",
+        "s;phandle;pparams;im;in;e8:dataTypeA;pA;ilda;e8:dataTypeTau;ptau;e8:computeType;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;",
+        "s;phandle;pparams;im;in;e8:dataTypeA;pA;ilda;e8:dataTypeTau;ptau;e8:computeType;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;pinfo;",
+        "s;phandle;pparams;im;in;e8:dataTypeA;pA;ilda;e8:computeType;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;",
+        "s;phandle;pparams;im;in;e8:dataTypeA;pA;ilda;pipiv;e8:computeType;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;pinfo;",
+        "s;phandle;pparams;e9:trans;in;inrhs;e8:dataTypeA;pA;ilda;pipiv;e8:dataTypeB;pB;ildb;pinfo;",
+        "s;phandle;pparams;e11:jobz;e6:uplo;in;e8:dataTypeA;pA;ilda;e8:dataTypeW;pW;e8:computeType;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;",
+        "s;phandle;pparams;e11:jobz;e6:uplo;in;e8:dataTypeA;pA;ilda;e8:dataTypeW;pW;e8:computeType;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;pinfo;",
+        "s;phandle;pparams;e11:jobz;e6:uplo;in;e8:dataTypeA;pA;ilda;e8:dataTypeW;pW;e8:computeType;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;ibatchSize;",
+        "s;phandle;pparams;e11:jobz;e6:uplo;in;e8:dataTypeA;pA;ilda;e8:dataTypeW;pW;e8:computeType;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;pinfo;ibatchSize;",
+        "s;phandle;pparams;e11:jobz;e12:range;e6:uplo;in;e8:dataTypeA;pA;ilda;pvl;pvu;iil;iiu;ph_meig;e8:dataTypeW;pW;e8:computeType;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;",
+        "s;phandle;pparams;e11:jobz;e12:range;e6:uplo;in;e8:dataTypeA;pA;ilda;pvl;pvu;iil;iiu;pmeig64;e8:dataTypeW;pW;e8:computeType;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;pinfo;",
+        "s;phandle;pparams;e11:jobvl;e11:jobvr;in;e8:dataTypeA;pA;ilda;e8:dataTypeW;pW;e8:dataTypeVL;pVL;ildvl;e8:dataTypeVR;pVR;ildvr;e8:computeType;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;",
+        "s;phandle;pparams;e11:jobvl;e11:jobvr;in;e8:dataTypeA;pA;ilda;e8:dataTypeW;pW;e8:dataTypeVL;pVL;ildvl;e8:dataTypeVR;pVR;ildvr;e8:computeType;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;pinfo;",
+        "s;phandle;pparams;ijobu;ijobvt;im;in;e8:dataTypeA;pA;ilda;e8:dataTypeS;pS;e8:dataTypeU;pU;ildu;e8:dataTypeVT;pVT;ildvt;e8:computeType;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;",
+        "s;phandle;pparams;ijobu;ijobvt;im;in;e8:dataTypeA;pA;ilda;e8:dataTypeS;pS;e8:dataTypeU;pU;ildu;e8:dataTypeVT;pVT;ildvt;e8:computeType;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;pinfo;",
+        "s;phandle;pparams;e11:jobz;iecon;im;in;e8:dataTypeA;pA;ilda;e8:dataTypeS;pS;e8:dataTypeU;pU;ildu;e8:dataTypeV;pV;ildv;e8:computeType;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;",
+        "s;phandle;pparams;e11:jobz;iecon;im;in;e8:dataTypeA;pA;ilda;e8:dataTypeS;pS;e8:dataTypeU;pU;ildu;e8:dataTypeV;pV;ildv;e8:computeType;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;pd_info;ph_err_sigma;",
+        "s;phandle;pparams;ijobu;ijobv;im;in;ik;ip;initers;e8:dataTypeA;pA;ilda;e8:dataTypeSrand;pSrand;e8:dataTypeUrand;pUrand;ildUrand;e8:dataTypeVrand;pVrand;ildVrand;e8:computeType;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;",
+        "s;phandle;pparams;ijobu;ijobv;im;in;ik;ip;initers;e8:dataTypeA;pA;ilda;e8:dataTypeSrand;pSrand;e8:dataTypeUrand;pUrand;ildUrand;e8:dataTypeVrand;pVrand;ildVrand;e8:computeType;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;pd_info;",
+        "s;phandle;pparams;e16:direct;e17:storev;in;ik;e8:dataTypeV;pV;ildv;e8:dataTypeTau;ptau;e8:dataTypeT;pT;ildt;e8:computeType;pworkspaceInBytesOnDevice;pworkspaceInBytesOnHost;",
+        "s;phandle;pparams;e16:direct;e17:storev;in;ik;e8:dataTypeV;pV;ildv;e8:dataTypeTau;ptau;e8:dataTypeT;pT;ildt;e8:computeType;pbufferOnDevice;uworkspaceInBytesOnDevice;pbufferOnHost;uworkspaceInBytesOnHost;",
+        "s;pcallback;",
+        "s;pfile;",
+        "s;plogFile;",
+        "s;ilevel;",
+        "s;imask;",
+        "s;",
+        "s;phandle;im;innzA;pdescrA;pcsrRowPtrA;pcsrEndPtrA;pcsrColIndA;pissym;",
+        "s;phandle;in;innzA;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;pb;ftol;ireorder;px;psingularity;",
+        "s;phandle;im;innz;pdescrA;pcsrVal;pcsrRowPtr;pcsrColInd;pb;ftol;ireorder;px;psingularity;",
+        "s;phandle;im;innz;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;pb;ftol;ireorder;px;psingularity;",
+        "s;phandle;im;in;innz;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;pb;ftol;prankA;px;pp;pmin_norm;",
+        "s;phandle;im;innz;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;fmu0;px0;imaxite;ftol;pmu;px;",
+        "s;phandle;im;innz;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;rmu0;px0;imaxite;ftol;pmu;px;",
+        "s;phandle;im;innz;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;fmu0;px0;imaxite;feps;pmu;px;",
+        "s;phandle;im;innz;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;rmu0;px0;imaxite;feps;pmu;px;",
+        "s;phandle;im;innz;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;rleft_bottom_corner;rright_upper_corner;pnum_eigs;",
+        "s;phandle;in;innzA;pdescrA;pcsrRowPtrA;pcsrColIndA;pp;",
+        "s;phandle;in;innzA;pdescrA;pcsrRowPtrA;pcsrColIndA;poptions;pp;",
+        "s;phandle;in;innz;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;pP;pnumnz;",
+        "s;phandle;im;in;innzA;pdescrA;pcsrRowPtrA;pcsrColIndA;pp;pq;pbufferSizeInBytes;",
+        "s;phandle;im;in;innzA;pdescrA;pcsrRowPtrA;pcsrColIndA;pp;pq;pmap;ppBuffer;",
+        "s;phandle;im;in;innzA;pdescrA;pcsrRowPtrA;pcsrColIndA;pinfo;",
+        "s;phandle;im;in;innz;pdescrA;pcsrVal;pcsrRowPtr;pcsrColInd;ibatchSize;pinfo;pinternalDataInBytes;pworkspaceInBytes;",
+        "s;phandle;im;in;innz;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;pb;px;ibatchSize;pinfo;ppBuffer;",
+        "s;phandle;in;innzA;pdescrA;pcsrRowPtrA;pcsrColIndA;pinfo;",
+        "s;phandle;in;innzA;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;pinfo;pinternalDataInBytes;pworkspaceInBytes;",
+        "s;phandle;in;innzA;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;pinfo;fpivot_threshold;ppBuffer;",
+        "s;phandle;pinfo;ftol;pposition;",
+        "s;phandle;in;pb;px;pinfo;ppBuffer;",
+        "s;phandle;pnnzLRef;pnnzURef;pinfo;",
+        "s;phandle;pP;pQ;pdescrL;pcsrValL;pcsrRowPtrL;pcsrColIndL;pdescrU;pcsrValU;pcsrRowPtrU;pcsrColIndU;pinfo;ppBuffer;",
+        "s;phandle;im;in;innzA;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;pinfo;pinternalDataInBytes;pworkspaceInBytes;",
+        "s;phandle;im;in;innzA;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;fmu;pinfo;",
+        "s;phandle;im;in;innzA;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;rmu;pinfo;",
+        "s;phandle;im;in;innzA;pb;px;pinfo;ppBuffer;",
+        "s;phandle;im;in;pb;px;pinfo;ppBuffer;",
+        "s;phandle;in;innzA;pdescrA;pcsrValA;pcsrRowPtrA;pcsrColIndA;pinfo;ppBuffer;",
+        "s;phandle;pinfo;pdiag;",
+        "s;phandle;pformat;pdiag;",
+        "s;phandle;e18:format;e19:diag;",
+        "s;phandle;fzero;fboost;",
+        "s;phandle;pzero;pboost;",
+        "s;phandle;preport;",
+        "s;phandle;e20:factAlg;e21:solveAlg;",
+        "s;phandle;pfactAlg;psolveAlg;",
+        "s;phandle;pfastMode;",
+        "s;phandle;e22:fastMode;",
+        "s;in;innzA;ph_csrRowPtrA;ph_csrColIndA;ph_csrValA;innzL;ph_csrRowPtrL;ph_csrColIndL;ph_csrValL;innzU;ph_csrRowPtrU;ph_csrColIndU;ph_csrValU;ph_P;ph_Q;phandle;",
+        "s;in;innzA;pcsrRowPtrA;pcsrColIndA;pcsrValA;innzL;pcsrRowPtrL;pcsrColIndL;pcsrValL;innzU;pcsrRowPtrU;pcsrColIndU;pcsrValU;pP;pQ;phandle;",
+        "s;in;innzA;pcsrRowPtrA;pcsrColIndA;pcsrValA;pP;pQ;phandle;",
+        "s;phandle;pnnzM;pMp;pMi;pMx;",
+        "s;phandle;ph_nnzM;ph_Mp;ph_Mi;ph_Mx;",
+        "s;phandle;ph_nnzL;ph_csrRowPtrL;ph_csrColIndL;ph_csrValL;ph_nnzU;ph_csrRowPtrU;ph_csrColIndU;ph_csrValU;",
+        "s;phandle;pP;pQ;inrhs;pTemp;ildt;pXF;ildxf;",
+        "s;ibatchSize;in;innzA;ph_csrRowPtrA;ph_csrColIndA;ph_csrValA_array;innzL;ph_csrRowPtrL;ph_csrColIndL;ph_csrValL;innzU;ph_csrRowPtrU;ph_csrColIndU;ph_csrValU;ph_P;ph_Q;phandle;",
+        "s;ibatchSize;in;innzA;pcsrRowPtrA;pcsrColIndA;pcsrValA_array;pP;pQ;phandle;",
+        "s;phandle;pP;pQ;inrhs;pTemp;ildt;pXF_array;ildxf;",
+        "s;phandle;pposition;",
+        "",
+        "MAJOR_VERSION",
+        "MINOR_VERSION",
+        "PATCH_LEVEL",
+        "CUSOLVER_",
+        "DETERMINISTIC_RESULTS",
+        "ALLOW_NON_DETERMINISTIC_RESULTS",
+        "CUSOLVER_",
+        "DEFAULT_MATH",
+        "FP32_EMULATED_BF16X9_MATH",
+        "CUDA_EMULATION_STRATEGY_",
+        "DEFAULT",
+        "PERFORMANT",
+        "EAGER",
+        "CUSOLVER_",
+        "IRS_REFINE_NOT_SET",
+        "IRS_REFINE_NONE",
+        "IRS_REFINE_CLASSICAL",
+        "IRS_REFINE_CLASSICAL_GMRES",
+        "IRS_REFINE_GMRES",
+        "IRS_REFINE_GMRES_GMRES",
+        "IRS_REFINE_GMRES_NOPCOND",
+        "PREC_DD",
+        "PREC_SS",
+        "PREC_SHT",
+        "CUSOLVER_",
+        "R_8I",
+        "R_8U",
+        "R_64F",
+        "R_32F",
+        "R_16F",
+        "R_16BF",
+        "R_TF32",
+        "R_AP",
+        "C_8I",
+        "C_8U",
+        "C_64F",
+        "C_32F",
+        "C_16F",
+        "C_16BF",
+        "C_TF32",
+        "C_AP",
+        "CUBLAS_FILL_MODE_",
+        "LOWER",
+        "UPPER",
+        "FULL",
+        "CUBLAS_DIAG_",
+        "NON_UNIT",
+        "UNIT",
+        "CUDA_",
+        "R_32F",
+        "R_64F",
+        "R_16F",
+        "R_8I",
+        "C_32F",
+        "C_64F",
+        "C_16F",
+        "C_8I",
+        "R_8U",
+        "C_8U",
+        "R_32I",
+        "C_32I",
+        "R_32U",
+        "C_32U",
+        "R_16BF",
+        "C_16BF",
+        "R_4I",
+        "C_4I",
+        "R_4U",
+        "C_4U",
+        "R_16I",
+        "C_16I",
+        "R_16U",
+        "C_16U",
+        "R_64I",
+        "C_64I",
+        "R_64U",
+        "C_64U",
+        "R_8F_E4M3",
+        "R_8F_E5M2",
+        "R_8F_UE8M0",
+        "R_6F_E2M3",
+        "R_6F_E3M2",
+        "R_4F_E2M1",
+        "CUBLAS_OP_",
+        "N",
+        "T",
+        "C",
+        "CONJG",
+        "CUBLAS_SIDE_",
+        "LEFT",
+        "RIGHT",
+        "CUSOLVER_EIG_MODE_",
+        "NOVECTOR",
+        "VECTOR",
+        "CUSOLVER_EIG_RANGE_",
+        "ALL",
+        "I",
+        "V",
+        "CUSOLVER_EIG_TYPE_",
+        "1",
+        "2",
+        "3",
+        "CUSOLVERDN_",
+        "GETRF",
+        "POTRF",
+        "SYEVBATCHED",
+        "CUSOLVER_ALG_",
+        "0",
+        "1",
+        "2",
+        "CUBLAS_DIRECT_",
+        "FORWARD",
+        "BACKWARD",
+        "CUBLAS_STOREV_",
+        "COLUMNWISE",
+        "ROWWISE",
+        "CUSOLVERRF_MATRIX_FORMAT_",
+        "CSR",
+        "CSC",
+        "CUSOLVERRF_UNIT_DIAGONAL_",
+        "STORED_L",
+        "STORED_U",
+        "ASSUMED_L",
+        "ASSUMED_U",
+        "CUSOLVERRF_FACTORIZATION_",
+        "ALG0",
+        "ALG1",
+        "ALG2",
+        "CUSOLVERRF_TRIANGULAR_SOLVE_",
+        "ALG1",
+        "ALG2",
+        "ALG3",
+        "CUSOLVERRF_RESET_VALUES_FAST_MODE_",
+        "OFF",
+        "ON",
     },
     {
-        {0, 3}, /* libraryPropertyType_t */
-        {3, 2}, /* cusolverDeterministicMode_t */
-        {5, 2}, /* cusolverMathMode_t */
-        {7, 3}, /* cudaEmulationStrategy_t */
-        {10, 10}, /* cusolverIRSRefinement_t */
-        {20, 16}, /* cusolverPrecType_t */
-        {36, 3}, /* cublasFillMode_t */
-        {39, 2}, /* cublasDiagType_t */
-        {41, 34}, /* cudaDataType_t */
-        {75, 4}, /* cublasOperation_t */
-        {79, 2}, /* cublasSideMode_t */
-        {81, 2}, /* cusolverEigMode_t */
-        {83, 3}, /* cusolverEigRange_t */
-        {86, 3}, /* cusolverEigType_t */
-        {89, 3}, /* cusolverDnFunction_t */
-        {92, 3}, /* cusolverAlgMode_t */
-        {95, 2}, /* cusolverDirectMode_t */
-        {97, 2}, /* cusolverStorevMode_t */
-        {99, 2}, /* cusolverRfMatrixFormat_t */
-        {101, 4}, /* cusolverRfUnitDiagonal_t */
-        {105, 3}, /* cusolverRfFactorization_t */
-        {108, 3}, /* cusolverRfTriangularSolve_t */
-        {111, 2}, /* cusolverRfResetValuesFastMode_t */
+        TRACE_AT(trace_0), /* cusolverGetProperty */
+        TRACE_AT(trace_1), /* cusolverGetVersion */
+        TRACE_AT(trace_2), /* cusolverDnCreate */
+        TRACE_AT(trace_2), /* cusolverDnDestroy */
+        TRACE_AT(trace_3), /* cusolverDnSetStream */
+        TRACE_AT(trace_3), /* cusolverDnGetStream */
+        TRACE_AT(trace_4), /* cusolverDnSetDeterministicMode */
+        TRACE_AT(trace_5), /* cusolverDnGetDeterministicMode */
+        TRACE_AT(trace_6), /* cusolverDnSetMathMode */
+        TRACE_AT(trace_5), /* cusolverDnGetMathMode */
+        TRACE_AT(trace_7), /* cusolverDnSetEmulationStrategy */
+        TRACE_AT(trace_8), /* cusolverDnGetEmulationStrategy */
+        TRACE_AT(trace_9), /* cusolverDnIRSParamsCreate */
+        TRACE_AT(trace_10), /* cusolverDnIRSParamsDestroy */
+        TRACE_AT(trace_11), /* cusolverDnIRSParamsSetRefinementSolver */
+        TRACE_AT(trace_12), /* cusolverDnIRSParamsSetSolverMainPrecision */
+        TRACE_AT(trace_13), /* cusolverDnIRSParamsSetSolverLowestPrecision */
+        TRACE_AT(trace_14), /* cusolverDnIRSParamsSetSolverPrecisions */
+        TRACE_AT(trace_15), /* cusolverDnIRSParamsSetTol */
+        TRACE_AT(trace_15), /* cusolverDnIRSParamsSetTolInner */
+        TRACE_AT(trace_16), /* cusolverDnIRSParamsSetMaxIters */
+        TRACE_AT(trace_17), /* cusolverDnIRSParamsSetMaxItersInner */
+        TRACE_AT(trace_18), /* cusolverDnIRSParamsGetMaxIters */
+        TRACE_AT(trace_10), /* cusolverDnIRSParamsEnableFallback */
+        TRACE_AT(trace_10), /* cusolverDnIRSParamsDisableFallback */
+        TRACE_AT(trace_19), /* cusolverDnIRSInfosDestroy */
+        TRACE_AT(trace_20), /* cusolverDnIRSInfosCreate */
+        TRACE_AT(trace_21), /* cusolverDnIRSInfosGetNiters */
+        TRACE_AT(trace_22), /* cusolverDnIRSInfosGetOuterNiters */
+        TRACE_AT(trace_19), /* cusolverDnIRSInfosRequestResidual */
+        TRACE_AT(trace_23), /* cusolverDnIRSInfosGetResidualHistory */
+        TRACE_AT(trace_24), /* cusolverDnIRSInfosGetMaxIters */
+        TRACE_AT(trace_25), /* cusolverDnZZgesv */
+        TRACE_AT(trace_25), /* cusolverDnZCgesv */
+        TRACE_AT(trace_25), /* cusolverDnZKgesv */
+        TRACE_AT(trace_25), /* cusolverDnZEgesv */
+        TRACE_AT(trace_25), /* cusolverDnZYgesv */
+        TRACE_AT(trace_25), /* cusolverDnCCgesv */
+        TRACE_AT(trace_25), /* cusolverDnCEgesv */
+        TRACE_AT(trace_25), /* cusolverDnCKgesv */
+        TRACE_AT(trace_25), /* cusolverDnCYgesv */
+        TRACE_AT(trace_25), /* cusolverDnDDgesv */
+        TRACE_AT(trace_25), /* cusolverDnDSgesv */
+        TRACE_AT(trace_25), /* cusolverDnDHgesv */
+        TRACE_AT(trace_25), /* cusolverDnDBgesv */
+        TRACE_AT(trace_25), /* cusolverDnDXgesv */
+        TRACE_AT(trace_25), /* cusolverDnSSgesv */
+        TRACE_AT(trace_25), /* cusolverDnSHgesv */
+        TRACE_AT(trace_25), /* cusolverDnSBgesv */
+        TRACE_AT(trace_25), /* cusolverDnSXgesv */
+        TRACE_AT(trace_26), /* cusolverDnZZgesv_bufferSize */
+        TRACE_AT(trace_26), /* cusolverDnZCgesv_bufferSize */
+        TRACE_AT(trace_26), /* cusolverDnZKgesv_bufferSize */
+        TRACE_AT(trace_26), /* cusolverDnZEgesv_bufferSize */
+        TRACE_AT(trace_26), /* cusolverDnZYgesv_bufferSize */
+        TRACE_AT(trace_26), /* cusolverDnCCgesv_bufferSize */
+        TRACE_AT(trace_26), /* cusolverDnCKgesv_bufferSize */
+        TRACE_AT(trace_26), /* cusolverDnCEgesv_bufferSize */
+        TRACE_AT(trace_26), /* cusolverDnCYgesv_bufferSize */
+        TRACE_AT(trace_26), /* cusolverDnDDgesv_bufferSize */
+        TRACE_AT(trace_26), /* cusolverDnDSgesv_bufferSize */
+        TRACE_AT(trace_26), /* cusolverDnDHgesv_bufferSize */
+        TRACE_AT(trace_26), /* cusolverDnDBgesv_bufferSize */
+        TRACE_AT(trace_26), /* cusolverDnDXgesv_bufferSize */
+        TRACE_AT(trace_26), /* cusolverDnSSgesv_bufferSize */
+        TRACE_AT(trace_26), /* cusolverDnSHgesv_bufferSize */
+        TRACE_AT(trace_26), /* cusolverDnSBgesv_bufferSize */
+        TRACE_AT(trace_26), /* cusolverDnSXgesv_bufferSize */
+        TRACE_AT(trace_27), /* cusolverDnZZgels */
+        TRACE_AT(trace_27), /* cusolverDnZCgels */
+        TRACE_AT(trace_27), /* cusolverDnZKgels */
+        TRACE_AT(trace_27), /* cusolverDnZEgels */
+        TRACE_AT(trace_27), /* cusolverDnZYgels */
+        TRACE_AT(trace_27), /* cusolverDnCCgels */
+        TRACE_AT(trace_27), /* cusolverDnCKgels */
+        TRACE_AT(trace_27), /* cusolverDnCEgels */
+        TRACE_AT(trace_27), /* cusolverDnCYgels */
+        TRACE_AT(trace_27), /* cusolverDnDDgels */
+        TRACE_AT(trace_27), /* cusolverDnDSgels */
+        TRACE_AT(trace_27), /* cusolverDnDHgels */
+        TRACE_AT(trace_27), /* cusolverDnDBgels */
+        TRACE_AT(trace_27), /* cusolverDnDXgels */
+        TRACE_AT(trace_27), /* cusolverDnSSgels */
+        TRACE_AT(trace_27), /* cusolverDnSHgels */
+        TRACE_AT(trace_27), /* cusolverDnSBgels */
+        TRACE_AT(trace_27), /* cusolverDnSXgels */
+        TRACE_AT(trace_28), /* cusolverDnZZgels_bufferSize */
+        TRACE_AT(trace_28), /* cusolverDnZCgels_bufferSize */
+        TRACE_AT(trace_28), /* cusolverDnZKgels_bufferSize */
+        TRACE_AT(trace_28), /* cusolverDnZEgels_bufferSize */
+        TRACE_AT(trace_28), /* cusolverDnZYgels_bufferSize */
+        TRACE_AT(trace_28), /* cusolverDnCCgels_bufferSize */
+        TRACE_AT(trace_28), /* cusolverDnCKgels_bufferSize */
+        TRACE_AT(trace_28), /* cusolverDnCEgels_bufferSize */
+        TRACE_AT(trace_28), /* cusolverDnCYgels_bufferSize */
+        TRACE_AT(trace_28), /* cusolverDnDDgels_bufferSize */
+        TRACE_AT(trace_28), /* cusolverDnDSgels_bufferSize */
+        TRACE_AT(trace_28), /* cusolverDnDHgels_bufferSize */
+        TRACE_AT(trace_28), /* cusolverDnDBgels_bufferSize */
+        TRACE_AT(trace_28), /* cusolverDnDXgels_bufferSize */
+        TRACE_AT(trace_28), /* cusolverDnSSgels_bufferSize */
+        TRACE_AT(trace_28), /* cusolverDnSHgels_bufferSize */
+        TRACE_AT(trace_28), /* cusolverDnSBgels_bufferSize */
+        TRACE_AT(trace_28), /* cusolverDnSXgels_bufferSize */
+        TRACE_AT(trace_29), /* cusolverDnIRSXgesv */
+        TRACE_AT(trace_30), /* cusolverDnIRSXgesv_bufferSize */
+        TRACE_AT(trace_31), /* cusolverDnIRSXgels */
+        TRACE_AT(trace_32), /* cusolverDnIRSXgels_bufferSize */
+        TRACE_AT(trace_33), /* cusolverDnSpotrf_bufferSize */
+        TRACE_AT(trace_33), /* cusolverDnDpotrf_bufferSize */
+        TRACE_AT(trace_33), /* cusolverDnCpotrf_bufferSize */
+        TRACE_AT(trace_33), /* cusolverDnZpotrf_bufferSize */
+        TRACE_AT(trace_34), /* cusolverDnSpotrf */
+        TRACE_AT(trace_34), /* cusolverDnDpotrf */
+        TRACE_AT(trace_34), /* cusolverDnCpotrf */
+        TRACE_AT(trace_34), /* cusolverDnZpotrf */
+        TRACE_AT(trace_35), /* cusolverDnSpotrs */
+        TRACE_AT(trace_35), /* cusolverDnDpotrs */
+        TRACE_AT(trace_35), /* cusolverDnCpotrs */
+        TRACE_AT(trace_35), /* cusolverDnZpotrs */
+        TRACE_AT(trace_36), /* cusolverDnSpotrfBatched */
+        TRACE_AT(trace_36), /* cusolverDnDpotrfBatched */
+        TRACE_AT(trace_36), /* cusolverDnCpotrfBatched */
+        TRACE_AT(trace_36), /* cusolverDnZpotrfBatched */
+        TRACE_AT(trace_37), /* cusolverDnSpotrsBatched */
+        TRACE_AT(trace_37), /* cusolverDnDpotrsBatched */
+        TRACE_AT(trace_37), /* cusolverDnCpotrsBatched */
+        TRACE_AT(trace_37), /* cusolverDnZpotrsBatched */
+        TRACE_AT(trace_38), /* cusolverDnSpotri_bufferSize */
+        TRACE_AT(trace_38), /* cusolverDnDpotri_bufferSize */
+        TRACE_AT(trace_38), /* cusolverDnCpotri_bufferSize */
+        TRACE_AT(trace_38), /* cusolverDnZpotri_bufferSize */
+        TRACE_AT(trace_39), /* cusolverDnSpotri */
+        TRACE_AT(trace_39), /* cusolverDnDpotri */
+        TRACE_AT(trace_39), /* cusolverDnCpotri */
+        TRACE_AT(trace_39), /* cusolverDnZpotri */
+        TRACE_AT(trace_40), /* cusolverDnXtrtri_bufferSize */
+        TRACE_AT(trace_41), /* cusolverDnXtrtri */
+        TRACE_AT(trace_38), /* cusolverDnSlauum_bufferSize */
+        TRACE_AT(trace_38), /* cusolverDnDlauum_bufferSize */
+        TRACE_AT(trace_38), /* cusolverDnClauum_bufferSize */
+        TRACE_AT(trace_38), /* cusolverDnZlauum_bufferSize */
+        TRACE_AT(trace_39), /* cusolverDnSlauum */
+        TRACE_AT(trace_39), /* cusolverDnDlauum */
+        TRACE_AT(trace_39), /* cusolverDnClauum */
+        TRACE_AT(trace_39), /* cusolverDnZlauum */
+        TRACE_AT(trace_42), /* cusolverDnSgetrf_bufferSize */
+        TRACE_AT(trace_42), /* cusolverDnDgetrf_bufferSize */
+        TRACE_AT(trace_42), /* cusolverDnCgetrf_bufferSize */
+        TRACE_AT(trace_42), /* cusolverDnZgetrf_bufferSize */
+        TRACE_AT(trace_43), /* cusolverDnSgetrf */
+        TRACE_AT(trace_43), /* cusolverDnDgetrf */
+        TRACE_AT(trace_43), /* cusolverDnCgetrf */
+        TRACE_AT(trace_43), /* cusolverDnZgetrf */
+        TRACE_AT(trace_44), /* cusolverDnSlaswp */
+        TRACE_AT(trace_44), /* cusolverDnDlaswp */
+        TRACE_AT(trace_44), /* cusolverDnClaswp */
+        TRACE_AT(trace_44), /* cusolverDnZlaswp */
+        TRACE_AT(trace_45), /* cusolverDnSgetrs */
+        TRACE_AT(trace_45), /* cusolverDnDgetrs */
+        TRACE_AT(trace_45), /* cusolverDnCgetrs */
+        TRACE_AT(trace_45), /* cusolverDnZgetrs */
+        TRACE_AT(trace_46), /* cusolverDnSgeqrf_bufferSize */
+        TRACE_AT(trace_46), /* cusolverDnDgeqrf_bufferSize */
+        TRACE_AT(trace_46), /* cusolverDnCgeqrf_bufferSize */
+        TRACE_AT(trace_46), /* cusolverDnZgeqrf_bufferSize */
+        TRACE_AT(trace_47), /* cusolverDnSgeqrf */
+        TRACE_AT(trace_47), /* cusolverDnDgeqrf */
+        TRACE_AT(trace_47), /* cusolverDnCgeqrf */
+        TRACE_AT(trace_47), /* cusolverDnZgeqrf */
+        TRACE_AT(trace_48), /* cusolverDnSorgqr_bufferSize */
+        TRACE_AT(trace_48), /* cusolverDnDorgqr_bufferSize */
+        TRACE_AT(trace_48), /* cusolverDnCungqr_bufferSize */
+        TRACE_AT(trace_48), /* cusolverDnZungqr_bufferSize */
+        TRACE_AT(trace_49), /* cusolverDnSorgqr */
+        TRACE_AT(trace_49), /* cusolverDnDorgqr */
+        TRACE_AT(trace_49), /* cusolverDnCungqr */
+        TRACE_AT(trace_49), /* cusolverDnZungqr */
+        TRACE_AT(trace_50), /* cusolverDnSormqr_bufferSize */
+        TRACE_AT(trace_50), /* cusolverDnDormqr_bufferSize */
+        TRACE_AT(trace_50), /* cusolverDnCunmqr_bufferSize */
+        TRACE_AT(trace_50), /* cusolverDnZunmqr_bufferSize */
+        TRACE_AT(trace_51), /* cusolverDnSormqr */
+        TRACE_AT(trace_51), /* cusolverDnDormqr */
+        TRACE_AT(trace_51), /* cusolverDnCunmqr */
+        TRACE_AT(trace_51), /* cusolverDnZunmqr */
+        TRACE_AT(trace_52), /* cusolverDnSsytrf_bufferSize */
+        TRACE_AT(trace_52), /* cusolverDnDsytrf_bufferSize */
+        TRACE_AT(trace_52), /* cusolverDnCsytrf_bufferSize */
+        TRACE_AT(trace_52), /* cusolverDnZsytrf_bufferSize */
+        TRACE_AT(trace_53), /* cusolverDnSsytrf */
+        TRACE_AT(trace_53), /* cusolverDnDsytrf */
+        TRACE_AT(trace_53), /* cusolverDnCsytrf */
+        TRACE_AT(trace_53), /* cusolverDnZsytrf */
+        TRACE_AT(trace_54), /* cusolverDnXsytrs_bufferSize */
+        TRACE_AT(trace_55), /* cusolverDnXsytrs */
+        TRACE_AT(trace_56), /* cusolverDnSsytri_bufferSize */
+        TRACE_AT(trace_56), /* cusolverDnDsytri_bufferSize */
+        TRACE_AT(trace_56), /* cusolverDnCsytri_bufferSize */
+        TRACE_AT(trace_56), /* cusolverDnZsytri_bufferSize */
+        TRACE_AT(trace_53), /* cusolverDnSsytri */
+        TRACE_AT(trace_53), /* cusolverDnDsytri */
+        TRACE_AT(trace_53), /* cusolverDnCsytri */
+        TRACE_AT(trace_53), /* cusolverDnZsytri */
+        TRACE_AT(trace_57), /* cusolverDnSgebrd_bufferSize */
+        TRACE_AT(trace_57), /* cusolverDnDgebrd_bufferSize */
+        TRACE_AT(trace_57), /* cusolverDnCgebrd_bufferSize */
+        TRACE_AT(trace_57), /* cusolverDnZgebrd_bufferSize */
+        TRACE_AT(trace_58), /* cusolverDnSgebrd */
+        TRACE_AT(trace_58), /* cusolverDnDgebrd */
+        TRACE_AT(trace_58), /* cusolverDnCgebrd */
+        TRACE_AT(trace_58), /* cusolverDnZgebrd */
+        TRACE_AT(trace_59), /* cusolverDnSorgbr_bufferSize */
+        TRACE_AT(trace_59), /* cusolverDnDorgbr_bufferSize */
+        TRACE_AT(trace_59), /* cusolverDnCungbr_bufferSize */
+        TRACE_AT(trace_59), /* cusolverDnZungbr_bufferSize */
+        TRACE_AT(trace_60), /* cusolverDnSorgbr */
+        TRACE_AT(trace_60), /* cusolverDnDorgbr */
+        TRACE_AT(trace_60), /* cusolverDnCungbr */
+        TRACE_AT(trace_60), /* cusolverDnZungbr */
+        TRACE_AT(trace_61), /* cusolverDnSsytrd_bufferSize */
+        TRACE_AT(trace_61), /* cusolverDnDsytrd_bufferSize */
+        TRACE_AT(trace_61), /* cusolverDnChetrd_bufferSize */
+        TRACE_AT(trace_61), /* cusolverDnZhetrd_bufferSize */
+        TRACE_AT(trace_62), /* cusolverDnSsytrd */
+        TRACE_AT(trace_62), /* cusolverDnDsytrd */
+        TRACE_AT(trace_62), /* cusolverDnChetrd */
+        TRACE_AT(trace_62), /* cusolverDnZhetrd */
+        TRACE_AT(trace_63), /* cusolverDnSorgtr_bufferSize */
+        TRACE_AT(trace_63), /* cusolverDnDorgtr_bufferSize */
+        TRACE_AT(trace_63), /* cusolverDnCungtr_bufferSize */
+        TRACE_AT(trace_63), /* cusolverDnZungtr_bufferSize */
+        TRACE_AT(trace_64), /* cusolverDnSorgtr */
+        TRACE_AT(trace_64), /* cusolverDnDorgtr */
+        TRACE_AT(trace_64), /* cusolverDnCungtr */
+        TRACE_AT(trace_64), /* cusolverDnZungtr */
+        TRACE_AT(trace_65), /* cusolverDnSormtr_bufferSize */
+        TRACE_AT(trace_65), /* cusolverDnDormtr_bufferSize */
+        TRACE_AT(trace_65), /* cusolverDnCunmtr_bufferSize */
+        TRACE_AT(trace_65), /* cusolverDnZunmtr_bufferSize */
+        TRACE_AT(trace_66), /* cusolverDnSormtr */
+        TRACE_AT(trace_66), /* cusolverDnDormtr */
+        TRACE_AT(trace_66), /* cusolverDnCunmtr */
+        TRACE_AT(trace_66), /* cusolverDnZunmtr */
+        TRACE_AT(trace_67), /* cusolverDnSgesvd_bufferSize */
+        TRACE_AT(trace_67), /* cusolverDnDgesvd_bufferSize */
+        TRACE_AT(trace_67), /* cusolverDnCgesvd_bufferSize */
+        TRACE_AT(trace_67), /* cusolverDnZgesvd_bufferSize */
+        TRACE_AT(trace_68), /* cusolverDnSgesvd */
+        TRACE_AT(trace_68), /* cusolverDnDgesvd */
+        TRACE_AT(trace_68), /* cusolverDnCgesvd */
+        TRACE_AT(trace_68), /* cusolverDnZgesvd */
+        TRACE_AT(trace_69), /* cusolverDnSsyevd_bufferSize */
+        TRACE_AT(trace_69), /* cusolverDnDsyevd_bufferSize */
+        TRACE_AT(trace_69), /* cusolverDnCheevd_bufferSize */
+        TRACE_AT(trace_69), /* cusolverDnZheevd_bufferSize */
+        TRACE_AT(trace_70), /* cusolverDnSsyevd */
+        TRACE_AT(trace_70), /* cusolverDnDsyevd */
+        TRACE_AT(trace_70), /* cusolverDnCheevd */
+        TRACE_AT(trace_70), /* cusolverDnZheevd */
+        TRACE_AT(trace_71), /* cusolverDnSsyevdx_bufferSize */
+        TRACE_AT(trace_71), /* cusolverDnDsyevdx_bufferSize */
+        TRACE_AT(trace_71), /* cusolverDnCheevdx_bufferSize */
+        TRACE_AT(trace_71), /* cusolverDnZheevdx_bufferSize */
+        TRACE_AT(trace_72), /* cusolverDnSsyevdx */
+        TRACE_AT(trace_72), /* cusolverDnDsyevdx */
+        TRACE_AT(trace_72), /* cusolverDnCheevdx */
+        TRACE_AT(trace_72), /* cusolverDnZheevdx */
+        TRACE_AT(trace_73), /* cusolverDnSsygvdx_bufferSize */
+        TRACE_AT(trace_73), /* cusolverDnDsygvdx_bufferSize */
+        TRACE_AT(trace_73), /* cusolverDnChegvdx_bufferSize */
+        TRACE_AT(trace_73), /* cusolverDnZhegvdx_bufferSize */
+        TRACE_AT(trace_74), /* cusolverDnSsygvdx */
+        TRACE_AT(trace_74), /* cusolverDnDsygvdx */
+        TRACE_AT(trace_74), /* cusolverDnChegvdx */
+        TRACE_AT(trace_74), /* cusolverDnZhegvdx */
+        TRACE_AT(trace_75), /* cusolverDnSsygvd_bufferSize */
+        TRACE_AT(trace_75), /* cusolverDnDsygvd_bufferSize */
+        TRACE_AT(trace_75), /* cusolverDnChegvd_bufferSize */
+        TRACE_AT(trace_75), /* cusolverDnZhegvd_bufferSize */
+        TRACE_AT(trace_76), /* cusolverDnSsygvd */
+        TRACE_AT(trace_76), /* cusolverDnDsygvd */
+        TRACE_AT(trace_76), /* cusolverDnChegvd */
+        TRACE_AT(trace_76), /* cusolverDnZhegvd */
+        TRACE_AT(trace_77), /* cusolverDnCreateSyevjInfo */
+        TRACE_AT(trace_77), /* cusolverDnDestroySyevjInfo */
+        TRACE_AT(trace_78), /* cusolverDnXsyevjSetTolerance */
+        TRACE_AT(trace_79), /* cusolverDnXsyevjSetMaxSweeps */
+        TRACE_AT(trace_80), /* cusolverDnXsyevjSetSortEig */
+        TRACE_AT(trace_81), /* cusolverDnXsyevjGetResidual */
+        TRACE_AT(trace_82), /* cusolverDnXsyevjGetSweeps */
+        TRACE_AT(trace_83), /* cusolverDnSsyevjBatched_bufferSize */
+        TRACE_AT(trace_83), /* cusolverDnDsyevjBatched_bufferSize */
+        TRACE_AT(trace_83), /* cusolverDnCheevjBatched_bufferSize */
+        TRACE_AT(trace_83), /* cusolverDnZheevjBatched_bufferSize */
+        TRACE_AT(trace_84), /* cusolverDnSsyevjBatched */
+        TRACE_AT(trace_84), /* cusolverDnDsyevjBatched */
+        TRACE_AT(trace_84), /* cusolverDnCheevjBatched */
+        TRACE_AT(trace_84), /* cusolverDnZheevjBatched */
+        TRACE_AT(trace_85), /* cusolverDnSsyevj_bufferSize */
+        TRACE_AT(trace_85), /* cusolverDnDsyevj_bufferSize */
+        TRACE_AT(trace_85), /* cusolverDnCheevj_bufferSize */
+        TRACE_AT(trace_85), /* cusolverDnZheevj_bufferSize */
+        TRACE_AT(trace_86), /* cusolverDnSsyevj */
+        TRACE_AT(trace_86), /* cusolverDnDsyevj */
+        TRACE_AT(trace_86), /* cusolverDnCheevj */
+        TRACE_AT(trace_86), /* cusolverDnZheevj */
+        TRACE_AT(trace_87), /* cusolverDnSsygvj_bufferSize */
+        TRACE_AT(trace_87), /* cusolverDnDsygvj_bufferSize */
+        TRACE_AT(trace_87), /* cusolverDnChegvj_bufferSize */
+        TRACE_AT(trace_87), /* cusolverDnZhegvj_bufferSize */
+        TRACE_AT(trace_88), /* cusolverDnSsygvj */
+        TRACE_AT(trace_88), /* cusolverDnDsygvj */
+        TRACE_AT(trace_88), /* cusolverDnChegvj */
+        TRACE_AT(trace_88), /* cusolverDnZhegvj */
+        TRACE_AT(trace_77), /* cusolverDnCreateGesvdjInfo */
+        TRACE_AT(trace_77), /* cusolverDnDestroyGesvdjInfo */
+        TRACE_AT(trace_78), /* cusolverDnXgesvdjSetTolerance */
+        TRACE_AT(trace_79), /* cusolverDnXgesvdjSetMaxSweeps */
+        TRACE_AT(trace_89), /* cusolverDnXgesvdjSetSortEig */
+        TRACE_AT(trace_81), /* cusolverDnXgesvdjGetResidual */
+        TRACE_AT(trace_82), /* cusolverDnXgesvdjGetSweeps */
+        TRACE_AT(trace_90), /* cusolverDnSgesvdjBatched_bufferSize */
+        TRACE_AT(trace_90), /* cusolverDnDgesvdjBatched_bufferSize */
+        TRACE_AT(trace_90), /* cusolverDnCgesvdjBatched_bufferSize */
+        TRACE_AT(trace_90), /* cusolverDnZgesvdjBatched_bufferSize */
+        TRACE_AT(trace_91), /* cusolverDnSgesvdjBatched */
+        TRACE_AT(trace_91), /* cusolverDnDgesvdjBatched */
+        TRACE_AT(trace_91), /* cusolverDnCgesvdjBatched */
+        TRACE_AT(trace_91), /* cusolverDnZgesvdjBatched */
+        TRACE_AT(trace_92), /* cusolverDnSgesvdj_bufferSize */
+        TRACE_AT(trace_92), /* cusolverDnDgesvdj_bufferSize */
+        TRACE_AT(trace_92), /* cusolverDnCgesvdj_bufferSize */
+        TRACE_AT(trace_92), /* cusolverDnZgesvdj_bufferSize */
+        TRACE_AT(trace_93), /* cusolverDnSgesvdj */
+        TRACE_AT(trace_93), /* cusolverDnDgesvdj */
+        TRACE_AT(trace_93), /* cusolverDnCgesvdj */
+        TRACE_AT(trace_93), /* cusolverDnZgesvdj */
+        TRACE_AT(trace_94), /* cusolverDnSgesvdaStridedBatched_bufferSize */
+        TRACE_AT(trace_94), /* cusolverDnDgesvdaStridedBatched_bufferSize */
+        TRACE_AT(trace_94), /* cusolverDnCgesvdaStridedBatched_bufferSize */
+        TRACE_AT(trace_94), /* cusolverDnZgesvdaStridedBatched_bufferSize */
+        TRACE_AT(trace_95), /* cusolverDnSgesvdaStridedBatched */
+        TRACE_AT(trace_95), /* cusolverDnDgesvdaStridedBatched */
+        TRACE_AT(trace_95), /* cusolverDnCgesvdaStridedBatched */
+        TRACE_AT(trace_95), /* cusolverDnZgesvdaStridedBatched */
+        TRACE_AT(trace_10), /* cusolverDnCreateParams */
+        TRACE_AT(trace_10), /* cusolverDnDestroyParams */
+        TRACE_AT(trace_96), /* cusolverDnSetAdvOptions */
+        TRACE_AT(trace_97), /* cusolverDnXpotrf_bufferSize */
+        TRACE_AT(trace_98), /* cusolverDnXpotrf */
+        TRACE_AT(trace_99), /* cusolverDnXpotrs */
+        TRACE_AT(trace_100), /* cusolverDnXgeqrf_bufferSize */
+        TRACE_AT(trace_101), /* cusolverDnXgeqrf */
+        TRACE_AT(trace_102), /* cusolverDnXgetrf_bufferSize */
+        TRACE_AT(trace_103), /* cusolverDnXgetrf */
+        TRACE_AT(trace_104), /* cusolverDnXgetrs */
+        TRACE_AT(trace_105), /* cusolverDnXsyevd_bufferSize */
+        TRACE_AT(trace_106), /* cusolverDnXsyevd */
+        TRACE_AT(trace_107), /* cusolverDnXsyevBatched_bufferSize */
+        TRACE_AT(trace_108), /* cusolverDnXsyevBatched */
+        TRACE_AT(trace_109), /* cusolverDnXsyevdx_bufferSize */
+        TRACE_AT(trace_110), /* cusolverDnXsyevdx */
+        TRACE_AT(trace_111), /* cusolverDnXgeev_bufferSize */
+        TRACE_AT(trace_112), /* cusolverDnXgeev */
+        TRACE_AT(trace_113), /* cusolverDnXgesvd_bufferSize */
+        TRACE_AT(trace_114), /* cusolverDnXgesvd */
+        TRACE_AT(trace_115), /* cusolverDnXgesvdp_bufferSize */
+        TRACE_AT(trace_116), /* cusolverDnXgesvdp */
+        TRACE_AT(trace_117), /* cusolverDnXgesvdr_bufferSize */
+        TRACE_AT(trace_118), /* cusolverDnXgesvdr */
+        TRACE_AT(trace_119), /* cusolverDnXlarft_bufferSize */
+        TRACE_AT(trace_120), /* cusolverDnXlarft */
+        TRACE_AT(trace_121), /* cusolverDnLoggerSetCallback */
+        TRACE_AT(trace_122), /* cusolverDnLoggerSetFile */
+        TRACE_AT(trace_123), /* cusolverDnLoggerOpenFile */
+        TRACE_AT(trace_124), /* cusolverDnLoggerSetLevel */
+        TRACE_AT(trace_125), /* cusolverDnLoggerSetMask */
+        TRACE_AT(trace_126), /* cusolverDnLoggerForceDisable */
+        TRACE_AT(trace_2), /* cusolverSpCreate */
+        TRACE_AT(trace_2), /* cusolverSpDestroy */
+        TRACE_AT(trace_3), /* cusolverSpSetStream */
+        TRACE_AT(trace_3), /* cusolverSpGetStream */
+        TRACE_AT(trace_127), /* cusolverSpXcsrissymHost */
+        TRACE_AT(trace_128), /* cusolverSpScsrlsvluHost */
+        TRACE_AT(trace_128), /* cusolverSpDcsrlsvluHost */
+        TRACE_AT(trace_128), /* cusolverSpCcsrlsvluHost */
+        TRACE_AT(trace_128), /* cusolverSpZcsrlsvluHost */
+        TRACE_AT(trace_129), /* cusolverSpScsrlsvqr */
+        TRACE_AT(trace_129), /* cusolverSpDcsrlsvqr */
+        TRACE_AT(trace_129), /* cusolverSpCcsrlsvqr */
+        TRACE_AT(trace_129), /* cusolverSpZcsrlsvqr */
+        TRACE_AT(trace_130), /* cusolverSpScsrlsvqrHost */
+        TRACE_AT(trace_130), /* cusolverSpDcsrlsvqrHost */
+        TRACE_AT(trace_130), /* cusolverSpCcsrlsvqrHost */
+        TRACE_AT(trace_130), /* cusolverSpZcsrlsvqrHost */
+        TRACE_AT(trace_129), /* cusolverSpScsrlsvcholHost */
+        TRACE_AT(trace_129), /* cusolverSpDcsrlsvcholHost */
+        TRACE_AT(trace_129), /* cusolverSpCcsrlsvcholHost */
+        TRACE_AT(trace_129), /* cusolverSpZcsrlsvcholHost */
+        TRACE_AT(trace_129), /* cusolverSpScsrlsvchol */
+        TRACE_AT(trace_129), /* cusolverSpDcsrlsvchol */
+        TRACE_AT(trace_129), /* cusolverSpCcsrlsvchol */
+        TRACE_AT(trace_129), /* cusolverSpZcsrlsvchol */
+        TRACE_AT(trace_131), /* cusolverSpScsrlsqvqrHost */
+        TRACE_AT(trace_131), /* cusolverSpDcsrlsqvqrHost */
+        TRACE_AT(trace_131), /* cusolverSpCcsrlsqvqrHost */
+        TRACE_AT(trace_131), /* cusolverSpZcsrlsqvqrHost */
+        TRACE_AT(trace_132), /* cusolverSpScsreigvsiHost */
+        TRACE_AT(trace_132), /* cusolverSpDcsreigvsiHost */
+        TRACE_AT(trace_133), /* cusolverSpCcsreigvsiHost */
+        TRACE_AT(trace_133), /* cusolverSpZcsreigvsiHost */
+        TRACE_AT(trace_134), /* cusolverSpScsreigvsi */
+        TRACE_AT(trace_134), /* cusolverSpDcsreigvsi */
+        TRACE_AT(trace_135), /* cusolverSpCcsreigvsi */
+        TRACE_AT(trace_135), /* cusolverSpZcsreigvsi */
+        TRACE_AT(trace_136), /* cusolverSpScsreigsHost */
+        TRACE_AT(trace_136), /* cusolverSpDcsreigsHost */
+        TRACE_AT(trace_136), /* cusolverSpCcsreigsHost */
+        TRACE_AT(trace_136), /* cusolverSpZcsreigsHost */
+        TRACE_AT(trace_137), /* cusolverSpXcsrsymrcmHost */
+        TRACE_AT(trace_137), /* cusolverSpXcsrsymmdqHost */
+        TRACE_AT(trace_137), /* cusolverSpXcsrsymamdHost */
+        TRACE_AT(trace_138), /* cusolverSpXcsrmetisndHost */
+        TRACE_AT(trace_139), /* cusolverSpScsrzfdHost */
+        TRACE_AT(trace_139), /* cusolverSpDcsrzfdHost */
+        TRACE_AT(trace_139), /* cusolverSpCcsrzfdHost */
+        TRACE_AT(trace_139), /* cusolverSpZcsrzfdHost */
+        TRACE_AT(trace_140), /* cusolverSpXcsrperm_bufferSizeHost */
+        TRACE_AT(trace_141), /* cusolverSpXcsrpermHost */
+        TRACE_AT(trace_77), /* cusolverSpCreateCsrqrInfo */
+        TRACE_AT(trace_77), /* cusolverSpDestroyCsrqrInfo */
+        TRACE_AT(trace_142), /* cusolverSpXcsrqrAnalysisBatched */
+        TRACE_AT(trace_143), /* cusolverSpScsrqrBufferInfoBatched */
+        TRACE_AT(trace_143), /* cusolverSpDcsrqrBufferInfoBatched */
+        TRACE_AT(trace_143), /* cusolverSpCcsrqrBufferInfoBatched */
+        TRACE_AT(trace_143), /* cusolverSpZcsrqrBufferInfoBatched */
+        TRACE_AT(trace_144), /* cusolverSpScsrqrsvBatched */
+        TRACE_AT(trace_144), /* cusolverSpDcsrqrsvBatched */
+        TRACE_AT(trace_144), /* cusolverSpCcsrqrsvBatched */
+        TRACE_AT(trace_144), /* cusolverSpZcsrqrsvBatched */
+        TRACE_AT(trace_77), /* cusolverSpCreateCsrluInfoHost */
+        TRACE_AT(trace_77), /* cusolverSpDestroyCsrluInfoHost */
+        TRACE_AT(trace_145), /* cusolverSpXcsrluAnalysisHost */
+        TRACE_AT(trace_146), /* cusolverSpScsrluBufferInfoHost */
+        TRACE_AT(trace_146), /* cusolverSpDcsrluBufferInfoHost */
+        TRACE_AT(trace_146), /* cusolverSpCcsrluBufferInfoHost */
+        TRACE_AT(trace_146), /* cusolverSpZcsrluBufferInfoHost */
+        TRACE_AT(trace_147), /* cusolverSpScsrluFactorHost */
+        TRACE_AT(trace_147), /* cusolverSpDcsrluFactorHost */
+        TRACE_AT(trace_147), /* cusolverSpCcsrluFactorHost */
+        TRACE_AT(trace_147), /* cusolverSpZcsrluFactorHost */
+        TRACE_AT(trace_148), /* cusolverSpScsrluZeroPivotHost */
+        TRACE_AT(trace_148), /* cusolverSpDcsrluZeroPivotHost */
+        TRACE_AT(trace_148), /* cusolverSpCcsrluZeroPivotHost */
+        TRACE_AT(trace_148), /* cusolverSpZcsrluZeroPivotHost */
+        TRACE_AT(trace_149), /* cusolverSpScsrluSolveHost */
+        TRACE_AT(trace_149), /* cusolverSpDcsrluSolveHost */
+        TRACE_AT(trace_149), /* cusolverSpCcsrluSolveHost */
+        TRACE_AT(trace_149), /* cusolverSpZcsrluSolveHost */
+        TRACE_AT(trace_150), /* cusolverSpXcsrluNnzHost */
+        TRACE_AT(trace_151), /* cusolverSpScsrluExtractHost */
+        TRACE_AT(trace_151), /* cusolverSpDcsrluExtractHost */
+        TRACE_AT(trace_151), /* cusolverSpCcsrluExtractHost */
+        TRACE_AT(trace_151), /* cusolverSpZcsrluExtractHost */
+        TRACE_AT(trace_77), /* cusolverSpCreateCsrqrInfoHost */
+        TRACE_AT(trace_77), /* cusolverSpDestroyCsrqrInfoHost */
+        TRACE_AT(trace_142), /* cusolverSpXcsrqrAnalysisHost */
+        TRACE_AT(trace_152), /* cusolverSpScsrqrBufferInfoHost */
+        TRACE_AT(trace_152), /* cusolverSpDcsrqrBufferInfoHost */
+        TRACE_AT(trace_152), /* cusolverSpCcsrqrBufferInfoHost */
+        TRACE_AT(trace_152), /* cusolverSpZcsrqrBufferInfoHost */
+        TRACE_AT(trace_153), /* cusolverSpScsrqrSetupHost */
+        TRACE_AT(trace_153), /* cusolverSpDcsrqrSetupHost */
+        TRACE_AT(trace_154), /* cusolverSpCcsrqrSetupHost */
+        TRACE_AT(trace_154), /* cusolverSpZcsrqrSetupHost */
+        TRACE_AT(trace_155), /* cusolverSpScsrqrFactorHost */
+        TRACE_AT(trace_155), /* cusolverSpDcsrqrFactorHost */
+        TRACE_AT(trace_155), /* cusolverSpCcsrqrFactorHost */
+        TRACE_AT(trace_155), /* cusolverSpZcsrqrFactorHost */
+        TRACE_AT(trace_148), /* cusolverSpScsrqrZeroPivotHost */
+        TRACE_AT(trace_148), /* cusolverSpDcsrqrZeroPivotHost */
+        TRACE_AT(trace_148), /* cusolverSpCcsrqrZeroPivotHost */
+        TRACE_AT(trace_148), /* cusolverSpZcsrqrZeroPivotHost */
+        TRACE_AT(trace_156), /* cusolverSpScsrqrSolveHost */
+        TRACE_AT(trace_156), /* cusolverSpDcsrqrSolveHost */
+        TRACE_AT(trace_156), /* cusolverSpCcsrqrSolveHost */
+        TRACE_AT(trace_156), /* cusolverSpZcsrqrSolveHost */
+        TRACE_AT(trace_142), /* cusolverSpXcsrqrAnalysis */
+        TRACE_AT(trace_152), /* cusolverSpScsrqrBufferInfo */
+        TRACE_AT(trace_152), /* cusolverSpDcsrqrBufferInfo */
+        TRACE_AT(trace_152), /* cusolverSpCcsrqrBufferInfo */
+        TRACE_AT(trace_152), /* cusolverSpZcsrqrBufferInfo */
+        TRACE_AT(trace_153), /* cusolverSpScsrqrSetup */
+        TRACE_AT(trace_153), /* cusolverSpDcsrqrSetup */
+        TRACE_AT(trace_154), /* cusolverSpCcsrqrSetup */
+        TRACE_AT(trace_154), /* cusolverSpZcsrqrSetup */
+        TRACE_AT(trace_155), /* cusolverSpScsrqrFactor */
+        TRACE_AT(trace_155), /* cusolverSpDcsrqrFactor */
+        TRACE_AT(trace_155), /* cusolverSpCcsrqrFactor */
+        TRACE_AT(trace_155), /* cusolverSpZcsrqrFactor */
+        TRACE_AT(trace_148), /* cusolverSpScsrqrZeroPivot */
+        TRACE_AT(trace_148), /* cusolverSpDcsrqrZeroPivot */
+        TRACE_AT(trace_148), /* cusolverSpCcsrqrZeroPivot */
+        TRACE_AT(trace_148), /* cusolverSpZcsrqrZeroPivot */
+        TRACE_AT(trace_156), /* cusolverSpScsrqrSolve */
+        TRACE_AT(trace_156), /* cusolverSpDcsrqrSolve */
+        TRACE_AT(trace_156), /* cusolverSpCcsrqrSolve */
+        TRACE_AT(trace_156), /* cusolverSpZcsrqrSolve */
+        TRACE_AT(trace_77), /* cusolverSpCreateCsrcholInfoHost */
+        TRACE_AT(trace_77), /* cusolverSpDestroyCsrcholInfoHost */
+        TRACE_AT(trace_145), /* cusolverSpXcsrcholAnalysisHost */
+        TRACE_AT(trace_146), /* cusolverSpScsrcholBufferInfoHost */
+        TRACE_AT(trace_146), /* cusolverSpDcsrcholBufferInfoHost */
+        TRACE_AT(trace_146), /* cusolverSpCcsrcholBufferInfoHost */
+        TRACE_AT(trace_146), /* cusolverSpZcsrcholBufferInfoHost */
+        TRACE_AT(trace_157), /* cusolverSpScsrcholFactorHost */
+        TRACE_AT(trace_157), /* cusolverSpDcsrcholFactorHost */
+        TRACE_AT(trace_157), /* cusolverSpCcsrcholFactorHost */
+        TRACE_AT(trace_157), /* cusolverSpZcsrcholFactorHost */
+        TRACE_AT(trace_148), /* cusolverSpScsrcholZeroPivotHost */
+        TRACE_AT(trace_148), /* cusolverSpDcsrcholZeroPivotHost */
+        TRACE_AT(trace_148), /* cusolverSpCcsrcholZeroPivotHost */
+        TRACE_AT(trace_148), /* cusolverSpZcsrcholZeroPivotHost */
+        TRACE_AT(trace_149), /* cusolverSpScsrcholSolveHost */
+        TRACE_AT(trace_149), /* cusolverSpDcsrcholSolveHost */
+        TRACE_AT(trace_149), /* cusolverSpCcsrcholSolveHost */
+        TRACE_AT(trace_149), /* cusolverSpZcsrcholSolveHost */
+        TRACE_AT(trace_77), /* cusolverSpCreateCsrcholInfo */
+        TRACE_AT(trace_77), /* cusolverSpDestroyCsrcholInfo */
+        TRACE_AT(trace_145), /* cusolverSpXcsrcholAnalysis */
+        TRACE_AT(trace_146), /* cusolverSpScsrcholBufferInfo */
+        TRACE_AT(trace_146), /* cusolverSpDcsrcholBufferInfo */
+        TRACE_AT(trace_146), /* cusolverSpCcsrcholBufferInfo */
+        TRACE_AT(trace_146), /* cusolverSpZcsrcholBufferInfo */
+        TRACE_AT(trace_157), /* cusolverSpScsrcholFactor */
+        TRACE_AT(trace_157), /* cusolverSpDcsrcholFactor */
+        TRACE_AT(trace_157), /* cusolverSpCcsrcholFactor */
+        TRACE_AT(trace_157), /* cusolverSpZcsrcholFactor */
+        TRACE_AT(trace_148), /* cusolverSpScsrcholZeroPivot */
+        TRACE_AT(trace_148), /* cusolverSpDcsrcholZeroPivot */
+        TRACE_AT(trace_148), /* cusolverSpCcsrcholZeroPivot */
+        TRACE_AT(trace_148), /* cusolverSpZcsrcholZeroPivot */
+        TRACE_AT(trace_149), /* cusolverSpScsrcholSolve */
+        TRACE_AT(trace_149), /* cusolverSpDcsrcholSolve */
+        TRACE_AT(trace_149), /* cusolverSpCcsrcholSolve */
+        TRACE_AT(trace_149), /* cusolverSpZcsrcholSolve */
+        TRACE_AT(trace_158), /* cusolverSpScsrcholDiag */
+        TRACE_AT(trace_158), /* cusolverSpDcsrcholDiag */
+        TRACE_AT(trace_158), /* cusolverSpCcsrcholDiag */
+        TRACE_AT(trace_158), /* cusolverSpZcsrcholDiag */
+        TRACE_AT(trace_2), /* cusolverRfCreate */
+        TRACE_AT(trace_2), /* cusolverRfDestroy */
+        TRACE_AT(trace_159), /* cusolverRfGetMatrixFormat */
+        TRACE_AT(trace_160), /* cusolverRfSetMatrixFormat */
+        TRACE_AT(trace_161), /* cusolverRfSetNumericProperties */
+        TRACE_AT(trace_162), /* cusolverRfGetNumericProperties */
+        TRACE_AT(trace_163), /* cusolverRfGetNumericBoostReport */
+        TRACE_AT(trace_164), /* cusolverRfSetAlgs */
+        TRACE_AT(trace_165), /* cusolverRfGetAlgs */
+        TRACE_AT(trace_166), /* cusolverRfGetResetValuesFastMode */
+        TRACE_AT(trace_167), /* cusolverRfSetResetValuesFastMode */
+        TRACE_AT(trace_168), /* cusolverRfSetupHost */
+        TRACE_AT(trace_169), /* cusolverRfSetupDevice */
+        TRACE_AT(trace_170), /* cusolverRfResetValues */
+        TRACE_AT(trace_2), /* cusolverRfAnalyze */
+        TRACE_AT(trace_2), /* cusolverRfRefactor */
+        TRACE_AT(trace_171), /* cusolverRfAccessBundledFactorsDevice */
+        TRACE_AT(trace_172), /* cusolverRfExtractBundledFactorsHost */
+        TRACE_AT(trace_173), /* cusolverRfExtractSplitFactorsHost */
+        TRACE_AT(trace_174), /* cusolverRfSolve */
+        TRACE_AT(trace_175), /* cusolverRfBatchSetupHost */
+        TRACE_AT(trace_176), /* cusolverRfBatchResetValues */
+        TRACE_AT(trace_2), /* cusolverRfBatchAnalyze */
+        TRACE_AT(trace_2), /* cusolverRfBatchRefactor */
+        TRACE_AT(trace_177), /* cusolverRfBatchSolve */
+        TRACE_AT(trace_178), /* cusolverRfBatchZeroPivot */
+    },
+    {
+        {TRACE_AT(enum_0), 0, 3}, /* libraryPropertyType_t */
+        {TRACE_AT(enum_1), 3, 2}, /* cusolverDeterministicMode_t */
+        {TRACE_AT(enum_2), 5, 2}, /* cusolverMathMode_t */
+        {TRACE_AT(enum_3), 7, 3}, /* cudaEmulationStrategy_t */
+        {TRACE_AT(enum_4), 10, 10}, /* cusolverIRSRefinement_t */
+        {TRACE_AT(enum_5), 20, 16}, /* cusolverPrecType_t */
+        {TRACE_AT(enum_6), 36, 3}, /* cublasFillMode_t */
+        {TRACE_AT(enum_7), 39, 2}, /* cublasDiagType_t */
+        {TRACE_AT(enum_8), 41, 34}, /* cudaDataType_t */
+        {TRACE_AT(enum_9), 75, 4}, /* cublasOperation_t */
+        {TRACE_AT(enum_10), 79, 2}, /* cublasSideMode_t */
+        {TRACE_AT(enum_11), 81, 2}, /* cusolverEigMode_t */
+        {TRACE_AT(enum_12), 83, 3}, /* cusolverEigRange_t */
+        {TRACE_AT(enum_13), 86, 3}, /* cusolverEigType_t */
+        {TRACE_AT(enum_14), 89, 3}, /* cusolverDnFunction_t */
+        {TRACE_AT(enum_15), 92, 3}, /* cusolverAlgMode_t */
+        {TRACE_AT(enum_16), 95, 2}, /* cusolverDirectMode_t */
+        {TRACE_AT(enum_17), 97, 2}, /* cusolverStorevMode_t */
+        {TRACE_AT(enum_18), 99, 2}, /* cusolverRfMatrixFormat_t */
+        {TRACE_AT(enum_19), 101, 4}, /* cusolverRfUnitDiagonal_t */
+        {TRACE_AT(enum_20), 105, 3}, /* cusolverRfFactorization_t */
+        {TRACE_AT(enum_21), 108, 3}, /* cusolverRfTriangularSolve_t */
+        {TRACE_AT(enum_22), 111, 2}, /* cusolverRfResetValuesFastMode_t */
     },
     {
         0,
@@ -4258,124 +4306,129 @@ const struct cubind__cusolver_symbols {
         1,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_1_0),
-        AT(enum_1_1),
-        AT(enum_2_0),
-        AT(enum_2_1),
-        AT(enum_3_0),
-        AT(enum_3_1),
-        AT(enum_3_2),
-        AT(enum_4_0),
-        AT(enum_4_1),
-        AT(enum_4_2),
-        AT(enum_4_3),
-        AT(enum_4_4),
-        AT(enum_4_5),
-        AT(enum_4_6),
-        AT(enum_4_7),
-        AT(enum_4_8),
-        AT(enum_4_9),
-        AT(enum_5_0),
-        AT(enum_5_1),
-        AT(enum_5_2),
-        AT(enum_5_3),
-        AT(enum_5_4),
-        AT(enum_5_5),
-        AT(enum_5_6),
-        AT(enum_5_7),
-        AT(enum_5_8),
-        AT(enum_5_9),
-        AT(enum_5_10),
-        AT(enum_5_11),
-        AT(enum_5_12),
-        AT(enum_5_13),
-        AT(enum_5_14),
-        AT(enum_5_15),
-        AT(enum_6_0),
-        AT(enum_6_1),
-        AT(enum_6_2),
-        AT(enum_7_0),
-        AT(enum_7_1),
-        AT(enum_8_0),
-        AT(enum_8_1),
-        AT(enum_8_2),
-        AT(enum_8_3),
-        AT(enum_8_4),
-        AT(enum_8_5),
-        AT(enum_8_6),
-        AT(enum_8_7),
-        AT(enum_8_8),
-        AT(enum_8_9),
-        AT(enum_8_10),
-        AT(enum_8_11),
-        AT(enum_8_12),
-        AT(enum_8_13),
-        AT(enum_8_14),
-        AT(enum_8_15),
-        AT(enum_8_16),
-        AT(enum_8_17),
-        AT(enum_8_18),
-        AT(enum_8_19),
-        AT(enum_8_20),
-        AT(enum_8_21),
-        AT(enum_8_22),
-        AT(enum_8_23),
-        AT(enum_8_24),
-        AT(enum_8_25),
-        AT(enum_8_26),
-        AT(enum_8_27),
-        AT(enum_8_28),
-        AT(enum_8_29),
-        AT(enum_8_30),
-        AT(enum_8_31),
-        AT(enum_8_32),
-        AT(enum_8_33),
-        AT(enum_9_0),
-        AT(enum_9_1),
-        AT(enum_9_2),
-        AT(enum_9_3),
-        AT(enum_10_0),
-        AT(enum_10_1),
-        AT(enum_11_0),
-        AT(enum_11_1),
-        AT(enum_12_0),
-        AT(enum_12_1),
-        AT(enum_12_2),
-        AT(enum_13_0),
-        AT(enum_13_1),
-        AT(enum_13_2),
-        AT(enum_14_0),
-        AT(enum_14_1),
-        AT(enum_14_2),
-        AT(enum_15_0),
-        AT(enum_15_1),
-        AT(enum_15_2),
-        AT(enum_16_0),
-        AT(enum_16_1),
-        AT(enum_17_0),
-        AT(enum_17_1),
-        AT(enum_18_0),
-        AT(enum_18_1),
-        AT(enum_19_0),
-        AT(enum_19_1),
-        AT(enum_19_2),
-        AT(enum_19_3),
-        AT(enum_20_0),
-        AT(enum_20_1),
-        AT(enum_20_2),
-        AT(enum_21_0),
-        AT(enum_21_1),
-        AT(enum_21_2),
-        AT(enum_22_0),
-        AT(enum_22_1),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_1_0),
+        TRACE_AT(enum_1_1),
+        TRACE_AT(enum_2_0),
+        TRACE_AT(enum_2_1),
+        TRACE_AT(enum_3_0),
+        TRACE_AT(enum_3_1),
+        TRACE_AT(enum_3_2),
+        TRACE_AT(enum_4_0),
+        TRACE_AT(enum_4_1),
+        TRACE_AT(enum_4_2),
+        TRACE_AT(enum_4_3),
+        TRACE_AT(enum_4_4),
+        TRACE_AT(enum_4_5),
+        TRACE_AT(enum_4_6),
+        TRACE_AT(enum_4_7),
+        TRACE_AT(enum_4_8),
+        TRACE_AT(enum_4_9),
+        TRACE_AT(enum_5_0),
+        TRACE_AT(enum_5_1),
+        TRACE_AT(enum_5_2),
+        TRACE_AT(enum_5_3),
+        TRACE_AT(enum_5_4),
+        TRACE_AT(enum_5_5),
+        TRACE_AT(enum_5_6),
+        TRACE_AT(enum_5_7),
+        TRACE_AT(enum_5_8),
+        TRACE_AT(enum_5_9),
+        TRACE_AT(enum_5_10),
+        TRACE_AT(enum_5_11),
+        TRACE_AT(enum_5_12),
+        TRACE_AT(enum_5_13),
+        TRACE_AT(enum_5_14),
+        TRACE_AT(enum_5_15),
+        TRACE_AT(enum_6_0),
+        TRACE_AT(enum_6_1),
+        TRACE_AT(enum_6_2),
+        TRACE_AT(enum_7_0),
+        TRACE_AT(enum_7_1),
+        TRACE_AT(enum_8_0),
+        TRACE_AT(enum_8_1),
+        TRACE_AT(enum_8_2),
+        TRACE_AT(enum_8_3),
+        TRACE_AT(enum_8_4),
+        TRACE_AT(enum_8_5),
+        TRACE_AT(enum_8_6),
+        TRACE_AT(enum_8_7),
+        TRACE_AT(enum_8_8),
+        TRACE_AT(enum_8_9),
+        TRACE_AT(enum_8_10),
+        TRACE_AT(enum_8_11),
+        TRACE_AT(enum_8_12),
+        TRACE_AT(enum_8_13),
+        TRACE_AT(enum_8_14),
+        TRACE_AT(enum_8_15),
+        TRACE_AT(enum_8_16),
+        TRACE_AT(enum_8_17),
+        TRACE_AT(enum_8_18),
+        TRACE_AT(enum_8_19),
+        TRACE_AT(enum_8_20),
+        TRACE_AT(enum_8_21),
+        TRACE_AT(enum_8_22),
+        TRACE_AT(enum_8_23),
+        TRACE_AT(enum_8_24),
+        TRACE_AT(enum_8_25),
+        TRACE_AT(enum_8_26),
+        TRACE_AT(enum_8_27),
+        TRACE_AT(enum_8_28),
+        TRACE_AT(enum_8_29),
+        TRACE_AT(enum_8_30),
+        TRACE_AT(enum_8_31),
+        TRACE_AT(enum_8_32),
+        TRACE_AT(enum_8_33),
+        TRACE_AT(enum_9_0),
+        TRACE_AT(enum_9_1),
+        TRACE_AT(enum_9_2),
+        TRACE_AT(enum_9_3),
+        TRACE_AT(enum_10_0),
+        TRACE_AT(enum_10_1),
+        TRACE_AT(enum_11_0),
+        TRACE_AT(enum_11_1),
+        TRACE_AT(enum_12_0),
+        TRACE_AT(enum_12_1),
+        TRACE_AT(enum_12_2),
+        TRACE_AT(enum_13_0),
+        TRACE_AT(enum_13_1),
+        TRACE_AT(enum_13_2),
+        TRACE_AT(enum_14_0),
+        TRACE_AT(enum_14_1),
+        TRACE_AT(enum_14_2),
+        TRACE_AT(enum_15_0),
+        TRACE_AT(enum_15_1),
+        TRACE_AT(enum_15_2),
+        TRACE_AT(enum_16_0),
+        TRACE_AT(enum_16_1),
+        TRACE_AT(enum_17_0),
+        TRACE_AT(enum_17_1),
+        TRACE_AT(enum_18_0),
+        TRACE_AT(enum_18_1),
+        TRACE_AT(enum_19_0),
+        TRACE_AT(enum_19_1),
+        TRACE_AT(enum_19_2),
+        TRACE_AT(enum_19_3),
+        TRACE_AT(enum_20_0),
+        TRACE_AT(enum_20_1),
+        TRACE_AT(enum_20_2),
+        TRACE_AT(enum_21_0),
+        TRACE_AT(enum_21_1),
+        TRACE_AT(enum_21_2),
+        TRACE_AT(enum_22_0),
+        TRACE_AT(enum_22_1),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
+_Static_assert(sizeof(cubind__cusolver_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__cusolver_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
 
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after

@@ -32,8 +32,9 @@ cubind_slot *const cubind_cusolverMg_slots_bf842e22984a = (cubind_slot *)cubind_
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__cusolverMg_symbols {
     cubind__symbol_table table;
     struct names {
@@ -75,7 +76,11 @@ const struct cubind__cusolverMg_symbols {
         char wrapper_cubind_cusolverMg_potri_buffer_size[36];
         char symbol_cusolverMgPotri[16];
         char wrapper_cubind_cusolverMg_potri[24];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    struct trace_strings {
         char trace_0[11];
         char trace_1[32];
         char trace_2[60];
@@ -92,60 +97,61 @@ const struct cubind__cusolverMg_symbols {
         char trace_13[93];
         char trace_14[104];
         char trace_15[126];
-        char enum_0_0[33];
-        char enum_0_1[33];
-        char enum_1_0[11];
-        char enum_1_1[11];
-        char enum_1_2[11];
-        char enum_1_3[10];
-        char enum_1_4[11];
-        char enum_1_5[11];
-        char enum_1_6[11];
-        char enum_1_7[10];
-        char enum_1_8[10];
-        char enum_1_9[10];
-        char enum_1_10[11];
-        char enum_1_11[11];
-        char enum_1_12[11];
-        char enum_1_13[11];
-        char enum_1_14[12];
-        char enum_1_15[12];
-        char enum_1_16[10];
-        char enum_1_17[10];
-        char enum_1_18[10];
-        char enum_1_19[10];
-        char enum_1_20[11];
-        char enum_1_21[11];
-        char enum_1_22[11];
-        char enum_1_23[11];
-        char enum_1_24[11];
-        char enum_1_25[11];
-        char enum_1_26[11];
-        char enum_1_27[11];
-        char enum_1_28[15];
-        char enum_1_29[15];
-        char enum_1_30[16];
-        char enum_1_31[15];
-        char enum_1_32[15];
-        char enum_1_33[15];
-        char enum_2_0[27];
-        char enum_2_1[25];
-        char enum_3_0[23];
-        char enum_3_1[23];
-        char enum_3_2[22];
-        char enum_4_0[12];
-        char enum_4_1[12];
-        char enum_4_2[12];
-        char enum_4_3[16];
-#endif
-    } names;
-    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
-#if !defined(CUBIND_NO_TRACE)
-    cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+        char enum_0[24];
+        char enum_0_0[10];
+        char enum_0_1[10];
+        char enum_1[6];
+        char enum_1_0[6];
+        char enum_1_1[6];
+        char enum_1_2[6];
+        char enum_1_3[5];
+        char enum_1_4[6];
+        char enum_1_5[6];
+        char enum_1_6[6];
+        char enum_1_7[5];
+        char enum_1_8[5];
+        char enum_1_9[5];
+        char enum_1_10[6];
+        char enum_1_11[6];
+        char enum_1_12[6];
+        char enum_1_13[6];
+        char enum_1_14[7];
+        char enum_1_15[7];
+        char enum_1_16[5];
+        char enum_1_17[5];
+        char enum_1_18[5];
+        char enum_1_19[5];
+        char enum_1_20[6];
+        char enum_1_21[6];
+        char enum_1_22[6];
+        char enum_1_23[6];
+        char enum_1_24[6];
+        char enum_1_25[6];
+        char enum_1_26[6];
+        char enum_1_27[6];
+        char enum_1_28[10];
+        char enum_1_29[10];
+        char enum_1_30[11];
+        char enum_1_31[10];
+        char enum_1_32[10];
+        char enum_1_33[10];
+        char enum_2[19];
+        char enum_2_0[9];
+        char enum_2_1[7];
+        char enum_3[18];
+        char enum_3_0[6];
+        char enum_3_1[6];
+        char enum_3_2[5];
+        char enum_4[11];
+        char enum_4_0[2];
+        char enum_4_1[2];
+        char enum_4_2[2];
+        char enum_4_3[6];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
     cubind__trace_enum_range enums[5];
-    long long values[45];
-    unsigned value_names[45];
+    int values[45];
+    unsigned short value_names[45];
 #endif
 } cubind__cusolverMg_symbols = {
     {CUBIND_LIB_CUSOLVERMG, SYMBOL_COUNT, offsetof(struct cubind__cusolverMg_symbols, names),
@@ -194,71 +200,9 @@ const struct cubind__cusolverMg_symbols {
         "cubind_cusolverMg_potri_buffer_size",
         "cusolverMgPotri",
         "cubind_cusolverMg_potri",
-#if !defined(CUBIND_NO_TRACE)
-        "s;phandle;",
-        "s;phandle;inbDevices;pdeviceId;",
-        "s;pgrid;inumRowDevices;inumColDevices;pdeviceId;e0:mapping;",
-        "s;pgrid;",
-        "s;pdesc;inumRows;inumCols;irowBlockSize;icolBlockSize;e1:dataType;pgrid;",
-        "s;pdesc;",
-        "s;phandle;e2:jobz;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;pW;e1:dataTypeW;e1:computeType;plwork;",
-        "s;phandle;e2:jobz;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;pW;e1:dataTypeW;e1:computeType;parray_d_work;ilwork;pinfo;",
-        "s;phandle;iM;iN;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;e1:computeType;plwork;",
-        "s;phandle;iM;iN;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;e1:computeType;parray_d_work;ilwork;pinfo;",
-        "s;phandle;e4:TRANS;iN;iNRHS;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;parray_d_B;iIB;iJB;pdescrB;e1:computeType;plwork;",
-        "s;phandle;e4:TRANS;iN;iNRHS;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;parray_d_B;iIB;iJB;pdescrB;e1:computeType;parray_d_work;ilwork;pinfo;",
-        "s;phandle;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;e1:computeType;plwork;",
-        "s;phandle;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;e1:computeType;parray_d_work;ilwork;ph_info;",
-        "s;phandle;e3:uplo;in;inrhs;parray_d_A;iIA;iJA;pdescrA;parray_d_B;iIB;iJB;pdescrB;e1:computeType;plwork;",
-        "s;phandle;e3:uplo;in;inrhs;parray_d_A;iIA;iJA;pdescrA;parray_d_B;iIB;iJB;pdescrB;e1:computeType;parray_d_work;ilwork;ph_info;",
-        "CUDALIBMG_GRID_MAPPING_COL_MAJOR",
-        "CUDALIBMG_GRID_MAPPING_ROW_MAJOR",
-        "CUDA_R_32F",
-        "CUDA_R_64F",
-        "CUDA_R_16F",
-        "CUDA_R_8I",
-        "CUDA_C_32F",
-        "CUDA_C_64F",
-        "CUDA_C_16F",
-        "CUDA_C_8I",
-        "CUDA_R_8U",
-        "CUDA_C_8U",
-        "CUDA_R_32I",
-        "CUDA_C_32I",
-        "CUDA_R_32U",
-        "CUDA_C_32U",
-        "CUDA_R_16BF",
-        "CUDA_C_16BF",
-        "CUDA_R_4I",
-        "CUDA_C_4I",
-        "CUDA_R_4U",
-        "CUDA_C_4U",
-        "CUDA_R_16I",
-        "CUDA_C_16I",
-        "CUDA_R_16U",
-        "CUDA_C_16U",
-        "CUDA_R_64I",
-        "CUDA_C_64I",
-        "CUDA_R_64U",
-        "CUDA_C_64U",
-        "CUDA_R_8F_E4M3",
-        "CUDA_R_8F_E5M2",
-        "CUDA_R_8F_UE8M0",
-        "CUDA_R_6F_E2M3",
-        "CUDA_R_6F_E3M2",
-        "CUDA_R_4F_E2M1",
-        "CUSOLVER_EIG_MODE_NOVECTOR",
-        "CUSOLVER_EIG_MODE_VECTOR",
-        "CUBLAS_FILL_MODE_LOWER",
-        "CUBLAS_FILL_MODE_UPPER",
-        "CUBLAS_FILL_MODE_FULL",
-        "CUBLAS_OP_N",
-        "CUBLAS_OP_T",
-        "CUBLAS_OP_C",
-        "CUBLAS_OP_CONJG",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__cusolverMg_symbols, member)
     {
         {AT(symbol_cusolverMgCreate), AT(symbol_cusolverMgCreate), AT(wrapper_cubind_cusolverMg_create)},
@@ -282,34 +226,102 @@ const struct cubind__cusolverMg_symbols {
         {AT(symbol_cusolverMgPotri), AT(symbol_cusolverMgPotri), AT(wrapper_cubind_cusolverMg_potri)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 5},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 5, sizeof(int)},
     {
-        AT(trace_0), /* cusolverMgCreate */
-        AT(trace_0), /* cusolverMgDestroy */
-        AT(trace_1), /* cusolverMgDeviceSelect */
-        AT(trace_2), /* cusolverMgCreateDeviceGrid */
-        AT(trace_3), /* cusolverMgDestroyGrid */
-        AT(trace_4), /* cusolverMgCreateMatrixDesc */
-        AT(trace_5), /* cusolverMgDestroyMatrixDesc */
-        AT(trace_6), /* cusolverMgSyevd_bufferSize */
-        AT(trace_7), /* cusolverMgSyevd */
-        AT(trace_8), /* cusolverMgGetrf_bufferSize */
-        AT(trace_9), /* cusolverMgGetrf */
-        AT(trace_10), /* cusolverMgGetrs_bufferSize */
-        AT(trace_11), /* cusolverMgGetrs */
-        AT(trace_12), /* cusolverMgPotrf_bufferSize */
-        AT(trace_13), /* cusolverMgPotrf */
-        AT(trace_14), /* cusolverMgPotrs_bufferSize */
-        AT(trace_15), /* cusolverMgPotrs */
-        AT(trace_12), /* cusolverMgPotri_bufferSize */
-        AT(trace_13), /* cusolverMgPotri */
+        "s;phandle;",
+        "s;phandle;inbDevices;pdeviceId;",
+        "s;pgrid;inumRowDevices;inumColDevices;pdeviceId;e0:mapping;",
+        "s;pgrid;",
+        "s;pdesc;inumRows;inumCols;irowBlockSize;icolBlockSize;e1:dataType;pgrid;",
+        "s;pdesc;",
+        "s;phandle;e2:jobz;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;pW;e1:dataTypeW;e1:computeType;plwork;",
+        "s;phandle;e2:jobz;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;pW;e1:dataTypeW;e1:computeType;parray_d_work;ilwork;pinfo;",
+        "s;phandle;iM;iN;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;e1:computeType;plwork;",
+        "s;phandle;iM;iN;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;e1:computeType;parray_d_work;ilwork;pinfo;",
+        "s;phandle;e4:TRANS;iN;iNRHS;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;parray_d_B;iIB;iJB;pdescrB;e1:computeType;plwork;",
+        "s;phandle;e4:TRANS;iN;iNRHS;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;parray_d_B;iIB;iJB;pdescrB;e1:computeType;parray_d_work;ilwork;pinfo;",
+        "s;phandle;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;e1:computeType;plwork;",
+        "s;phandle;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;e1:computeType;parray_d_work;ilwork;ph_info;",
+        "s;phandle;e3:uplo;in;inrhs;parray_d_A;iIA;iJA;pdescrA;parray_d_B;iIB;iJB;pdescrB;e1:computeType;plwork;",
+        "s;phandle;e3:uplo;in;inrhs;parray_d_A;iIA;iJA;pdescrA;parray_d_B;iIB;iJB;pdescrB;e1:computeType;parray_d_work;ilwork;ph_info;",
+        "CUDALIBMG_GRID_MAPPING_",
+        "COL_MAJOR",
+        "ROW_MAJOR",
+        "CUDA_",
+        "R_32F",
+        "R_64F",
+        "R_16F",
+        "R_8I",
+        "C_32F",
+        "C_64F",
+        "C_16F",
+        "C_8I",
+        "R_8U",
+        "C_8U",
+        "R_32I",
+        "C_32I",
+        "R_32U",
+        "C_32U",
+        "R_16BF",
+        "C_16BF",
+        "R_4I",
+        "C_4I",
+        "R_4U",
+        "C_4U",
+        "R_16I",
+        "C_16I",
+        "R_16U",
+        "C_16U",
+        "R_64I",
+        "C_64I",
+        "R_64U",
+        "C_64U",
+        "R_8F_E4M3",
+        "R_8F_E5M2",
+        "R_8F_UE8M0",
+        "R_6F_E2M3",
+        "R_6F_E3M2",
+        "R_4F_E2M1",
+        "CUSOLVER_EIG_MODE_",
+        "NOVECTOR",
+        "VECTOR",
+        "CUBLAS_FILL_MODE_",
+        "LOWER",
+        "UPPER",
+        "FULL",
+        "CUBLAS_OP_",
+        "N",
+        "T",
+        "C",
+        "CONJG",
     },
     {
-        {0, 2}, /* cusolverMgGridMapping_t */
-        {2, 34}, /* cudaDataType_t */
-        {36, 2}, /* cusolverEigMode_t */
-        {38, 3}, /* cublasFillMode_t */
-        {41, 4}, /* cublasOperation_t */
+        TRACE_AT(trace_0), /* cusolverMgCreate */
+        TRACE_AT(trace_0), /* cusolverMgDestroy */
+        TRACE_AT(trace_1), /* cusolverMgDeviceSelect */
+        TRACE_AT(trace_2), /* cusolverMgCreateDeviceGrid */
+        TRACE_AT(trace_3), /* cusolverMgDestroyGrid */
+        TRACE_AT(trace_4), /* cusolverMgCreateMatrixDesc */
+        TRACE_AT(trace_5), /* cusolverMgDestroyMatrixDesc */
+        TRACE_AT(trace_6), /* cusolverMgSyevd_bufferSize */
+        TRACE_AT(trace_7), /* cusolverMgSyevd */
+        TRACE_AT(trace_8), /* cusolverMgGetrf_bufferSize */
+        TRACE_AT(trace_9), /* cusolverMgGetrf */
+        TRACE_AT(trace_10), /* cusolverMgGetrs_bufferSize */
+        TRACE_AT(trace_11), /* cusolverMgGetrs */
+        TRACE_AT(trace_12), /* cusolverMgPotrf_bufferSize */
+        TRACE_AT(trace_13), /* cusolverMgPotrf */
+        TRACE_AT(trace_14), /* cusolverMgPotrs_bufferSize */
+        TRACE_AT(trace_15), /* cusolverMgPotrs */
+        TRACE_AT(trace_12), /* cusolverMgPotri_bufferSize */
+        TRACE_AT(trace_13), /* cusolverMgPotri */
+    },
+    {
+        {TRACE_AT(enum_0), 0, 2}, /* cusolverMgGridMapping_t */
+        {TRACE_AT(enum_1), 2, 34}, /* cudaDataType_t */
+        {TRACE_AT(enum_2), 36, 2}, /* cusolverEigMode_t */
+        {TRACE_AT(enum_3), 38, 3}, /* cublasFillMode_t */
+        {TRACE_AT(enum_4), 41, 4}, /* cublasOperation_t */
     },
     {
         0,
@@ -359,56 +371,61 @@ const struct cubind__cusolverMg_symbols {
         3,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_1_0),
-        AT(enum_1_1),
-        AT(enum_1_2),
-        AT(enum_1_3),
-        AT(enum_1_4),
-        AT(enum_1_5),
-        AT(enum_1_6),
-        AT(enum_1_7),
-        AT(enum_1_8),
-        AT(enum_1_9),
-        AT(enum_1_10),
-        AT(enum_1_11),
-        AT(enum_1_12),
-        AT(enum_1_13),
-        AT(enum_1_14),
-        AT(enum_1_15),
-        AT(enum_1_16),
-        AT(enum_1_17),
-        AT(enum_1_18),
-        AT(enum_1_19),
-        AT(enum_1_20),
-        AT(enum_1_21),
-        AT(enum_1_22),
-        AT(enum_1_23),
-        AT(enum_1_24),
-        AT(enum_1_25),
-        AT(enum_1_26),
-        AT(enum_1_27),
-        AT(enum_1_28),
-        AT(enum_1_29),
-        AT(enum_1_30),
-        AT(enum_1_31),
-        AT(enum_1_32),
-        AT(enum_1_33),
-        AT(enum_2_0),
-        AT(enum_2_1),
-        AT(enum_3_0),
-        AT(enum_3_1),
-        AT(enum_3_2),
-        AT(enum_4_0),
-        AT(enum_4_1),
-        AT(enum_4_2),
-        AT(enum_4_3),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_1_0),
+        TRACE_AT(enum_1_1),
+        TRACE_AT(enum_1_2),
+        TRACE_AT(enum_1_3),
+        TRACE_AT(enum_1_4),
+        TRACE_AT(enum_1_5),
+        TRACE_AT(enum_1_6),
+        TRACE_AT(enum_1_7),
+        TRACE_AT(enum_1_8),
+        TRACE_AT(enum_1_9),
+        TRACE_AT(enum_1_10),
+        TRACE_AT(enum_1_11),
+        TRACE_AT(enum_1_12),
+        TRACE_AT(enum_1_13),
+        TRACE_AT(enum_1_14),
+        TRACE_AT(enum_1_15),
+        TRACE_AT(enum_1_16),
+        TRACE_AT(enum_1_17),
+        TRACE_AT(enum_1_18),
+        TRACE_AT(enum_1_19),
+        TRACE_AT(enum_1_20),
+        TRACE_AT(enum_1_21),
+        TRACE_AT(enum_1_22),
+        TRACE_AT(enum_1_23),
+        TRACE_AT(enum_1_24),
+        TRACE_AT(enum_1_25),
+        TRACE_AT(enum_1_26),
+        TRACE_AT(enum_1_27),
+        TRACE_AT(enum_1_28),
+        TRACE_AT(enum_1_29),
+        TRACE_AT(enum_1_30),
+        TRACE_AT(enum_1_31),
+        TRACE_AT(enum_1_32),
+        TRACE_AT(enum_1_33),
+        TRACE_AT(enum_2_0),
+        TRACE_AT(enum_2_1),
+        TRACE_AT(enum_3_0),
+        TRACE_AT(enum_3_1),
+        TRACE_AT(enum_3_2),
+        TRACE_AT(enum_4_0),
+        TRACE_AT(enum_4_1),
+        TRACE_AT(enum_4_2),
+        TRACE_AT(enum_4_3),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
+_Static_assert(sizeof(cubind__cusolverMg_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__cusolverMg_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
 
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after

@@ -32,8 +32,9 @@ cubind_slot *const cubind_cusparse_slots_76d8d0bc7154 = (cubind_slot *)cubind__c
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__cusparse_symbols {
     cubind__symbol_table table;
     struct names {
@@ -957,7 +958,11 @@ const struct cubind__cusparse_symbols {
         char wrapper_cubind_cusparse_hprune_csr2csr_nnz_by_percentage[49];
         char symbol_cusparseHpruneCsr2csrByPercentage[34];
         char wrapper_cubind_cusparse_hprune_csr2csr_by_percentage[45];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    struct trace_strings {
         char trace_0[11];
         char trace_1[20];
         char trace_2[18];
@@ -1138,126 +1143,149 @@ const struct cubind__cusparse_symbols {
         char trace_177[228];
         char trace_178[25];
         char trace_179[9];
+        char enum_0[1];
         char enum_0_0[14];
         char enum_0_1[14];
         char enum_0_2[12];
-        char enum_1_0[24];
-        char enum_1_1[32];
-        char enum_1_2[29];
-        char enum_1_3[30];
-        char enum_1_4[30];
-        char enum_1_5[30];
-        char enum_1_6[33];
-        char enum_1_7[31];
-        char enum_1_8[42];
-        char enum_1_9[27];
-        char enum_1_10[30];
-        char enum_1_11[39];
-        char enum_2_0[27];
-        char enum_2_1[29];
-        char enum_3_0[29];
-        char enum_3_1[31];
-        char enum_3_2[31];
-        char enum_3_3[32];
-        char enum_4_0[25];
-        char enum_4_1[25];
-        char enum_5_0[28];
-        char enum_5_1[24];
-        char enum_6_0[25];
-        char enum_6_1[24];
-        char enum_7_0[33];
-        char enum_7_1[29];
-        char enum_7_2[39];
-        char enum_8_0[23];
-        char enum_8_1[26];
-        char enum_9_0[31];
-        char enum_9_1[32];
-        char enum_10_0[25];
-        char enum_10_1[24];
-        char enum_11_0[11];
-        char enum_11_1[11];
-        char enum_11_2[11];
-        char enum_11_3[10];
-        char enum_11_4[11];
-        char enum_11_5[11];
-        char enum_11_6[11];
-        char enum_11_7[10];
-        char enum_11_8[10];
-        char enum_11_9[10];
-        char enum_11_10[11];
-        char enum_11_11[11];
-        char enum_11_12[11];
-        char enum_11_13[11];
-        char enum_11_14[12];
-        char enum_11_15[12];
-        char enum_11_16[10];
-        char enum_11_17[10];
-        char enum_11_18[10];
-        char enum_11_19[10];
-        char enum_11_20[11];
-        char enum_11_21[11];
-        char enum_11_22[11];
-        char enum_11_23[11];
-        char enum_11_24[11];
-        char enum_11_25[11];
-        char enum_11_26[11];
-        char enum_11_27[11];
-        char enum_11_28[15];
-        char enum_11_29[15];
-        char enum_11_30[16];
-        char enum_11_31[15];
-        char enum_11_32[15];
-        char enum_11_33[15];
+        char enum_1[17];
+        char enum_1_0[8];
+        char enum_1_1[16];
+        char enum_1_2[13];
+        char enum_1_3[14];
+        char enum_1_4[14];
+        char enum_1_5[14];
+        char enum_1_6[17];
+        char enum_1_7[15];
+        char enum_1_8[26];
+        char enum_1_9[11];
+        char enum_1_10[14];
+        char enum_1_11[23];
+        char enum_2[23];
+        char enum_2_0[5];
+        char enum_2_1[7];
+        char enum_3[22];
+        char enum_3_0[8];
+        char enum_3_1[10];
+        char enum_3_2[10];
+        char enum_3_3[11];
+        char enum_4[20];
+        char enum_4_0[6];
+        char enum_4_1[6];
+        char enum_5[20];
+        char enum_5_0[9];
+        char enum_5_1[5];
+        char enum_6[21];
+        char enum_6_0[5];
+        char enum_6_1[4];
+        char enum_7[20];
+        char enum_7_0[14];
+        char enum_7_1[10];
+        char enum_7_2[20];
+        char enum_8[20];
+        char enum_8_0[4];
+        char enum_8_1[7];
+        char enum_9[23];
+        char enum_9_0[9];
+        char enum_9_1[10];
+        char enum_10[17];
+        char enum_10_0[9];
+        char enum_10_1[8];
+        char enum_11[6];
+        char enum_11_0[6];
+        char enum_11_1[6];
+        char enum_11_2[6];
+        char enum_11_3[5];
+        char enum_11_4[6];
+        char enum_11_5[6];
+        char enum_11_6[6];
+        char enum_11_7[5];
+        char enum_11_8[5];
+        char enum_11_9[5];
+        char enum_11_10[6];
+        char enum_11_11[6];
+        char enum_11_12[6];
+        char enum_11_13[6];
+        char enum_11_14[7];
+        char enum_11_15[7];
+        char enum_11_16[5];
+        char enum_11_17[5];
+        char enum_11_18[5];
+        char enum_11_19[5];
+        char enum_11_20[6];
+        char enum_11_21[6];
+        char enum_11_22[6];
+        char enum_11_23[6];
+        char enum_11_24[6];
+        char enum_11_25[6];
+        char enum_11_26[6];
+        char enum_11_27[6];
+        char enum_11_28[10];
+        char enum_11_29[10];
+        char enum_11_30[11];
+        char enum_11_31[10];
+        char enum_11_32[10];
+        char enum_11_33[10];
+        char enum_12[1];
         char enum_12_0[29];
-        char enum_13_0[19];
-        char enum_13_1[19];
-        char enum_13_2[19];
-        char enum_14_0[25];
-        char enum_14_1[25];
-        char enum_15_0[19];
-        char enum_15_1[19];
+        char enum_13[16];
+        char enum_13_0[4];
+        char enum_13_1[4];
+        char enum_13_2[4];
+        char enum_14[16];
+        char enum_14_0[10];
+        char enum_14_1[10];
+        char enum_15[16];
+        char enum_15_0[4];
+        char enum_15_1[4];
+        char enum_16[1];
         char enum_16_0[35];
+        char enum_17[1];
         char enum_17_0[35];
-        char enum_18_0[26];
-        char enum_18_1[23];
-        char enum_18_2[23];
-        char enum_18_3[23];
-        char enum_18_4[23];
-        char enum_18_5[24];
-        char enum_18_6[23];
+        char enum_18[15];
+        char enum_18_0[12];
+        char enum_18_1[9];
+        char enum_18_2[9];
+        char enum_18_3[9];
+        char enum_18_4[9];
+        char enum_18_5[10];
+        char enum_18_6[9];
+        char enum_19[1];
         char enum_19_0[26];
-        char enum_20_0[29];
-        char enum_20_1[30];
+        char enum_20[22];
+        char enum_20_0[8];
+        char enum_20_1[9];
+        char enum_21[1];
         char enum_21_0[26];
-        char enum_22_0[29];
-        char enum_22_1[30];
-        char enum_23_0[26];
-        char enum_23_1[23];
-        char enum_23_2[23];
-        char enum_23_3[23];
-        char enum_23_4[23];
-        char enum_23_5[23];
-        char enum_23_6[23];
-        char enum_23_7[23];
-        char enum_23_8[31];
-        char enum_23_9[23];
-        char enum_24_0[24];
-        char enum_24_1[37];
-        char enum_24_2[40];
-        char enum_24_3[21];
-        char enum_24_4[21];
-        char enum_24_5[21];
+        char enum_22[22];
+        char enum_22_0[8];
+        char enum_22_1[9];
+        char enum_23[15];
+        char enum_23_0[12];
+        char enum_23_1[9];
+        char enum_23_2[9];
+        char enum_23_3[9];
+        char enum_23_4[9];
+        char enum_23_5[9];
+        char enum_23_6[9];
+        char enum_23_7[9];
+        char enum_23_8[17];
+        char enum_23_9[9];
+        char enum_24[17];
+        char enum_24_0[8];
+        char enum_24_1[21];
+        char enum_24_2[24];
+        char enum_24_3[5];
+        char enum_24_4[5];
+        char enum_24_5[5];
+        char enum_25[1];
         char enum_25_0[27];
+        char enum_26[1];
         char enum_26_0[29];
-#endif
-    } names;
-    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
-#if !defined(CUBIND_NO_TRACE)
-    cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
     cubind__trace_enum_range enums[27];
-    long long values[111];
-    unsigned value_names[111];
+    int values[111];
+    unsigned short value_names[111];
 #endif
 } cubind__cusparse_symbols = {
     {CUBIND_LIB_CUSPARSE, SYMBOL_COUNT, offsetof(struct cubind__cusparse_symbols, names),
@@ -2188,301 +2216,9 @@ const struct cubind__cusparse_symbols {
         "cubind_cusparse_hprune_csr2csr_nnz_by_percentage",
         "cusparseHpruneCsr2csrByPercentage",
         "cubind_cusparse_hprune_csr2csr_by_percentage",
-#if !defined(CUBIND_NO_TRACE)
-        "s;phandle;",
-        "s;phandle;pversion;",
-        "s;e0:type;pvalue;",
-        "p;e1:status;",
-        "s;phandle;pstreamId;",
-        "s;phandle;pmode;",
-        "s;phandle;e2:mode;",
-        "s;pcallback;",
-        "s;pfile;",
-        "s;plogFile;",
-        "s;ilevel;",
-        "s;imask;",
-        "s;",
-        "s;pdescrA;",
-        "s;pdescrA;e3:type;",
-        "e3:;pdescrA;",
-        "s;pdescrA;e4:fillMode;",
-        "e4:;pdescrA;",
-        "s;pdescrA;e5:diagType;",
-        "e5:;pdescrA;",
-        "s;pdescrA;e6:base;",
-        "e6:;pdescrA;",
-        "s;pinfo;",
-        "s;phandle;e7:transA;im;in;palpha;pA;ilda;innz;pxVal;pxInd;pbeta;py;e6:idxBase;ppBuffer;",
-        "s;phandle;e7:transA;im;in;innz;ppBufferSize;",
-        "s;phandle;e8:dirA;e7:transA;imb;inb;innzb;palpha;pdescrA;pbsrSortedValA;pbsrSortedRowPtrA;pbsrSortedColIndA;iblockDim;px;pbeta;py;",
-        "s;phandle;e8:dirA;e7:transA;isizeOfMask;imb;inb;innzb;palpha;pdescrA;pbsrSortedValA;pbsrSortedMaskPtrA;pbsrSortedRowPtrA;pbsrSortedEndPtrA;pbsrSortedColIndA;iblockDim;px;pbeta;py;",
-        "s;phandle;pinfo;pposition;",
-        "s;phandle;e8:dirA;e7:transA;imb;innzb;pdescrA;pbsrSortedValA;pbsrSortedRowPtrA;pbsrSortedColIndA;iblockDim;pinfo;ppBufferSizeInBytes;",
-        "s;phandle;e8:dirA;e7:transA;imb;innzb;pdescrA;pbsrSortedValA;pbsrSortedRowPtrA;pbsrSortedColIndA;iblockSize;pinfo;ppBufferSize;",
-        "s;phandle;e8:dirA;e7:transA;imb;innzb;pdescrA;pbsrSortedValA;pbsrSortedRowPtrA;pbsrSortedColIndA;iblockDim;pinfo;e9:policy;ppBuffer;",
-        "s;phandle;e8:dirA;e7:transA;imb;innzb;palpha;pdescrA;pbsrSortedValA;pbsrSortedRowPtrA;pbsrSortedColIndA;iblockDim;pinfo;pf;px;e9:policy;ppBuffer;",
-        "s;phandle;e8:dirA;e7:transA;e7:transB;imb;in;ikb;innzb;palpha;pdescrA;pbsrSortedValA;pbsrSortedRowPtrA;pbsrSortedColIndA;iblockSize;pB;ildb;pbeta;pC;ildc;",
-        "s;phandle;e8:dirA;e7:transA;e7:transXY;imb;in;innzb;pdescrA;pbsrSortedVal;pbsrSortedRowPtr;pbsrSortedColInd;iblockSize;pinfo;ppBufferSizeInBytes;",
-        "s;phandle;e8:dirA;e7:transA;e7:transB;imb;in;innzb;pdescrA;pbsrSortedVal;pbsrSortedRowPtr;pbsrSortedColInd;iblockSize;pinfo;ppBufferSize;",
-        "s;phandle;e8:dirA;e7:transA;e7:transXY;imb;in;innzb;pdescrA;pbsrSortedVal;pbsrSortedRowPtr;pbsrSortedColInd;iblockSize;pinfo;e9:policy;ppBuffer;",
-        "s;phandle;e8:dirA;e7:transA;e7:transXY;imb;in;innzb;palpha;pdescrA;pbsrSortedVal;pbsrSortedRowPtr;pbsrSortedColInd;iblockSize;pinfo;pB;ildb;pX;ildx;e9:policy;ppBuffer;",
-        "s;phandle;pinfo;ienable_boost;ptol;pboost_val;",
-        "s;phandle;im;innz;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;pinfo;ppBufferSizeInBytes;",
-        "s;phandle;im;innz;pdescrA;pcsrSortedVal;pcsrSortedRowPtr;pcsrSortedColInd;pinfo;ppBufferSize;",
-        "s;phandle;im;innz;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;pinfo;e9:policy;ppBuffer;",
-        "s;phandle;im;innz;pdescrA;pcsrSortedValA_valM;pcsrSortedRowPtrA;pcsrSortedColIndA;pinfo;e9:policy;ppBuffer;",
-        "s;phandle;e8:dirA;imb;innzb;pdescrA;pbsrSortedVal;pbsrSortedRowPtr;pbsrSortedColInd;iblockDim;pinfo;ppBufferSizeInBytes;",
-        "s;phandle;e8:dirA;imb;innzb;pdescrA;pbsrSortedVal;pbsrSortedRowPtr;pbsrSortedColInd;iblockSize;pinfo;ppBufferSize;",
-        "s;phandle;e8:dirA;imb;innzb;pdescrA;pbsrSortedVal;pbsrSortedRowPtr;pbsrSortedColInd;iblockDim;pinfo;e9:policy;ppBuffer;",
-        "s;phandle;e8:dirA;imb;innzb;pdescrA;pbsrSortedVal;pbsrSortedRowPtr;pbsrSortedColInd;iblockDim;pinfo;e9:policy;ppInputBuffer;",
-        "s;phandle;im;in;pdl;pd;pdu;pB;ildb;pbufferSizeInBytes;",
-        "s;phandle;im;in;pdl;pd;pdu;pB;ildb;ppBuffer;",
-        "s;phandle;im;pdl;pd;pdu;px;ibatchCount;ibatchStride;pbufferSizeInBytes;",
-        "s;phandle;im;pdl;pd;pdu;px;ibatchCount;ibatchStride;ppBuffer;",
-        "s;phandle;ialgo;im;pdl;pd;pdu;px;ibatchCount;ppBufferSizeInBytes;",
-        "s;phandle;ialgo;im;pdl;pd;pdu;px;ibatchCount;ppBuffer;",
-        "s;phandle;ialgo;im;pds;pdl;pd;pdu;pdw;px;ibatchCount;ppBufferSizeInBytes;",
-        "s;phandle;ialgo;im;pds;pdl;pd;pdu;pdw;px;ibatchCount;ppBuffer;",
-        "s;phandle;im;in;palpha;pdescrA;innzA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;pbeta;pdescrB;innzB;pcsrSortedValB;pcsrSortedRowPtrB;pcsrSortedColIndB;pdescrC;pcsrSortedValC;pcsrSortedRowPtrC;pcsrSortedColIndC;ppBufferSizeInBytes;",
-        "s;phandle;im;in;pdescrA;innzA;pcsrSortedRowPtrA;pcsrSortedColIndA;pdescrB;innzB;pcsrSortedRowPtrB;pcsrSortedColIndB;pdescrC;pcsrSortedRowPtrC;pnnzTotalDevHostPtr;pworkspace;",
-        "s;phandle;im;in;palpha;pdescrA;innzA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;pbeta;pdescrB;innzB;pcsrSortedValB;pcsrSortedRowPtrB;pcsrSortedColIndB;pdescrC;pcsrSortedValC;pcsrSortedRowPtrC;pcsrSortedColIndC;ppBuffer;",
-        "s;phandle;im;innz;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;pfractionToColor;pncolors;pcoloring;preordering;pinfo;",
-        "s;phandle;e8:dirA;im;in;pdescrA;pA;ilda;pnnzPerRowCol;pnnzTotalDevHostPtr;",
-        "s;phandle;im;pdescr;pcsrSortedValA;pcsrSortedRowPtrA;pnnzPerRow;pnnzC;ftol;",
-        "s;phandle;im;pdescr;pcsrSortedValA;pcsrSortedRowPtrA;pnnzPerRow;pnnzC;rtol;",
-        "s;phandle;im;in;pdescrA;pcsrSortedValA;pcsrSortedColIndA;pcsrSortedRowPtrA;innzA;pnnzPerRow;pcsrSortedValC;pcsrSortedColIndC;pcsrSortedRowPtrC;ftol;",
-        "s;phandle;im;in;pdescrA;pcsrSortedValA;pcsrSortedColIndA;pcsrSortedRowPtrA;innzA;pnnzPerRow;pcsrSortedValC;pcsrSortedColIndC;pcsrSortedRowPtrC;rtol;",
-        "s;phandle;pcooRowInd;innz;im;pcsrSortedRowPtr;e6:idxBase;",
-        "s;phandle;pcsrSortedRowPtr;innz;im;pcooRowInd;e6:idxBase;",
-        "s;phandle;e8:dirA;im;in;pdescrA;pcsrSortedRowPtrA;pcsrSortedColIndA;iblockDim;pdescrC;pbsrSortedRowPtrC;pnnzTotalDevHostPtr;",
-        "s;phandle;e8:dirA;im;in;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;iblockDim;pdescrC;pbsrSortedValC;pbsrSortedRowPtrC;pbsrSortedColIndC;",
-        "s;phandle;e8:dirA;imb;inb;pdescrA;pbsrSortedValA;pbsrSortedRowPtrA;pbsrSortedColIndA;iblockDim;pdescrC;pcsrSortedValC;pcsrSortedRowPtrC;pcsrSortedColIndC;",
-        "s;phandle;imb;inb;innzb;pbsrSortedVal;pbsrSortedRowPtr;pbsrSortedColInd;irowBlockDim;icolBlockDim;ppBufferSizeInBytes;",
-        "s;phandle;imb;inb;innzb;pbsrSortedVal;pbsrSortedRowPtr;pbsrSortedColInd;irowBlockDim;icolBlockDim;ppBufferSize;",
-        "s;phandle;imb;inb;innzb;pbsrSortedVal;pbsrSortedRowPtr;pbsrSortedColInd;irowBlockDim;icolBlockDim;pbscVal;pbscRowInd;pbscColPtr;e10:copyValues;e6:idxBase;ppBuffer;",
-        "s;phandle;e8:dirA;imb;inb;pdescrA;pbsrSortedRowPtrA;pbsrSortedColIndA;irowBlockDim;icolBlockDim;pdescrC;pcsrSortedRowPtrC;pcsrSortedColIndC;",
-        "s;phandle;e8:dirA;imb;inb;pdescrA;pbsrSortedValA;pbsrSortedRowPtrA;pbsrSortedColIndA;irowBlockDim;icolBlockDim;pdescrC;pcsrSortedValC;pcsrSortedRowPtrC;pcsrSortedColIndC;",
-        "s;phandle;e8:dirA;im;in;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;irowBlockDim;icolBlockDim;ppBufferSizeInBytes;",
-        "s;phandle;e8:dirA;im;in;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;irowBlockDim;icolBlockDim;ppBufferSize;",
-        "s;phandle;e8:dirA;im;in;pdescrA;pcsrSortedRowPtrA;pcsrSortedColIndA;pdescrC;pbsrSortedRowPtrC;irowBlockDim;icolBlockDim;pnnzTotalDevHostPtr;ppBuffer;",
-        "s;phandle;e8:dirA;im;in;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;pdescrC;pbsrSortedValC;pbsrSortedRowPtrC;pbsrSortedColIndC;irowBlockDim;icolBlockDim;ppBuffer;",
-        "s;phandle;e8:dirA;imb;inb;innzb;pdescrA;pbsrSortedValA;pbsrSortedRowPtrA;pbsrSortedColIndA;irowBlockDimA;icolBlockDimA;irowBlockDimC;icolBlockDimC;ppBufferSizeInBytes;",
-        "s;phandle;e8:dirA;imb;inb;innzb;pdescrA;pbsrSortedValA;pbsrSortedRowPtrA;pbsrSortedColIndA;irowBlockDimA;icolBlockDimA;irowBlockDimC;icolBlockDimC;ppBufferSize;",
-        "s;phandle;e8:dirA;imb;inb;innzb;pdescrA;pbsrSortedRowPtrA;pbsrSortedColIndA;irowBlockDimA;icolBlockDimA;pdescrC;pbsrSortedRowPtrC;irowBlockDimC;icolBlockDimC;pnnzTotalDevHostPtr;ppBuffer;",
-        "s;phandle;e8:dirA;imb;inb;innzb;pdescrA;pbsrSortedValA;pbsrSortedRowPtrA;pbsrSortedColIndA;irowBlockDimA;icolBlockDimA;pdescrC;pbsrSortedValC;pbsrSortedRowPtrC;pbsrSortedColIndC;irowBlockDimC;icolBlockDimC;ppBuffer;",
-        "s;phandle;in;pp;",
-        "s;phandle;im;in;innz;pcooRowsA;pcooColsA;ppBufferSizeInBytes;",
-        "s;phandle;im;in;innz;pcooRowsA;pcooColsA;pP;ppBuffer;",
-        "s;phandle;im;in;innz;pcsrRowPtrA;pcsrColIndA;ppBufferSizeInBytes;",
-        "s;phandle;im;in;innz;pdescrA;pcsrRowPtrA;pcsrColIndA;pP;ppBuffer;",
-        "s;phandle;im;in;innz;pcscColPtrA;pcscRowIndA;ppBufferSizeInBytes;",
-        "s;phandle;im;in;innz;pdescrA;pcscColPtrA;pcscRowIndA;pP;ppBuffer;",
-        "s;phandle;im;in;innz;pcsrVal;pcsrRowPtr;pcsrColInd;pinfo;ppBufferSizeInBytes;",
-        "s;phandle;im;in;innz;pdescrA;pcsrVal;pcsrRowPtr;pcsrColInd;pinfo;ppBuffer;",
-        "s;phandle;im;in;pA;ilda;pthreshold;pdescrC;pcsrSortedValC;pcsrSortedRowPtrC;pcsrSortedColIndC;ppBufferSizeInBytes;",
-        "s;phandle;im;in;pA;ilda;pthreshold;pdescrC;pcsrRowPtrC;pnnzTotalDevHostPtr;ppBuffer;",
-        "s;phandle;im;in;pA;ilda;pthreshold;pdescrC;pcsrSortedRowPtrC;pnnzTotalDevHostPtr;ppBuffer;",
-        "s;phandle;im;in;pA;ilda;pthreshold;pdescrC;pcsrSortedValC;pcsrSortedRowPtrC;pcsrSortedColIndC;ppBuffer;",
-        "s;phandle;im;in;innzA;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;pthreshold;pdescrC;pcsrSortedValC;pcsrSortedRowPtrC;pcsrSortedColIndC;ppBufferSizeInBytes;",
-        "s;phandle;im;in;innzA;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;pthreshold;pdescrC;pcsrSortedRowPtrC;pnnzTotalDevHostPtr;ppBuffer;",
-        "s;phandle;im;in;innzA;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;pthreshold;pdescrC;pcsrSortedValC;pcsrSortedRowPtrC;pcsrSortedColIndC;ppBuffer;",
-        "s;phandle;im;in;pA;ilda;fpercentage;pdescrC;pcsrSortedValC;pcsrSortedRowPtrC;pcsrSortedColIndC;pinfo;ppBufferSizeInBytes;",
-        "s;phandle;im;in;pA;ilda;fpercentage;pdescrC;pcsrRowPtrC;pnnzTotalDevHostPtr;pinfo;ppBuffer;",
-        "s;phandle;im;in;pA;ilda;fpercentage;pdescrC;pcsrSortedValC;pcsrSortedRowPtrC;pcsrSortedColIndC;pinfo;ppBuffer;",
-        "s;phandle;im;in;innzA;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;fpercentage;pdescrC;pcsrSortedValC;pcsrSortedRowPtrC;pcsrSortedColIndC;pinfo;ppBufferSizeInBytes;",
-        "s;phandle;im;in;innzA;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;fpercentage;pdescrC;pcsrSortedRowPtrC;pnnzTotalDevHostPtr;pinfo;ppBuffer;",
-        "s;phandle;im;in;innzA;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;fpercentage;pdescrC;pcsrSortedValC;pcsrSortedRowPtrC;pcsrSortedColIndC;pinfo;ppBuffer;",
-        "s;phandle;im;in;innz;pcsrVal;pcsrRowPtr;pcsrColInd;pcscVal;pcscColPtr;pcscRowInd;e11:valType;e10:copyValues;e6:idxBase;e12:alg;pbuffer;",
-        "s;phandle;im;in;innz;pcsrVal;pcsrRowPtr;pcsrColInd;pcscVal;pcscColPtr;pcscRowInd;e11:valType;e10:copyValues;e6:idxBase;e12:alg;pbufferSize;",
-        "s;pspVecDescr;isize;innz;pindices;pvalues;e13:idxType;e6:idxBase;e11:valueType;",
-        "s;pspVecDescr;",
-        "s;pspVecDescr;psize;pnnz;pindices;pvalues;pidxType;pidxBase;pvalueType;",
-        "s;pspVecDescr;pidxBase;",
-        "s;pspVecDescr;pvalues;",
-        "s;pdnVecDescr;isize;pvalues;e11:valueType;",
-        "s;pdnVecDescr;",
-        "s;pdnVecDescr;psize;pvalues;pvalueType;",
-        "s;pdnVecDescr;pvalues;",
-        "s;pspMatDescr;",
-        "s;pspMatDescr;pformat;",
-        "s;pspMatDescr;pidxBase;",
-        "s;pspMatDescr;pvalues;",
-        "s;pspMatDescr;prows;pcols;pnnz;",
-        "s;pspMatDescr;pbatchCount;",
-        "s;pspMatDescr;ibatchCount;ibatchStride;",
-        "s;pspMatDescr;ibatchCount;ioffsetsBatchStride;icolumnsValuesBatchStride;",
-        "s;pspMatDescr;ibatchCount;ioffsetsBatchStride;icolumnsBatchStride;iValuesBatchStride;",
-        "s;pspMatDescr;e14:attribute;pdata;udataSize;",
-        "s;pspMatDescr;irows;icols;innz;pcsrRowOffsets;pcsrColInd;pcsrValues;e13:csrRowOffsetsType;e13:csrColIndType;e6:idxBase;e11:valueType;",
-        "s;pspMatDescr;irows;icols;innz;pcscColOffsets;pcscRowInd;pcscValues;e13:cscColOffsetsType;e13:cscRowIndType;e6:idxBase;e11:valueType;",
-        "s;pspMatDescr;prows;pcols;pnnz;pcsrRowOffsets;pcsrColInd;pcsrValues;pcsrRowOffsetsType;pcsrColIndType;pidxBase;pvalueType;",
-        "s;pspMatDescr;prows;pcols;pnnz;pcscColOffsets;pcscRowInd;pcscValues;pcscColOffsetsType;pcscRowIndType;pidxBase;pvalueType;",
-        "s;pspMatDescr;pcsrRowOffsets;pcsrColInd;pcsrValues;",
-        "s;pspMatDescr;pcscColOffsets;pcscRowInd;pcscValues;",
-        "s;pspMatDescr;ibrows;ibcols;ibnnz;irowBlockSize;icolBlockSize;pbsrRowOffsets;pbsrColInd;pbsrValues;e13:bsrRowOffsetsType;e13:bsrColIndType;e6:idxBase;e11:valueType;e15:order;",
-        "s;pspMatDescr;ibrows;ibcols;ibnnz;irowBlockDim;icolBlockDim;pbsrRowOffsets;pbsrColInd;pbsrValues;e13:bsrRowOffsetsType;e13:bsrColIndType;e6:idxBase;e11:valueType;e15:order;",
-        "s;pspMatDescr;irows;icols;innz;pcooRowInd;pcooColInd;pcooValues;e13:cooIdxType;e6:idxBase;e11:valueType;",
-        "s;pspMatDescr;prows;pcols;pnnz;pcooRowInd;pcooColInd;pcooValues;pidxType;pidxBase;pvalueType;",
-        "s;pspMatDescr;pcooRows;pcooColumns;pcooValues;",
-        "s;pspMatDescr;irows;icols;iellBlockSize;iellCols;pellColInd;pellValue;e13:ellIdxType;e6:idxBase;e11:valueType;",
-        "s;pspMatDescr;prows;pcols;pellBlockSize;pellCols;pellColInd;pellValue;pellIdxType;pidxBase;pvalueType;",
-        "s;pspMatDescr;irows;icols;innz;isellValuesSize;isliceSize;psellSliceOffsets;psellColInd;psellValues;e13:sellSliceOffsetsType;e13:sellColIndType;e6:idxBase;e11:valueType;",
-        "s;pdnMatDescr;irows;icols;ild;pvalues;e11:valueType;e15:order;",
-        "s;pdnMatDescr;",
-        "s;pdnMatDescr;prows;pcols;pld;pvalues;ptype;porder;",
-        "s;pdnMatDescr;pvalues;",
-        "s;pdnMatDescr;ibatchCount;ibatchStride;",
-        "s;pdnMatDescr;pbatchCount;pbatchStride;",
-        "s;phandle;palpha;pvecX;pbeta;pvecY;",
-        "s;phandle;pvecY;pvecX;",
-        "s;phandle;pvecX;pvecY;",
-        "s;phandle;pc_coeff;ps_coeff;pvecX;pvecY;",
-        "s;phandle;e7:opX;pvecX;pvecY;presult;e11:computeType;pbufferSize;",
-        "s;phandle;e7:opX;pvecX;pvecY;presult;e11:computeType;pexternalBuffer;",
-        "s;phandle;pmatA;pmatB;e16:alg;pbufferSize;",
-        "s;phandle;pmatA;pmatB;e16:alg;pexternalBuffer;",
-        "s;phandle;pmatA;pmatB;e17:alg;pbufferSize;",
-        "s;phandle;pmatA;pmatB;e17:alg;pexternalBuffer;",
-        "s;phandle;e7:opA;palpha;pmatA;pvecX;pbeta;pvecY;e11:computeType;e18:alg;pexternalBuffer;",
-        "s;phandle;e7:opA;palpha;pmatA;pvecX;pbeta;pvecY;e11:computeType;e18:alg;pbufferSize;",
-        "s;pdescr;",
-        "s;phandle;e7:opA;palpha;pmatA;pvecX;pvecY;e11:computeType;e19:alg;pspsvDescr;pbufferSize;",
-        "s;phandle;e7:opA;palpha;pmatA;pvecX;pvecY;e11:computeType;e19:alg;pspsvDescr;pexternalBuffer;",
-        "s;phandle;e7:opA;palpha;pmatA;pvecX;pvecY;e11:computeType;e19:alg;pspsvDescr;",
-        "s;phandle;pspsvDescr;pnewValues;e20:updatePart;",
-        "s;phandle;e7:opA;e7:opB;palpha;pmatA;pmatB;pmatC;e11:computeType;e21:alg;pspsmDescr;pbufferSize;",
-        "s;phandle;e7:opA;e7:opB;palpha;pmatA;pmatB;pmatC;e11:computeType;e21:alg;pspsmDescr;pexternalBuffer;",
-        "s;phandle;e7:opA;e7:opB;palpha;pmatA;pmatB;pmatC;e11:computeType;e21:alg;pspsmDescr;",
-        "s;phandle;pspsmDescr;pnewValues;e22:updatePart;",
-        "s;phandle;e7:opA;e7:opB;palpha;pmatA;pmatB;pbeta;pmatC;e11:computeType;e23:alg;pbufferSize;",
-        "s;phandle;e7:opA;e7:opB;palpha;pmatA;pmatB;pbeta;pmatC;e11:computeType;e23:alg;pexternalBuffer;",
-        "s;phandle;e7:opA;e7:opB;palpha;pmatA;pmatB;pbeta;pmatC;e11:computeType;e24:alg;pspgemmDescr;pbufferSize1;pexternalBuffer1;",
-        "s;pspgemmDescr;pnum_prods;",
-        "s;phandle;e7:opA;e7:opB;palpha;pmatA;pmatB;pbeta;pmatC;e11:computeType;e24:alg;pspgemmDescr;fchunk_fraction;pbufferSize3;pexternalBuffer3;pbufferSize2;",
-        "s;phandle;e7:opA;e7:opB;palpha;pmatA;pmatB;pbeta;pmatC;e11:computeType;e24:alg;pspgemmDescr;pbufferSize2;pexternalBuffer2;",
-        "s;phandle;e7:opA;e7:opB;palpha;pmatA;pmatB;pbeta;pmatC;e11:computeType;e24:alg;pspgemmDescr;",
-        "s;phandle;e7:opA;e7:opB;pmatA;pmatB;pmatC;e24:alg;pspgemmDescr;pbufferSize1;pexternalBuffer1;",
-        "s;phandle;e7:opA;e7:opB;pmatA;pmatB;pmatC;e24:alg;pspgemmDescr;pbufferSize2;pexternalBuffer2;pbufferSize3;pexternalBuffer3;pbufferSize4;pexternalBuffer4;",
-        "s;phandle;e7:opA;e7:opB;pmatA;pmatB;pmatC;e24:alg;pspgemmDescr;pbufferSize5;pexternalBuffer5;",
-        "s;phandle;e7:opA;e7:opB;palpha;pmatA;pmatB;pbeta;pmatC;e11:computeType;e25:alg;pbufferSize;",
-        "s;phandle;e7:opA;e7:opB;palpha;pmatA;pmatB;pbeta;pmatC;e11:computeType;e25:alg;pexternalBuffer;",
-        "s;phandle;pplan;e7:opA;e7:opB;pmatA;pmatB;pmatC;e11:computeType;e26:alg;paddOperationNvvmBuffer;uaddOperationBufferSize;pmulOperationNvvmBuffer;umulOperationBufferSize;pepilogueNvvmBuffer;uepilogueBufferSize;pSpMMWorkspaceSize;",
-        "s;pplan;pexternalBuffer;",
-        "s;pplan;",
-        "MAJOR_VERSION",
-        "MINOR_VERSION",
-        "PATCH_LEVEL",
-        "CUSPARSE_STATUS_SUCCESS",
-        "CUSPARSE_STATUS_NOT_INITIALIZED",
-        "CUSPARSE_STATUS_ALLOC_FAILED",
-        "CUSPARSE_STATUS_INVALID_VALUE",
-        "CUSPARSE_STATUS_ARCH_MISMATCH",
-        "CUSPARSE_STATUS_MAPPING_ERROR",
-        "CUSPARSE_STATUS_EXECUTION_FAILED",
-        "CUSPARSE_STATUS_INTERNAL_ERROR",
-        "CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED",
-        "CUSPARSE_STATUS_ZERO_PIVOT",
-        "CUSPARSE_STATUS_NOT_SUPPORTED",
-        "CUSPARSE_STATUS_INSUFFICIENT_RESOURCES",
-        "CUSPARSE_POINTER_MODE_HOST",
-        "CUSPARSE_POINTER_MODE_DEVICE",
-        "CUSPARSE_MATRIX_TYPE_GENERAL",
-        "CUSPARSE_MATRIX_TYPE_SYMMETRIC",
-        "CUSPARSE_MATRIX_TYPE_HERMITIAN",
-        "CUSPARSE_MATRIX_TYPE_TRIANGULAR",
-        "CUSPARSE_FILL_MODE_LOWER",
-        "CUSPARSE_FILL_MODE_UPPER",
-        "CUSPARSE_DIAG_TYPE_NON_UNIT",
-        "CUSPARSE_DIAG_TYPE_UNIT",
-        "CUSPARSE_INDEX_BASE_ZERO",
-        "CUSPARSE_INDEX_BASE_ONE",
-        "CUSPARSE_OPERATION_NON_TRANSPOSE",
-        "CUSPARSE_OPERATION_TRANSPOSE",
-        "CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE",
-        "CUSPARSE_DIRECTION_ROW",
-        "CUSPARSE_DIRECTION_COLUMN",
-        "CUSPARSE_SOLVE_POLICY_NO_LEVEL",
-        "CUSPARSE_SOLVE_POLICY_USE_LEVEL",
-        "CUSPARSE_ACTION_SYMBOLIC",
-        "CUSPARSE_ACTION_NUMERIC",
-        "CUDA_R_32F",
-        "CUDA_R_64F",
-        "CUDA_R_16F",
-        "CUDA_R_8I",
-        "CUDA_C_32F",
-        "CUDA_C_64F",
-        "CUDA_C_16F",
-        "CUDA_C_8I",
-        "CUDA_R_8U",
-        "CUDA_C_8U",
-        "CUDA_R_32I",
-        "CUDA_C_32I",
-        "CUDA_R_32U",
-        "CUDA_C_32U",
-        "CUDA_R_16BF",
-        "CUDA_C_16BF",
-        "CUDA_R_4I",
-        "CUDA_C_4I",
-        "CUDA_R_4U",
-        "CUDA_C_4U",
-        "CUDA_R_16I",
-        "CUDA_C_16I",
-        "CUDA_R_16U",
-        "CUDA_C_16U",
-        "CUDA_R_64I",
-        "CUDA_C_64I",
-        "CUDA_R_64U",
-        "CUDA_C_64U",
-        "CUDA_R_8F_E4M3",
-        "CUDA_R_8F_E5M2",
-        "CUDA_R_8F_UE8M0",
-        "CUDA_R_6F_E2M3",
-        "CUDA_R_6F_E3M2",
-        "CUDA_R_4F_E2M1",
-        "CUSPARSE_CSR2CSC_ALG_DEFAULT",
-        "CUSPARSE_INDEX_16U",
-        "CUSPARSE_INDEX_32I",
-        "CUSPARSE_INDEX_64I",
-        "CUSPARSE_SPMAT_FILL_MODE",
-        "CUSPARSE_SPMAT_DIAG_TYPE",
-        "CUSPARSE_ORDER_COL",
-        "CUSPARSE_ORDER_ROW",
-        "CUSPARSE_SPARSETODENSE_ALG_DEFAULT",
-        "CUSPARSE_DENSETOSPARSE_ALG_DEFAULT",
-        "CUSPARSE_SPMV_ALG_DEFAULT",
-        "CUSPARSE_SPMV_COO_ALG1",
-        "CUSPARSE_SPMV_CSR_ALG1",
-        "CUSPARSE_SPMV_CSR_ALG2",
-        "CUSPARSE_SPMV_COO_ALG2",
-        "CUSPARSE_SPMV_SELL_ALG1",
-        "CUSPARSE_SPMV_BSR_ALG1",
-        "CUSPARSE_SPSV_ALG_DEFAULT",
-        "CUSPARSE_SPSV_UPDATE_GENERAL",
-        "CUSPARSE_SPSV_UPDATE_DIAGONAL",
-        "CUSPARSE_SPSM_ALG_DEFAULT",
-        "CUSPARSE_SPSM_UPDATE_GENERAL",
-        "CUSPARSE_SPSM_UPDATE_DIAGONAL",
-        "CUSPARSE_SPMM_ALG_DEFAULT",
-        "CUSPARSE_SPMM_COO_ALG1",
-        "CUSPARSE_SPMM_COO_ALG2",
-        "CUSPARSE_SPMM_COO_ALG3",
-        "CUSPARSE_SPMM_CSR_ALG1",
-        "CUSPARSE_SPMM_COO_ALG4",
-        "CUSPARSE_SPMM_CSR_ALG2",
-        "CUSPARSE_SPMM_CSR_ALG3",
-        "CUSPARSE_SPMM_BLOCKED_ELL_ALG1",
-        "CUSPARSE_SPMM_BSR_ALG1",
-        "CUSPARSE_SPGEMM_DEFAULT",
-        "CUSPARSE_SPGEMM_CSR_ALG_DETERMINITIC",
-        "CUSPARSE_SPGEMM_CSR_ALG_NONDETERMINITIC",
-        "CUSPARSE_SPGEMM_ALG1",
-        "CUSPARSE_SPGEMM_ALG2",
-        "CUSPARSE_SPGEMM_ALG3",
-        "CUSPARSE_SDDMM_ALG_DEFAULT",
-        "CUSPARSE_SPMM_OP_ALG_DEFAULT",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__cusparse_symbols, member)
     {
         {AT(symbol_cusparseCreate), AT(symbol_cusparseCreate), AT(wrapper_cubind_cusparse_create)},
@@ -2947,497 +2683,817 @@ const struct cubind__cusparse_symbols {
         {AT(symbol_cusparseHpruneCsr2csrByPercentage), AT(symbol_cusparseHpruneCsr2csrByPercentage), AT(wrapper_cubind_cusparse_hprune_csr2csr_by_percentage)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 27},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 27, sizeof(int)},
     {
-        AT(trace_0), /* cusparseCreate */
-        AT(trace_0), /* cusparseDestroy */
-        AT(trace_1), /* cusparseGetVersion */
-        AT(trace_2), /* cusparseGetProperty */
-        AT(trace_3), /* cusparseGetErrorName */
-        AT(trace_3), /* cusparseGetErrorString */
-        AT(trace_4), /* cusparseSetStream */
-        AT(trace_4), /* cusparseGetStream */
-        AT(trace_5), /* cusparseGetPointerMode */
-        AT(trace_6), /* cusparseSetPointerMode */
-        AT(trace_7), /* cusparseLoggerSetCallback */
-        AT(trace_8), /* cusparseLoggerSetFile */
-        AT(trace_9), /* cusparseLoggerOpenFile */
-        AT(trace_10), /* cusparseLoggerSetLevel */
-        AT(trace_11), /* cusparseLoggerSetMask */
-        AT(trace_12), /* cusparseLoggerForceDisable */
-        AT(trace_13), /* cusparseCreateMatDescr */
-        AT(trace_13), /* cusparseDestroyMatDescr */
-        AT(trace_14), /* cusparseSetMatType */
-        AT(trace_15), /* cusparseGetMatType */
-        AT(trace_16), /* cusparseSetMatFillMode */
-        AT(trace_17), /* cusparseGetMatFillMode */
-        AT(trace_18), /* cusparseSetMatDiagType */
-        AT(trace_19), /* cusparseGetMatDiagType */
-        AT(trace_20), /* cusparseSetMatIndexBase */
-        AT(trace_21), /* cusparseGetMatIndexBase */
-        AT(trace_22), /* cusparseCreateCsric02Info */
-        AT(trace_22), /* cusparseDestroyCsric02Info */
-        AT(trace_22), /* cusparseCreateBsric02Info */
-        AT(trace_22), /* cusparseDestroyBsric02Info */
-        AT(trace_22), /* cusparseCreateCsrilu02Info */
-        AT(trace_22), /* cusparseDestroyCsrilu02Info */
-        AT(trace_22), /* cusparseCreateBsrilu02Info */
-        AT(trace_22), /* cusparseDestroyBsrilu02Info */
-        AT(trace_22), /* cusparseCreateBsrsv2Info */
-        AT(trace_22), /* cusparseDestroyBsrsv2Info */
-        AT(trace_22), /* cusparseCreateBsrsm2Info */
-        AT(trace_22), /* cusparseDestroyBsrsm2Info */
-        AT(trace_22), /* cusparseCreateCsru2csrInfo */
-        AT(trace_22), /* cusparseDestroyCsru2csrInfo */
-        AT(trace_22), /* cusparseCreateColorInfo */
-        AT(trace_22), /* cusparseDestroyColorInfo */
-        AT(trace_22), /* cusparseCreatePruneInfo */
-        AT(trace_22), /* cusparseDestroyPruneInfo */
-        AT(trace_23), /* cusparseSgemvi */
-        AT(trace_24), /* cusparseSgemvi_bufferSize */
-        AT(trace_23), /* cusparseDgemvi */
-        AT(trace_24), /* cusparseDgemvi_bufferSize */
-        AT(trace_23), /* cusparseCgemvi */
-        AT(trace_24), /* cusparseCgemvi_bufferSize */
-        AT(trace_23), /* cusparseZgemvi */
-        AT(trace_24), /* cusparseZgemvi_bufferSize */
-        AT(trace_25), /* cusparseSbsrmv */
-        AT(trace_25), /* cusparseDbsrmv */
-        AT(trace_25), /* cusparseCbsrmv */
-        AT(trace_25), /* cusparseZbsrmv */
-        AT(trace_26), /* cusparseSbsrxmv */
-        AT(trace_26), /* cusparseDbsrxmv */
-        AT(trace_26), /* cusparseCbsrxmv */
-        AT(trace_26), /* cusparseZbsrxmv */
-        AT(trace_27), /* cusparseXbsrsv2_zeroPivot */
-        AT(trace_28), /* cusparseSbsrsv2_bufferSize */
-        AT(trace_28), /* cusparseDbsrsv2_bufferSize */
-        AT(trace_28), /* cusparseCbsrsv2_bufferSize */
-        AT(trace_28), /* cusparseZbsrsv2_bufferSize */
-        AT(trace_29), /* cusparseSbsrsv2_bufferSizeExt */
-        AT(trace_29), /* cusparseDbsrsv2_bufferSizeExt */
-        AT(trace_29), /* cusparseCbsrsv2_bufferSizeExt */
-        AT(trace_29), /* cusparseZbsrsv2_bufferSizeExt */
-        AT(trace_30), /* cusparseSbsrsv2_analysis */
-        AT(trace_30), /* cusparseDbsrsv2_analysis */
-        AT(trace_30), /* cusparseCbsrsv2_analysis */
-        AT(trace_30), /* cusparseZbsrsv2_analysis */
-        AT(trace_31), /* cusparseSbsrsv2_solve */
-        AT(trace_31), /* cusparseDbsrsv2_solve */
-        AT(trace_31), /* cusparseCbsrsv2_solve */
-        AT(trace_31), /* cusparseZbsrsv2_solve */
-        AT(trace_32), /* cusparseSbsrmm */
-        AT(trace_32), /* cusparseDbsrmm */
-        AT(trace_32), /* cusparseCbsrmm */
-        AT(trace_32), /* cusparseZbsrmm */
-        AT(trace_27), /* cusparseXbsrsm2_zeroPivot */
-        AT(trace_33), /* cusparseSbsrsm2_bufferSize */
-        AT(trace_33), /* cusparseDbsrsm2_bufferSize */
-        AT(trace_33), /* cusparseCbsrsm2_bufferSize */
-        AT(trace_33), /* cusparseZbsrsm2_bufferSize */
-        AT(trace_34), /* cusparseSbsrsm2_bufferSizeExt */
-        AT(trace_34), /* cusparseDbsrsm2_bufferSizeExt */
-        AT(trace_34), /* cusparseCbsrsm2_bufferSizeExt */
-        AT(trace_34), /* cusparseZbsrsm2_bufferSizeExt */
-        AT(trace_35), /* cusparseSbsrsm2_analysis */
-        AT(trace_35), /* cusparseDbsrsm2_analysis */
-        AT(trace_35), /* cusparseCbsrsm2_analysis */
-        AT(trace_35), /* cusparseZbsrsm2_analysis */
-        AT(trace_36), /* cusparseSbsrsm2_solve */
-        AT(trace_36), /* cusparseDbsrsm2_solve */
-        AT(trace_36), /* cusparseCbsrsm2_solve */
-        AT(trace_36), /* cusparseZbsrsm2_solve */
-        AT(trace_37), /* cusparseScsrilu02_numericBoost */
-        AT(trace_37), /* cusparseDcsrilu02_numericBoost */
-        AT(trace_37), /* cusparseCcsrilu02_numericBoost */
-        AT(trace_37), /* cusparseZcsrilu02_numericBoost */
-        AT(trace_27), /* cusparseXcsrilu02_zeroPivot */
-        AT(trace_38), /* cusparseScsrilu02_bufferSize */
-        AT(trace_38), /* cusparseDcsrilu02_bufferSize */
-        AT(trace_38), /* cusparseCcsrilu02_bufferSize */
-        AT(trace_38), /* cusparseZcsrilu02_bufferSize */
-        AT(trace_39), /* cusparseScsrilu02_bufferSizeExt */
-        AT(trace_39), /* cusparseDcsrilu02_bufferSizeExt */
-        AT(trace_39), /* cusparseCcsrilu02_bufferSizeExt */
-        AT(trace_39), /* cusparseZcsrilu02_bufferSizeExt */
-        AT(trace_40), /* cusparseScsrilu02_analysis */
-        AT(trace_40), /* cusparseDcsrilu02_analysis */
-        AT(trace_40), /* cusparseCcsrilu02_analysis */
-        AT(trace_40), /* cusparseZcsrilu02_analysis */
-        AT(trace_41), /* cusparseScsrilu02 */
-        AT(trace_41), /* cusparseDcsrilu02 */
-        AT(trace_41), /* cusparseCcsrilu02 */
-        AT(trace_41), /* cusparseZcsrilu02 */
-        AT(trace_37), /* cusparseSbsrilu02_numericBoost */
-        AT(trace_37), /* cusparseDbsrilu02_numericBoost */
-        AT(trace_37), /* cusparseCbsrilu02_numericBoost */
-        AT(trace_37), /* cusparseZbsrilu02_numericBoost */
-        AT(trace_27), /* cusparseXbsrilu02_zeroPivot */
-        AT(trace_42), /* cusparseSbsrilu02_bufferSize */
-        AT(trace_42), /* cusparseDbsrilu02_bufferSize */
-        AT(trace_42), /* cusparseCbsrilu02_bufferSize */
-        AT(trace_42), /* cusparseZbsrilu02_bufferSize */
-        AT(trace_43), /* cusparseSbsrilu02_bufferSizeExt */
-        AT(trace_43), /* cusparseDbsrilu02_bufferSizeExt */
-        AT(trace_43), /* cusparseCbsrilu02_bufferSizeExt */
-        AT(trace_43), /* cusparseZbsrilu02_bufferSizeExt */
-        AT(trace_44), /* cusparseSbsrilu02_analysis */
-        AT(trace_44), /* cusparseDbsrilu02_analysis */
-        AT(trace_44), /* cusparseCbsrilu02_analysis */
-        AT(trace_44), /* cusparseZbsrilu02_analysis */
-        AT(trace_44), /* cusparseSbsrilu02 */
-        AT(trace_44), /* cusparseDbsrilu02 */
-        AT(trace_44), /* cusparseCbsrilu02 */
-        AT(trace_44), /* cusparseZbsrilu02 */
-        AT(trace_27), /* cusparseXcsric02_zeroPivot */
-        AT(trace_38), /* cusparseScsric02_bufferSize */
-        AT(trace_38), /* cusparseDcsric02_bufferSize */
-        AT(trace_38), /* cusparseCcsric02_bufferSize */
-        AT(trace_38), /* cusparseZcsric02_bufferSize */
-        AT(trace_39), /* cusparseScsric02_bufferSizeExt */
-        AT(trace_39), /* cusparseDcsric02_bufferSizeExt */
-        AT(trace_39), /* cusparseCcsric02_bufferSizeExt */
-        AT(trace_39), /* cusparseZcsric02_bufferSizeExt */
-        AT(trace_40), /* cusparseScsric02_analysis */
-        AT(trace_40), /* cusparseDcsric02_analysis */
-        AT(trace_40), /* cusparseCcsric02_analysis */
-        AT(trace_40), /* cusparseZcsric02_analysis */
-        AT(trace_41), /* cusparseScsric02 */
-        AT(trace_41), /* cusparseDcsric02 */
-        AT(trace_41), /* cusparseCcsric02 */
-        AT(trace_41), /* cusparseZcsric02 */
-        AT(trace_27), /* cusparseXbsric02_zeroPivot */
-        AT(trace_42), /* cusparseSbsric02_bufferSize */
-        AT(trace_42), /* cusparseDbsric02_bufferSize */
-        AT(trace_42), /* cusparseCbsric02_bufferSize */
-        AT(trace_42), /* cusparseZbsric02_bufferSize */
-        AT(trace_43), /* cusparseSbsric02_bufferSizeExt */
-        AT(trace_43), /* cusparseDbsric02_bufferSizeExt */
-        AT(trace_43), /* cusparseCbsric02_bufferSizeExt */
-        AT(trace_43), /* cusparseZbsric02_bufferSizeExt */
-        AT(trace_45), /* cusparseSbsric02_analysis */
-        AT(trace_45), /* cusparseDbsric02_analysis */
-        AT(trace_45), /* cusparseCbsric02_analysis */
-        AT(trace_45), /* cusparseZbsric02_analysis */
-        AT(trace_44), /* cusparseSbsric02 */
-        AT(trace_44), /* cusparseDbsric02 */
-        AT(trace_44), /* cusparseCbsric02 */
-        AT(trace_44), /* cusparseZbsric02 */
-        AT(trace_46), /* cusparseSgtsv2_bufferSizeExt */
-        AT(trace_46), /* cusparseDgtsv2_bufferSizeExt */
-        AT(trace_46), /* cusparseCgtsv2_bufferSizeExt */
-        AT(trace_46), /* cusparseZgtsv2_bufferSizeExt */
-        AT(trace_47), /* cusparseSgtsv2 */
-        AT(trace_47), /* cusparseDgtsv2 */
-        AT(trace_47), /* cusparseCgtsv2 */
-        AT(trace_47), /* cusparseZgtsv2 */
-        AT(trace_46), /* cusparseSgtsv2_nopivot_bufferSizeExt */
-        AT(trace_46), /* cusparseDgtsv2_nopivot_bufferSizeExt */
-        AT(trace_46), /* cusparseCgtsv2_nopivot_bufferSizeExt */
-        AT(trace_46), /* cusparseZgtsv2_nopivot_bufferSizeExt */
-        AT(trace_47), /* cusparseSgtsv2_nopivot */
-        AT(trace_47), /* cusparseDgtsv2_nopivot */
-        AT(trace_47), /* cusparseCgtsv2_nopivot */
-        AT(trace_47), /* cusparseZgtsv2_nopivot */
-        AT(trace_48), /* cusparseSgtsv2StridedBatch_bufferSizeExt */
-        AT(trace_48), /* cusparseDgtsv2StridedBatch_bufferSizeExt */
-        AT(trace_48), /* cusparseCgtsv2StridedBatch_bufferSizeExt */
-        AT(trace_48), /* cusparseZgtsv2StridedBatch_bufferSizeExt */
-        AT(trace_49), /* cusparseSgtsv2StridedBatch */
-        AT(trace_49), /* cusparseDgtsv2StridedBatch */
-        AT(trace_49), /* cusparseCgtsv2StridedBatch */
-        AT(trace_49), /* cusparseZgtsv2StridedBatch */
-        AT(trace_50), /* cusparseSgtsvInterleavedBatch_bufferSizeExt */
-        AT(trace_50), /* cusparseDgtsvInterleavedBatch_bufferSizeExt */
-        AT(trace_50), /* cusparseCgtsvInterleavedBatch_bufferSizeExt */
-        AT(trace_50), /* cusparseZgtsvInterleavedBatch_bufferSizeExt */
-        AT(trace_51), /* cusparseSgtsvInterleavedBatch */
-        AT(trace_51), /* cusparseDgtsvInterleavedBatch */
-        AT(trace_51), /* cusparseCgtsvInterleavedBatch */
-        AT(trace_51), /* cusparseZgtsvInterleavedBatch */
-        AT(trace_52), /* cusparseSgpsvInterleavedBatch_bufferSizeExt */
-        AT(trace_52), /* cusparseDgpsvInterleavedBatch_bufferSizeExt */
-        AT(trace_52), /* cusparseCgpsvInterleavedBatch_bufferSizeExt */
-        AT(trace_52), /* cusparseZgpsvInterleavedBatch_bufferSizeExt */
-        AT(trace_53), /* cusparseSgpsvInterleavedBatch */
-        AT(trace_53), /* cusparseDgpsvInterleavedBatch */
-        AT(trace_53), /* cusparseCgpsvInterleavedBatch */
-        AT(trace_53), /* cusparseZgpsvInterleavedBatch */
-        AT(trace_54), /* cusparseScsrgeam2_bufferSizeExt */
-        AT(trace_54), /* cusparseDcsrgeam2_bufferSizeExt */
-        AT(trace_54), /* cusparseCcsrgeam2_bufferSizeExt */
-        AT(trace_54), /* cusparseZcsrgeam2_bufferSizeExt */
-        AT(trace_55), /* cusparseXcsrgeam2Nnz */
-        AT(trace_56), /* cusparseScsrgeam2 */
-        AT(trace_56), /* cusparseDcsrgeam2 */
-        AT(trace_56), /* cusparseCcsrgeam2 */
-        AT(trace_56), /* cusparseZcsrgeam2 */
-        AT(trace_57), /* cusparseScsrcolor */
-        AT(trace_57), /* cusparseDcsrcolor */
-        AT(trace_57), /* cusparseCcsrcolor */
-        AT(trace_57), /* cusparseZcsrcolor */
-        AT(trace_58), /* cusparseSnnz */
-        AT(trace_58), /* cusparseDnnz */
-        AT(trace_58), /* cusparseCnnz */
-        AT(trace_58), /* cusparseZnnz */
-        AT(trace_59), /* cusparseSnnz_compress */
-        AT(trace_59), /* cusparseDnnz_compress */
-        AT(trace_60), /* cusparseCnnz_compress */
-        AT(trace_60), /* cusparseZnnz_compress */
-        AT(trace_61), /* cusparseScsr2csr_compress */
-        AT(trace_61), /* cusparseDcsr2csr_compress */
-        AT(trace_62), /* cusparseCcsr2csr_compress */
-        AT(trace_62), /* cusparseZcsr2csr_compress */
-        AT(trace_63), /* cusparseXcoo2csr */
-        AT(trace_64), /* cusparseXcsr2coo */
-        AT(trace_65), /* cusparseXcsr2bsrNnz */
-        AT(trace_66), /* cusparseScsr2bsr */
-        AT(trace_66), /* cusparseDcsr2bsr */
-        AT(trace_66), /* cusparseCcsr2bsr */
-        AT(trace_66), /* cusparseZcsr2bsr */
-        AT(trace_67), /* cusparseSbsr2csr */
-        AT(trace_67), /* cusparseDbsr2csr */
-        AT(trace_67), /* cusparseCbsr2csr */
-        AT(trace_67), /* cusparseZbsr2csr */
-        AT(trace_68), /* cusparseSgebsr2gebsc_bufferSize */
-        AT(trace_68), /* cusparseDgebsr2gebsc_bufferSize */
-        AT(trace_68), /* cusparseCgebsr2gebsc_bufferSize */
-        AT(trace_68), /* cusparseZgebsr2gebsc_bufferSize */
-        AT(trace_69), /* cusparseSgebsr2gebsc_bufferSizeExt */
-        AT(trace_69), /* cusparseDgebsr2gebsc_bufferSizeExt */
-        AT(trace_69), /* cusparseCgebsr2gebsc_bufferSizeExt */
-        AT(trace_69), /* cusparseZgebsr2gebsc_bufferSizeExt */
-        AT(trace_70), /* cusparseSgebsr2gebsc */
-        AT(trace_70), /* cusparseDgebsr2gebsc */
-        AT(trace_70), /* cusparseCgebsr2gebsc */
-        AT(trace_70), /* cusparseZgebsr2gebsc */
-        AT(trace_71), /* cusparseXgebsr2csr */
-        AT(trace_72), /* cusparseSgebsr2csr */
-        AT(trace_72), /* cusparseDgebsr2csr */
-        AT(trace_72), /* cusparseCgebsr2csr */
-        AT(trace_72), /* cusparseZgebsr2csr */
-        AT(trace_73), /* cusparseScsr2gebsr_bufferSize */
-        AT(trace_73), /* cusparseDcsr2gebsr_bufferSize */
-        AT(trace_73), /* cusparseCcsr2gebsr_bufferSize */
-        AT(trace_73), /* cusparseZcsr2gebsr_bufferSize */
-        AT(trace_74), /* cusparseScsr2gebsr_bufferSizeExt */
-        AT(trace_74), /* cusparseDcsr2gebsr_bufferSizeExt */
-        AT(trace_74), /* cusparseCcsr2gebsr_bufferSizeExt */
-        AT(trace_74), /* cusparseZcsr2gebsr_bufferSizeExt */
-        AT(trace_75), /* cusparseXcsr2gebsrNnz */
-        AT(trace_76), /* cusparseScsr2gebsr */
-        AT(trace_76), /* cusparseDcsr2gebsr */
-        AT(trace_76), /* cusparseCcsr2gebsr */
-        AT(trace_76), /* cusparseZcsr2gebsr */
-        AT(trace_77), /* cusparseSgebsr2gebsr_bufferSize */
-        AT(trace_77), /* cusparseDgebsr2gebsr_bufferSize */
-        AT(trace_77), /* cusparseCgebsr2gebsr_bufferSize */
-        AT(trace_77), /* cusparseZgebsr2gebsr_bufferSize */
-        AT(trace_78), /* cusparseSgebsr2gebsr_bufferSizeExt */
-        AT(trace_78), /* cusparseDgebsr2gebsr_bufferSizeExt */
-        AT(trace_78), /* cusparseCgebsr2gebsr_bufferSizeExt */
-        AT(trace_78), /* cusparseZgebsr2gebsr_bufferSizeExt */
-        AT(trace_79), /* cusparseXgebsr2gebsrNnz */
-        AT(trace_80), /* cusparseSgebsr2gebsr */
-        AT(trace_80), /* cusparseDgebsr2gebsr */
-        AT(trace_80), /* cusparseCgebsr2gebsr */
-        AT(trace_80), /* cusparseZgebsr2gebsr */
-        AT(trace_81), /* cusparseCreateIdentityPermutation */
-        AT(trace_82), /* cusparseXcoosort_bufferSizeExt */
-        AT(trace_83), /* cusparseXcoosortByRow */
-        AT(trace_83), /* cusparseXcoosortByColumn */
-        AT(trace_84), /* cusparseXcsrsort_bufferSizeExt */
-        AT(trace_85), /* cusparseXcsrsort */
-        AT(trace_86), /* cusparseXcscsort_bufferSizeExt */
-        AT(trace_87), /* cusparseXcscsort */
-        AT(trace_88), /* cusparseScsru2csr_bufferSizeExt */
-        AT(trace_88), /* cusparseDcsru2csr_bufferSizeExt */
-        AT(trace_88), /* cusparseCcsru2csr_bufferSizeExt */
-        AT(trace_88), /* cusparseZcsru2csr_bufferSizeExt */
-        AT(trace_89), /* cusparseScsru2csr */
-        AT(trace_89), /* cusparseDcsru2csr */
-        AT(trace_89), /* cusparseCcsru2csr */
-        AT(trace_89), /* cusparseZcsru2csr */
-        AT(trace_89), /* cusparseScsr2csru */
-        AT(trace_89), /* cusparseDcsr2csru */
-        AT(trace_89), /* cusparseCcsr2csru */
-        AT(trace_89), /* cusparseZcsr2csru */
-        AT(trace_90), /* cusparseSpruneDense2csr_bufferSizeExt */
-        AT(trace_90), /* cusparseDpruneDense2csr_bufferSizeExt */
-        AT(trace_91), /* cusparseSpruneDense2csrNnz */
-        AT(trace_92), /* cusparseDpruneDense2csrNnz */
-        AT(trace_93), /* cusparseSpruneDense2csr */
-        AT(trace_93), /* cusparseDpruneDense2csr */
-        AT(trace_94), /* cusparseSpruneCsr2csr_bufferSizeExt */
-        AT(trace_94), /* cusparseDpruneCsr2csr_bufferSizeExt */
-        AT(trace_95), /* cusparseSpruneCsr2csrNnz */
-        AT(trace_95), /* cusparseDpruneCsr2csrNnz */
-        AT(trace_96), /* cusparseSpruneCsr2csr */
-        AT(trace_96), /* cusparseDpruneCsr2csr */
-        AT(trace_97), /* cusparseSpruneDense2csrByPercentage_bufferSizeExt */
-        AT(trace_97), /* cusparseDpruneDense2csrByPercentage_bufferSizeExt */
-        AT(trace_98), /* cusparseSpruneDense2csrNnzByPercentage */
-        AT(trace_98), /* cusparseDpruneDense2csrNnzByPercentage */
-        AT(trace_99), /* cusparseSpruneDense2csrByPercentage */
-        AT(trace_99), /* cusparseDpruneDense2csrByPercentage */
-        AT(trace_100), /* cusparseSpruneCsr2csrByPercentage_bufferSizeExt */
-        AT(trace_100), /* cusparseDpruneCsr2csrByPercentage_bufferSizeExt */
-        AT(trace_101), /* cusparseSpruneCsr2csrNnzByPercentage */
-        AT(trace_101), /* cusparseDpruneCsr2csrNnzByPercentage */
-        AT(trace_102), /* cusparseSpruneCsr2csrByPercentage */
-        AT(trace_102), /* cusparseDpruneCsr2csrByPercentage */
-        AT(trace_103), /* cusparseCsr2cscEx2 */
-        AT(trace_104), /* cusparseCsr2cscEx2_bufferSize */
-        AT(trace_105), /* cusparseCreateSpVec */
-        AT(trace_105), /* cusparseCreateConstSpVec */
-        AT(trace_106), /* cusparseDestroySpVec */
-        AT(trace_107), /* cusparseSpVecGet */
-        AT(trace_107), /* cusparseConstSpVecGet */
-        AT(trace_108), /* cusparseSpVecGetIndexBase */
-        AT(trace_109), /* cusparseSpVecGetValues */
-        AT(trace_109), /* cusparseConstSpVecGetValues */
-        AT(trace_109), /* cusparseSpVecSetValues */
-        AT(trace_110), /* cusparseCreateDnVec */
-        AT(trace_110), /* cusparseCreateConstDnVec */
-        AT(trace_111), /* cusparseDestroyDnVec */
-        AT(trace_112), /* cusparseDnVecGet */
-        AT(trace_112), /* cusparseConstDnVecGet */
-        AT(trace_113), /* cusparseDnVecGetValues */
-        AT(trace_113), /* cusparseConstDnVecGetValues */
-        AT(trace_113), /* cusparseDnVecSetValues */
-        AT(trace_114), /* cusparseDestroySpMat */
-        AT(trace_115), /* cusparseSpMatGetFormat */
-        AT(trace_116), /* cusparseSpMatGetIndexBase */
-        AT(trace_117), /* cusparseSpMatGetValues */
-        AT(trace_117), /* cusparseConstSpMatGetValues */
-        AT(trace_117), /* cusparseSpMatSetValues */
-        AT(trace_118), /* cusparseSpMatGetSize */
-        AT(trace_119), /* cusparseSpMatGetStridedBatch */
-        AT(trace_120), /* cusparseCooSetStridedBatch */
-        AT(trace_121), /* cusparseCsrSetStridedBatch */
-        AT(trace_122), /* cusparseBsrSetStridedBatch */
-        AT(trace_123), /* cusparseSpMatGetAttribute */
-        AT(trace_123), /* cusparseSpMatSetAttribute */
-        AT(trace_124), /* cusparseCreateCsr */
-        AT(trace_124), /* cusparseCreateConstCsr */
-        AT(trace_125), /* cusparseCreateCsc */
-        AT(trace_125), /* cusparseCreateConstCsc */
-        AT(trace_126), /* cusparseCsrGet */
-        AT(trace_126), /* cusparseConstCsrGet */
-        AT(trace_127), /* cusparseCscGet */
-        AT(trace_127), /* cusparseConstCscGet */
-        AT(trace_128), /* cusparseCsrSetPointers */
-        AT(trace_129), /* cusparseCscSetPointers */
-        AT(trace_130), /* cusparseCreateBsr */
-        AT(trace_131), /* cusparseCreateConstBsr */
-        AT(trace_132), /* cusparseCreateCoo */
-        AT(trace_132), /* cusparseCreateConstCoo */
-        AT(trace_133), /* cusparseCooGet */
-        AT(trace_133), /* cusparseConstCooGet */
-        AT(trace_134), /* cusparseCooSetPointers */
-        AT(trace_135), /* cusparseCreateBlockedEll */
-        AT(trace_135), /* cusparseCreateConstBlockedEll */
-        AT(trace_136), /* cusparseBlockedEllGet */
-        AT(trace_136), /* cusparseConstBlockedEllGet */
-        AT(trace_137), /* cusparseCreateSlicedEll */
-        AT(trace_137), /* cusparseCreateConstSlicedEll */
-        AT(trace_138), /* cusparseCreateDnMat */
-        AT(trace_138), /* cusparseCreateConstDnMat */
-        AT(trace_139), /* cusparseDestroyDnMat */
-        AT(trace_140), /* cusparseDnMatGet */
-        AT(trace_140), /* cusparseConstDnMatGet */
-        AT(trace_141), /* cusparseDnMatGetValues */
-        AT(trace_141), /* cusparseConstDnMatGetValues */
-        AT(trace_141), /* cusparseDnMatSetValues */
-        AT(trace_142), /* cusparseDnMatSetStridedBatch */
-        AT(trace_143), /* cusparseDnMatGetStridedBatch */
-        AT(trace_144), /* cusparseAxpby */
-        AT(trace_145), /* cusparseGather */
-        AT(trace_146), /* cusparseScatter */
-        AT(trace_147), /* cusparseRot */
-        AT(trace_148), /* cusparseSpVV_bufferSize */
-        AT(trace_149), /* cusparseSpVV */
-        AT(trace_150), /* cusparseSparseToDense_bufferSize */
-        AT(trace_151), /* cusparseSparseToDense */
-        AT(trace_152), /* cusparseDenseToSparse_bufferSize */
-        AT(trace_153), /* cusparseDenseToSparse_analysis */
-        AT(trace_153), /* cusparseDenseToSparse_convert */
-        AT(trace_154), /* cusparseSpMV */
-        AT(trace_155), /* cusparseSpMV_bufferSize */
-        AT(trace_154), /* cusparseSpMV_preprocess */
-        AT(trace_156), /* cusparseSpSV_createDescr */
-        AT(trace_156), /* cusparseSpSV_destroyDescr */
-        AT(trace_157), /* cusparseSpSV_bufferSize */
-        AT(trace_158), /* cusparseSpSV_analysis */
-        AT(trace_159), /* cusparseSpSV_solve */
-        AT(trace_160), /* cusparseSpSV_updateMatrix */
-        AT(trace_156), /* cusparseSpSM_createDescr */
-        AT(trace_156), /* cusparseSpSM_destroyDescr */
-        AT(trace_161), /* cusparseSpSM_bufferSize */
-        AT(trace_162), /* cusparseSpSM_analysis */
-        AT(trace_163), /* cusparseSpSM_solve */
-        AT(trace_164), /* cusparseSpSM_updateMatrix */
-        AT(trace_165), /* cusparseSpMM_bufferSize */
-        AT(trace_166), /* cusparseSpMM_preprocess */
-        AT(trace_166), /* cusparseSpMM */
-        AT(trace_156), /* cusparseSpGEMM_createDescr */
-        AT(trace_156), /* cusparseSpGEMM_destroyDescr */
-        AT(trace_167), /* cusparseSpGEMM_workEstimation */
-        AT(trace_168), /* cusparseSpGEMM_getNumProducts */
-        AT(trace_169), /* cusparseSpGEMM_estimateMemory */
-        AT(trace_170), /* cusparseSpGEMM_compute */
-        AT(trace_171), /* cusparseSpGEMM_copy */
-        AT(trace_172), /* cusparseSpGEMMreuse_workEstimation */
-        AT(trace_173), /* cusparseSpGEMMreuse_nnz */
-        AT(trace_174), /* cusparseSpGEMMreuse_copy */
-        AT(trace_171), /* cusparseSpGEMMreuse_compute */
-        AT(trace_175), /* cusparseSDDMM_bufferSize */
-        AT(trace_176), /* cusparseSDDMM_preprocess */
-        AT(trace_176), /* cusparseSDDMM */
-        AT(trace_177), /* cusparseSpMMOp_createPlan */
-        AT(trace_178), /* cusparseSpMMOp */
-        AT(trace_179), /* cusparseSpMMOp_destroyPlan */
-        AT(trace_90), /* cusparseHpruneDense2csr_bufferSizeExt */
-        AT(trace_91), /* cusparseHpruneDense2csrNnz */
-        AT(trace_93), /* cusparseHpruneDense2csr */
-        AT(trace_94), /* cusparseHpruneCsr2csr_bufferSizeExt */
-        AT(trace_95), /* cusparseHpruneCsr2csrNnz */
-        AT(trace_96), /* cusparseHpruneCsr2csr */
-        AT(trace_97), /* cusparseHpruneDense2csrByPercentage_bufferSizeExt */
-        AT(trace_98), /* cusparseHpruneDense2csrNnzByPercentage */
-        AT(trace_99), /* cusparseHpruneDense2csrByPercentage */
-        AT(trace_100), /* cusparseHpruneCsr2csrByPercentage_bufferSizeExt */
-        AT(trace_101), /* cusparseHpruneCsr2csrNnzByPercentage */
-        AT(trace_102), /* cusparseHpruneCsr2csrByPercentage */
+        "s;phandle;",
+        "s;phandle;pversion;",
+        "s;e0:type;pvalue;",
+        "p;e1:status;",
+        "s;phandle;pstreamId;",
+        "s;phandle;pmode;",
+        "s;phandle;e2:mode;",
+        "s;pcallback;",
+        "s;pfile;",
+        "s;plogFile;",
+        "s;ilevel;",
+        "s;imask;",
+        "s;",
+        "s;pdescrA;",
+        "s;pdescrA;e3:type;",
+        "e3:;pdescrA;",
+        "s;pdescrA;e4:fillMode;",
+        "e4:;pdescrA;",
+        "s;pdescrA;e5:diagType;",
+        "e5:;pdescrA;",
+        "s;pdescrA;e6:base;",
+        "e6:;pdescrA;",
+        "s;pinfo;",
+        "s;phandle;e7:transA;im;in;palpha;pA;ilda;innz;pxVal;pxInd;pbeta;py;e6:idxBase;ppBuffer;",
+        "s;phandle;e7:transA;im;in;innz;ppBufferSize;",
+        "s;phandle;e8:dirA;e7:transA;imb;inb;innzb;palpha;pdescrA;pbsrSortedValA;pbsrSortedRowPtrA;pbsrSortedColIndA;iblockDim;px;pbeta;py;",
+        "s;phandle;e8:dirA;e7:transA;isizeOfMask;imb;inb;innzb;palpha;pdescrA;pbsrSortedValA;pbsrSortedMaskPtrA;pbsrSortedRowPtrA;pbsrSortedEndPtrA;pbsrSortedColIndA;iblockDim;px;pbeta;py;",
+        "s;phandle;pinfo;pposition;",
+        "s;phandle;e8:dirA;e7:transA;imb;innzb;pdescrA;pbsrSortedValA;pbsrSortedRowPtrA;pbsrSortedColIndA;iblockDim;pinfo;ppBufferSizeInBytes;",
+        "s;phandle;e8:dirA;e7:transA;imb;innzb;pdescrA;pbsrSortedValA;pbsrSortedRowPtrA;pbsrSortedColIndA;iblockSize;pinfo;ppBufferSize;",
+        "s;phandle;e8:dirA;e7:transA;imb;innzb;pdescrA;pbsrSortedValA;pbsrSortedRowPtrA;pbsrSortedColIndA;iblockDim;pinfo;e9:policy;ppBuffer;",
+        "s;phandle;e8:dirA;e7:transA;imb;innzb;palpha;pdescrA;pbsrSortedValA;pbsrSortedRowPtrA;pbsrSortedColIndA;iblockDim;pinfo;pf;px;e9:policy;ppBuffer;",
+        "s;phandle;e8:dirA;e7:transA;e7:transB;imb;in;ikb;innzb;palpha;pdescrA;pbsrSortedValA;pbsrSortedRowPtrA;pbsrSortedColIndA;iblockSize;pB;ildb;pbeta;pC;ildc;",
+        "s;phandle;e8:dirA;e7:transA;e7:transXY;imb;in;innzb;pdescrA;pbsrSortedVal;pbsrSortedRowPtr;pbsrSortedColInd;iblockSize;pinfo;ppBufferSizeInBytes;",
+        "s;phandle;e8:dirA;e7:transA;e7:transB;imb;in;innzb;pdescrA;pbsrSortedVal;pbsrSortedRowPtr;pbsrSortedColInd;iblockSize;pinfo;ppBufferSize;",
+        "s;phandle;e8:dirA;e7:transA;e7:transXY;imb;in;innzb;pdescrA;pbsrSortedVal;pbsrSortedRowPtr;pbsrSortedColInd;iblockSize;pinfo;e9:policy;ppBuffer;",
+        "s;phandle;e8:dirA;e7:transA;e7:transXY;imb;in;innzb;palpha;pdescrA;pbsrSortedVal;pbsrSortedRowPtr;pbsrSortedColInd;iblockSize;pinfo;pB;ildb;pX;ildx;e9:policy;ppBuffer;",
+        "s;phandle;pinfo;ienable_boost;ptol;pboost_val;",
+        "s;phandle;im;innz;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;pinfo;ppBufferSizeInBytes;",
+        "s;phandle;im;innz;pdescrA;pcsrSortedVal;pcsrSortedRowPtr;pcsrSortedColInd;pinfo;ppBufferSize;",
+        "s;phandle;im;innz;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;pinfo;e9:policy;ppBuffer;",
+        "s;phandle;im;innz;pdescrA;pcsrSortedValA_valM;pcsrSortedRowPtrA;pcsrSortedColIndA;pinfo;e9:policy;ppBuffer;",
+        "s;phandle;e8:dirA;imb;innzb;pdescrA;pbsrSortedVal;pbsrSortedRowPtr;pbsrSortedColInd;iblockDim;pinfo;ppBufferSizeInBytes;",
+        "s;phandle;e8:dirA;imb;innzb;pdescrA;pbsrSortedVal;pbsrSortedRowPtr;pbsrSortedColInd;iblockSize;pinfo;ppBufferSize;",
+        "s;phandle;e8:dirA;imb;innzb;pdescrA;pbsrSortedVal;pbsrSortedRowPtr;pbsrSortedColInd;iblockDim;pinfo;e9:policy;ppBuffer;",
+        "s;phandle;e8:dirA;imb;innzb;pdescrA;pbsrSortedVal;pbsrSortedRowPtr;pbsrSortedColInd;iblockDim;pinfo;e9:policy;ppInputBuffer;",
+        "s;phandle;im;in;pdl;pd;pdu;pB;ildb;pbufferSizeInBytes;",
+        "s;phandle;im;in;pdl;pd;pdu;pB;ildb;ppBuffer;",
+        "s;phandle;im;pdl;pd;pdu;px;ibatchCount;ibatchStride;pbufferSizeInBytes;",
+        "s;phandle;im;pdl;pd;pdu;px;ibatchCount;ibatchStride;ppBuffer;",
+        "s;phandle;ialgo;im;pdl;pd;pdu;px;ibatchCount;ppBufferSizeInBytes;",
+        "s;phandle;ialgo;im;pdl;pd;pdu;px;ibatchCount;ppBuffer;",
+        "s;phandle;ialgo;im;pds;pdl;pd;pdu;pdw;px;ibatchCount;ppBufferSizeInBytes;",
+        "s;phandle;ialgo;im;pds;pdl;pd;pdu;pdw;px;ibatchCount;ppBuffer;",
+        "s;phandle;im;in;palpha;pdescrA;innzA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;pbeta;pdescrB;innzB;pcsrSortedValB;pcsrSortedRowPtrB;pcsrSortedColIndB;pdescrC;pcsrSortedValC;pcsrSortedRowPtrC;pcsrSortedColIndC;ppBufferSizeInBytes;",
+        "s;phandle;im;in;pdescrA;innzA;pcsrSortedRowPtrA;pcsrSortedColIndA;pdescrB;innzB;pcsrSortedRowPtrB;pcsrSortedColIndB;pdescrC;pcsrSortedRowPtrC;pnnzTotalDevHostPtr;pworkspace;",
+        "s;phandle;im;in;palpha;pdescrA;innzA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;pbeta;pdescrB;innzB;pcsrSortedValB;pcsrSortedRowPtrB;pcsrSortedColIndB;pdescrC;pcsrSortedValC;pcsrSortedRowPtrC;pcsrSortedColIndC;ppBuffer;",
+        "s;phandle;im;innz;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;pfractionToColor;pncolors;pcoloring;preordering;pinfo;",
+        "s;phandle;e8:dirA;im;in;pdescrA;pA;ilda;pnnzPerRowCol;pnnzTotalDevHostPtr;",
+        "s;phandle;im;pdescr;pcsrSortedValA;pcsrSortedRowPtrA;pnnzPerRow;pnnzC;ftol;",
+        "s;phandle;im;pdescr;pcsrSortedValA;pcsrSortedRowPtrA;pnnzPerRow;pnnzC;rtol;",
+        "s;phandle;im;in;pdescrA;pcsrSortedValA;pcsrSortedColIndA;pcsrSortedRowPtrA;innzA;pnnzPerRow;pcsrSortedValC;pcsrSortedColIndC;pcsrSortedRowPtrC;ftol;",
+        "s;phandle;im;in;pdescrA;pcsrSortedValA;pcsrSortedColIndA;pcsrSortedRowPtrA;innzA;pnnzPerRow;pcsrSortedValC;pcsrSortedColIndC;pcsrSortedRowPtrC;rtol;",
+        "s;phandle;pcooRowInd;innz;im;pcsrSortedRowPtr;e6:idxBase;",
+        "s;phandle;pcsrSortedRowPtr;innz;im;pcooRowInd;e6:idxBase;",
+        "s;phandle;e8:dirA;im;in;pdescrA;pcsrSortedRowPtrA;pcsrSortedColIndA;iblockDim;pdescrC;pbsrSortedRowPtrC;pnnzTotalDevHostPtr;",
+        "s;phandle;e8:dirA;im;in;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;iblockDim;pdescrC;pbsrSortedValC;pbsrSortedRowPtrC;pbsrSortedColIndC;",
+        "s;phandle;e8:dirA;imb;inb;pdescrA;pbsrSortedValA;pbsrSortedRowPtrA;pbsrSortedColIndA;iblockDim;pdescrC;pcsrSortedValC;pcsrSortedRowPtrC;pcsrSortedColIndC;",
+        "s;phandle;imb;inb;innzb;pbsrSortedVal;pbsrSortedRowPtr;pbsrSortedColInd;irowBlockDim;icolBlockDim;ppBufferSizeInBytes;",
+        "s;phandle;imb;inb;innzb;pbsrSortedVal;pbsrSortedRowPtr;pbsrSortedColInd;irowBlockDim;icolBlockDim;ppBufferSize;",
+        "s;phandle;imb;inb;innzb;pbsrSortedVal;pbsrSortedRowPtr;pbsrSortedColInd;irowBlockDim;icolBlockDim;pbscVal;pbscRowInd;pbscColPtr;e10:copyValues;e6:idxBase;ppBuffer;",
+        "s;phandle;e8:dirA;imb;inb;pdescrA;pbsrSortedRowPtrA;pbsrSortedColIndA;irowBlockDim;icolBlockDim;pdescrC;pcsrSortedRowPtrC;pcsrSortedColIndC;",
+        "s;phandle;e8:dirA;imb;inb;pdescrA;pbsrSortedValA;pbsrSortedRowPtrA;pbsrSortedColIndA;irowBlockDim;icolBlockDim;pdescrC;pcsrSortedValC;pcsrSortedRowPtrC;pcsrSortedColIndC;",
+        "s;phandle;e8:dirA;im;in;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;irowBlockDim;icolBlockDim;ppBufferSizeInBytes;",
+        "s;phandle;e8:dirA;im;in;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;irowBlockDim;icolBlockDim;ppBufferSize;",
+        "s;phandle;e8:dirA;im;in;pdescrA;pcsrSortedRowPtrA;pcsrSortedColIndA;pdescrC;pbsrSortedRowPtrC;irowBlockDim;icolBlockDim;pnnzTotalDevHostPtr;ppBuffer;",
+        "s;phandle;e8:dirA;im;in;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;pdescrC;pbsrSortedValC;pbsrSortedRowPtrC;pbsrSortedColIndC;irowBlockDim;icolBlockDim;ppBuffer;",
+        "s;phandle;e8:dirA;imb;inb;innzb;pdescrA;pbsrSortedValA;pbsrSortedRowPtrA;pbsrSortedColIndA;irowBlockDimA;icolBlockDimA;irowBlockDimC;icolBlockDimC;ppBufferSizeInBytes;",
+        "s;phandle;e8:dirA;imb;inb;innzb;pdescrA;pbsrSortedValA;pbsrSortedRowPtrA;pbsrSortedColIndA;irowBlockDimA;icolBlockDimA;irowBlockDimC;icolBlockDimC;ppBufferSize;",
+        "s;phandle;e8:dirA;imb;inb;innzb;pdescrA;pbsrSortedRowPtrA;pbsrSortedColIndA;irowBlockDimA;icolBlockDimA;pdescrC;pbsrSortedRowPtrC;irowBlockDimC;icolBlockDimC;pnnzTotalDevHostPtr;ppBuffer;",
+        "s;phandle;e8:dirA;imb;inb;innzb;pdescrA;pbsrSortedValA;pbsrSortedRowPtrA;pbsrSortedColIndA;irowBlockDimA;icolBlockDimA;pdescrC;pbsrSortedValC;pbsrSortedRowPtrC;pbsrSortedColIndC;irowBlockDimC;icolBlockDimC;ppBuffer;",
+        "s;phandle;in;pp;",
+        "s;phandle;im;in;innz;pcooRowsA;pcooColsA;ppBufferSizeInBytes;",
+        "s;phandle;im;in;innz;pcooRowsA;pcooColsA;pP;ppBuffer;",
+        "s;phandle;im;in;innz;pcsrRowPtrA;pcsrColIndA;ppBufferSizeInBytes;",
+        "s;phandle;im;in;innz;pdescrA;pcsrRowPtrA;pcsrColIndA;pP;ppBuffer;",
+        "s;phandle;im;in;innz;pcscColPtrA;pcscRowIndA;ppBufferSizeInBytes;",
+        "s;phandle;im;in;innz;pdescrA;pcscColPtrA;pcscRowIndA;pP;ppBuffer;",
+        "s;phandle;im;in;innz;pcsrVal;pcsrRowPtr;pcsrColInd;pinfo;ppBufferSizeInBytes;",
+        "s;phandle;im;in;innz;pdescrA;pcsrVal;pcsrRowPtr;pcsrColInd;pinfo;ppBuffer;",
+        "s;phandle;im;in;pA;ilda;pthreshold;pdescrC;pcsrSortedValC;pcsrSortedRowPtrC;pcsrSortedColIndC;ppBufferSizeInBytes;",
+        "s;phandle;im;in;pA;ilda;pthreshold;pdescrC;pcsrRowPtrC;pnnzTotalDevHostPtr;ppBuffer;",
+        "s;phandle;im;in;pA;ilda;pthreshold;pdescrC;pcsrSortedRowPtrC;pnnzTotalDevHostPtr;ppBuffer;",
+        "s;phandle;im;in;pA;ilda;pthreshold;pdescrC;pcsrSortedValC;pcsrSortedRowPtrC;pcsrSortedColIndC;ppBuffer;",
+        "s;phandle;im;in;innzA;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;pthreshold;pdescrC;pcsrSortedValC;pcsrSortedRowPtrC;pcsrSortedColIndC;ppBufferSizeInBytes;",
+        "s;phandle;im;in;innzA;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;pthreshold;pdescrC;pcsrSortedRowPtrC;pnnzTotalDevHostPtr;ppBuffer;",
+        "s;phandle;im;in;innzA;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;pthreshold;pdescrC;pcsrSortedValC;pcsrSortedRowPtrC;pcsrSortedColIndC;ppBuffer;",
+        "s;phandle;im;in;pA;ilda;fpercentage;pdescrC;pcsrSortedValC;pcsrSortedRowPtrC;pcsrSortedColIndC;pinfo;ppBufferSizeInBytes;",
+        "s;phandle;im;in;pA;ilda;fpercentage;pdescrC;pcsrRowPtrC;pnnzTotalDevHostPtr;pinfo;ppBuffer;",
+        "s;phandle;im;in;pA;ilda;fpercentage;pdescrC;pcsrSortedValC;pcsrSortedRowPtrC;pcsrSortedColIndC;pinfo;ppBuffer;",
+        "s;phandle;im;in;innzA;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;fpercentage;pdescrC;pcsrSortedValC;pcsrSortedRowPtrC;pcsrSortedColIndC;pinfo;ppBufferSizeInBytes;",
+        "s;phandle;im;in;innzA;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;fpercentage;pdescrC;pcsrSortedRowPtrC;pnnzTotalDevHostPtr;pinfo;ppBuffer;",
+        "s;phandle;im;in;innzA;pdescrA;pcsrSortedValA;pcsrSortedRowPtrA;pcsrSortedColIndA;fpercentage;pdescrC;pcsrSortedValC;pcsrSortedRowPtrC;pcsrSortedColIndC;pinfo;ppBuffer;",
+        "s;phandle;im;in;innz;pcsrVal;pcsrRowPtr;pcsrColInd;pcscVal;pcscColPtr;pcscRowInd;e11:valType;e10:copyValues;e6:idxBase;e12:alg;pbuffer;",
+        "s;phandle;im;in;innz;pcsrVal;pcsrRowPtr;pcsrColInd;pcscVal;pcscColPtr;pcscRowInd;e11:valType;e10:copyValues;e6:idxBase;e12:alg;pbufferSize;",
+        "s;pspVecDescr;isize;innz;pindices;pvalues;e13:idxType;e6:idxBase;e11:valueType;",
+        "s;pspVecDescr;",
+        "s;pspVecDescr;psize;pnnz;pindices;pvalues;pidxType;pidxBase;pvalueType;",
+        "s;pspVecDescr;pidxBase;",
+        "s;pspVecDescr;pvalues;",
+        "s;pdnVecDescr;isize;pvalues;e11:valueType;",
+        "s;pdnVecDescr;",
+        "s;pdnVecDescr;psize;pvalues;pvalueType;",
+        "s;pdnVecDescr;pvalues;",
+        "s;pspMatDescr;",
+        "s;pspMatDescr;pformat;",
+        "s;pspMatDescr;pidxBase;",
+        "s;pspMatDescr;pvalues;",
+        "s;pspMatDescr;prows;pcols;pnnz;",
+        "s;pspMatDescr;pbatchCount;",
+        "s;pspMatDescr;ibatchCount;ibatchStride;",
+        "s;pspMatDescr;ibatchCount;ioffsetsBatchStride;icolumnsValuesBatchStride;",
+        "s;pspMatDescr;ibatchCount;ioffsetsBatchStride;icolumnsBatchStride;iValuesBatchStride;",
+        "s;pspMatDescr;e14:attribute;pdata;udataSize;",
+        "s;pspMatDescr;irows;icols;innz;pcsrRowOffsets;pcsrColInd;pcsrValues;e13:csrRowOffsetsType;e13:csrColIndType;e6:idxBase;e11:valueType;",
+        "s;pspMatDescr;irows;icols;innz;pcscColOffsets;pcscRowInd;pcscValues;e13:cscColOffsetsType;e13:cscRowIndType;e6:idxBase;e11:valueType;",
+        "s;pspMatDescr;prows;pcols;pnnz;pcsrRowOffsets;pcsrColInd;pcsrValues;pcsrRowOffsetsType;pcsrColIndType;pidxBase;pvalueType;",
+        "s;pspMatDescr;prows;pcols;pnnz;pcscColOffsets;pcscRowInd;pcscValues;pcscColOffsetsType;pcscRowIndType;pidxBase;pvalueType;",
+        "s;pspMatDescr;pcsrRowOffsets;pcsrColInd;pcsrValues;",
+        "s;pspMatDescr;pcscColOffsets;pcscRowInd;pcscValues;",
+        "s;pspMatDescr;ibrows;ibcols;ibnnz;irowBlockSize;icolBlockSize;pbsrRowOffsets;pbsrColInd;pbsrValues;e13:bsrRowOffsetsType;e13:bsrColIndType;e6:idxBase;e11:valueType;e15:order;",
+        "s;pspMatDescr;ibrows;ibcols;ibnnz;irowBlockDim;icolBlockDim;pbsrRowOffsets;pbsrColInd;pbsrValues;e13:bsrRowOffsetsType;e13:bsrColIndType;e6:idxBase;e11:valueType;e15:order;",
+        "s;pspMatDescr;irows;icols;innz;pcooRowInd;pcooColInd;pcooValues;e13:cooIdxType;e6:idxBase;e11:valueType;",
+        "s;pspMatDescr;prows;pcols;pnnz;pcooRowInd;pcooColInd;pcooValues;pidxType;pidxBase;pvalueType;",
+        "s;pspMatDescr;pcooRows;pcooColumns;pcooValues;",
+        "s;pspMatDescr;irows;icols;iellBlockSize;iellCols;pellColInd;pellValue;e13:ellIdxType;e6:idxBase;e11:valueType;",
+        "s;pspMatDescr;prows;pcols;pellBlockSize;pellCols;pellColInd;pellValue;pellIdxType;pidxBase;pvalueType;",
+        "s;pspMatDescr;irows;icols;innz;isellValuesSize;isliceSize;psellSliceOffsets;psellColInd;psellValues;e13:sellSliceOffsetsType;e13:sellColIndType;e6:idxBase;e11:valueType;",
+        "s;pdnMatDescr;irows;icols;ild;pvalues;e11:valueType;e15:order;",
+        "s;pdnMatDescr;",
+        "s;pdnMatDescr;prows;pcols;pld;pvalues;ptype;porder;",
+        "s;pdnMatDescr;pvalues;",
+        "s;pdnMatDescr;ibatchCount;ibatchStride;",
+        "s;pdnMatDescr;pbatchCount;pbatchStride;",
+        "s;phandle;palpha;pvecX;pbeta;pvecY;",
+        "s;phandle;pvecY;pvecX;",
+        "s;phandle;pvecX;pvecY;",
+        "s;phandle;pc_coeff;ps_coeff;pvecX;pvecY;",
+        "s;phandle;e7:opX;pvecX;pvecY;presult;e11:computeType;pbufferSize;",
+        "s;phandle;e7:opX;pvecX;pvecY;presult;e11:computeType;pexternalBuffer;",
+        "s;phandle;pmatA;pmatB;e16:alg;pbufferSize;",
+        "s;phandle;pmatA;pmatB;e16:alg;pexternalBuffer;",
+        "s;phandle;pmatA;pmatB;e17:alg;pbufferSize;",
+        "s;phandle;pmatA;pmatB;e17:alg;pexternalBuffer;",
+        "s;phandle;e7:opA;palpha;pmatA;pvecX;pbeta;pvecY;e11:computeType;e18:alg;pexternalBuffer;",
+        "s;phandle;e7:opA;palpha;pmatA;pvecX;pbeta;pvecY;e11:computeType;e18:alg;pbufferSize;",
+        "s;pdescr;",
+        "s;phandle;e7:opA;palpha;pmatA;pvecX;pvecY;e11:computeType;e19:alg;pspsvDescr;pbufferSize;",
+        "s;phandle;e7:opA;palpha;pmatA;pvecX;pvecY;e11:computeType;e19:alg;pspsvDescr;pexternalBuffer;",
+        "s;phandle;e7:opA;palpha;pmatA;pvecX;pvecY;e11:computeType;e19:alg;pspsvDescr;",
+        "s;phandle;pspsvDescr;pnewValues;e20:updatePart;",
+        "s;phandle;e7:opA;e7:opB;palpha;pmatA;pmatB;pmatC;e11:computeType;e21:alg;pspsmDescr;pbufferSize;",
+        "s;phandle;e7:opA;e7:opB;palpha;pmatA;pmatB;pmatC;e11:computeType;e21:alg;pspsmDescr;pexternalBuffer;",
+        "s;phandle;e7:opA;e7:opB;palpha;pmatA;pmatB;pmatC;e11:computeType;e21:alg;pspsmDescr;",
+        "s;phandle;pspsmDescr;pnewValues;e22:updatePart;",
+        "s;phandle;e7:opA;e7:opB;palpha;pmatA;pmatB;pbeta;pmatC;e11:computeType;e23:alg;pbufferSize;",
+        "s;phandle;e7:opA;e7:opB;palpha;pmatA;pmatB;pbeta;pmatC;e11:computeType;e23:alg;pexternalBuffer;",
+        "s;phandle;e7:opA;e7:opB;palpha;pmatA;pmatB;pbeta;pmatC;e11:computeType;e24:alg;pspgemmDescr;pbufferSize1;pexternalBuffer1;",
+        "s;pspgemmDescr;pnum_prods;",
+        "s;phandle;e7:opA;e7:opB;palpha;pmatA;pmatB;pbeta;pmatC;e11:computeType;e24:alg;pspgemmDescr;fchunk_fraction;pbufferSize3;pexternalBuffer3;pbufferSize2;",
+        "s;phandle;e7:opA;e7:opB;palpha;pmatA;pmatB;pbeta;pmatC;e11:computeType;e24:alg;pspgemmDescr;pbufferSize2;pexternalBuffer2;",
+        "s;phandle;e7:opA;e7:opB;palpha;pmatA;pmatB;pbeta;pmatC;e11:computeType;e24:alg;pspgemmDescr;",
+        "s;phandle;e7:opA;e7:opB;pmatA;pmatB;pmatC;e24:alg;pspgemmDescr;pbufferSize1;pexternalBuffer1;",
+        "s;phandle;e7:opA;e7:opB;pmatA;pmatB;pmatC;e24:alg;pspgemmDescr;pbufferSize2;pexternalBuffer2;pbufferSize3;pexternalBuffer3;pbufferSize4;pexternalBuffer4;",
+        "s;phandle;e7:opA;e7:opB;pmatA;pmatB;pmatC;e24:alg;pspgemmDescr;pbufferSize5;pexternalBuffer5;",
+        "s;phandle;e7:opA;e7:opB;palpha;pmatA;pmatB;pbeta;pmatC;e11:computeType;e25:alg;pbufferSize;",
+        "s;phandle;e7:opA;e7:opB;palpha;pmatA;pmatB;pbeta;pmatC;e11:computeType;e25:alg;pexternalBuffer;",
+        "s;phandle;pplan;e7:opA;e7:opB;pmatA;pmatB;pmatC;e11:computeType;e26:alg;paddOperationNvvmBuffer;uaddOperationBufferSize;pmulOperationNvvmBuffer;umulOperationBufferSize;pepilogueNvvmBuffer;uepilogueBufferSize;pSpMMWorkspaceSize;",
+        "s;pplan;pexternalBuffer;",
+        "s;pplan;",
+        "",
+        "MAJOR_VERSION",
+        "MINOR_VERSION",
+        "PATCH_LEVEL",
+        "CUSPARSE_STATUS_",
+        "SUCCESS",
+        "NOT_INITIALIZED",
+        "ALLOC_FAILED",
+        "INVALID_VALUE",
+        "ARCH_MISMATCH",
+        "MAPPING_ERROR",
+        "EXECUTION_FAILED",
+        "INTERNAL_ERROR",
+        "MATRIX_TYPE_NOT_SUPPORTED",
+        "ZERO_PIVOT",
+        "NOT_SUPPORTED",
+        "INSUFFICIENT_RESOURCES",
+        "CUSPARSE_POINTER_MODE_",
+        "HOST",
+        "DEVICE",
+        "CUSPARSE_MATRIX_TYPE_",
+        "GENERAL",
+        "SYMMETRIC",
+        "HERMITIAN",
+        "TRIANGULAR",
+        "CUSPARSE_FILL_MODE_",
+        "LOWER",
+        "UPPER",
+        "CUSPARSE_DIAG_TYPE_",
+        "NON_UNIT",
+        "UNIT",
+        "CUSPARSE_INDEX_BASE_",
+        "ZERO",
+        "ONE",
+        "CUSPARSE_OPERATION_",
+        "NON_TRANSPOSE",
+        "TRANSPOSE",
+        "CONJUGATE_TRANSPOSE",
+        "CUSPARSE_DIRECTION_",
+        "ROW",
+        "COLUMN",
+        "CUSPARSE_SOLVE_POLICY_",
+        "NO_LEVEL",
+        "USE_LEVEL",
+        "CUSPARSE_ACTION_",
+        "SYMBOLIC",
+        "NUMERIC",
+        "CUDA_",
+        "R_32F",
+        "R_64F",
+        "R_16F",
+        "R_8I",
+        "C_32F",
+        "C_64F",
+        "C_16F",
+        "C_8I",
+        "R_8U",
+        "C_8U",
+        "R_32I",
+        "C_32I",
+        "R_32U",
+        "C_32U",
+        "R_16BF",
+        "C_16BF",
+        "R_4I",
+        "C_4I",
+        "R_4U",
+        "C_4U",
+        "R_16I",
+        "C_16I",
+        "R_16U",
+        "C_16U",
+        "R_64I",
+        "C_64I",
+        "R_64U",
+        "C_64U",
+        "R_8F_E4M3",
+        "R_8F_E5M2",
+        "R_8F_UE8M0",
+        "R_6F_E2M3",
+        "R_6F_E3M2",
+        "R_4F_E2M1",
+        "",
+        "CUSPARSE_CSR2CSC_ALG_DEFAULT",
+        "CUSPARSE_INDEX_",
+        "16U",
+        "32I",
+        "64I",
+        "CUSPARSE_SPMAT_",
+        "FILL_MODE",
+        "DIAG_TYPE",
+        "CUSPARSE_ORDER_",
+        "COL",
+        "ROW",
+        "",
+        "CUSPARSE_SPARSETODENSE_ALG_DEFAULT",
+        "",
+        "CUSPARSE_DENSETOSPARSE_ALG_DEFAULT",
+        "CUSPARSE_SPMV_",
+        "ALG_DEFAULT",
+        "COO_ALG1",
+        "CSR_ALG1",
+        "CSR_ALG2",
+        "COO_ALG2",
+        "SELL_ALG1",
+        "BSR_ALG1",
+        "",
+        "CUSPARSE_SPSV_ALG_DEFAULT",
+        "CUSPARSE_SPSV_UPDATE_",
+        "GENERAL",
+        "DIAGONAL",
+        "",
+        "CUSPARSE_SPSM_ALG_DEFAULT",
+        "CUSPARSE_SPSM_UPDATE_",
+        "GENERAL",
+        "DIAGONAL",
+        "CUSPARSE_SPMM_",
+        "ALG_DEFAULT",
+        "COO_ALG1",
+        "COO_ALG2",
+        "COO_ALG3",
+        "CSR_ALG1",
+        "COO_ALG4",
+        "CSR_ALG2",
+        "CSR_ALG3",
+        "BLOCKED_ELL_ALG1",
+        "BSR_ALG1",
+        "CUSPARSE_SPGEMM_",
+        "DEFAULT",
+        "CSR_ALG_DETERMINITIC",
+        "CSR_ALG_NONDETERMINITIC",
+        "ALG1",
+        "ALG2",
+        "ALG3",
+        "",
+        "CUSPARSE_SDDMM_ALG_DEFAULT",
+        "",
+        "CUSPARSE_SPMM_OP_ALG_DEFAULT",
     },
     {
-        {0, 3}, /* libraryPropertyType_t */
-        {3, 12}, /* cusparseStatus_t */
-        {15, 2}, /* cusparsePointerMode_t */
-        {17, 4}, /* cusparseMatrixType_t */
-        {21, 2}, /* cusparseFillMode_t */
-        {23, 2}, /* cusparseDiagType_t */
-        {25, 2}, /* cusparseIndexBase_t */
-        {27, 3}, /* cusparseOperation_t */
-        {30, 2}, /* cusparseDirection_t */
-        {32, 2}, /* cusparseSolvePolicy_t */
-        {34, 2}, /* cusparseAction_t */
-        {36, 34}, /* cudaDataType_t */
-        {70, 1}, /* cusparseCsr2CscAlg_t */
-        {71, 3}, /* cusparseIndexType_t */
-        {74, 2}, /* cusparseSpMatAttribute_t */
-        {76, 2}, /* cusparseOrder_t */
-        {78, 1}, /* cusparseSparseToDenseAlg_t */
-        {79, 1}, /* cusparseDenseToSparseAlg_t */
-        {80, 7}, /* cusparseSpMVAlg_t */
-        {87, 1}, /* cusparseSpSVAlg_t */
-        {88, 2}, /* cusparseSpSVUpdate_t */
-        {90, 1}, /* cusparseSpSMAlg_t */
-        {91, 2}, /* cusparseSpSMUpdate_t */
-        {93, 10}, /* cusparseSpMMAlg_t */
-        {103, 6}, /* cusparseSpGEMMAlg_t */
-        {109, 1}, /* cusparseSDDMMAlg_t */
-        {110, 1}, /* cusparseSpMMOpAlg_t */
+        TRACE_AT(trace_0), /* cusparseCreate */
+        TRACE_AT(trace_0), /* cusparseDestroy */
+        TRACE_AT(trace_1), /* cusparseGetVersion */
+        TRACE_AT(trace_2), /* cusparseGetProperty */
+        TRACE_AT(trace_3), /* cusparseGetErrorName */
+        TRACE_AT(trace_3), /* cusparseGetErrorString */
+        TRACE_AT(trace_4), /* cusparseSetStream */
+        TRACE_AT(trace_4), /* cusparseGetStream */
+        TRACE_AT(trace_5), /* cusparseGetPointerMode */
+        TRACE_AT(trace_6), /* cusparseSetPointerMode */
+        TRACE_AT(trace_7), /* cusparseLoggerSetCallback */
+        TRACE_AT(trace_8), /* cusparseLoggerSetFile */
+        TRACE_AT(trace_9), /* cusparseLoggerOpenFile */
+        TRACE_AT(trace_10), /* cusparseLoggerSetLevel */
+        TRACE_AT(trace_11), /* cusparseLoggerSetMask */
+        TRACE_AT(trace_12), /* cusparseLoggerForceDisable */
+        TRACE_AT(trace_13), /* cusparseCreateMatDescr */
+        TRACE_AT(trace_13), /* cusparseDestroyMatDescr */
+        TRACE_AT(trace_14), /* cusparseSetMatType */
+        TRACE_AT(trace_15), /* cusparseGetMatType */
+        TRACE_AT(trace_16), /* cusparseSetMatFillMode */
+        TRACE_AT(trace_17), /* cusparseGetMatFillMode */
+        TRACE_AT(trace_18), /* cusparseSetMatDiagType */
+        TRACE_AT(trace_19), /* cusparseGetMatDiagType */
+        TRACE_AT(trace_20), /* cusparseSetMatIndexBase */
+        TRACE_AT(trace_21), /* cusparseGetMatIndexBase */
+        TRACE_AT(trace_22), /* cusparseCreateCsric02Info */
+        TRACE_AT(trace_22), /* cusparseDestroyCsric02Info */
+        TRACE_AT(trace_22), /* cusparseCreateBsric02Info */
+        TRACE_AT(trace_22), /* cusparseDestroyBsric02Info */
+        TRACE_AT(trace_22), /* cusparseCreateCsrilu02Info */
+        TRACE_AT(trace_22), /* cusparseDestroyCsrilu02Info */
+        TRACE_AT(trace_22), /* cusparseCreateBsrilu02Info */
+        TRACE_AT(trace_22), /* cusparseDestroyBsrilu02Info */
+        TRACE_AT(trace_22), /* cusparseCreateBsrsv2Info */
+        TRACE_AT(trace_22), /* cusparseDestroyBsrsv2Info */
+        TRACE_AT(trace_22), /* cusparseCreateBsrsm2Info */
+        TRACE_AT(trace_22), /* cusparseDestroyBsrsm2Info */
+        TRACE_AT(trace_22), /* cusparseCreateCsru2csrInfo */
+        TRACE_AT(trace_22), /* cusparseDestroyCsru2csrInfo */
+        TRACE_AT(trace_22), /* cusparseCreateColorInfo */
+        TRACE_AT(trace_22), /* cusparseDestroyColorInfo */
+        TRACE_AT(trace_22), /* cusparseCreatePruneInfo */
+        TRACE_AT(trace_22), /* cusparseDestroyPruneInfo */
+        TRACE_AT(trace_23), /* cusparseSgemvi */
+        TRACE_AT(trace_24), /* cusparseSgemvi_bufferSize */
+        TRACE_AT(trace_23), /* cusparseDgemvi */
+        TRACE_AT(trace_24), /* cusparseDgemvi_bufferSize */
+        TRACE_AT(trace_23), /* cusparseCgemvi */
+        TRACE_AT(trace_24), /* cusparseCgemvi_bufferSize */
+        TRACE_AT(trace_23), /* cusparseZgemvi */
+        TRACE_AT(trace_24), /* cusparseZgemvi_bufferSize */
+        TRACE_AT(trace_25), /* cusparseSbsrmv */
+        TRACE_AT(trace_25), /* cusparseDbsrmv */
+        TRACE_AT(trace_25), /* cusparseCbsrmv */
+        TRACE_AT(trace_25), /* cusparseZbsrmv */
+        TRACE_AT(trace_26), /* cusparseSbsrxmv */
+        TRACE_AT(trace_26), /* cusparseDbsrxmv */
+        TRACE_AT(trace_26), /* cusparseCbsrxmv */
+        TRACE_AT(trace_26), /* cusparseZbsrxmv */
+        TRACE_AT(trace_27), /* cusparseXbsrsv2_zeroPivot */
+        TRACE_AT(trace_28), /* cusparseSbsrsv2_bufferSize */
+        TRACE_AT(trace_28), /* cusparseDbsrsv2_bufferSize */
+        TRACE_AT(trace_28), /* cusparseCbsrsv2_bufferSize */
+        TRACE_AT(trace_28), /* cusparseZbsrsv2_bufferSize */
+        TRACE_AT(trace_29), /* cusparseSbsrsv2_bufferSizeExt */
+        TRACE_AT(trace_29), /* cusparseDbsrsv2_bufferSizeExt */
+        TRACE_AT(trace_29), /* cusparseCbsrsv2_bufferSizeExt */
+        TRACE_AT(trace_29), /* cusparseZbsrsv2_bufferSizeExt */
+        TRACE_AT(trace_30), /* cusparseSbsrsv2_analysis */
+        TRACE_AT(trace_30), /* cusparseDbsrsv2_analysis */
+        TRACE_AT(trace_30), /* cusparseCbsrsv2_analysis */
+        TRACE_AT(trace_30), /* cusparseZbsrsv2_analysis */
+        TRACE_AT(trace_31), /* cusparseSbsrsv2_solve */
+        TRACE_AT(trace_31), /* cusparseDbsrsv2_solve */
+        TRACE_AT(trace_31), /* cusparseCbsrsv2_solve */
+        TRACE_AT(trace_31), /* cusparseZbsrsv2_solve */
+        TRACE_AT(trace_32), /* cusparseSbsrmm */
+        TRACE_AT(trace_32), /* cusparseDbsrmm */
+        TRACE_AT(trace_32), /* cusparseCbsrmm */
+        TRACE_AT(trace_32), /* cusparseZbsrmm */
+        TRACE_AT(trace_27), /* cusparseXbsrsm2_zeroPivot */
+        TRACE_AT(trace_33), /* cusparseSbsrsm2_bufferSize */
+        TRACE_AT(trace_33), /* cusparseDbsrsm2_bufferSize */
+        TRACE_AT(trace_33), /* cusparseCbsrsm2_bufferSize */
+        TRACE_AT(trace_33), /* cusparseZbsrsm2_bufferSize */
+        TRACE_AT(trace_34), /* cusparseSbsrsm2_bufferSizeExt */
+        TRACE_AT(trace_34), /* cusparseDbsrsm2_bufferSizeExt */
+        TRACE_AT(trace_34), /* cusparseCbsrsm2_bufferSizeExt */
+        TRACE_AT(trace_34), /* cusparseZbsrsm2_bufferSizeExt */
+        TRACE_AT(trace_35), /* cusparseSbsrsm2_analysis */
+        TRACE_AT(trace_35), /* cusparseDbsrsm2_analysis */
+        TRACE_AT(trace_35), /* cusparseCbsrsm2_analysis */
+        TRACE_AT(trace_35), /* cusparseZbsrsm2_analysis */
+        TRACE_AT(trace_36), /* cusparseSbsrsm2_solve */
+        TRACE_AT(trace_36), /* cusparseDbsrsm2_solve */
+        TRACE_AT(trace_36), /* cusparseCbsrsm2_solve */
+        TRACE_AT(trace_36), /* cusparseZbsrsm2_solve */
+        TRACE_AT(trace_37), /* cusparseScsrilu02_numericBoost */
+        TRACE_AT(trace_37), /* cusparseDcsrilu02_numericBoost */
+        TRACE_AT(trace_37), /* cusparseCcsrilu02_numericBoost */
+        TRACE_AT(trace_37), /* cusparseZcsrilu02_numericBoost */
+        TRACE_AT(trace_27), /* cusparseXcsrilu02_zeroPivot */
+        TRACE_AT(trace_38), /* cusparseScsrilu02_bufferSize */
+        TRACE_AT(trace_38), /* cusparseDcsrilu02_bufferSize */
+        TRACE_AT(trace_38), /* cusparseCcsrilu02_bufferSize */
+        TRACE_AT(trace_38), /* cusparseZcsrilu02_bufferSize */
+        TRACE_AT(trace_39), /* cusparseScsrilu02_bufferSizeExt */
+        TRACE_AT(trace_39), /* cusparseDcsrilu02_bufferSizeExt */
+        TRACE_AT(trace_39), /* cusparseCcsrilu02_bufferSizeExt */
+        TRACE_AT(trace_39), /* cusparseZcsrilu02_bufferSizeExt */
+        TRACE_AT(trace_40), /* cusparseScsrilu02_analysis */
+        TRACE_AT(trace_40), /* cusparseDcsrilu02_analysis */
+        TRACE_AT(trace_40), /* cusparseCcsrilu02_analysis */
+        TRACE_AT(trace_40), /* cusparseZcsrilu02_analysis */
+        TRACE_AT(trace_41), /* cusparseScsrilu02 */
+        TRACE_AT(trace_41), /* cusparseDcsrilu02 */
+        TRACE_AT(trace_41), /* cusparseCcsrilu02 */
+        TRACE_AT(trace_41), /* cusparseZcsrilu02 */
+        TRACE_AT(trace_37), /* cusparseSbsrilu02_numericBoost */
+        TRACE_AT(trace_37), /* cusparseDbsrilu02_numericBoost */
+        TRACE_AT(trace_37), /* cusparseCbsrilu02_numericBoost */
+        TRACE_AT(trace_37), /* cusparseZbsrilu02_numericBoost */
+        TRACE_AT(trace_27), /* cusparseXbsrilu02_zeroPivot */
+        TRACE_AT(trace_42), /* cusparseSbsrilu02_bufferSize */
+        TRACE_AT(trace_42), /* cusparseDbsrilu02_bufferSize */
+        TRACE_AT(trace_42), /* cusparseCbsrilu02_bufferSize */
+        TRACE_AT(trace_42), /* cusparseZbsrilu02_bufferSize */
+        TRACE_AT(trace_43), /* cusparseSbsrilu02_bufferSizeExt */
+        TRACE_AT(trace_43), /* cusparseDbsrilu02_bufferSizeExt */
+        TRACE_AT(trace_43), /* cusparseCbsrilu02_bufferSizeExt */
+        TRACE_AT(trace_43), /* cusparseZbsrilu02_bufferSizeExt */
+        TRACE_AT(trace_44), /* cusparseSbsrilu02_analysis */
+        TRACE_AT(trace_44), /* cusparseDbsrilu02_analysis */
+        TRACE_AT(trace_44), /* cusparseCbsrilu02_analysis */
+        TRACE_AT(trace_44), /* cusparseZbsrilu02_analysis */
+        TRACE_AT(trace_44), /* cusparseSbsrilu02 */
+        TRACE_AT(trace_44), /* cusparseDbsrilu02 */
+        TRACE_AT(trace_44), /* cusparseCbsrilu02 */
+        TRACE_AT(trace_44), /* cusparseZbsrilu02 */
+        TRACE_AT(trace_27), /* cusparseXcsric02_zeroPivot */
+        TRACE_AT(trace_38), /* cusparseScsric02_bufferSize */
+        TRACE_AT(trace_38), /* cusparseDcsric02_bufferSize */
+        TRACE_AT(trace_38), /* cusparseCcsric02_bufferSize */
+        TRACE_AT(trace_38), /* cusparseZcsric02_bufferSize */
+        TRACE_AT(trace_39), /* cusparseScsric02_bufferSizeExt */
+        TRACE_AT(trace_39), /* cusparseDcsric02_bufferSizeExt */
+        TRACE_AT(trace_39), /* cusparseCcsric02_bufferSizeExt */
+        TRACE_AT(trace_39), /* cusparseZcsric02_bufferSizeExt */
+        TRACE_AT(trace_40), /* cusparseScsric02_analysis */
+        TRACE_AT(trace_40), /* cusparseDcsric02_analysis */
+        TRACE_AT(trace_40), /* cusparseCcsric02_analysis */
+        TRACE_AT(trace_40), /* cusparseZcsric02_analysis */
+        TRACE_AT(trace_41), /* cusparseScsric02 */
+        TRACE_AT(trace_41), /* cusparseDcsric02 */
+        TRACE_AT(trace_41), /* cusparseCcsric02 */
+        TRACE_AT(trace_41), /* cusparseZcsric02 */
+        TRACE_AT(trace_27), /* cusparseXbsric02_zeroPivot */
+        TRACE_AT(trace_42), /* cusparseSbsric02_bufferSize */
+        TRACE_AT(trace_42), /* cusparseDbsric02_bufferSize */
+        TRACE_AT(trace_42), /* cusparseCbsric02_bufferSize */
+        TRACE_AT(trace_42), /* cusparseZbsric02_bufferSize */
+        TRACE_AT(trace_43), /* cusparseSbsric02_bufferSizeExt */
+        TRACE_AT(trace_43), /* cusparseDbsric02_bufferSizeExt */
+        TRACE_AT(trace_43), /* cusparseCbsric02_bufferSizeExt */
+        TRACE_AT(trace_43), /* cusparseZbsric02_bufferSizeExt */
+        TRACE_AT(trace_45), /* cusparseSbsric02_analysis */
+        TRACE_AT(trace_45), /* cusparseDbsric02_analysis */
+        TRACE_AT(trace_45), /* cusparseCbsric02_analysis */
+        TRACE_AT(trace_45), /* cusparseZbsric02_analysis */
+        TRACE_AT(trace_44), /* cusparseSbsric02 */
+        TRACE_AT(trace_44), /* cusparseDbsric02 */
+        TRACE_AT(trace_44), /* cusparseCbsric02 */
+        TRACE_AT(trace_44), /* cusparseZbsric02 */
+        TRACE_AT(trace_46), /* cusparseSgtsv2_bufferSizeExt */
+        TRACE_AT(trace_46), /* cusparseDgtsv2_bufferSizeExt */
+        TRACE_AT(trace_46), /* cusparseCgtsv2_bufferSizeExt */
+        TRACE_AT(trace_46), /* cusparseZgtsv2_bufferSizeExt */
+        TRACE_AT(trace_47), /* cusparseSgtsv2 */
+        TRACE_AT(trace_47), /* cusparseDgtsv2 */
+        TRACE_AT(trace_47), /* cusparseCgtsv2 */
+        TRACE_AT(trace_47), /* cusparseZgtsv2 */
+        TRACE_AT(trace_46), /* cusparseSgtsv2_nopivot_bufferSizeExt */
+        TRACE_AT(trace_46), /* cusparseDgtsv2_nopivot_bufferSizeExt */
+        TRACE_AT(trace_46), /* cusparseCgtsv2_nopivot_bufferSizeExt */
+        TRACE_AT(trace_46), /* cusparseZgtsv2_nopivot_bufferSizeExt */
+        TRACE_AT(trace_47), /* cusparseSgtsv2_nopivot */
+        TRACE_AT(trace_47), /* cusparseDgtsv2_nopivot */
+        TRACE_AT(trace_47), /* cusparseCgtsv2_nopivot */
+        TRACE_AT(trace_47), /* cusparseZgtsv2_nopivot */
+        TRACE_AT(trace_48), /* cusparseSgtsv2StridedBatch_bufferSizeExt */
+        TRACE_AT(trace_48), /* cusparseDgtsv2StridedBatch_bufferSizeExt */
+        TRACE_AT(trace_48), /* cusparseCgtsv2StridedBatch_bufferSizeExt */
+        TRACE_AT(trace_48), /* cusparseZgtsv2StridedBatch_bufferSizeExt */
+        TRACE_AT(trace_49), /* cusparseSgtsv2StridedBatch */
+        TRACE_AT(trace_49), /* cusparseDgtsv2StridedBatch */
+        TRACE_AT(trace_49), /* cusparseCgtsv2StridedBatch */
+        TRACE_AT(trace_49), /* cusparseZgtsv2StridedBatch */
+        TRACE_AT(trace_50), /* cusparseSgtsvInterleavedBatch_bufferSizeExt */
+        TRACE_AT(trace_50), /* cusparseDgtsvInterleavedBatch_bufferSizeExt */
+        TRACE_AT(trace_50), /* cusparseCgtsvInterleavedBatch_bufferSizeExt */
+        TRACE_AT(trace_50), /* cusparseZgtsvInterleavedBatch_bufferSizeExt */
+        TRACE_AT(trace_51), /* cusparseSgtsvInterleavedBatch */
+        TRACE_AT(trace_51), /* cusparseDgtsvInterleavedBatch */
+        TRACE_AT(trace_51), /* cusparseCgtsvInterleavedBatch */
+        TRACE_AT(trace_51), /* cusparseZgtsvInterleavedBatch */
+        TRACE_AT(trace_52), /* cusparseSgpsvInterleavedBatch_bufferSizeExt */
+        TRACE_AT(trace_52), /* cusparseDgpsvInterleavedBatch_bufferSizeExt */
+        TRACE_AT(trace_52), /* cusparseCgpsvInterleavedBatch_bufferSizeExt */
+        TRACE_AT(trace_52), /* cusparseZgpsvInterleavedBatch_bufferSizeExt */
+        TRACE_AT(trace_53), /* cusparseSgpsvInterleavedBatch */
+        TRACE_AT(trace_53), /* cusparseDgpsvInterleavedBatch */
+        TRACE_AT(trace_53), /* cusparseCgpsvInterleavedBatch */
+        TRACE_AT(trace_53), /* cusparseZgpsvInterleavedBatch */
+        TRACE_AT(trace_54), /* cusparseScsrgeam2_bufferSizeExt */
+        TRACE_AT(trace_54), /* cusparseDcsrgeam2_bufferSizeExt */
+        TRACE_AT(trace_54), /* cusparseCcsrgeam2_bufferSizeExt */
+        TRACE_AT(trace_54), /* cusparseZcsrgeam2_bufferSizeExt */
+        TRACE_AT(trace_55), /* cusparseXcsrgeam2Nnz */
+        TRACE_AT(trace_56), /* cusparseScsrgeam2 */
+        TRACE_AT(trace_56), /* cusparseDcsrgeam2 */
+        TRACE_AT(trace_56), /* cusparseCcsrgeam2 */
+        TRACE_AT(trace_56), /* cusparseZcsrgeam2 */
+        TRACE_AT(trace_57), /* cusparseScsrcolor */
+        TRACE_AT(trace_57), /* cusparseDcsrcolor */
+        TRACE_AT(trace_57), /* cusparseCcsrcolor */
+        TRACE_AT(trace_57), /* cusparseZcsrcolor */
+        TRACE_AT(trace_58), /* cusparseSnnz */
+        TRACE_AT(trace_58), /* cusparseDnnz */
+        TRACE_AT(trace_58), /* cusparseCnnz */
+        TRACE_AT(trace_58), /* cusparseZnnz */
+        TRACE_AT(trace_59), /* cusparseSnnz_compress */
+        TRACE_AT(trace_59), /* cusparseDnnz_compress */
+        TRACE_AT(trace_60), /* cusparseCnnz_compress */
+        TRACE_AT(trace_60), /* cusparseZnnz_compress */
+        TRACE_AT(trace_61), /* cusparseScsr2csr_compress */
+        TRACE_AT(trace_61), /* cusparseDcsr2csr_compress */
+        TRACE_AT(trace_62), /* cusparseCcsr2csr_compress */
+        TRACE_AT(trace_62), /* cusparseZcsr2csr_compress */
+        TRACE_AT(trace_63), /* cusparseXcoo2csr */
+        TRACE_AT(trace_64), /* cusparseXcsr2coo */
+        TRACE_AT(trace_65), /* cusparseXcsr2bsrNnz */
+        TRACE_AT(trace_66), /* cusparseScsr2bsr */
+        TRACE_AT(trace_66), /* cusparseDcsr2bsr */
+        TRACE_AT(trace_66), /* cusparseCcsr2bsr */
+        TRACE_AT(trace_66), /* cusparseZcsr2bsr */
+        TRACE_AT(trace_67), /* cusparseSbsr2csr */
+        TRACE_AT(trace_67), /* cusparseDbsr2csr */
+        TRACE_AT(trace_67), /* cusparseCbsr2csr */
+        TRACE_AT(trace_67), /* cusparseZbsr2csr */
+        TRACE_AT(trace_68), /* cusparseSgebsr2gebsc_bufferSize */
+        TRACE_AT(trace_68), /* cusparseDgebsr2gebsc_bufferSize */
+        TRACE_AT(trace_68), /* cusparseCgebsr2gebsc_bufferSize */
+        TRACE_AT(trace_68), /* cusparseZgebsr2gebsc_bufferSize */
+        TRACE_AT(trace_69), /* cusparseSgebsr2gebsc_bufferSizeExt */
+        TRACE_AT(trace_69), /* cusparseDgebsr2gebsc_bufferSizeExt */
+        TRACE_AT(trace_69), /* cusparseCgebsr2gebsc_bufferSizeExt */
+        TRACE_AT(trace_69), /* cusparseZgebsr2gebsc_bufferSizeExt */
+        TRACE_AT(trace_70), /* cusparseSgebsr2gebsc */
+        TRACE_AT(trace_70), /* cusparseDgebsr2gebsc */
+        TRACE_AT(trace_70), /* cusparseCgebsr2gebsc */
+        TRACE_AT(trace_70), /* cusparseZgebsr2gebsc */
+        TRACE_AT(trace_71), /* cusparseXgebsr2csr */
+        TRACE_AT(trace_72), /* cusparseSgebsr2csr */
+        TRACE_AT(trace_72), /* cusparseDgebsr2csr */
+        TRACE_AT(trace_72), /* cusparseCgebsr2csr */
+        TRACE_AT(trace_72), /* cusparseZgebsr2csr */
+        TRACE_AT(trace_73), /* cusparseScsr2gebsr_bufferSize */
+        TRACE_AT(trace_73), /* cusparseDcsr2gebsr_bufferSize */
+        TRACE_AT(trace_73), /* cusparseCcsr2gebsr_bufferSize */
+        TRACE_AT(trace_73), /* cusparseZcsr2gebsr_bufferSize */
+        TRACE_AT(trace_74), /* cusparseScsr2gebsr_bufferSizeExt */
+        TRACE_AT(trace_74), /* cusparseDcsr2gebsr_bufferSizeExt */
+        TRACE_AT(trace_74), /* cusparseCcsr2gebsr_bufferSizeExt */
+        TRACE_AT(trace_74), /* cusparseZcsr2gebsr_bufferSizeExt */
+        TRACE_AT(trace_75), /* cusparseXcsr2gebsrNnz */
+        TRACE_AT(trace_76), /* cusparseScsr2gebsr */
+        TRACE_AT(trace_76), /* cusparseDcsr2gebsr */
+        TRACE_AT(trace_76), /* cusparseCcsr2gebsr */
+        TRACE_AT(trace_76), /* cusparseZcsr2gebsr */
+        TRACE_AT(trace_77), /* cusparseSgebsr2gebsr_bufferSize */
+        TRACE_AT(trace_77), /* cusparseDgebsr2gebsr_bufferSize */
+        TRACE_AT(trace_77), /* cusparseCgebsr2gebsr_bufferSize */
+        TRACE_AT(trace_77), /* cusparseZgebsr2gebsr_bufferSize */
+        TRACE_AT(trace_78), /* cusparseSgebsr2gebsr_bufferSizeExt */
+        TRACE_AT(trace_78), /* cusparseDgebsr2gebsr_bufferSizeExt */
+        TRACE_AT(trace_78), /* cusparseCgebsr2gebsr_bufferSizeExt */
+        TRACE_AT(trace_78), /* cusparseZgebsr2gebsr_bufferSizeExt */
+        TRACE_AT(trace_79), /* cusparseXgebsr2gebsrNnz */
+        TRACE_AT(trace_80), /* cusparseSgebsr2gebsr */
+        TRACE_AT(trace_80), /* cusparseDgebsr2gebsr */
+        TRACE_AT(trace_80), /* cusparseCgebsr2gebsr */
+        TRACE_AT(trace_80), /* cusparseZgebsr2gebsr */
+        TRACE_AT(trace_81), /* cusparseCreateIdentityPermutation */
+        TRACE_AT(trace_82), /* cusparseXcoosort_bufferSizeExt */
+        TRACE_AT(trace_83), /* cusparseXcoosortByRow */
+        TRACE_AT(trace_83), /* cusparseXcoosortByColumn */
+        TRACE_AT(trace_84), /* cusparseXcsrsort_bufferSizeExt */
+        TRACE_AT(trace_85), /* cusparseXcsrsort */
+        TRACE_AT(trace_86), /* cusparseXcscsort_bufferSizeExt */
+        TRACE_AT(trace_87), /* cusparseXcscsort */
+        TRACE_AT(trace_88), /* cusparseScsru2csr_bufferSizeExt */
+        TRACE_AT(trace_88), /* cusparseDcsru2csr_bufferSizeExt */
+        TRACE_AT(trace_88), /* cusparseCcsru2csr_bufferSizeExt */
+        TRACE_AT(trace_88), /* cusparseZcsru2csr_bufferSizeExt */
+        TRACE_AT(trace_89), /* cusparseScsru2csr */
+        TRACE_AT(trace_89), /* cusparseDcsru2csr */
+        TRACE_AT(trace_89), /* cusparseCcsru2csr */
+        TRACE_AT(trace_89), /* cusparseZcsru2csr */
+        TRACE_AT(trace_89), /* cusparseScsr2csru */
+        TRACE_AT(trace_89), /* cusparseDcsr2csru */
+        TRACE_AT(trace_89), /* cusparseCcsr2csru */
+        TRACE_AT(trace_89), /* cusparseZcsr2csru */
+        TRACE_AT(trace_90), /* cusparseSpruneDense2csr_bufferSizeExt */
+        TRACE_AT(trace_90), /* cusparseDpruneDense2csr_bufferSizeExt */
+        TRACE_AT(trace_91), /* cusparseSpruneDense2csrNnz */
+        TRACE_AT(trace_92), /* cusparseDpruneDense2csrNnz */
+        TRACE_AT(trace_93), /* cusparseSpruneDense2csr */
+        TRACE_AT(trace_93), /* cusparseDpruneDense2csr */
+        TRACE_AT(trace_94), /* cusparseSpruneCsr2csr_bufferSizeExt */
+        TRACE_AT(trace_94), /* cusparseDpruneCsr2csr_bufferSizeExt */
+        TRACE_AT(trace_95), /* cusparseSpruneCsr2csrNnz */
+        TRACE_AT(trace_95), /* cusparseDpruneCsr2csrNnz */
+        TRACE_AT(trace_96), /* cusparseSpruneCsr2csr */
+        TRACE_AT(trace_96), /* cusparseDpruneCsr2csr */
+        TRACE_AT(trace_97), /* cusparseSpruneDense2csrByPercentage_bufferSizeExt */
+        TRACE_AT(trace_97), /* cusparseDpruneDense2csrByPercentage_bufferSizeExt */
+        TRACE_AT(trace_98), /* cusparseSpruneDense2csrNnzByPercentage */
+        TRACE_AT(trace_98), /* cusparseDpruneDense2csrNnzByPercentage */
+        TRACE_AT(trace_99), /* cusparseSpruneDense2csrByPercentage */
+        TRACE_AT(trace_99), /* cusparseDpruneDense2csrByPercentage */
+        TRACE_AT(trace_100), /* cusparseSpruneCsr2csrByPercentage_bufferSizeExt */
+        TRACE_AT(trace_100), /* cusparseDpruneCsr2csrByPercentage_bufferSizeExt */
+        TRACE_AT(trace_101), /* cusparseSpruneCsr2csrNnzByPercentage */
+        TRACE_AT(trace_101), /* cusparseDpruneCsr2csrNnzByPercentage */
+        TRACE_AT(trace_102), /* cusparseSpruneCsr2csrByPercentage */
+        TRACE_AT(trace_102), /* cusparseDpruneCsr2csrByPercentage */
+        TRACE_AT(trace_103), /* cusparseCsr2cscEx2 */
+        TRACE_AT(trace_104), /* cusparseCsr2cscEx2_bufferSize */
+        TRACE_AT(trace_105), /* cusparseCreateSpVec */
+        TRACE_AT(trace_105), /* cusparseCreateConstSpVec */
+        TRACE_AT(trace_106), /* cusparseDestroySpVec */
+        TRACE_AT(trace_107), /* cusparseSpVecGet */
+        TRACE_AT(trace_107), /* cusparseConstSpVecGet */
+        TRACE_AT(trace_108), /* cusparseSpVecGetIndexBase */
+        TRACE_AT(trace_109), /* cusparseSpVecGetValues */
+        TRACE_AT(trace_109), /* cusparseConstSpVecGetValues */
+        TRACE_AT(trace_109), /* cusparseSpVecSetValues */
+        TRACE_AT(trace_110), /* cusparseCreateDnVec */
+        TRACE_AT(trace_110), /* cusparseCreateConstDnVec */
+        TRACE_AT(trace_111), /* cusparseDestroyDnVec */
+        TRACE_AT(trace_112), /* cusparseDnVecGet */
+        TRACE_AT(trace_112), /* cusparseConstDnVecGet */
+        TRACE_AT(trace_113), /* cusparseDnVecGetValues */
+        TRACE_AT(trace_113), /* cusparseConstDnVecGetValues */
+        TRACE_AT(trace_113), /* cusparseDnVecSetValues */
+        TRACE_AT(trace_114), /* cusparseDestroySpMat */
+        TRACE_AT(trace_115), /* cusparseSpMatGetFormat */
+        TRACE_AT(trace_116), /* cusparseSpMatGetIndexBase */
+        TRACE_AT(trace_117), /* cusparseSpMatGetValues */
+        TRACE_AT(trace_117), /* cusparseConstSpMatGetValues */
+        TRACE_AT(trace_117), /* cusparseSpMatSetValues */
+        TRACE_AT(trace_118), /* cusparseSpMatGetSize */
+        TRACE_AT(trace_119), /* cusparseSpMatGetStridedBatch */
+        TRACE_AT(trace_120), /* cusparseCooSetStridedBatch */
+        TRACE_AT(trace_121), /* cusparseCsrSetStridedBatch */
+        TRACE_AT(trace_122), /* cusparseBsrSetStridedBatch */
+        TRACE_AT(trace_123), /* cusparseSpMatGetAttribute */
+        TRACE_AT(trace_123), /* cusparseSpMatSetAttribute */
+        TRACE_AT(trace_124), /* cusparseCreateCsr */
+        TRACE_AT(trace_124), /* cusparseCreateConstCsr */
+        TRACE_AT(trace_125), /* cusparseCreateCsc */
+        TRACE_AT(trace_125), /* cusparseCreateConstCsc */
+        TRACE_AT(trace_126), /* cusparseCsrGet */
+        TRACE_AT(trace_126), /* cusparseConstCsrGet */
+        TRACE_AT(trace_127), /* cusparseCscGet */
+        TRACE_AT(trace_127), /* cusparseConstCscGet */
+        TRACE_AT(trace_128), /* cusparseCsrSetPointers */
+        TRACE_AT(trace_129), /* cusparseCscSetPointers */
+        TRACE_AT(trace_130), /* cusparseCreateBsr */
+        TRACE_AT(trace_131), /* cusparseCreateConstBsr */
+        TRACE_AT(trace_132), /* cusparseCreateCoo */
+        TRACE_AT(trace_132), /* cusparseCreateConstCoo */
+        TRACE_AT(trace_133), /* cusparseCooGet */
+        TRACE_AT(trace_133), /* cusparseConstCooGet */
+        TRACE_AT(trace_134), /* cusparseCooSetPointers */
+        TRACE_AT(trace_135), /* cusparseCreateBlockedEll */
+        TRACE_AT(trace_135), /* cusparseCreateConstBlockedEll */
+        TRACE_AT(trace_136), /* cusparseBlockedEllGet */
+        TRACE_AT(trace_136), /* cusparseConstBlockedEllGet */
+        TRACE_AT(trace_137), /* cusparseCreateSlicedEll */
+        TRACE_AT(trace_137), /* cusparseCreateConstSlicedEll */
+        TRACE_AT(trace_138), /* cusparseCreateDnMat */
+        TRACE_AT(trace_138), /* cusparseCreateConstDnMat */
+        TRACE_AT(trace_139), /* cusparseDestroyDnMat */
+        TRACE_AT(trace_140), /* cusparseDnMatGet */
+        TRACE_AT(trace_140), /* cusparseConstDnMatGet */
+        TRACE_AT(trace_141), /* cusparseDnMatGetValues */
+        TRACE_AT(trace_141), /* cusparseConstDnMatGetValues */
+        TRACE_AT(trace_141), /* cusparseDnMatSetValues */
+        TRACE_AT(trace_142), /* cusparseDnMatSetStridedBatch */
+        TRACE_AT(trace_143), /* cusparseDnMatGetStridedBatch */
+        TRACE_AT(trace_144), /* cusparseAxpby */
+        TRACE_AT(trace_145), /* cusparseGather */
+        TRACE_AT(trace_146), /* cusparseScatter */
+        TRACE_AT(trace_147), /* cusparseRot */
+        TRACE_AT(trace_148), /* cusparseSpVV_bufferSize */
+        TRACE_AT(trace_149), /* cusparseSpVV */
+        TRACE_AT(trace_150), /* cusparseSparseToDense_bufferSize */
+        TRACE_AT(trace_151), /* cusparseSparseToDense */
+        TRACE_AT(trace_152), /* cusparseDenseToSparse_bufferSize */
+        TRACE_AT(trace_153), /* cusparseDenseToSparse_analysis */
+        TRACE_AT(trace_153), /* cusparseDenseToSparse_convert */
+        TRACE_AT(trace_154), /* cusparseSpMV */
+        TRACE_AT(trace_155), /* cusparseSpMV_bufferSize */
+        TRACE_AT(trace_154), /* cusparseSpMV_preprocess */
+        TRACE_AT(trace_156), /* cusparseSpSV_createDescr */
+        TRACE_AT(trace_156), /* cusparseSpSV_destroyDescr */
+        TRACE_AT(trace_157), /* cusparseSpSV_bufferSize */
+        TRACE_AT(trace_158), /* cusparseSpSV_analysis */
+        TRACE_AT(trace_159), /* cusparseSpSV_solve */
+        TRACE_AT(trace_160), /* cusparseSpSV_updateMatrix */
+        TRACE_AT(trace_156), /* cusparseSpSM_createDescr */
+        TRACE_AT(trace_156), /* cusparseSpSM_destroyDescr */
+        TRACE_AT(trace_161), /* cusparseSpSM_bufferSize */
+        TRACE_AT(trace_162), /* cusparseSpSM_analysis */
+        TRACE_AT(trace_163), /* cusparseSpSM_solve */
+        TRACE_AT(trace_164), /* cusparseSpSM_updateMatrix */
+        TRACE_AT(trace_165), /* cusparseSpMM_bufferSize */
+        TRACE_AT(trace_166), /* cusparseSpMM_preprocess */
+        TRACE_AT(trace_166), /* cusparseSpMM */
+        TRACE_AT(trace_156), /* cusparseSpGEMM_createDescr */
+        TRACE_AT(trace_156), /* cusparseSpGEMM_destroyDescr */
+        TRACE_AT(trace_167), /* cusparseSpGEMM_workEstimation */
+        TRACE_AT(trace_168), /* cusparseSpGEMM_getNumProducts */
+        TRACE_AT(trace_169), /* cusparseSpGEMM_estimateMemory */
+        TRACE_AT(trace_170), /* cusparseSpGEMM_compute */
+        TRACE_AT(trace_171), /* cusparseSpGEMM_copy */
+        TRACE_AT(trace_172), /* cusparseSpGEMMreuse_workEstimation */
+        TRACE_AT(trace_173), /* cusparseSpGEMMreuse_nnz */
+        TRACE_AT(trace_174), /* cusparseSpGEMMreuse_copy */
+        TRACE_AT(trace_171), /* cusparseSpGEMMreuse_compute */
+        TRACE_AT(trace_175), /* cusparseSDDMM_bufferSize */
+        TRACE_AT(trace_176), /* cusparseSDDMM_preprocess */
+        TRACE_AT(trace_176), /* cusparseSDDMM */
+        TRACE_AT(trace_177), /* cusparseSpMMOp_createPlan */
+        TRACE_AT(trace_178), /* cusparseSpMMOp */
+        TRACE_AT(trace_179), /* cusparseSpMMOp_destroyPlan */
+        TRACE_AT(trace_90), /* cusparseHpruneDense2csr_bufferSizeExt */
+        TRACE_AT(trace_91), /* cusparseHpruneDense2csrNnz */
+        TRACE_AT(trace_93), /* cusparseHpruneDense2csr */
+        TRACE_AT(trace_94), /* cusparseHpruneCsr2csr_bufferSizeExt */
+        TRACE_AT(trace_95), /* cusparseHpruneCsr2csrNnz */
+        TRACE_AT(trace_96), /* cusparseHpruneCsr2csr */
+        TRACE_AT(trace_97), /* cusparseHpruneDense2csrByPercentage_bufferSizeExt */
+        TRACE_AT(trace_98), /* cusparseHpruneDense2csrNnzByPercentage */
+        TRACE_AT(trace_99), /* cusparseHpruneDense2csrByPercentage */
+        TRACE_AT(trace_100), /* cusparseHpruneCsr2csrByPercentage_bufferSizeExt */
+        TRACE_AT(trace_101), /* cusparseHpruneCsr2csrNnzByPercentage */
+        TRACE_AT(trace_102), /* cusparseHpruneCsr2csrByPercentage */
+    },
+    {
+        {TRACE_AT(enum_0), 0, 3}, /* libraryPropertyType_t */
+        {TRACE_AT(enum_1), 3, 12}, /* cusparseStatus_t */
+        {TRACE_AT(enum_2), 15, 2}, /* cusparsePointerMode_t */
+        {TRACE_AT(enum_3), 17, 4}, /* cusparseMatrixType_t */
+        {TRACE_AT(enum_4), 21, 2}, /* cusparseFillMode_t */
+        {TRACE_AT(enum_5), 23, 2}, /* cusparseDiagType_t */
+        {TRACE_AT(enum_6), 25, 2}, /* cusparseIndexBase_t */
+        {TRACE_AT(enum_7), 27, 3}, /* cusparseOperation_t */
+        {TRACE_AT(enum_8), 30, 2}, /* cusparseDirection_t */
+        {TRACE_AT(enum_9), 32, 2}, /* cusparseSolvePolicy_t */
+        {TRACE_AT(enum_10), 34, 2}, /* cusparseAction_t */
+        {TRACE_AT(enum_11), 36, 34}, /* cudaDataType_t */
+        {TRACE_AT(enum_12), 70, 1}, /* cusparseCsr2CscAlg_t */
+        {TRACE_AT(enum_13), 71, 3}, /* cusparseIndexType_t */
+        {TRACE_AT(enum_14), 74, 2}, /* cusparseSpMatAttribute_t */
+        {TRACE_AT(enum_15), 76, 2}, /* cusparseOrder_t */
+        {TRACE_AT(enum_16), 78, 1}, /* cusparseSparseToDenseAlg_t */
+        {TRACE_AT(enum_17), 79, 1}, /* cusparseDenseToSparseAlg_t */
+        {TRACE_AT(enum_18), 80, 7}, /* cusparseSpMVAlg_t */
+        {TRACE_AT(enum_19), 87, 1}, /* cusparseSpSVAlg_t */
+        {TRACE_AT(enum_20), 88, 2}, /* cusparseSpSVUpdate_t */
+        {TRACE_AT(enum_21), 90, 1}, /* cusparseSpSMAlg_t */
+        {TRACE_AT(enum_22), 91, 2}, /* cusparseSpSMUpdate_t */
+        {TRACE_AT(enum_23), 93, 10}, /* cusparseSpMMAlg_t */
+        {TRACE_AT(enum_24), 103, 6}, /* cusparseSpGEMMAlg_t */
+        {TRACE_AT(enum_25), 109, 1}, /* cusparseSDDMMAlg_t */
+        {TRACE_AT(enum_26), 110, 1}, /* cusparseSpMMOpAlg_t */
     },
     {
         0,
@@ -3553,122 +3609,127 @@ const struct cubind__cusparse_symbols {
         0,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_1_0),
-        AT(enum_1_1),
-        AT(enum_1_2),
-        AT(enum_1_3),
-        AT(enum_1_4),
-        AT(enum_1_5),
-        AT(enum_1_6),
-        AT(enum_1_7),
-        AT(enum_1_8),
-        AT(enum_1_9),
-        AT(enum_1_10),
-        AT(enum_1_11),
-        AT(enum_2_0),
-        AT(enum_2_1),
-        AT(enum_3_0),
-        AT(enum_3_1),
-        AT(enum_3_2),
-        AT(enum_3_3),
-        AT(enum_4_0),
-        AT(enum_4_1),
-        AT(enum_5_0),
-        AT(enum_5_1),
-        AT(enum_6_0),
-        AT(enum_6_1),
-        AT(enum_7_0),
-        AT(enum_7_1),
-        AT(enum_7_2),
-        AT(enum_8_0),
-        AT(enum_8_1),
-        AT(enum_9_0),
-        AT(enum_9_1),
-        AT(enum_10_0),
-        AT(enum_10_1),
-        AT(enum_11_0),
-        AT(enum_11_1),
-        AT(enum_11_2),
-        AT(enum_11_3),
-        AT(enum_11_4),
-        AT(enum_11_5),
-        AT(enum_11_6),
-        AT(enum_11_7),
-        AT(enum_11_8),
-        AT(enum_11_9),
-        AT(enum_11_10),
-        AT(enum_11_11),
-        AT(enum_11_12),
-        AT(enum_11_13),
-        AT(enum_11_14),
-        AT(enum_11_15),
-        AT(enum_11_16),
-        AT(enum_11_17),
-        AT(enum_11_18),
-        AT(enum_11_19),
-        AT(enum_11_20),
-        AT(enum_11_21),
-        AT(enum_11_22),
-        AT(enum_11_23),
-        AT(enum_11_24),
-        AT(enum_11_25),
-        AT(enum_11_26),
-        AT(enum_11_27),
-        AT(enum_11_28),
-        AT(enum_11_29),
-        AT(enum_11_30),
-        AT(enum_11_31),
-        AT(enum_11_32),
-        AT(enum_11_33),
-        AT(enum_12_0),
-        AT(enum_13_0),
-        AT(enum_13_1),
-        AT(enum_13_2),
-        AT(enum_14_0),
-        AT(enum_14_1),
-        AT(enum_15_0),
-        AT(enum_15_1),
-        AT(enum_16_0),
-        AT(enum_17_0),
-        AT(enum_18_0),
-        AT(enum_18_1),
-        AT(enum_18_2),
-        AT(enum_18_3),
-        AT(enum_18_4),
-        AT(enum_18_5),
-        AT(enum_18_6),
-        AT(enum_19_0),
-        AT(enum_20_0),
-        AT(enum_20_1),
-        AT(enum_21_0),
-        AT(enum_22_0),
-        AT(enum_22_1),
-        AT(enum_23_0),
-        AT(enum_23_1),
-        AT(enum_23_2),
-        AT(enum_23_3),
-        AT(enum_23_4),
-        AT(enum_23_5),
-        AT(enum_23_6),
-        AT(enum_23_7),
-        AT(enum_23_8),
-        AT(enum_23_9),
-        AT(enum_24_0),
-        AT(enum_24_1),
-        AT(enum_24_2),
-        AT(enum_24_3),
-        AT(enum_24_4),
-        AT(enum_24_5),
-        AT(enum_25_0),
-        AT(enum_26_0),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_1_0),
+        TRACE_AT(enum_1_1),
+        TRACE_AT(enum_1_2),
+        TRACE_AT(enum_1_3),
+        TRACE_AT(enum_1_4),
+        TRACE_AT(enum_1_5),
+        TRACE_AT(enum_1_6),
+        TRACE_AT(enum_1_7),
+        TRACE_AT(enum_1_8),
+        TRACE_AT(enum_1_9),
+        TRACE_AT(enum_1_10),
+        TRACE_AT(enum_1_11),
+        TRACE_AT(enum_2_0),
+        TRACE_AT(enum_2_1),
+        TRACE_AT(enum_3_0),
+        TRACE_AT(enum_3_1),
+        TRACE_AT(enum_3_2),
+        TRACE_AT(enum_3_3),
+        TRACE_AT(enum_4_0),
+        TRACE_AT(enum_4_1),
+        TRACE_AT(enum_5_0),
+        TRACE_AT(enum_5_1),
+        TRACE_AT(enum_6_0),
+        TRACE_AT(enum_6_1),
+        TRACE_AT(enum_7_0),
+        TRACE_AT(enum_7_1),
+        TRACE_AT(enum_7_2),
+        TRACE_AT(enum_8_0),
+        TRACE_AT(enum_8_1),
+        TRACE_AT(enum_9_0),
+        TRACE_AT(enum_9_1),
+        TRACE_AT(enum_10_0),
+        TRACE_AT(enum_10_1),
+        TRACE_AT(enum_11_0),
+        TRACE_AT(enum_11_1),
+        TRACE_AT(enum_11_2),
+        TRACE_AT(enum_11_3),
+        TRACE_AT(enum_11_4),
+        TRACE_AT(enum_11_5),
+        TRACE_AT(enum_11_6),
+        TRACE_AT(enum_11_7),
+        TRACE_AT(enum_11_8),
+        TRACE_AT(enum_11_9),
+        TRACE_AT(enum_11_10),
+        TRACE_AT(enum_11_11),
+        TRACE_AT(enum_11_12),
+        TRACE_AT(enum_11_13),
+        TRACE_AT(enum_11_14),
+        TRACE_AT(enum_11_15),
+        TRACE_AT(enum_11_16),
+        TRACE_AT(enum_11_17),
+        TRACE_AT(enum_11_18),
+        TRACE_AT(enum_11_19),
+        TRACE_AT(enum_11_20),
+        TRACE_AT(enum_11_21),
+        TRACE_AT(enum_11_22),
+        TRACE_AT(enum_11_23),
+        TRACE_AT(enum_11_24),
+        TRACE_AT(enum_11_25),
+        TRACE_AT(enum_11_26),
+        TRACE_AT(enum_11_27),
+        TRACE_AT(enum_11_28),
+        TRACE_AT(enum_11_29),
+        TRACE_AT(enum_11_30),
+        TRACE_AT(enum_11_31),
+        TRACE_AT(enum_11_32),
+        TRACE_AT(enum_11_33),
+        TRACE_AT(enum_12_0),
+        TRACE_AT(enum_13_0),
+        TRACE_AT(enum_13_1),
+        TRACE_AT(enum_13_2),
+        TRACE_AT(enum_14_0),
+        TRACE_AT(enum_14_1),
+        TRACE_AT(enum_15_0),
+        TRACE_AT(enum_15_1),
+        TRACE_AT(enum_16_0),
+        TRACE_AT(enum_17_0),
+        TRACE_AT(enum_18_0),
+        TRACE_AT(enum_18_1),
+        TRACE_AT(enum_18_2),
+        TRACE_AT(enum_18_3),
+        TRACE_AT(enum_18_4),
+        TRACE_AT(enum_18_5),
+        TRACE_AT(enum_18_6),
+        TRACE_AT(enum_19_0),
+        TRACE_AT(enum_20_0),
+        TRACE_AT(enum_20_1),
+        TRACE_AT(enum_21_0),
+        TRACE_AT(enum_22_0),
+        TRACE_AT(enum_22_1),
+        TRACE_AT(enum_23_0),
+        TRACE_AT(enum_23_1),
+        TRACE_AT(enum_23_2),
+        TRACE_AT(enum_23_3),
+        TRACE_AT(enum_23_4),
+        TRACE_AT(enum_23_5),
+        TRACE_AT(enum_23_6),
+        TRACE_AT(enum_23_7),
+        TRACE_AT(enum_23_8),
+        TRACE_AT(enum_23_9),
+        TRACE_AT(enum_24_0),
+        TRACE_AT(enum_24_1),
+        TRACE_AT(enum_24_2),
+        TRACE_AT(enum_24_3),
+        TRACE_AT(enum_24_4),
+        TRACE_AT(enum_24_5),
+        TRACE_AT(enum_25_0),
+        TRACE_AT(enum_26_0),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
+_Static_assert(sizeof(cubind__cusparse_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__cusparse_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
 
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after

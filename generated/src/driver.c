@@ -37,8 +37,9 @@ cubind_slot *const cubind_driver_slots_c309d58331b1 = (cubind_slot *)cubind__dri
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__driver_symbols {
     cubind__symbol_table table;
     struct names {
@@ -1029,7 +1030,11 @@ const struct cubind__driver_symbols {
         char wrapper_cubind_driver_profiler_start[29];
         char symbol_cuProfilerStop[15];
         char wrapper_cubind_driver_profiler_stop[28];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    struct trace_strings {
         char trace_0[18];
         char trace_1[10];
         char trace_2[18];
@@ -1404,502 +1409,533 @@ const struct cubind__driver_symbols {
         char trace_371[15];
         char trace_372[14];
         char trace_373[42];
-        char enum_0_0[13];
-        char enum_0_1[25];
-        char enum_0_2[25];
-        char enum_0_3[27];
-        char enum_0_4[25];
-        char enum_0_5[29];
-        char enum_0_6[36];
-        char enum_0_7[36];
-        char enum_0_8[36];
-        char enum_0_9[24];
-        char enum_0_10[38];
-        char enum_0_11[30];
-        char enum_0_12[21];
-        char enum_0_13[26];
-        char enum_0_14[31];
-        char enum_0_15[25];
-        char enum_0_16[27];
-        char enum_0_17[35];
-        char enum_0_18[22];
-        char enum_0_19[24];
-        char enum_0_20[27];
-        char enum_0_21[26];
-        char enum_0_22[29];
-        char enum_0_23[28];
-        char enum_0_24[22];
-        char enum_0_25[31];
-        char enum_0_26[33];
-        char enum_0_27[29];
-        char enum_0_28[29];
-        char enum_0_29[34];
-        char enum_0_30[35];
-        char enum_0_31[23];
-        char enum_0_32[36];
-        char enum_0_33[32];
-        char enum_0_34[34];
-        char enum_0_35[35];
-        char enum_0_36[36];
-        char enum_0_37[37];
-        char enum_0_38[36];
-        char enum_0_39[21];
-        char enum_0_40[26];
-        char enum_0_41[26];
-        char enum_0_42[42];
-        char enum_0_43[37];
-        char enum_0_44[28];
-        char enum_0_45[26];
-        char enum_0_46[25];
-        char enum_0_47[23];
-        char enum_0_48[21];
-        char enum_0_49[21];
-        char enum_0_50[27];
-        char enum_0_51[35];
-        char enum_0_52[26];
-        char enum_0_53[41];
-        char enum_0_54[39];
-        char enum_0_55[35];
-        char enum_0_56[34];
-        char enum_0_57[32];
-        char enum_0_58[18];
-        char enum_0_59[26];
-        char enum_0_60[42];
-        char enum_0_61[38];
-        char enum_0_62[32];
-        char enum_0_63[31];
-        char enum_0_64[30];
-        char enum_0_65[33];
-        char enum_0_66[22];
-        char enum_0_67[25];
-        char enum_0_68[40];
-        char enum_0_69[30];
-        char enum_0_70[25];
-        char enum_0_71[25];
-        char enum_0_72[28];
-        char enum_0_73[34];
-        char enum_0_74[42];
-        char enum_0_75[33];
-        char enum_0_76[27];
-        char enum_0_77[32];
-        char enum_0_78[35];
-        char enum_0_79[39];
-        char enum_0_80[33];
-        char enum_0_81[29];
-        char enum_0_82[32];
-        char enum_0_83[38];
-        char enum_0_84[38];
-        char enum_0_85[32];
-        char enum_0_86[36];
-        char enum_0_87[35];
-        char enum_0_88[36];
-        char enum_0_89[35];
-        char enum_0_90[26];
-        char enum_0_91[39];
-        char enum_0_92[19];
-        char enum_0_93[37];
-        char enum_0_94[27];
-        char enum_0_95[32];
-        char enum_0_96[31];
-        char enum_0_97[33];
-        char enum_0_98[42];
-        char enum_0_99[24];
-        char enum_0_100[19];
-        char enum_1_0[27];
-        char enum_1_1[28];
-        char enum_1_2[28];
-        char enum_1_3[25];
-        char enum_1_4[26];
-        char enum_1_5[26];
-        char enum_1_6[18];
-        char enum_1_7[19];
-        char enum_1_8[32];
-        char enum_1_9[23];
-        char enum_1_10[28];
-        char enum_1_11[23];
-        char enum_1_12[28];
-        char enum_1_13[23];
-        char enum_1_14[28];
-        char enum_1_15[23];
-        char enum_1_16[23];
-        char enum_1_17[23];
-        char enum_1_18[23];
-        char enum_1_19[23];
-        char enum_1_20[23];
-        char enum_1_21[23];
-        char enum_1_22[28];
-        char enum_1_23[18];
-        char enum_1_24[18];
-        char enum_1_25[18];
-        char enum_1_26[18];
-        char enum_1_27[18];
-        char enum_1_28[18];
-        char enum_1_29[18];
-        char enum_1_30[18];
-        char enum_1_31[18];
-        char enum_1_32[18];
-        char enum_1_33[18];
-        char enum_1_34[18];
-        char enum_1_35[26];
-        char enum_1_36[27];
-        char enum_1_37[36];
-        char enum_1_38[37];
-        char enum_1_39[26];
-        char enum_1_40[26];
-        char enum_1_41[26];
-        char enum_1_42[27];
-        char enum_1_43[27];
-        char enum_1_44[27];
-        char enum_1_45[26];
-        char enum_1_46[26];
-        char enum_1_47[26];
-        char enum_1_48[27];
-        char enum_1_49[27];
-        char enum_1_50[27];
-        char enum_1_51[17];
-        char enum_2_0[42];
-        char enum_2_1[36];
-        char enum_2_2[36];
-        char enum_2_3[36];
-        char enum_2_4[35];
-        char enum_2_5[35];
-        char enum_2_6[35];
-        char enum_2_7[48];
-        char enum_2_8[42];
-        char enum_2_9[30];
-        char enum_2_10[30];
-        char enum_2_11[44];
-        char enum_2_12[31];
-        char enum_2_13[38];
-        char enum_2_14[32];
-        char enum_2_15[41];
-        char enum_2_16[40];
-        char enum_2_17[31];
-        char enum_2_18[40];
-        char enum_2_19[33];
-        char enum_2_20[44];
-        char enum_2_21[44];
-        char enum_2_22[45];
-        char enum_2_23[44];
-        char enum_2_24[45];
-        char enum_2_25[44];
-        char enum_2_26[52];
-        char enum_2_27[53];
-        char enum_2_28[53];
-        char enum_2_29[38];
-        char enum_2_30[39];
-        char enum_2_31[32];
-        char enum_2_32[31];
-        char enum_2_33[34];
-        char enum_2_34[31];
-        char enum_2_35[38];
-        char enum_2_36[44];
-        char enum_2_37[34];
-        char enum_2_38[51];
-        char enum_2_39[39];
-        char enum_2_40[39];
-        char enum_2_41[52];
-        char enum_2_42[53];
-        char enum_2_43[37];
-        char enum_2_44[51];
-        char enum_2_45[52];
-        char enum_2_46[54];
-        char enum_2_47[55];
-        char enum_2_48[54];
-        char enum_2_49[34];
-        char enum_2_50[44];
-        char enum_2_51[49];
-        char enum_2_52[57];
-        char enum_2_53[58];
-        char enum_2_54[44];
-        char enum_2_55[44];
-        char enum_2_56[45];
-        char enum_2_57[44];
-        char enum_2_58[45];
-        char enum_2_59[44];
-        char enum_2_60[52];
-        char enum_2_61[53];
-        char enum_2_62[52];
-        char enum_2_63[53];
-        char enum_2_64[53];
-        char enum_2_65[49];
-        char enum_2_66[57];
-        char enum_2_67[58];
-        char enum_2_68[51];
-        char enum_2_69[51];
-        char enum_2_70[52];
-        char enum_2_71[51];
-        char enum_2_72[54];
-        char enum_2_73[55];
-        char enum_2_74[45];
-        char enum_2_75[45];
-        char enum_2_76[54];
-        char enum_2_77[48];
-        char enum_2_78[46];
-        char enum_2_79[45];
-        char enum_2_80[57];
-        char enum_2_81[53];
-        char enum_2_82[35];
-        char enum_2_83[36];
-        char enum_2_84[45];
-        char enum_2_85[49];
-        char enum_2_86[58];
-        char enum_2_87[43];
-        char enum_2_88[46];
-        char enum_2_89[49];
-        char enum_2_90[60];
-        char enum_2_91[46];
-        char enum_2_92[53];
-        char enum_2_93[53];
-        char enum_2_94[39];
-        char enum_2_95[52];
-        char enum_2_96[54];
-        char enum_2_97[44];
-        char enum_2_98[44];
-        char enum_2_99[65];
-        char enum_2_100[56];
-        char enum_2_101[57];
-        char enum_2_102[64];
-        char enum_2_103[55];
-        char enum_2_104[59];
-        char enum_2_105[50];
-        char enum_2_106[50];
-        char enum_2_107[49];
-        char enum_2_108[50];
-        char enum_2_109[60];
-        char enum_2_110[53];
-        char enum_2_111[48];
-        char enum_2_112[54];
-        char enum_2_113[57];
-        char enum_2_114[43];
-        char enum_2_115[46];
-        char enum_2_116[57];
-        char enum_2_117[52];
-        char enum_2_118[51];
-        char enum_2_119[35];
-        char enum_2_120[58];
-        char enum_2_121[50];
-        char enum_2_122[50];
-        char enum_2_123[38];
-        char enum_2_124[40];
-        char enum_2_125[42];
-        char enum_2_126[48];
-        char enum_2_127[49];
-        char enum_2_128[46];
-        char enum_2_129[32];
-        char enum_2_130[28];
-        char enum_2_131[40];
-        char enum_2_132[32];
-        char enum_2_133[33];
-        char enum_2_134[40];
-        char enum_2_135[50];
-        char enum_2_136[50];
-        char enum_2_137[41];
-        char enum_2_138[38];
-        char enum_2_139[41];
-        char enum_2_140[66];
-        char enum_2_141[53];
-        char enum_2_142[54];
-        char enum_2_143[48];
-        char enum_2_144[61];
-        char enum_2_145[49];
-        char enum_2_146[62];
-        char enum_2_147[24];
-        char enum_3_0[31];
-        char enum_3_1[26];
+        char enum_0[6];
+        char enum_0_0[8];
+        char enum_0_1[20];
+        char enum_0_2[20];
+        char enum_0_3[22];
+        char enum_0_4[20];
+        char enum_0_5[24];
+        char enum_0_6[31];
+        char enum_0_7[31];
+        char enum_0_8[31];
+        char enum_0_9[19];
+        char enum_0_10[33];
+        char enum_0_11[25];
+        char enum_0_12[16];
+        char enum_0_13[21];
+        char enum_0_14[26];
+        char enum_0_15[20];
+        char enum_0_16[22];
+        char enum_0_17[30];
+        char enum_0_18[17];
+        char enum_0_19[19];
+        char enum_0_20[22];
+        char enum_0_21[21];
+        char enum_0_22[24];
+        char enum_0_23[23];
+        char enum_0_24[17];
+        char enum_0_25[26];
+        char enum_0_26[28];
+        char enum_0_27[24];
+        char enum_0_28[24];
+        char enum_0_29[29];
+        char enum_0_30[30];
+        char enum_0_31[18];
+        char enum_0_32[31];
+        char enum_0_33[27];
+        char enum_0_34[29];
+        char enum_0_35[30];
+        char enum_0_36[31];
+        char enum_0_37[32];
+        char enum_0_38[31];
+        char enum_0_39[16];
+        char enum_0_40[21];
+        char enum_0_41[21];
+        char enum_0_42[37];
+        char enum_0_43[32];
+        char enum_0_44[23];
+        char enum_0_45[21];
+        char enum_0_46[20];
+        char enum_0_47[18];
+        char enum_0_48[16];
+        char enum_0_49[16];
+        char enum_0_50[22];
+        char enum_0_51[30];
+        char enum_0_52[21];
+        char enum_0_53[36];
+        char enum_0_54[34];
+        char enum_0_55[30];
+        char enum_0_56[29];
+        char enum_0_57[27];
+        char enum_0_58[13];
+        char enum_0_59[21];
+        char enum_0_60[37];
+        char enum_0_61[33];
+        char enum_0_62[27];
+        char enum_0_63[26];
+        char enum_0_64[25];
+        char enum_0_65[28];
+        char enum_0_66[17];
+        char enum_0_67[20];
+        char enum_0_68[35];
+        char enum_0_69[25];
+        char enum_0_70[20];
+        char enum_0_71[20];
+        char enum_0_72[23];
+        char enum_0_73[29];
+        char enum_0_74[37];
+        char enum_0_75[28];
+        char enum_0_76[22];
+        char enum_0_77[27];
+        char enum_0_78[30];
+        char enum_0_79[34];
+        char enum_0_80[28];
+        char enum_0_81[24];
+        char enum_0_82[27];
+        char enum_0_83[33];
+        char enum_0_84[33];
+        char enum_0_85[27];
+        char enum_0_86[31];
+        char enum_0_87[30];
+        char enum_0_88[31];
+        char enum_0_89[30];
+        char enum_0_90[21];
+        char enum_0_91[34];
+        char enum_0_92[14];
+        char enum_0_93[32];
+        char enum_0_94[22];
+        char enum_0_95[27];
+        char enum_0_96[26];
+        char enum_0_97[28];
+        char enum_0_98[37];
+        char enum_0_99[19];
+        char enum_0_100[14];
+        char enum_1[14];
+        char enum_1_0[14];
+        char enum_1_1[15];
+        char enum_1_2[15];
+        char enum_1_3[12];
+        char enum_1_4[13];
+        char enum_1_5[13];
+        char enum_1_6[5];
+        char enum_1_7[6];
+        char enum_1_8[19];
+        char enum_1_9[10];
+        char enum_1_10[15];
+        char enum_1_11[10];
+        char enum_1_12[15];
+        char enum_1_13[10];
+        char enum_1_14[15];
+        char enum_1_15[10];
+        char enum_1_16[10];
+        char enum_1_17[10];
+        char enum_1_18[10];
+        char enum_1_19[10];
+        char enum_1_20[10];
+        char enum_1_21[10];
+        char enum_1_22[15];
+        char enum_1_23[5];
+        char enum_1_24[5];
+        char enum_1_25[5];
+        char enum_1_26[5];
+        char enum_1_27[5];
+        char enum_1_28[5];
+        char enum_1_29[5];
+        char enum_1_30[5];
+        char enum_1_31[5];
+        char enum_1_32[5];
+        char enum_1_33[5];
+        char enum_1_34[5];
+        char enum_1_35[13];
+        char enum_1_36[14];
+        char enum_1_37[23];
+        char enum_1_38[24];
+        char enum_1_39[13];
+        char enum_1_40[13];
+        char enum_1_41[13];
+        char enum_1_42[14];
+        char enum_1_43[14];
+        char enum_1_44[14];
+        char enum_1_45[13];
+        char enum_1_46[13];
+        char enum_1_47[13];
+        char enum_1_48[14];
+        char enum_1_49[14];
+        char enum_1_50[14];
+        char enum_1_51[4];
+        char enum_2[21];
+        char enum_2_0[22];
+        char enum_2_1[16];
+        char enum_2_2[16];
+        char enum_2_3[16];
+        char enum_2_4[15];
+        char enum_2_5[15];
+        char enum_2_6[15];
+        char enum_2_7[28];
+        char enum_2_8[22];
+        char enum_2_9[10];
+        char enum_2_10[10];
+        char enum_2_11[24];
+        char enum_2_12[11];
+        char enum_2_13[18];
+        char enum_2_14[12];
+        char enum_2_15[21];
+        char enum_2_16[20];
+        char enum_2_17[11];
+        char enum_2_18[20];
+        char enum_2_19[13];
+        char enum_2_20[24];
+        char enum_2_21[24];
+        char enum_2_22[25];
+        char enum_2_23[24];
+        char enum_2_24[25];
+        char enum_2_25[24];
+        char enum_2_26[32];
+        char enum_2_27[33];
+        char enum_2_28[33];
+        char enum_2_29[18];
+        char enum_2_30[19];
+        char enum_2_31[12];
+        char enum_2_32[11];
+        char enum_2_33[14];
+        char enum_2_34[11];
+        char enum_2_35[18];
+        char enum_2_36[24];
+        char enum_2_37[14];
+        char enum_2_38[31];
+        char enum_2_39[19];
+        char enum_2_40[19];
+        char enum_2_41[32];
+        char enum_2_42[33];
+        char enum_2_43[17];
+        char enum_2_44[31];
+        char enum_2_45[32];
+        char enum_2_46[34];
+        char enum_2_47[35];
+        char enum_2_48[34];
+        char enum_2_49[14];
+        char enum_2_50[24];
+        char enum_2_51[29];
+        char enum_2_52[37];
+        char enum_2_53[38];
+        char enum_2_54[24];
+        char enum_2_55[24];
+        char enum_2_56[25];
+        char enum_2_57[24];
+        char enum_2_58[25];
+        char enum_2_59[24];
+        char enum_2_60[32];
+        char enum_2_61[33];
+        char enum_2_62[32];
+        char enum_2_63[33];
+        char enum_2_64[33];
+        char enum_2_65[29];
+        char enum_2_66[37];
+        char enum_2_67[38];
+        char enum_2_68[31];
+        char enum_2_69[31];
+        char enum_2_70[32];
+        char enum_2_71[31];
+        char enum_2_72[34];
+        char enum_2_73[35];
+        char enum_2_74[25];
+        char enum_2_75[25];
+        char enum_2_76[34];
+        char enum_2_77[28];
+        char enum_2_78[26];
+        char enum_2_79[25];
+        char enum_2_80[37];
+        char enum_2_81[33];
+        char enum_2_82[15];
+        char enum_2_83[16];
+        char enum_2_84[25];
+        char enum_2_85[29];
+        char enum_2_86[38];
+        char enum_2_87[23];
+        char enum_2_88[26];
+        char enum_2_89[29];
+        char enum_2_90[40];
+        char enum_2_91[26];
+        char enum_2_92[33];
+        char enum_2_93[33];
+        char enum_2_94[19];
+        char enum_2_95[32];
+        char enum_2_96[34];
+        char enum_2_97[24];
+        char enum_2_98[24];
+        char enum_2_99[45];
+        char enum_2_100[36];
+        char enum_2_101[37];
+        char enum_2_102[44];
+        char enum_2_103[35];
+        char enum_2_104[39];
+        char enum_2_105[30];
+        char enum_2_106[30];
+        char enum_2_107[29];
+        char enum_2_108[30];
+        char enum_2_109[40];
+        char enum_2_110[33];
+        char enum_2_111[28];
+        char enum_2_112[34];
+        char enum_2_113[37];
+        char enum_2_114[23];
+        char enum_2_115[26];
+        char enum_2_116[37];
+        char enum_2_117[32];
+        char enum_2_118[31];
+        char enum_2_119[15];
+        char enum_2_120[38];
+        char enum_2_121[30];
+        char enum_2_122[30];
+        char enum_2_123[18];
+        char enum_2_124[20];
+        char enum_2_125[22];
+        char enum_2_126[28];
+        char enum_2_127[29];
+        char enum_2_128[26];
+        char enum_2_129[12];
+        char enum_2_130[8];
+        char enum_2_131[20];
+        char enum_2_132[12];
+        char enum_2_133[13];
+        char enum_2_134[20];
+        char enum_2_135[30];
+        char enum_2_136[30];
+        char enum_2_137[21];
+        char enum_2_138[18];
+        char enum_2_139[21];
+        char enum_2_140[46];
+        char enum_2_141[33];
+        char enum_2_142[34];
+        char enum_2_143[28];
+        char enum_2_144[41];
+        char enum_2_145[29];
+        char enum_2_146[42];
+        char enum_2_147[4];
+        char enum_3[23];
+        char enum_3_0[9];
+        char enum_3_1[4];
+        char enum_4[1];
         char enum_4_0[51];
-        char enum_5_0[41];
-        char enum_5_1[47];
-        char enum_6_0[20];
-        char enum_6_1[26];
-        char enum_6_2[26];
-        char enum_6_3[32];
-        char enum_6_4[42];
-        char enum_6_5[34];
-        char enum_6_6[34];
-        char enum_6_7[20];
-        char enum_6_8[21];
-        char enum_6_9[36];
-        char enum_6_10[13];
-        char enum_7_0[26];
-        char enum_7_1[28];
-        char enum_7_2[24];
-        char enum_7_3[27];
-        char enum_8_0[39];
-        char enum_8_1[41];
-        char enum_8_2[42];
-        char enum_9_0[19];
-        char enum_9_1[17];
-        char enum_9_2[23];
-        char enum_9_3[20];
-        char enum_9_4[21];
-        char enum_9_5[18];
-        char enum_9_6[23];
-        char enum_10_0[40];
-        char enum_10_1[36];
-        char enum_10_2[35];
-        char enum_10_3[35];
-        char enum_10_4[27];
-        char enum_10_5[30];
-        char enum_10_6[33];
-        char enum_10_7[32];
-        char enum_10_8[48];
-        char enum_10_9[51];
-        char enum_10_10[43];
-        char enum_10_11[41];
-        char enum_10_12[42];
-        char enum_10_13[41];
-        char enum_10_14[52];
-        char enum_10_15[55];
-        char enum_10_16[22];
-        char enum_11_0[36];
-        char enum_11_1[29];
-        char enum_12_0[24];
-        char enum_12_1[41];
-        char enum_12_2[25];
-        char enum_12_3[29];
-        char enum_12_4[26];
-        char enum_12_5[23];
-        char enum_13_0[33];
-        char enum_13_1[37];
-        char enum_14_0[48];
-        char enum_14_1[42];
-        char enum_14_2[50];
-        char enum_14_3[34];
-        char enum_14_4[37];
-        char enum_14_5[34];
-        char enum_14_6[33];
-        char enum_14_7[30];
-        char enum_15_0[31];
-        char enum_15_1[30];
-        char enum_15_2[31];
-        char enum_15_3[27];
-        char enum_16_0[33];
-        char enum_16_1[37];
-        char enum_17_0[29];
-        char enum_17_1[33];
-        char enum_17_2[36];
-        char enum_17_3[34];
-        char enum_17_4[32];
-        char enum_17_5[33];
-        char enum_17_6[31];
-        char enum_17_7[32];
-        char enum_17_8[36];
-        char enum_17_9[48];
-        char enum_17_10[38];
-        char enum_17_11[32];
-        char enum_17_12[28];
-        char enum_17_13[42];
-        char enum_17_14[48];
-        char enum_17_15[34];
-        char enum_17_16[36];
-        char enum_17_17[34];
-        char enum_17_18[39];
-        char enum_17_19[37];
-        char enum_17_20[46];
-        char enum_18_0[30];
-        char enum_18_1[32];
-        char enum_18_2[37];
-        char enum_18_3[39];
-        char enum_18_4[30];
-        char enum_18_5[32];
-        char enum_19_0[35];
-        char enum_19_1[42];
-        char enum_19_2[35];
-        char enum_19_3[46];
-        char enum_19_4[47];
-        char enum_19_5[45];
-        char enum_19_6[51];
-        char enum_19_7[49];
-        char enum_20_0[30];
-        char enum_20_1[36];
-        char enum_20_2[31];
-        char enum_21_0[27];
-        char enum_21_1[41];
-        char enum_21_2[32];
-        char enum_21_3[43];
-        char enum_21_4[38];
-        char enum_21_5[57];
-        char enum_21_6[54];
-        char enum_21_7[39];
-        char enum_21_8[29];
-        char enum_21_9[40];
-        char enum_21_10[36];
-        char enum_21_11[48];
-        char enum_21_12[44];
-        char enum_21_13[49];
-        char enum_21_14[53];
-        char enum_21_15[51];
-        char enum_22_0[35];
-        char enum_22_1[32];
-        char enum_22_2[39];
-        char enum_22_3[36];
-        char enum_23_0[24];
-        char enum_23_1[25];
-        char enum_23_2[26];
-        char enum_23_3[26];
-        char enum_24_0[24];
-        char enum_24_1[25];
-        char enum_25_0[30];
-        char enum_25_1[31];
-        char enum_25_2[31];
-        char enum_25_3[30];
-        char enum_25_4[31];
-        char enum_25_5[30];
-        char enum_25_6[32];
-        char enum_25_7[32];
-        char enum_25_8[32];
-        char enum_25_9[33];
-        char enum_25_10[36];
-        char enum_25_11[33];
-        char enum_25_12[37];
-        char enum_25_13[37];
-        char enum_25_14[38];
-        char enum_25_15[38];
-        char enum_26_0[30];
-        char enum_26_1[29];
-        char enum_26_2[29];
-        char enum_27_0[27];
-        char enum_27_1[26];
-        char enum_27_2[26];
-        char enum_27_3[27];
-        char enum_27_4[36];
-        char enum_27_5[44];
-        char enum_27_6[36];
-        char enum_28_0[32];
-        char enum_28_1[34];
-        char enum_28_2[35];
-        char enum_28_3[35];
-        char enum_29_0[34];
-        char enum_29_1[50];
-        char enum_30_0[33];
-        char enum_30_1[36];
-        char enum_31_0[41];
-        char enum_31_1[41];
-        char enum_31_2[48];
-        char enum_31_3[48];
-        char enum_31_4[61];
-        char enum_32_0[32];
-        char enum_32_1[25];
-        char enum_32_2[24];
-        char enum_32_3[32];
-        char enum_32_4[17];
-        char enum_32_5[17];
-        char enum_32_6[29];
-        char enum_32_7[16];
-        char enum_33_0[29];
-        char enum_33_1[24];
-        char enum_34_0[22];
-        char enum_34_1[11];
-#endif
-    } names;
-    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
-#if !defined(CUBIND_NO_TRACE)
-    cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+        char enum_5[36];
+        char enum_5_0[6];
+        char enum_5_1[12];
+        char enum_6[10];
+        char enum_6_0[11];
+        char enum_6_1[17];
+        char enum_6_2[17];
+        char enum_6_3[23];
+        char enum_6_4[33];
+        char enum_6_5[25];
+        char enum_6_6[25];
+        char enum_6_7[11];
+        char enum_6_8[12];
+        char enum_6_9[27];
+        char enum_6_10[4];
+        char enum_7[22];
+        char enum_7_0[5];
+        char enum_7_1[7];
+        char enum_7_2[3];
+        char enum_7_3[6];
+        char enum_8[22];
+        char enum_8_0[18];
+        char enum_8_1[20];
+        char enum_8_2[21];
+        char enum_9[8];
+        char enum_9_0[12];
+        char enum_9_1[10];
+        char enum_9_2[16];
+        char enum_9_3[13];
+        char enum_9_4[14];
+        char enum_9_5[11];
+        char enum_9_6[16];
+        char enum_10[19];
+        char enum_10_0[22];
+        char enum_10_1[18];
+        char enum_10_2[17];
+        char enum_10_3[17];
+        char enum_10_4[9];
+        char enum_10_5[12];
+        char enum_10_6[15];
+        char enum_10_7[14];
+        char enum_10_8[30];
+        char enum_10_9[33];
+        char enum_10_10[25];
+        char enum_10_11[23];
+        char enum_10_12[24];
+        char enum_10_13[23];
+        char enum_10_14[34];
+        char enum_10_15[37];
+        char enum_10_16[4];
+        char enum_11[26];
+        char enum_11_0[11];
+        char enum_11_1[4];
+        char enum_12[20];
+        char enum_12_0[5];
+        char enum_12_1[22];
+        char enum_12_2[6];
+        char enum_12_3[10];
+        char enum_12_4[7];
+        char enum_12_5[4];
+        char enum_13[26];
+        char enum_13_0[8];
+        char enum_13_1[12];
+        char enum_14[17];
+        char enum_14_0[32];
+        char enum_14_1[26];
+        char enum_14_2[34];
+        char enum_14_3[18];
+        char enum_14_4[21];
+        char enum_14_5[18];
+        char enum_14_6[17];
+        char enum_14_7[14];
+        char enum_15[24];
+        char enum_15_0[8];
+        char enum_15_1[7];
+        char enum_15_2[8];
+        char enum_15_3[4];
+        char enum_16[26];
+        char enum_16_0[8];
+        char enum_16_1[12];
+        char enum_17[22];
+        char enum_17_0[8];
+        char enum_17_1[12];
+        char enum_17_2[15];
+        char enum_17_3[13];
+        char enum_17_4[11];
+        char enum_17_5[12];
+        char enum_17_6[10];
+        char enum_17_7[11];
+        char enum_17_8[15];
+        char enum_17_9[27];
+        char enum_17_10[17];
+        char enum_17_11[11];
+        char enum_17_12[7];
+        char enum_17_13[21];
+        char enum_17_14[27];
+        char enum_17_15[13];
+        char enum_17_16[15];
+        char enum_17_17[13];
+        char enum_17_18[18];
+        char enum_17_19[16];
+        char enum_17_20[25];
+        char enum_18[15];
+        char enum_18_0[16];
+        char enum_18_1[18];
+        char enum_18_2[23];
+        char enum_18_3[25];
+        char enum_18_4[16];
+        char enum_18_5[18];
+        char enum_19[24];
+        char enum_19_0[12];
+        char enum_19_1[19];
+        char enum_19_2[12];
+        char enum_19_3[23];
+        char enum_19_4[24];
+        char enum_19_5[22];
+        char enum_19_6[28];
+        char enum_19_7[26];
+        char enum_20[24];
+        char enum_20_0[7];
+        char enum_20_1[13];
+        char enum_20_2[8];
+        char enum_21[21];
+        char enum_21_0[7];
+        char enum_21_1[21];
+        char enum_21_2[12];
+        char enum_21_3[23];
+        char enum_21_4[18];
+        char enum_21_5[37];
+        char enum_21_6[34];
+        char enum_21_7[19];
+        char enum_21_8[9];
+        char enum_21_9[20];
+        char enum_21_10[16];
+        char enum_21_11[28];
+        char enum_21_12[24];
+        char enum_21_13[29];
+        char enum_21_14[33];
+        char enum_21_15[31];
+        char enum_22[19];
+        char enum_22_0[17];
+        char enum_22_1[14];
+        char enum_22_2[21];
+        char enum_22_3[18];
+        char enum_23[20];
+        char enum_23_0[5];
+        char enum_23_1[6];
+        char enum_23_2[7];
+        char enum_23_3[7];
+        char enum_24[19];
+        char enum_24_0[6];
+        char enum_24_1[7];
+        char enum_25[25];
+        char enum_25_0[6];
+        char enum_25_1[7];
+        char enum_25_2[7];
+        char enum_25_3[6];
+        char enum_25_4[7];
+        char enum_25_5[6];
+        char enum_25_6[8];
+        char enum_25_7[8];
+        char enum_25_8[8];
+        char enum_25_9[9];
+        char enum_25_10[12];
+        char enum_25_11[9];
+        char enum_25_12[13];
+        char enum_25_13[13];
+        char enum_25_14[14];
+        char enum_25_15[14];
+        char enum_26[26];
+        char enum_26_0[5];
+        char enum_26_1[4];
+        char enum_26_2[4];
+        char enum_27[23];
+        char enum_27_0[5];
+        char enum_27_1[4];
+        char enum_27_2[4];
+        char enum_27_3[5];
+        char enum_27_4[14];
+        char enum_27_5[22];
+        char enum_27_6[14];
+        char enum_28[28];
+        char enum_28_0[5];
+        char enum_28_1[7];
+        char enum_28_2[8];
+        char enum_28_3[8];
+        char enum_29[30];
+        char enum_29_0[5];
+        char enum_29_1[21];
+        char enum_30[32];
+        char enum_30_0[2];
+        char enum_30_1[5];
+        char enum_31[25];
+        char enum_31_0[17];
+        char enum_31_1[17];
+        char enum_31_2[24];
+        char enum_31_3[24];
+        char enum_31_4[37];
+        char enum_32[13];
+        char enum_32_0[20];
+        char enum_32_1[13];
+        char enum_32_2[12];
+        char enum_32_3[20];
+        char enum_32_4[5];
+        char enum_32_5[5];
+        char enum_32_6[17];
+        char enum_32_7[4];
+        char enum_33[22];
+        char enum_33_0[8];
+        char enum_33_1[3];
+        char enum_34[8];
+        char enum_34_0[15];
+        char enum_34_1[4];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
     cubind__trace_enum_range enums[35];
-    long long values[487];
-    unsigned value_names[487];
+    int values[487];
+    unsigned short value_names[487];
 #endif
 } cubind__driver_symbols = {
     {CUBIND_LIB_DRIVER, SYMBOL_COUNT, offsetof(struct cubind__driver_symbols, names),
@@ -2897,871 +2933,9 @@ const struct cubind__driver_symbols {
         "cubind_driver_profiler_start",
         "cuProfilerStop",
         "cubind_driver_profiler_stop",
-#if !defined(CUBIND_NO_TRACE)
-        "s;e0:error;ppStr;",
-        "s;uFlags;",
-        "s;pdriverVersion;",
-        "s;pdevice;iordinal;",
-        "s;pcount;",
-        "s;pname;ilen;idev;",
-        "s;puuid;idev;",
-        "s;pluid;pdeviceNodeMask;idev;",
-        "s;pbytes;idev;",
-        "s;pmaxWidthInElements;e1:format;unumChannels;idev;",
-        "s;ppi;e2:attrib;idev;",
-        "s;pcapabilities;poperations;ucount;idev;",
-        "s;pnvSciSyncAttrList;idev;iflags;",
-        "s;idev;ppool;",
-        "s;ppool;idev;",
-        "s;ppool_out;idev;",
-        "s;ppi;e3:type;idev;",
-        "s;e4:target;e5:scope;",
-        "s;pprop;idev;",
-        "s;pmajor;pminor;idev;",
-        "s;ppctx;idev;",
-        "s;idev;",
-        "s;idev;uflags;",
-        "s;idev;pflags;pactive;",
-        "s;ppctx;pctxCreateParams;uflags;idev;",
-        "s;pctx;",
-        "s;ppctx;",
-        "s;pdevice;",
-        "s;pdevice;pctx;",
-        "s;pflags;",
-        "s;uflags;",
-        "s;pctx;pctxId;",
-        "s;",
-        "s;e6:limit;uvalue;",
-        "s;ppvalue;e6:limit;",
-        "s;ppconfig;",
-        "s;e7:config;",
-        "s;pctx;pversion;",
-        "s;pleastPriority;pgreatestPriority;",
-        "s;ppExecAffinity;e3:type;",
-        "s;phCtx;phEvent;",
-        "s;ppctx;uflags;",
-        "s;ppConfig;",
-        "s;e8:config;",
-        "s;pmodule;pfname;",
-        "s;pmodule;pimage;",
-        "s;pmodule;pimage;unumOptions;poptions;poptionValues;",
-        "s;pmodule;pfatCubin;",
-        "s;phmod;",
-        "s;pmode;",
-        "s;phfunc;phmod;pname;",
-        "s;pcount;pmod;",
-        "s;pfunctions;unumFunctions;pmod;",
-        "s;pdptr;pbytes;phmod;pname;",
-        "s;unumOptions;poptions;poptionValues;pstateOut;",
-        "s;pstate;e9:type;pdata;usize;pname;unumOptions;poptions;poptionValues;",
-        "s;pstate;e9:type;ppath;unumOptions;poptions;poptionValues;",
-        "s;pstate;pcubinOut;psizeOut;",
-        "s;pstate;",
-        "s;ppTexRef;phmod;pname;",
-        "s;ppSurfRef;phmod;pname;",
-        "s;plibrary;pcode;pjitOptions;pjitOptionsValues;unumJitOptions;plibraryOptions;plibraryOptionValues;unumLibraryOptions;",
-        "s;plibrary;pfileName;pjitOptions;pjitOptionsValues;unumJitOptions;plibraryOptions;plibraryOptionValues;unumLibraryOptions;",
-        "s;plibrary;",
-        "s;ppKernel;plibrary;pname;",
-        "s;pcount;plib;",
-        "s;pkernels;unumKernels;plib;",
-        "s;ppMod;plibrary;",
-        "s;ppFunc;pkernel;",
-        "s;ppLib;pkernel;",
-        "s;pdptr;pbytes;plibrary;pname;",
-        "s;pfptr;plibrary;psymbol;",
-        "s;ppi;e10:attrib;pkernel;idev;",
-        "s;e10:attrib;ival;pkernel;idev;",
-        "s;pkernel;e7:config;idev;",
-        "s;pname;phfunc;",
-        "s;pkernel;uparamIndex;pparamOffset;pparamSize;",
-        "s;pfree;ptotal;",
-        "s;pdptr;ubytesize;",
-        "s;pdptr;ppPitch;uWidthInBytes;uHeight;uElementSizeBytes;",
-        "s;udptr;",
-        "s;ppbase;ppsize;udptr;",
-        "s;ppp;ubytesize;",
-        "s;pp;",
-        "s;ppp;ubytesize;uFlags;",
-        "s;ppdptr;pp;uFlags;",
-        "s;ppFlags;pp;",
-        "s;pdptr;ubytesize;uflags;",
-        "s;idevice;pcallbackFunc;puserData;pcallback;",
-        "s;idevice;pcallback;",
-        "s;pdev;ppciBusId;",
-        "s;ppciBusId;ilen;idev;",
-        "s;ppHandle;pevent;",
-        "s;pphEvent;rhandle;",
-        "s;ppHandle;udptr;",
-        "s;ppdptr;rhandle;uFlags;",
-        "s;pp;ubytesize;uFlags;",
-        "s;udst;usrc;uByteCount;",
-        "s;udstDevice;pdstContext;usrcDevice;psrcContext;uByteCount;",
-        "s;udstDevice;psrcHost;uByteCount;",
-        "s;pdstHost;usrcDevice;uByteCount;",
-        "s;udstDevice;usrcDevice;uByteCount;",
-        "s;pdstArray;udstOffset;usrcDevice;uByteCount;",
-        "s;udstDevice;psrcArray;usrcOffset;uByteCount;",
-        "s;pdstArray;udstOffset;psrcHost;uByteCount;",
-        "s;pdstHost;psrcArray;usrcOffset;uByteCount;",
-        "s;pdstArray;udstOffset;psrcArray;usrcOffset;uByteCount;",
-        "s;ppCopy;",
-        "s;udst;usrc;uByteCount;phStream;",
-        "s;udstDevice;pdstContext;usrcDevice;psrcContext;uByteCount;phStream;",
-        "s;udstDevice;psrcHost;uByteCount;phStream;",
-        "s;pdstHost;usrcDevice;uByteCount;phStream;",
-        "s;udstDevice;usrcDevice;uByteCount;phStream;",
-        "s;pdstArray;udstOffset;psrcHost;uByteCount;phStream;",
-        "s;pdstHost;psrcArray;usrcOffset;uByteCount;phStream;",
-        "s;ppCopy;phStream;",
-        "s;pdsts;psrcs;psizes;ucount;pattrs;pattrsIdxs;unumAttrs;phStream;",
-        "s;unumOps;popList;uflags;phStream;",
-        "s;udstDevice;uuc;uN;",
-        "s;udstDevice;uus;uN;",
-        "s;udstDevice;uui;uN;",
-        "s;udstDevice;udstPitch;uuc;uWidth;uHeight;",
-        "s;udstDevice;udstPitch;uus;uWidth;uHeight;",
-        "s;udstDevice;udstPitch;uui;uWidth;uHeight;",
-        "s;udstDevice;uuc;uN;phStream;",
-        "s;udstDevice;uus;uN;phStream;",
-        "s;udstDevice;uui;uN;phStream;",
-        "s;udstDevice;udstPitch;uuc;uWidth;uHeight;phStream;",
-        "s;udstDevice;udstPitch;uus;uWidth;uHeight;phStream;",
-        "s;udstDevice;udstPitch;uui;uWidth;uHeight;phStream;",
-        "s;ppHandle;ppAllocateArray;",
-        "s;ppArrayDescriptor;phArray;",
-        "s;psparseProperties;parray;",
-        "s;psparseProperties;pmipmap;",
-        "s;pmemoryRequirements;parray;idevice;",
-        "s;pmemoryRequirements;pmipmap;idevice;",
-        "s;ppPlaneArray;phArray;uplaneIdx;",
-        "s;phArray;",
-        "s;ppHandle;ppMipmappedArrayDesc;unumMipmapLevels;",
-        "s;ppLevelArray;phMipmappedArray;ulevel;",
-        "s;phMipmappedArray;",
-        "s;phandle;udptr;usize;e11:handleType;uflags;",
-        "s;pparamsArray;ucount;uflags;perrorIndex;pstream;",
-        "s;pptr;usize;ualignment;uaddr;uflags;",
-        "s;uptr;usize;",
-        "s;phandle;usize;pprop;uflags;",
-        "s;uhandle;",
-        "s;uptr;usize;uoffset;uhandle;uflags;",
-        "s;pmapInfoList;ucount;phStream;",
-        "s;uptr;usize;pdesc;ucount;",
-        "s;pflags;plocation;uptr;",
-        "s;pshareableHandle;uhandle;e12:handleType;uflags;",
-        "s;phandle;posHandle;e12:shHandleType;",
-        "s;pgranularity;pprop;e13:option;",
-        "s;pprop;uhandle;",
-        "s;phandle;paddr;",
-        "s;udptr;phStream;",
-        "s;pdptr;ubytesize;phStream;",
-        "s;ppool;uminBytesToKeep;",
-        "s;ppool;e14:attr;pvalue;",
-        "s;ppool;pmap;ucount;",
-        "s;pflags;pmemPool;plocation;",
-        "s;ppool;ppoolProps;",
-        "s;ppool;",
-        "s;ppool_out;plocation;e15:type;",
-        "s;ppool;plocation;e15:type;",
-        "s;plocation;e15:type;ppool;",
-        "s;pdptr;ubytesize;ppool;phStream;",
-        "s;phandle_out;ppool;e12:handleType;uflags;",
-        "s;ppool_out;phandle;e12:handleType;uflags;",
-        "s;pshareData_out;uptr;",
-        "s;pptr_out;ppool;pshareData;",
-        "s;pmcHandle;pprop;",
-        "s;umcHandle;idev;",
-        "s;umcHandle;umcOffset;umemHandle;umemOffset;usize;uflags;",
-        "s;umcHandle;umcOffset;umemptr;usize;uflags;",
-        "s;umcHandle;idev;umcOffset;usize;",
-        "s;pgranularity;pprop;e16:option;",
-        "s;pdata;e17:attribute;uptr;",
-        "s;udevPtr;ucount;rlocation;uflags;phStream;",
-        "s;udevPtr;ucount;e18:advice;rlocation;",
-        "s;pdptrs;psizes;ucount;pprefetchLocs;pprefetchLocIdxs;unumPrefetchLocs;uflags;phStream;",
-        "s;pdptrs;psizes;ucount;uflags;phStream;",
-        "s;pdata;udataSize;e19:attribute;udevPtr;ucount;",
-        "s;pdata;pdataSizes;pattributes;unumAttributes;udevPtr;ucount;",
-        "s;pvalue;e17:attribute;uptr;",
-        "s;unumAttributes;pattributes;pdata;uptr;",
-        "s;pphStream;uFlags;",
-        "s;pphStream;uflags;ipriority;",
-        "s;phStream;ppriority;",
-        "s;phStream;pdevice;",
-        "s;phStream;pflags;",
-        "s;phStream;pstreamId;",
-        "s;phStream;ppctx;",
-        "s;phStream;ppCtx;ppGreenCtx;",
-        "s;phStream;phEvent;uFlags;",
-        "s;phStream;pcallback;puserData;uflags;",
-        "s;phStream;e20:mode;",
-        "s;phStream;phGraph;pdependencies;pdependencyData;unumDependencies;e20:mode;",
-        "s;phStream;pphGraph;",
-        "s;phStream;pcaptureStatus;",
-        "s;phStream;pcaptureStatus_out;pid_out;pgraph_out;pdependencies_out;pedgeData_out;pnumDependencies_out;",
-        "s;phStream;pdependencies;pdependencyData;unumDependencies;uflags;",
-        "s;phStream;udptr;ulength;uflags;",
-        "s;phStream;",
-        "s;pdst;psrc;",
-        "s;phStream;e21:attr;pvalue_out;",
-        "s;phStream;e21:attr;pvalue;",
-        "s;pphEvent;uFlags;",
-        "s;phEvent;phStream;",
-        "s;phEvent;phStream;uflags;",
-        "s;phEvent;",
-        "s;ppMilliseconds;phStart;phEnd;",
-        "s;pextMem_out;pmemHandleDesc;",
-        "s;pdevPtr;pextMem;pbufferDesc;",
-        "s;pmipmap;pextMem;pmipmapDesc;",
-        "s;pextMem;",
-        "s;pextSem_out;psemHandleDesc;",
-        "s;pextSemArray;pparamsArray;unumExtSems;pstream;",
-        "s;pextSem;",
-        "s;pstream;uaddr;uvalue;uflags;",
-        "s;pstream;ucount;pparamArray;uflags;",
-        "s;ppi;e10:attrib;phfunc;",
-        "s;phfunc;e10:attrib;ivalue;",
-        "s;phfunc;e7:config;",
-        "s;phmod;phfunc;",
-        "s;pfunc;uparamIndex;pparamOffset;pparamSize;",
-        "s;pstate;pfunction;",
-        "s;pfunction;",
-        "s;pf;ugridDimX;ugridDimY;ugridDimZ;ublockDimX;ublockDimY;ublockDimZ;usharedMemBytes;phStream;pkernelParams;pextra;",
-        "s;pconfig;pf;pkernelParams;pextra;",
-        "s;pf;ugridDimX;ugridDimY;ugridDimZ;ublockDimX;ublockDimY;ublockDimZ;usharedMemBytes;phStream;pkernelParams;",
-        "s;plaunchParamsList;unumDevices;uflags;",
-        "s;phStream;pfn;puserData;",
-        "s;phfunc;ix;iy;iz;",
-        "s;phfunc;ubytes;",
-        "s;phfunc;unumbytes;",
-        "s;phfunc;ioffset;uvalue;",
-        "s;phfunc;ioffset;fvalue;",
-        "s;phfunc;ioffset;pptr;unumbytes;",
-        "s;pf;",
-        "s;pf;igrid_width;igrid_height;",
-        "s;pf;igrid_width;igrid_height;phStream;",
-        "s;phfunc;itexunit;phTexRef;",
-        "s;phfunc;e8:config;",
-        "s;pphGraph;uflags;",
-        "s;pphGraphNode;phGraph;pdependencies;unumDependencies;pnodeParams;",
-        "s;phNode;pnodeParams;",
-        "s;pphGraphNode;phGraph;pdependencies;unumDependencies;pcopyParams;pctx;",
-        "s;pphGraphNode;phGraph;pdependencies;unumDependencies;pmemsetParams;pctx;",
-        "s;pphGraphNode;phGraph;pdependencies;unumDependencies;pchildGraph;",
-        "s;phNode;pphGraph;",
-        "s;pphGraphNode;phGraph;pdependencies;unumDependencies;",
-        "s;pphGraphNode;phGraph;pdependencies;unumDependencies;pevent;",
-        "s;phNode;pevent_out;",
-        "s;phNode;pevent;",
-        "s;phNode;pparams_out;",
-        "s;phNode;pnodeParams_out;",
-        "s;phGraphExec;phNode;pnodeParams;",
-        "s;pphGraphNode;phGraph;pdependencies;unumDependencies;udptr;",
-        "s;phNode;pdptr_out;",
-        "s;idevice;",
-        "s;idevice;e22:attr;pvalue;",
-        "s;pphGraphClone;poriginalGraph;",
-        "s;pphNode;phOriginalNode;phClonedGraph;",
-        "s;phNode;ptype;",
-        "s;phGraph;pnodes;pnumNodes;",
-        "s;phGraph;prootNodes;pnumRootNodes;",
-        "s;phGraph;pfrom;pto;pedgeData;pnumEdges;",
-        "s;phNode;pdependencies;pedgeData;pnumDependencies;",
-        "s;phNode;pdependentNodes;pedgeData;pnumDependentNodes;",
-        "s;phGraph;pfrom;pto;pedgeData;unumDependencies;",
-        "s;phNode;",
-        "s;pphGraphExec;phGraph;uflags;",
-        "s;pphGraphExec;phGraph;pinstantiateParams;",
-        "s;phGraphExec;pflags;",
-        "s;phGraphExec;phNode;pcopyParams;pctx;",
-        "s;phGraphExec;phNode;pmemsetParams;pctx;",
-        "s;phGraphExec;phNode;pchildGraph;",
-        "s;phGraphExec;phNode;pevent;",
-        "s;phGraphExec;phNode;uisEnabled;",
-        "s;phGraphExec;phNode;pisEnabled;",
-        "s;phGraphExec;phStream;",
-        "s;phGraphExec;",
-        "s;phGraph;",
-        "s;phGraphExec;phGraph;presultInfo;",
-        "s;phNode;e21:attr;pvalue_out;",
-        "s;phNode;e21:attr;pvalue;",
-        "s;phGraph;ppath;uflags;",
-        "s;pobject_out;pptr;pdestroy;uinitialRefcount;uflags;",
-        "s;pobject;ucount;",
-        "s;pgraph;pobject;ucount;uflags;",
-        "s;pgraph;pobject;ucount;",
-        "s;pphGraphNode;phGraph;pdependencies;pdependencyData;unumDependencies;pnodeParams;",
-        "s;ppHandle_out;phGraph;pctx;udefaultLaunchValue;uflags;",
-        "s;pnumBlocks;pfunc;iblockSize;udynamicSMemSize;",
-        "s;pnumBlocks;pfunc;iblockSize;udynamicSMemSize;uflags;",
-        "s;pminGridSize;pblockSize;pfunc;pblockSizeToDynamicSMemSize;udynamicSMemSize;iblockSizeLimit;",
-        "s;pminGridSize;pblockSize;pfunc;pblockSizeToDynamicSMemSize;udynamicSMemSize;iblockSizeLimit;uflags;",
-        "s;pdynamicSmemSize;pfunc;inumBlocks;iblockSize;",
-        "s;pclusterSize;pfunc;pconfig;",
-        "s;pnumClusters;pfunc;pconfig;",
-        "s;phTexRef;phArray;uFlags;",
-        "s;phTexRef;phMipmappedArray;uFlags;",
-        "s;pByteOffset;phTexRef;udptr;ubytes;",
-        "s;phTexRef;pdesc;udptr;uPitch;",
-        "s;phTexRef;e1:fmt;iNumPackedComponents;",
-        "s;phTexRef;idim;e23:am;",
-        "s;phTexRef;e24:fm;",
-        "s;phTexRef;fbias;",
-        "s;phTexRef;fminMipmapLevelClamp;fmaxMipmapLevelClamp;",
-        "s;phTexRef;umaxAniso;",
-        "s;phTexRef;ppBorderColor;",
-        "s;phTexRef;uFlags;",
-        "s;ppdptr;phTexRef;",
-        "s;pphArray;phTexRef;",
-        "s;pphMipmappedArray;phTexRef;",
-        "s;ppam;phTexRef;idim;",
-        "s;ppfm;phTexRef;",
-        "s;ppFormat;ppNumChannels;phTexRef;",
-        "s;ppbias;phTexRef;",
-        "s;ppminMipmapLevelClamp;ppmaxMipmapLevelClamp;phTexRef;",
-        "s;ppmaxAniso;phTexRef;",
-        "s;ppBorderColor;phTexRef;",
-        "s;ppFlags;phTexRef;",
-        "s;ppTexRef;",
-        "s;phTexRef;",
-        "s;phSurfRef;phArray;uFlags;",
-        "s;pphArray;phSurfRef;",
-        "s;ppTexObject;ppResDesc;ppTexDesc;ppResViewDesc;",
-        "s;utexObject;",
-        "s;ppResDesc;utexObject;",
-        "s;ppTexDesc;utexObject;",
-        "s;ppResViewDesc;utexObject;",
-        "s;ppSurfObject;ppResDesc;",
-        "s;usurfObject;",
-        "s;ppResDesc;usurfObject;",
-        "s;ptensorMap;e25:tensorDataType;utensorRank;pglobalAddress;pglobalDim;pglobalStrides;pboxDim;pelementStrides;e26:interleave;e27:swizzle;e28:l2Promotion;e29:oobFill;",
-        "s;ptensorMap;e25:tensorDataType;utensorRank;pglobalAddress;pglobalDim;pglobalStrides;ppixelBoxLowerCorner;ppixelBoxUpperCorner;uchannelsPerPixel;upixelsPerColumn;pelementStrides;e26:interleave;e27:swizzle;e28:l2Promotion;e29:oobFill;",
-        "s;ptensorMap;e25:tensorDataType;utensorRank;pglobalAddress;pglobalDim;pglobalStrides;ipixelBoxLowerCornerWidth;ipixelBoxUpperCornerWidth;uchannelsPerPixel;upixelsPerColumn;pelementStrides;e26:interleave;e30:mode;e27:swizzle;e28:l2Promotion;e29:oobFill;",
-        "s;ptensorMap;pglobalAddress;",
-        "s;pcanAccessPeer;idev;ipeerDev;",
-        "s;ppeerContext;uFlags;",
-        "s;ppeerContext;",
-        "s;pvalue;e31:attrib;isrcDevice;idstDevice;",
-        "s;pcapabilities;poperations;ucount;isrcDevice;idstDevice;",
-        "s;presource;",
-        "s;ppArray;presource;uarrayIndex;umipLevel;",
-        "s;ppMipmappedArray;presource;",
-        "s;ppDevPtr;ppSize;presource;",
-        "s;presource;uflags;",
-        "s;ucount;presources;phStream;",
-        "s;psymbol;ppfn;icudaVersion;uflags;psymbolStatus;",
-        "s;e32:attrib;pvalue;psize;",
-        "s;pppExportTable;ppExportTableId;",
-        "s;pphCtx;pdesc;idev;uflags;",
-        "s;phCtx;",
-        "s;ppContext;phCtx;",
-        "s;idevice;presource;e33:type;",
-        "s;phCtx;presource;e33:type;",
-        "s;presult;pnbGroups;pinput;premaining;uuseFlags;uminCount;",
-        "s;pphDesc;presources;unbResources;",
-        "s;phStream;pphCtx;",
-        "s;pphStream;pgreenCtx;uflags;ipriority;",
-        "s;pgreenCtx;pgreenCtxId;",
-        "s;pcallbackFunc;puserData;pcallback_out;",
-        "s;pcallback;",
-        "s;piterator_out;uflags;",
-        "s;piterator;ppathToFile;uflags;",
-        "s;piterator;pbuffer;psize;uflags;",
-        "s;ipid;ptid;",
-        "s;ipid;pstate;",
-        "s;ipid;pargs;",
-        "s;pconfigFile;poutputFile;e34:outputMode;",
-        "CUDA_SUCCESS",
-        "CUDA_ERROR_INVALID_VALUE",
-        "CUDA_ERROR_OUT_OF_MEMORY",
-        "CUDA_ERROR_NOT_INITIALIZED",
-        "CUDA_ERROR_DEINITIALIZED",
-        "CUDA_ERROR_PROFILER_DISABLED",
-        "CUDA_ERROR_PROFILER_NOT_INITIALIZED",
-        "CUDA_ERROR_PROFILER_ALREADY_STARTED",
-        "CUDA_ERROR_PROFILER_ALREADY_STOPPED",
-        "CUDA_ERROR_STUB_LIBRARY",
-        "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER",
-        "CUDA_ERROR_DEVICE_UNAVAILABLE",
-        "CUDA_ERROR_NO_DEVICE",
-        "CUDA_ERROR_INVALID_DEVICE",
-        "CUDA_ERROR_DEVICE_NOT_LICENSED",
-        "CUDA_ERROR_INVALID_IMAGE",
-        "CUDA_ERROR_INVALID_CONTEXT",
-        "CUDA_ERROR_CONTEXT_ALREADY_CURRENT",
-        "CUDA_ERROR_MAP_FAILED",
-        "CUDA_ERROR_UNMAP_FAILED",
-        "CUDA_ERROR_ARRAY_IS_MAPPED",
-        "CUDA_ERROR_ALREADY_MAPPED",
-        "CUDA_ERROR_NO_BINARY_FOR_GPU",
-        "CUDA_ERROR_ALREADY_ACQUIRED",
-        "CUDA_ERROR_NOT_MAPPED",
-        "CUDA_ERROR_NOT_MAPPED_AS_ARRAY",
-        "CUDA_ERROR_NOT_MAPPED_AS_POINTER",
-        "CUDA_ERROR_ECC_UNCORRECTABLE",
-        "CUDA_ERROR_UNSUPPORTED_LIMIT",
-        "CUDA_ERROR_CONTEXT_ALREADY_IN_USE",
-        "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED",
-        "CUDA_ERROR_INVALID_PTX",
-        "CUDA_ERROR_INVALID_GRAPHICS_CONTEXT",
-        "CUDA_ERROR_NVLINK_UNCORRECTABLE",
-        "CUDA_ERROR_JIT_COMPILER_NOT_FOUND",
-        "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
-        "CUDA_ERROR_JIT_COMPILATION_DISABLED",
-        "CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY",
-        "CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC",
-        "CUDA_ERROR_CONTAINED",
-        "CUDA_ERROR_INVALID_SOURCE",
-        "CUDA_ERROR_FILE_NOT_FOUND",
-        "CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND",
-        "CUDA_ERROR_SHARED_OBJECT_INIT_FAILED",
-        "CUDA_ERROR_OPERATING_SYSTEM",
-        "CUDA_ERROR_INVALID_HANDLE",
-        "CUDA_ERROR_ILLEGAL_STATE",
-        "CUDA_ERROR_LOSSY_QUERY",
-        "CUDA_ERROR_NOT_FOUND",
-        "CUDA_ERROR_NOT_READY",
-        "CUDA_ERROR_ILLEGAL_ADDRESS",
-        "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
-        "CUDA_ERROR_LAUNCH_TIMEOUT",
-        "CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING",
-        "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED",
-        "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED",
-        "CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE",
-        "CUDA_ERROR_CONTEXT_IS_DESTROYED",
-        "CUDA_ERROR_ASSERT",
-        "CUDA_ERROR_TOO_MANY_PEERS",
-        "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED",
-        "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED",
-        "CUDA_ERROR_HARDWARE_STACK_ERROR",
-        "CUDA_ERROR_ILLEGAL_INSTRUCTION",
-        "CUDA_ERROR_MISALIGNED_ADDRESS",
-        "CUDA_ERROR_INVALID_ADDRESS_SPACE",
-        "CUDA_ERROR_INVALID_PC",
-        "CUDA_ERROR_LAUNCH_FAILED",
-        "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE",
-        "CUDA_ERROR_TENSOR_MEMORY_LEAK",
-        "CUDA_ERROR_NOT_PERMITTED",
-        "CUDA_ERROR_NOT_SUPPORTED",
-        "CUDA_ERROR_SYSTEM_NOT_READY",
-        "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
-        "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
-        "CUDA_ERROR_MPS_CONNECTION_FAILED",
-        "CUDA_ERROR_MPS_RPC_FAILURE",
-        "CUDA_ERROR_MPS_SERVER_NOT_READY",
-        "CUDA_ERROR_MPS_MAX_CLIENTS_REACHED",
-        "CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED",
-        "CUDA_ERROR_MPS_CLIENT_TERMINATED",
-        "CUDA_ERROR_CDP_NOT_SUPPORTED",
-        "CUDA_ERROR_CDP_VERSION_MISMATCH",
-        "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
-        "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED",
-        "CUDA_ERROR_STREAM_CAPTURE_MERGE",
-        "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED",
-        "CUDA_ERROR_STREAM_CAPTURE_UNJOINED",
-        "CUDA_ERROR_STREAM_CAPTURE_ISOLATION",
-        "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT",
-        "CUDA_ERROR_CAPTURED_EVENT",
-        "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD",
-        "CUDA_ERROR_TIMEOUT",
-        "CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE",
-        "CUDA_ERROR_EXTERNAL_DEVICE",
-        "CUDA_ERROR_INVALID_CLUSTER_SIZE",
-        "CUDA_ERROR_FUNCTION_NOT_LOADED",
-        "CUDA_ERROR_INVALID_RESOURCE_TYPE",
-        "CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION",
-        "CUDA_ERROR_KEY_ROTATION",
-        "CUDA_ERROR_UNKNOWN",
-        "CU_AD_FORMAT_UNSIGNED_INT8",
-        "CU_AD_FORMAT_UNSIGNED_INT16",
-        "CU_AD_FORMAT_UNSIGNED_INT32",
-        "CU_AD_FORMAT_SIGNED_INT8",
-        "CU_AD_FORMAT_SIGNED_INT16",
-        "CU_AD_FORMAT_SIGNED_INT32",
-        "CU_AD_FORMAT_HALF",
-        "CU_AD_FORMAT_FLOAT",
-        "CU_AD_FORMAT_UNORM_INT_101010_2",
-        "CU_AD_FORMAT_BC1_UNORM",
-        "CU_AD_FORMAT_BC1_UNORM_SRGB",
-        "CU_AD_FORMAT_BC2_UNORM",
-        "CU_AD_FORMAT_BC2_UNORM_SRGB",
-        "CU_AD_FORMAT_BC3_UNORM",
-        "CU_AD_FORMAT_BC3_UNORM_SRGB",
-        "CU_AD_FORMAT_BC4_UNORM",
-        "CU_AD_FORMAT_BC4_SNORM",
-        "CU_AD_FORMAT_BC5_UNORM",
-        "CU_AD_FORMAT_BC5_SNORM",
-        "CU_AD_FORMAT_BC6H_UF16",
-        "CU_AD_FORMAT_BC6H_SF16",
-        "CU_AD_FORMAT_BC7_UNORM",
-        "CU_AD_FORMAT_BC7_UNORM_SRGB",
-        "CU_AD_FORMAT_P010",
-        "CU_AD_FORMAT_P016",
-        "CU_AD_FORMAT_NV16",
-        "CU_AD_FORMAT_P210",
-        "CU_AD_FORMAT_P216",
-        "CU_AD_FORMAT_YUY2",
-        "CU_AD_FORMAT_Y210",
-        "CU_AD_FORMAT_Y216",
-        "CU_AD_FORMAT_AYUV",
-        "CU_AD_FORMAT_Y410",
-        "CU_AD_FORMAT_NV12",
-        "CU_AD_FORMAT_Y416",
-        "CU_AD_FORMAT_Y444_PLANAR8",
-        "CU_AD_FORMAT_Y444_PLANAR10",
-        "CU_AD_FORMAT_YUV444_8bit_SemiPlanar",
-        "CU_AD_FORMAT_YUV444_16bit_SemiPlanar",
-        "CU_AD_FORMAT_UNORM_INT8X1",
-        "CU_AD_FORMAT_UNORM_INT8X2",
-        "CU_AD_FORMAT_UNORM_INT8X4",
-        "CU_AD_FORMAT_UNORM_INT16X1",
-        "CU_AD_FORMAT_UNORM_INT16X2",
-        "CU_AD_FORMAT_UNORM_INT16X4",
-        "CU_AD_FORMAT_SNORM_INT8X1",
-        "CU_AD_FORMAT_SNORM_INT8X2",
-        "CU_AD_FORMAT_SNORM_INT8X4",
-        "CU_AD_FORMAT_SNORM_INT16X1",
-        "CU_AD_FORMAT_SNORM_INT16X2",
-        "CU_AD_FORMAT_SNORM_INT16X4",
-        "CU_AD_FORMAT_MAX",
-        "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK",
-        "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X",
-        "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y",
-        "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z",
-        "CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X",
-        "CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y",
-        "CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z",
-        "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK",
-        "CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY",
-        "CU_DEVICE_ATTRIBUTE_WARP_SIZE",
-        "CU_DEVICE_ATTRIBUTE_MAX_PITCH",
-        "CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK",
-        "CU_DEVICE_ATTRIBUTE_CLOCK_RATE",
-        "CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT",
-        "CU_DEVICE_ATTRIBUTE_GPU_OVERLAP",
-        "CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT",
-        "CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT",
-        "CU_DEVICE_ATTRIBUTE_INTEGRATED",
-        "CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY",
-        "CU_DEVICE_ATTRIBUTE_COMPUTE_MODE",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS",
-        "CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT",
-        "CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS",
-        "CU_DEVICE_ATTRIBUTE_ECC_ENABLED",
-        "CU_DEVICE_ATTRIBUTE_PCI_BUS_ID",
-        "CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID",
-        "CU_DEVICE_ATTRIBUTE_TCC_DRIVER",
-        "CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE",
-        "CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH",
-        "CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE",
-        "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR",
-        "CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT",
-        "CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS",
-        "CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE",
-        "CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID",
-        "CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT",
-        "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR",
-        "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR",
-        "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH",
-        "CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR",
-        "CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR",
-        "CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY",
-        "CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD",
-        "CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID",
-        "CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO",
-        "CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS",
-        "CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS",
-        "CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM",
-        "CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1",
-        "CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1",
-        "CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1",
-        "CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH",
-        "CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH",
-        "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN",
-        "CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES",
-        "CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES",
-        "CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST",
-        "CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR",
-        "CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE",
-        "CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE",
-        "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK",
-        "CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS",
-        "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING",
-        "CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES",
-        "CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH",
-        "CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS",
-        "CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR",
-        "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT",
-        "CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS",
-        "CU_DEVICE_ATTRIBUTE_NUMA_CONFIG",
-        "CU_DEVICE_ATTRIBUTE_NUMA_ID",
-        "CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_MPS_ENABLED",
-        "CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID",
-        "CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK",
-        "CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_MAXIMUM_LENGTH",
-        "CU_DEVICE_ATTRIBUTE_VULKAN_CIG_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID",
-        "CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID",
-        "CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED",
-        "CU_DEVICE_ATTRIBUTE_MAX",
-        "CU_EXEC_AFFINITY_TYPE_SM_COUNT",
-        "CU_EXEC_AFFINITY_TYPE_MAX",
-        "CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX",
-        "CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER",
-        "CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_ALL_DEVICES",
-        "CU_LIMIT_STACK_SIZE",
-        "CU_LIMIT_PRINTF_FIFO_SIZE",
-        "CU_LIMIT_MALLOC_HEAP_SIZE",
-        "CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH",
-        "CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT",
-        "CU_LIMIT_MAX_L2_FETCH_GRANULARITY",
-        "CU_LIMIT_PERSISTING_L2_CACHE_SIZE",
-        "CU_LIMIT_SHMEM_SIZE",
-        "CU_LIMIT_CIG_ENABLED",
-        "CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED",
-        "CU_LIMIT_MAX",
-        "CU_FUNC_CACHE_PREFER_NONE",
-        "CU_FUNC_CACHE_PREFER_SHARED",
-        "CU_FUNC_CACHE_PREFER_L1",
-        "CU_FUNC_CACHE_PREFER_EQUAL",
-        "CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE",
-        "CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE",
-        "CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE",
-        "CU_JIT_INPUT_CUBIN",
-        "CU_JIT_INPUT_PTX",
-        "CU_JIT_INPUT_FATBINARY",
-        "CU_JIT_INPUT_OBJECT",
-        "CU_JIT_INPUT_LIBRARY",
-        "CU_JIT_INPUT_NVVM",
-        "CU_JIT_NUM_INPUT_TYPES",
-        "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK",
-        "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES",
-        "CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES",
-        "CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES",
-        "CU_FUNC_ATTRIBUTE_NUM_REGS",
-        "CU_FUNC_ATTRIBUTE_PTX_VERSION",
-        "CU_FUNC_ATTRIBUTE_BINARY_VERSION",
-        "CU_FUNC_ATTRIBUTE_CACHE_MODE_CA",
-        "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES",
-        "CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT",
-        "CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET",
-        "CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH",
-        "CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT",
-        "CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH",
-        "CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED",
-        "CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE",
-        "CU_FUNC_ATTRIBUTE_MAX",
-        "CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD",
-        "CU_MEM_RANGE_HANDLE_TYPE_MAX",
-        "CU_MEM_HANDLE_TYPE_NONE",
-        "CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR",
-        "CU_MEM_HANDLE_TYPE_WIN32",
-        "CU_MEM_HANDLE_TYPE_WIN32_KMT",
-        "CU_MEM_HANDLE_TYPE_FABRIC",
-        "CU_MEM_HANDLE_TYPE_MAX",
-        "CU_MEM_ALLOC_GRANULARITY_MINIMUM",
-        "CU_MEM_ALLOC_GRANULARITY_RECOMMENDED",
-        "CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES",
-        "CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC",
-        "CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES",
-        "CU_MEMPOOL_ATTR_RELEASE_THRESHOLD",
-        "CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT",
-        "CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH",
-        "CU_MEMPOOL_ATTR_USED_MEM_CURRENT",
-        "CU_MEMPOOL_ATTR_USED_MEM_HIGH",
-        "CU_MEM_ALLOCATION_TYPE_INVALID",
-        "CU_MEM_ALLOCATION_TYPE_PINNED",
-        "CU_MEM_ALLOCATION_TYPE_MANAGED",
-        "CU_MEM_ALLOCATION_TYPE_MAX",
-        "CU_MULTICAST_GRANULARITY_MINIMUM",
-        "CU_MULTICAST_GRANULARITY_RECOMMENDED",
-        "CU_POINTER_ATTRIBUTE_CONTEXT",
-        "CU_POINTER_ATTRIBUTE_MEMORY_TYPE",
-        "CU_POINTER_ATTRIBUTE_DEVICE_POINTER",
-        "CU_POINTER_ATTRIBUTE_HOST_POINTER",
-        "CU_POINTER_ATTRIBUTE_P2P_TOKENS",
-        "CU_POINTER_ATTRIBUTE_SYNC_MEMOPS",
-        "CU_POINTER_ATTRIBUTE_BUFFER_ID",
-        "CU_POINTER_ATTRIBUTE_IS_MANAGED",
-        "CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL",
-        "CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE",
-        "CU_POINTER_ATTRIBUTE_RANGE_START_ADDR",
-        "CU_POINTER_ATTRIBUTE_RANGE_SIZE",
-        "CU_POINTER_ATTRIBUTE_MAPPED",
-        "CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES",
-        "CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE",
-        "CU_POINTER_ATTRIBUTE_ACCESS_FLAGS",
-        "CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE",
-        "CU_POINTER_ATTRIBUTE_MAPPING_SIZE",
-        "CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR",
-        "CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID",
-        "CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE",
-        "CU_MEM_ADVISE_SET_READ_MOSTLY",
-        "CU_MEM_ADVISE_UNSET_READ_MOSTLY",
-        "CU_MEM_ADVISE_SET_PREFERRED_LOCATION",
-        "CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION",
-        "CU_MEM_ADVISE_SET_ACCESSED_BY",
-        "CU_MEM_ADVISE_UNSET_ACCESSED_BY",
-        "CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY",
-        "CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION",
-        "CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY",
-        "CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION",
-        "CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE",
-        "CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID",
-        "CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE",
-        "CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID",
-        "CU_STREAM_CAPTURE_MODE_GLOBAL",
-        "CU_STREAM_CAPTURE_MODE_THREAD_LOCAL",
-        "CU_STREAM_CAPTURE_MODE_RELAXED",
-        "CU_LAUNCH_ATTRIBUTE_IGNORE",
-        "CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW",
-        "CU_LAUNCH_ATTRIBUTE_COOPERATIVE",
-        "CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY",
-        "CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION",
-        "CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE",
-        "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION",
-        "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT",
-        "CU_LAUNCH_ATTRIBUTE_PRIORITY",
-        "CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP",
-        "CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN",
-        "CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION",
-        "CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT",
-        "CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE",
-        "CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT",
-        "CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING",
-        "CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT",
-        "CU_GRAPH_MEM_ATTR_USED_MEM_HIGH",
-        "CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT",
-        "CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH",
-        "CU_TR_ADDRESS_MODE_WRAP",
-        "CU_TR_ADDRESS_MODE_CLAMP",
-        "CU_TR_ADDRESS_MODE_MIRROR",
-        "CU_TR_ADDRESS_MODE_BORDER",
-        "CU_TR_FILTER_MODE_POINT",
-        "CU_TR_FILTER_MODE_LINEAR",
-        "CU_TENSOR_MAP_DATA_TYPE_UINT8",
-        "CU_TENSOR_MAP_DATA_TYPE_UINT16",
-        "CU_TENSOR_MAP_DATA_TYPE_UINT32",
-        "CU_TENSOR_MAP_DATA_TYPE_INT32",
-        "CU_TENSOR_MAP_DATA_TYPE_UINT64",
-        "CU_TENSOR_MAP_DATA_TYPE_INT64",
-        "CU_TENSOR_MAP_DATA_TYPE_FLOAT16",
-        "CU_TENSOR_MAP_DATA_TYPE_FLOAT32",
-        "CU_TENSOR_MAP_DATA_TYPE_FLOAT64",
-        "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16",
-        "CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ",
-        "CU_TENSOR_MAP_DATA_TYPE_TFLOAT32",
-        "CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ",
-        "CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B",
-        "CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B",
-        "CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B",
-        "CU_TENSOR_MAP_INTERLEAVE_NONE",
-        "CU_TENSOR_MAP_INTERLEAVE_16B",
-        "CU_TENSOR_MAP_INTERLEAVE_32B",
-        "CU_TENSOR_MAP_SWIZZLE_NONE",
-        "CU_TENSOR_MAP_SWIZZLE_32B",
-        "CU_TENSOR_MAP_SWIZZLE_64B",
-        "CU_TENSOR_MAP_SWIZZLE_128B",
-        "CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B",
-        "CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B_FLIP_8B",
-        "CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B",
-        "CU_TENSOR_MAP_L2_PROMOTION_NONE",
-        "CU_TENSOR_MAP_L2_PROMOTION_L2_64B",
-        "CU_TENSOR_MAP_L2_PROMOTION_L2_128B",
-        "CU_TENSOR_MAP_L2_PROMOTION_L2_256B",
-        "CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE",
-        "CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA",
-        "CU_TENSOR_MAP_IM2COL_WIDE_MODE_W",
-        "CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128",
-        "CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK",
-        "CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED",
-        "CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED",
-        "CU_DEVICE_P2P_ATTRIBUTE_ACCESS_ACCESS_SUPPORTED",
-        "CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED",
-        "CU_COREDUMP_ENABLE_ON_EXCEPTION",
-        "CU_COREDUMP_TRIGGER_HOST",
-        "CU_COREDUMP_LIGHTWEIGHT",
-        "CU_COREDUMP_ENABLE_USER_TRIGGER",
-        "CU_COREDUMP_FILE",
-        "CU_COREDUMP_PIPE",
-        "CU_COREDUMP_GENERATION_FLAGS",
-        "CU_COREDUMP_MAX",
-        "CU_DEV_RESOURCE_TYPE_INVALID",
-        "CU_DEV_RESOURCE_TYPE_SM",
-        "CU_OUT_KEY_VALUE_PAIR",
-        "CU_OUT_CSV",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__driver_symbols, member)
     {
         {AT(symbol_cuGetErrorString), AT(symbol_cuGetErrorString), AT(wrapper_cubind_driver_get_error_string)},
@@ -4218,497 +3392,1395 @@ const struct cubind__driver_symbols {
         {AT(symbol_cuProfilerStop), AT(symbol_cuProfilerStop), AT(wrapper_cubind_driver_profiler_stop)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 35},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 35, sizeof(int)},
     {
-        AT(trace_0), /* cuGetErrorString */
-        AT(trace_0), /* cuGetErrorName */
-        AT(trace_1), /* cuInit */
-        AT(trace_2), /* cuDriverGetVersion */
-        AT(trace_3), /* cuDeviceGet */
-        AT(trace_4), /* cuDeviceGetCount */
-        AT(trace_5), /* cuDeviceGetName */
-        AT(trace_6), /* cuDeviceGetUuid_v2 */
-        AT(trace_7), /* cuDeviceGetLuid */
-        AT(trace_8), /* cuDeviceTotalMem_v2 */
-        AT(trace_9), /* cuDeviceGetTexture1DLinearMaxWidth */
-        AT(trace_10), /* cuDeviceGetAttribute */
-        AT(trace_11), /* cuDeviceGetHostAtomicCapabilities */
-        AT(trace_12), /* cuDeviceGetNvSciSyncAttributes */
-        AT(trace_13), /* cuDeviceSetMemPool */
-        AT(trace_14), /* cuDeviceGetMemPool */
-        AT(trace_15), /* cuDeviceGetDefaultMemPool */
-        AT(trace_16), /* cuDeviceGetExecAffinitySupport */
-        AT(trace_17), /* cuFlushGPUDirectRDMAWrites */
-        AT(trace_18), /* cuDeviceGetProperties */
-        AT(trace_19), /* cuDeviceComputeCapability */
-        AT(trace_20), /* cuDevicePrimaryCtxRetain */
-        AT(trace_21), /* cuDevicePrimaryCtxRelease_v2 */
-        AT(trace_22), /* cuDevicePrimaryCtxSetFlags_v2 */
-        AT(trace_23), /* cuDevicePrimaryCtxGetState */
-        AT(trace_21), /* cuDevicePrimaryCtxReset_v2 */
-        AT(trace_24), /* cuCtxCreate_v4 */
-        AT(trace_25), /* cuCtxDestroy_v2 */
-        AT(trace_25), /* cuCtxPushCurrent_v2 */
-        AT(trace_26), /* cuCtxPopCurrent_v2 */
-        AT(trace_25), /* cuCtxSetCurrent */
-        AT(trace_26), /* cuCtxGetCurrent */
-        AT(trace_27), /* cuCtxGetDevice */
-        AT(trace_28), /* cuCtxGetDevice_v2 */
-        AT(trace_29), /* cuCtxGetFlags */
-        AT(trace_30), /* cuCtxSetFlags */
-        AT(trace_31), /* cuCtxGetId */
-        AT(trace_32), /* cuCtxSynchronize */
-        AT(trace_25), /* cuCtxSynchronize_v2 */
-        AT(trace_33), /* cuCtxSetLimit */
-        AT(trace_34), /* cuCtxGetLimit */
-        AT(trace_35), /* cuCtxGetCacheConfig */
-        AT(trace_36), /* cuCtxSetCacheConfig */
-        AT(trace_37), /* cuCtxGetApiVersion */
-        AT(trace_38), /* cuCtxGetStreamPriorityRange */
-        AT(trace_32), /* cuCtxResetPersistingL2Cache */
-        AT(trace_39), /* cuCtxGetExecAffinity */
-        AT(trace_40), /* cuCtxRecordEvent */
-        AT(trace_40), /* cuCtxWaitEvent */
-        AT(trace_41), /* cuCtxAttach */
-        AT(trace_25), /* cuCtxDetach */
-        AT(trace_42), /* cuCtxGetSharedMemConfig */
-        AT(trace_43), /* cuCtxSetSharedMemConfig */
-        AT(trace_44), /* cuModuleLoad */
-        AT(trace_45), /* cuModuleLoadData */
-        AT(trace_46), /* cuModuleLoadDataEx */
-        AT(trace_47), /* cuModuleLoadFatBinary */
-        AT(trace_48), /* cuModuleUnload */
-        AT(trace_49), /* cuModuleGetLoadingMode */
-        AT(trace_50), /* cuModuleGetFunction */
-        AT(trace_51), /* cuModuleGetFunctionCount */
-        AT(trace_52), /* cuModuleEnumerateFunctions */
-        AT(trace_53), /* cuModuleGetGlobal_v2 */
-        AT(trace_54), /* cuLinkCreate_v2 */
-        AT(trace_55), /* cuLinkAddData_v2 */
-        AT(trace_56), /* cuLinkAddFile_v2 */
-        AT(trace_57), /* cuLinkComplete */
-        AT(trace_58), /* cuLinkDestroy */
-        AT(trace_59), /* cuModuleGetTexRef */
-        AT(trace_60), /* cuModuleGetSurfRef */
-        AT(trace_61), /* cuLibraryLoadData */
-        AT(trace_62), /* cuLibraryLoadFromFile */
-        AT(trace_63), /* cuLibraryUnload */
-        AT(trace_64), /* cuLibraryGetKernel */
-        AT(trace_65), /* cuLibraryGetKernelCount */
-        AT(trace_66), /* cuLibraryEnumerateKernels */
-        AT(trace_67), /* cuLibraryGetModule */
-        AT(trace_68), /* cuKernelGetFunction */
-        AT(trace_69), /* cuKernelGetLibrary */
-        AT(trace_70), /* cuLibraryGetGlobal */
-        AT(trace_70), /* cuLibraryGetManaged */
-        AT(trace_71), /* cuLibraryGetUnifiedFunction */
-        AT(trace_72), /* cuKernelGetAttribute */
-        AT(trace_73), /* cuKernelSetAttribute */
-        AT(trace_74), /* cuKernelSetCacheConfig */
-        AT(trace_75), /* cuKernelGetName */
-        AT(trace_76), /* cuKernelGetParamInfo */
-        AT(trace_77), /* cuMemGetInfo_v2 */
-        AT(trace_78), /* cuMemAlloc_v2 */
-        AT(trace_79), /* cuMemAllocPitch_v2 */
-        AT(trace_80), /* cuMemFree_v2 */
-        AT(trace_81), /* cuMemGetAddressRange_v2 */
-        AT(trace_82), /* cuMemAllocHost_v2 */
-        AT(trace_83), /* cuMemFreeHost */
-        AT(trace_84), /* cuMemHostAlloc */
-        AT(trace_85), /* cuMemHostGetDevicePointer_v2 */
-        AT(trace_86), /* cuMemHostGetFlags */
-        AT(trace_87), /* cuMemAllocManaged */
-        AT(trace_88), /* cuDeviceRegisterAsyncNotification */
-        AT(trace_89), /* cuDeviceUnregisterAsyncNotification */
-        AT(trace_90), /* cuDeviceGetByPCIBusId */
-        AT(trace_91), /* cuDeviceGetPCIBusId */
-        AT(trace_92), /* cuIpcGetEventHandle */
-        AT(trace_93), /* cuIpcOpenEventHandle */
-        AT(trace_94), /* cuIpcGetMemHandle */
-        AT(trace_95), /* cuIpcOpenMemHandle_v2 */
-        AT(trace_80), /* cuIpcCloseMemHandle */
-        AT(trace_96), /* cuMemHostRegister_v2 */
-        AT(trace_83), /* cuMemHostUnregister */
-        AT(trace_97), /* cuMemcpy */
-        AT(trace_98), /* cuMemcpyPeer */
-        AT(trace_99), /* cuMemcpyHtoD_v2 */
-        AT(trace_100), /* cuMemcpyDtoH_v2 */
-        AT(trace_101), /* cuMemcpyDtoD_v2 */
-        AT(trace_102), /* cuMemcpyDtoA_v2 */
-        AT(trace_103), /* cuMemcpyAtoD_v2 */
-        AT(trace_104), /* cuMemcpyHtoA_v2 */
-        AT(trace_105), /* cuMemcpyAtoH_v2 */
-        AT(trace_106), /* cuMemcpyAtoA_v2 */
-        AT(trace_107), /* cuMemcpy2D_v2 */
-        AT(trace_107), /* cuMemcpy2DUnaligned_v2 */
-        AT(trace_107), /* cuMemcpy3D_v2 */
-        AT(trace_107), /* cuMemcpy3DPeer */
-        AT(trace_108), /* cuMemcpyAsync */
-        AT(trace_109), /* cuMemcpyPeerAsync */
-        AT(trace_110), /* cuMemcpyHtoDAsync_v2 */
-        AT(trace_111), /* cuMemcpyDtoHAsync_v2 */
-        AT(trace_112), /* cuMemcpyDtoDAsync_v2 */
-        AT(trace_113), /* cuMemcpyHtoAAsync_v2 */
-        AT(trace_114), /* cuMemcpyAtoHAsync_v2 */
-        AT(trace_115), /* cuMemcpy2DAsync_v2 */
-        AT(trace_115), /* cuMemcpy3DAsync_v2 */
-        AT(trace_115), /* cuMemcpy3DPeerAsync */
-        AT(trace_116), /* cuMemcpyBatchAsync_v2 */
-        AT(trace_117), /* cuMemcpy3DBatchAsync_v2 */
-        AT(trace_118), /* cuMemsetD8_v2 */
-        AT(trace_119), /* cuMemsetD16_v2 */
-        AT(trace_120), /* cuMemsetD32_v2 */
-        AT(trace_121), /* cuMemsetD2D8_v2 */
-        AT(trace_122), /* cuMemsetD2D16_v2 */
-        AT(trace_123), /* cuMemsetD2D32_v2 */
-        AT(trace_124), /* cuMemsetD8Async */
-        AT(trace_125), /* cuMemsetD16Async */
-        AT(trace_126), /* cuMemsetD32Async */
-        AT(trace_127), /* cuMemsetD2D8Async */
-        AT(trace_128), /* cuMemsetD2D16Async */
-        AT(trace_129), /* cuMemsetD2D32Async */
-        AT(trace_130), /* cuArrayCreate_v2 */
-        AT(trace_131), /* cuArrayGetDescriptor_v2 */
-        AT(trace_132), /* cuArrayGetSparseProperties */
-        AT(trace_133), /* cuMipmappedArrayGetSparseProperties */
-        AT(trace_134), /* cuArrayGetMemoryRequirements */
-        AT(trace_135), /* cuMipmappedArrayGetMemoryRequirements */
-        AT(trace_136), /* cuArrayGetPlane */
-        AT(trace_137), /* cuArrayDestroy */
-        AT(trace_130), /* cuArray3DCreate_v2 */
-        AT(trace_131), /* cuArray3DGetDescriptor_v2 */
-        AT(trace_138), /* cuMipmappedArrayCreate */
-        AT(trace_139), /* cuMipmappedArrayGetLevel */
-        AT(trace_140), /* cuMipmappedArrayDestroy */
-        AT(trace_141), /* cuMemGetHandleForAddressRange */
-        AT(trace_142), /* cuMemBatchDecompressAsync */
-        AT(trace_143), /* cuMemAddressReserve */
-        AT(trace_144), /* cuMemAddressFree */
-        AT(trace_145), /* cuMemCreate */
-        AT(trace_146), /* cuMemRelease */
-        AT(trace_147), /* cuMemMap */
-        AT(trace_148), /* cuMemMapArrayAsync */
-        AT(trace_144), /* cuMemUnmap */
-        AT(trace_149), /* cuMemSetAccess */
-        AT(trace_150), /* cuMemGetAccess */
-        AT(trace_151), /* cuMemExportToShareableHandle */
-        AT(trace_152), /* cuMemImportFromShareableHandle */
-        AT(trace_153), /* cuMemGetAllocationGranularity */
-        AT(trace_154), /* cuMemGetAllocationPropertiesFromHandle */
-        AT(trace_155), /* cuMemRetainAllocationHandle */
-        AT(trace_156), /* cuMemFreeAsync */
-        AT(trace_157), /* cuMemAllocAsync */
-        AT(trace_158), /* cuMemPoolTrimTo */
-        AT(trace_159), /* cuMemPoolSetAttribute */
-        AT(trace_159), /* cuMemPoolGetAttribute */
-        AT(trace_160), /* cuMemPoolSetAccess */
-        AT(trace_161), /* cuMemPoolGetAccess */
-        AT(trace_162), /* cuMemPoolCreate */
-        AT(trace_163), /* cuMemPoolDestroy */
-        AT(trace_164), /* cuMemGetDefaultMemPool */
-        AT(trace_165), /* cuMemGetMemPool */
-        AT(trace_166), /* cuMemSetMemPool */
-        AT(trace_167), /* cuMemAllocFromPoolAsync */
-        AT(trace_168), /* cuMemPoolExportToShareableHandle */
-        AT(trace_169), /* cuMemPoolImportFromShareableHandle */
-        AT(trace_170), /* cuMemPoolExportPointer */
-        AT(trace_171), /* cuMemPoolImportPointer */
-        AT(trace_172), /* cuMulticastCreate */
-        AT(trace_173), /* cuMulticastAddDevice */
-        AT(trace_174), /* cuMulticastBindMem */
-        AT(trace_175), /* cuMulticastBindAddr */
-        AT(trace_176), /* cuMulticastUnbind */
-        AT(trace_177), /* cuMulticastGetGranularity */
-        AT(trace_178), /* cuPointerGetAttribute */
-        AT(trace_179), /* cuMemPrefetchAsync_v2 */
-        AT(trace_180), /* cuMemAdvise_v2 */
-        AT(trace_181), /* cuMemPrefetchBatchAsync */
-        AT(trace_182), /* cuMemDiscardBatchAsync */
-        AT(trace_181), /* cuMemDiscardAndPrefetchBatchAsync */
-        AT(trace_183), /* cuMemRangeGetAttribute */
-        AT(trace_184), /* cuMemRangeGetAttributes */
-        AT(trace_185), /* cuPointerSetAttribute */
-        AT(trace_186), /* cuPointerGetAttributes */
-        AT(trace_187), /* cuStreamCreate */
-        AT(trace_188), /* cuStreamCreateWithPriority */
-        AT(trace_189), /* cuStreamGetPriority */
-        AT(trace_190), /* cuStreamGetDevice */
-        AT(trace_191), /* cuStreamGetFlags */
-        AT(trace_192), /* cuStreamGetId */
-        AT(trace_193), /* cuStreamGetCtx */
-        AT(trace_194), /* cuStreamGetCtx_v2 */
-        AT(trace_195), /* cuStreamWaitEvent */
-        AT(trace_196), /* cuStreamAddCallback */
-        AT(trace_197), /* cuStreamBeginCapture_v2 */
-        AT(trace_198), /* cuStreamBeginCaptureToGraph */
-        AT(trace_49), /* cuThreadExchangeStreamCaptureMode */
-        AT(trace_199), /* cuStreamEndCapture */
-        AT(trace_200), /* cuStreamIsCapturing */
-        AT(trace_201), /* cuStreamGetCaptureInfo_v3 */
-        AT(trace_202), /* cuStreamUpdateCaptureDependencies_v2 */
-        AT(trace_203), /* cuStreamAttachMemAsync */
-        AT(trace_204), /* cuStreamQuery */
-        AT(trace_204), /* cuStreamSynchronize */
-        AT(trace_204), /* cuStreamDestroy_v2 */
-        AT(trace_205), /* cuStreamCopyAttributes */
-        AT(trace_206), /* cuStreamGetAttribute */
-        AT(trace_207), /* cuStreamSetAttribute */
-        AT(trace_208), /* cuEventCreate */
-        AT(trace_209), /* cuEventRecord */
-        AT(trace_210), /* cuEventRecordWithFlags */
-        AT(trace_211), /* cuEventQuery */
-        AT(trace_211), /* cuEventSynchronize */
-        AT(trace_211), /* cuEventDestroy_v2 */
-        AT(trace_212), /* cuEventElapsedTime_v2 */
-        AT(trace_213), /* cuImportExternalMemory */
-        AT(trace_214), /* cuExternalMemoryGetMappedBuffer */
-        AT(trace_215), /* cuExternalMemoryGetMappedMipmappedArray */
-        AT(trace_216), /* cuDestroyExternalMemory */
-        AT(trace_217), /* cuImportExternalSemaphore */
-        AT(trace_218), /* cuSignalExternalSemaphoresAsync */
-        AT(trace_218), /* cuWaitExternalSemaphoresAsync */
-        AT(trace_219), /* cuDestroyExternalSemaphore */
-        AT(trace_220), /* cuStreamWaitValue32_v2 */
-        AT(trace_220), /* cuStreamWaitValue64_v2 */
-        AT(trace_220), /* cuStreamWriteValue32_v2 */
-        AT(trace_220), /* cuStreamWriteValue64_v2 */
-        AT(trace_221), /* cuStreamBatchMemOp_v2 */
-        AT(trace_222), /* cuFuncGetAttribute */
-        AT(trace_223), /* cuFuncSetAttribute */
-        AT(trace_224), /* cuFuncSetCacheConfig */
-        AT(trace_225), /* cuFuncGetModule */
-        AT(trace_75), /* cuFuncGetName */
-        AT(trace_226), /* cuFuncGetParamInfo */
-        AT(trace_227), /* cuFuncIsLoaded */
-        AT(trace_228), /* cuFuncLoad */
-        AT(trace_229), /* cuLaunchKernel */
-        AT(trace_230), /* cuLaunchKernelEx */
-        AT(trace_231), /* cuLaunchCooperativeKernel */
-        AT(trace_232), /* cuLaunchCooperativeKernelMultiDevice */
-        AT(trace_233), /* cuLaunchHostFunc */
-        AT(trace_234), /* cuFuncSetBlockShape */
-        AT(trace_235), /* cuFuncSetSharedSize */
-        AT(trace_236), /* cuParamSetSize */
-        AT(trace_237), /* cuParamSeti */
-        AT(trace_238), /* cuParamSetf */
-        AT(trace_239), /* cuParamSetv */
-        AT(trace_240), /* cuLaunch */
-        AT(trace_241), /* cuLaunchGrid */
-        AT(trace_242), /* cuLaunchGridAsync */
-        AT(trace_243), /* cuParamSetTexRef */
-        AT(trace_244), /* cuFuncSetSharedMemConfig */
-        AT(trace_245), /* cuGraphCreate */
-        AT(trace_246), /* cuGraphAddKernelNode_v2 */
-        AT(trace_247), /* cuGraphKernelNodeGetParams_v2 */
-        AT(trace_247), /* cuGraphKernelNodeSetParams_v2 */
-        AT(trace_248), /* cuGraphAddMemcpyNode */
-        AT(trace_247), /* cuGraphMemcpyNodeGetParams */
-        AT(trace_247), /* cuGraphMemcpyNodeSetParams */
-        AT(trace_249), /* cuGraphAddMemsetNode */
-        AT(trace_247), /* cuGraphMemsetNodeGetParams */
-        AT(trace_247), /* cuGraphMemsetNodeSetParams */
-        AT(trace_246), /* cuGraphAddHostNode */
-        AT(trace_247), /* cuGraphHostNodeGetParams */
-        AT(trace_247), /* cuGraphHostNodeSetParams */
-        AT(trace_250), /* cuGraphAddChildGraphNode */
-        AT(trace_251), /* cuGraphChildGraphNodeGetGraph */
-        AT(trace_252), /* cuGraphAddEmptyNode */
-        AT(trace_253), /* cuGraphAddEventRecordNode */
-        AT(trace_254), /* cuGraphEventRecordNodeGetEvent */
-        AT(trace_255), /* cuGraphEventRecordNodeSetEvent */
-        AT(trace_253), /* cuGraphAddEventWaitNode */
-        AT(trace_254), /* cuGraphEventWaitNodeGetEvent */
-        AT(trace_255), /* cuGraphEventWaitNodeSetEvent */
-        AT(trace_246), /* cuGraphAddExternalSemaphoresSignalNode */
-        AT(trace_256), /* cuGraphExternalSemaphoresSignalNodeGetParams */
-        AT(trace_247), /* cuGraphExternalSemaphoresSignalNodeSetParams */
-        AT(trace_246), /* cuGraphAddExternalSemaphoresWaitNode */
-        AT(trace_256), /* cuGraphExternalSemaphoresWaitNodeGetParams */
-        AT(trace_247), /* cuGraphExternalSemaphoresWaitNodeSetParams */
-        AT(trace_246), /* cuGraphAddBatchMemOpNode */
-        AT(trace_257), /* cuGraphBatchMemOpNodeGetParams */
-        AT(trace_247), /* cuGraphBatchMemOpNodeSetParams */
-        AT(trace_258), /* cuGraphExecBatchMemOpNodeSetParams */
-        AT(trace_246), /* cuGraphAddMemAllocNode */
-        AT(trace_256), /* cuGraphMemAllocNodeGetParams */
-        AT(trace_259), /* cuGraphAddMemFreeNode */
-        AT(trace_260), /* cuGraphMemFreeNodeGetParams */
-        AT(trace_261), /* cuDeviceGraphMemTrim */
-        AT(trace_262), /* cuDeviceGetGraphMemAttribute */
-        AT(trace_262), /* cuDeviceSetGraphMemAttribute */
-        AT(trace_263), /* cuGraphClone */
-        AT(trace_264), /* cuGraphNodeFindInClone */
-        AT(trace_265), /* cuGraphNodeGetType */
-        AT(trace_266), /* cuGraphGetNodes */
-        AT(trace_267), /* cuGraphGetRootNodes */
-        AT(trace_268), /* cuGraphGetEdges_v2 */
-        AT(trace_269), /* cuGraphNodeGetDependencies_v2 */
-        AT(trace_270), /* cuGraphNodeGetDependentNodes_v2 */
-        AT(trace_271), /* cuGraphAddDependencies_v2 */
-        AT(trace_271), /* cuGraphRemoveDependencies_v2 */
-        AT(trace_272), /* cuGraphDestroyNode */
-        AT(trace_273), /* cuGraphInstantiateWithFlags */
-        AT(trace_274), /* cuGraphInstantiateWithParams */
-        AT(trace_275), /* cuGraphExecGetFlags */
-        AT(trace_258), /* cuGraphExecKernelNodeSetParams_v2 */
-        AT(trace_276), /* cuGraphExecMemcpyNodeSetParams */
-        AT(trace_277), /* cuGraphExecMemsetNodeSetParams */
-        AT(trace_258), /* cuGraphExecHostNodeSetParams */
-        AT(trace_278), /* cuGraphExecChildGraphNodeSetParams */
-        AT(trace_279), /* cuGraphExecEventRecordNodeSetEvent */
-        AT(trace_279), /* cuGraphExecEventWaitNodeSetEvent */
-        AT(trace_258), /* cuGraphExecExternalSemaphoresSignalNodeSetParams */
-        AT(trace_258), /* cuGraphExecExternalSemaphoresWaitNodeSetParams */
-        AT(trace_280), /* cuGraphNodeSetEnabled */
-        AT(trace_281), /* cuGraphNodeGetEnabled */
-        AT(trace_282), /* cuGraphUpload */
-        AT(trace_282), /* cuGraphLaunch */
-        AT(trace_283), /* cuGraphExecDestroy */
-        AT(trace_284), /* cuGraphDestroy */
-        AT(trace_285), /* cuGraphExecUpdate_v2 */
-        AT(trace_205), /* cuGraphKernelNodeCopyAttributes */
-        AT(trace_286), /* cuGraphKernelNodeGetAttribute */
-        AT(trace_287), /* cuGraphKernelNodeSetAttribute */
-        AT(trace_288), /* cuGraphDebugDotPrint */
-        AT(trace_289), /* cuUserObjectCreate */
-        AT(trace_290), /* cuUserObjectRetain */
-        AT(trace_290), /* cuUserObjectRelease */
-        AT(trace_291), /* cuGraphRetainUserObject */
-        AT(trace_292), /* cuGraphReleaseUserObject */
-        AT(trace_293), /* cuGraphAddNode_v2 */
-        AT(trace_247), /* cuGraphNodeSetParams */
-        AT(trace_258), /* cuGraphExecNodeSetParams */
-        AT(trace_294), /* cuGraphConditionalHandleCreate */
-        AT(trace_295), /* cuOccupancyMaxActiveBlocksPerMultiprocessor */
-        AT(trace_296), /* cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags */
-        AT(trace_297), /* cuOccupancyMaxPotentialBlockSize */
-        AT(trace_298), /* cuOccupancyMaxPotentialBlockSizeWithFlags */
-        AT(trace_299), /* cuOccupancyAvailableDynamicSMemPerBlock */
-        AT(trace_300), /* cuOccupancyMaxPotentialClusterSize */
-        AT(trace_301), /* cuOccupancyMaxActiveClusters */
-        AT(trace_302), /* cuTexRefSetArray */
-        AT(trace_303), /* cuTexRefSetMipmappedArray */
-        AT(trace_304), /* cuTexRefSetAddress_v2 */
-        AT(trace_305), /* cuTexRefSetAddress2D_v3 */
-        AT(trace_306), /* cuTexRefSetFormat */
-        AT(trace_307), /* cuTexRefSetAddressMode */
-        AT(trace_308), /* cuTexRefSetFilterMode */
-        AT(trace_308), /* cuTexRefSetMipmapFilterMode */
-        AT(trace_309), /* cuTexRefSetMipmapLevelBias */
-        AT(trace_310), /* cuTexRefSetMipmapLevelClamp */
-        AT(trace_311), /* cuTexRefSetMaxAnisotropy */
-        AT(trace_312), /* cuTexRefSetBorderColor */
-        AT(trace_313), /* cuTexRefSetFlags */
-        AT(trace_314), /* cuTexRefGetAddress_v2 */
-        AT(trace_315), /* cuTexRefGetArray */
-        AT(trace_316), /* cuTexRefGetMipmappedArray */
-        AT(trace_317), /* cuTexRefGetAddressMode */
-        AT(trace_318), /* cuTexRefGetFilterMode */
-        AT(trace_319), /* cuTexRefGetFormat */
-        AT(trace_318), /* cuTexRefGetMipmapFilterMode */
-        AT(trace_320), /* cuTexRefGetMipmapLevelBias */
-        AT(trace_321), /* cuTexRefGetMipmapLevelClamp */
-        AT(trace_322), /* cuTexRefGetMaxAnisotropy */
-        AT(trace_323), /* cuTexRefGetBorderColor */
-        AT(trace_324), /* cuTexRefGetFlags */
-        AT(trace_325), /* cuTexRefCreate */
-        AT(trace_326), /* cuTexRefDestroy */
-        AT(trace_327), /* cuSurfRefSetArray */
-        AT(trace_328), /* cuSurfRefGetArray */
-        AT(trace_329), /* cuTexObjectCreate */
-        AT(trace_330), /* cuTexObjectDestroy */
-        AT(trace_331), /* cuTexObjectGetResourceDesc */
-        AT(trace_332), /* cuTexObjectGetTextureDesc */
-        AT(trace_333), /* cuTexObjectGetResourceViewDesc */
-        AT(trace_334), /* cuSurfObjectCreate */
-        AT(trace_335), /* cuSurfObjectDestroy */
-        AT(trace_336), /* cuSurfObjectGetResourceDesc */
-        AT(trace_337), /* cuTensorMapEncodeTiled */
-        AT(trace_338), /* cuTensorMapEncodeIm2col */
-        AT(trace_339), /* cuTensorMapEncodeIm2colWide */
-        AT(trace_340), /* cuTensorMapReplaceAddress */
-        AT(trace_341), /* cuDeviceCanAccessPeer */
-        AT(trace_342), /* cuCtxEnablePeerAccess */
-        AT(trace_343), /* cuCtxDisablePeerAccess */
-        AT(trace_344), /* cuDeviceGetP2PAttribute */
-        AT(trace_345), /* cuDeviceGetP2PAtomicCapabilities */
-        AT(trace_346), /* cuGraphicsUnregisterResource */
-        AT(trace_347), /* cuGraphicsSubResourceGetMappedArray */
-        AT(trace_348), /* cuGraphicsResourceGetMappedMipmappedArray */
-        AT(trace_349), /* cuGraphicsResourceGetMappedPointer_v2 */
-        AT(trace_350), /* cuGraphicsResourceSetMapFlags_v2 */
-        AT(trace_351), /* cuGraphicsMapResources */
-        AT(trace_351), /* cuGraphicsUnmapResources */
-        AT(trace_352), /* cuGetProcAddress_v2 */
-        AT(trace_353), /* cuCoredumpGetAttribute */
-        AT(trace_353), /* cuCoredumpGetAttributeGlobal */
-        AT(trace_353), /* cuCoredumpSetAttribute */
-        AT(trace_353), /* cuCoredumpSetAttributeGlobal */
-        AT(trace_354), /* cuGetExportTable */
-        AT(trace_355), /* cuGreenCtxCreate */
-        AT(trace_356), /* cuGreenCtxDestroy */
-        AT(trace_357), /* cuCtxFromGreenCtx */
-        AT(trace_358), /* cuDeviceGetDevResource */
-        AT(trace_359), /* cuCtxGetDevResource */
-        AT(trace_359), /* cuGreenCtxGetDevResource */
-        AT(trace_360), /* cuDevSmResourceSplitByCount */
-        AT(trace_361), /* cuDevResourceGenerateDesc */
-        AT(trace_40), /* cuGreenCtxRecordEvent */
-        AT(trace_40), /* cuGreenCtxWaitEvent */
-        AT(trace_362), /* cuStreamGetGreenCtx */
-        AT(trace_363), /* cuGreenCtxStreamCreate */
-        AT(trace_364), /* cuGreenCtxGetId */
-        AT(trace_365), /* cuLogsRegisterCallback */
-        AT(trace_366), /* cuLogsUnregisterCallback */
-        AT(trace_367), /* cuLogsCurrent */
-        AT(trace_368), /* cuLogsDumpToFile */
-        AT(trace_369), /* cuLogsDumpToMemory */
-        AT(trace_370), /* cuCheckpointProcessGetRestoreThreadId */
-        AT(trace_371), /* cuCheckpointProcessGetState */
-        AT(trace_372), /* cuCheckpointProcessLock */
-        AT(trace_372), /* cuCheckpointProcessCheckpoint */
-        AT(trace_372), /* cuCheckpointProcessRestore */
-        AT(trace_372), /* cuCheckpointProcessUnlock */
-        AT(trace_373), /* cuProfilerInitialize */
-        AT(trace_32), /* cuProfilerStart */
-        AT(trace_32), /* cuProfilerStop */
+        "s;e0:error;ppStr;",
+        "s;uFlags;",
+        "s;pdriverVersion;",
+        "s;pdevice;iordinal;",
+        "s;pcount;",
+        "s;pname;ilen;idev;",
+        "s;puuid;idev;",
+        "s;pluid;pdeviceNodeMask;idev;",
+        "s;pbytes;idev;",
+        "s;pmaxWidthInElements;e1:format;unumChannels;idev;",
+        "s;ppi;e2:attrib;idev;",
+        "s;pcapabilities;poperations;ucount;idev;",
+        "s;pnvSciSyncAttrList;idev;iflags;",
+        "s;idev;ppool;",
+        "s;ppool;idev;",
+        "s;ppool_out;idev;",
+        "s;ppi;e3:type;idev;",
+        "s;e4:target;e5:scope;",
+        "s;pprop;idev;",
+        "s;pmajor;pminor;idev;",
+        "s;ppctx;idev;",
+        "s;idev;",
+        "s;idev;uflags;",
+        "s;idev;pflags;pactive;",
+        "s;ppctx;pctxCreateParams;uflags;idev;",
+        "s;pctx;",
+        "s;ppctx;",
+        "s;pdevice;",
+        "s;pdevice;pctx;",
+        "s;pflags;",
+        "s;uflags;",
+        "s;pctx;pctxId;",
+        "s;",
+        "s;e6:limit;uvalue;",
+        "s;ppvalue;e6:limit;",
+        "s;ppconfig;",
+        "s;e7:config;",
+        "s;pctx;pversion;",
+        "s;pleastPriority;pgreatestPriority;",
+        "s;ppExecAffinity;e3:type;",
+        "s;phCtx;phEvent;",
+        "s;ppctx;uflags;",
+        "s;ppConfig;",
+        "s;e8:config;",
+        "s;pmodule;pfname;",
+        "s;pmodule;pimage;",
+        "s;pmodule;pimage;unumOptions;poptions;poptionValues;",
+        "s;pmodule;pfatCubin;",
+        "s;phmod;",
+        "s;pmode;",
+        "s;phfunc;phmod;pname;",
+        "s;pcount;pmod;",
+        "s;pfunctions;unumFunctions;pmod;",
+        "s;pdptr;pbytes;phmod;pname;",
+        "s;unumOptions;poptions;poptionValues;pstateOut;",
+        "s;pstate;e9:type;pdata;usize;pname;unumOptions;poptions;poptionValues;",
+        "s;pstate;e9:type;ppath;unumOptions;poptions;poptionValues;",
+        "s;pstate;pcubinOut;psizeOut;",
+        "s;pstate;",
+        "s;ppTexRef;phmod;pname;",
+        "s;ppSurfRef;phmod;pname;",
+        "s;plibrary;pcode;pjitOptions;pjitOptionsValues;unumJitOptions;plibraryOptions;plibraryOptionValues;unumLibraryOptions;",
+        "s;plibrary;pfileName;pjitOptions;pjitOptionsValues;unumJitOptions;plibraryOptions;plibraryOptionValues;unumLibraryOptions;",
+        "s;plibrary;",
+        "s;ppKernel;plibrary;pname;",
+        "s;pcount;plib;",
+        "s;pkernels;unumKernels;plib;",
+        "s;ppMod;plibrary;",
+        "s;ppFunc;pkernel;",
+        "s;ppLib;pkernel;",
+        "s;pdptr;pbytes;plibrary;pname;",
+        "s;pfptr;plibrary;psymbol;",
+        "s;ppi;e10:attrib;pkernel;idev;",
+        "s;e10:attrib;ival;pkernel;idev;",
+        "s;pkernel;e7:config;idev;",
+        "s;pname;phfunc;",
+        "s;pkernel;uparamIndex;pparamOffset;pparamSize;",
+        "s;pfree;ptotal;",
+        "s;pdptr;ubytesize;",
+        "s;pdptr;ppPitch;uWidthInBytes;uHeight;uElementSizeBytes;",
+        "s;udptr;",
+        "s;ppbase;ppsize;udptr;",
+        "s;ppp;ubytesize;",
+        "s;pp;",
+        "s;ppp;ubytesize;uFlags;",
+        "s;ppdptr;pp;uFlags;",
+        "s;ppFlags;pp;",
+        "s;pdptr;ubytesize;uflags;",
+        "s;idevice;pcallbackFunc;puserData;pcallback;",
+        "s;idevice;pcallback;",
+        "s;pdev;ppciBusId;",
+        "s;ppciBusId;ilen;idev;",
+        "s;ppHandle;pevent;",
+        "s;pphEvent;rhandle;",
+        "s;ppHandle;udptr;",
+        "s;ppdptr;rhandle;uFlags;",
+        "s;pp;ubytesize;uFlags;",
+        "s;udst;usrc;uByteCount;",
+        "s;udstDevice;pdstContext;usrcDevice;psrcContext;uByteCount;",
+        "s;udstDevice;psrcHost;uByteCount;",
+        "s;pdstHost;usrcDevice;uByteCount;",
+        "s;udstDevice;usrcDevice;uByteCount;",
+        "s;pdstArray;udstOffset;usrcDevice;uByteCount;",
+        "s;udstDevice;psrcArray;usrcOffset;uByteCount;",
+        "s;pdstArray;udstOffset;psrcHost;uByteCount;",
+        "s;pdstHost;psrcArray;usrcOffset;uByteCount;",
+        "s;pdstArray;udstOffset;psrcArray;usrcOffset;uByteCount;",
+        "s;ppCopy;",
+        "s;udst;usrc;uByteCount;phStream;",
+        "s;udstDevice;pdstContext;usrcDevice;psrcContext;uByteCount;phStream;",
+        "s;udstDevice;psrcHost;uByteCount;phStream;",
+        "s;pdstHost;usrcDevice;uByteCount;phStream;",
+        "s;udstDevice;usrcDevice;uByteCount;phStream;",
+        "s;pdstArray;udstOffset;psrcHost;uByteCount;phStream;",
+        "s;pdstHost;psrcArray;usrcOffset;uByteCount;phStream;",
+        "s;ppCopy;phStream;",
+        "s;pdsts;psrcs;psizes;ucount;pattrs;pattrsIdxs;unumAttrs;phStream;",
+        "s;unumOps;popList;uflags;phStream;",
+        "s;udstDevice;uuc;uN;",
+        "s;udstDevice;uus;uN;",
+        "s;udstDevice;uui;uN;",
+        "s;udstDevice;udstPitch;uuc;uWidth;uHeight;",
+        "s;udstDevice;udstPitch;uus;uWidth;uHeight;",
+        "s;udstDevice;udstPitch;uui;uWidth;uHeight;",
+        "s;udstDevice;uuc;uN;phStream;",
+        "s;udstDevice;uus;uN;phStream;",
+        "s;udstDevice;uui;uN;phStream;",
+        "s;udstDevice;udstPitch;uuc;uWidth;uHeight;phStream;",
+        "s;udstDevice;udstPitch;uus;uWidth;uHeight;phStream;",
+        "s;udstDevice;udstPitch;uui;uWidth;uHeight;phStream;",
+        "s;ppHandle;ppAllocateArray;",
+        "s;ppArrayDescriptor;phArray;",
+        "s;psparseProperties;parray;",
+        "s;psparseProperties;pmipmap;",
+        "s;pmemoryRequirements;parray;idevice;",
+        "s;pmemoryRequirements;pmipmap;idevice;",
+        "s;ppPlaneArray;phArray;uplaneIdx;",
+        "s;phArray;",
+        "s;ppHandle;ppMipmappedArrayDesc;unumMipmapLevels;",
+        "s;ppLevelArray;phMipmappedArray;ulevel;",
+        "s;phMipmappedArray;",
+        "s;phandle;udptr;usize;e11:handleType;uflags;",
+        "s;pparamsArray;ucount;uflags;perrorIndex;pstream;",
+        "s;pptr;usize;ualignment;uaddr;uflags;",
+        "s;uptr;usize;",
+        "s;phandle;usize;pprop;uflags;",
+        "s;uhandle;",
+        "s;uptr;usize;uoffset;uhandle;uflags;",
+        "s;pmapInfoList;ucount;phStream;",
+        "s;uptr;usize;pdesc;ucount;",
+        "s;pflags;plocation;uptr;",
+        "s;pshareableHandle;uhandle;e12:handleType;uflags;",
+        "s;phandle;posHandle;e12:shHandleType;",
+        "s;pgranularity;pprop;e13:option;",
+        "s;pprop;uhandle;",
+        "s;phandle;paddr;",
+        "s;udptr;phStream;",
+        "s;pdptr;ubytesize;phStream;",
+        "s;ppool;uminBytesToKeep;",
+        "s;ppool;e14:attr;pvalue;",
+        "s;ppool;pmap;ucount;",
+        "s;pflags;pmemPool;plocation;",
+        "s;ppool;ppoolProps;",
+        "s;ppool;",
+        "s;ppool_out;plocation;e15:type;",
+        "s;ppool;plocation;e15:type;",
+        "s;plocation;e15:type;ppool;",
+        "s;pdptr;ubytesize;ppool;phStream;",
+        "s;phandle_out;ppool;e12:handleType;uflags;",
+        "s;ppool_out;phandle;e12:handleType;uflags;",
+        "s;pshareData_out;uptr;",
+        "s;pptr_out;ppool;pshareData;",
+        "s;pmcHandle;pprop;",
+        "s;umcHandle;idev;",
+        "s;umcHandle;umcOffset;umemHandle;umemOffset;usize;uflags;",
+        "s;umcHandle;umcOffset;umemptr;usize;uflags;",
+        "s;umcHandle;idev;umcOffset;usize;",
+        "s;pgranularity;pprop;e16:option;",
+        "s;pdata;e17:attribute;uptr;",
+        "s;udevPtr;ucount;rlocation;uflags;phStream;",
+        "s;udevPtr;ucount;e18:advice;rlocation;",
+        "s;pdptrs;psizes;ucount;pprefetchLocs;pprefetchLocIdxs;unumPrefetchLocs;uflags;phStream;",
+        "s;pdptrs;psizes;ucount;uflags;phStream;",
+        "s;pdata;udataSize;e19:attribute;udevPtr;ucount;",
+        "s;pdata;pdataSizes;pattributes;unumAttributes;udevPtr;ucount;",
+        "s;pvalue;e17:attribute;uptr;",
+        "s;unumAttributes;pattributes;pdata;uptr;",
+        "s;pphStream;uFlags;",
+        "s;pphStream;uflags;ipriority;",
+        "s;phStream;ppriority;",
+        "s;phStream;pdevice;",
+        "s;phStream;pflags;",
+        "s;phStream;pstreamId;",
+        "s;phStream;ppctx;",
+        "s;phStream;ppCtx;ppGreenCtx;",
+        "s;phStream;phEvent;uFlags;",
+        "s;phStream;pcallback;puserData;uflags;",
+        "s;phStream;e20:mode;",
+        "s;phStream;phGraph;pdependencies;pdependencyData;unumDependencies;e20:mode;",
+        "s;phStream;pphGraph;",
+        "s;phStream;pcaptureStatus;",
+        "s;phStream;pcaptureStatus_out;pid_out;pgraph_out;pdependencies_out;pedgeData_out;pnumDependencies_out;",
+        "s;phStream;pdependencies;pdependencyData;unumDependencies;uflags;",
+        "s;phStream;udptr;ulength;uflags;",
+        "s;phStream;",
+        "s;pdst;psrc;",
+        "s;phStream;e21:attr;pvalue_out;",
+        "s;phStream;e21:attr;pvalue;",
+        "s;pphEvent;uFlags;",
+        "s;phEvent;phStream;",
+        "s;phEvent;phStream;uflags;",
+        "s;phEvent;",
+        "s;ppMilliseconds;phStart;phEnd;",
+        "s;pextMem_out;pmemHandleDesc;",
+        "s;pdevPtr;pextMem;pbufferDesc;",
+        "s;pmipmap;pextMem;pmipmapDesc;",
+        "s;pextMem;",
+        "s;pextSem_out;psemHandleDesc;",
+        "s;pextSemArray;pparamsArray;unumExtSems;pstream;",
+        "s;pextSem;",
+        "s;pstream;uaddr;uvalue;uflags;",
+        "s;pstream;ucount;pparamArray;uflags;",
+        "s;ppi;e10:attrib;phfunc;",
+        "s;phfunc;e10:attrib;ivalue;",
+        "s;phfunc;e7:config;",
+        "s;phmod;phfunc;",
+        "s;pfunc;uparamIndex;pparamOffset;pparamSize;",
+        "s;pstate;pfunction;",
+        "s;pfunction;",
+        "s;pf;ugridDimX;ugridDimY;ugridDimZ;ublockDimX;ublockDimY;ublockDimZ;usharedMemBytes;phStream;pkernelParams;pextra;",
+        "s;pconfig;pf;pkernelParams;pextra;",
+        "s;pf;ugridDimX;ugridDimY;ugridDimZ;ublockDimX;ublockDimY;ublockDimZ;usharedMemBytes;phStream;pkernelParams;",
+        "s;plaunchParamsList;unumDevices;uflags;",
+        "s;phStream;pfn;puserData;",
+        "s;phfunc;ix;iy;iz;",
+        "s;phfunc;ubytes;",
+        "s;phfunc;unumbytes;",
+        "s;phfunc;ioffset;uvalue;",
+        "s;phfunc;ioffset;fvalue;",
+        "s;phfunc;ioffset;pptr;unumbytes;",
+        "s;pf;",
+        "s;pf;igrid_width;igrid_height;",
+        "s;pf;igrid_width;igrid_height;phStream;",
+        "s;phfunc;itexunit;phTexRef;",
+        "s;phfunc;e8:config;",
+        "s;pphGraph;uflags;",
+        "s;pphGraphNode;phGraph;pdependencies;unumDependencies;pnodeParams;",
+        "s;phNode;pnodeParams;",
+        "s;pphGraphNode;phGraph;pdependencies;unumDependencies;pcopyParams;pctx;",
+        "s;pphGraphNode;phGraph;pdependencies;unumDependencies;pmemsetParams;pctx;",
+        "s;pphGraphNode;phGraph;pdependencies;unumDependencies;pchildGraph;",
+        "s;phNode;pphGraph;",
+        "s;pphGraphNode;phGraph;pdependencies;unumDependencies;",
+        "s;pphGraphNode;phGraph;pdependencies;unumDependencies;pevent;",
+        "s;phNode;pevent_out;",
+        "s;phNode;pevent;",
+        "s;phNode;pparams_out;",
+        "s;phNode;pnodeParams_out;",
+        "s;phGraphExec;phNode;pnodeParams;",
+        "s;pphGraphNode;phGraph;pdependencies;unumDependencies;udptr;",
+        "s;phNode;pdptr_out;",
+        "s;idevice;",
+        "s;idevice;e22:attr;pvalue;",
+        "s;pphGraphClone;poriginalGraph;",
+        "s;pphNode;phOriginalNode;phClonedGraph;",
+        "s;phNode;ptype;",
+        "s;phGraph;pnodes;pnumNodes;",
+        "s;phGraph;prootNodes;pnumRootNodes;",
+        "s;phGraph;pfrom;pto;pedgeData;pnumEdges;",
+        "s;phNode;pdependencies;pedgeData;pnumDependencies;",
+        "s;phNode;pdependentNodes;pedgeData;pnumDependentNodes;",
+        "s;phGraph;pfrom;pto;pedgeData;unumDependencies;",
+        "s;phNode;",
+        "s;pphGraphExec;phGraph;uflags;",
+        "s;pphGraphExec;phGraph;pinstantiateParams;",
+        "s;phGraphExec;pflags;",
+        "s;phGraphExec;phNode;pcopyParams;pctx;",
+        "s;phGraphExec;phNode;pmemsetParams;pctx;",
+        "s;phGraphExec;phNode;pchildGraph;",
+        "s;phGraphExec;phNode;pevent;",
+        "s;phGraphExec;phNode;uisEnabled;",
+        "s;phGraphExec;phNode;pisEnabled;",
+        "s;phGraphExec;phStream;",
+        "s;phGraphExec;",
+        "s;phGraph;",
+        "s;phGraphExec;phGraph;presultInfo;",
+        "s;phNode;e21:attr;pvalue_out;",
+        "s;phNode;e21:attr;pvalue;",
+        "s;phGraph;ppath;uflags;",
+        "s;pobject_out;pptr;pdestroy;uinitialRefcount;uflags;",
+        "s;pobject;ucount;",
+        "s;pgraph;pobject;ucount;uflags;",
+        "s;pgraph;pobject;ucount;",
+        "s;pphGraphNode;phGraph;pdependencies;pdependencyData;unumDependencies;pnodeParams;",
+        "s;ppHandle_out;phGraph;pctx;udefaultLaunchValue;uflags;",
+        "s;pnumBlocks;pfunc;iblockSize;udynamicSMemSize;",
+        "s;pnumBlocks;pfunc;iblockSize;udynamicSMemSize;uflags;",
+        "s;pminGridSize;pblockSize;pfunc;pblockSizeToDynamicSMemSize;udynamicSMemSize;iblockSizeLimit;",
+        "s;pminGridSize;pblockSize;pfunc;pblockSizeToDynamicSMemSize;udynamicSMemSize;iblockSizeLimit;uflags;",
+        "s;pdynamicSmemSize;pfunc;inumBlocks;iblockSize;",
+        "s;pclusterSize;pfunc;pconfig;",
+        "s;pnumClusters;pfunc;pconfig;",
+        "s;phTexRef;phArray;uFlags;",
+        "s;phTexRef;phMipmappedArray;uFlags;",
+        "s;pByteOffset;phTexRef;udptr;ubytes;",
+        "s;phTexRef;pdesc;udptr;uPitch;",
+        "s;phTexRef;e1:fmt;iNumPackedComponents;",
+        "s;phTexRef;idim;e23:am;",
+        "s;phTexRef;e24:fm;",
+        "s;phTexRef;fbias;",
+        "s;phTexRef;fminMipmapLevelClamp;fmaxMipmapLevelClamp;",
+        "s;phTexRef;umaxAniso;",
+        "s;phTexRef;ppBorderColor;",
+        "s;phTexRef;uFlags;",
+        "s;ppdptr;phTexRef;",
+        "s;pphArray;phTexRef;",
+        "s;pphMipmappedArray;phTexRef;",
+        "s;ppam;phTexRef;idim;",
+        "s;ppfm;phTexRef;",
+        "s;ppFormat;ppNumChannels;phTexRef;",
+        "s;ppbias;phTexRef;",
+        "s;ppminMipmapLevelClamp;ppmaxMipmapLevelClamp;phTexRef;",
+        "s;ppmaxAniso;phTexRef;",
+        "s;ppBorderColor;phTexRef;",
+        "s;ppFlags;phTexRef;",
+        "s;ppTexRef;",
+        "s;phTexRef;",
+        "s;phSurfRef;phArray;uFlags;",
+        "s;pphArray;phSurfRef;",
+        "s;ppTexObject;ppResDesc;ppTexDesc;ppResViewDesc;",
+        "s;utexObject;",
+        "s;ppResDesc;utexObject;",
+        "s;ppTexDesc;utexObject;",
+        "s;ppResViewDesc;utexObject;",
+        "s;ppSurfObject;ppResDesc;",
+        "s;usurfObject;",
+        "s;ppResDesc;usurfObject;",
+        "s;ptensorMap;e25:tensorDataType;utensorRank;pglobalAddress;pglobalDim;pglobalStrides;pboxDim;pelementStrides;e26:interleave;e27:swizzle;e28:l2Promotion;e29:oobFill;",
+        "s;ptensorMap;e25:tensorDataType;utensorRank;pglobalAddress;pglobalDim;pglobalStrides;ppixelBoxLowerCorner;ppixelBoxUpperCorner;uchannelsPerPixel;upixelsPerColumn;pelementStrides;e26:interleave;e27:swizzle;e28:l2Promotion;e29:oobFill;",
+        "s;ptensorMap;e25:tensorDataType;utensorRank;pglobalAddress;pglobalDim;pglobalStrides;ipixelBoxLowerCornerWidth;ipixelBoxUpperCornerWidth;uchannelsPerPixel;upixelsPerColumn;pelementStrides;e26:interleave;e30:mode;e27:swizzle;e28:l2Promotion;e29:oobFill;",
+        "s;ptensorMap;pglobalAddress;",
+        "s;pcanAccessPeer;idev;ipeerDev;",
+        "s;ppeerContext;uFlags;",
+        "s;ppeerContext;",
+        "s;pvalue;e31:attrib;isrcDevice;idstDevice;",
+        "s;pcapabilities;poperations;ucount;isrcDevice;idstDevice;",
+        "s;presource;",
+        "s;ppArray;presource;uarrayIndex;umipLevel;",
+        "s;ppMipmappedArray;presource;",
+        "s;ppDevPtr;ppSize;presource;",
+        "s;presource;uflags;",
+        "s;ucount;presources;phStream;",
+        "s;psymbol;ppfn;icudaVersion;uflags;psymbolStatus;",
+        "s;e32:attrib;pvalue;psize;",
+        "s;pppExportTable;ppExportTableId;",
+        "s;pphCtx;pdesc;idev;uflags;",
+        "s;phCtx;",
+        "s;ppContext;phCtx;",
+        "s;idevice;presource;e33:type;",
+        "s;phCtx;presource;e33:type;",
+        "s;presult;pnbGroups;pinput;premaining;uuseFlags;uminCount;",
+        "s;pphDesc;presources;unbResources;",
+        "s;phStream;pphCtx;",
+        "s;pphStream;pgreenCtx;uflags;ipriority;",
+        "s;pgreenCtx;pgreenCtxId;",
+        "s;pcallbackFunc;puserData;pcallback_out;",
+        "s;pcallback;",
+        "s;piterator_out;uflags;",
+        "s;piterator;ppathToFile;uflags;",
+        "s;piterator;pbuffer;psize;uflags;",
+        "s;ipid;ptid;",
+        "s;ipid;pstate;",
+        "s;ipid;pargs;",
+        "s;pconfigFile;poutputFile;e34:outputMode;",
+        "CUDA_",
+        "SUCCESS",
+        "ERROR_INVALID_VALUE",
+        "ERROR_OUT_OF_MEMORY",
+        "ERROR_NOT_INITIALIZED",
+        "ERROR_DEINITIALIZED",
+        "ERROR_PROFILER_DISABLED",
+        "ERROR_PROFILER_NOT_INITIALIZED",
+        "ERROR_PROFILER_ALREADY_STARTED",
+        "ERROR_PROFILER_ALREADY_STOPPED",
+        "ERROR_STUB_LIBRARY",
+        "ERROR_CALL_REQUIRES_NEWER_DRIVER",
+        "ERROR_DEVICE_UNAVAILABLE",
+        "ERROR_NO_DEVICE",
+        "ERROR_INVALID_DEVICE",
+        "ERROR_DEVICE_NOT_LICENSED",
+        "ERROR_INVALID_IMAGE",
+        "ERROR_INVALID_CONTEXT",
+        "ERROR_CONTEXT_ALREADY_CURRENT",
+        "ERROR_MAP_FAILED",
+        "ERROR_UNMAP_FAILED",
+        "ERROR_ARRAY_IS_MAPPED",
+        "ERROR_ALREADY_MAPPED",
+        "ERROR_NO_BINARY_FOR_GPU",
+        "ERROR_ALREADY_ACQUIRED",
+        "ERROR_NOT_MAPPED",
+        "ERROR_NOT_MAPPED_AS_ARRAY",
+        "ERROR_NOT_MAPPED_AS_POINTER",
+        "ERROR_ECC_UNCORRECTABLE",
+        "ERROR_UNSUPPORTED_LIMIT",
+        "ERROR_CONTEXT_ALREADY_IN_USE",
+        "ERROR_PEER_ACCESS_UNSUPPORTED",
+        "ERROR_INVALID_PTX",
+        "ERROR_INVALID_GRAPHICS_CONTEXT",
+        "ERROR_NVLINK_UNCORRECTABLE",
+        "ERROR_JIT_COMPILER_NOT_FOUND",
+        "ERROR_UNSUPPORTED_PTX_VERSION",
+        "ERROR_JIT_COMPILATION_DISABLED",
+        "ERROR_UNSUPPORTED_EXEC_AFFINITY",
+        "ERROR_UNSUPPORTED_DEVSIDE_SYNC",
+        "ERROR_CONTAINED",
+        "ERROR_INVALID_SOURCE",
+        "ERROR_FILE_NOT_FOUND",
+        "ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND",
+        "ERROR_SHARED_OBJECT_INIT_FAILED",
+        "ERROR_OPERATING_SYSTEM",
+        "ERROR_INVALID_HANDLE",
+        "ERROR_ILLEGAL_STATE",
+        "ERROR_LOSSY_QUERY",
+        "ERROR_NOT_FOUND",
+        "ERROR_NOT_READY",
+        "ERROR_ILLEGAL_ADDRESS",
+        "ERROR_LAUNCH_OUT_OF_RESOURCES",
+        "ERROR_LAUNCH_TIMEOUT",
+        "ERROR_LAUNCH_INCOMPATIBLE_TEXTURING",
+        "ERROR_PEER_ACCESS_ALREADY_ENABLED",
+        "ERROR_PEER_ACCESS_NOT_ENABLED",
+        "ERROR_PRIMARY_CONTEXT_ACTIVE",
+        "ERROR_CONTEXT_IS_DESTROYED",
+        "ERROR_ASSERT",
+        "ERROR_TOO_MANY_PEERS",
+        "ERROR_HOST_MEMORY_ALREADY_REGISTERED",
+        "ERROR_HOST_MEMORY_NOT_REGISTERED",
+        "ERROR_HARDWARE_STACK_ERROR",
+        "ERROR_ILLEGAL_INSTRUCTION",
+        "ERROR_MISALIGNED_ADDRESS",
+        "ERROR_INVALID_ADDRESS_SPACE",
+        "ERROR_INVALID_PC",
+        "ERROR_LAUNCH_FAILED",
+        "ERROR_COOPERATIVE_LAUNCH_TOO_LARGE",
+        "ERROR_TENSOR_MEMORY_LEAK",
+        "ERROR_NOT_PERMITTED",
+        "ERROR_NOT_SUPPORTED",
+        "ERROR_SYSTEM_NOT_READY",
+        "ERROR_SYSTEM_DRIVER_MISMATCH",
+        "ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
+        "ERROR_MPS_CONNECTION_FAILED",
+        "ERROR_MPS_RPC_FAILURE",
+        "ERROR_MPS_SERVER_NOT_READY",
+        "ERROR_MPS_MAX_CLIENTS_REACHED",
+        "ERROR_MPS_MAX_CONNECTIONS_REACHED",
+        "ERROR_MPS_CLIENT_TERMINATED",
+        "ERROR_CDP_NOT_SUPPORTED",
+        "ERROR_CDP_VERSION_MISMATCH",
+        "ERROR_STREAM_CAPTURE_UNSUPPORTED",
+        "ERROR_STREAM_CAPTURE_INVALIDATED",
+        "ERROR_STREAM_CAPTURE_MERGE",
+        "ERROR_STREAM_CAPTURE_UNMATCHED",
+        "ERROR_STREAM_CAPTURE_UNJOINED",
+        "ERROR_STREAM_CAPTURE_ISOLATION",
+        "ERROR_STREAM_CAPTURE_IMPLICIT",
+        "ERROR_CAPTURED_EVENT",
+        "ERROR_STREAM_CAPTURE_WRONG_THREAD",
+        "ERROR_TIMEOUT",
+        "ERROR_GRAPH_EXEC_UPDATE_FAILURE",
+        "ERROR_EXTERNAL_DEVICE",
+        "ERROR_INVALID_CLUSTER_SIZE",
+        "ERROR_FUNCTION_NOT_LOADED",
+        "ERROR_INVALID_RESOURCE_TYPE",
+        "ERROR_INVALID_RESOURCE_CONFIGURATION",
+        "ERROR_KEY_ROTATION",
+        "ERROR_UNKNOWN",
+        "CU_AD_FORMAT_",
+        "UNSIGNED_INT8",
+        "UNSIGNED_INT16",
+        "UNSIGNED_INT32",
+        "SIGNED_INT8",
+        "SIGNED_INT16",
+        "SIGNED_INT32",
+        "HALF",
+        "FLOAT",
+        "UNORM_INT_101010_2",
+        "BC1_UNORM",
+        "BC1_UNORM_SRGB",
+        "BC2_UNORM",
+        "BC2_UNORM_SRGB",
+        "BC3_UNORM",
+        "BC3_UNORM_SRGB",
+        "BC4_UNORM",
+        "BC4_SNORM",
+        "BC5_UNORM",
+        "BC5_SNORM",
+        "BC6H_UF16",
+        "BC6H_SF16",
+        "BC7_UNORM",
+        "BC7_UNORM_SRGB",
+        "P010",
+        "P016",
+        "NV16",
+        "P210",
+        "P216",
+        "YUY2",
+        "Y210",
+        "Y216",
+        "AYUV",
+        "Y410",
+        "NV12",
+        "Y416",
+        "Y444_PLANAR8",
+        "Y444_PLANAR10",
+        "YUV444_8bit_SemiPlanar",
+        "YUV444_16bit_SemiPlanar",
+        "UNORM_INT8X1",
+        "UNORM_INT8X2",
+        "UNORM_INT8X4",
+        "UNORM_INT16X1",
+        "UNORM_INT16X2",
+        "UNORM_INT16X4",
+        "SNORM_INT8X1",
+        "SNORM_INT8X2",
+        "SNORM_INT8X4",
+        "SNORM_INT16X1",
+        "SNORM_INT16X2",
+        "SNORM_INT16X4",
+        "MAX",
+        "CU_DEVICE_ATTRIBUTE_",
+        "MAX_THREADS_PER_BLOCK",
+        "MAX_BLOCK_DIM_X",
+        "MAX_BLOCK_DIM_Y",
+        "MAX_BLOCK_DIM_Z",
+        "MAX_GRID_DIM_X",
+        "MAX_GRID_DIM_Y",
+        "MAX_GRID_DIM_Z",
+        "MAX_SHARED_MEMORY_PER_BLOCK",
+        "TOTAL_CONSTANT_MEMORY",
+        "WARP_SIZE",
+        "MAX_PITCH",
+        "MAX_REGISTERS_PER_BLOCK",
+        "CLOCK_RATE",
+        "TEXTURE_ALIGNMENT",
+        "GPU_OVERLAP",
+        "MULTIPROCESSOR_COUNT",
+        "KERNEL_EXEC_TIMEOUT",
+        "INTEGRATED",
+        "CAN_MAP_HOST_MEMORY",
+        "COMPUTE_MODE",
+        "MAXIMUM_TEXTURE1D_WIDTH",
+        "MAXIMUM_TEXTURE2D_WIDTH",
+        "MAXIMUM_TEXTURE2D_HEIGHT",
+        "MAXIMUM_TEXTURE3D_WIDTH",
+        "MAXIMUM_TEXTURE3D_HEIGHT",
+        "MAXIMUM_TEXTURE3D_DEPTH",
+        "MAXIMUM_TEXTURE2D_LAYERED_WIDTH",
+        "MAXIMUM_TEXTURE2D_LAYERED_HEIGHT",
+        "MAXIMUM_TEXTURE2D_LAYERED_LAYERS",
+        "SURFACE_ALIGNMENT",
+        "CONCURRENT_KERNELS",
+        "ECC_ENABLED",
+        "PCI_BUS_ID",
+        "PCI_DEVICE_ID",
+        "TCC_DRIVER",
+        "MEMORY_CLOCK_RATE",
+        "GLOBAL_MEMORY_BUS_WIDTH",
+        "L2_CACHE_SIZE",
+        "MAX_THREADS_PER_MULTIPROCESSOR",
+        "ASYNC_ENGINE_COUNT",
+        "UNIFIED_ADDRESSING",
+        "MAXIMUM_TEXTURE1D_LAYERED_WIDTH",
+        "MAXIMUM_TEXTURE1D_LAYERED_LAYERS",
+        "CAN_TEX2D_GATHER",
+        "MAXIMUM_TEXTURE2D_GATHER_WIDTH",
+        "MAXIMUM_TEXTURE2D_GATHER_HEIGHT",
+        "MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE",
+        "MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE",
+        "MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE",
+        "PCI_DOMAIN_ID",
+        "TEXTURE_PITCH_ALIGNMENT",
+        "MAXIMUM_TEXTURECUBEMAP_WIDTH",
+        "MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH",
+        "MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS",
+        "MAXIMUM_SURFACE1D_WIDTH",
+        "MAXIMUM_SURFACE2D_WIDTH",
+        "MAXIMUM_SURFACE2D_HEIGHT",
+        "MAXIMUM_SURFACE3D_WIDTH",
+        "MAXIMUM_SURFACE3D_HEIGHT",
+        "MAXIMUM_SURFACE3D_DEPTH",
+        "MAXIMUM_SURFACE1D_LAYERED_WIDTH",
+        "MAXIMUM_SURFACE1D_LAYERED_LAYERS",
+        "MAXIMUM_SURFACE2D_LAYERED_WIDTH",
+        "MAXIMUM_SURFACE2D_LAYERED_HEIGHT",
+        "MAXIMUM_SURFACE2D_LAYERED_LAYERS",
+        "MAXIMUM_SURFACECUBEMAP_WIDTH",
+        "MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH",
+        "MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS",
+        "MAXIMUM_TEXTURE1D_LINEAR_WIDTH",
+        "MAXIMUM_TEXTURE2D_LINEAR_WIDTH",
+        "MAXIMUM_TEXTURE2D_LINEAR_HEIGHT",
+        "MAXIMUM_TEXTURE2D_LINEAR_PITCH",
+        "MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH",
+        "MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT",
+        "COMPUTE_CAPABILITY_MAJOR",
+        "COMPUTE_CAPABILITY_MINOR",
+        "MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH",
+        "STREAM_PRIORITIES_SUPPORTED",
+        "GLOBAL_L1_CACHE_SUPPORTED",
+        "LOCAL_L1_CACHE_SUPPORTED",
+        "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR",
+        "MAX_REGISTERS_PER_MULTIPROCESSOR",
+        "MANAGED_MEMORY",
+        "MULTI_GPU_BOARD",
+        "MULTI_GPU_BOARD_GROUP_ID",
+        "HOST_NATIVE_ATOMIC_SUPPORTED",
+        "SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO",
+        "PAGEABLE_MEMORY_ACCESS",
+        "CONCURRENT_MANAGED_ACCESS",
+        "COMPUTE_PREEMPTION_SUPPORTED",
+        "CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM",
+        "CAN_USE_STREAM_MEM_OPS_V1",
+        "CAN_USE_64_BIT_STREAM_MEM_OPS_V1",
+        "CAN_USE_STREAM_WAIT_VALUE_NOR_V1",
+        "COOPERATIVE_LAUNCH",
+        "COOPERATIVE_MULTI_DEVICE_LAUNCH",
+        "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN",
+        "CAN_FLUSH_REMOTE_WRITES",
+        "HOST_REGISTER_SUPPORTED",
+        "PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES",
+        "DIRECT_MANAGED_MEM_ACCESS_FROM_HOST",
+        "VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED",
+        "HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED",
+        "HANDLE_TYPE_WIN32_HANDLE_SUPPORTED",
+        "HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED",
+        "MAX_BLOCKS_PER_MULTIPROCESSOR",
+        "GENERIC_COMPRESSION_SUPPORTED",
+        "MAX_PERSISTING_L2_CACHE_SIZE",
+        "MAX_ACCESS_POLICY_WINDOW_SIZE",
+        "GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED",
+        "RESERVED_SHARED_MEMORY_PER_BLOCK",
+        "SPARSE_CUDA_ARRAY_SUPPORTED",
+        "READ_ONLY_HOST_REGISTER_SUPPORTED",
+        "TIMELINE_SEMAPHORE_INTEROP_SUPPORTED",
+        "MEMORY_POOLS_SUPPORTED",
+        "GPU_DIRECT_RDMA_SUPPORTED",
+        "GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS",
+        "GPU_DIRECT_RDMA_WRITES_ORDERING",
+        "MEMPOOL_SUPPORTED_HANDLE_TYPES",
+        "CLUSTER_LAUNCH",
+        "DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED",
+        "CAN_USE_64_BIT_STREAM_MEM_OPS",
+        "CAN_USE_STREAM_WAIT_VALUE_NOR",
+        "DMA_BUF_SUPPORTED",
+        "IPC_EVENT_SUPPORTED",
+        "MEM_SYNC_DOMAIN_COUNT",
+        "TENSOR_MAP_ACCESS_SUPPORTED",
+        "HANDLE_TYPE_FABRIC_SUPPORTED",
+        "UNIFIED_FUNCTION_POINTERS",
+        "NUMA_CONFIG",
+        "NUMA_ID",
+        "MULTICAST_SUPPORTED",
+        "MPS_ENABLED",
+        "HOST_NUMA_ID",
+        "D3D12_CIG_SUPPORTED",
+        "MEM_DECOMPRESS_ALGORITHM_MASK",
+        "MEM_DECOMPRESS_MAXIMUM_LENGTH",
+        "VULKAN_CIG_SUPPORTED",
+        "GPU_PCI_DEVICE_ID",
+        "GPU_PCI_SUBSYSTEM_ID",
+        "HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED",
+        "HOST_NUMA_MEMORY_POOLS_SUPPORTED",
+        "HOST_NUMA_MULTINODE_IPC_SUPPORTED",
+        "HOST_MEMORY_POOLS_SUPPORTED",
+        "HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED",
+        "HOST_ALLOC_DMA_BUF_SUPPORTED",
+        "ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED",
+        "MAX",
+        "CU_EXEC_AFFINITY_TYPE_",
+        "SM_COUNT",
+        "MAX",
+        "",
+        "CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX",
+        "CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_",
+        "OWNER",
+        "ALL_DEVICES",
+        "CU_LIMIT_",
+        "STACK_SIZE",
+        "PRINTF_FIFO_SIZE",
+        "MALLOC_HEAP_SIZE",
+        "DEV_RUNTIME_SYNC_DEPTH",
+        "DEV_RUNTIME_PENDING_LAUNCH_COUNT",
+        "MAX_L2_FETCH_GRANULARITY",
+        "PERSISTING_L2_CACHE_SIZE",
+        "SHMEM_SIZE",
+        "CIG_ENABLED",
+        "CIG_SHMEM_FALLBACK_ENABLED",
+        "MAX",
+        "CU_FUNC_CACHE_PREFER_",
+        "NONE",
+        "SHARED",
+        "L1",
+        "EQUAL",
+        "CU_SHARED_MEM_CONFIG_",
+        "DEFAULT_BANK_SIZE",
+        "FOUR_BYTE_BANK_SIZE",
+        "EIGHT_BYTE_BANK_SIZE",
+        "CU_JIT_",
+        "INPUT_CUBIN",
+        "INPUT_PTX",
+        "INPUT_FATBINARY",
+        "INPUT_OBJECT",
+        "INPUT_LIBRARY",
+        "INPUT_NVVM",
+        "NUM_INPUT_TYPES",
+        "CU_FUNC_ATTRIBUTE_",
+        "MAX_THREADS_PER_BLOCK",
+        "SHARED_SIZE_BYTES",
+        "CONST_SIZE_BYTES",
+        "LOCAL_SIZE_BYTES",
+        "NUM_REGS",
+        "PTX_VERSION",
+        "BINARY_VERSION",
+        "CACHE_MODE_CA",
+        "MAX_DYNAMIC_SHARED_SIZE_BYTES",
+        "PREFERRED_SHARED_MEMORY_CARVEOUT",
+        "CLUSTER_SIZE_MUST_BE_SET",
+        "REQUIRED_CLUSTER_WIDTH",
+        "REQUIRED_CLUSTER_HEIGHT",
+        "REQUIRED_CLUSTER_DEPTH",
+        "NON_PORTABLE_CLUSTER_SIZE_ALLOWED",
+        "CLUSTER_SCHEDULING_POLICY_PREFERENCE",
+        "MAX",
+        "CU_MEM_RANGE_HANDLE_TYPE_",
+        "DMA_BUF_FD",
+        "MAX",
+        "CU_MEM_HANDLE_TYPE_",
+        "NONE",
+        "POSIX_FILE_DESCRIPTOR",
+        "WIN32",
+        "WIN32_KMT",
+        "FABRIC",
+        "MAX",
+        "CU_MEM_ALLOC_GRANULARITY_",
+        "MINIMUM",
+        "RECOMMENDED",
+        "CU_MEMPOOL_ATTR_",
+        "REUSE_FOLLOW_EVENT_DEPENDENCIES",
+        "REUSE_ALLOW_OPPORTUNISTIC",
+        "REUSE_ALLOW_INTERNAL_DEPENDENCIES",
+        "RELEASE_THRESHOLD",
+        "RESERVED_MEM_CURRENT",
+        "RESERVED_MEM_HIGH",
+        "USED_MEM_CURRENT",
+        "USED_MEM_HIGH",
+        "CU_MEM_ALLOCATION_TYPE_",
+        "INVALID",
+        "PINNED",
+        "MANAGED",
+        "MAX",
+        "CU_MULTICAST_GRANULARITY_",
+        "MINIMUM",
+        "RECOMMENDED",
+        "CU_POINTER_ATTRIBUTE_",
+        "CONTEXT",
+        "MEMORY_TYPE",
+        "DEVICE_POINTER",
+        "HOST_POINTER",
+        "P2P_TOKENS",
+        "SYNC_MEMOPS",
+        "BUFFER_ID",
+        "IS_MANAGED",
+        "DEVICE_ORDINAL",
+        "IS_LEGACY_CUDA_IPC_CAPABLE",
+        "RANGE_START_ADDR",
+        "RANGE_SIZE",
+        "MAPPED",
+        "ALLOWED_HANDLE_TYPES",
+        "IS_GPU_DIRECT_RDMA_CAPABLE",
+        "ACCESS_FLAGS",
+        "MEMPOOL_HANDLE",
+        "MAPPING_SIZE",
+        "MAPPING_BASE_ADDR",
+        "MEMORY_BLOCK_ID",
+        "IS_HW_DECOMPRESS_CAPABLE",
+        "CU_MEM_ADVISE_",
+        "SET_READ_MOSTLY",
+        "UNSET_READ_MOSTLY",
+        "SET_PREFERRED_LOCATION",
+        "UNSET_PREFERRED_LOCATION",
+        "SET_ACCESSED_BY",
+        "UNSET_ACCESSED_BY",
+        "CU_MEM_RANGE_ATTRIBUTE_",
+        "READ_MOSTLY",
+        "PREFERRED_LOCATION",
+        "ACCESSED_BY",
+        "LAST_PREFETCH_LOCATION",
+        "PREFERRED_LOCATION_TYPE",
+        "PREFERRED_LOCATION_ID",
+        "LAST_PREFETCH_LOCATION_TYPE",
+        "LAST_PREFETCH_LOCATION_ID",
+        "CU_STREAM_CAPTURE_MODE_",
+        "GLOBAL",
+        "THREAD_LOCAL",
+        "RELAXED",
+        "CU_LAUNCH_ATTRIBUTE_",
+        "IGNORE",
+        "ACCESS_POLICY_WINDOW",
+        "COOPERATIVE",
+        "SYNCHRONIZATION_POLICY",
+        "CLUSTER_DIMENSION",
+        "CLUSTER_SCHEDULING_POLICY_PREFERENCE",
+        "PROGRAMMATIC_STREAM_SERIALIZATION",
+        "PROGRAMMATIC_EVENT",
+        "PRIORITY",
+        "MEM_SYNC_DOMAIN_MAP",
+        "MEM_SYNC_DOMAIN",
+        "PREFERRED_CLUSTER_DIMENSION",
+        "LAUNCH_COMPLETION_EVENT",
+        "DEVICE_UPDATABLE_KERNEL_NODE",
+        "PREFERRED_SHARED_MEMORY_CARVEOUT",
+        "NVLINK_UTIL_CENTRIC_SCHEDULING",
+        "CU_GRAPH_MEM_ATTR_",
+        "USED_MEM_CURRENT",
+        "USED_MEM_HIGH",
+        "RESERVED_MEM_CURRENT",
+        "RESERVED_MEM_HIGH",
+        "CU_TR_ADDRESS_MODE_",
+        "WRAP",
+        "CLAMP",
+        "MIRROR",
+        "BORDER",
+        "CU_TR_FILTER_MODE_",
+        "POINT",
+        "LINEAR",
+        "CU_TENSOR_MAP_DATA_TYPE_",
+        "UINT8",
+        "UINT16",
+        "UINT32",
+        "INT32",
+        "UINT64",
+        "INT64",
+        "FLOAT16",
+        "FLOAT32",
+        "FLOAT64",
+        "BFLOAT16",
+        "FLOAT32_FTZ",
+        "TFLOAT32",
+        "TFLOAT32_FTZ",
+        "16U4_ALIGN8B",
+        "16U4_ALIGN16B",
+        "16U6_ALIGN16B",
+        "CU_TENSOR_MAP_INTERLEAVE_",
+        "NONE",
+        "16B",
+        "32B",
+        "CU_TENSOR_MAP_SWIZZLE_",
+        "NONE",
+        "32B",
+        "64B",
+        "128B",
+        "128B_ATOM_32B",
+        "128B_ATOM_32B_FLIP_8B",
+        "128B_ATOM_64B",
+        "CU_TENSOR_MAP_L2_PROMOTION_",
+        "NONE",
+        "L2_64B",
+        "L2_128B",
+        "L2_256B",
+        "CU_TENSOR_MAP_FLOAT_OOB_FILL_",
+        "NONE",
+        "NAN_REQUEST_ZERO_FMA",
+        "CU_TENSOR_MAP_IM2COL_WIDE_MODE_",
+        "W",
+        "W128",
+        "CU_DEVICE_P2P_ATTRIBUTE_",
+        "PERFORMANCE_RANK",
+        "ACCESS_SUPPORTED",
+        "NATIVE_ATOMIC_SUPPORTED",
+        "ACCESS_ACCESS_SUPPORTED",
+        "ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED",
+        "CU_COREDUMP_",
+        "ENABLE_ON_EXCEPTION",
+        "TRIGGER_HOST",
+        "LIGHTWEIGHT",
+        "ENABLE_USER_TRIGGER",
+        "FILE",
+        "PIPE",
+        "GENERATION_FLAGS",
+        "MAX",
+        "CU_DEV_RESOURCE_TYPE_",
+        "INVALID",
+        "SM",
+        "CU_OUT_",
+        "KEY_VALUE_PAIR",
+        "CSV",
     },
     {
-        {0, 101}, /* cudaError_enum */
-        {101, 52}, /* CUarray_format_enum */
-        {153, 148}, /* CUdevice_attribute_enum */
-        {301, 2}, /* CUexecAffinityType_enum */
-        {303, 1}, /* CUflushGPUDirectRDMAWritesTarget_enum */
-        {304, 2}, /* CUflushGPUDirectRDMAWritesScope_enum */
-        {306, 11}, /* CUlimit_enum */
-        {317, 4}, /* CUfunc_cache_enum */
-        {321, 3}, /* CUsharedconfig_enum */
-        {324, 7}, /* CUjitInputType_enum */
-        {331, 17}, /* CUfunction_attribute_enum */
-        {348, 2}, /* CUmemRangeHandleType_enum */
-        {350, 6}, /* CUmemAllocationHandleType_enum */
-        {356, 2}, /* CUmemAllocationGranularity_flags_enum */
-        {358, 8}, /* CUmemPool_attribute_enum */
-        {366, 4}, /* CUmemAllocationType_enum */
-        {370, 2}, /* CUmulticastGranularity_flags_enum */
-        {372, 21}, /* CUpointer_attribute_enum */
-        {393, 6}, /* CUmem_advise_enum */
-        {399, 8}, /* CUmem_range_attribute_enum */
-        {407, 3}, /* CUstreamCaptureMode_enum */
-        {410, 16}, /* CUlaunchAttributeID_enum */
-        {426, 4}, /* CUgraphMem_attribute_enum */
-        {430, 4}, /* CUaddress_mode_enum */
-        {434, 2}, /* CUfilter_mode_enum */
-        {436, 16}, /* CUtensorMapDataType_enum */
-        {452, 3}, /* CUtensorMapInterleave_enum */
-        {455, 7}, /* CUtensorMapSwizzle_enum */
-        {462, 4}, /* CUtensorMapL2promotion_enum */
-        {466, 2}, /* CUtensorMapFloatOOBfill_enum */
-        {468, 2}, /* CUtensorMapIm2ColWideMode_enum */
-        {470, 5}, /* CUdevice_P2PAttribute_enum */
-        {475, 8}, /* CUcoredumpSettings_enum */
-        {483, 2}, /* CUdevResourceType */
-        {485, 2}, /* CUoutput_mode_enum */
+        TRACE_AT(trace_0), /* cuGetErrorString */
+        TRACE_AT(trace_0), /* cuGetErrorName */
+        TRACE_AT(trace_1), /* cuInit */
+        TRACE_AT(trace_2), /* cuDriverGetVersion */
+        TRACE_AT(trace_3), /* cuDeviceGet */
+        TRACE_AT(trace_4), /* cuDeviceGetCount */
+        TRACE_AT(trace_5), /* cuDeviceGetName */
+        TRACE_AT(trace_6), /* cuDeviceGetUuid_v2 */
+        TRACE_AT(trace_7), /* cuDeviceGetLuid */
+        TRACE_AT(trace_8), /* cuDeviceTotalMem_v2 */
+        TRACE_AT(trace_9), /* cuDeviceGetTexture1DLinearMaxWidth */
+        TRACE_AT(trace_10), /* cuDeviceGetAttribute */
+        TRACE_AT(trace_11), /* cuDeviceGetHostAtomicCapabilities */
+        TRACE_AT(trace_12), /* cuDeviceGetNvSciSyncAttributes */
+        TRACE_AT(trace_13), /* cuDeviceSetMemPool */
+        TRACE_AT(trace_14), /* cuDeviceGetMemPool */
+        TRACE_AT(trace_15), /* cuDeviceGetDefaultMemPool */
+        TRACE_AT(trace_16), /* cuDeviceGetExecAffinitySupport */
+        TRACE_AT(trace_17), /* cuFlushGPUDirectRDMAWrites */
+        TRACE_AT(trace_18), /* cuDeviceGetProperties */
+        TRACE_AT(trace_19), /* cuDeviceComputeCapability */
+        TRACE_AT(trace_20), /* cuDevicePrimaryCtxRetain */
+        TRACE_AT(trace_21), /* cuDevicePrimaryCtxRelease_v2 */
+        TRACE_AT(trace_22), /* cuDevicePrimaryCtxSetFlags_v2 */
+        TRACE_AT(trace_23), /* cuDevicePrimaryCtxGetState */
+        TRACE_AT(trace_21), /* cuDevicePrimaryCtxReset_v2 */
+        TRACE_AT(trace_24), /* cuCtxCreate_v4 */
+        TRACE_AT(trace_25), /* cuCtxDestroy_v2 */
+        TRACE_AT(trace_25), /* cuCtxPushCurrent_v2 */
+        TRACE_AT(trace_26), /* cuCtxPopCurrent_v2 */
+        TRACE_AT(trace_25), /* cuCtxSetCurrent */
+        TRACE_AT(trace_26), /* cuCtxGetCurrent */
+        TRACE_AT(trace_27), /* cuCtxGetDevice */
+        TRACE_AT(trace_28), /* cuCtxGetDevice_v2 */
+        TRACE_AT(trace_29), /* cuCtxGetFlags */
+        TRACE_AT(trace_30), /* cuCtxSetFlags */
+        TRACE_AT(trace_31), /* cuCtxGetId */
+        TRACE_AT(trace_32), /* cuCtxSynchronize */
+        TRACE_AT(trace_25), /* cuCtxSynchronize_v2 */
+        TRACE_AT(trace_33), /* cuCtxSetLimit */
+        TRACE_AT(trace_34), /* cuCtxGetLimit */
+        TRACE_AT(trace_35), /* cuCtxGetCacheConfig */
+        TRACE_AT(trace_36), /* cuCtxSetCacheConfig */
+        TRACE_AT(trace_37), /* cuCtxGetApiVersion */
+        TRACE_AT(trace_38), /* cuCtxGetStreamPriorityRange */
+        TRACE_AT(trace_32), /* cuCtxResetPersistingL2Cache */
+        TRACE_AT(trace_39), /* cuCtxGetExecAffinity */
+        TRACE_AT(trace_40), /* cuCtxRecordEvent */
+        TRACE_AT(trace_40), /* cuCtxWaitEvent */
+        TRACE_AT(trace_41), /* cuCtxAttach */
+        TRACE_AT(trace_25), /* cuCtxDetach */
+        TRACE_AT(trace_42), /* cuCtxGetSharedMemConfig */
+        TRACE_AT(trace_43), /* cuCtxSetSharedMemConfig */
+        TRACE_AT(trace_44), /* cuModuleLoad */
+        TRACE_AT(trace_45), /* cuModuleLoadData */
+        TRACE_AT(trace_46), /* cuModuleLoadDataEx */
+        TRACE_AT(trace_47), /* cuModuleLoadFatBinary */
+        TRACE_AT(trace_48), /* cuModuleUnload */
+        TRACE_AT(trace_49), /* cuModuleGetLoadingMode */
+        TRACE_AT(trace_50), /* cuModuleGetFunction */
+        TRACE_AT(trace_51), /* cuModuleGetFunctionCount */
+        TRACE_AT(trace_52), /* cuModuleEnumerateFunctions */
+        TRACE_AT(trace_53), /* cuModuleGetGlobal_v2 */
+        TRACE_AT(trace_54), /* cuLinkCreate_v2 */
+        TRACE_AT(trace_55), /* cuLinkAddData_v2 */
+        TRACE_AT(trace_56), /* cuLinkAddFile_v2 */
+        TRACE_AT(trace_57), /* cuLinkComplete */
+        TRACE_AT(trace_58), /* cuLinkDestroy */
+        TRACE_AT(trace_59), /* cuModuleGetTexRef */
+        TRACE_AT(trace_60), /* cuModuleGetSurfRef */
+        TRACE_AT(trace_61), /* cuLibraryLoadData */
+        TRACE_AT(trace_62), /* cuLibraryLoadFromFile */
+        TRACE_AT(trace_63), /* cuLibraryUnload */
+        TRACE_AT(trace_64), /* cuLibraryGetKernel */
+        TRACE_AT(trace_65), /* cuLibraryGetKernelCount */
+        TRACE_AT(trace_66), /* cuLibraryEnumerateKernels */
+        TRACE_AT(trace_67), /* cuLibraryGetModule */
+        TRACE_AT(trace_68), /* cuKernelGetFunction */
+        TRACE_AT(trace_69), /* cuKernelGetLibrary */
+        TRACE_AT(trace_70), /* cuLibraryGetGlobal */
+        TRACE_AT(trace_70), /* cuLibraryGetManaged */
+        TRACE_AT(trace_71), /* cuLibraryGetUnifiedFunction */
+        TRACE_AT(trace_72), /* cuKernelGetAttribute */
+        TRACE_AT(trace_73), /* cuKernelSetAttribute */
+        TRACE_AT(trace_74), /* cuKernelSetCacheConfig */
+        TRACE_AT(trace_75), /* cuKernelGetName */
+        TRACE_AT(trace_76), /* cuKernelGetParamInfo */
+        TRACE_AT(trace_77), /* cuMemGetInfo_v2 */
+        TRACE_AT(trace_78), /* cuMemAlloc_v2 */
+        TRACE_AT(trace_79), /* cuMemAllocPitch_v2 */
+        TRACE_AT(trace_80), /* cuMemFree_v2 */
+        TRACE_AT(trace_81), /* cuMemGetAddressRange_v2 */
+        TRACE_AT(trace_82), /* cuMemAllocHost_v2 */
+        TRACE_AT(trace_83), /* cuMemFreeHost */
+        TRACE_AT(trace_84), /* cuMemHostAlloc */
+        TRACE_AT(trace_85), /* cuMemHostGetDevicePointer_v2 */
+        TRACE_AT(trace_86), /* cuMemHostGetFlags */
+        TRACE_AT(trace_87), /* cuMemAllocManaged */
+        TRACE_AT(trace_88), /* cuDeviceRegisterAsyncNotification */
+        TRACE_AT(trace_89), /* cuDeviceUnregisterAsyncNotification */
+        TRACE_AT(trace_90), /* cuDeviceGetByPCIBusId */
+        TRACE_AT(trace_91), /* cuDeviceGetPCIBusId */
+        TRACE_AT(trace_92), /* cuIpcGetEventHandle */
+        TRACE_AT(trace_93), /* cuIpcOpenEventHandle */
+        TRACE_AT(trace_94), /* cuIpcGetMemHandle */
+        TRACE_AT(trace_95), /* cuIpcOpenMemHandle_v2 */
+        TRACE_AT(trace_80), /* cuIpcCloseMemHandle */
+        TRACE_AT(trace_96), /* cuMemHostRegister_v2 */
+        TRACE_AT(trace_83), /* cuMemHostUnregister */
+        TRACE_AT(trace_97), /* cuMemcpy */
+        TRACE_AT(trace_98), /* cuMemcpyPeer */
+        TRACE_AT(trace_99), /* cuMemcpyHtoD_v2 */
+        TRACE_AT(trace_100), /* cuMemcpyDtoH_v2 */
+        TRACE_AT(trace_101), /* cuMemcpyDtoD_v2 */
+        TRACE_AT(trace_102), /* cuMemcpyDtoA_v2 */
+        TRACE_AT(trace_103), /* cuMemcpyAtoD_v2 */
+        TRACE_AT(trace_104), /* cuMemcpyHtoA_v2 */
+        TRACE_AT(trace_105), /* cuMemcpyAtoH_v2 */
+        TRACE_AT(trace_106), /* cuMemcpyAtoA_v2 */
+        TRACE_AT(trace_107), /* cuMemcpy2D_v2 */
+        TRACE_AT(trace_107), /* cuMemcpy2DUnaligned_v2 */
+        TRACE_AT(trace_107), /* cuMemcpy3D_v2 */
+        TRACE_AT(trace_107), /* cuMemcpy3DPeer */
+        TRACE_AT(trace_108), /* cuMemcpyAsync */
+        TRACE_AT(trace_109), /* cuMemcpyPeerAsync */
+        TRACE_AT(trace_110), /* cuMemcpyHtoDAsync_v2 */
+        TRACE_AT(trace_111), /* cuMemcpyDtoHAsync_v2 */
+        TRACE_AT(trace_112), /* cuMemcpyDtoDAsync_v2 */
+        TRACE_AT(trace_113), /* cuMemcpyHtoAAsync_v2 */
+        TRACE_AT(trace_114), /* cuMemcpyAtoHAsync_v2 */
+        TRACE_AT(trace_115), /* cuMemcpy2DAsync_v2 */
+        TRACE_AT(trace_115), /* cuMemcpy3DAsync_v2 */
+        TRACE_AT(trace_115), /* cuMemcpy3DPeerAsync */
+        TRACE_AT(trace_116), /* cuMemcpyBatchAsync_v2 */
+        TRACE_AT(trace_117), /* cuMemcpy3DBatchAsync_v2 */
+        TRACE_AT(trace_118), /* cuMemsetD8_v2 */
+        TRACE_AT(trace_119), /* cuMemsetD16_v2 */
+        TRACE_AT(trace_120), /* cuMemsetD32_v2 */
+        TRACE_AT(trace_121), /* cuMemsetD2D8_v2 */
+        TRACE_AT(trace_122), /* cuMemsetD2D16_v2 */
+        TRACE_AT(trace_123), /* cuMemsetD2D32_v2 */
+        TRACE_AT(trace_124), /* cuMemsetD8Async */
+        TRACE_AT(trace_125), /* cuMemsetD16Async */
+        TRACE_AT(trace_126), /* cuMemsetD32Async */
+        TRACE_AT(trace_127), /* cuMemsetD2D8Async */
+        TRACE_AT(trace_128), /* cuMemsetD2D16Async */
+        TRACE_AT(trace_129), /* cuMemsetD2D32Async */
+        TRACE_AT(trace_130), /* cuArrayCreate_v2 */
+        TRACE_AT(trace_131), /* cuArrayGetDescriptor_v2 */
+        TRACE_AT(trace_132), /* cuArrayGetSparseProperties */
+        TRACE_AT(trace_133), /* cuMipmappedArrayGetSparseProperties */
+        TRACE_AT(trace_134), /* cuArrayGetMemoryRequirements */
+        TRACE_AT(trace_135), /* cuMipmappedArrayGetMemoryRequirements */
+        TRACE_AT(trace_136), /* cuArrayGetPlane */
+        TRACE_AT(trace_137), /* cuArrayDestroy */
+        TRACE_AT(trace_130), /* cuArray3DCreate_v2 */
+        TRACE_AT(trace_131), /* cuArray3DGetDescriptor_v2 */
+        TRACE_AT(trace_138), /* cuMipmappedArrayCreate */
+        TRACE_AT(trace_139), /* cuMipmappedArrayGetLevel */
+        TRACE_AT(trace_140), /* cuMipmappedArrayDestroy */
+        TRACE_AT(trace_141), /* cuMemGetHandleForAddressRange */
+        TRACE_AT(trace_142), /* cuMemBatchDecompressAsync */
+        TRACE_AT(trace_143), /* cuMemAddressReserve */
+        TRACE_AT(trace_144), /* cuMemAddressFree */
+        TRACE_AT(trace_145), /* cuMemCreate */
+        TRACE_AT(trace_146), /* cuMemRelease */
+        TRACE_AT(trace_147), /* cuMemMap */
+        TRACE_AT(trace_148), /* cuMemMapArrayAsync */
+        TRACE_AT(trace_144), /* cuMemUnmap */
+        TRACE_AT(trace_149), /* cuMemSetAccess */
+        TRACE_AT(trace_150), /* cuMemGetAccess */
+        TRACE_AT(trace_151), /* cuMemExportToShareableHandle */
+        TRACE_AT(trace_152), /* cuMemImportFromShareableHandle */
+        TRACE_AT(trace_153), /* cuMemGetAllocationGranularity */
+        TRACE_AT(trace_154), /* cuMemGetAllocationPropertiesFromHandle */
+        TRACE_AT(trace_155), /* cuMemRetainAllocationHandle */
+        TRACE_AT(trace_156), /* cuMemFreeAsync */
+        TRACE_AT(trace_157), /* cuMemAllocAsync */
+        TRACE_AT(trace_158), /* cuMemPoolTrimTo */
+        TRACE_AT(trace_159), /* cuMemPoolSetAttribute */
+        TRACE_AT(trace_159), /* cuMemPoolGetAttribute */
+        TRACE_AT(trace_160), /* cuMemPoolSetAccess */
+        TRACE_AT(trace_161), /* cuMemPoolGetAccess */
+        TRACE_AT(trace_162), /* cuMemPoolCreate */
+        TRACE_AT(trace_163), /* cuMemPoolDestroy */
+        TRACE_AT(trace_164), /* cuMemGetDefaultMemPool */
+        TRACE_AT(trace_165), /* cuMemGetMemPool */
+        TRACE_AT(trace_166), /* cuMemSetMemPool */
+        TRACE_AT(trace_167), /* cuMemAllocFromPoolAsync */
+        TRACE_AT(trace_168), /* cuMemPoolExportToShareableHandle */
+        TRACE_AT(trace_169), /* cuMemPoolImportFromShareableHandle */
+        TRACE_AT(trace_170), /* cuMemPoolExportPointer */
+        TRACE_AT(trace_171), /* cuMemPoolImportPointer */
+        TRACE_AT(trace_172), /* cuMulticastCreate */
+        TRACE_AT(trace_173), /* cuMulticastAddDevice */
+        TRACE_AT(trace_174), /* cuMulticastBindMem */
+        TRACE_AT(trace_175), /* cuMulticastBindAddr */
+        TRACE_AT(trace_176), /* cuMulticastUnbind */
+        TRACE_AT(trace_177), /* cuMulticastGetGranularity */
+        TRACE_AT(trace_178), /* cuPointerGetAttribute */
+        TRACE_AT(trace_179), /* cuMemPrefetchAsync_v2 */
+        TRACE_AT(trace_180), /* cuMemAdvise_v2 */
+        TRACE_AT(trace_181), /* cuMemPrefetchBatchAsync */
+        TRACE_AT(trace_182), /* cuMemDiscardBatchAsync */
+        TRACE_AT(trace_181), /* cuMemDiscardAndPrefetchBatchAsync */
+        TRACE_AT(trace_183), /* cuMemRangeGetAttribute */
+        TRACE_AT(trace_184), /* cuMemRangeGetAttributes */
+        TRACE_AT(trace_185), /* cuPointerSetAttribute */
+        TRACE_AT(trace_186), /* cuPointerGetAttributes */
+        TRACE_AT(trace_187), /* cuStreamCreate */
+        TRACE_AT(trace_188), /* cuStreamCreateWithPriority */
+        TRACE_AT(trace_189), /* cuStreamGetPriority */
+        TRACE_AT(trace_190), /* cuStreamGetDevice */
+        TRACE_AT(trace_191), /* cuStreamGetFlags */
+        TRACE_AT(trace_192), /* cuStreamGetId */
+        TRACE_AT(trace_193), /* cuStreamGetCtx */
+        TRACE_AT(trace_194), /* cuStreamGetCtx_v2 */
+        TRACE_AT(trace_195), /* cuStreamWaitEvent */
+        TRACE_AT(trace_196), /* cuStreamAddCallback */
+        TRACE_AT(trace_197), /* cuStreamBeginCapture_v2 */
+        TRACE_AT(trace_198), /* cuStreamBeginCaptureToGraph */
+        TRACE_AT(trace_49), /* cuThreadExchangeStreamCaptureMode */
+        TRACE_AT(trace_199), /* cuStreamEndCapture */
+        TRACE_AT(trace_200), /* cuStreamIsCapturing */
+        TRACE_AT(trace_201), /* cuStreamGetCaptureInfo_v3 */
+        TRACE_AT(trace_202), /* cuStreamUpdateCaptureDependencies_v2 */
+        TRACE_AT(trace_203), /* cuStreamAttachMemAsync */
+        TRACE_AT(trace_204), /* cuStreamQuery */
+        TRACE_AT(trace_204), /* cuStreamSynchronize */
+        TRACE_AT(trace_204), /* cuStreamDestroy_v2 */
+        TRACE_AT(trace_205), /* cuStreamCopyAttributes */
+        TRACE_AT(trace_206), /* cuStreamGetAttribute */
+        TRACE_AT(trace_207), /* cuStreamSetAttribute */
+        TRACE_AT(trace_208), /* cuEventCreate */
+        TRACE_AT(trace_209), /* cuEventRecord */
+        TRACE_AT(trace_210), /* cuEventRecordWithFlags */
+        TRACE_AT(trace_211), /* cuEventQuery */
+        TRACE_AT(trace_211), /* cuEventSynchronize */
+        TRACE_AT(trace_211), /* cuEventDestroy_v2 */
+        TRACE_AT(trace_212), /* cuEventElapsedTime_v2 */
+        TRACE_AT(trace_213), /* cuImportExternalMemory */
+        TRACE_AT(trace_214), /* cuExternalMemoryGetMappedBuffer */
+        TRACE_AT(trace_215), /* cuExternalMemoryGetMappedMipmappedArray */
+        TRACE_AT(trace_216), /* cuDestroyExternalMemory */
+        TRACE_AT(trace_217), /* cuImportExternalSemaphore */
+        TRACE_AT(trace_218), /* cuSignalExternalSemaphoresAsync */
+        TRACE_AT(trace_218), /* cuWaitExternalSemaphoresAsync */
+        TRACE_AT(trace_219), /* cuDestroyExternalSemaphore */
+        TRACE_AT(trace_220), /* cuStreamWaitValue32_v2 */
+        TRACE_AT(trace_220), /* cuStreamWaitValue64_v2 */
+        TRACE_AT(trace_220), /* cuStreamWriteValue32_v2 */
+        TRACE_AT(trace_220), /* cuStreamWriteValue64_v2 */
+        TRACE_AT(trace_221), /* cuStreamBatchMemOp_v2 */
+        TRACE_AT(trace_222), /* cuFuncGetAttribute */
+        TRACE_AT(trace_223), /* cuFuncSetAttribute */
+        TRACE_AT(trace_224), /* cuFuncSetCacheConfig */
+        TRACE_AT(trace_225), /* cuFuncGetModule */
+        TRACE_AT(trace_75), /* cuFuncGetName */
+        TRACE_AT(trace_226), /* cuFuncGetParamInfo */
+        TRACE_AT(trace_227), /* cuFuncIsLoaded */
+        TRACE_AT(trace_228), /* cuFuncLoad */
+        TRACE_AT(trace_229), /* cuLaunchKernel */
+        TRACE_AT(trace_230), /* cuLaunchKernelEx */
+        TRACE_AT(trace_231), /* cuLaunchCooperativeKernel */
+        TRACE_AT(trace_232), /* cuLaunchCooperativeKernelMultiDevice */
+        TRACE_AT(trace_233), /* cuLaunchHostFunc */
+        TRACE_AT(trace_234), /* cuFuncSetBlockShape */
+        TRACE_AT(trace_235), /* cuFuncSetSharedSize */
+        TRACE_AT(trace_236), /* cuParamSetSize */
+        TRACE_AT(trace_237), /* cuParamSeti */
+        TRACE_AT(trace_238), /* cuParamSetf */
+        TRACE_AT(trace_239), /* cuParamSetv */
+        TRACE_AT(trace_240), /* cuLaunch */
+        TRACE_AT(trace_241), /* cuLaunchGrid */
+        TRACE_AT(trace_242), /* cuLaunchGridAsync */
+        TRACE_AT(trace_243), /* cuParamSetTexRef */
+        TRACE_AT(trace_244), /* cuFuncSetSharedMemConfig */
+        TRACE_AT(trace_245), /* cuGraphCreate */
+        TRACE_AT(trace_246), /* cuGraphAddKernelNode_v2 */
+        TRACE_AT(trace_247), /* cuGraphKernelNodeGetParams_v2 */
+        TRACE_AT(trace_247), /* cuGraphKernelNodeSetParams_v2 */
+        TRACE_AT(trace_248), /* cuGraphAddMemcpyNode */
+        TRACE_AT(trace_247), /* cuGraphMemcpyNodeGetParams */
+        TRACE_AT(trace_247), /* cuGraphMemcpyNodeSetParams */
+        TRACE_AT(trace_249), /* cuGraphAddMemsetNode */
+        TRACE_AT(trace_247), /* cuGraphMemsetNodeGetParams */
+        TRACE_AT(trace_247), /* cuGraphMemsetNodeSetParams */
+        TRACE_AT(trace_246), /* cuGraphAddHostNode */
+        TRACE_AT(trace_247), /* cuGraphHostNodeGetParams */
+        TRACE_AT(trace_247), /* cuGraphHostNodeSetParams */
+        TRACE_AT(trace_250), /* cuGraphAddChildGraphNode */
+        TRACE_AT(trace_251), /* cuGraphChildGraphNodeGetGraph */
+        TRACE_AT(trace_252), /* cuGraphAddEmptyNode */
+        TRACE_AT(trace_253), /* cuGraphAddEventRecordNode */
+        TRACE_AT(trace_254), /* cuGraphEventRecordNodeGetEvent */
+        TRACE_AT(trace_255), /* cuGraphEventRecordNodeSetEvent */
+        TRACE_AT(trace_253), /* cuGraphAddEventWaitNode */
+        TRACE_AT(trace_254), /* cuGraphEventWaitNodeGetEvent */
+        TRACE_AT(trace_255), /* cuGraphEventWaitNodeSetEvent */
+        TRACE_AT(trace_246), /* cuGraphAddExternalSemaphoresSignalNode */
+        TRACE_AT(trace_256), /* cuGraphExternalSemaphoresSignalNodeGetParams */
+        TRACE_AT(trace_247), /* cuGraphExternalSemaphoresSignalNodeSetParams */
+        TRACE_AT(trace_246), /* cuGraphAddExternalSemaphoresWaitNode */
+        TRACE_AT(trace_256), /* cuGraphExternalSemaphoresWaitNodeGetParams */
+        TRACE_AT(trace_247), /* cuGraphExternalSemaphoresWaitNodeSetParams */
+        TRACE_AT(trace_246), /* cuGraphAddBatchMemOpNode */
+        TRACE_AT(trace_257), /* cuGraphBatchMemOpNodeGetParams */
+        TRACE_AT(trace_247), /* cuGraphBatchMemOpNodeSetParams */
+        TRACE_AT(trace_258), /* cuGraphExecBatchMemOpNodeSetParams */
+        TRACE_AT(trace_246), /* cuGraphAddMemAllocNode */
+        TRACE_AT(trace_256), /* cuGraphMemAllocNodeGetParams */
+        TRACE_AT(trace_259), /* cuGraphAddMemFreeNode */
+        TRACE_AT(trace_260), /* cuGraphMemFreeNodeGetParams */
+        TRACE_AT(trace_261), /* cuDeviceGraphMemTrim */
+        TRACE_AT(trace_262), /* cuDeviceGetGraphMemAttribute */
+        TRACE_AT(trace_262), /* cuDeviceSetGraphMemAttribute */
+        TRACE_AT(trace_263), /* cuGraphClone */
+        TRACE_AT(trace_264), /* cuGraphNodeFindInClone */
+        TRACE_AT(trace_265), /* cuGraphNodeGetType */
+        TRACE_AT(trace_266), /* cuGraphGetNodes */
+        TRACE_AT(trace_267), /* cuGraphGetRootNodes */
+        TRACE_AT(trace_268), /* cuGraphGetEdges_v2 */
+        TRACE_AT(trace_269), /* cuGraphNodeGetDependencies_v2 */
+        TRACE_AT(trace_270), /* cuGraphNodeGetDependentNodes_v2 */
+        TRACE_AT(trace_271), /* cuGraphAddDependencies_v2 */
+        TRACE_AT(trace_271), /* cuGraphRemoveDependencies_v2 */
+        TRACE_AT(trace_272), /* cuGraphDestroyNode */
+        TRACE_AT(trace_273), /* cuGraphInstantiateWithFlags */
+        TRACE_AT(trace_274), /* cuGraphInstantiateWithParams */
+        TRACE_AT(trace_275), /* cuGraphExecGetFlags */
+        TRACE_AT(trace_258), /* cuGraphExecKernelNodeSetParams_v2 */
+        TRACE_AT(trace_276), /* cuGraphExecMemcpyNodeSetParams */
+        TRACE_AT(trace_277), /* cuGraphExecMemsetNodeSetParams */
+        TRACE_AT(trace_258), /* cuGraphExecHostNodeSetParams */
+        TRACE_AT(trace_278), /* cuGraphExecChildGraphNodeSetParams */
+        TRACE_AT(trace_279), /* cuGraphExecEventRecordNodeSetEvent */
+        TRACE_AT(trace_279), /* cuGraphExecEventWaitNodeSetEvent */
+        TRACE_AT(trace_258), /* cuGraphExecExternalSemaphoresSignalNodeSetParams */
+        TRACE_AT(trace_258), /* cuGraphExecExternalSemaphoresWaitNodeSetParams */
+        TRACE_AT(trace_280), /* cuGraphNodeSetEnabled */
+        TRACE_AT(trace_281), /* cuGraphNodeGetEnabled */
+        TRACE_AT(trace_282), /* cuGraphUpload */
+        TRACE_AT(trace_282), /* cuGraphLaunch */
+        TRACE_AT(trace_283), /* cuGraphExecDestroy */
+        TRACE_AT(trace_284), /* cuGraphDestroy */
+        TRACE_AT(trace_285), /* cuGraphExecUpdate_v2 */
+        TRACE_AT(trace_205), /* cuGraphKernelNodeCopyAttributes */
+        TRACE_AT(trace_286), /* cuGraphKernelNodeGetAttribute */
+        TRACE_AT(trace_287), /* cuGraphKernelNodeSetAttribute */
+        TRACE_AT(trace_288), /* cuGraphDebugDotPrint */
+        TRACE_AT(trace_289), /* cuUserObjectCreate */
+        TRACE_AT(trace_290), /* cuUserObjectRetain */
+        TRACE_AT(trace_290), /* cuUserObjectRelease */
+        TRACE_AT(trace_291), /* cuGraphRetainUserObject */
+        TRACE_AT(trace_292), /* cuGraphReleaseUserObject */
+        TRACE_AT(trace_293), /* cuGraphAddNode_v2 */
+        TRACE_AT(trace_247), /* cuGraphNodeSetParams */
+        TRACE_AT(trace_258), /* cuGraphExecNodeSetParams */
+        TRACE_AT(trace_294), /* cuGraphConditionalHandleCreate */
+        TRACE_AT(trace_295), /* cuOccupancyMaxActiveBlocksPerMultiprocessor */
+        TRACE_AT(trace_296), /* cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags */
+        TRACE_AT(trace_297), /* cuOccupancyMaxPotentialBlockSize */
+        TRACE_AT(trace_298), /* cuOccupancyMaxPotentialBlockSizeWithFlags */
+        TRACE_AT(trace_299), /* cuOccupancyAvailableDynamicSMemPerBlock */
+        TRACE_AT(trace_300), /* cuOccupancyMaxPotentialClusterSize */
+        TRACE_AT(trace_301), /* cuOccupancyMaxActiveClusters */
+        TRACE_AT(trace_302), /* cuTexRefSetArray */
+        TRACE_AT(trace_303), /* cuTexRefSetMipmappedArray */
+        TRACE_AT(trace_304), /* cuTexRefSetAddress_v2 */
+        TRACE_AT(trace_305), /* cuTexRefSetAddress2D_v3 */
+        TRACE_AT(trace_306), /* cuTexRefSetFormat */
+        TRACE_AT(trace_307), /* cuTexRefSetAddressMode */
+        TRACE_AT(trace_308), /* cuTexRefSetFilterMode */
+        TRACE_AT(trace_308), /* cuTexRefSetMipmapFilterMode */
+        TRACE_AT(trace_309), /* cuTexRefSetMipmapLevelBias */
+        TRACE_AT(trace_310), /* cuTexRefSetMipmapLevelClamp */
+        TRACE_AT(trace_311), /* cuTexRefSetMaxAnisotropy */
+        TRACE_AT(trace_312), /* cuTexRefSetBorderColor */
+        TRACE_AT(trace_313), /* cuTexRefSetFlags */
+        TRACE_AT(trace_314), /* cuTexRefGetAddress_v2 */
+        TRACE_AT(trace_315), /* cuTexRefGetArray */
+        TRACE_AT(trace_316), /* cuTexRefGetMipmappedArray */
+        TRACE_AT(trace_317), /* cuTexRefGetAddressMode */
+        TRACE_AT(trace_318), /* cuTexRefGetFilterMode */
+        TRACE_AT(trace_319), /* cuTexRefGetFormat */
+        TRACE_AT(trace_318), /* cuTexRefGetMipmapFilterMode */
+        TRACE_AT(trace_320), /* cuTexRefGetMipmapLevelBias */
+        TRACE_AT(trace_321), /* cuTexRefGetMipmapLevelClamp */
+        TRACE_AT(trace_322), /* cuTexRefGetMaxAnisotropy */
+        TRACE_AT(trace_323), /* cuTexRefGetBorderColor */
+        TRACE_AT(trace_324), /* cuTexRefGetFlags */
+        TRACE_AT(trace_325), /* cuTexRefCreate */
+        TRACE_AT(trace_326), /* cuTexRefDestroy */
+        TRACE_AT(trace_327), /* cuSurfRefSetArray */
+        TRACE_AT(trace_328), /* cuSurfRefGetArray */
+        TRACE_AT(trace_329), /* cuTexObjectCreate */
+        TRACE_AT(trace_330), /* cuTexObjectDestroy */
+        TRACE_AT(trace_331), /* cuTexObjectGetResourceDesc */
+        TRACE_AT(trace_332), /* cuTexObjectGetTextureDesc */
+        TRACE_AT(trace_333), /* cuTexObjectGetResourceViewDesc */
+        TRACE_AT(trace_334), /* cuSurfObjectCreate */
+        TRACE_AT(trace_335), /* cuSurfObjectDestroy */
+        TRACE_AT(trace_336), /* cuSurfObjectGetResourceDesc */
+        TRACE_AT(trace_337), /* cuTensorMapEncodeTiled */
+        TRACE_AT(trace_338), /* cuTensorMapEncodeIm2col */
+        TRACE_AT(trace_339), /* cuTensorMapEncodeIm2colWide */
+        TRACE_AT(trace_340), /* cuTensorMapReplaceAddress */
+        TRACE_AT(trace_341), /* cuDeviceCanAccessPeer */
+        TRACE_AT(trace_342), /* cuCtxEnablePeerAccess */
+        TRACE_AT(trace_343), /* cuCtxDisablePeerAccess */
+        TRACE_AT(trace_344), /* cuDeviceGetP2PAttribute */
+        TRACE_AT(trace_345), /* cuDeviceGetP2PAtomicCapabilities */
+        TRACE_AT(trace_346), /* cuGraphicsUnregisterResource */
+        TRACE_AT(trace_347), /* cuGraphicsSubResourceGetMappedArray */
+        TRACE_AT(trace_348), /* cuGraphicsResourceGetMappedMipmappedArray */
+        TRACE_AT(trace_349), /* cuGraphicsResourceGetMappedPointer_v2 */
+        TRACE_AT(trace_350), /* cuGraphicsResourceSetMapFlags_v2 */
+        TRACE_AT(trace_351), /* cuGraphicsMapResources */
+        TRACE_AT(trace_351), /* cuGraphicsUnmapResources */
+        TRACE_AT(trace_352), /* cuGetProcAddress_v2 */
+        TRACE_AT(trace_353), /* cuCoredumpGetAttribute */
+        TRACE_AT(trace_353), /* cuCoredumpGetAttributeGlobal */
+        TRACE_AT(trace_353), /* cuCoredumpSetAttribute */
+        TRACE_AT(trace_353), /* cuCoredumpSetAttributeGlobal */
+        TRACE_AT(trace_354), /* cuGetExportTable */
+        TRACE_AT(trace_355), /* cuGreenCtxCreate */
+        TRACE_AT(trace_356), /* cuGreenCtxDestroy */
+        TRACE_AT(trace_357), /* cuCtxFromGreenCtx */
+        TRACE_AT(trace_358), /* cuDeviceGetDevResource */
+        TRACE_AT(trace_359), /* cuCtxGetDevResource */
+        TRACE_AT(trace_359), /* cuGreenCtxGetDevResource */
+        TRACE_AT(trace_360), /* cuDevSmResourceSplitByCount */
+        TRACE_AT(trace_361), /* cuDevResourceGenerateDesc */
+        TRACE_AT(trace_40), /* cuGreenCtxRecordEvent */
+        TRACE_AT(trace_40), /* cuGreenCtxWaitEvent */
+        TRACE_AT(trace_362), /* cuStreamGetGreenCtx */
+        TRACE_AT(trace_363), /* cuGreenCtxStreamCreate */
+        TRACE_AT(trace_364), /* cuGreenCtxGetId */
+        TRACE_AT(trace_365), /* cuLogsRegisterCallback */
+        TRACE_AT(trace_366), /* cuLogsUnregisterCallback */
+        TRACE_AT(trace_367), /* cuLogsCurrent */
+        TRACE_AT(trace_368), /* cuLogsDumpToFile */
+        TRACE_AT(trace_369), /* cuLogsDumpToMemory */
+        TRACE_AT(trace_370), /* cuCheckpointProcessGetRestoreThreadId */
+        TRACE_AT(trace_371), /* cuCheckpointProcessGetState */
+        TRACE_AT(trace_372), /* cuCheckpointProcessLock */
+        TRACE_AT(trace_372), /* cuCheckpointProcessCheckpoint */
+        TRACE_AT(trace_372), /* cuCheckpointProcessRestore */
+        TRACE_AT(trace_372), /* cuCheckpointProcessUnlock */
+        TRACE_AT(trace_373), /* cuProfilerInitialize */
+        TRACE_AT(trace_32), /* cuProfilerStart */
+        TRACE_AT(trace_32), /* cuProfilerStop */
+    },
+    {
+        {TRACE_AT(enum_0), 0, 101}, /* cudaError_enum */
+        {TRACE_AT(enum_1), 101, 52}, /* CUarray_format_enum */
+        {TRACE_AT(enum_2), 153, 148}, /* CUdevice_attribute_enum */
+        {TRACE_AT(enum_3), 301, 2}, /* CUexecAffinityType_enum */
+        {TRACE_AT(enum_4), 303, 1}, /* CUflushGPUDirectRDMAWritesTarget_enum */
+        {TRACE_AT(enum_5), 304, 2}, /* CUflushGPUDirectRDMAWritesScope_enum */
+        {TRACE_AT(enum_6), 306, 11}, /* CUlimit_enum */
+        {TRACE_AT(enum_7), 317, 4}, /* CUfunc_cache_enum */
+        {TRACE_AT(enum_8), 321, 3}, /* CUsharedconfig_enum */
+        {TRACE_AT(enum_9), 324, 7}, /* CUjitInputType_enum */
+        {TRACE_AT(enum_10), 331, 17}, /* CUfunction_attribute_enum */
+        {TRACE_AT(enum_11), 348, 2}, /* CUmemRangeHandleType_enum */
+        {TRACE_AT(enum_12), 350, 6}, /* CUmemAllocationHandleType_enum */
+        {TRACE_AT(enum_13), 356, 2}, /* CUmemAllocationGranularity_flags_enum */
+        {TRACE_AT(enum_14), 358, 8}, /* CUmemPool_attribute_enum */
+        {TRACE_AT(enum_15), 366, 4}, /* CUmemAllocationType_enum */
+        {TRACE_AT(enum_16), 370, 2}, /* CUmulticastGranularity_flags_enum */
+        {TRACE_AT(enum_17), 372, 21}, /* CUpointer_attribute_enum */
+        {TRACE_AT(enum_18), 393, 6}, /* CUmem_advise_enum */
+        {TRACE_AT(enum_19), 399, 8}, /* CUmem_range_attribute_enum */
+        {TRACE_AT(enum_20), 407, 3}, /* CUstreamCaptureMode_enum */
+        {TRACE_AT(enum_21), 410, 16}, /* CUlaunchAttributeID_enum */
+        {TRACE_AT(enum_22), 426, 4}, /* CUgraphMem_attribute_enum */
+        {TRACE_AT(enum_23), 430, 4}, /* CUaddress_mode_enum */
+        {TRACE_AT(enum_24), 434, 2}, /* CUfilter_mode_enum */
+        {TRACE_AT(enum_25), 436, 16}, /* CUtensorMapDataType_enum */
+        {TRACE_AT(enum_26), 452, 3}, /* CUtensorMapInterleave_enum */
+        {TRACE_AT(enum_27), 455, 7}, /* CUtensorMapSwizzle_enum */
+        {TRACE_AT(enum_28), 462, 4}, /* CUtensorMapL2promotion_enum */
+        {TRACE_AT(enum_29), 466, 2}, /* CUtensorMapFloatOOBfill_enum */
+        {TRACE_AT(enum_30), 468, 2}, /* CUtensorMapIm2ColWideMode_enum */
+        {TRACE_AT(enum_31), 470, 5}, /* CUdevice_P2PAttribute_enum */
+        {TRACE_AT(enum_32), 475, 8}, /* CUcoredumpSettings_enum */
+        {TRACE_AT(enum_33), 483, 2}, /* CUdevResourceType */
+        {TRACE_AT(enum_34), 485, 2}, /* CUoutput_mode_enum */
     },
     {
         0,
@@ -5200,498 +5272,503 @@ const struct cubind__driver_symbols {
         1,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_0_3),
-        AT(enum_0_4),
-        AT(enum_0_5),
-        AT(enum_0_6),
-        AT(enum_0_7),
-        AT(enum_0_8),
-        AT(enum_0_9),
-        AT(enum_0_10),
-        AT(enum_0_11),
-        AT(enum_0_12),
-        AT(enum_0_13),
-        AT(enum_0_14),
-        AT(enum_0_15),
-        AT(enum_0_16),
-        AT(enum_0_17),
-        AT(enum_0_18),
-        AT(enum_0_19),
-        AT(enum_0_20),
-        AT(enum_0_21),
-        AT(enum_0_22),
-        AT(enum_0_23),
-        AT(enum_0_24),
-        AT(enum_0_25),
-        AT(enum_0_26),
-        AT(enum_0_27),
-        AT(enum_0_28),
-        AT(enum_0_29),
-        AT(enum_0_30),
-        AT(enum_0_31),
-        AT(enum_0_32),
-        AT(enum_0_33),
-        AT(enum_0_34),
-        AT(enum_0_35),
-        AT(enum_0_36),
-        AT(enum_0_37),
-        AT(enum_0_38),
-        AT(enum_0_39),
-        AT(enum_0_40),
-        AT(enum_0_41),
-        AT(enum_0_42),
-        AT(enum_0_43),
-        AT(enum_0_44),
-        AT(enum_0_45),
-        AT(enum_0_46),
-        AT(enum_0_47),
-        AT(enum_0_48),
-        AT(enum_0_49),
-        AT(enum_0_50),
-        AT(enum_0_51),
-        AT(enum_0_52),
-        AT(enum_0_53),
-        AT(enum_0_54),
-        AT(enum_0_55),
-        AT(enum_0_56),
-        AT(enum_0_57),
-        AT(enum_0_58),
-        AT(enum_0_59),
-        AT(enum_0_60),
-        AT(enum_0_61),
-        AT(enum_0_62),
-        AT(enum_0_63),
-        AT(enum_0_64),
-        AT(enum_0_65),
-        AT(enum_0_66),
-        AT(enum_0_67),
-        AT(enum_0_68),
-        AT(enum_0_69),
-        AT(enum_0_70),
-        AT(enum_0_71),
-        AT(enum_0_72),
-        AT(enum_0_73),
-        AT(enum_0_74),
-        AT(enum_0_75),
-        AT(enum_0_76),
-        AT(enum_0_77),
-        AT(enum_0_78),
-        AT(enum_0_79),
-        AT(enum_0_80),
-        AT(enum_0_81),
-        AT(enum_0_82),
-        AT(enum_0_83),
-        AT(enum_0_84),
-        AT(enum_0_85),
-        AT(enum_0_86),
-        AT(enum_0_87),
-        AT(enum_0_88),
-        AT(enum_0_89),
-        AT(enum_0_90),
-        AT(enum_0_91),
-        AT(enum_0_92),
-        AT(enum_0_93),
-        AT(enum_0_94),
-        AT(enum_0_95),
-        AT(enum_0_96),
-        AT(enum_0_97),
-        AT(enum_0_98),
-        AT(enum_0_99),
-        AT(enum_0_100),
-        AT(enum_1_0),
-        AT(enum_1_1),
-        AT(enum_1_2),
-        AT(enum_1_3),
-        AT(enum_1_4),
-        AT(enum_1_5),
-        AT(enum_1_6),
-        AT(enum_1_7),
-        AT(enum_1_8),
-        AT(enum_1_9),
-        AT(enum_1_10),
-        AT(enum_1_11),
-        AT(enum_1_12),
-        AT(enum_1_13),
-        AT(enum_1_14),
-        AT(enum_1_15),
-        AT(enum_1_16),
-        AT(enum_1_17),
-        AT(enum_1_18),
-        AT(enum_1_19),
-        AT(enum_1_20),
-        AT(enum_1_21),
-        AT(enum_1_22),
-        AT(enum_1_23),
-        AT(enum_1_24),
-        AT(enum_1_25),
-        AT(enum_1_26),
-        AT(enum_1_27),
-        AT(enum_1_28),
-        AT(enum_1_29),
-        AT(enum_1_30),
-        AT(enum_1_31),
-        AT(enum_1_32),
-        AT(enum_1_33),
-        AT(enum_1_34),
-        AT(enum_1_35),
-        AT(enum_1_36),
-        AT(enum_1_37),
-        AT(enum_1_38),
-        AT(enum_1_39),
-        AT(enum_1_40),
-        AT(enum_1_41),
-        AT(enum_1_42),
-        AT(enum_1_43),
-        AT(enum_1_44),
-        AT(enum_1_45),
-        AT(enum_1_46),
-        AT(enum_1_47),
-        AT(enum_1_48),
-        AT(enum_1_49),
-        AT(enum_1_50),
-        AT(enum_1_51),
-        AT(enum_2_0),
-        AT(enum_2_1),
-        AT(enum_2_2),
-        AT(enum_2_3),
-        AT(enum_2_4),
-        AT(enum_2_5),
-        AT(enum_2_6),
-        AT(enum_2_7),
-        AT(enum_2_8),
-        AT(enum_2_9),
-        AT(enum_2_10),
-        AT(enum_2_11),
-        AT(enum_2_12),
-        AT(enum_2_13),
-        AT(enum_2_14),
-        AT(enum_2_15),
-        AT(enum_2_16),
-        AT(enum_2_17),
-        AT(enum_2_18),
-        AT(enum_2_19),
-        AT(enum_2_20),
-        AT(enum_2_21),
-        AT(enum_2_22),
-        AT(enum_2_23),
-        AT(enum_2_24),
-        AT(enum_2_25),
-        AT(enum_2_26),
-        AT(enum_2_27),
-        AT(enum_2_28),
-        AT(enum_2_29),
-        AT(enum_2_30),
-        AT(enum_2_31),
-        AT(enum_2_32),
-        AT(enum_2_33),
-        AT(enum_2_34),
-        AT(enum_2_35),
-        AT(enum_2_36),
-        AT(enum_2_37),
-        AT(enum_2_38),
-        AT(enum_2_39),
-        AT(enum_2_40),
-        AT(enum_2_41),
-        AT(enum_2_42),
-        AT(enum_2_43),
-        AT(enum_2_44),
-        AT(enum_2_45),
-        AT(enum_2_46),
-        AT(enum_2_47),
-        AT(enum_2_48),
-        AT(enum_2_49),
-        AT(enum_2_50),
-        AT(enum_2_51),
-        AT(enum_2_52),
-        AT(enum_2_53),
-        AT(enum_2_54),
-        AT(enum_2_55),
-        AT(enum_2_56),
-        AT(enum_2_57),
-        AT(enum_2_58),
-        AT(enum_2_59),
-        AT(enum_2_60),
-        AT(enum_2_61),
-        AT(enum_2_62),
-        AT(enum_2_63),
-        AT(enum_2_64),
-        AT(enum_2_65),
-        AT(enum_2_66),
-        AT(enum_2_67),
-        AT(enum_2_68),
-        AT(enum_2_69),
-        AT(enum_2_70),
-        AT(enum_2_71),
-        AT(enum_2_72),
-        AT(enum_2_73),
-        AT(enum_2_74),
-        AT(enum_2_75),
-        AT(enum_2_76),
-        AT(enum_2_77),
-        AT(enum_2_78),
-        AT(enum_2_79),
-        AT(enum_2_80),
-        AT(enum_2_81),
-        AT(enum_2_82),
-        AT(enum_2_83),
-        AT(enum_2_84),
-        AT(enum_2_85),
-        AT(enum_2_86),
-        AT(enum_2_87),
-        AT(enum_2_88),
-        AT(enum_2_89),
-        AT(enum_2_90),
-        AT(enum_2_91),
-        AT(enum_2_92),
-        AT(enum_2_93),
-        AT(enum_2_94),
-        AT(enum_2_95),
-        AT(enum_2_96),
-        AT(enum_2_97),
-        AT(enum_2_98),
-        AT(enum_2_99),
-        AT(enum_2_100),
-        AT(enum_2_101),
-        AT(enum_2_102),
-        AT(enum_2_103),
-        AT(enum_2_104),
-        AT(enum_2_105),
-        AT(enum_2_106),
-        AT(enum_2_107),
-        AT(enum_2_108),
-        AT(enum_2_109),
-        AT(enum_2_110),
-        AT(enum_2_111),
-        AT(enum_2_112),
-        AT(enum_2_113),
-        AT(enum_2_114),
-        AT(enum_2_115),
-        AT(enum_2_116),
-        AT(enum_2_117),
-        AT(enum_2_118),
-        AT(enum_2_119),
-        AT(enum_2_120),
-        AT(enum_2_121),
-        AT(enum_2_122),
-        AT(enum_2_123),
-        AT(enum_2_124),
-        AT(enum_2_125),
-        AT(enum_2_126),
-        AT(enum_2_127),
-        AT(enum_2_128),
-        AT(enum_2_129),
-        AT(enum_2_130),
-        AT(enum_2_131),
-        AT(enum_2_132),
-        AT(enum_2_133),
-        AT(enum_2_134),
-        AT(enum_2_135),
-        AT(enum_2_136),
-        AT(enum_2_137),
-        AT(enum_2_138),
-        AT(enum_2_139),
-        AT(enum_2_140),
-        AT(enum_2_141),
-        AT(enum_2_142),
-        AT(enum_2_143),
-        AT(enum_2_144),
-        AT(enum_2_145),
-        AT(enum_2_146),
-        AT(enum_2_147),
-        AT(enum_3_0),
-        AT(enum_3_1),
-        AT(enum_4_0),
-        AT(enum_5_0),
-        AT(enum_5_1),
-        AT(enum_6_0),
-        AT(enum_6_1),
-        AT(enum_6_2),
-        AT(enum_6_3),
-        AT(enum_6_4),
-        AT(enum_6_5),
-        AT(enum_6_6),
-        AT(enum_6_7),
-        AT(enum_6_8),
-        AT(enum_6_9),
-        AT(enum_6_10),
-        AT(enum_7_0),
-        AT(enum_7_1),
-        AT(enum_7_2),
-        AT(enum_7_3),
-        AT(enum_8_0),
-        AT(enum_8_1),
-        AT(enum_8_2),
-        AT(enum_9_0),
-        AT(enum_9_1),
-        AT(enum_9_2),
-        AT(enum_9_3),
-        AT(enum_9_4),
-        AT(enum_9_5),
-        AT(enum_9_6),
-        AT(enum_10_0),
-        AT(enum_10_1),
-        AT(enum_10_2),
-        AT(enum_10_3),
-        AT(enum_10_4),
-        AT(enum_10_5),
-        AT(enum_10_6),
-        AT(enum_10_7),
-        AT(enum_10_8),
-        AT(enum_10_9),
-        AT(enum_10_10),
-        AT(enum_10_11),
-        AT(enum_10_12),
-        AT(enum_10_13),
-        AT(enum_10_14),
-        AT(enum_10_15),
-        AT(enum_10_16),
-        AT(enum_11_0),
-        AT(enum_11_1),
-        AT(enum_12_0),
-        AT(enum_12_1),
-        AT(enum_12_2),
-        AT(enum_12_3),
-        AT(enum_12_4),
-        AT(enum_12_5),
-        AT(enum_13_0),
-        AT(enum_13_1),
-        AT(enum_14_0),
-        AT(enum_14_1),
-        AT(enum_14_2),
-        AT(enum_14_3),
-        AT(enum_14_4),
-        AT(enum_14_5),
-        AT(enum_14_6),
-        AT(enum_14_7),
-        AT(enum_15_0),
-        AT(enum_15_1),
-        AT(enum_15_2),
-        AT(enum_15_3),
-        AT(enum_16_0),
-        AT(enum_16_1),
-        AT(enum_17_0),
-        AT(enum_17_1),
-        AT(enum_17_2),
-        AT(enum_17_3),
-        AT(enum_17_4),
-        AT(enum_17_5),
-        AT(enum_17_6),
-        AT(enum_17_7),
-        AT(enum_17_8),
-        AT(enum_17_9),
-        AT(enum_17_10),
-        AT(enum_17_11),
-        AT(enum_17_12),
-        AT(enum_17_13),
-        AT(enum_17_14),
-        AT(enum_17_15),
-        AT(enum_17_16),
-        AT(enum_17_17),
-        AT(enum_17_18),
-        AT(enum_17_19),
-        AT(enum_17_20),
-        AT(enum_18_0),
-        AT(enum_18_1),
-        AT(enum_18_2),
-        AT(enum_18_3),
-        AT(enum_18_4),
-        AT(enum_18_5),
-        AT(enum_19_0),
-        AT(enum_19_1),
-        AT(enum_19_2),
-        AT(enum_19_3),
-        AT(enum_19_4),
-        AT(enum_19_5),
-        AT(enum_19_6),
-        AT(enum_19_7),
-        AT(enum_20_0),
-        AT(enum_20_1),
-        AT(enum_20_2),
-        AT(enum_21_0),
-        AT(enum_21_1),
-        AT(enum_21_2),
-        AT(enum_21_3),
-        AT(enum_21_4),
-        AT(enum_21_5),
-        AT(enum_21_6),
-        AT(enum_21_7),
-        AT(enum_21_8),
-        AT(enum_21_9),
-        AT(enum_21_10),
-        AT(enum_21_11),
-        AT(enum_21_12),
-        AT(enum_21_13),
-        AT(enum_21_14),
-        AT(enum_21_15),
-        AT(enum_22_0),
-        AT(enum_22_1),
-        AT(enum_22_2),
-        AT(enum_22_3),
-        AT(enum_23_0),
-        AT(enum_23_1),
-        AT(enum_23_2),
-        AT(enum_23_3),
-        AT(enum_24_0),
-        AT(enum_24_1),
-        AT(enum_25_0),
-        AT(enum_25_1),
-        AT(enum_25_2),
-        AT(enum_25_3),
-        AT(enum_25_4),
-        AT(enum_25_5),
-        AT(enum_25_6),
-        AT(enum_25_7),
-        AT(enum_25_8),
-        AT(enum_25_9),
-        AT(enum_25_10),
-        AT(enum_25_11),
-        AT(enum_25_12),
-        AT(enum_25_13),
-        AT(enum_25_14),
-        AT(enum_25_15),
-        AT(enum_26_0),
-        AT(enum_26_1),
-        AT(enum_26_2),
-        AT(enum_27_0),
-        AT(enum_27_1),
-        AT(enum_27_2),
-        AT(enum_27_3),
-        AT(enum_27_4),
-        AT(enum_27_5),
-        AT(enum_27_6),
-        AT(enum_28_0),
-        AT(enum_28_1),
-        AT(enum_28_2),
-        AT(enum_28_3),
-        AT(enum_29_0),
-        AT(enum_29_1),
-        AT(enum_30_0),
-        AT(enum_30_1),
-        AT(enum_31_0),
-        AT(enum_31_1),
-        AT(enum_31_2),
-        AT(enum_31_3),
-        AT(enum_31_4),
-        AT(enum_32_0),
-        AT(enum_32_1),
-        AT(enum_32_2),
-        AT(enum_32_3),
-        AT(enum_32_4),
-        AT(enum_32_5),
-        AT(enum_32_6),
-        AT(enum_32_7),
-        AT(enum_33_0),
-        AT(enum_33_1),
-        AT(enum_34_0),
-        AT(enum_34_1),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_0_3),
+        TRACE_AT(enum_0_4),
+        TRACE_AT(enum_0_5),
+        TRACE_AT(enum_0_6),
+        TRACE_AT(enum_0_7),
+        TRACE_AT(enum_0_8),
+        TRACE_AT(enum_0_9),
+        TRACE_AT(enum_0_10),
+        TRACE_AT(enum_0_11),
+        TRACE_AT(enum_0_12),
+        TRACE_AT(enum_0_13),
+        TRACE_AT(enum_0_14),
+        TRACE_AT(enum_0_15),
+        TRACE_AT(enum_0_16),
+        TRACE_AT(enum_0_17),
+        TRACE_AT(enum_0_18),
+        TRACE_AT(enum_0_19),
+        TRACE_AT(enum_0_20),
+        TRACE_AT(enum_0_21),
+        TRACE_AT(enum_0_22),
+        TRACE_AT(enum_0_23),
+        TRACE_AT(enum_0_24),
+        TRACE_AT(enum_0_25),
+        TRACE_AT(enum_0_26),
+        TRACE_AT(enum_0_27),
+        TRACE_AT(enum_0_28),
+        TRACE_AT(enum_0_29),
+        TRACE_AT(enum_0_30),
+        TRACE_AT(enum_0_31),
+        TRACE_AT(enum_0_32),
+        TRACE_AT(enum_0_33),
+        TRACE_AT(enum_0_34),
+        TRACE_AT(enum_0_35),
+        TRACE_AT(enum_0_36),
+        TRACE_AT(enum_0_37),
+        TRACE_AT(enum_0_38),
+        TRACE_AT(enum_0_39),
+        TRACE_AT(enum_0_40),
+        TRACE_AT(enum_0_41),
+        TRACE_AT(enum_0_42),
+        TRACE_AT(enum_0_43),
+        TRACE_AT(enum_0_44),
+        TRACE_AT(enum_0_45),
+        TRACE_AT(enum_0_46),
+        TRACE_AT(enum_0_47),
+        TRACE_AT(enum_0_48),
+        TRACE_AT(enum_0_49),
+        TRACE_AT(enum_0_50),
+        TRACE_AT(enum_0_51),
+        TRACE_AT(enum_0_52),
+        TRACE_AT(enum_0_53),
+        TRACE_AT(enum_0_54),
+        TRACE_AT(enum_0_55),
+        TRACE_AT(enum_0_56),
+        TRACE_AT(enum_0_57),
+        TRACE_AT(enum_0_58),
+        TRACE_AT(enum_0_59),
+        TRACE_AT(enum_0_60),
+        TRACE_AT(enum_0_61),
+        TRACE_AT(enum_0_62),
+        TRACE_AT(enum_0_63),
+        TRACE_AT(enum_0_64),
+        TRACE_AT(enum_0_65),
+        TRACE_AT(enum_0_66),
+        TRACE_AT(enum_0_67),
+        TRACE_AT(enum_0_68),
+        TRACE_AT(enum_0_69),
+        TRACE_AT(enum_0_70),
+        TRACE_AT(enum_0_71),
+        TRACE_AT(enum_0_72),
+        TRACE_AT(enum_0_73),
+        TRACE_AT(enum_0_74),
+        TRACE_AT(enum_0_75),
+        TRACE_AT(enum_0_76),
+        TRACE_AT(enum_0_77),
+        TRACE_AT(enum_0_78),
+        TRACE_AT(enum_0_79),
+        TRACE_AT(enum_0_80),
+        TRACE_AT(enum_0_81),
+        TRACE_AT(enum_0_82),
+        TRACE_AT(enum_0_83),
+        TRACE_AT(enum_0_84),
+        TRACE_AT(enum_0_85),
+        TRACE_AT(enum_0_86),
+        TRACE_AT(enum_0_87),
+        TRACE_AT(enum_0_88),
+        TRACE_AT(enum_0_89),
+        TRACE_AT(enum_0_90),
+        TRACE_AT(enum_0_91),
+        TRACE_AT(enum_0_92),
+        TRACE_AT(enum_0_93),
+        TRACE_AT(enum_0_94),
+        TRACE_AT(enum_0_95),
+        TRACE_AT(enum_0_96),
+        TRACE_AT(enum_0_97),
+        TRACE_AT(enum_0_98),
+        TRACE_AT(enum_0_99),
+        TRACE_AT(enum_0_100),
+        TRACE_AT(enum_1_0),
+        TRACE_AT(enum_1_1),
+        TRACE_AT(enum_1_2),
+        TRACE_AT(enum_1_3),
+        TRACE_AT(enum_1_4),
+        TRACE_AT(enum_1_5),
+        TRACE_AT(enum_1_6),
+        TRACE_AT(enum_1_7),
+        TRACE_AT(enum_1_8),
+        TRACE_AT(enum_1_9),
+        TRACE_AT(enum_1_10),
+        TRACE_AT(enum_1_11),
+        TRACE_AT(enum_1_12),
+        TRACE_AT(enum_1_13),
+        TRACE_AT(enum_1_14),
+        TRACE_AT(enum_1_15),
+        TRACE_AT(enum_1_16),
+        TRACE_AT(enum_1_17),
+        TRACE_AT(enum_1_18),
+        TRACE_AT(enum_1_19),
+        TRACE_AT(enum_1_20),
+        TRACE_AT(enum_1_21),
+        TRACE_AT(enum_1_22),
+        TRACE_AT(enum_1_23),
+        TRACE_AT(enum_1_24),
+        TRACE_AT(enum_1_25),
+        TRACE_AT(enum_1_26),
+        TRACE_AT(enum_1_27),
+        TRACE_AT(enum_1_28),
+        TRACE_AT(enum_1_29),
+        TRACE_AT(enum_1_30),
+        TRACE_AT(enum_1_31),
+        TRACE_AT(enum_1_32),
+        TRACE_AT(enum_1_33),
+        TRACE_AT(enum_1_34),
+        TRACE_AT(enum_1_35),
+        TRACE_AT(enum_1_36),
+        TRACE_AT(enum_1_37),
+        TRACE_AT(enum_1_38),
+        TRACE_AT(enum_1_39),
+        TRACE_AT(enum_1_40),
+        TRACE_AT(enum_1_41),
+        TRACE_AT(enum_1_42),
+        TRACE_AT(enum_1_43),
+        TRACE_AT(enum_1_44),
+        TRACE_AT(enum_1_45),
+        TRACE_AT(enum_1_46),
+        TRACE_AT(enum_1_47),
+        TRACE_AT(enum_1_48),
+        TRACE_AT(enum_1_49),
+        TRACE_AT(enum_1_50),
+        TRACE_AT(enum_1_51),
+        TRACE_AT(enum_2_0),
+        TRACE_AT(enum_2_1),
+        TRACE_AT(enum_2_2),
+        TRACE_AT(enum_2_3),
+        TRACE_AT(enum_2_4),
+        TRACE_AT(enum_2_5),
+        TRACE_AT(enum_2_6),
+        TRACE_AT(enum_2_7),
+        TRACE_AT(enum_2_8),
+        TRACE_AT(enum_2_9),
+        TRACE_AT(enum_2_10),
+        TRACE_AT(enum_2_11),
+        TRACE_AT(enum_2_12),
+        TRACE_AT(enum_2_13),
+        TRACE_AT(enum_2_14),
+        TRACE_AT(enum_2_15),
+        TRACE_AT(enum_2_16),
+        TRACE_AT(enum_2_17),
+        TRACE_AT(enum_2_18),
+        TRACE_AT(enum_2_19),
+        TRACE_AT(enum_2_20),
+        TRACE_AT(enum_2_21),
+        TRACE_AT(enum_2_22),
+        TRACE_AT(enum_2_23),
+        TRACE_AT(enum_2_24),
+        TRACE_AT(enum_2_25),
+        TRACE_AT(enum_2_26),
+        TRACE_AT(enum_2_27),
+        TRACE_AT(enum_2_28),
+        TRACE_AT(enum_2_29),
+        TRACE_AT(enum_2_30),
+        TRACE_AT(enum_2_31),
+        TRACE_AT(enum_2_32),
+        TRACE_AT(enum_2_33),
+        TRACE_AT(enum_2_34),
+        TRACE_AT(enum_2_35),
+        TRACE_AT(enum_2_36),
+        TRACE_AT(enum_2_37),
+        TRACE_AT(enum_2_38),
+        TRACE_AT(enum_2_39),
+        TRACE_AT(enum_2_40),
+        TRACE_AT(enum_2_41),
+        TRACE_AT(enum_2_42),
+        TRACE_AT(enum_2_43),
+        TRACE_AT(enum_2_44),
+        TRACE_AT(enum_2_45),
+        TRACE_AT(enum_2_46),
+        TRACE_AT(enum_2_47),
+        TRACE_AT(enum_2_48),
+        TRACE_AT(enum_2_49),
+        TRACE_AT(enum_2_50),
+        TRACE_AT(enum_2_51),
+        TRACE_AT(enum_2_52),
+        TRACE_AT(enum_2_53),
+        TRACE_AT(enum_2_54),
+        TRACE_AT(enum_2_55),
+        TRACE_AT(enum_2_56),
+        TRACE_AT(enum_2_57),
+        TRACE_AT(enum_2_58),
+        TRACE_AT(enum_2_59),
+        TRACE_AT(enum_2_60),
+        TRACE_AT(enum_2_61),
+        TRACE_AT(enum_2_62),
+        TRACE_AT(enum_2_63),
+        TRACE_AT(enum_2_64),
+        TRACE_AT(enum_2_65),
+        TRACE_AT(enum_2_66),
+        TRACE_AT(enum_2_67),
+        TRACE_AT(enum_2_68),
+        TRACE_AT(enum_2_69),
+        TRACE_AT(enum_2_70),
+        TRACE_AT(enum_2_71),
+        TRACE_AT(enum_2_72),
+        TRACE_AT(enum_2_73),
+        TRACE_AT(enum_2_74),
+        TRACE_AT(enum_2_75),
+        TRACE_AT(enum_2_76),
+        TRACE_AT(enum_2_77),
+        TRACE_AT(enum_2_78),
+        TRACE_AT(enum_2_79),
+        TRACE_AT(enum_2_80),
+        TRACE_AT(enum_2_81),
+        TRACE_AT(enum_2_82),
+        TRACE_AT(enum_2_83),
+        TRACE_AT(enum_2_84),
+        TRACE_AT(enum_2_85),
+        TRACE_AT(enum_2_86),
+        TRACE_AT(enum_2_87),
+        TRACE_AT(enum_2_88),
+        TRACE_AT(enum_2_89),
+        TRACE_AT(enum_2_90),
+        TRACE_AT(enum_2_91),
+        TRACE_AT(enum_2_92),
+        TRACE_AT(enum_2_93),
+        TRACE_AT(enum_2_94),
+        TRACE_AT(enum_2_95),
+        TRACE_AT(enum_2_96),
+        TRACE_AT(enum_2_97),
+        TRACE_AT(enum_2_98),
+        TRACE_AT(enum_2_99),
+        TRACE_AT(enum_2_100),
+        TRACE_AT(enum_2_101),
+        TRACE_AT(enum_2_102),
+        TRACE_AT(enum_2_103),
+        TRACE_AT(enum_2_104),
+        TRACE_AT(enum_2_105),
+        TRACE_AT(enum_2_106),
+        TRACE_AT(enum_2_107),
+        TRACE_AT(enum_2_108),
+        TRACE_AT(enum_2_109),
+        TRACE_AT(enum_2_110),
+        TRACE_AT(enum_2_111),
+        TRACE_AT(enum_2_112),
+        TRACE_AT(enum_2_113),
+        TRACE_AT(enum_2_114),
+        TRACE_AT(enum_2_115),
+        TRACE_AT(enum_2_116),
+        TRACE_AT(enum_2_117),
+        TRACE_AT(enum_2_118),
+        TRACE_AT(enum_2_119),
+        TRACE_AT(enum_2_120),
+        TRACE_AT(enum_2_121),
+        TRACE_AT(enum_2_122),
+        TRACE_AT(enum_2_123),
+        TRACE_AT(enum_2_124),
+        TRACE_AT(enum_2_125),
+        TRACE_AT(enum_2_126),
+        TRACE_AT(enum_2_127),
+        TRACE_AT(enum_2_128),
+        TRACE_AT(enum_2_129),
+        TRACE_AT(enum_2_130),
+        TRACE_AT(enum_2_131),
+        TRACE_AT(enum_2_132),
+        TRACE_AT(enum_2_133),
+        TRACE_AT(enum_2_134),
+        TRACE_AT(enum_2_135),
+        TRACE_AT(enum_2_136),
+        TRACE_AT(enum_2_137),
+        TRACE_AT(enum_2_138),
+        TRACE_AT(enum_2_139),
+        TRACE_AT(enum_2_140),
+        TRACE_AT(enum_2_141),
+        TRACE_AT(enum_2_142),
+        TRACE_AT(enum_2_143),
+        TRACE_AT(enum_2_144),
+        TRACE_AT(enum_2_145),
+        TRACE_AT(enum_2_146),
+        TRACE_AT(enum_2_147),
+        TRACE_AT(enum_3_0),
+        TRACE_AT(enum_3_1),
+        TRACE_AT(enum_4_0),
+        TRACE_AT(enum_5_0),
+        TRACE_AT(enum_5_1),
+        TRACE_AT(enum_6_0),
+        TRACE_AT(enum_6_1),
+        TRACE_AT(enum_6_2),
+        TRACE_AT(enum_6_3),
+        TRACE_AT(enum_6_4),
+        TRACE_AT(enum_6_5),
+        TRACE_AT(enum_6_6),
+        TRACE_AT(enum_6_7),
+        TRACE_AT(enum_6_8),
+        TRACE_AT(enum_6_9),
+        TRACE_AT(enum_6_10),
+        TRACE_AT(enum_7_0),
+        TRACE_AT(enum_7_1),
+        TRACE_AT(enum_7_2),
+        TRACE_AT(enum_7_3),
+        TRACE_AT(enum_8_0),
+        TRACE_AT(enum_8_1),
+        TRACE_AT(enum_8_2),
+        TRACE_AT(enum_9_0),
+        TRACE_AT(enum_9_1),
+        TRACE_AT(enum_9_2),
+        TRACE_AT(enum_9_3),
+        TRACE_AT(enum_9_4),
+        TRACE_AT(enum_9_5),
+        TRACE_AT(enum_9_6),
+        TRACE_AT(enum_10_0),
+        TRACE_AT(enum_10_1),
+        TRACE_AT(enum_10_2),
+        TRACE_AT(enum_10_3),
+        TRACE_AT(enum_10_4),
+        TRACE_AT(enum_10_5),
+        TRACE_AT(enum_10_6),
+        TRACE_AT(enum_10_7),
+        TRACE_AT(enum_10_8),
+        TRACE_AT(enum_10_9),
+        TRACE_AT(enum_10_10),
+        TRACE_AT(enum_10_11),
+        TRACE_AT(enum_10_12),
+        TRACE_AT(enum_10_13),
+        TRACE_AT(enum_10_14),
+        TRACE_AT(enum_10_15),
+        TRACE_AT(enum_10_16),
+        TRACE_AT(enum_11_0),
+        TRACE_AT(enum_11_1),
+        TRACE_AT(enum_12_0),
+        TRACE_AT(enum_12_1),
+        TRACE_AT(enum_12_2),
+        TRACE_AT(enum_12_3),
+        TRACE_AT(enum_12_4),
+        TRACE_AT(enum_12_5),
+        TRACE_AT(enum_13_0),
+        TRACE_AT(enum_13_1),
+        TRACE_AT(enum_14_0),
+        TRACE_AT(enum_14_1),
+        TRACE_AT(enum_14_2),
+        TRACE_AT(enum_14_3),
+        TRACE_AT(enum_14_4),
+        TRACE_AT(enum_14_5),
+        TRACE_AT(enum_14_6),
+        TRACE_AT(enum_14_7),
+        TRACE_AT(enum_15_0),
+        TRACE_AT(enum_15_1),
+        TRACE_AT(enum_15_2),
+        TRACE_AT(enum_15_3),
+        TRACE_AT(enum_16_0),
+        TRACE_AT(enum_16_1),
+        TRACE_AT(enum_17_0),
+        TRACE_AT(enum_17_1),
+        TRACE_AT(enum_17_2),
+        TRACE_AT(enum_17_3),
+        TRACE_AT(enum_17_4),
+        TRACE_AT(enum_17_5),
+        TRACE_AT(enum_17_6),
+        TRACE_AT(enum_17_7),
+        TRACE_AT(enum_17_8),
+        TRACE_AT(enum_17_9),
+        TRACE_AT(enum_17_10),
+        TRACE_AT(enum_17_11),
+        TRACE_AT(enum_17_12),
+        TRACE_AT(enum_17_13),
+        TRACE_AT(enum_17_14),
+        TRACE_AT(enum_17_15),
+        TRACE_AT(enum_17_16),
+        TRACE_AT(enum_17_17),
+        TRACE_AT(enum_17_18),
+        TRACE_AT(enum_17_19),
+        TRACE_AT(enum_17_20),
+        TRACE_AT(enum_18_0),
+        TRACE_AT(enum_18_1),
+        TRACE_AT(enum_18_2),
+        TRACE_AT(enum_18_3),
+        TRACE_AT(enum_18_4),
+        TRACE_AT(enum_18_5),
+        TRACE_AT(enum_19_0),
+        TRACE_AT(enum_19_1),
+        TRACE_AT(enum_19_2),
+        TRACE_AT(enum_19_3),
+        TRACE_AT(enum_19_4),
+        TRACE_AT(enum_19_5),
+        TRACE_AT(enum_19_6),
+        TRACE_AT(enum_19_7),
+        TRACE_AT(enum_20_0),
+        TRACE_AT(enum_20_1),
+        TRACE_AT(enum_20_2),
+        TRACE_AT(enum_21_0),
+        TRACE_AT(enum_21_1),
+        TRACE_AT(enum_21_2),
+        TRACE_AT(enum_21_3),
+        TRACE_AT(enum_21_4),
+        TRACE_AT(enum_21_5),
+        TRACE_AT(enum_21_6),
+        TRACE_AT(enum_21_7),
+        TRACE_AT(enum_21_8),
+        TRACE_AT(enum_21_9),
+        TRACE_AT(enum_21_10),
+        TRACE_AT(enum_21_11),
+        TRACE_AT(enum_21_12),
+        TRACE_AT(enum_21_13),
+        TRACE_AT(enum_21_14),
+        TRACE_AT(enum_21_15),
+        TRACE_AT(enum_22_0),
+        TRACE_AT(enum_22_1),
+        TRACE_AT(enum_22_2),
+        TRACE_AT(enum_22_3),
+        TRACE_AT(enum_23_0),
+        TRACE_AT(enum_23_1),
+        TRACE_AT(enum_23_2),
+        TRACE_AT(enum_23_3),
+        TRACE_AT(enum_24_0),
+        TRACE_AT(enum_24_1),
+        TRACE_AT(enum_25_0),
+        TRACE_AT(enum_25_1),
+        TRACE_AT(enum_25_2),
+        TRACE_AT(enum_25_3),
+        TRACE_AT(enum_25_4),
+        TRACE_AT(enum_25_5),
+        TRACE_AT(enum_25_6),
+        TRACE_AT(enum_25_7),
+        TRACE_AT(enum_25_8),
+        TRACE_AT(enum_25_9),
+        TRACE_AT(enum_25_10),
+        TRACE_AT(enum_25_11),
+        TRACE_AT(enum_25_12),
+        TRACE_AT(enum_25_13),
+        TRACE_AT(enum_25_14),
+        TRACE_AT(enum_25_15),
+        TRACE_AT(enum_26_0),
+        TRACE_AT(enum_26_1),
+        TRACE_AT(enum_26_2),
+        TRACE_AT(enum_27_0),
+        TRACE_AT(enum_27_1),
+        TRACE_AT(enum_27_2),
+        TRACE_AT(enum_27_3),
+        TRACE_AT(enum_27_4),
+        TRACE_AT(enum_27_5),
+        TRACE_AT(enum_27_6),
+        TRACE_AT(enum_28_0),
+        TRACE_AT(enum_28_1),
+        TRACE_AT(enum_28_2),
+        TRACE_AT(enum_28_3),
+        TRACE_AT(enum_29_0),
+        TRACE_AT(enum_29_1),
+        TRACE_AT(enum_30_0),
+        TRACE_AT(enum_30_1),
+        TRACE_AT(enum_31_0),
+        TRACE_AT(enum_31_1),
+        TRACE_AT(enum_31_2),
+        TRACE_AT(enum_31_3),
+        TRACE_AT(enum_31_4),
+        TRACE_AT(enum_32_0),
+        TRACE_AT(enum_32_1),
+        TRACE_AT(enum_32_2),
+        TRACE_AT(enum_32_3),
+        TRACE_AT(enum_32_4),
+        TRACE_AT(enum_32_5),
+        TRACE_AT(enum_32_6),
+        TRACE_AT(enum_32_7),
+        TRACE_AT(enum_33_0),
+        TRACE_AT(enum_33_1),
+        TRACE_AT(enum_34_0),
+        TRACE_AT(enum_34_1),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
+_Static_assert(sizeof(cubind__driver_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__driver_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
 
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after

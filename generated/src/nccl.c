@@ -32,8 +32,9 @@ cubind_slot *const cubind_nccl_slots_c388ff997bcd = (cubind_slot *)cubind__nccl_
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__nccl_symbols {
     cubind__symbol_table table;
     struct names {
@@ -119,7 +120,11 @@ const struct cubind__nccl_symbols {
         char wrapper_cubind_nccl_group_end[22];
         char symbol_ncclGroupSimulateEnd[21];
         char wrapper_cubind_nccl_group_simulate_end[31];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    struct trace_strings {
         char trace_0[14];
         char trace_1[8];
         char trace_2[12];
@@ -156,6 +161,7 @@ const struct cubind__nccl_symbols {
         char trace_33[52];
         char trace_34[3];
         char trace_35[12];
+        char enum_0[1];
         char enum_0_0[12];
         char enum_0_1[23];
         char enum_0_2[16];
@@ -165,6 +171,7 @@ const struct cubind__nccl_symbols {
         char enum_0_6[16];
         char enum_0_7[15];
         char enum_0_8[15];
+        char enum_1[1];
         char enum_1_0[9];
         char enum_1_1[10];
         char enum_1_2[10];
@@ -178,8 +185,10 @@ const struct cubind__nccl_symbols {
         char enum_1_10[15];
         char enum_1_11[15];
         char enum_1_12[13];
+        char enum_2[1];
         char enum_2_0[17];
         char enum_2_1[24];
+        char enum_3[1];
         char enum_3_0[8];
         char enum_3_1[9];
         char enum_3_2[8];
@@ -187,15 +196,11 @@ const struct cubind__nccl_symbols {
         char enum_3_4[8];
         char enum_3_5[11];
         char enum_3_6[13];
-#endif
-    } names;
-    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
-#if !defined(CUBIND_NO_TRACE)
-    cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
     cubind__trace_enum_range enums[4];
-    long long values[31];
-    unsigned value_names[31];
+    int values[31];
+    unsigned short value_names[31];
 #endif
 } cubind__nccl_symbols = {
     {CUBIND_LIB_NCCL, SYMBOL_COUNT, offsetof(struct cubind__nccl_symbols, names),
@@ -288,77 +293,9 @@ const struct cubind__nccl_symbols {
         "cubind_nccl_group_end",
         "ncclGroupSimulateEnd",
         "cubind_nccl_group_simulate_end",
-#if !defined(CUBIND_NO_TRACE)
-        "s;pptr;usize;",
-        "s;pptr;",
-        "s;pversion;",
-        "s;puniqueId;",
-        "s;pcomm;inranks;rcommId;irank;pconfig;",
-        "s;pcomm;inranks;rcommId;irank;",
-        "s;pcomm;indev;pdevlist;",
-        "s;pcomm;",
-        "s;pcomm;irevokeFlags;",
-        "s;pcomm;icolor;ikey;pnewcomm;pconfig;",
-        "s;pcomm;pexcludeRanksList;iexcludeRanksCount;pnewcomm;pconfig;ishrinkFlags;",
-        "s;pnewcomm;inranks;imyrank;inId;pcommIds;pconfig;",
-        "p;e0:result;",
-        "p;pcomm;",
-        "v;",
-        "s;pcomm;pasyncError;",
-        "s;pcomm;pcount;",
-        "s;pcomm;pdevice;",
-        "s;pcomm;prank;",
-        "s;pcomm;pbuff;usize;phandle;",
-        "s;pcomm;phandle;",
-        "s;pcomm;pbuff;usize;pwin;iwinFlags;",
-        "s;pcomm;pwin;",
-        "s;pop;pscalar;e1:datatype;e2:residence;pcomm;",
-        "s;e3:op;pcomm;",
-        "s;psendbuff;precvbuff;ucount;e1:datatype;e3:op;iroot;pcomm;pstream;",
-        "s;pbuff;ucount;e1:datatype;iroot;pcomm;pstream;",
-        "s;psendbuff;precvbuff;ucount;e1:datatype;iroot;pcomm;pstream;",
-        "s;psendbuff;precvbuff;ucount;e1:datatype;e3:op;pcomm;pstream;",
-        "s;psendbuff;precvbuff;urecvcount;e1:datatype;e3:op;pcomm;pstream;",
-        "s;psendbuff;precvbuff;usendcount;e1:datatype;pcomm;pstream;",
-        "s;psendbuff;precvbuff;ucount;e1:datatype;pcomm;pstream;",
-        "s;psendbuff;ucount;e1:datatype;ipeer;pcomm;pstream;",
-        "s;precvbuff;ucount;e1:datatype;ipeer;pcomm;pstream;",
-        "s;",
-        "s;psimInfo;",
-        "ncclSuccess",
-        "ncclUnhandledCudaError",
-        "ncclSystemError",
-        "ncclInternalError",
-        "ncclInvalidArgument",
-        "ncclInvalidUsage",
-        "ncclRemoteError",
-        "ncclInProgress",
-        "ncclNumResults",
-        "ncclInt8",
-        "ncclUint8",
-        "ncclInt32",
-        "ncclUint32",
-        "ncclInt64",
-        "ncclUint64",
-        "ncclFloat16",
-        "ncclFloat32",
-        "ncclFloat64",
-        "ncclBfloat16",
-        "ncclFloat8e4m3",
-        "ncclFloat8e5m2",
-        "ncclNumTypes",
-        "ncclScalarDevice",
-        "ncclScalarHostImmediate",
-        "ncclSum",
-        "ncclProd",
-        "ncclMax",
-        "ncclMin",
-        "ncclAvg",
-        "ncclNumOps",
-        "ncclMaxRedOp",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__nccl_symbols, member)
     {
         {AT(symbol_ncclMemAlloc), AT(symbol_ncclMemAlloc), AT(wrapper_cubind_nccl_mem_alloc)},
@@ -404,55 +341,128 @@ const struct cubind__nccl_symbols {
         {AT(symbol_ncclGroupSimulateEnd), AT(symbol_ncclGroupSimulateEnd), AT(wrapper_cubind_nccl_group_simulate_end)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 4},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 4, sizeof(int)},
     {
-        AT(trace_0), /* ncclMemAlloc */
-        AT(trace_1), /* ncclMemFree */
-        AT(trace_2), /* ncclGetVersion */
-        AT(trace_3), /* ncclGetUniqueId */
-        AT(trace_4), /* ncclCommInitRankConfig */
-        AT(trace_5), /* ncclCommInitRank */
-        AT(trace_6), /* ncclCommInitAll */
-        AT(trace_7), /* ncclCommFinalize */
-        AT(trace_7), /* ncclCommDestroy */
-        AT(trace_7), /* ncclCommAbort */
-        AT(trace_8), /* ncclCommRevoke */
-        AT(trace_9), /* ncclCommSplit */
-        AT(trace_10), /* ncclCommShrink */
-        AT(trace_11), /* ncclCommInitRankScalable */
-        AT(trace_12), /* ncclGetErrorString */
-        AT(trace_13), /* ncclGetLastError */
-        AT(trace_14), /* ncclResetDebugInit */
-        AT(trace_15), /* ncclCommGetAsyncError */
-        AT(trace_16), /* ncclCommCount */
-        AT(trace_17), /* ncclCommCuDevice */
-        AT(trace_18), /* ncclCommUserRank */
-        AT(trace_19), /* ncclCommRegister */
-        AT(trace_20), /* ncclCommDeregister */
-        AT(trace_21), /* ncclCommWindowRegister */
-        AT(trace_22), /* ncclCommWindowDeregister */
-        AT(trace_23), /* ncclRedOpCreatePreMulSum */
-        AT(trace_24), /* ncclRedOpDestroy */
-        AT(trace_25), /* ncclReduce */
-        AT(trace_26), /* ncclBcast */
-        AT(trace_27), /* ncclBroadcast */
-        AT(trace_28), /* ncclAllReduce */
-        AT(trace_29), /* ncclReduceScatter */
-        AT(trace_30), /* ncclAllGather */
-        AT(trace_31), /* ncclAlltoAll */
-        AT(trace_27), /* ncclGather */
-        AT(trace_27), /* ncclScatter */
-        AT(trace_32), /* ncclSend */
-        AT(trace_33), /* ncclRecv */
-        AT(trace_34), /* ncclGroupStart */
-        AT(trace_34), /* ncclGroupEnd */
-        AT(trace_35), /* ncclGroupSimulateEnd */
+        "s;pptr;usize;",
+        "s;pptr;",
+        "s;pversion;",
+        "s;puniqueId;",
+        "s;pcomm;inranks;rcommId;irank;pconfig;",
+        "s;pcomm;inranks;rcommId;irank;",
+        "s;pcomm;indev;pdevlist;",
+        "s;pcomm;",
+        "s;pcomm;irevokeFlags;",
+        "s;pcomm;icolor;ikey;pnewcomm;pconfig;",
+        "s;pcomm;pexcludeRanksList;iexcludeRanksCount;pnewcomm;pconfig;ishrinkFlags;",
+        "s;pnewcomm;inranks;imyrank;inId;pcommIds;pconfig;",
+        "p;e0:result;",
+        "p;pcomm;",
+        "v;",
+        "s;pcomm;pasyncError;",
+        "s;pcomm;pcount;",
+        "s;pcomm;pdevice;",
+        "s;pcomm;prank;",
+        "s;pcomm;pbuff;usize;phandle;",
+        "s;pcomm;phandle;",
+        "s;pcomm;pbuff;usize;pwin;iwinFlags;",
+        "s;pcomm;pwin;",
+        "s;pop;pscalar;e1:datatype;e2:residence;pcomm;",
+        "s;e3:op;pcomm;",
+        "s;psendbuff;precvbuff;ucount;e1:datatype;e3:op;iroot;pcomm;pstream;",
+        "s;pbuff;ucount;e1:datatype;iroot;pcomm;pstream;",
+        "s;psendbuff;precvbuff;ucount;e1:datatype;iroot;pcomm;pstream;",
+        "s;psendbuff;precvbuff;ucount;e1:datatype;e3:op;pcomm;pstream;",
+        "s;psendbuff;precvbuff;urecvcount;e1:datatype;e3:op;pcomm;pstream;",
+        "s;psendbuff;precvbuff;usendcount;e1:datatype;pcomm;pstream;",
+        "s;psendbuff;precvbuff;ucount;e1:datatype;pcomm;pstream;",
+        "s;psendbuff;ucount;e1:datatype;ipeer;pcomm;pstream;",
+        "s;precvbuff;ucount;e1:datatype;ipeer;pcomm;pstream;",
+        "s;",
+        "s;psimInfo;",
+        "",
+        "ncclSuccess",
+        "ncclUnhandledCudaError",
+        "ncclSystemError",
+        "ncclInternalError",
+        "ncclInvalidArgument",
+        "ncclInvalidUsage",
+        "ncclRemoteError",
+        "ncclInProgress",
+        "ncclNumResults",
+        "",
+        "ncclInt8",
+        "ncclUint8",
+        "ncclInt32",
+        "ncclUint32",
+        "ncclInt64",
+        "ncclUint64",
+        "ncclFloat16",
+        "ncclFloat32",
+        "ncclFloat64",
+        "ncclBfloat16",
+        "ncclFloat8e4m3",
+        "ncclFloat8e5m2",
+        "ncclNumTypes",
+        "",
+        "ncclScalarDevice",
+        "ncclScalarHostImmediate",
+        "",
+        "ncclSum",
+        "ncclProd",
+        "ncclMax",
+        "ncclMin",
+        "ncclAvg",
+        "ncclNumOps",
+        "ncclMaxRedOp",
     },
     {
-        {0, 9}, /* ncclResult_t */
-        {9, 13}, /* ncclDataType_t */
-        {22, 2}, /* ncclScalarResidence_t */
-        {24, 7}, /* ncclRedOp_t */
+        TRACE_AT(trace_0), /* ncclMemAlloc */
+        TRACE_AT(trace_1), /* ncclMemFree */
+        TRACE_AT(trace_2), /* ncclGetVersion */
+        TRACE_AT(trace_3), /* ncclGetUniqueId */
+        TRACE_AT(trace_4), /* ncclCommInitRankConfig */
+        TRACE_AT(trace_5), /* ncclCommInitRank */
+        TRACE_AT(trace_6), /* ncclCommInitAll */
+        TRACE_AT(trace_7), /* ncclCommFinalize */
+        TRACE_AT(trace_7), /* ncclCommDestroy */
+        TRACE_AT(trace_7), /* ncclCommAbort */
+        TRACE_AT(trace_8), /* ncclCommRevoke */
+        TRACE_AT(trace_9), /* ncclCommSplit */
+        TRACE_AT(trace_10), /* ncclCommShrink */
+        TRACE_AT(trace_11), /* ncclCommInitRankScalable */
+        TRACE_AT(trace_12), /* ncclGetErrorString */
+        TRACE_AT(trace_13), /* ncclGetLastError */
+        TRACE_AT(trace_14), /* ncclResetDebugInit */
+        TRACE_AT(trace_15), /* ncclCommGetAsyncError */
+        TRACE_AT(trace_16), /* ncclCommCount */
+        TRACE_AT(trace_17), /* ncclCommCuDevice */
+        TRACE_AT(trace_18), /* ncclCommUserRank */
+        TRACE_AT(trace_19), /* ncclCommRegister */
+        TRACE_AT(trace_20), /* ncclCommDeregister */
+        TRACE_AT(trace_21), /* ncclCommWindowRegister */
+        TRACE_AT(trace_22), /* ncclCommWindowDeregister */
+        TRACE_AT(trace_23), /* ncclRedOpCreatePreMulSum */
+        TRACE_AT(trace_24), /* ncclRedOpDestroy */
+        TRACE_AT(trace_25), /* ncclReduce */
+        TRACE_AT(trace_26), /* ncclBcast */
+        TRACE_AT(trace_27), /* ncclBroadcast */
+        TRACE_AT(trace_28), /* ncclAllReduce */
+        TRACE_AT(trace_29), /* ncclReduceScatter */
+        TRACE_AT(trace_30), /* ncclAllGather */
+        TRACE_AT(trace_31), /* ncclAlltoAll */
+        TRACE_AT(trace_27), /* ncclGather */
+        TRACE_AT(trace_27), /* ncclScatter */
+        TRACE_AT(trace_32), /* ncclSend */
+        TRACE_AT(trace_33), /* ncclRecv */
+        TRACE_AT(trace_34), /* ncclGroupStart */
+        TRACE_AT(trace_34), /* ncclGroupEnd */
+        TRACE_AT(trace_35), /* ncclGroupSimulateEnd */
+    },
+    {
+        {TRACE_AT(enum_0), 0, 9}, /* ncclResult_t */
+        {TRACE_AT(enum_1), 9, 13}, /* ncclDataType_t */
+        {TRACE_AT(enum_2), 22, 2}, /* ncclScalarResidence_t */
+        {TRACE_AT(enum_3), 24, 7}, /* ncclRedOp_t */
     },
     {
         0,
@@ -488,42 +498,47 @@ const struct cubind__nccl_symbols {
         2147483647,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_0_3),
-        AT(enum_0_4),
-        AT(enum_0_5),
-        AT(enum_0_6),
-        AT(enum_0_7),
-        AT(enum_0_8),
-        AT(enum_1_0),
-        AT(enum_1_1),
-        AT(enum_1_2),
-        AT(enum_1_3),
-        AT(enum_1_4),
-        AT(enum_1_5),
-        AT(enum_1_6),
-        AT(enum_1_7),
-        AT(enum_1_8),
-        AT(enum_1_9),
-        AT(enum_1_10),
-        AT(enum_1_11),
-        AT(enum_1_12),
-        AT(enum_2_0),
-        AT(enum_2_1),
-        AT(enum_3_0),
-        AT(enum_3_1),
-        AT(enum_3_2),
-        AT(enum_3_3),
-        AT(enum_3_4),
-        AT(enum_3_5),
-        AT(enum_3_6),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_0_3),
+        TRACE_AT(enum_0_4),
+        TRACE_AT(enum_0_5),
+        TRACE_AT(enum_0_6),
+        TRACE_AT(enum_0_7),
+        TRACE_AT(enum_0_8),
+        TRACE_AT(enum_1_0),
+        TRACE_AT(enum_1_1),
+        TRACE_AT(enum_1_2),
+        TRACE_AT(enum_1_3),
+        TRACE_AT(enum_1_4),
+        TRACE_AT(enum_1_5),
+        TRACE_AT(enum_1_6),
+        TRACE_AT(enum_1_7),
+        TRACE_AT(enum_1_8),
+        TRACE_AT(enum_1_9),
+        TRACE_AT(enum_1_10),
+        TRACE_AT(enum_1_11),
+        TRACE_AT(enum_1_12),
+        TRACE_AT(enum_2_0),
+        TRACE_AT(enum_2_1),
+        TRACE_AT(enum_3_0),
+        TRACE_AT(enum_3_1),
+        TRACE_AT(enum_3_2),
+        TRACE_AT(enum_3_3),
+        TRACE_AT(enum_3_4),
+        TRACE_AT(enum_3_5),
+        TRACE_AT(enum_3_6),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
+_Static_assert(sizeof(cubind__nccl_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__nccl_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
 
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after

@@ -32,8 +32,9 @@ cubind_slot *const cubind_nvfatbin_slots_e1584f49d2cc = (cubind_slot *)cubind__n
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__nvfatbin_symbols {
     cubind__symbol_table table;
     struct names {
@@ -55,7 +56,11 @@ const struct cubind__nvfatbin_symbols {
         char wrapper_cubind_nvfatbin_get[20];
         char symbol_nvFatbinVersion[16];
         char wrapper_cubind_nvfatbin_version[24];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    struct trace_strings {
         char trace_0[13];
         char trace_1[43];
         char trace_2[20];
@@ -64,27 +69,24 @@ const struct cubind__nvfatbin_symbols {
         char trace_5[17];
         char trace_6[19];
         char trace_7[17];
-        char enum_0_0[17];
-        char enum_0_1[24];
-        char enum_0_2[33];
-        char enum_0_3[33];
-        char enum_0_4[35];
-        char enum_0_5[28];
-        char enum_0_6[34];
-        char enum_0_7[40];
-        char enum_0_8[35];
-        char enum_0_9[28];
-        char enum_0_10[28];
-        char enum_0_11[27];
-#endif
-    } names;
-    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
-#if !defined(CUBIND_NO_TRACE)
-    cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+        char enum_0[10];
+        char enum_0_0[8];
+        char enum_0_1[15];
+        char enum_0_2[24];
+        char enum_0_3[24];
+        char enum_0_4[26];
+        char enum_0_5[19];
+        char enum_0_6[25];
+        char enum_0_7[31];
+        char enum_0_8[26];
+        char enum_0_9[19];
+        char enum_0_10[19];
+        char enum_0_11[18];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
     cubind__trace_enum_range enums[1];
-    long long values[12];
-    unsigned value_names[12];
+    int values[12];
+    unsigned short value_names[12];
 #endif
 } cubind__nvfatbin_symbols = {
     {CUBIND_LIB_NVFATBIN, SYMBOL_COUNT, offsetof(struct cubind__nvfatbin_symbols, names),
@@ -113,30 +115,9 @@ const struct cubind__nvfatbin_symbols {
         "cubind_nvfatbin_get",
         "nvFatbinVersion",
         "cubind_nvfatbin_version",
-#if !defined(CUBIND_NO_TRACE)
-        "p;e0:result;",
-        "s;phandle_indirect;poptions;uoptionsCount;",
-        "s;phandle_indirect;",
-        "s;phandle;pcode;usize;parch;pidentifier;poptionsCmdLine;",
-        "s;phandle;pcode;usize;parch;pidentifier;",
-        "s;phandle;psize;",
-        "s;phandle;pbuffer;",
-        "s;pmajor;pminor;",
-        "NVFATBIN_SUCCESS",
-        "NVFATBIN_ERROR_INTERNAL",
-        "NVFATBIN_ERROR_ELF_ARCH_MISMATCH",
-        "NVFATBIN_ERROR_ELF_SIZE_MISMATCH",
-        "NVFATBIN_ERROR_MISSING_PTX_VERSION",
-        "NVFATBIN_ERROR_NULL_POINTER",
-        "NVFATBIN_ERROR_COMPRESSION_FAILED",
-        "NVFATBIN_ERROR_COMPRESSED_SIZE_EXCEEDED",
-        "NVFATBIN_ERROR_UNRECOGNIZED_OPTION",
-        "NVFATBIN_ERROR_INVALID_ARCH",
-        "NVFATBIN_ERROR_INVALID_NVVM",
-        "NVFATBIN_ERROR_EMPTY_INPUT",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__nvfatbin_symbols, member)
     {
         {AT(symbol_nvFatbinGetErrorString), AT(symbol_nvFatbinGetErrorString), AT(wrapper_cubind_nvfatbin_get_error_string)},
@@ -150,20 +131,43 @@ const struct cubind__nvfatbin_symbols {
         {AT(symbol_nvFatbinVersion), AT(symbol_nvFatbinVersion), AT(wrapper_cubind_nvfatbin_version)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 1},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 1, sizeof(int)},
     {
-        AT(trace_0), /* nvFatbinGetErrorString */
-        AT(trace_1), /* nvFatbinCreate */
-        AT(trace_2), /* nvFatbinDestroy */
-        AT(trace_3), /* nvFatbinAddPTX */
-        AT(trace_4), /* nvFatbinAddCubin */
-        AT(trace_3), /* nvFatbinAddLTOIR */
-        AT(trace_5), /* nvFatbinSize */
-        AT(trace_6), /* nvFatbinGet */
-        AT(trace_7), /* nvFatbinVersion */
+        "p;e0:result;",
+        "s;phandle_indirect;poptions;uoptionsCount;",
+        "s;phandle_indirect;",
+        "s;phandle;pcode;usize;parch;pidentifier;poptionsCmdLine;",
+        "s;phandle;pcode;usize;parch;pidentifier;",
+        "s;phandle;psize;",
+        "s;phandle;pbuffer;",
+        "s;pmajor;pminor;",
+        "NVFATBIN_",
+        "SUCCESS",
+        "ERROR_INTERNAL",
+        "ERROR_ELF_ARCH_MISMATCH",
+        "ERROR_ELF_SIZE_MISMATCH",
+        "ERROR_MISSING_PTX_VERSION",
+        "ERROR_NULL_POINTER",
+        "ERROR_COMPRESSION_FAILED",
+        "ERROR_COMPRESSED_SIZE_EXCEEDED",
+        "ERROR_UNRECOGNIZED_OPTION",
+        "ERROR_INVALID_ARCH",
+        "ERROR_INVALID_NVVM",
+        "ERROR_EMPTY_INPUT",
     },
     {
-        {0, 12}, /* nvFatbinResult */
+        TRACE_AT(trace_0), /* nvFatbinGetErrorString */
+        TRACE_AT(trace_1), /* nvFatbinCreate */
+        TRACE_AT(trace_2), /* nvFatbinDestroy */
+        TRACE_AT(trace_3), /* nvFatbinAddPTX */
+        TRACE_AT(trace_4), /* nvFatbinAddCubin */
+        TRACE_AT(trace_3), /* nvFatbinAddLTOIR */
+        TRACE_AT(trace_5), /* nvFatbinSize */
+        TRACE_AT(trace_6), /* nvFatbinGet */
+        TRACE_AT(trace_7), /* nvFatbinVersion */
+    },
+    {
+        {TRACE_AT(enum_0), 0, 12}, /* nvFatbinResult */
     },
     {
         0,
@@ -180,23 +184,28 @@ const struct cubind__nvfatbin_symbols {
         11,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_0_3),
-        AT(enum_0_4),
-        AT(enum_0_5),
-        AT(enum_0_6),
-        AT(enum_0_7),
-        AT(enum_0_8),
-        AT(enum_0_9),
-        AT(enum_0_10),
-        AT(enum_0_11),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_0_3),
+        TRACE_AT(enum_0_4),
+        TRACE_AT(enum_0_5),
+        TRACE_AT(enum_0_6),
+        TRACE_AT(enum_0_7),
+        TRACE_AT(enum_0_8),
+        TRACE_AT(enum_0_9),
+        TRACE_AT(enum_0_10),
+        TRACE_AT(enum_0_11),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
+_Static_assert(sizeof(cubind__nvfatbin_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__nvfatbin_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
 
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after

@@ -32,8 +32,9 @@ cubind_slot *const cubind_nvjitlink_slots_73c6ecd40f5f = (cubind_slot *)cubind__
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__nvjitlink_symbols {
     cubind__symbol_table table;
     struct names {
@@ -78,7 +79,11 @@ const struct cubind__nvjitlink_symbols {
         char wrapper_cubind_nvjitlink_get_info_log[30];
         char symbol_nvJitLinkVersion[17];
         char wrapper_cubind_nvjitlink_version[25];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    struct trace_strings {
         char trace_0[32];
         char trace_1[11];
         char trace_2[42];
@@ -88,24 +93,21 @@ const struct cubind__nvjitlink_symbols {
         char trace_6[16];
         char trace_7[16];
         char trace_8[17];
-        char enum_0_0[21];
-        char enum_0_1[22];
-        char enum_0_2[20];
-        char enum_0_3[22];
-        char enum_0_4[23];
-        char enum_0_5[23];
-        char enum_0_6[24];
-        char enum_0_7[22];
-        char enum_0_8[20];
-#endif
-    } names;
-    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
-#if !defined(CUBIND_NO_TRACE)
-    cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+        char enum_0[17];
+        char enum_0_0[5];
+        char enum_0_1[6];
+        char enum_0_2[4];
+        char enum_0_3[6];
+        char enum_0_4[7];
+        char enum_0_5[7];
+        char enum_0_6[8];
+        char enum_0_7[6];
+        char enum_0_8[4];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
     cubind__trace_enum_range enums[1];
-    long long values[9];
-    unsigned value_names[9];
+    int values[9];
+    unsigned short value_names[9];
 #endif
 } cubind__nvjitlink_symbols = {
     {CUBIND_LIB_NVJITLINK, SYMBOL_COUNT, offsetof(struct cubind__nvjitlink_symbols, names),
@@ -157,28 +159,9 @@ const struct cubind__nvjitlink_symbols {
         "cubind_nvjitlink_get_info_log",
         "nvJitLinkVersion",
         "cubind_nvjitlink_version",
-#if !defined(CUBIND_NO_TRACE)
-        "s;phandle;unumOptions;poptions;",
-        "s;phandle;",
-        "s;phandle;e0:inputType;pdata;usize;pname;",
-        "s;phandle;e0:inputType;pfileName;",
-        "s;phandle;psize;",
-        "s;phandle;pcubin;",
-        "s;phandle;pptx;",
-        "s;phandle;plog;",
-        "s;pmajor;pminor;",
-        "NVJITLINK_INPUT_NONE",
-        "NVJITLINK_INPUT_CUBIN",
-        "NVJITLINK_INPUT_PTX",
-        "NVJITLINK_INPUT_LTOIR",
-        "NVJITLINK_INPUT_FATBIN",
-        "NVJITLINK_INPUT_OBJECT",
-        "NVJITLINK_INPUT_LIBRARY",
-        "NVJITLINK_INPUT_INDEX",
-        "NVJITLINK_INPUT_ANY",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__nvjitlink_symbols, member)
     {
         {AT(symbol___nvJitLinkCreate_13_0), AT(name_nvJitLinkCreate), AT(wrapper_cubind_nvjitlink_create)},
@@ -197,25 +180,46 @@ const struct cubind__nvjitlink_symbols {
         {AT(symbol_nvJitLinkVersion), AT(symbol_nvJitLinkVersion), AT(wrapper_cubind_nvjitlink_version)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 1},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 1, sizeof(int)},
     {
-        AT(trace_0), /* __nvJitLinkCreate_13_0 */
-        AT(trace_1), /* __nvJitLinkDestroy_13_0 */
-        AT(trace_2), /* __nvJitLinkAddData_13_0 */
-        AT(trace_3), /* __nvJitLinkAddFile_13_0 */
-        AT(trace_1), /* __nvJitLinkComplete_13_0 */
-        AT(trace_4), /* __nvJitLinkGetLinkedCubinSize_13_0 */
-        AT(trace_5), /* __nvJitLinkGetLinkedCubin_13_0 */
-        AT(trace_4), /* __nvJitLinkGetLinkedPtxSize_13_0 */
-        AT(trace_6), /* __nvJitLinkGetLinkedPtx_13_0 */
-        AT(trace_4), /* __nvJitLinkGetErrorLogSize_13_0 */
-        AT(trace_7), /* __nvJitLinkGetErrorLog_13_0 */
-        AT(trace_4), /* __nvJitLinkGetInfoLogSize_13_0 */
-        AT(trace_7), /* __nvJitLinkGetInfoLog_13_0 */
-        AT(trace_8), /* nvJitLinkVersion */
+        "s;phandle;unumOptions;poptions;",
+        "s;phandle;",
+        "s;phandle;e0:inputType;pdata;usize;pname;",
+        "s;phandle;e0:inputType;pfileName;",
+        "s;phandle;psize;",
+        "s;phandle;pcubin;",
+        "s;phandle;pptx;",
+        "s;phandle;plog;",
+        "s;pmajor;pminor;",
+        "NVJITLINK_INPUT_",
+        "NONE",
+        "CUBIN",
+        "PTX",
+        "LTOIR",
+        "FATBIN",
+        "OBJECT",
+        "LIBRARY",
+        "INDEX",
+        "ANY",
     },
     {
-        {0, 9}, /* nvJitLinkInputType */
+        TRACE_AT(trace_0), /* __nvJitLinkCreate_13_0 */
+        TRACE_AT(trace_1), /* __nvJitLinkDestroy_13_0 */
+        TRACE_AT(trace_2), /* __nvJitLinkAddData_13_0 */
+        TRACE_AT(trace_3), /* __nvJitLinkAddFile_13_0 */
+        TRACE_AT(trace_1), /* __nvJitLinkComplete_13_0 */
+        TRACE_AT(trace_4), /* __nvJitLinkGetLinkedCubinSize_13_0 */
+        TRACE_AT(trace_5), /* __nvJitLinkGetLinkedCubin_13_0 */
+        TRACE_AT(trace_4), /* __nvJitLinkGetLinkedPtxSize_13_0 */
+        TRACE_AT(trace_6), /* __nvJitLinkGetLinkedPtx_13_0 */
+        TRACE_AT(trace_4), /* __nvJitLinkGetErrorLogSize_13_0 */
+        TRACE_AT(trace_7), /* __nvJitLinkGetErrorLog_13_0 */
+        TRACE_AT(trace_4), /* __nvJitLinkGetInfoLogSize_13_0 */
+        TRACE_AT(trace_7), /* __nvJitLinkGetInfoLog_13_0 */
+        TRACE_AT(trace_8), /* nvJitLinkVersion */
+    },
+    {
+        {TRACE_AT(enum_0), 0, 9}, /* nvJitLinkInputType */
     },
     {
         0,
@@ -229,20 +233,25 @@ const struct cubind__nvjitlink_symbols {
         10,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_0_3),
-        AT(enum_0_4),
-        AT(enum_0_5),
-        AT(enum_0_6),
-        AT(enum_0_7),
-        AT(enum_0_8),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_0_3),
+        TRACE_AT(enum_0_4),
+        TRACE_AT(enum_0_5),
+        TRACE_AT(enum_0_6),
+        TRACE_AT(enum_0_7),
+        TRACE_AT(enum_0_8),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
+_Static_assert(sizeof(cubind__nvjitlink_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__nvjitlink_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
 
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after

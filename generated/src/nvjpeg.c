@@ -32,8 +32,9 @@ cubind_slot *const cubind_nvjpeg_slots_ea1fa8ae8de1 = (cubind_slot *)cubind__nvj
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__nvjpeg_symbols {
     cubind__symbol_table table;
     struct names {
@@ -193,7 +194,11 @@ const struct cubind__nvjpeg_symbols {
         char wrapper_cubind_nvjpeg_encoder_params_copy_quantization_tables[54];
         char symbol_nvjpegEncoderParamsCopyHuffmanTables[37];
         char wrapper_cubind_nvjpeg_encoder_params_copy_huffman_tables[49];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    struct trace_strings {
         char trace_0[18];
         char trace_1[37];
         char trace_2[11];
@@ -259,64 +264,68 @@ const struct cubind__nvjpeg_symbols {
         char trace_62[76];
         char trace_63[54];
         char trace_64[39];
+        char enum_0[1];
         char enum_0_0[14];
         char enum_0_1[14];
         char enum_0_2[12];
-        char enum_1_0[23];
-        char enum_1_1[22];
-        char enum_1_2[26];
-        char enum_1_3[24];
-        char enum_1_4[33];
-        char enum_1_5[31];
-        char enum_1_6[29];
-        char enum_2_0[24];
-        char enum_2_1[18];
-        char enum_2_2[16];
-        char enum_2_3[18];
-        char enum_2_4[18];
-        char enum_2_5[19];
-        char enum_2_6[19];
-        char enum_2_7[29];
-        char enum_3_0[19];
-        char enum_3_1[15];
-        char enum_3_2[15];
-        char enum_3_3[15];
-        char enum_3_4[15];
-        char enum_3_5[15];
-        char enum_3_6[15];
-        char enum_3_7[16];
-        char enum_3_8[16];
-        char enum_4_0[24];
-        char enum_4_1[29];
-        char enum_4_2[48];
-        char enum_4_3[40];
-        char enum_4_4[33];
-        char enum_5_0[17];
-        char enum_5_1[17];
-        char enum_5_2[18];
-        char enum_5_3[18];
-        char enum_6_0[18];
-        char enum_6_1[20];
-        char enum_6_2[20];
-        char enum_6_3[20];
-        char enum_7_0[27];
-        char enum_7_1[26];
-        char enum_7_2[35];
-        char enum_7_3[30];
-        char enum_7_4[33];
-        char enum_7_5[29];
-        char enum_7_6[29];
-        char enum_7_7[30];
-        char enum_7_8[30];
-#endif
-    } names;
-    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
-#if !defined(CUBIND_NO_TRACE)
-    cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+        char enum_1[16];
+        char enum_1_0[8];
+        char enum_1_1[7];
+        char enum_1_2[11];
+        char enum_1_3[9];
+        char enum_1_4[18];
+        char enum_1_5[16];
+        char enum_1_6[14];
+        char enum_2[15];
+        char enum_2_0[10];
+        char enum_2_1[4];
+        char enum_2_2[2];
+        char enum_2_3[4];
+        char enum_2_4[4];
+        char enum_2_5[5];
+        char enum_2_6[5];
+        char enum_2_7[15];
+        char enum_3[12];
+        char enum_3_0[8];
+        char enum_3_1[4];
+        char enum_3_2[4];
+        char enum_3_3[4];
+        char enum_3_4[4];
+        char enum_3_5[4];
+        char enum_3_6[4];
+        char enum_3_7[5];
+        char enum_3_8[5];
+        char enum_4[17];
+        char enum_4_0[8];
+        char enum_4_1[13];
+        char enum_4_2[32];
+        char enum_4_3[24];
+        char enum_4_4[17];
+        char enum_5[14];
+        char enum_5_0[4];
+        char enum_5_1[4];
+        char enum_5_2[5];
+        char enum_5_3[5];
+        char enum_6[14];
+        char enum_6_0[5];
+        char enum_6_1[7];
+        char enum_6_2[7];
+        char enum_6_3[7];
+        char enum_7[20];
+        char enum_7_0[8];
+        char enum_7_1[7];
+        char enum_7_2[16];
+        char enum_7_3[11];
+        char enum_7_4[14];
+        char enum_7_5[10];
+        char enum_7_6[10];
+        char enum_7_7[11];
+        char enum_7_8[11];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
     cubind__trace_enum_range enums[8];
-    long long values[49];
-    unsigned value_names[49];
+    int values[49];
+    unsigned short value_names[49];
 #endif
 } cubind__nvjpeg_symbols = {
     {CUBIND_LIB_NVJPEG, SYMBOL_COUNT, offsetof(struct cubind__nvjpeg_symbols, names),
@@ -483,124 +492,9 @@ const struct cubind__nvjpeg_symbols {
         "cubind_nvjpeg_encoder_params_copy_quantization_tables",
         "nvjpegEncoderParamsCopyHuffmanTables",
         "cubind_nvjpeg_encoder_params_copy_huffman_tables",
-#if !defined(CUBIND_NO_TRACE)
-        "s;e0:type;pvalue;",
-        "s;e1:backend;pdev_allocator;phandle;",
-        "s;phandle;",
-        "s;e1:backend;pdev_allocator;ppinned_allocator;uflags;phandle;",
-        "s;upadding;phandle;",
-        "s;ppadding;phandle;",
-        "s;phandle;pnum_engines;pnum_cores_per_engine;",
-        "s;phandle;pjpeg_handle;",
-        "s;pjpeg_handle;",
-        "s;phandle;pdata;ulength;pnComponents;psubsampling;pwidths;pheights;",
-        "s;phandle;pjpeg_handle;pdata;ulength;e2:output_format;pdestination;pstream;",
-        "s;phandle;pjpeg_handle;ibatch_size;imax_cpu_threads;e2:output_format;",
-        "s;phandle;pjpeg_handle;pdata;plengths;pdestinations;pstream;",
-        "s;phandle;pjpeg_handle;ibatch_size;iwidth;iheight;e3:chroma_subsampling;e2:output_format;",
-        "s;phandle;pjpeg_handle;pdata;ulength;",
-        "s;phandle;pencoder_state;pstream;",
-        "s;pencoder_state;",
-        "s;phandle;pencoder_params;pstream;",
-        "s;pencoder_params;",
-        "s;pencoder_params;iquality;pstream;",
-        "s;pencoder_params;e4:etype;pstream;",
-        "s;pencoder_params;ioptimized;pstream;",
-        "s;pencoder_params;e3:chroma_subsampling;pstream;",
-        "s;phandle;pencoder_params;iimage_width;iimage_height;pmax_stream_length;",
-        "s;phandle;pencoder_state;pencoder_params;psource;e3:chroma_subsampling;iimage_width;iimage_height;pstream;",
-        "s;phandle;pencoder_state;pencoder_params;psource;e5:input_format;iimage_width;iimage_height;pstream;",
-        "s;phandle;pencoder_state;pdata;plength;pstream;",
-        "s;phandle;ppinned_allocator;pbuffer;",
-        "s;pbuffer;usize;pstream;",
-        "s;pbuffer;",
-        "s;phandle;pdevice_allocator;pbuffer;",
-        "s;pbuffer;psize;pptr;",
-        "s;pdecoder_state;ppinned_buffer;",
-        "s;pdecoder_state;pdevice_buffer;",
-        "s;phandle;pjpeg_stream;",
-        "s;pjpeg_stream;",
-        "s;phandle;pdata;ulength;isave_metadata;isave_stream;pjpeg_stream;",
-        "s;phandle;pdata;ulength;pjpeg_stream;",
-        "s;pjpeg_stream;pjpeg_encoding;",
-        "s;pjpeg_stream;pwidth;pheight;",
-        "s;pjpeg_stream;pcomponents_num;",
-        "s;pjpeg_stream;ucomponent;pwidth;pheight;",
-        "s;pjpeg_stream;porientation_flag;",
-        "s;pjpeg_stream;pprecision;",
-        "s;pjpeg_stream;pchroma_subsampling;",
-        "s;phandle;pdecode_params;",
-        "s;pdecode_params;",
-        "s;pdecode_params;e2:output_format;",
-        "s;pdecode_params;ioffset_x;ioffset_y;iroi_width;iroi_height;",
-        "s;pdecode_params;iallow_cmyk;",
-        "s;pdecode_params;e6:scale_factor;",
-        "s;pdecode_params;e7:orientation;",
-        "s;pnvjpeg_handle;e1:implementation;pdecoder_handle;",
-        "s;pdecoder_handle;",
-        "s;pdecoder_handle;pjpeg_stream;pdecode_params;pis_supported;",
-        "s;phandle;pjpeg_stream;pis_supported;",
-        "s;phandle;pjpeg_stream;pdecode_params;pis_supported;",
-        "s;pnvjpeg_handle;pdecoder_handle;pdecoder_state;",
-        "s;phandle;pdecoder;pdecoder_state;pjpeg_bitstream;pdestination;pdecode_params;pstream;",
-        "s;phandle;pdecoder;pdecoder_state;pdecode_params;pjpeg_stream;",
-        "s;phandle;pdecoder;pdecoder_state;pjpeg_stream;pstream;",
-        "s;phandle;pdecoder;pdecoder_state;pdestination;pstream;",
-        "s;phandle;pjpeg_handle;pdata;plengths;pdestinations;pdecode_params;pstream;",
-        "s;pencoder_state;pencode_params;pjpeg_stream;pstream;",
-        "s;pencode_params;pjpeg_stream;pstream;",
-        "MAJOR_VERSION",
-        "MINOR_VERSION",
-        "PATCH_LEVEL",
-        "NVJPEG_BACKEND_DEFAULT",
-        "NVJPEG_BACKEND_HYBRID",
-        "NVJPEG_BACKEND_GPU_HYBRID",
-        "NVJPEG_BACKEND_HARDWARE",
-        "NVJPEG_BACKEND_GPU_HYBRID_DEVICE",
-        "NVJPEG_BACKEND_HARDWARE_DEVICE",
-        "NVJPEG_BACKEND_LOSSLESS_JPEG",
-        "NVJPEG_OUTPUT_UNCHANGED",
-        "NVJPEG_OUTPUT_YUV",
-        "NVJPEG_OUTPUT_Y",
-        "NVJPEG_OUTPUT_RGB",
-        "NVJPEG_OUTPUT_BGR",
-        "NVJPEG_OUTPUT_RGBI",
-        "NVJPEG_OUTPUT_BGRI",
-        "NVJPEG_OUTPUT_UNCHANGEDI_U16",
-        "NVJPEG_CSS_UNKNOWN",
-        "NVJPEG_CSS_444",
-        "NVJPEG_CSS_422",
-        "NVJPEG_CSS_420",
-        "NVJPEG_CSS_440",
-        "NVJPEG_CSS_411",
-        "NVJPEG_CSS_410",
-        "NVJPEG_CSS_GRAY",
-        "NVJPEG_CSS_410V",
-        "NVJPEG_ENCODING_UNKNOWN",
-        "NVJPEG_ENCODING_BASELINE_DCT",
-        "NVJPEG_ENCODING_EXTENDED_SEQUENTIAL_DCT_HUFFMAN",
-        "NVJPEG_ENCODING_PROGRESSIVE_DCT_HUFFMAN",
-        "NVJPEG_ENCODING_LOSSLESS_HUFFMAN",
-        "NVJPEG_INPUT_RGB",
-        "NVJPEG_INPUT_BGR",
-        "NVJPEG_INPUT_RGBI",
-        "NVJPEG_INPUT_BGRI",
-        "NVJPEG_SCALE_NONE",
-        "NVJPEG_SCALE_1_BY_2",
-        "NVJPEG_SCALE_1_BY_4",
-        "NVJPEG_SCALE_1_BY_8",
-        "NVJPEG_ORIENTATION_UNKNOWN",
-        "NVJPEG_ORIENTATION_NORMAL",
-        "NVJPEG_ORIENTATION_FLIP_HORIZONTAL",
-        "NVJPEG_ORIENTATION_ROTATE_180",
-        "NVJPEG_ORIENTATION_FLIP_VERTICAL",
-        "NVJPEG_ORIENTATION_TRANSPOSE",
-        "NVJPEG_ORIENTATION_ROTATE_90",
-        "NVJPEG_ORIENTATION_TRANSVERSE",
-        "NVJPEG_ORIENTATION_ROTATE_270",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__nvjpeg_symbols, member)
     {
         {AT(symbol_nvjpegGetProperty), AT(symbol_nvjpegGetProperty), AT(wrapper_cubind_nvjpeg_get_property)},
@@ -683,96 +577,220 @@ const struct cubind__nvjpeg_symbols {
         {AT(symbol_nvjpegEncoderParamsCopyHuffmanTables), AT(symbol_nvjpegEncoderParamsCopyHuffmanTables), AT(wrapper_cubind_nvjpeg_encoder_params_copy_huffman_tables)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 8},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 8, sizeof(int)},
     {
-        AT(trace_0), /* nvjpegGetProperty */
-        AT(trace_0), /* nvjpegGetCudartProperty */
-        AT(trace_1), /* nvjpegCreate */
-        AT(trace_2), /* nvjpegCreateSimple */
-        AT(trace_3), /* nvjpegCreateEx */
-        AT(trace_3), /* nvjpegCreateExV2 */
-        AT(trace_2), /* nvjpegDestroy */
-        AT(trace_4), /* nvjpegSetDeviceMemoryPadding */
-        AT(trace_5), /* nvjpegGetDeviceMemoryPadding */
-        AT(trace_4), /* nvjpegSetPinnedMemoryPadding */
-        AT(trace_5), /* nvjpegGetPinnedMemoryPadding */
-        AT(trace_6), /* nvjpegGetHardwareDecoderInfo */
-        AT(trace_7), /* nvjpegJpegStateCreate */
-        AT(trace_8), /* nvjpegJpegStateDestroy */
-        AT(trace_9), /* nvjpegGetImageInfo */
-        AT(trace_10), /* nvjpegDecode */
-        AT(trace_11), /* nvjpegDecodeBatchedInitialize */
-        AT(trace_12), /* nvjpegDecodeBatched */
-        AT(trace_13), /* nvjpegDecodeBatchedPreAllocate */
-        AT(trace_14), /* nvjpegDecodeBatchedParseJpegTables */
-        AT(trace_15), /* nvjpegEncoderStateCreate */
-        AT(trace_16), /* nvjpegEncoderStateDestroy */
-        AT(trace_17), /* nvjpegEncoderParamsCreate */
-        AT(trace_18), /* nvjpegEncoderParamsDestroy */
-        AT(trace_19), /* nvjpegEncoderParamsSetQuality */
-        AT(trace_20), /* nvjpegEncoderParamsSetEncoding */
-        AT(trace_21), /* nvjpegEncoderParamsSetOptimizedHuffman */
-        AT(trace_22), /* nvjpegEncoderParamsSetSamplingFactors */
-        AT(trace_23), /* nvjpegEncodeGetBufferSize */
-        AT(trace_24), /* nvjpegEncodeYUV */
-        AT(trace_25), /* nvjpegEncodeImage */
-        AT(trace_26), /* nvjpegEncodeRetrieveBitstreamDevice */
-        AT(trace_26), /* nvjpegEncodeRetrieveBitstream */
-        AT(trace_27), /* nvjpegBufferPinnedCreate */
-        AT(trace_27), /* nvjpegBufferPinnedCreateV2 */
-        AT(trace_28), /* nvjpegBufferPinnedResize */
-        AT(trace_29), /* nvjpegBufferPinnedDestroy */
-        AT(trace_30), /* nvjpegBufferDeviceCreate */
-        AT(trace_30), /* nvjpegBufferDeviceCreateV2 */
-        AT(trace_28), /* nvjpegBufferDeviceResize */
-        AT(trace_29), /* nvjpegBufferDeviceDestroy */
-        AT(trace_31), /* nvjpegBufferPinnedRetrieve */
-        AT(trace_31), /* nvjpegBufferDeviceRetrieve */
-        AT(trace_32), /* nvjpegStateAttachPinnedBuffer */
-        AT(trace_33), /* nvjpegStateAttachDeviceBuffer */
-        AT(trace_34), /* nvjpegJpegStreamCreate */
-        AT(trace_35), /* nvjpegJpegStreamDestroy */
-        AT(trace_36), /* nvjpegJpegStreamParse */
-        AT(trace_37), /* nvjpegJpegStreamParseHeader */
-        AT(trace_37), /* nvjpegJpegStreamParseTables */
-        AT(trace_38), /* nvjpegJpegStreamGetJpegEncoding */
-        AT(trace_39), /* nvjpegJpegStreamGetFrameDimensions */
-        AT(trace_40), /* nvjpegJpegStreamGetComponentsNum */
-        AT(trace_41), /* nvjpegJpegStreamGetComponentDimensions */
-        AT(trace_42), /* nvjpegJpegStreamGetExifOrientation */
-        AT(trace_43), /* nvjpegJpegStreamGetSamplePrecision */
-        AT(trace_44), /* nvjpegJpegStreamGetChromaSubsampling */
-        AT(trace_45), /* nvjpegDecodeParamsCreate */
-        AT(trace_46), /* nvjpegDecodeParamsDestroy */
-        AT(trace_47), /* nvjpegDecodeParamsSetOutputFormat */
-        AT(trace_48), /* nvjpegDecodeParamsSetROI */
-        AT(trace_49), /* nvjpegDecodeParamsSetAllowCMYK */
-        AT(trace_50), /* nvjpegDecodeParamsSetScaleFactor */
-        AT(trace_51), /* nvjpegDecodeParamsSetExifOrientation */
-        AT(trace_52), /* nvjpegDecoderCreate */
-        AT(trace_53), /* nvjpegDecoderDestroy */
-        AT(trace_54), /* nvjpegDecoderJpegSupported */
-        AT(trace_55), /* nvjpegDecodeBatchedSupported */
-        AT(trace_56), /* nvjpegDecodeBatchedSupportedEx */
-        AT(trace_57), /* nvjpegDecoderStateCreate */
-        AT(trace_58), /* nvjpegDecodeJpeg */
-        AT(trace_59), /* nvjpegDecodeJpegHost */
-        AT(trace_60), /* nvjpegDecodeJpegTransferToDevice */
-        AT(trace_61), /* nvjpegDecodeJpegDevice */
-        AT(trace_62), /* nvjpegDecodeBatchedEx */
-        AT(trace_63), /* nvjpegEncoderParamsCopyMetadata */
-        AT(trace_64), /* nvjpegEncoderParamsCopyQuantizationTables */
-        AT(trace_63), /* nvjpegEncoderParamsCopyHuffmanTables */
+        "s;e0:type;pvalue;",
+        "s;e1:backend;pdev_allocator;phandle;",
+        "s;phandle;",
+        "s;e1:backend;pdev_allocator;ppinned_allocator;uflags;phandle;",
+        "s;upadding;phandle;",
+        "s;ppadding;phandle;",
+        "s;phandle;pnum_engines;pnum_cores_per_engine;",
+        "s;phandle;pjpeg_handle;",
+        "s;pjpeg_handle;",
+        "s;phandle;pdata;ulength;pnComponents;psubsampling;pwidths;pheights;",
+        "s;phandle;pjpeg_handle;pdata;ulength;e2:output_format;pdestination;pstream;",
+        "s;phandle;pjpeg_handle;ibatch_size;imax_cpu_threads;e2:output_format;",
+        "s;phandle;pjpeg_handle;pdata;plengths;pdestinations;pstream;",
+        "s;phandle;pjpeg_handle;ibatch_size;iwidth;iheight;e3:chroma_subsampling;e2:output_format;",
+        "s;phandle;pjpeg_handle;pdata;ulength;",
+        "s;phandle;pencoder_state;pstream;",
+        "s;pencoder_state;",
+        "s;phandle;pencoder_params;pstream;",
+        "s;pencoder_params;",
+        "s;pencoder_params;iquality;pstream;",
+        "s;pencoder_params;e4:etype;pstream;",
+        "s;pencoder_params;ioptimized;pstream;",
+        "s;pencoder_params;e3:chroma_subsampling;pstream;",
+        "s;phandle;pencoder_params;iimage_width;iimage_height;pmax_stream_length;",
+        "s;phandle;pencoder_state;pencoder_params;psource;e3:chroma_subsampling;iimage_width;iimage_height;pstream;",
+        "s;phandle;pencoder_state;pencoder_params;psource;e5:input_format;iimage_width;iimage_height;pstream;",
+        "s;phandle;pencoder_state;pdata;plength;pstream;",
+        "s;phandle;ppinned_allocator;pbuffer;",
+        "s;pbuffer;usize;pstream;",
+        "s;pbuffer;",
+        "s;phandle;pdevice_allocator;pbuffer;",
+        "s;pbuffer;psize;pptr;",
+        "s;pdecoder_state;ppinned_buffer;",
+        "s;pdecoder_state;pdevice_buffer;",
+        "s;phandle;pjpeg_stream;",
+        "s;pjpeg_stream;",
+        "s;phandle;pdata;ulength;isave_metadata;isave_stream;pjpeg_stream;",
+        "s;phandle;pdata;ulength;pjpeg_stream;",
+        "s;pjpeg_stream;pjpeg_encoding;",
+        "s;pjpeg_stream;pwidth;pheight;",
+        "s;pjpeg_stream;pcomponents_num;",
+        "s;pjpeg_stream;ucomponent;pwidth;pheight;",
+        "s;pjpeg_stream;porientation_flag;",
+        "s;pjpeg_stream;pprecision;",
+        "s;pjpeg_stream;pchroma_subsampling;",
+        "s;phandle;pdecode_params;",
+        "s;pdecode_params;",
+        "s;pdecode_params;e2:output_format;",
+        "s;pdecode_params;ioffset_x;ioffset_y;iroi_width;iroi_height;",
+        "s;pdecode_params;iallow_cmyk;",
+        "s;pdecode_params;e6:scale_factor;",
+        "s;pdecode_params;e7:orientation;",
+        "s;pnvjpeg_handle;e1:implementation;pdecoder_handle;",
+        "s;pdecoder_handle;",
+        "s;pdecoder_handle;pjpeg_stream;pdecode_params;pis_supported;",
+        "s;phandle;pjpeg_stream;pis_supported;",
+        "s;phandle;pjpeg_stream;pdecode_params;pis_supported;",
+        "s;pnvjpeg_handle;pdecoder_handle;pdecoder_state;",
+        "s;phandle;pdecoder;pdecoder_state;pjpeg_bitstream;pdestination;pdecode_params;pstream;",
+        "s;phandle;pdecoder;pdecoder_state;pdecode_params;pjpeg_stream;",
+        "s;phandle;pdecoder;pdecoder_state;pjpeg_stream;pstream;",
+        "s;phandle;pdecoder;pdecoder_state;pdestination;pstream;",
+        "s;phandle;pjpeg_handle;pdata;plengths;pdestinations;pdecode_params;pstream;",
+        "s;pencoder_state;pencode_params;pjpeg_stream;pstream;",
+        "s;pencode_params;pjpeg_stream;pstream;",
+        "",
+        "MAJOR_VERSION",
+        "MINOR_VERSION",
+        "PATCH_LEVEL",
+        "NVJPEG_BACKEND_",
+        "DEFAULT",
+        "HYBRID",
+        "GPU_HYBRID",
+        "HARDWARE",
+        "GPU_HYBRID_DEVICE",
+        "HARDWARE_DEVICE",
+        "LOSSLESS_JPEG",
+        "NVJPEG_OUTPUT_",
+        "UNCHANGED",
+        "YUV",
+        "Y",
+        "RGB",
+        "BGR",
+        "RGBI",
+        "BGRI",
+        "UNCHANGEDI_U16",
+        "NVJPEG_CSS_",
+        "UNKNOWN",
+        "444",
+        "422",
+        "420",
+        "440",
+        "411",
+        "410",
+        "GRAY",
+        "410V",
+        "NVJPEG_ENCODING_",
+        "UNKNOWN",
+        "BASELINE_DCT",
+        "EXTENDED_SEQUENTIAL_DCT_HUFFMAN",
+        "PROGRESSIVE_DCT_HUFFMAN",
+        "LOSSLESS_HUFFMAN",
+        "NVJPEG_INPUT_",
+        "RGB",
+        "BGR",
+        "RGBI",
+        "BGRI",
+        "NVJPEG_SCALE_",
+        "NONE",
+        "1_BY_2",
+        "1_BY_4",
+        "1_BY_8",
+        "NVJPEG_ORIENTATION_",
+        "UNKNOWN",
+        "NORMAL",
+        "FLIP_HORIZONTAL",
+        "ROTATE_180",
+        "FLIP_VERTICAL",
+        "TRANSPOSE",
+        "ROTATE_90",
+        "TRANSVERSE",
+        "ROTATE_270",
     },
     {
-        {0, 3}, /* libraryPropertyType_t */
-        {3, 7}, /* nvjpegBackend_t */
-        {10, 8}, /* nvjpegOutputFormat_t */
-        {18, 9}, /* nvjpegChromaSubsampling_t */
-        {27, 5}, /* nvjpegJpegEncoding_t */
-        {32, 4}, /* nvjpegInputFormat_t */
-        {36, 4}, /* nvjpegScaleFactor_t */
-        {40, 9}, /* nvjpegExifOrientation */
+        TRACE_AT(trace_0), /* nvjpegGetProperty */
+        TRACE_AT(trace_0), /* nvjpegGetCudartProperty */
+        TRACE_AT(trace_1), /* nvjpegCreate */
+        TRACE_AT(trace_2), /* nvjpegCreateSimple */
+        TRACE_AT(trace_3), /* nvjpegCreateEx */
+        TRACE_AT(trace_3), /* nvjpegCreateExV2 */
+        TRACE_AT(trace_2), /* nvjpegDestroy */
+        TRACE_AT(trace_4), /* nvjpegSetDeviceMemoryPadding */
+        TRACE_AT(trace_5), /* nvjpegGetDeviceMemoryPadding */
+        TRACE_AT(trace_4), /* nvjpegSetPinnedMemoryPadding */
+        TRACE_AT(trace_5), /* nvjpegGetPinnedMemoryPadding */
+        TRACE_AT(trace_6), /* nvjpegGetHardwareDecoderInfo */
+        TRACE_AT(trace_7), /* nvjpegJpegStateCreate */
+        TRACE_AT(trace_8), /* nvjpegJpegStateDestroy */
+        TRACE_AT(trace_9), /* nvjpegGetImageInfo */
+        TRACE_AT(trace_10), /* nvjpegDecode */
+        TRACE_AT(trace_11), /* nvjpegDecodeBatchedInitialize */
+        TRACE_AT(trace_12), /* nvjpegDecodeBatched */
+        TRACE_AT(trace_13), /* nvjpegDecodeBatchedPreAllocate */
+        TRACE_AT(trace_14), /* nvjpegDecodeBatchedParseJpegTables */
+        TRACE_AT(trace_15), /* nvjpegEncoderStateCreate */
+        TRACE_AT(trace_16), /* nvjpegEncoderStateDestroy */
+        TRACE_AT(trace_17), /* nvjpegEncoderParamsCreate */
+        TRACE_AT(trace_18), /* nvjpegEncoderParamsDestroy */
+        TRACE_AT(trace_19), /* nvjpegEncoderParamsSetQuality */
+        TRACE_AT(trace_20), /* nvjpegEncoderParamsSetEncoding */
+        TRACE_AT(trace_21), /* nvjpegEncoderParamsSetOptimizedHuffman */
+        TRACE_AT(trace_22), /* nvjpegEncoderParamsSetSamplingFactors */
+        TRACE_AT(trace_23), /* nvjpegEncodeGetBufferSize */
+        TRACE_AT(trace_24), /* nvjpegEncodeYUV */
+        TRACE_AT(trace_25), /* nvjpegEncodeImage */
+        TRACE_AT(trace_26), /* nvjpegEncodeRetrieveBitstreamDevice */
+        TRACE_AT(trace_26), /* nvjpegEncodeRetrieveBitstream */
+        TRACE_AT(trace_27), /* nvjpegBufferPinnedCreate */
+        TRACE_AT(trace_27), /* nvjpegBufferPinnedCreateV2 */
+        TRACE_AT(trace_28), /* nvjpegBufferPinnedResize */
+        TRACE_AT(trace_29), /* nvjpegBufferPinnedDestroy */
+        TRACE_AT(trace_30), /* nvjpegBufferDeviceCreate */
+        TRACE_AT(trace_30), /* nvjpegBufferDeviceCreateV2 */
+        TRACE_AT(trace_28), /* nvjpegBufferDeviceResize */
+        TRACE_AT(trace_29), /* nvjpegBufferDeviceDestroy */
+        TRACE_AT(trace_31), /* nvjpegBufferPinnedRetrieve */
+        TRACE_AT(trace_31), /* nvjpegBufferDeviceRetrieve */
+        TRACE_AT(trace_32), /* nvjpegStateAttachPinnedBuffer */
+        TRACE_AT(trace_33), /* nvjpegStateAttachDeviceBuffer */
+        TRACE_AT(trace_34), /* nvjpegJpegStreamCreate */
+        TRACE_AT(trace_35), /* nvjpegJpegStreamDestroy */
+        TRACE_AT(trace_36), /* nvjpegJpegStreamParse */
+        TRACE_AT(trace_37), /* nvjpegJpegStreamParseHeader */
+        TRACE_AT(trace_37), /* nvjpegJpegStreamParseTables */
+        TRACE_AT(trace_38), /* nvjpegJpegStreamGetJpegEncoding */
+        TRACE_AT(trace_39), /* nvjpegJpegStreamGetFrameDimensions */
+        TRACE_AT(trace_40), /* nvjpegJpegStreamGetComponentsNum */
+        TRACE_AT(trace_41), /* nvjpegJpegStreamGetComponentDimensions */
+        TRACE_AT(trace_42), /* nvjpegJpegStreamGetExifOrientation */
+        TRACE_AT(trace_43), /* nvjpegJpegStreamGetSamplePrecision */
+        TRACE_AT(trace_44), /* nvjpegJpegStreamGetChromaSubsampling */
+        TRACE_AT(trace_45), /* nvjpegDecodeParamsCreate */
+        TRACE_AT(trace_46), /* nvjpegDecodeParamsDestroy */
+        TRACE_AT(trace_47), /* nvjpegDecodeParamsSetOutputFormat */
+        TRACE_AT(trace_48), /* nvjpegDecodeParamsSetROI */
+        TRACE_AT(trace_49), /* nvjpegDecodeParamsSetAllowCMYK */
+        TRACE_AT(trace_50), /* nvjpegDecodeParamsSetScaleFactor */
+        TRACE_AT(trace_51), /* nvjpegDecodeParamsSetExifOrientation */
+        TRACE_AT(trace_52), /* nvjpegDecoderCreate */
+        TRACE_AT(trace_53), /* nvjpegDecoderDestroy */
+        TRACE_AT(trace_54), /* nvjpegDecoderJpegSupported */
+        TRACE_AT(trace_55), /* nvjpegDecodeBatchedSupported */
+        TRACE_AT(trace_56), /* nvjpegDecodeBatchedSupportedEx */
+        TRACE_AT(trace_57), /* nvjpegDecoderStateCreate */
+        TRACE_AT(trace_58), /* nvjpegDecodeJpeg */
+        TRACE_AT(trace_59), /* nvjpegDecodeJpegHost */
+        TRACE_AT(trace_60), /* nvjpegDecodeJpegTransferToDevice */
+        TRACE_AT(trace_61), /* nvjpegDecodeJpegDevice */
+        TRACE_AT(trace_62), /* nvjpegDecodeBatchedEx */
+        TRACE_AT(trace_63), /* nvjpegEncoderParamsCopyMetadata */
+        TRACE_AT(trace_64), /* nvjpegEncoderParamsCopyQuantizationTables */
+        TRACE_AT(trace_63), /* nvjpegEncoderParamsCopyHuffmanTables */
+    },
+    {
+        {TRACE_AT(enum_0), 0, 3}, /* libraryPropertyType_t */
+        {TRACE_AT(enum_1), 3, 7}, /* nvjpegBackend_t */
+        {TRACE_AT(enum_2), 10, 8}, /* nvjpegOutputFormat_t */
+        {TRACE_AT(enum_3), 18, 9}, /* nvjpegChromaSubsampling_t */
+        {TRACE_AT(enum_4), 27, 5}, /* nvjpegJpegEncoding_t */
+        {TRACE_AT(enum_5), 32, 4}, /* nvjpegInputFormat_t */
+        {TRACE_AT(enum_6), 36, 4}, /* nvjpegScaleFactor_t */
+        {TRACE_AT(enum_7), 40, 9}, /* nvjpegExifOrientation */
     },
     {
         0,
@@ -826,60 +844,65 @@ const struct cubind__nvjpeg_symbols {
         8,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_1_0),
-        AT(enum_1_1),
-        AT(enum_1_2),
-        AT(enum_1_3),
-        AT(enum_1_4),
-        AT(enum_1_5),
-        AT(enum_1_6),
-        AT(enum_2_0),
-        AT(enum_2_1),
-        AT(enum_2_2),
-        AT(enum_2_3),
-        AT(enum_2_4),
-        AT(enum_2_5),
-        AT(enum_2_6),
-        AT(enum_2_7),
-        AT(enum_3_0),
-        AT(enum_3_1),
-        AT(enum_3_2),
-        AT(enum_3_3),
-        AT(enum_3_4),
-        AT(enum_3_5),
-        AT(enum_3_6),
-        AT(enum_3_7),
-        AT(enum_3_8),
-        AT(enum_4_0),
-        AT(enum_4_1),
-        AT(enum_4_2),
-        AT(enum_4_3),
-        AT(enum_4_4),
-        AT(enum_5_0),
-        AT(enum_5_1),
-        AT(enum_5_2),
-        AT(enum_5_3),
-        AT(enum_6_0),
-        AT(enum_6_1),
-        AT(enum_6_2),
-        AT(enum_6_3),
-        AT(enum_7_0),
-        AT(enum_7_1),
-        AT(enum_7_2),
-        AT(enum_7_3),
-        AT(enum_7_4),
-        AT(enum_7_5),
-        AT(enum_7_6),
-        AT(enum_7_7),
-        AT(enum_7_8),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_1_0),
+        TRACE_AT(enum_1_1),
+        TRACE_AT(enum_1_2),
+        TRACE_AT(enum_1_3),
+        TRACE_AT(enum_1_4),
+        TRACE_AT(enum_1_5),
+        TRACE_AT(enum_1_6),
+        TRACE_AT(enum_2_0),
+        TRACE_AT(enum_2_1),
+        TRACE_AT(enum_2_2),
+        TRACE_AT(enum_2_3),
+        TRACE_AT(enum_2_4),
+        TRACE_AT(enum_2_5),
+        TRACE_AT(enum_2_6),
+        TRACE_AT(enum_2_7),
+        TRACE_AT(enum_3_0),
+        TRACE_AT(enum_3_1),
+        TRACE_AT(enum_3_2),
+        TRACE_AT(enum_3_3),
+        TRACE_AT(enum_3_4),
+        TRACE_AT(enum_3_5),
+        TRACE_AT(enum_3_6),
+        TRACE_AT(enum_3_7),
+        TRACE_AT(enum_3_8),
+        TRACE_AT(enum_4_0),
+        TRACE_AT(enum_4_1),
+        TRACE_AT(enum_4_2),
+        TRACE_AT(enum_4_3),
+        TRACE_AT(enum_4_4),
+        TRACE_AT(enum_5_0),
+        TRACE_AT(enum_5_1),
+        TRACE_AT(enum_5_2),
+        TRACE_AT(enum_5_3),
+        TRACE_AT(enum_6_0),
+        TRACE_AT(enum_6_1),
+        TRACE_AT(enum_6_2),
+        TRACE_AT(enum_6_3),
+        TRACE_AT(enum_7_0),
+        TRACE_AT(enum_7_1),
+        TRACE_AT(enum_7_2),
+        TRACE_AT(enum_7_3),
+        TRACE_AT(enum_7_4),
+        TRACE_AT(enum_7_5),
+        TRACE_AT(enum_7_6),
+        TRACE_AT(enum_7_7),
+        TRACE_AT(enum_7_8),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
+_Static_assert(sizeof(cubind__nvjpeg_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__nvjpeg_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
 
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after

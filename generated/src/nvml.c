@@ -32,8 +32,9 @@ cubind_slot *const cubind_nvml_slots_1988b12741e6 = (cubind_slot *)cubind__nvml_
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__nvml_symbols {
     cubind__symbol_table table;
     struct names {
@@ -705,7 +706,11 @@ const struct cubind__nvml_symbols {
         char wrapper_cubind_nvml_device_set_power_management_limit_v2[49];
         char symbol_nvmlDeviceGetSramEccErrorStatus[32];
         char wrapper_cubind_nvml_device_get_sram_ecc_error_status[45];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    struct trace_strings {
         char trace_0[3];
         char trace_1[10];
         char trace_2[13];
@@ -980,200 +985,227 @@ const struct cubind__nvml_symbols {
         char trace_271[17];
         char trace_272[17];
         char trace_273[23];
-        char enum_0_0[13];
-        char enum_0_1[25];
-        char enum_0_2[28];
-        char enum_0_3[25];
-        char enum_0_4[25];
-        char enum_0_5[31];
-        char enum_0_6[21];
-        char enum_0_7[29];
-        char enum_0_8[30];
-        char enum_0_9[29];
-        char enum_0_10[19];
-        char enum_0_11[21];
-        char enum_0_12[29];
-        char enum_0_13[30];
-        char enum_0_14[29];
-        char enum_0_15[23];
-        char enum_0_16[26];
-        char enum_0_17[28];
-        char enum_0_18[35];
-        char enum_0_19[18];
-        char enum_0_20[18];
-        char enum_0_21[19];
-        char enum_0_22[34];
-        char enum_0_23[34];
-        char enum_0_24[30];
-        char enum_0_25[37];
-        char enum_0_26[22];
-        char enum_0_27[21];
-        char enum_0_28[25];
-        char enum_0_29[25];
-        char enum_0_30[19];
-        char enum_1_0[23];
-        char enum_1_1[21];
-        char enum_1_2[23];
-        char enum_1_3[25];
-        char enum_1_4[19];
-        char enum_1_5[21];
-        char enum_2_0[25];
-        char enum_2_1[26];
-        char enum_2_2[27];
-        char enum_2_3[28];
-        char enum_2_4[24];
-        char enum_2_5[28];
-        char enum_3_0[17];
-        char enum_3_1[17];
-        char enum_3_2[19];
-        char enum_3_3[19];
-        char enum_4_0[24];
-        char enum_4_1[24];
-        char enum_4_2[21];
-        char enum_5_0[20];
-        char enum_5_1[14];
-        char enum_5_2[15];
-        char enum_5_3[17];
-        char enum_5_4[17];
-        char enum_6_0[22];
-        char enum_6_1[31];
-        char enum_6_2[32];
-        char enum_6_3[33];
-        char enum_6_4[20];
-        char enum_7_0[21];
-        char enum_7_1[23];
-        char enum_8_0[36];
-        char enum_8_1[36];
-        char enum_8_2[35];
-        char enum_8_3[35];
-        char enum_8_4[40];
-        char enum_8_5[41];
-        char enum_8_6[40];
-        char enum_8_7[33];
-        char enum_9_0[14];
-        char enum_9_1[14];
-        char enum_9_2[14];
-        char enum_9_3[14];
-        char enum_9_4[14];
-        char enum_9_5[14];
-        char enum_9_6[14];
-        char enum_9_7[14];
-        char enum_9_8[14];
-        char enum_9_9[14];
-        char enum_9_10[15];
-        char enum_9_11[15];
-        char enum_9_12[15];
-        char enum_9_13[15];
-        char enum_9_14[15];
-        char enum_9_15[15];
-        char enum_9_16[20];
-        char enum_10_0[33];
-        char enum_10_1[35];
-        char enum_10_2[29];
-        char enum_11_0[18];
-        char enum_11_1[19];
-        char enum_11_2[28];
-        char enum_12_0[30];
-        char enum_12_1[30];
-        char enum_12_2[26];
-        char enum_12_3[35];
-        char enum_12_4[36];
-        char enum_12_5[33];
-        char enum_12_6[25];
-        char enum_12_7[26];
-        char enum_12_8[27];
-        char enum_13_0[24];
-        char enum_13_1[24];
-        char enum_13_2[23];
-        char enum_13_3[27];
-        char enum_14_0[43];
-        char enum_14_1[44];
-        char enum_14_2[26];
-        char enum_15_0[25];
-        char enum_15_1[29];
-        char enum_15_2[32];
-        char enum_15_3[29];
-        char enum_15_4[29];
-        char enum_15_5[27];
-        char enum_15_6[24];
-        char enum_15_7[26];
-        char enum_15_8[29];
-        char enum_15_9[29];
-        char enum_15_10[24];
-        char enum_16_0[23];
-        char enum_16_1[25];
-        char enum_16_2[28];
-        char enum_16_3[29];
-        char enum_16_4[33];
-        char enum_16_5[29];
-        char enum_16_6[34];
-        char enum_16_7[35];
-        char enum_16_8[23];
-        char enum_17_0[58];
-        char enum_17_1[48];
-        char enum_17_2[33];
-        char enum_18_0[21];
-        char enum_18_1[21];
-        char enum_19_0[22];
-        char enum_19_1[21];
-        char enum_20_0[25];
-        char enum_20_1[34];
-        char enum_20_2[28];
-        char enum_20_3[35];
-        char enum_20_4[23];
-        char enum_21_0[17];
-        char enum_21_1[16];
-        char enum_22_0[16];
-        char enum_22_1[17];
-        char enum_22_2[16];
-        char enum_23_0[30];
-        char enum_23_1[30];
-        char enum_23_2[28];
-        char enum_23_3[31];
-        char enum_23_4[27];
-        char enum_23_5[22];
-        char enum_23_6[22];
-        char enum_24_0[28];
-        char enum_24_1[30];
-        char enum_24_2[30];
-        char enum_24_3[30];
-        char enum_24_4[30];
-        char enum_24_5[24];
-        char enum_25_0[21];
-        char enum_25_1[23];
-        char enum_26_0[20];
-        char enum_26_1[25];
-        char enum_27_0[34];
-        char enum_27_1[41];
-        char enum_27_2[34];
-        char enum_27_3[39];
-        char enum_27_4[39];
-        char enum_28_0[43];
-        char enum_28_1[54];
-        char enum_28_2[51];
-        char enum_28_3[43];
-        char enum_28_4[44];
-        char enum_28_5[38];
-        char enum_28_6[38];
-        char enum_28_7[46];
-        char enum_28_8[27];
-        char enum_29_0[46];
-        char enum_29_1[27];
-        char enum_30_0[25];
-        char enum_30_1[24];
-        char enum_30_2[35];
-        char enum_30_3[29];
-        char enum_30_4[29];
-        char enum_30_5[20];
-#endif
-    } names;
-    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
-#if !defined(CUBIND_NO_TRACE)
-    cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+        char enum_0[6];
+        char enum_0_0[8];
+        char enum_0_1[20];
+        char enum_0_2[23];
+        char enum_0_3[20];
+        char enum_0_4[20];
+        char enum_0_5[26];
+        char enum_0_6[16];
+        char enum_0_7[24];
+        char enum_0_8[25];
+        char enum_0_9[24];
+        char enum_0_10[14];
+        char enum_0_11[16];
+        char enum_0_12[24];
+        char enum_0_13[25];
+        char enum_0_14[24];
+        char enum_0_15[18];
+        char enum_0_16[21];
+        char enum_0_17[23];
+        char enum_0_18[30];
+        char enum_0_19[13];
+        char enum_0_20[13];
+        char enum_0_21[14];
+        char enum_0_22[29];
+        char enum_0_23[29];
+        char enum_0_24[25];
+        char enum_0_25[32];
+        char enum_0_26[17];
+        char enum_0_27[16];
+        char enum_0_28[20];
+        char enum_0_29[20];
+        char enum_0_30[14];
+        char enum_1[15];
+        char enum_1_0[9];
+        char enum_1_1[7];
+        char enum_1_2[9];
+        char enum_1_3[11];
+        char enum_1_4[5];
+        char enum_1_5[7];
+        char enum_2[21];
+        char enum_2_0[5];
+        char enum_2_1[6];
+        char enum_2_2[7];
+        char enum_2_3[8];
+        char enum_2_4[4];
+        char enum_2_5[8];
+        char enum_3[14];
+        char enum_3_0[4];
+        char enum_3_1[4];
+        char enum_3_2[6];
+        char enum_3_3[6];
+        char enum_4[16];
+        char enum_4_0[9];
+        char enum_4_1[9];
+        char enum_4_2[6];
+        char enum_5[12];
+        char enum_5_0[9];
+        char enum_5_1[3];
+        char enum_5_2[4];
+        char enum_5_3[6];
+        char enum_5_4[6];
+        char enum_6[15];
+        char enum_6_0[8];
+        char enum_6_1[17];
+        char enum_6_2[18];
+        char enum_6_3[19];
+        char enum_6_4[6];
+        char enum_7[18];
+        char enum_7_0[4];
+        char enum_7_1[6];
+        char enum_8[28];
+        char enum_8_0[9];
+        char enum_8_1[9];
+        char enum_8_2[8];
+        char enum_8_3[8];
+        char enum_8_4[13];
+        char enum_8_5[14];
+        char enum_8_6[13];
+        char enum_8_7[6];
+        char enum_9[13];
+        char enum_9_0[2];
+        char enum_9_1[2];
+        char enum_9_2[2];
+        char enum_9_3[2];
+        char enum_9_4[2];
+        char enum_9_5[2];
+        char enum_9_6[2];
+        char enum_9_7[2];
+        char enum_9_8[2];
+        char enum_9_9[2];
+        char enum_9_10[3];
+        char enum_9_11[3];
+        char enum_9_12[3];
+        char enum_9_13[3];
+        char enum_9_14[3];
+        char enum_9_15[3];
+        char enum_9_16[8];
+        char enum_10[24];
+        char enum_10_0[10];
+        char enum_10_1[12];
+        char enum_10_2[6];
+        char enum_11[6];
+        char enum_11_0[13];
+        char enum_11_1[14];
+        char enum_11_2[23];
+        char enum_12[22];
+        char enum_12_0[9];
+        char enum_12_1[9];
+        char enum_12_2[5];
+        char enum_12_3[14];
+        char enum_12_4[15];
+        char enum_12_5[12];
+        char enum_12_6[4];
+        char enum_12_7[5];
+        char enum_12_8[6];
+        char enum_13[20];
+        char enum_13_0[5];
+        char enum_13_1[5];
+        char enum_13_2[4];
+        char enum_13_3[8];
+        char enum_14[21];
+        char enum_14_0[23];
+        char enum_14_1[24];
+        char enum_14_2[6];
+        char enum_15[6];
+        char enum_15_0[20];
+        char enum_15_1[24];
+        char enum_15_2[27];
+        char enum_15_3[24];
+        char enum_15_4[24];
+        char enum_15_5[22];
+        char enum_15_6[19];
+        char enum_15_7[21];
+        char enum_15_8[24];
+        char enum_15_9[24];
+        char enum_15_10[19];
+        char enum_16[18];
+        char enum_16_0[6];
+        char enum_16_1[8];
+        char enum_16_2[11];
+        char enum_16_3[12];
+        char enum_16_4[16];
+        char enum_16_5[12];
+        char enum_16_6[17];
+        char enum_16_7[18];
+        char enum_16_8[6];
+        char enum_17[28];
+        char enum_17_0[31];
+        char enum_17_1[21];
+        char enum_17_2[6];
+        char enum_18[16];
+        char enum_18_0[6];
+        char enum_18_1[6];
+        char enum_19[14];
+        char enum_19_0[9];
+        char enum_19_1[8];
+        char enum_20[18];
+        char enum_20_0[8];
+        char enum_20_1[17];
+        char enum_20_2[11];
+        char enum_20_3[18];
+        char enum_20_4[6];
+        char enum_21[13];
+        char enum_21_0[5];
+        char enum_21_1[4];
+        char enum_22[10];
+        char enum_22_0[7];
+        char enum_22_1[8];
+        char enum_22_2[7];
+        char enum_23[17];
+        char enum_23_0[14];
+        char enum_23_1[14];
+        char enum_23_2[12];
+        char enum_23_3[15];
+        char enum_23_4[11];
+        char enum_23_5[6];
+        char enum_23_6[6];
+        char enum_24[19];
+        char enum_24_0[10];
+        char enum_24_1[12];
+        char enum_24_2[12];
+        char enum_24_3[12];
+        char enum_24_4[12];
+        char enum_24_5[6];
+        char enum_25[17];
+        char enum_25_0[5];
+        char enum_25_1[7];
+        char enum_26[16];
+        char enum_26_0[5];
+        char enum_26_1[10];
+        char enum_27[30];
+        char enum_27_0[5];
+        char enum_27_1[12];
+        char enum_27_2[5];
+        char enum_27_3[10];
+        char enum_27_4[10];
+        char enum_28[22];
+        char enum_28_0[22];
+        char enum_28_1[33];
+        char enum_28_2[30];
+        char enum_28_3[22];
+        char enum_28_4[23];
+        char enum_28_5[17];
+        char enum_28_6[17];
+        char enum_28_7[25];
+        char enum_28_8[6];
+        char enum_29[22];
+        char enum_29_0[25];
+        char enum_29_1[6];
+        char enum_30[15];
+        char enum_30_0[11];
+        char enum_30_1[10];
+        char enum_30_2[21];
+        char enum_30_3[15];
+        char enum_30_4[15];
+        char enum_30_5[6];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
     cubind__trace_enum_range enums[31];
-    long long values[185];
-    unsigned value_names[185];
+    int values[185];
+    unsigned short value_names[185];
 #endif
 } cubind__nvml_symbols = {
     {CUBIND_LIB_NVML, SYMBOL_COUNT, offsetof(struct cubind__nvml_symbols, names),
@@ -1852,469 +1884,9 @@ const struct cubind__nvml_symbols {
         "cubind_nvml_device_set_power_management_limit_v2",
         "nvmlDeviceGetSramEccErrorStatus",
         "cubind_nvml_device_get_sram_ecc_error_status",
-#if !defined(CUBIND_NO_TRACE)
-        "s;",
-        "s;uflags;",
-        "p;e0:result;",
-        "s;pversion;ulength;",
-        "s;pcudaDriverVersion;",
-        "s;upid;pname;ulength;",
-        "s;phwbcCount;phwbcEntries;",
-        "s;ucpuNumber;pcount;pdeviceArray;",
-        "s;punitCount;",
-        "s;uindex;punit;",
-        "s;punit;pinfo;",
-        "s;punit;pstate;",
-        "s;punit;ppsu;",
-        "s;punit;utype;ptemp;",
-        "s;punit;pfanSpeeds;",
-        "s;punit;pdeviceCount;pdevices;",
-        "s;pdeviceCount;",
-        "s;pdevice;pattributes;",
-        "s;uindex;pdevice;",
-        "s;pserial;pdevice;",
-        "s;puuid;pdevice;",
-        "s;ppciBusId;pdevice;",
-        "s;pdevice;pname;ulength;",
-        "s;pdevice;ptype;",
-        "s;pdevice;pindex;",
-        "s;pdevice;pserial;ulength;",
-        "s;pdevice;pmoduleId;",
-        "s;pdevice;pc2cModeInfo;",
-        "s;pdevice;unodeSetSize;pnodeSet;uscope;",
-        "s;pdevice;ucpuSetSize;pcpuSet;uscope;",
-        "s;pdevice;ucpuSetSize;pcpuSet;",
-        "s;pdevice;",
-        "s;pdevice;pnode;",
-        "s;pdevice1;pdevice2;ppathInfo;",
-        "s;pdevice;e1:level;pcount;pdeviceArray;",
-        "s;pdevice1;pdevice2;e2:p2pIndex;pp2pStatus;",
-        "s;pdevice;puuid;ulength;",
-        "s;pdevice;pminorNumber;",
-        "s;pdevice;ppartNumber;ulength;",
-        "s;pdevice;e3:object;pversion;ulength;",
-        "s;pdevice;pversion;ulength;",
-        "s;pdevice;pchecksum;",
-        "s;pdevice;ptimestamp;pdurationUs;",
-        "s;pdevice;pdisplay;",
-        "s;pdevice;pisActive;",
-        "s;pdevice;pmode;",
-        "s;pdevice;ppci;",
-        "s;pdevice;pmaxLinkGen;",
-        "s;pdevice;pmaxLinkGenDevice;",
-        "s;pdevice;pmaxLinkWidth;",
-        "s;pdevice;pcurrLinkGen;",
-        "s;pdevice;pcurrLinkWidth;",
-        "s;pdevice;e4:counter;pvalue;",
-        "s;pdevice;pvalue;",
-        "s;pdevice;e5:type;pclock;",
-        "s;pdevice;poffset;",
-        "s;pdevice;e5:clockType;pclockMHz;",
-        "s;pdevice;e5:clockType;e6:clockId;pclockMHz;",
-        "s;pdevice;pcount;pclocksMHz;",
-        "s;pdevice;umemoryClockMHz;pcount;pclocksMHz;",
-        "s;pdevice;pisEnabled;pdefaultIsEnabled;",
-        "s;pdevice;pspeed;",
-        "s;pdevice;ufan;pspeed;",
-        "s;pdevice;ufan;ptargetSpeed;",
-        "s;pdevice;pminSpeed;pmaxSpeed;",
-        "s;pdevice;ufan;ppolicy;",
-        "s;pdevice;pnumFans;",
-        "s;pdevice;e7:sensorType;ptemp;",
-        "s;pdevice;e8:thresholdType;ptemp;",
-        "s;pdevice;usensorIndex;ppThermalSettings;",
-        "s;pdevice;ppState;",
-        "s;pdevice;pclocksEventReasons;",
-        "s;pdevice;pclocksThrottleReasons;",
-        "s;pdevice;psupportedClocksEventReasons;",
-        "s;pdevice;psupportedClocksThrottleReasons;",
-        "s;pdevice;ppDynamicPstatesInfo;",
-        "s;pdevice;e5:type;e9:pstate;pminClockMHz;pmaxClockMHz;",
-        "s;pdevice;ppstates;usize;",
-        "s;pdevice;pminOffset;pmaxOffset;",
-        "s;pdevice;plimit;",
-        "s;pdevice;pminLimit;pmaxLimit;",
-        "s;pdevice;pdefaultLimit;",
-        "s;pdevice;ppower;",
-        "s;pdevice;penergy;",
-        "s;pdevice;pcurrent;ppending;",
-        "s;pdevice;pmemory;",
-        "s;pdevice;pmajor;pminor;",
-        "s;pdevice;pdefaultMode;",
-        "s;pdevice;pboardId;",
-        "s;pdevice;pmultiGpuBool;",
-        "s;pdevice;e10:errorType;e11:counterType;peccCounts;",
-        "s;pdevice;e10:errorType;e11:counterType;e12:locationType;pcount;",
-        "s;pdevice;putilization;",
-        "s;pdevice;putilization;psamplingPeriodUs;",
-        "s;pdevice;e13:encoderQueryType;pencoderCapacity;",
-        "s;pdevice;psessionCount;paverageFps;paverageLatency;",
-        "s;pdevice;psessionCount;psessionInfos;",
-        "s;pdevice;pfbcStats;",
-        "s;pdevice;psessionCount;psessionInfo;",
-        "s;pdevice;pbridgeHierarchy;",
-        "s;pdevice;pinfoCount;pinfos;",
-        "s;pdevice;pplist;",
-        "s;pdevice1;pdevice2;ponSameBoard;",
-        "s;pdevice;e14:apiType;pisRestricted;",
-        "s;pdevice;e15:type;ulastSeenTimeStamp;psampleValType;psampleCount;psamples;",
-        "s;pdevice;pbar1Memory;",
-        "s;pdevice;e16:perfPolicyType;pviolTime;",
-        "s;pdevice;pirqNum;",
-        "s;pdevice;pnumCores;",
-        "s;pdevice;ppowerSource;",
-        "s;pdevice;pbusWidth;",
-        "s;pdevice;pmaxSpeed;",
-        "s;pdevice;ppcieSpeed;",
-        "s;pdevice;padaptiveClockStatus;",
-        "s;pdevice;pgpuFabricInfo;",
-        "s;pcapabilities;",
-        "s;pstate;",
-        "s;pdevice;pmemInfo;",
-        "s;pisAcceptingWork;",
-        "s;pdevice;pgpuCert;",
-        "s;pdevice;pgpuAtstReport;",
-        "s;ppKeyRotationThrInfo;",
-        "s;psettings;",
-        "s;pdevice;pversion;",
-        "s;pdevice;pisEnabled;pdefaultMode;",
-        "s;pdevice;upid;pstats;",
-        "s;pdevice;pcount;ppids;",
-        "s;pdevice;pbufferSize;",
-        "s;pdevice;e17:cause;ppageCount;paddresses;",
-        "s;pdevice;e17:cause;ppageCount;paddresses;ptimestamps;",
-        "s;pdevice;pisPending;",
-        "s;pdevice;pcorrRows;puncRows;pisPending;pfailureOccurred;",
-        "s;pdevice;pvalues;",
-        "s;pdevice;parch;",
-        "s;pdevice;pstatus;",
-        "s;pdevice;putilization;pprocessSamplesCount;ulastSeenTimeStamp;",
-        "s;pdevice;pprocesesUtilInfo;",
-        "s;punit;e18:color;",
-        "s;pdevice;e19:mode;",
-        "s;pdevice;e20:mode;",
-        "s;pdevice;e19:ecc;",
-        "s;pdevice;e11:counterType;",
-        "s;pdevice;e21:driverModel;uflags;",
-        "s;pdevice;uminGpuClockMHz;umaxGpuClockMHz;",
-        "s;pdevice;uminMemClockMHz;umaxMemClockMHz;",
-        "s;pdevice;umemClockMHz;ugraphicsClockMHz;",
-        "s;pdevice;e19:enabled;",
-        "s;pdevice;e19:enabled;uflags;",
-        "s;pdevice;ufan;",
-        "s;pdevice;ufan;upolicy;",
-        "s;pdevice;ulimit;",
-        "s;pdevice;e22:mode;",
-        "s;pdevice;e14:apiType;e19:isRestricted;",
-        "s;pdevice;ufan;uspeed;",
-        "s;pdevice;ioffset;",
-        "s;pdevice;usizeKiB;",
-        "s;uisAcceptingWork;",
-        "s;pdevice;ulink;pisActive;",
-        "s;pdevice;ulink;pversion;",
-        "s;pdevice;ulink;e23:capability;pcapResult;",
-        "s;pdevice;ulink;ppci;",
-        "s;pdevice;ulink;e24:counter;pcounterValue;",
-        "s;pdevice;ulink;",
-        "s;pdevice;ulink;ucounter;pcontrol;ureset;",
-        "s;pdevice;ulink;ucounter;pcontrol;",
-        "s;pdevice;ulink;ucounter;prxcounter;ptxcounter;",
-        "s;pdevice;ulink;ucounter;e19:freeze;",
-        "s;pdevice;ulink;ucounter;",
-        "s;pdevice;ulink;ppNvLinkDeviceType;",
-        "s;pset;",
-        "s;pdevice;ueventTypes;pset;",
-        "s;pdevice;peventTypes;",
-        "s;pset;pdata;utimeoutms;",
-        "s;ppciInfo;e19:newState;",
-        "s;ppciInfo;pcurrentState;",
-        "s;ppciInfo;e25:gpuState;e26:linkState;",
-        "s;ppciInfo;",
-        "s;pdevice;ivaluesCount;pvalues;",
-        "s;pdevice;ppVirtualMode;",
-        "s;pdevice;ppHostVgpuMode;",
-        "s;pdevice;e27:virtualMode;",
-        "s;pdevice;ppHeterogeneousMode;",
-        "s;uvgpuInstance;ppPlacement;",
-        "s;pdevice;uvgpuTypeId;ppPlacementList;",
-        "s;uvgpuTypeId;pgspHeapSize;",
-        "s;uvgpuTypeId;pfbReservation;",
-        "s;pdevice;e28:capability;e19:state;",
-        "s;pdevice;ppGridLicensableFeatures;",
-        "s;e29:capability;pcapResult;",
-        "s;pdevice;e28:capability;pcapResult;",
-        "s;pdevice;pvgpuCount;pvgpuTypeIds;",
-        "s;uvgpuTypeId;pvgpuTypeClass;psize;",
-        "s;uvgpuTypeId;pvgpuTypeName;psize;",
-        "s;uvgpuTypeId;pgpuInstanceProfileId;",
-        "s;uvgpuTypeId;pdeviceID;psubsystemID;",
-        "s;uvgpuTypeId;pfbSize;",
-        "s;uvgpuTypeId;pnumDisplayHeads;",
-        "s;uvgpuTypeId;udisplayIndex;pxdim;pydim;",
-        "s;uvgpuTypeId;pvgpuTypeLicenseString;usize;",
-        "s;uvgpuTypeId;pframeRateLimit;",
-        "s;pdevice;uvgpuTypeId;pvgpuInstanceCount;",
-        "s;uvgpuTypeId;pvgpuInstanceCountPerVm;",
-        "s;pdevice;pvgpuCount;pvgpuInstances;",
-        "s;uvgpuInstance;pvmId;usize;pvmIdType;",
-        "s;uvgpuInstance;puuid;usize;",
-        "s;uvgpuInstance;pversion;ulength;",
-        "s;uvgpuInstance;pfbUsage;",
-        "s;uvgpuInstance;plicensed;",
-        "s;uvgpuInstance;pvgpuTypeId;",
-        "s;uvgpuInstance;pframeRateLimit;",
-        "s;uvgpuInstance;peccMode;",
-        "s;uvgpuInstance;pencoderCapacity;",
-        "s;uvgpuInstance;uencoderCapacity;",
-        "s;uvgpuInstance;psessionCount;paverageFps;paverageLatency;",
-        "s;uvgpuInstance;psessionCount;psessionInfo;",
-        "s;uvgpuInstance;pfbcStats;",
-        "s;uvgpuInstance;pgpuInstanceId;",
-        "s;uvgpuInstance;pvgpuPciId;plength;",
-        "s;uvgpuTypeId;e30:capability;pcapResult;",
-        "s;uvgpuInstance;pmdevUuid;usize;",
-        "s;uvgpuInstance;pvgpuMetadata;pbufferSize;",
-        "s;pdevice;ppgpuMetadata;pbufferSize;",
-        "s;pvgpuMetadata;ppgpuMetadata;pcompatibilityInfo;",
-        "s;pdevice;ppSchedulerLog;",
-        "s;pdevice;ppSchedulerState;",
-        "s;pdevice;ppCapabilities;",
-        "s;psupported;pcurrent;",
-        "s;pvgpuVersion;",
-        "s;pdevice;ulastSeenTimeStamp;psampleValType;pvgpuInstanceSamplesCount;putilizationSamples;",
-        "s;pdevice;pvgpuUtilInfo;",
-        "s;pdevice;ulastSeenTimeStamp;pvgpuProcessSamplesCount;putilizationSamples;",
-        "s;pdevice;pvgpuProcUtilInfo;",
-        "s;uvgpuInstance;pmode;",
-        "s;uvgpuInstance;pcount;ppids;",
-        "s;uvgpuInstance;upid;pstats;",
-        "s;uvgpuInstance;",
-        "s;uvgpuInstance;plicenseInfo;",
-        "s;uindex;pinfo;",
-        "s;pdevice;umode;pactivationStatus;",
-        "s;pdevice;pcurrentMode;ppendingMode;",
-        "s;pdevice;uprofile;pinfo;",
-        "s;pdevice;uprofileId;pplacements;pcount;",
-        "s;pdevice;uprofileId;pcount;",
-        "s;pdevice;uprofileId;pgpuInstance;",
-        "s;pdevice;uprofileId;pplacement;pgpuInstance;",
-        "s;pgpuInstance;",
-        "s;pdevice;uprofileId;pgpuInstances;pcount;",
-        "s;pdevice;uid;pgpuInstance;",
-        "s;pgpuInstance;pinfo;",
-        "s;pgpuInstance;uprofile;uengProfile;pinfo;",
-        "s;pgpuInstance;uprofileId;pcount;",
-        "s;pgpuInstance;uprofileId;pplacements;pcount;",
-        "s;pgpuInstance;uprofileId;pcomputeInstance;",
-        "s;pgpuInstance;uprofileId;pplacement;pcomputeInstance;",
-        "s;pcomputeInstance;",
-        "s;pgpuInstance;uprofileId;pcomputeInstances;pcount;",
-        "s;pgpuInstance;uid;pcomputeInstance;",
-        "s;pcomputeInstance;pinfo;",
-        "s;pdevice;pisMigDevice;",
-        "s;pdevice;pid;",
-        "s;pdevice;pcount;",
-        "s;pdevice;uindex;pmigDevice;",
-        "s;pmigDevice;pdevice;",
-        "s;pmetricsGet;",
-        "s;pgpmSample;",
-        "s;pdevice;pgpmSample;",
-        "s;pdevice;ugpuInstanceId;pgpmSample;",
-        "s;pdevice;pgpmSupport;",
-        "s;pdevice;pstate;",
-        "s;pdevice;ustate;",
-        "s;pdevice;pinfo;",
-        "s;unvlinkBwMode;",
-        "s;pnvlinkBwMode;",
-        "s;pdevice;ppowerValue;",
-        "NVML_SUCCESS",
-        "NVML_ERROR_UNINITIALIZED",
-        "NVML_ERROR_INVALID_ARGUMENT",
-        "NVML_ERROR_NOT_SUPPORTED",
-        "NVML_ERROR_NO_PERMISSION",
-        "NVML_ERROR_ALREADY_INITIALIZED",
-        "NVML_ERROR_NOT_FOUND",
-        "NVML_ERROR_INSUFFICIENT_SIZE",
-        "NVML_ERROR_INSUFFICIENT_POWER",
-        "NVML_ERROR_DRIVER_NOT_LOADED",
-        "NVML_ERROR_TIMEOUT",
-        "NVML_ERROR_IRQ_ISSUE",
-        "NVML_ERROR_LIBRARY_NOT_FOUND",
-        "NVML_ERROR_FUNCTION_NOT_FOUND",
-        "NVML_ERROR_CORRUPTED_INFOROM",
-        "NVML_ERROR_GPU_IS_LOST",
-        "NVML_ERROR_RESET_REQUIRED",
-        "NVML_ERROR_OPERATING_SYSTEM",
-        "NVML_ERROR_LIB_RM_VERSION_MISMATCH",
-        "NVML_ERROR_IN_USE",
-        "NVML_ERROR_MEMORY",
-        "NVML_ERROR_NO_DATA",
-        "NVML_ERROR_VGPU_ECC_NOT_SUPPORTED",
-        "NVML_ERROR_INSUFFICIENT_RESOURCES",
-        "NVML_ERROR_FREQ_NOT_SUPPORTED",
-        "NVML_ERROR_ARGUMENT_VERSION_MISMATCH",
-        "NVML_ERROR_DEPRECATED",
-        "NVML_ERROR_NOT_READY",
-        "NVML_ERROR_GPU_NOT_FOUND",
-        "NVML_ERROR_INVALID_STATE",
-        "NVML_ERROR_UNKNOWN",
-        "NVML_TOPOLOGY_INTERNAL",
-        "NVML_TOPOLOGY_SINGLE",
-        "NVML_TOPOLOGY_MULTIPLE",
-        "NVML_TOPOLOGY_HOSTBRIDGE",
-        "NVML_TOPOLOGY_NODE",
-        "NVML_TOPOLOGY_SYSTEM",
-        "NVML_P2P_CAPS_INDEX_READ",
-        "NVML_P2P_CAPS_INDEX_WRITE",
-        "NVML_P2P_CAPS_INDEX_NVLINK",
-        "NVML_P2P_CAPS_INDEX_ATOMICS",
-        "NVML_P2P_CAPS_INDEX_PCI",
-        "NVML_P2P_CAPS_INDEX_UNKNOWN",
-        "NVML_INFOROM_OEM",
-        "NVML_INFOROM_ECC",
-        "NVML_INFOROM_POWER",
-        "NVML_INFOROM_COUNT",
-        "NVML_PCIE_UTIL_TX_BYTES",
-        "NVML_PCIE_UTIL_RX_BYTES",
-        "NVML_PCIE_UTIL_COUNT",
-        "NVML_CLOCK_GRAPHICS",
-        "NVML_CLOCK_SM",
-        "NVML_CLOCK_MEM",
-        "NVML_CLOCK_VIDEO",
-        "NVML_CLOCK_COUNT",
-        "NVML_CLOCK_ID_CURRENT",
-        "NVML_CLOCK_ID_APP_CLOCK_TARGET",
-        "NVML_CLOCK_ID_APP_CLOCK_DEFAULT",
-        "NVML_CLOCK_ID_CUSTOMER_BOOST_MAX",
-        "NVML_CLOCK_ID_COUNT",
-        "NVML_TEMPERATURE_GPU",
-        "NVML_TEMPERATURE_COUNT",
-        "NVML_TEMPERATURE_THRESHOLD_SHUTDOWN",
-        "NVML_TEMPERATURE_THRESHOLD_SLOWDOWN",
-        "NVML_TEMPERATURE_THRESHOLD_MEM_MAX",
-        "NVML_TEMPERATURE_THRESHOLD_GPU_MAX",
-        "NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MIN",
-        "NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_CURR",
-        "NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MAX",
-        "NVML_TEMPERATURE_THRESHOLD_COUNT",
-        "NVML_PSTATE_0",
-        "NVML_PSTATE_1",
-        "NVML_PSTATE_2",
-        "NVML_PSTATE_3",
-        "NVML_PSTATE_4",
-        "NVML_PSTATE_5",
-        "NVML_PSTATE_6",
-        "NVML_PSTATE_7",
-        "NVML_PSTATE_8",
-        "NVML_PSTATE_9",
-        "NVML_PSTATE_10",
-        "NVML_PSTATE_11",
-        "NVML_PSTATE_12",
-        "NVML_PSTATE_13",
-        "NVML_PSTATE_14",
-        "NVML_PSTATE_15",
-        "NVML_PSTATE_UNKNOWN",
-        "NVML_MEMORY_ERROR_TYPE_CORRECTED",
-        "NVML_MEMORY_ERROR_TYPE_UNCORRECTED",
-        "NVML_MEMORY_ERROR_TYPE_COUNT",
-        "NVML_VOLATILE_ECC",
-        "NVML_AGGREGATE_ECC",
-        "NVML_ECC_COUNTER_TYPE_COUNT",
-        "NVML_MEMORY_LOCATION_L1_CACHE",
-        "NVML_MEMORY_LOCATION_L2_CACHE",
-        "NVML_MEMORY_LOCATION_DRAM",
-        "NVML_MEMORY_LOCATION_REGISTER_FILE",
-        "NVML_MEMORY_LOCATION_TEXTURE_MEMORY",
-        "NVML_MEMORY_LOCATION_TEXTURE_SHM",
-        "NVML_MEMORY_LOCATION_CBU",
-        "NVML_MEMORY_LOCATION_SRAM",
-        "NVML_MEMORY_LOCATION_COUNT",
-        "NVML_ENCODER_QUERY_H264",
-        "NVML_ENCODER_QUERY_HEVC",
-        "NVML_ENCODER_QUERY_AV1",
-        "NVML_ENCODER_QUERY_UNKNOWN",
-        "NVML_RESTRICTED_API_SET_APPLICATION_CLOCKS",
-        "NVML_RESTRICTED_API_SET_AUTO_BOOSTED_CLOCKS",
-        "NVML_RESTRICTED_API_COUNT",
-        "NVML_TOTAL_POWER_SAMPLES",
-        "NVML_GPU_UTILIZATION_SAMPLES",
-        "NVML_MEMORY_UTILIZATION_SAMPLES",
-        "NVML_ENC_UTILIZATION_SAMPLES",
-        "NVML_DEC_UTILIZATION_SAMPLES",
-        "NVML_PROCESSOR_CLK_SAMPLES",
-        "NVML_MEMORY_CLK_SAMPLES",
-        "NVML_MODULE_POWER_SAMPLES",
-        "NVML_JPG_UTILIZATION_SAMPLES",
-        "NVML_OFA_UTILIZATION_SAMPLES",
-        "NVML_SAMPLINGTYPE_COUNT",
-        "NVML_PERF_POLICY_POWER",
-        "NVML_PERF_POLICY_THERMAL",
-        "NVML_PERF_POLICY_SYNC_BOOST",
-        "NVML_PERF_POLICY_BOARD_LIMIT",
-        "NVML_PERF_POLICY_LOW_UTILIZATION",
-        "NVML_PERF_POLICY_RELIABILITY",
-        "NVML_PERF_POLICY_TOTAL_APP_CLOCKS",
-        "NVML_PERF_POLICY_TOTAL_BASE_CLOCKS",
-        "NVML_PERF_POLICY_COUNT",
-        "NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS",
-        "NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR",
-        "NVML_PAGE_RETIREMENT_CAUSE_COUNT",
-        "NVML_LED_COLOR_GREEN",
-        "NVML_LED_COLOR_AMBER",
-        "NVML_FEATURE_DISABLED",
-        "NVML_FEATURE_ENABLED",
-        "NVML_COMPUTEMODE_DEFAULT",
-        "NVML_COMPUTEMODE_EXCLUSIVE_THREAD",
-        "NVML_COMPUTEMODE_PROHIBITED",
-        "NVML_COMPUTEMODE_EXCLUSIVE_PROCESS",
-        "NVML_COMPUTEMODE_COUNT",
-        "NVML_DRIVER_WDDM",
-        "NVML_DRIVER_WDM",
-        "NVML_GOM_ALL_ON",
-        "NVML_GOM_COMPUTE",
-        "NVML_GOM_LOW_DP",
-        "NVML_NVLINK_CAP_P2P_SUPPORTED",
-        "NVML_NVLINK_CAP_SYSMEM_ACCESS",
-        "NVML_NVLINK_CAP_P2P_ATOMICS",
-        "NVML_NVLINK_CAP_SYSMEM_ATOMICS",
-        "NVML_NVLINK_CAP_SLI_BRIDGE",
-        "NVML_NVLINK_CAP_VALID",
-        "NVML_NVLINK_CAP_COUNT",
-        "NVML_NVLINK_ERROR_DL_REPLAY",
-        "NVML_NVLINK_ERROR_DL_RECOVERY",
-        "NVML_NVLINK_ERROR_DL_CRC_FLIT",
-        "NVML_NVLINK_ERROR_DL_CRC_DATA",
-        "NVML_NVLINK_ERROR_DL_ECC_DATA",
-        "NVML_NVLINK_ERROR_COUNT",
-        "NVML_DETACH_GPU_KEEP",
-        "NVML_DETACH_GPU_REMOVE",
-        "NVML_PCIE_LINK_KEEP",
-        "NVML_PCIE_LINK_SHUT_DOWN",
-        "NVML_GPU_VIRTUALIZATION_MODE_NONE",
-        "NVML_GPU_VIRTUALIZATION_MODE_PASSTHROUGH",
-        "NVML_GPU_VIRTUALIZATION_MODE_VGPU",
-        "NVML_GPU_VIRTUALIZATION_MODE_HOST_VGPU",
-        "NVML_GPU_VIRTUALIZATION_MODE_HOST_VSGA",
-        "NVML_DEVICE_VGPU_CAP_FRACTIONAL_MULTI_VGPU",
-        "NVML_DEVICE_VGPU_CAP_HETEROGENEOUS_TIMESLICE_PROFILES",
-        "NVML_DEVICE_VGPU_CAP_HETEROGENEOUS_TIMESLICE_SIZES",
-        "NVML_DEVICE_VGPU_CAP_READ_DEVICE_BUFFER_BW",
-        "NVML_DEVICE_VGPU_CAP_WRITE_DEVICE_BUFFER_BW",
-        "NVML_DEVICE_VGPU_CAP_DEVICE_STREAMING",
-        "NVML_DEVICE_VGPU_CAP_MINI_QUARTER_GPU",
-        "NVML_DEVICE_VGPU_CAP_COMPUTE_MEDIA_ENGINE_GPU",
-        "NVML_DEVICE_VGPU_CAP_COUNT",
-        "NVML_VGPU_DRIVER_CAP_HETEROGENEOUS_MULTI_VGPU",
-        "NVML_VGPU_DRIVER_CAP_COUNT",
-        "NVML_VGPU_CAP_NVLINK_P2P",
-        "NVML_VGPU_CAP_GPUDIRECT",
-        "NVML_VGPU_CAP_MULTI_VGPU_EXCLUSIVE",
-        "NVML_VGPU_CAP_EXCLUSIVE_TYPE",
-        "NVML_VGPU_CAP_EXCLUSIVE_SIZE",
-        "NVML_VGPU_CAP_COUNT",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__nvml_symbols, member)
     {
         {AT(symbol_nvmlInit_v2), AT(name_nvmlInit), AT(wrapper_cubind_nvml_init)},
@@ -2644,366 +2216,858 @@ const struct cubind__nvml_symbols {
         {AT(symbol_nvmlDeviceGetSramEccErrorStatus), AT(symbol_nvmlDeviceGetSramEccErrorStatus), AT(wrapper_cubind_nvml_device_get_sram_ecc_error_status)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 31},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 31, sizeof(int)},
     {
-        AT(trace_0), /* nvmlInit_v2 */
-        AT(trace_1), /* nvmlInitWithFlags */
-        AT(trace_0), /* nvmlShutdown */
-        AT(trace_2), /* nvmlErrorString */
-        AT(trace_3), /* nvmlSystemGetDriverVersion */
-        AT(trace_3), /* nvmlSystemGetNVMLVersion */
-        AT(trace_4), /* nvmlSystemGetCudaDriverVersion */
-        AT(trace_4), /* nvmlSystemGetCudaDriverVersion_v2 */
-        AT(trace_5), /* nvmlSystemGetProcessName */
-        AT(trace_6), /* nvmlSystemGetHicVersion */
-        AT(trace_7), /* nvmlSystemGetTopologyGpuSet */
-        AT(trace_8), /* nvmlUnitGetCount */
-        AT(trace_9), /* nvmlUnitGetHandleByIndex */
-        AT(trace_10), /* nvmlUnitGetUnitInfo */
-        AT(trace_11), /* nvmlUnitGetLedState */
-        AT(trace_12), /* nvmlUnitGetPsuInfo */
-        AT(trace_13), /* nvmlUnitGetTemperature */
-        AT(trace_14), /* nvmlUnitGetFanSpeedInfo */
-        AT(trace_15), /* nvmlUnitGetDevices */
-        AT(trace_16), /* nvmlDeviceGetCount_v2 */
-        AT(trace_17), /* nvmlDeviceGetAttributes_v2 */
-        AT(trace_18), /* nvmlDeviceGetHandleByIndex_v2 */
-        AT(trace_19), /* nvmlDeviceGetHandleBySerial */
-        AT(trace_20), /* nvmlDeviceGetHandleByUUID */
-        AT(trace_21), /* nvmlDeviceGetHandleByPciBusId_v2 */
-        AT(trace_22), /* nvmlDeviceGetName */
-        AT(trace_23), /* nvmlDeviceGetBrand */
-        AT(trace_24), /* nvmlDeviceGetIndex */
-        AT(trace_25), /* nvmlDeviceGetSerial */
-        AT(trace_26), /* nvmlDeviceGetModuleId */
-        AT(trace_27), /* nvmlDeviceGetC2cModeInfoV */
-        AT(trace_28), /* nvmlDeviceGetMemoryAffinity */
-        AT(trace_29), /* nvmlDeviceGetCpuAffinityWithinScope */
-        AT(trace_30), /* nvmlDeviceGetCpuAffinity */
-        AT(trace_31), /* nvmlDeviceSetCpuAffinity */
-        AT(trace_31), /* nvmlDeviceClearCpuAffinity */
-        AT(trace_32), /* nvmlDeviceGetNumaNodeId */
-        AT(trace_33), /* nvmlDeviceGetTopologyCommonAncestor */
-        AT(trace_34), /* nvmlDeviceGetTopologyNearestGpus */
-        AT(trace_35), /* nvmlDeviceGetP2PStatus */
-        AT(trace_36), /* nvmlDeviceGetUUID */
-        AT(trace_37), /* nvmlDeviceGetMinorNumber */
-        AT(trace_38), /* nvmlDeviceGetBoardPartNumber */
-        AT(trace_39), /* nvmlDeviceGetInforomVersion */
-        AT(trace_40), /* nvmlDeviceGetInforomImageVersion */
-        AT(trace_41), /* nvmlDeviceGetInforomConfigurationChecksum */
-        AT(trace_31), /* nvmlDeviceValidateInforom */
-        AT(trace_42), /* nvmlDeviceGetLastBBXFlushTime */
-        AT(trace_43), /* nvmlDeviceGetDisplayMode */
-        AT(trace_44), /* nvmlDeviceGetDisplayActive */
-        AT(trace_45), /* nvmlDeviceGetPersistenceMode */
-        AT(trace_46), /* nvmlDeviceGetPciInfoExt */
-        AT(trace_46), /* nvmlDeviceGetPciInfo_v3 */
-        AT(trace_47), /* nvmlDeviceGetMaxPcieLinkGeneration */
-        AT(trace_48), /* nvmlDeviceGetGpuMaxPcieLinkGeneration */
-        AT(trace_49), /* nvmlDeviceGetMaxPcieLinkWidth */
-        AT(trace_50), /* nvmlDeviceGetCurrPcieLinkGeneration */
-        AT(trace_51), /* nvmlDeviceGetCurrPcieLinkWidth */
-        AT(trace_52), /* nvmlDeviceGetPcieThroughput */
-        AT(trace_53), /* nvmlDeviceGetPcieReplayCounter */
-        AT(trace_54), /* nvmlDeviceGetClockInfo */
-        AT(trace_54), /* nvmlDeviceGetMaxClockInfo */
-        AT(trace_55), /* nvmlDeviceGetGpcClkVfOffset */
-        AT(trace_56), /* nvmlDeviceGetApplicationsClock */
-        AT(trace_56), /* nvmlDeviceGetDefaultApplicationsClock */
-        AT(trace_57), /* nvmlDeviceGetClock */
-        AT(trace_56), /* nvmlDeviceGetMaxCustomerBoostClock */
-        AT(trace_58), /* nvmlDeviceGetSupportedMemoryClocks */
-        AT(trace_59), /* nvmlDeviceGetSupportedGraphicsClocks */
-        AT(trace_60), /* nvmlDeviceGetAutoBoostedClocksEnabled */
-        AT(trace_61), /* nvmlDeviceGetFanSpeed */
-        AT(trace_62), /* nvmlDeviceGetFanSpeed_v2 */
-        AT(trace_63), /* nvmlDeviceGetTargetFanSpeed */
-        AT(trace_64), /* nvmlDeviceGetMinMaxFanSpeed */
-        AT(trace_65), /* nvmlDeviceGetFanControlPolicy_v2 */
-        AT(trace_66), /* nvmlDeviceGetNumFans */
-        AT(trace_67), /* nvmlDeviceGetTemperature */
-        AT(trace_68), /* nvmlDeviceGetTemperatureThreshold */
-        AT(trace_69), /* nvmlDeviceGetThermalSettings */
-        AT(trace_70), /* nvmlDeviceGetPerformanceState */
-        AT(trace_71), /* nvmlDeviceGetCurrentClocksEventReasons */
-        AT(trace_72), /* nvmlDeviceGetCurrentClocksThrottleReasons */
-        AT(trace_73), /* nvmlDeviceGetSupportedClocksEventReasons */
-        AT(trace_74), /* nvmlDeviceGetSupportedClocksThrottleReasons */
-        AT(trace_70), /* nvmlDeviceGetPowerState */
-        AT(trace_75), /* nvmlDeviceGetDynamicPstatesInfo */
-        AT(trace_55), /* nvmlDeviceGetMemClkVfOffset */
-        AT(trace_76), /* nvmlDeviceGetMinMaxClockOfPState */
-        AT(trace_77), /* nvmlDeviceGetSupportedPerformanceStates */
-        AT(trace_78), /* nvmlDeviceGetGpcClkMinMaxVfOffset */
-        AT(trace_78), /* nvmlDeviceGetMemClkMinMaxVfOffset */
-        AT(trace_45), /* nvmlDeviceGetPowerManagementMode */
-        AT(trace_79), /* nvmlDeviceGetPowerManagementLimit */
-        AT(trace_80), /* nvmlDeviceGetPowerManagementLimitConstraints */
-        AT(trace_81), /* nvmlDeviceGetPowerManagementDefaultLimit */
-        AT(trace_82), /* nvmlDeviceGetPowerUsage */
-        AT(trace_83), /* nvmlDeviceGetTotalEnergyConsumption */
-        AT(trace_79), /* nvmlDeviceGetEnforcedPowerLimit */
-        AT(trace_84), /* nvmlDeviceGetGpuOperationMode */
-        AT(trace_85), /* nvmlDeviceGetMemoryInfo */
-        AT(trace_85), /* nvmlDeviceGetMemoryInfo_v2 */
-        AT(trace_45), /* nvmlDeviceGetComputeMode */
-        AT(trace_86), /* nvmlDeviceGetCudaComputeCapability */
-        AT(trace_84), /* nvmlDeviceGetEccMode */
-        AT(trace_87), /* nvmlDeviceGetDefaultEccMode */
-        AT(trace_88), /* nvmlDeviceGetBoardId */
-        AT(trace_89), /* nvmlDeviceGetMultiGpuBoard */
-        AT(trace_90), /* nvmlDeviceGetTotalEccErrors */
-        AT(trace_90), /* nvmlDeviceGetDetailedEccErrors */
-        AT(trace_91), /* nvmlDeviceGetMemoryErrorCounter */
-        AT(trace_92), /* nvmlDeviceGetUtilizationRates */
-        AT(trace_93), /* nvmlDeviceGetEncoderUtilization */
-        AT(trace_94), /* nvmlDeviceGetEncoderCapacity */
-        AT(trace_95), /* nvmlDeviceGetEncoderStats */
-        AT(trace_96), /* nvmlDeviceGetEncoderSessions */
-        AT(trace_93), /* nvmlDeviceGetDecoderUtilization */
-        AT(trace_93), /* nvmlDeviceGetJpgUtilization */
-        AT(trace_93), /* nvmlDeviceGetOfaUtilization */
-        AT(trace_97), /* nvmlDeviceGetFBCStats */
-        AT(trace_98), /* nvmlDeviceGetFBCSessions */
-        AT(trace_84), /* nvmlDeviceGetDriverModel */
-        AT(trace_40), /* nvmlDeviceGetVbiosVersion */
-        AT(trace_99), /* nvmlDeviceGetBridgeChipInfo */
-        AT(trace_100), /* nvmlDeviceGetComputeRunningProcesses_v3 */
-        AT(trace_100), /* nvmlDeviceGetGraphicsRunningProcesses_v3 */
-        AT(trace_100), /* nvmlDeviceGetMPSComputeRunningProcesses_v3 */
-        AT(trace_101), /* nvmlDeviceGetRunningProcessDetailList */
-        AT(trace_102), /* nvmlDeviceOnSameBoard */
-        AT(trace_103), /* nvmlDeviceGetAPIRestriction */
-        AT(trace_104), /* nvmlDeviceGetSamples */
-        AT(trace_105), /* nvmlDeviceGetBAR1MemoryInfo */
-        AT(trace_106), /* nvmlDeviceGetViolationStatus */
-        AT(trace_107), /* nvmlDeviceGetIrqNum */
-        AT(trace_108), /* nvmlDeviceGetNumGpuCores */
-        AT(trace_109), /* nvmlDeviceGetPowerSource */
-        AT(trace_110), /* nvmlDeviceGetMemoryBusWidth */
-        AT(trace_111), /* nvmlDeviceGetPcieLinkMaxSpeed */
-        AT(trace_112), /* nvmlDeviceGetPcieSpeed */
-        AT(trace_113), /* nvmlDeviceGetAdaptiveClockInfoStatus */
-        AT(trace_23), /* nvmlDeviceGetBusType */
-        AT(trace_114), /* nvmlDeviceGetGpuFabricInfo */
-        AT(trace_114), /* nvmlDeviceGetGpuFabricInfoV */
-        AT(trace_115), /* nvmlSystemGetConfComputeCapabilities */
-        AT(trace_116), /* nvmlSystemGetConfComputeState */
-        AT(trace_117), /* nvmlDeviceGetConfComputeMemSizeInfo */
-        AT(trace_118), /* nvmlSystemGetConfComputeGpusReadyState */
-        AT(trace_85), /* nvmlDeviceGetConfComputeProtectedMemoryUsage */
-        AT(trace_119), /* nvmlDeviceGetConfComputeGpuCertificate */
-        AT(trace_120), /* nvmlDeviceGetConfComputeGpuAttestationReport */
-        AT(trace_121), /* nvmlSystemGetConfComputeKeyRotationThresholdInfo */
-        AT(trace_122), /* nvmlSystemGetConfComputeSettings */
-        AT(trace_123), /* nvmlDeviceGetGspFirmwareVersion */
-        AT(trace_124), /* nvmlDeviceGetGspFirmwareMode */
-        AT(trace_45), /* nvmlDeviceGetAccountingMode */
-        AT(trace_125), /* nvmlDeviceGetAccountingStats */
-        AT(trace_126), /* nvmlDeviceGetAccountingPids */
-        AT(trace_127), /* nvmlDeviceGetAccountingBufferSize */
-        AT(trace_128), /* nvmlDeviceGetRetiredPages */
-        AT(trace_129), /* nvmlDeviceGetRetiredPages_v2 */
-        AT(trace_130), /* nvmlDeviceGetRetiredPagesPendingStatus */
-        AT(trace_131), /* nvmlDeviceGetRemappedRows */
-        AT(trace_132), /* nvmlDeviceGetRowRemapperHistogram */
-        AT(trace_133), /* nvmlDeviceGetArchitecture */
-        AT(trace_134), /* nvmlDeviceGetClkMonStatus */
-        AT(trace_135), /* nvmlDeviceGetProcessUtilization */
-        AT(trace_136), /* nvmlDeviceGetProcessesUtilizationInfo */
-        AT(trace_137), /* nvmlUnitSetLedState */
-        AT(trace_138), /* nvmlDeviceSetPersistenceMode */
-        AT(trace_139), /* nvmlDeviceSetComputeMode */
-        AT(trace_140), /* nvmlDeviceSetEccMode */
-        AT(trace_141), /* nvmlDeviceClearEccErrorCounts */
-        AT(trace_142), /* nvmlDeviceSetDriverModel */
-        AT(trace_143), /* nvmlDeviceSetGpuLockedClocks */
-        AT(trace_31), /* nvmlDeviceResetGpuLockedClocks */
-        AT(trace_144), /* nvmlDeviceSetMemoryLockedClocks */
-        AT(trace_31), /* nvmlDeviceResetMemoryLockedClocks */
-        AT(trace_145), /* nvmlDeviceSetApplicationsClocks */
-        AT(trace_31), /* nvmlDeviceResetApplicationsClocks */
-        AT(trace_146), /* nvmlDeviceSetAutoBoostedClocksEnabled */
-        AT(trace_147), /* nvmlDeviceSetDefaultAutoBoostedClocksEnabled */
-        AT(trace_148), /* nvmlDeviceSetDefaultFanSpeed_v2 */
-        AT(trace_149), /* nvmlDeviceSetFanControlPolicy */
-        AT(trace_68), /* nvmlDeviceSetTemperatureThreshold */
-        AT(trace_150), /* nvmlDeviceSetPowerManagementLimit */
-        AT(trace_151), /* nvmlDeviceSetGpuOperationMode */
-        AT(trace_152), /* nvmlDeviceSetAPIRestriction */
-        AT(trace_153), /* nvmlDeviceSetFanSpeed_v2 */
-        AT(trace_154), /* nvmlDeviceSetGpcClkVfOffset */
-        AT(trace_154), /* nvmlDeviceSetMemClkVfOffset */
-        AT(trace_155), /* nvmlDeviceSetConfComputeUnprotectedMemSize */
-        AT(trace_156), /* nvmlSystemSetConfComputeGpusReadyState */
-        AT(trace_121), /* nvmlSystemSetConfComputeKeyRotationThresholdInfo */
-        AT(trace_138), /* nvmlDeviceSetAccountingMode */
-        AT(trace_31), /* nvmlDeviceClearAccountingPids */
-        AT(trace_157), /* nvmlDeviceGetNvLinkState */
-        AT(trace_158), /* nvmlDeviceGetNvLinkVersion */
-        AT(trace_159), /* nvmlDeviceGetNvLinkCapability */
-        AT(trace_160), /* nvmlDeviceGetNvLinkRemotePciInfo_v2 */
-        AT(trace_161), /* nvmlDeviceGetNvLinkErrorCounter */
-        AT(trace_162), /* nvmlDeviceResetNvLinkErrorCounters */
-        AT(trace_163), /* nvmlDeviceSetNvLinkUtilizationControl */
-        AT(trace_164), /* nvmlDeviceGetNvLinkUtilizationControl */
-        AT(trace_165), /* nvmlDeviceGetNvLinkUtilizationCounter */
-        AT(trace_166), /* nvmlDeviceFreezeNvLinkUtilizationCounter */
-        AT(trace_167), /* nvmlDeviceResetNvLinkUtilizationCounter */
-        AT(trace_168), /* nvmlDeviceGetNvLinkRemoteDeviceType */
-        AT(trace_169), /* nvmlEventSetCreate */
-        AT(trace_170), /* nvmlDeviceRegisterEvents */
-        AT(trace_171), /* nvmlDeviceGetSupportedEventTypes */
-        AT(trace_172), /* nvmlEventSetWait_v2 */
-        AT(trace_169), /* nvmlEventSetFree */
-        AT(trace_173), /* nvmlDeviceModifyDrainState */
-        AT(trace_174), /* nvmlDeviceQueryDrainState */
-        AT(trace_175), /* nvmlDeviceRemoveGpu_v2 */
-        AT(trace_176), /* nvmlDeviceDiscoverGpus */
-        AT(trace_177), /* nvmlDeviceGetFieldValues */
-        AT(trace_177), /* nvmlDeviceClearFieldValues */
-        AT(trace_178), /* nvmlDeviceGetVirtualizationMode */
-        AT(trace_179), /* nvmlDeviceGetHostVgpuMode */
-        AT(trace_180), /* nvmlDeviceSetVirtualizationMode */
-        AT(trace_181), /* nvmlDeviceGetVgpuHeterogeneousMode */
-        AT(trace_181), /* nvmlDeviceSetVgpuHeterogeneousMode */
-        AT(trace_182), /* nvmlVgpuInstanceGetPlacementId */
-        AT(trace_183), /* nvmlDeviceGetVgpuTypeSupportedPlacements */
-        AT(trace_183), /* nvmlDeviceGetVgpuTypeCreatablePlacements */
-        AT(trace_184), /* nvmlVgpuTypeGetGspHeapSize */
-        AT(trace_185), /* nvmlVgpuTypeGetFbReservation */
-        AT(trace_186), /* nvmlDeviceSetVgpuCapabilities */
-        AT(trace_187), /* nvmlDeviceGetGridLicensableFeatures_v4 */
-        AT(trace_188), /* nvmlGetVgpuDriverCapabilities */
-        AT(trace_189), /* nvmlDeviceGetVgpuCapabilities */
-        AT(trace_190), /* nvmlDeviceGetSupportedVgpus */
-        AT(trace_190), /* nvmlDeviceGetCreatableVgpus */
-        AT(trace_191), /* nvmlVgpuTypeGetClass */
-        AT(trace_192), /* nvmlVgpuTypeGetName */
-        AT(trace_193), /* nvmlVgpuTypeGetGpuInstanceProfileId */
-        AT(trace_194), /* nvmlVgpuTypeGetDeviceID */
-        AT(trace_195), /* nvmlVgpuTypeGetFramebufferSize */
-        AT(trace_196), /* nvmlVgpuTypeGetNumDisplayHeads */
-        AT(trace_197), /* nvmlVgpuTypeGetResolution */
-        AT(trace_198), /* nvmlVgpuTypeGetLicense */
-        AT(trace_199), /* nvmlVgpuTypeGetFrameRateLimit */
-        AT(trace_200), /* nvmlVgpuTypeGetMaxInstances */
-        AT(trace_201), /* nvmlVgpuTypeGetMaxInstancesPerVm */
-        AT(trace_202), /* nvmlDeviceGetActiveVgpus */
-        AT(trace_203), /* nvmlVgpuInstanceGetVmID */
-        AT(trace_204), /* nvmlVgpuInstanceGetUUID */
-        AT(trace_205), /* nvmlVgpuInstanceGetVmDriverVersion */
-        AT(trace_206), /* nvmlVgpuInstanceGetFbUsage */
-        AT(trace_207), /* nvmlVgpuInstanceGetLicenseStatus */
-        AT(trace_208), /* nvmlVgpuInstanceGetType */
-        AT(trace_209), /* nvmlVgpuInstanceGetFrameRateLimit */
-        AT(trace_210), /* nvmlVgpuInstanceGetEccMode */
-        AT(trace_211), /* nvmlVgpuInstanceGetEncoderCapacity */
-        AT(trace_212), /* nvmlVgpuInstanceSetEncoderCapacity */
-        AT(trace_213), /* nvmlVgpuInstanceGetEncoderStats */
-        AT(trace_214), /* nvmlVgpuInstanceGetEncoderSessions */
-        AT(trace_215), /* nvmlVgpuInstanceGetFBCStats */
-        AT(trace_214), /* nvmlVgpuInstanceGetFBCSessions */
-        AT(trace_216), /* nvmlVgpuInstanceGetGpuInstanceId */
-        AT(trace_217), /* nvmlVgpuInstanceGetGpuPciId */
-        AT(trace_218), /* nvmlVgpuTypeGetCapabilities */
-        AT(trace_219), /* nvmlVgpuInstanceGetMdevUUID */
-        AT(trace_220), /* nvmlVgpuInstanceGetMetadata */
-        AT(trace_221), /* nvmlDeviceGetVgpuMetadata */
-        AT(trace_222), /* nvmlGetVgpuCompatibility */
-        AT(trace_221), /* nvmlDeviceGetPgpuMetadataString */
-        AT(trace_223), /* nvmlDeviceGetVgpuSchedulerLog */
-        AT(trace_224), /* nvmlDeviceGetVgpuSchedulerState */
-        AT(trace_225), /* nvmlDeviceGetVgpuSchedulerCapabilities */
-        AT(trace_224), /* nvmlDeviceSetVgpuSchedulerState */
-        AT(trace_226), /* nvmlGetVgpuVersion */
-        AT(trace_227), /* nvmlSetVgpuVersion */
-        AT(trace_228), /* nvmlDeviceGetVgpuUtilization */
-        AT(trace_229), /* nvmlDeviceGetVgpuInstancesUtilizationInfo */
-        AT(trace_230), /* nvmlDeviceGetVgpuProcessUtilization */
-        AT(trace_231), /* nvmlDeviceGetVgpuProcessesUtilizationInfo */
-        AT(trace_232), /* nvmlVgpuInstanceGetAccountingMode */
-        AT(trace_233), /* nvmlVgpuInstanceGetAccountingPids */
-        AT(trace_234), /* nvmlVgpuInstanceGetAccountingStats */
-        AT(trace_235), /* nvmlVgpuInstanceClearAccountingPids */
-        AT(trace_236), /* nvmlVgpuInstanceGetLicenseInfo_v2 */
-        AT(trace_16), /* nvmlGetExcludedDeviceCount */
-        AT(trace_237), /* nvmlGetExcludedDeviceInfoByIndex */
-        AT(trace_238), /* nvmlDeviceSetMigMode */
-        AT(trace_239), /* nvmlDeviceGetMigMode */
-        AT(trace_240), /* nvmlDeviceGetGpuInstanceProfileInfo */
-        AT(trace_240), /* nvmlDeviceGetGpuInstanceProfileInfoV */
-        AT(trace_241), /* nvmlDeviceGetGpuInstancePossiblePlacements_v2 */
-        AT(trace_242), /* nvmlDeviceGetGpuInstanceRemainingCapacity */
-        AT(trace_243), /* nvmlDeviceCreateGpuInstance */
-        AT(trace_244), /* nvmlDeviceCreateGpuInstanceWithPlacement */
-        AT(trace_245), /* nvmlGpuInstanceDestroy */
-        AT(trace_246), /* nvmlDeviceGetGpuInstances */
-        AT(trace_247), /* nvmlDeviceGetGpuInstanceById */
-        AT(trace_248), /* nvmlGpuInstanceGetInfo */
-        AT(trace_249), /* nvmlGpuInstanceGetComputeInstanceProfileInfo */
-        AT(trace_249), /* nvmlGpuInstanceGetComputeInstanceProfileInfoV */
-        AT(trace_250), /* nvmlGpuInstanceGetComputeInstanceRemainingCapacity */
-        AT(trace_251), /* nvmlGpuInstanceGetComputeInstancePossiblePlacements */
-        AT(trace_252), /* nvmlGpuInstanceCreateComputeInstance */
-        AT(trace_253), /* nvmlGpuInstanceCreateComputeInstanceWithPlacement */
-        AT(trace_254), /* nvmlComputeInstanceDestroy */
-        AT(trace_255), /* nvmlGpuInstanceGetComputeInstances */
-        AT(trace_256), /* nvmlGpuInstanceGetComputeInstanceById */
-        AT(trace_257), /* nvmlComputeInstanceGetInfo_v2 */
-        AT(trace_258), /* nvmlDeviceIsMigDeviceHandle */
-        AT(trace_259), /* nvmlDeviceGetGpuInstanceId */
-        AT(trace_259), /* nvmlDeviceGetComputeInstanceId */
-        AT(trace_260), /* nvmlDeviceGetMaxMigDeviceCount */
-        AT(trace_261), /* nvmlDeviceGetMigDeviceHandleByIndex */
-        AT(trace_262), /* nvmlDeviceGetDeviceHandleFromMigDeviceHandle */
-        AT(trace_263), /* nvmlGpmMetricsGet */
-        AT(trace_264), /* nvmlGpmSampleFree */
-        AT(trace_264), /* nvmlGpmSampleAlloc */
-        AT(trace_265), /* nvmlGpmSampleGet */
-        AT(trace_266), /* nvmlGpmMigSampleGet */
-        AT(trace_267), /* nvmlGpmQueryDeviceSupport */
-        AT(trace_268), /* nvmlGpmQueryIfStreamingEnabled */
-        AT(trace_269), /* nvmlGpmSetStreamingEnabled */
-        AT(trace_270), /* nvmlDeviceSetNvLinkDeviceLowPowerThreshold */
-        AT(trace_271), /* nvmlSystemSetNvlinkBwMode */
-        AT(trace_272), /* nvmlSystemGetNvlinkBwMode */
-        AT(trace_273), /* nvmlDeviceSetPowerManagementLimit_v2 */
-        AT(trace_134), /* nvmlDeviceGetSramEccErrorStatus */
+        "s;",
+        "s;uflags;",
+        "p;e0:result;",
+        "s;pversion;ulength;",
+        "s;pcudaDriverVersion;",
+        "s;upid;pname;ulength;",
+        "s;phwbcCount;phwbcEntries;",
+        "s;ucpuNumber;pcount;pdeviceArray;",
+        "s;punitCount;",
+        "s;uindex;punit;",
+        "s;punit;pinfo;",
+        "s;punit;pstate;",
+        "s;punit;ppsu;",
+        "s;punit;utype;ptemp;",
+        "s;punit;pfanSpeeds;",
+        "s;punit;pdeviceCount;pdevices;",
+        "s;pdeviceCount;",
+        "s;pdevice;pattributes;",
+        "s;uindex;pdevice;",
+        "s;pserial;pdevice;",
+        "s;puuid;pdevice;",
+        "s;ppciBusId;pdevice;",
+        "s;pdevice;pname;ulength;",
+        "s;pdevice;ptype;",
+        "s;pdevice;pindex;",
+        "s;pdevice;pserial;ulength;",
+        "s;pdevice;pmoduleId;",
+        "s;pdevice;pc2cModeInfo;",
+        "s;pdevice;unodeSetSize;pnodeSet;uscope;",
+        "s;pdevice;ucpuSetSize;pcpuSet;uscope;",
+        "s;pdevice;ucpuSetSize;pcpuSet;",
+        "s;pdevice;",
+        "s;pdevice;pnode;",
+        "s;pdevice1;pdevice2;ppathInfo;",
+        "s;pdevice;e1:level;pcount;pdeviceArray;",
+        "s;pdevice1;pdevice2;e2:p2pIndex;pp2pStatus;",
+        "s;pdevice;puuid;ulength;",
+        "s;pdevice;pminorNumber;",
+        "s;pdevice;ppartNumber;ulength;",
+        "s;pdevice;e3:object;pversion;ulength;",
+        "s;pdevice;pversion;ulength;",
+        "s;pdevice;pchecksum;",
+        "s;pdevice;ptimestamp;pdurationUs;",
+        "s;pdevice;pdisplay;",
+        "s;pdevice;pisActive;",
+        "s;pdevice;pmode;",
+        "s;pdevice;ppci;",
+        "s;pdevice;pmaxLinkGen;",
+        "s;pdevice;pmaxLinkGenDevice;",
+        "s;pdevice;pmaxLinkWidth;",
+        "s;pdevice;pcurrLinkGen;",
+        "s;pdevice;pcurrLinkWidth;",
+        "s;pdevice;e4:counter;pvalue;",
+        "s;pdevice;pvalue;",
+        "s;pdevice;e5:type;pclock;",
+        "s;pdevice;poffset;",
+        "s;pdevice;e5:clockType;pclockMHz;",
+        "s;pdevice;e5:clockType;e6:clockId;pclockMHz;",
+        "s;pdevice;pcount;pclocksMHz;",
+        "s;pdevice;umemoryClockMHz;pcount;pclocksMHz;",
+        "s;pdevice;pisEnabled;pdefaultIsEnabled;",
+        "s;pdevice;pspeed;",
+        "s;pdevice;ufan;pspeed;",
+        "s;pdevice;ufan;ptargetSpeed;",
+        "s;pdevice;pminSpeed;pmaxSpeed;",
+        "s;pdevice;ufan;ppolicy;",
+        "s;pdevice;pnumFans;",
+        "s;pdevice;e7:sensorType;ptemp;",
+        "s;pdevice;e8:thresholdType;ptemp;",
+        "s;pdevice;usensorIndex;ppThermalSettings;",
+        "s;pdevice;ppState;",
+        "s;pdevice;pclocksEventReasons;",
+        "s;pdevice;pclocksThrottleReasons;",
+        "s;pdevice;psupportedClocksEventReasons;",
+        "s;pdevice;psupportedClocksThrottleReasons;",
+        "s;pdevice;ppDynamicPstatesInfo;",
+        "s;pdevice;e5:type;e9:pstate;pminClockMHz;pmaxClockMHz;",
+        "s;pdevice;ppstates;usize;",
+        "s;pdevice;pminOffset;pmaxOffset;",
+        "s;pdevice;plimit;",
+        "s;pdevice;pminLimit;pmaxLimit;",
+        "s;pdevice;pdefaultLimit;",
+        "s;pdevice;ppower;",
+        "s;pdevice;penergy;",
+        "s;pdevice;pcurrent;ppending;",
+        "s;pdevice;pmemory;",
+        "s;pdevice;pmajor;pminor;",
+        "s;pdevice;pdefaultMode;",
+        "s;pdevice;pboardId;",
+        "s;pdevice;pmultiGpuBool;",
+        "s;pdevice;e10:errorType;e11:counterType;peccCounts;",
+        "s;pdevice;e10:errorType;e11:counterType;e12:locationType;pcount;",
+        "s;pdevice;putilization;",
+        "s;pdevice;putilization;psamplingPeriodUs;",
+        "s;pdevice;e13:encoderQueryType;pencoderCapacity;",
+        "s;pdevice;psessionCount;paverageFps;paverageLatency;",
+        "s;pdevice;psessionCount;psessionInfos;",
+        "s;pdevice;pfbcStats;",
+        "s;pdevice;psessionCount;psessionInfo;",
+        "s;pdevice;pbridgeHierarchy;",
+        "s;pdevice;pinfoCount;pinfos;",
+        "s;pdevice;pplist;",
+        "s;pdevice1;pdevice2;ponSameBoard;",
+        "s;pdevice;e14:apiType;pisRestricted;",
+        "s;pdevice;e15:type;ulastSeenTimeStamp;psampleValType;psampleCount;psamples;",
+        "s;pdevice;pbar1Memory;",
+        "s;pdevice;e16:perfPolicyType;pviolTime;",
+        "s;pdevice;pirqNum;",
+        "s;pdevice;pnumCores;",
+        "s;pdevice;ppowerSource;",
+        "s;pdevice;pbusWidth;",
+        "s;pdevice;pmaxSpeed;",
+        "s;pdevice;ppcieSpeed;",
+        "s;pdevice;padaptiveClockStatus;",
+        "s;pdevice;pgpuFabricInfo;",
+        "s;pcapabilities;",
+        "s;pstate;",
+        "s;pdevice;pmemInfo;",
+        "s;pisAcceptingWork;",
+        "s;pdevice;pgpuCert;",
+        "s;pdevice;pgpuAtstReport;",
+        "s;ppKeyRotationThrInfo;",
+        "s;psettings;",
+        "s;pdevice;pversion;",
+        "s;pdevice;pisEnabled;pdefaultMode;",
+        "s;pdevice;upid;pstats;",
+        "s;pdevice;pcount;ppids;",
+        "s;pdevice;pbufferSize;",
+        "s;pdevice;e17:cause;ppageCount;paddresses;",
+        "s;pdevice;e17:cause;ppageCount;paddresses;ptimestamps;",
+        "s;pdevice;pisPending;",
+        "s;pdevice;pcorrRows;puncRows;pisPending;pfailureOccurred;",
+        "s;pdevice;pvalues;",
+        "s;pdevice;parch;",
+        "s;pdevice;pstatus;",
+        "s;pdevice;putilization;pprocessSamplesCount;ulastSeenTimeStamp;",
+        "s;pdevice;pprocesesUtilInfo;",
+        "s;punit;e18:color;",
+        "s;pdevice;e19:mode;",
+        "s;pdevice;e20:mode;",
+        "s;pdevice;e19:ecc;",
+        "s;pdevice;e11:counterType;",
+        "s;pdevice;e21:driverModel;uflags;",
+        "s;pdevice;uminGpuClockMHz;umaxGpuClockMHz;",
+        "s;pdevice;uminMemClockMHz;umaxMemClockMHz;",
+        "s;pdevice;umemClockMHz;ugraphicsClockMHz;",
+        "s;pdevice;e19:enabled;",
+        "s;pdevice;e19:enabled;uflags;",
+        "s;pdevice;ufan;",
+        "s;pdevice;ufan;upolicy;",
+        "s;pdevice;ulimit;",
+        "s;pdevice;e22:mode;",
+        "s;pdevice;e14:apiType;e19:isRestricted;",
+        "s;pdevice;ufan;uspeed;",
+        "s;pdevice;ioffset;",
+        "s;pdevice;usizeKiB;",
+        "s;uisAcceptingWork;",
+        "s;pdevice;ulink;pisActive;",
+        "s;pdevice;ulink;pversion;",
+        "s;pdevice;ulink;e23:capability;pcapResult;",
+        "s;pdevice;ulink;ppci;",
+        "s;pdevice;ulink;e24:counter;pcounterValue;",
+        "s;pdevice;ulink;",
+        "s;pdevice;ulink;ucounter;pcontrol;ureset;",
+        "s;pdevice;ulink;ucounter;pcontrol;",
+        "s;pdevice;ulink;ucounter;prxcounter;ptxcounter;",
+        "s;pdevice;ulink;ucounter;e19:freeze;",
+        "s;pdevice;ulink;ucounter;",
+        "s;pdevice;ulink;ppNvLinkDeviceType;",
+        "s;pset;",
+        "s;pdevice;ueventTypes;pset;",
+        "s;pdevice;peventTypes;",
+        "s;pset;pdata;utimeoutms;",
+        "s;ppciInfo;e19:newState;",
+        "s;ppciInfo;pcurrentState;",
+        "s;ppciInfo;e25:gpuState;e26:linkState;",
+        "s;ppciInfo;",
+        "s;pdevice;ivaluesCount;pvalues;",
+        "s;pdevice;ppVirtualMode;",
+        "s;pdevice;ppHostVgpuMode;",
+        "s;pdevice;e27:virtualMode;",
+        "s;pdevice;ppHeterogeneousMode;",
+        "s;uvgpuInstance;ppPlacement;",
+        "s;pdevice;uvgpuTypeId;ppPlacementList;",
+        "s;uvgpuTypeId;pgspHeapSize;",
+        "s;uvgpuTypeId;pfbReservation;",
+        "s;pdevice;e28:capability;e19:state;",
+        "s;pdevice;ppGridLicensableFeatures;",
+        "s;e29:capability;pcapResult;",
+        "s;pdevice;e28:capability;pcapResult;",
+        "s;pdevice;pvgpuCount;pvgpuTypeIds;",
+        "s;uvgpuTypeId;pvgpuTypeClass;psize;",
+        "s;uvgpuTypeId;pvgpuTypeName;psize;",
+        "s;uvgpuTypeId;pgpuInstanceProfileId;",
+        "s;uvgpuTypeId;pdeviceID;psubsystemID;",
+        "s;uvgpuTypeId;pfbSize;",
+        "s;uvgpuTypeId;pnumDisplayHeads;",
+        "s;uvgpuTypeId;udisplayIndex;pxdim;pydim;",
+        "s;uvgpuTypeId;pvgpuTypeLicenseString;usize;",
+        "s;uvgpuTypeId;pframeRateLimit;",
+        "s;pdevice;uvgpuTypeId;pvgpuInstanceCount;",
+        "s;uvgpuTypeId;pvgpuInstanceCountPerVm;",
+        "s;pdevice;pvgpuCount;pvgpuInstances;",
+        "s;uvgpuInstance;pvmId;usize;pvmIdType;",
+        "s;uvgpuInstance;puuid;usize;",
+        "s;uvgpuInstance;pversion;ulength;",
+        "s;uvgpuInstance;pfbUsage;",
+        "s;uvgpuInstance;plicensed;",
+        "s;uvgpuInstance;pvgpuTypeId;",
+        "s;uvgpuInstance;pframeRateLimit;",
+        "s;uvgpuInstance;peccMode;",
+        "s;uvgpuInstance;pencoderCapacity;",
+        "s;uvgpuInstance;uencoderCapacity;",
+        "s;uvgpuInstance;psessionCount;paverageFps;paverageLatency;",
+        "s;uvgpuInstance;psessionCount;psessionInfo;",
+        "s;uvgpuInstance;pfbcStats;",
+        "s;uvgpuInstance;pgpuInstanceId;",
+        "s;uvgpuInstance;pvgpuPciId;plength;",
+        "s;uvgpuTypeId;e30:capability;pcapResult;",
+        "s;uvgpuInstance;pmdevUuid;usize;",
+        "s;uvgpuInstance;pvgpuMetadata;pbufferSize;",
+        "s;pdevice;ppgpuMetadata;pbufferSize;",
+        "s;pvgpuMetadata;ppgpuMetadata;pcompatibilityInfo;",
+        "s;pdevice;ppSchedulerLog;",
+        "s;pdevice;ppSchedulerState;",
+        "s;pdevice;ppCapabilities;",
+        "s;psupported;pcurrent;",
+        "s;pvgpuVersion;",
+        "s;pdevice;ulastSeenTimeStamp;psampleValType;pvgpuInstanceSamplesCount;putilizationSamples;",
+        "s;pdevice;pvgpuUtilInfo;",
+        "s;pdevice;ulastSeenTimeStamp;pvgpuProcessSamplesCount;putilizationSamples;",
+        "s;pdevice;pvgpuProcUtilInfo;",
+        "s;uvgpuInstance;pmode;",
+        "s;uvgpuInstance;pcount;ppids;",
+        "s;uvgpuInstance;upid;pstats;",
+        "s;uvgpuInstance;",
+        "s;uvgpuInstance;plicenseInfo;",
+        "s;uindex;pinfo;",
+        "s;pdevice;umode;pactivationStatus;",
+        "s;pdevice;pcurrentMode;ppendingMode;",
+        "s;pdevice;uprofile;pinfo;",
+        "s;pdevice;uprofileId;pplacements;pcount;",
+        "s;pdevice;uprofileId;pcount;",
+        "s;pdevice;uprofileId;pgpuInstance;",
+        "s;pdevice;uprofileId;pplacement;pgpuInstance;",
+        "s;pgpuInstance;",
+        "s;pdevice;uprofileId;pgpuInstances;pcount;",
+        "s;pdevice;uid;pgpuInstance;",
+        "s;pgpuInstance;pinfo;",
+        "s;pgpuInstance;uprofile;uengProfile;pinfo;",
+        "s;pgpuInstance;uprofileId;pcount;",
+        "s;pgpuInstance;uprofileId;pplacements;pcount;",
+        "s;pgpuInstance;uprofileId;pcomputeInstance;",
+        "s;pgpuInstance;uprofileId;pplacement;pcomputeInstance;",
+        "s;pcomputeInstance;",
+        "s;pgpuInstance;uprofileId;pcomputeInstances;pcount;",
+        "s;pgpuInstance;uid;pcomputeInstance;",
+        "s;pcomputeInstance;pinfo;",
+        "s;pdevice;pisMigDevice;",
+        "s;pdevice;pid;",
+        "s;pdevice;pcount;",
+        "s;pdevice;uindex;pmigDevice;",
+        "s;pmigDevice;pdevice;",
+        "s;pmetricsGet;",
+        "s;pgpmSample;",
+        "s;pdevice;pgpmSample;",
+        "s;pdevice;ugpuInstanceId;pgpmSample;",
+        "s;pdevice;pgpmSupport;",
+        "s;pdevice;pstate;",
+        "s;pdevice;ustate;",
+        "s;pdevice;pinfo;",
+        "s;unvlinkBwMode;",
+        "s;pnvlinkBwMode;",
+        "s;pdevice;ppowerValue;",
+        "NVML_",
+        "SUCCESS",
+        "ERROR_UNINITIALIZED",
+        "ERROR_INVALID_ARGUMENT",
+        "ERROR_NOT_SUPPORTED",
+        "ERROR_NO_PERMISSION",
+        "ERROR_ALREADY_INITIALIZED",
+        "ERROR_NOT_FOUND",
+        "ERROR_INSUFFICIENT_SIZE",
+        "ERROR_INSUFFICIENT_POWER",
+        "ERROR_DRIVER_NOT_LOADED",
+        "ERROR_TIMEOUT",
+        "ERROR_IRQ_ISSUE",
+        "ERROR_LIBRARY_NOT_FOUND",
+        "ERROR_FUNCTION_NOT_FOUND",
+        "ERROR_CORRUPTED_INFOROM",
+        "ERROR_GPU_IS_LOST",
+        "ERROR_RESET_REQUIRED",
+        "ERROR_OPERATING_SYSTEM",
+        "ERROR_LIB_RM_VERSION_MISMATCH",
+        "ERROR_IN_USE",
+        "ERROR_MEMORY",
+        "ERROR_NO_DATA",
+        "ERROR_VGPU_ECC_NOT_SUPPORTED",
+        "ERROR_INSUFFICIENT_RESOURCES",
+        "ERROR_FREQ_NOT_SUPPORTED",
+        "ERROR_ARGUMENT_VERSION_MISMATCH",
+        "ERROR_DEPRECATED",
+        "ERROR_NOT_READY",
+        "ERROR_GPU_NOT_FOUND",
+        "ERROR_INVALID_STATE",
+        "ERROR_UNKNOWN",
+        "NVML_TOPOLOGY_",
+        "INTERNAL",
+        "SINGLE",
+        "MULTIPLE",
+        "HOSTBRIDGE",
+        "NODE",
+        "SYSTEM",
+        "NVML_P2P_CAPS_INDEX_",
+        "READ",
+        "WRITE",
+        "NVLINK",
+        "ATOMICS",
+        "PCI",
+        "UNKNOWN",
+        "NVML_INFOROM_",
+        "OEM",
+        "ECC",
+        "POWER",
+        "COUNT",
+        "NVML_PCIE_UTIL_",
+        "TX_BYTES",
+        "RX_BYTES",
+        "COUNT",
+        "NVML_CLOCK_",
+        "GRAPHICS",
+        "SM",
+        "MEM",
+        "VIDEO",
+        "COUNT",
+        "NVML_CLOCK_ID_",
+        "CURRENT",
+        "APP_CLOCK_TARGET",
+        "APP_CLOCK_DEFAULT",
+        "CUSTOMER_BOOST_MAX",
+        "COUNT",
+        "NVML_TEMPERATURE_",
+        "GPU",
+        "COUNT",
+        "NVML_TEMPERATURE_THRESHOLD_",
+        "SHUTDOWN",
+        "SLOWDOWN",
+        "MEM_MAX",
+        "GPU_MAX",
+        "ACOUSTIC_MIN",
+        "ACOUSTIC_CURR",
+        "ACOUSTIC_MAX",
+        "COUNT",
+        "NVML_PSTATE_",
+        "0",
+        "1",
+        "2",
+        "3",
+        "4",
+        "5",
+        "6",
+        "7",
+        "8",
+        "9",
+        "10",
+        "11",
+        "12",
+        "13",
+        "14",
+        "15",
+        "UNKNOWN",
+        "NVML_MEMORY_ERROR_TYPE_",
+        "CORRECTED",
+        "UNCORRECTED",
+        "COUNT",
+        "NVML_",
+        "VOLATILE_ECC",
+        "AGGREGATE_ECC",
+        "ECC_COUNTER_TYPE_COUNT",
+        "NVML_MEMORY_LOCATION_",
+        "L1_CACHE",
+        "L2_CACHE",
+        "DRAM",
+        "REGISTER_FILE",
+        "TEXTURE_MEMORY",
+        "TEXTURE_SHM",
+        "CBU",
+        "SRAM",
+        "COUNT",
+        "NVML_ENCODER_QUERY_",
+        "H264",
+        "HEVC",
+        "AV1",
+        "UNKNOWN",
+        "NVML_RESTRICTED_API_",
+        "SET_APPLICATION_CLOCKS",
+        "SET_AUTO_BOOSTED_CLOCKS",
+        "COUNT",
+        "NVML_",
+        "TOTAL_POWER_SAMPLES",
+        "GPU_UTILIZATION_SAMPLES",
+        "MEMORY_UTILIZATION_SAMPLES",
+        "ENC_UTILIZATION_SAMPLES",
+        "DEC_UTILIZATION_SAMPLES",
+        "PROCESSOR_CLK_SAMPLES",
+        "MEMORY_CLK_SAMPLES",
+        "MODULE_POWER_SAMPLES",
+        "JPG_UTILIZATION_SAMPLES",
+        "OFA_UTILIZATION_SAMPLES",
+        "SAMPLINGTYPE_COUNT",
+        "NVML_PERF_POLICY_",
+        "POWER",
+        "THERMAL",
+        "SYNC_BOOST",
+        "BOARD_LIMIT",
+        "LOW_UTILIZATION",
+        "RELIABILITY",
+        "TOTAL_APP_CLOCKS",
+        "TOTAL_BASE_CLOCKS",
+        "COUNT",
+        "NVML_PAGE_RETIREMENT_CAUSE_",
+        "MULTIPLE_SINGLE_BIT_ECC_ERRORS",
+        "DOUBLE_BIT_ECC_ERROR",
+        "COUNT",
+        "NVML_LED_COLOR_",
+        "GREEN",
+        "AMBER",
+        "NVML_FEATURE_",
+        "DISABLED",
+        "ENABLED",
+        "NVML_COMPUTEMODE_",
+        "DEFAULT",
+        "EXCLUSIVE_THREAD",
+        "PROHIBITED",
+        "EXCLUSIVE_PROCESS",
+        "COUNT",
+        "NVML_DRIVER_",
+        "WDDM",
+        "WDM",
+        "NVML_GOM_",
+        "ALL_ON",
+        "COMPUTE",
+        "LOW_DP",
+        "NVML_NVLINK_CAP_",
+        "P2P_SUPPORTED",
+        "SYSMEM_ACCESS",
+        "P2P_ATOMICS",
+        "SYSMEM_ATOMICS",
+        "SLI_BRIDGE",
+        "VALID",
+        "COUNT",
+        "NVML_NVLINK_ERROR_",
+        "DL_REPLAY",
+        "DL_RECOVERY",
+        "DL_CRC_FLIT",
+        "DL_CRC_DATA",
+        "DL_ECC_DATA",
+        "COUNT",
+        "NVML_DETACH_GPU_",
+        "KEEP",
+        "REMOVE",
+        "NVML_PCIE_LINK_",
+        "KEEP",
+        "SHUT_DOWN",
+        "NVML_GPU_VIRTUALIZATION_MODE_",
+        "NONE",
+        "PASSTHROUGH",
+        "VGPU",
+        "HOST_VGPU",
+        "HOST_VSGA",
+        "NVML_DEVICE_VGPU_CAP_",
+        "FRACTIONAL_MULTI_VGPU",
+        "HETEROGENEOUS_TIMESLICE_PROFILES",
+        "HETEROGENEOUS_TIMESLICE_SIZES",
+        "READ_DEVICE_BUFFER_BW",
+        "WRITE_DEVICE_BUFFER_BW",
+        "DEVICE_STREAMING",
+        "MINI_QUARTER_GPU",
+        "COMPUTE_MEDIA_ENGINE_GPU",
+        "COUNT",
+        "NVML_VGPU_DRIVER_CAP_",
+        "HETEROGENEOUS_MULTI_VGPU",
+        "COUNT",
+        "NVML_VGPU_CAP_",
+        "NVLINK_P2P",
+        "GPUDIRECT",
+        "MULTI_VGPU_EXCLUSIVE",
+        "EXCLUSIVE_TYPE",
+        "EXCLUSIVE_SIZE",
+        "COUNT",
     },
     {
-        {0, 31}, /* nvmlReturn_enum */
-        {31, 6}, /* nvmlGpuLevel_enum */
-        {37, 6}, /* nvmlGpuP2PCapsIndex_enum */
-        {43, 4}, /* nvmlInforomObject_enum */
-        {47, 3}, /* nvmlPcieUtilCounter_enum */
-        {50, 5}, /* nvmlClockType_enum */
-        {55, 5}, /* nvmlClockId_enum */
-        {60, 2}, /* nvmlTemperatureSensors_enum */
-        {62, 8}, /* nvmlTemperatureThresholds_enum */
-        {70, 17}, /* nvmlPStates_enum */
-        {87, 3}, /* nvmlMemoryErrorType_enum */
-        {90, 3}, /* nvmlEccCounterType_enum */
-        {93, 9}, /* nvmlMemoryLocation_enum */
-        {102, 4}, /* nvmlEncoderQueryType_enum */
-        {106, 3}, /* nvmlRestrictedAPI_enum */
-        {109, 11}, /* nvmlSamplingType_enum */
-        {120, 9}, /* nvmlPerfPolicyType_enum */
-        {129, 3}, /* nvmlPageRetirementCause_enum */
-        {132, 2}, /* nvmlLedColor_enum */
-        {134, 2}, /* nvmlEnableState_enum */
-        {136, 5}, /* nvmlComputeMode_enum */
-        {141, 2}, /* nvmlDriverModel_enum */
-        {143, 3}, /* nvmlGom_enum */
-        {146, 7}, /* nvmlNvLinkCapability_enum */
-        {153, 6}, /* nvmlNvLinkErrorCounter_enum */
-        {159, 2}, /* nvmlDetachGpuState_enum */
-        {161, 2}, /* nvmlPcieLinkState_enum */
-        {163, 5}, /* nvmlGpuVirtualizationMode */
-        {168, 9}, /* nvmlDeviceVgpuCapability_enum */
-        {177, 2}, /* nvmlVgpuDriverCapability_enum */
-        {179, 6}, /* nvmlVgpuCapability_enum */
+        TRACE_AT(trace_0), /* nvmlInit_v2 */
+        TRACE_AT(trace_1), /* nvmlInitWithFlags */
+        TRACE_AT(trace_0), /* nvmlShutdown */
+        TRACE_AT(trace_2), /* nvmlErrorString */
+        TRACE_AT(trace_3), /* nvmlSystemGetDriverVersion */
+        TRACE_AT(trace_3), /* nvmlSystemGetNVMLVersion */
+        TRACE_AT(trace_4), /* nvmlSystemGetCudaDriverVersion */
+        TRACE_AT(trace_4), /* nvmlSystemGetCudaDriverVersion_v2 */
+        TRACE_AT(trace_5), /* nvmlSystemGetProcessName */
+        TRACE_AT(trace_6), /* nvmlSystemGetHicVersion */
+        TRACE_AT(trace_7), /* nvmlSystemGetTopologyGpuSet */
+        TRACE_AT(trace_8), /* nvmlUnitGetCount */
+        TRACE_AT(trace_9), /* nvmlUnitGetHandleByIndex */
+        TRACE_AT(trace_10), /* nvmlUnitGetUnitInfo */
+        TRACE_AT(trace_11), /* nvmlUnitGetLedState */
+        TRACE_AT(trace_12), /* nvmlUnitGetPsuInfo */
+        TRACE_AT(trace_13), /* nvmlUnitGetTemperature */
+        TRACE_AT(trace_14), /* nvmlUnitGetFanSpeedInfo */
+        TRACE_AT(trace_15), /* nvmlUnitGetDevices */
+        TRACE_AT(trace_16), /* nvmlDeviceGetCount_v2 */
+        TRACE_AT(trace_17), /* nvmlDeviceGetAttributes_v2 */
+        TRACE_AT(trace_18), /* nvmlDeviceGetHandleByIndex_v2 */
+        TRACE_AT(trace_19), /* nvmlDeviceGetHandleBySerial */
+        TRACE_AT(trace_20), /* nvmlDeviceGetHandleByUUID */
+        TRACE_AT(trace_21), /* nvmlDeviceGetHandleByPciBusId_v2 */
+        TRACE_AT(trace_22), /* nvmlDeviceGetName */
+        TRACE_AT(trace_23), /* nvmlDeviceGetBrand */
+        TRACE_AT(trace_24), /* nvmlDeviceGetIndex */
+        TRACE_AT(trace_25), /* nvmlDeviceGetSerial */
+        TRACE_AT(trace_26), /* nvmlDeviceGetModuleId */
+        TRACE_AT(trace_27), /* nvmlDeviceGetC2cModeInfoV */
+        TRACE_AT(trace_28), /* nvmlDeviceGetMemoryAffinity */
+        TRACE_AT(trace_29), /* nvmlDeviceGetCpuAffinityWithinScope */
+        TRACE_AT(trace_30), /* nvmlDeviceGetCpuAffinity */
+        TRACE_AT(trace_31), /* nvmlDeviceSetCpuAffinity */
+        TRACE_AT(trace_31), /* nvmlDeviceClearCpuAffinity */
+        TRACE_AT(trace_32), /* nvmlDeviceGetNumaNodeId */
+        TRACE_AT(trace_33), /* nvmlDeviceGetTopologyCommonAncestor */
+        TRACE_AT(trace_34), /* nvmlDeviceGetTopologyNearestGpus */
+        TRACE_AT(trace_35), /* nvmlDeviceGetP2PStatus */
+        TRACE_AT(trace_36), /* nvmlDeviceGetUUID */
+        TRACE_AT(trace_37), /* nvmlDeviceGetMinorNumber */
+        TRACE_AT(trace_38), /* nvmlDeviceGetBoardPartNumber */
+        TRACE_AT(trace_39), /* nvmlDeviceGetInforomVersion */
+        TRACE_AT(trace_40), /* nvmlDeviceGetInforomImageVersion */
+        TRACE_AT(trace_41), /* nvmlDeviceGetInforomConfigurationChecksum */
+        TRACE_AT(trace_31), /* nvmlDeviceValidateInforom */
+        TRACE_AT(trace_42), /* nvmlDeviceGetLastBBXFlushTime */
+        TRACE_AT(trace_43), /* nvmlDeviceGetDisplayMode */
+        TRACE_AT(trace_44), /* nvmlDeviceGetDisplayActive */
+        TRACE_AT(trace_45), /* nvmlDeviceGetPersistenceMode */
+        TRACE_AT(trace_46), /* nvmlDeviceGetPciInfoExt */
+        TRACE_AT(trace_46), /* nvmlDeviceGetPciInfo_v3 */
+        TRACE_AT(trace_47), /* nvmlDeviceGetMaxPcieLinkGeneration */
+        TRACE_AT(trace_48), /* nvmlDeviceGetGpuMaxPcieLinkGeneration */
+        TRACE_AT(trace_49), /* nvmlDeviceGetMaxPcieLinkWidth */
+        TRACE_AT(trace_50), /* nvmlDeviceGetCurrPcieLinkGeneration */
+        TRACE_AT(trace_51), /* nvmlDeviceGetCurrPcieLinkWidth */
+        TRACE_AT(trace_52), /* nvmlDeviceGetPcieThroughput */
+        TRACE_AT(trace_53), /* nvmlDeviceGetPcieReplayCounter */
+        TRACE_AT(trace_54), /* nvmlDeviceGetClockInfo */
+        TRACE_AT(trace_54), /* nvmlDeviceGetMaxClockInfo */
+        TRACE_AT(trace_55), /* nvmlDeviceGetGpcClkVfOffset */
+        TRACE_AT(trace_56), /* nvmlDeviceGetApplicationsClock */
+        TRACE_AT(trace_56), /* nvmlDeviceGetDefaultApplicationsClock */
+        TRACE_AT(trace_57), /* nvmlDeviceGetClock */
+        TRACE_AT(trace_56), /* nvmlDeviceGetMaxCustomerBoostClock */
+        TRACE_AT(trace_58), /* nvmlDeviceGetSupportedMemoryClocks */
+        TRACE_AT(trace_59), /* nvmlDeviceGetSupportedGraphicsClocks */
+        TRACE_AT(trace_60), /* nvmlDeviceGetAutoBoostedClocksEnabled */
+        TRACE_AT(trace_61), /* nvmlDeviceGetFanSpeed */
+        TRACE_AT(trace_62), /* nvmlDeviceGetFanSpeed_v2 */
+        TRACE_AT(trace_63), /* nvmlDeviceGetTargetFanSpeed */
+        TRACE_AT(trace_64), /* nvmlDeviceGetMinMaxFanSpeed */
+        TRACE_AT(trace_65), /* nvmlDeviceGetFanControlPolicy_v2 */
+        TRACE_AT(trace_66), /* nvmlDeviceGetNumFans */
+        TRACE_AT(trace_67), /* nvmlDeviceGetTemperature */
+        TRACE_AT(trace_68), /* nvmlDeviceGetTemperatureThreshold */
+        TRACE_AT(trace_69), /* nvmlDeviceGetThermalSettings */
+        TRACE_AT(trace_70), /* nvmlDeviceGetPerformanceState */
+        TRACE_AT(trace_71), /* nvmlDeviceGetCurrentClocksEventReasons */
+        TRACE_AT(trace_72), /* nvmlDeviceGetCurrentClocksThrottleReasons */
+        TRACE_AT(trace_73), /* nvmlDeviceGetSupportedClocksEventReasons */
+        TRACE_AT(trace_74), /* nvmlDeviceGetSupportedClocksThrottleReasons */
+        TRACE_AT(trace_70), /* nvmlDeviceGetPowerState */
+        TRACE_AT(trace_75), /* nvmlDeviceGetDynamicPstatesInfo */
+        TRACE_AT(trace_55), /* nvmlDeviceGetMemClkVfOffset */
+        TRACE_AT(trace_76), /* nvmlDeviceGetMinMaxClockOfPState */
+        TRACE_AT(trace_77), /* nvmlDeviceGetSupportedPerformanceStates */
+        TRACE_AT(trace_78), /* nvmlDeviceGetGpcClkMinMaxVfOffset */
+        TRACE_AT(trace_78), /* nvmlDeviceGetMemClkMinMaxVfOffset */
+        TRACE_AT(trace_45), /* nvmlDeviceGetPowerManagementMode */
+        TRACE_AT(trace_79), /* nvmlDeviceGetPowerManagementLimit */
+        TRACE_AT(trace_80), /* nvmlDeviceGetPowerManagementLimitConstraints */
+        TRACE_AT(trace_81), /* nvmlDeviceGetPowerManagementDefaultLimit */
+        TRACE_AT(trace_82), /* nvmlDeviceGetPowerUsage */
+        TRACE_AT(trace_83), /* nvmlDeviceGetTotalEnergyConsumption */
+        TRACE_AT(trace_79), /* nvmlDeviceGetEnforcedPowerLimit */
+        TRACE_AT(trace_84), /* nvmlDeviceGetGpuOperationMode */
+        TRACE_AT(trace_85), /* nvmlDeviceGetMemoryInfo */
+        TRACE_AT(trace_85), /* nvmlDeviceGetMemoryInfo_v2 */
+        TRACE_AT(trace_45), /* nvmlDeviceGetComputeMode */
+        TRACE_AT(trace_86), /* nvmlDeviceGetCudaComputeCapability */
+        TRACE_AT(trace_84), /* nvmlDeviceGetEccMode */
+        TRACE_AT(trace_87), /* nvmlDeviceGetDefaultEccMode */
+        TRACE_AT(trace_88), /* nvmlDeviceGetBoardId */
+        TRACE_AT(trace_89), /* nvmlDeviceGetMultiGpuBoard */
+        TRACE_AT(trace_90), /* nvmlDeviceGetTotalEccErrors */
+        TRACE_AT(trace_90), /* nvmlDeviceGetDetailedEccErrors */
+        TRACE_AT(trace_91), /* nvmlDeviceGetMemoryErrorCounter */
+        TRACE_AT(trace_92), /* nvmlDeviceGetUtilizationRates */
+        TRACE_AT(trace_93), /* nvmlDeviceGetEncoderUtilization */
+        TRACE_AT(trace_94), /* nvmlDeviceGetEncoderCapacity */
+        TRACE_AT(trace_95), /* nvmlDeviceGetEncoderStats */
+        TRACE_AT(trace_96), /* nvmlDeviceGetEncoderSessions */
+        TRACE_AT(trace_93), /* nvmlDeviceGetDecoderUtilization */
+        TRACE_AT(trace_93), /* nvmlDeviceGetJpgUtilization */
+        TRACE_AT(trace_93), /* nvmlDeviceGetOfaUtilization */
+        TRACE_AT(trace_97), /* nvmlDeviceGetFBCStats */
+        TRACE_AT(trace_98), /* nvmlDeviceGetFBCSessions */
+        TRACE_AT(trace_84), /* nvmlDeviceGetDriverModel */
+        TRACE_AT(trace_40), /* nvmlDeviceGetVbiosVersion */
+        TRACE_AT(trace_99), /* nvmlDeviceGetBridgeChipInfo */
+        TRACE_AT(trace_100), /* nvmlDeviceGetComputeRunningProcesses_v3 */
+        TRACE_AT(trace_100), /* nvmlDeviceGetGraphicsRunningProcesses_v3 */
+        TRACE_AT(trace_100), /* nvmlDeviceGetMPSComputeRunningProcesses_v3 */
+        TRACE_AT(trace_101), /* nvmlDeviceGetRunningProcessDetailList */
+        TRACE_AT(trace_102), /* nvmlDeviceOnSameBoard */
+        TRACE_AT(trace_103), /* nvmlDeviceGetAPIRestriction */
+        TRACE_AT(trace_104), /* nvmlDeviceGetSamples */
+        TRACE_AT(trace_105), /* nvmlDeviceGetBAR1MemoryInfo */
+        TRACE_AT(trace_106), /* nvmlDeviceGetViolationStatus */
+        TRACE_AT(trace_107), /* nvmlDeviceGetIrqNum */
+        TRACE_AT(trace_108), /* nvmlDeviceGetNumGpuCores */
+        TRACE_AT(trace_109), /* nvmlDeviceGetPowerSource */
+        TRACE_AT(trace_110), /* nvmlDeviceGetMemoryBusWidth */
+        TRACE_AT(trace_111), /* nvmlDeviceGetPcieLinkMaxSpeed */
+        TRACE_AT(trace_112), /* nvmlDeviceGetPcieSpeed */
+        TRACE_AT(trace_113), /* nvmlDeviceGetAdaptiveClockInfoStatus */
+        TRACE_AT(trace_23), /* nvmlDeviceGetBusType */
+        TRACE_AT(trace_114), /* nvmlDeviceGetGpuFabricInfo */
+        TRACE_AT(trace_114), /* nvmlDeviceGetGpuFabricInfoV */
+        TRACE_AT(trace_115), /* nvmlSystemGetConfComputeCapabilities */
+        TRACE_AT(trace_116), /* nvmlSystemGetConfComputeState */
+        TRACE_AT(trace_117), /* nvmlDeviceGetConfComputeMemSizeInfo */
+        TRACE_AT(trace_118), /* nvmlSystemGetConfComputeGpusReadyState */
+        TRACE_AT(trace_85), /* nvmlDeviceGetConfComputeProtectedMemoryUsage */
+        TRACE_AT(trace_119), /* nvmlDeviceGetConfComputeGpuCertificate */
+        TRACE_AT(trace_120), /* nvmlDeviceGetConfComputeGpuAttestationReport */
+        TRACE_AT(trace_121), /* nvmlSystemGetConfComputeKeyRotationThresholdInfo */
+        TRACE_AT(trace_122), /* nvmlSystemGetConfComputeSettings */
+        TRACE_AT(trace_123), /* nvmlDeviceGetGspFirmwareVersion */
+        TRACE_AT(trace_124), /* nvmlDeviceGetGspFirmwareMode */
+        TRACE_AT(trace_45), /* nvmlDeviceGetAccountingMode */
+        TRACE_AT(trace_125), /* nvmlDeviceGetAccountingStats */
+        TRACE_AT(trace_126), /* nvmlDeviceGetAccountingPids */
+        TRACE_AT(trace_127), /* nvmlDeviceGetAccountingBufferSize */
+        TRACE_AT(trace_128), /* nvmlDeviceGetRetiredPages */
+        TRACE_AT(trace_129), /* nvmlDeviceGetRetiredPages_v2 */
+        TRACE_AT(trace_130), /* nvmlDeviceGetRetiredPagesPendingStatus */
+        TRACE_AT(trace_131), /* nvmlDeviceGetRemappedRows */
+        TRACE_AT(trace_132), /* nvmlDeviceGetRowRemapperHistogram */
+        TRACE_AT(trace_133), /* nvmlDeviceGetArchitecture */
+        TRACE_AT(trace_134), /* nvmlDeviceGetClkMonStatus */
+        TRACE_AT(trace_135), /* nvmlDeviceGetProcessUtilization */
+        TRACE_AT(trace_136), /* nvmlDeviceGetProcessesUtilizationInfo */
+        TRACE_AT(trace_137), /* nvmlUnitSetLedState */
+        TRACE_AT(trace_138), /* nvmlDeviceSetPersistenceMode */
+        TRACE_AT(trace_139), /* nvmlDeviceSetComputeMode */
+        TRACE_AT(trace_140), /* nvmlDeviceSetEccMode */
+        TRACE_AT(trace_141), /* nvmlDeviceClearEccErrorCounts */
+        TRACE_AT(trace_142), /* nvmlDeviceSetDriverModel */
+        TRACE_AT(trace_143), /* nvmlDeviceSetGpuLockedClocks */
+        TRACE_AT(trace_31), /* nvmlDeviceResetGpuLockedClocks */
+        TRACE_AT(trace_144), /* nvmlDeviceSetMemoryLockedClocks */
+        TRACE_AT(trace_31), /* nvmlDeviceResetMemoryLockedClocks */
+        TRACE_AT(trace_145), /* nvmlDeviceSetApplicationsClocks */
+        TRACE_AT(trace_31), /* nvmlDeviceResetApplicationsClocks */
+        TRACE_AT(trace_146), /* nvmlDeviceSetAutoBoostedClocksEnabled */
+        TRACE_AT(trace_147), /* nvmlDeviceSetDefaultAutoBoostedClocksEnabled */
+        TRACE_AT(trace_148), /* nvmlDeviceSetDefaultFanSpeed_v2 */
+        TRACE_AT(trace_149), /* nvmlDeviceSetFanControlPolicy */
+        TRACE_AT(trace_68), /* nvmlDeviceSetTemperatureThreshold */
+        TRACE_AT(trace_150), /* nvmlDeviceSetPowerManagementLimit */
+        TRACE_AT(trace_151), /* nvmlDeviceSetGpuOperationMode */
+        TRACE_AT(trace_152), /* nvmlDeviceSetAPIRestriction */
+        TRACE_AT(trace_153), /* nvmlDeviceSetFanSpeed_v2 */
+        TRACE_AT(trace_154), /* nvmlDeviceSetGpcClkVfOffset */
+        TRACE_AT(trace_154), /* nvmlDeviceSetMemClkVfOffset */
+        TRACE_AT(trace_155), /* nvmlDeviceSetConfComputeUnprotectedMemSize */
+        TRACE_AT(trace_156), /* nvmlSystemSetConfComputeGpusReadyState */
+        TRACE_AT(trace_121), /* nvmlSystemSetConfComputeKeyRotationThresholdInfo */
+        TRACE_AT(trace_138), /* nvmlDeviceSetAccountingMode */
+        TRACE_AT(trace_31), /* nvmlDeviceClearAccountingPids */
+        TRACE_AT(trace_157), /* nvmlDeviceGetNvLinkState */
+        TRACE_AT(trace_158), /* nvmlDeviceGetNvLinkVersion */
+        TRACE_AT(trace_159), /* nvmlDeviceGetNvLinkCapability */
+        TRACE_AT(trace_160), /* nvmlDeviceGetNvLinkRemotePciInfo_v2 */
+        TRACE_AT(trace_161), /* nvmlDeviceGetNvLinkErrorCounter */
+        TRACE_AT(trace_162), /* nvmlDeviceResetNvLinkErrorCounters */
+        TRACE_AT(trace_163), /* nvmlDeviceSetNvLinkUtilizationControl */
+        TRACE_AT(trace_164), /* nvmlDeviceGetNvLinkUtilizationControl */
+        TRACE_AT(trace_165), /* nvmlDeviceGetNvLinkUtilizationCounter */
+        TRACE_AT(trace_166), /* nvmlDeviceFreezeNvLinkUtilizationCounter */
+        TRACE_AT(trace_167), /* nvmlDeviceResetNvLinkUtilizationCounter */
+        TRACE_AT(trace_168), /* nvmlDeviceGetNvLinkRemoteDeviceType */
+        TRACE_AT(trace_169), /* nvmlEventSetCreate */
+        TRACE_AT(trace_170), /* nvmlDeviceRegisterEvents */
+        TRACE_AT(trace_171), /* nvmlDeviceGetSupportedEventTypes */
+        TRACE_AT(trace_172), /* nvmlEventSetWait_v2 */
+        TRACE_AT(trace_169), /* nvmlEventSetFree */
+        TRACE_AT(trace_173), /* nvmlDeviceModifyDrainState */
+        TRACE_AT(trace_174), /* nvmlDeviceQueryDrainState */
+        TRACE_AT(trace_175), /* nvmlDeviceRemoveGpu_v2 */
+        TRACE_AT(trace_176), /* nvmlDeviceDiscoverGpus */
+        TRACE_AT(trace_177), /* nvmlDeviceGetFieldValues */
+        TRACE_AT(trace_177), /* nvmlDeviceClearFieldValues */
+        TRACE_AT(trace_178), /* nvmlDeviceGetVirtualizationMode */
+        TRACE_AT(trace_179), /* nvmlDeviceGetHostVgpuMode */
+        TRACE_AT(trace_180), /* nvmlDeviceSetVirtualizationMode */
+        TRACE_AT(trace_181), /* nvmlDeviceGetVgpuHeterogeneousMode */
+        TRACE_AT(trace_181), /* nvmlDeviceSetVgpuHeterogeneousMode */
+        TRACE_AT(trace_182), /* nvmlVgpuInstanceGetPlacementId */
+        TRACE_AT(trace_183), /* nvmlDeviceGetVgpuTypeSupportedPlacements */
+        TRACE_AT(trace_183), /* nvmlDeviceGetVgpuTypeCreatablePlacements */
+        TRACE_AT(trace_184), /* nvmlVgpuTypeGetGspHeapSize */
+        TRACE_AT(trace_185), /* nvmlVgpuTypeGetFbReservation */
+        TRACE_AT(trace_186), /* nvmlDeviceSetVgpuCapabilities */
+        TRACE_AT(trace_187), /* nvmlDeviceGetGridLicensableFeatures_v4 */
+        TRACE_AT(trace_188), /* nvmlGetVgpuDriverCapabilities */
+        TRACE_AT(trace_189), /* nvmlDeviceGetVgpuCapabilities */
+        TRACE_AT(trace_190), /* nvmlDeviceGetSupportedVgpus */
+        TRACE_AT(trace_190), /* nvmlDeviceGetCreatableVgpus */
+        TRACE_AT(trace_191), /* nvmlVgpuTypeGetClass */
+        TRACE_AT(trace_192), /* nvmlVgpuTypeGetName */
+        TRACE_AT(trace_193), /* nvmlVgpuTypeGetGpuInstanceProfileId */
+        TRACE_AT(trace_194), /* nvmlVgpuTypeGetDeviceID */
+        TRACE_AT(trace_195), /* nvmlVgpuTypeGetFramebufferSize */
+        TRACE_AT(trace_196), /* nvmlVgpuTypeGetNumDisplayHeads */
+        TRACE_AT(trace_197), /* nvmlVgpuTypeGetResolution */
+        TRACE_AT(trace_198), /* nvmlVgpuTypeGetLicense */
+        TRACE_AT(trace_199), /* nvmlVgpuTypeGetFrameRateLimit */
+        TRACE_AT(trace_200), /* nvmlVgpuTypeGetMaxInstances */
+        TRACE_AT(trace_201), /* nvmlVgpuTypeGetMaxInstancesPerVm */
+        TRACE_AT(trace_202), /* nvmlDeviceGetActiveVgpus */
+        TRACE_AT(trace_203), /* nvmlVgpuInstanceGetVmID */
+        TRACE_AT(trace_204), /* nvmlVgpuInstanceGetUUID */
+        TRACE_AT(trace_205), /* nvmlVgpuInstanceGetVmDriverVersion */
+        TRACE_AT(trace_206), /* nvmlVgpuInstanceGetFbUsage */
+        TRACE_AT(trace_207), /* nvmlVgpuInstanceGetLicenseStatus */
+        TRACE_AT(trace_208), /* nvmlVgpuInstanceGetType */
+        TRACE_AT(trace_209), /* nvmlVgpuInstanceGetFrameRateLimit */
+        TRACE_AT(trace_210), /* nvmlVgpuInstanceGetEccMode */
+        TRACE_AT(trace_211), /* nvmlVgpuInstanceGetEncoderCapacity */
+        TRACE_AT(trace_212), /* nvmlVgpuInstanceSetEncoderCapacity */
+        TRACE_AT(trace_213), /* nvmlVgpuInstanceGetEncoderStats */
+        TRACE_AT(trace_214), /* nvmlVgpuInstanceGetEncoderSessions */
+        TRACE_AT(trace_215), /* nvmlVgpuInstanceGetFBCStats */
+        TRACE_AT(trace_214), /* nvmlVgpuInstanceGetFBCSessions */
+        TRACE_AT(trace_216), /* nvmlVgpuInstanceGetGpuInstanceId */
+        TRACE_AT(trace_217), /* nvmlVgpuInstanceGetGpuPciId */
+        TRACE_AT(trace_218), /* nvmlVgpuTypeGetCapabilities */
+        TRACE_AT(trace_219), /* nvmlVgpuInstanceGetMdevUUID */
+        TRACE_AT(trace_220), /* nvmlVgpuInstanceGetMetadata */
+        TRACE_AT(trace_221), /* nvmlDeviceGetVgpuMetadata */
+        TRACE_AT(trace_222), /* nvmlGetVgpuCompatibility */
+        TRACE_AT(trace_221), /* nvmlDeviceGetPgpuMetadataString */
+        TRACE_AT(trace_223), /* nvmlDeviceGetVgpuSchedulerLog */
+        TRACE_AT(trace_224), /* nvmlDeviceGetVgpuSchedulerState */
+        TRACE_AT(trace_225), /* nvmlDeviceGetVgpuSchedulerCapabilities */
+        TRACE_AT(trace_224), /* nvmlDeviceSetVgpuSchedulerState */
+        TRACE_AT(trace_226), /* nvmlGetVgpuVersion */
+        TRACE_AT(trace_227), /* nvmlSetVgpuVersion */
+        TRACE_AT(trace_228), /* nvmlDeviceGetVgpuUtilization */
+        TRACE_AT(trace_229), /* nvmlDeviceGetVgpuInstancesUtilizationInfo */
+        TRACE_AT(trace_230), /* nvmlDeviceGetVgpuProcessUtilization */
+        TRACE_AT(trace_231), /* nvmlDeviceGetVgpuProcessesUtilizationInfo */
+        TRACE_AT(trace_232), /* nvmlVgpuInstanceGetAccountingMode */
+        TRACE_AT(trace_233), /* nvmlVgpuInstanceGetAccountingPids */
+        TRACE_AT(trace_234), /* nvmlVgpuInstanceGetAccountingStats */
+        TRACE_AT(trace_235), /* nvmlVgpuInstanceClearAccountingPids */
+        TRACE_AT(trace_236), /* nvmlVgpuInstanceGetLicenseInfo_v2 */
+        TRACE_AT(trace_16), /* nvmlGetExcludedDeviceCount */
+        TRACE_AT(trace_237), /* nvmlGetExcludedDeviceInfoByIndex */
+        TRACE_AT(trace_238), /* nvmlDeviceSetMigMode */
+        TRACE_AT(trace_239), /* nvmlDeviceGetMigMode */
+        TRACE_AT(trace_240), /* nvmlDeviceGetGpuInstanceProfileInfo */
+        TRACE_AT(trace_240), /* nvmlDeviceGetGpuInstanceProfileInfoV */
+        TRACE_AT(trace_241), /* nvmlDeviceGetGpuInstancePossiblePlacements_v2 */
+        TRACE_AT(trace_242), /* nvmlDeviceGetGpuInstanceRemainingCapacity */
+        TRACE_AT(trace_243), /* nvmlDeviceCreateGpuInstance */
+        TRACE_AT(trace_244), /* nvmlDeviceCreateGpuInstanceWithPlacement */
+        TRACE_AT(trace_245), /* nvmlGpuInstanceDestroy */
+        TRACE_AT(trace_246), /* nvmlDeviceGetGpuInstances */
+        TRACE_AT(trace_247), /* nvmlDeviceGetGpuInstanceById */
+        TRACE_AT(trace_248), /* nvmlGpuInstanceGetInfo */
+        TRACE_AT(trace_249), /* nvmlGpuInstanceGetComputeInstanceProfileInfo */
+        TRACE_AT(trace_249), /* nvmlGpuInstanceGetComputeInstanceProfileInfoV */
+        TRACE_AT(trace_250), /* nvmlGpuInstanceGetComputeInstanceRemainingCapacity */
+        TRACE_AT(trace_251), /* nvmlGpuInstanceGetComputeInstancePossiblePlacements */
+        TRACE_AT(trace_252), /* nvmlGpuInstanceCreateComputeInstance */
+        TRACE_AT(trace_253), /* nvmlGpuInstanceCreateComputeInstanceWithPlacement */
+        TRACE_AT(trace_254), /* nvmlComputeInstanceDestroy */
+        TRACE_AT(trace_255), /* nvmlGpuInstanceGetComputeInstances */
+        TRACE_AT(trace_256), /* nvmlGpuInstanceGetComputeInstanceById */
+        TRACE_AT(trace_257), /* nvmlComputeInstanceGetInfo_v2 */
+        TRACE_AT(trace_258), /* nvmlDeviceIsMigDeviceHandle */
+        TRACE_AT(trace_259), /* nvmlDeviceGetGpuInstanceId */
+        TRACE_AT(trace_259), /* nvmlDeviceGetComputeInstanceId */
+        TRACE_AT(trace_260), /* nvmlDeviceGetMaxMigDeviceCount */
+        TRACE_AT(trace_261), /* nvmlDeviceGetMigDeviceHandleByIndex */
+        TRACE_AT(trace_262), /* nvmlDeviceGetDeviceHandleFromMigDeviceHandle */
+        TRACE_AT(trace_263), /* nvmlGpmMetricsGet */
+        TRACE_AT(trace_264), /* nvmlGpmSampleFree */
+        TRACE_AT(trace_264), /* nvmlGpmSampleAlloc */
+        TRACE_AT(trace_265), /* nvmlGpmSampleGet */
+        TRACE_AT(trace_266), /* nvmlGpmMigSampleGet */
+        TRACE_AT(trace_267), /* nvmlGpmQueryDeviceSupport */
+        TRACE_AT(trace_268), /* nvmlGpmQueryIfStreamingEnabled */
+        TRACE_AT(trace_269), /* nvmlGpmSetStreamingEnabled */
+        TRACE_AT(trace_270), /* nvmlDeviceSetNvLinkDeviceLowPowerThreshold */
+        TRACE_AT(trace_271), /* nvmlSystemSetNvlinkBwMode */
+        TRACE_AT(trace_272), /* nvmlSystemGetNvlinkBwMode */
+        TRACE_AT(trace_273), /* nvmlDeviceSetPowerManagementLimit_v2 */
+        TRACE_AT(trace_134), /* nvmlDeviceGetSramEccErrorStatus */
+    },
+    {
+        {TRACE_AT(enum_0), 0, 31}, /* nvmlReturn_enum */
+        {TRACE_AT(enum_1), 31, 6}, /* nvmlGpuLevel_enum */
+        {TRACE_AT(enum_2), 37, 6}, /* nvmlGpuP2PCapsIndex_enum */
+        {TRACE_AT(enum_3), 43, 4}, /* nvmlInforomObject_enum */
+        {TRACE_AT(enum_4), 47, 3}, /* nvmlPcieUtilCounter_enum */
+        {TRACE_AT(enum_5), 50, 5}, /* nvmlClockType_enum */
+        {TRACE_AT(enum_6), 55, 5}, /* nvmlClockId_enum */
+        {TRACE_AT(enum_7), 60, 2}, /* nvmlTemperatureSensors_enum */
+        {TRACE_AT(enum_8), 62, 8}, /* nvmlTemperatureThresholds_enum */
+        {TRACE_AT(enum_9), 70, 17}, /* nvmlPStates_enum */
+        {TRACE_AT(enum_10), 87, 3}, /* nvmlMemoryErrorType_enum */
+        {TRACE_AT(enum_11), 90, 3}, /* nvmlEccCounterType_enum */
+        {TRACE_AT(enum_12), 93, 9}, /* nvmlMemoryLocation_enum */
+        {TRACE_AT(enum_13), 102, 4}, /* nvmlEncoderQueryType_enum */
+        {TRACE_AT(enum_14), 106, 3}, /* nvmlRestrictedAPI_enum */
+        {TRACE_AT(enum_15), 109, 11}, /* nvmlSamplingType_enum */
+        {TRACE_AT(enum_16), 120, 9}, /* nvmlPerfPolicyType_enum */
+        {TRACE_AT(enum_17), 129, 3}, /* nvmlPageRetirementCause_enum */
+        {TRACE_AT(enum_18), 132, 2}, /* nvmlLedColor_enum */
+        {TRACE_AT(enum_19), 134, 2}, /* nvmlEnableState_enum */
+        {TRACE_AT(enum_20), 136, 5}, /* nvmlComputeMode_enum */
+        {TRACE_AT(enum_21), 141, 2}, /* nvmlDriverModel_enum */
+        {TRACE_AT(enum_22), 143, 3}, /* nvmlGom_enum */
+        {TRACE_AT(enum_23), 146, 7}, /* nvmlNvLinkCapability_enum */
+        {TRACE_AT(enum_24), 153, 6}, /* nvmlNvLinkErrorCounter_enum */
+        {TRACE_AT(enum_25), 159, 2}, /* nvmlDetachGpuState_enum */
+        {TRACE_AT(enum_26), 161, 2}, /* nvmlPcieLinkState_enum */
+        {TRACE_AT(enum_27), 163, 5}, /* nvmlGpuVirtualizationMode */
+        {TRACE_AT(enum_28), 168, 9}, /* nvmlDeviceVgpuCapability_enum */
+        {TRACE_AT(enum_29), 177, 2}, /* nvmlVgpuDriverCapability_enum */
+        {TRACE_AT(enum_30), 179, 6}, /* nvmlVgpuCapability_enum */
     },
     {
         0,
@@ -3193,196 +3257,201 @@ const struct cubind__nvml_symbols {
         5,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_0_3),
-        AT(enum_0_4),
-        AT(enum_0_5),
-        AT(enum_0_6),
-        AT(enum_0_7),
-        AT(enum_0_8),
-        AT(enum_0_9),
-        AT(enum_0_10),
-        AT(enum_0_11),
-        AT(enum_0_12),
-        AT(enum_0_13),
-        AT(enum_0_14),
-        AT(enum_0_15),
-        AT(enum_0_16),
-        AT(enum_0_17),
-        AT(enum_0_18),
-        AT(enum_0_19),
-        AT(enum_0_20),
-        AT(enum_0_21),
-        AT(enum_0_22),
-        AT(enum_0_23),
-        AT(enum_0_24),
-        AT(enum_0_25),
-        AT(enum_0_26),
-        AT(enum_0_27),
-        AT(enum_0_28),
-        AT(enum_0_29),
-        AT(enum_0_30),
-        AT(enum_1_0),
-        AT(enum_1_1),
-        AT(enum_1_2),
-        AT(enum_1_3),
-        AT(enum_1_4),
-        AT(enum_1_5),
-        AT(enum_2_0),
-        AT(enum_2_1),
-        AT(enum_2_2),
-        AT(enum_2_3),
-        AT(enum_2_4),
-        AT(enum_2_5),
-        AT(enum_3_0),
-        AT(enum_3_1),
-        AT(enum_3_2),
-        AT(enum_3_3),
-        AT(enum_4_0),
-        AT(enum_4_1),
-        AT(enum_4_2),
-        AT(enum_5_0),
-        AT(enum_5_1),
-        AT(enum_5_2),
-        AT(enum_5_3),
-        AT(enum_5_4),
-        AT(enum_6_0),
-        AT(enum_6_1),
-        AT(enum_6_2),
-        AT(enum_6_3),
-        AT(enum_6_4),
-        AT(enum_7_0),
-        AT(enum_7_1),
-        AT(enum_8_0),
-        AT(enum_8_1),
-        AT(enum_8_2),
-        AT(enum_8_3),
-        AT(enum_8_4),
-        AT(enum_8_5),
-        AT(enum_8_6),
-        AT(enum_8_7),
-        AT(enum_9_0),
-        AT(enum_9_1),
-        AT(enum_9_2),
-        AT(enum_9_3),
-        AT(enum_9_4),
-        AT(enum_9_5),
-        AT(enum_9_6),
-        AT(enum_9_7),
-        AT(enum_9_8),
-        AT(enum_9_9),
-        AT(enum_9_10),
-        AT(enum_9_11),
-        AT(enum_9_12),
-        AT(enum_9_13),
-        AT(enum_9_14),
-        AT(enum_9_15),
-        AT(enum_9_16),
-        AT(enum_10_0),
-        AT(enum_10_1),
-        AT(enum_10_2),
-        AT(enum_11_0),
-        AT(enum_11_1),
-        AT(enum_11_2),
-        AT(enum_12_0),
-        AT(enum_12_1),
-        AT(enum_12_2),
-        AT(enum_12_3),
-        AT(enum_12_4),
-        AT(enum_12_5),
-        AT(enum_12_6),
-        AT(enum_12_7),
-        AT(enum_12_8),
-        AT(enum_13_0),
-        AT(enum_13_1),
-        AT(enum_13_2),
-        AT(enum_13_3),
-        AT(enum_14_0),
-        AT(enum_14_1),
-        AT(enum_14_2),
-        AT(enum_15_0),
-        AT(enum_15_1),
-        AT(enum_15_2),
-        AT(enum_15_3),
-        AT(enum_15_4),
-        AT(enum_15_5),
-        AT(enum_15_6),
-        AT(enum_15_7),
-        AT(enum_15_8),
-        AT(enum_15_9),
-        AT(enum_15_10),
-        AT(enum_16_0),
-        AT(enum_16_1),
-        AT(enum_16_2),
-        AT(enum_16_3),
-        AT(enum_16_4),
-        AT(enum_16_5),
-        AT(enum_16_6),
-        AT(enum_16_7),
-        AT(enum_16_8),
-        AT(enum_17_0),
-        AT(enum_17_1),
-        AT(enum_17_2),
-        AT(enum_18_0),
-        AT(enum_18_1),
-        AT(enum_19_0),
-        AT(enum_19_1),
-        AT(enum_20_0),
-        AT(enum_20_1),
-        AT(enum_20_2),
-        AT(enum_20_3),
-        AT(enum_20_4),
-        AT(enum_21_0),
-        AT(enum_21_1),
-        AT(enum_22_0),
-        AT(enum_22_1),
-        AT(enum_22_2),
-        AT(enum_23_0),
-        AT(enum_23_1),
-        AT(enum_23_2),
-        AT(enum_23_3),
-        AT(enum_23_4),
-        AT(enum_23_5),
-        AT(enum_23_6),
-        AT(enum_24_0),
-        AT(enum_24_1),
-        AT(enum_24_2),
-        AT(enum_24_3),
-        AT(enum_24_4),
-        AT(enum_24_5),
-        AT(enum_25_0),
-        AT(enum_25_1),
-        AT(enum_26_0),
-        AT(enum_26_1),
-        AT(enum_27_0),
-        AT(enum_27_1),
-        AT(enum_27_2),
-        AT(enum_27_3),
-        AT(enum_27_4),
-        AT(enum_28_0),
-        AT(enum_28_1),
-        AT(enum_28_2),
-        AT(enum_28_3),
-        AT(enum_28_4),
-        AT(enum_28_5),
-        AT(enum_28_6),
-        AT(enum_28_7),
-        AT(enum_28_8),
-        AT(enum_29_0),
-        AT(enum_29_1),
-        AT(enum_30_0),
-        AT(enum_30_1),
-        AT(enum_30_2),
-        AT(enum_30_3),
-        AT(enum_30_4),
-        AT(enum_30_5),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_0_3),
+        TRACE_AT(enum_0_4),
+        TRACE_AT(enum_0_5),
+        TRACE_AT(enum_0_6),
+        TRACE_AT(enum_0_7),
+        TRACE_AT(enum_0_8),
+        TRACE_AT(enum_0_9),
+        TRACE_AT(enum_0_10),
+        TRACE_AT(enum_0_11),
+        TRACE_AT(enum_0_12),
+        TRACE_AT(enum_0_13),
+        TRACE_AT(enum_0_14),
+        TRACE_AT(enum_0_15),
+        TRACE_AT(enum_0_16),
+        TRACE_AT(enum_0_17),
+        TRACE_AT(enum_0_18),
+        TRACE_AT(enum_0_19),
+        TRACE_AT(enum_0_20),
+        TRACE_AT(enum_0_21),
+        TRACE_AT(enum_0_22),
+        TRACE_AT(enum_0_23),
+        TRACE_AT(enum_0_24),
+        TRACE_AT(enum_0_25),
+        TRACE_AT(enum_0_26),
+        TRACE_AT(enum_0_27),
+        TRACE_AT(enum_0_28),
+        TRACE_AT(enum_0_29),
+        TRACE_AT(enum_0_30),
+        TRACE_AT(enum_1_0),
+        TRACE_AT(enum_1_1),
+        TRACE_AT(enum_1_2),
+        TRACE_AT(enum_1_3),
+        TRACE_AT(enum_1_4),
+        TRACE_AT(enum_1_5),
+        TRACE_AT(enum_2_0),
+        TRACE_AT(enum_2_1),
+        TRACE_AT(enum_2_2),
+        TRACE_AT(enum_2_3),
+        TRACE_AT(enum_2_4),
+        TRACE_AT(enum_2_5),
+        TRACE_AT(enum_3_0),
+        TRACE_AT(enum_3_1),
+        TRACE_AT(enum_3_2),
+        TRACE_AT(enum_3_3),
+        TRACE_AT(enum_4_0),
+        TRACE_AT(enum_4_1),
+        TRACE_AT(enum_4_2),
+        TRACE_AT(enum_5_0),
+        TRACE_AT(enum_5_1),
+        TRACE_AT(enum_5_2),
+        TRACE_AT(enum_5_3),
+        TRACE_AT(enum_5_4),
+        TRACE_AT(enum_6_0),
+        TRACE_AT(enum_6_1),
+        TRACE_AT(enum_6_2),
+        TRACE_AT(enum_6_3),
+        TRACE_AT(enum_6_4),
+        TRACE_AT(enum_7_0),
+        TRACE_AT(enum_7_1),
+        TRACE_AT(enum_8_0),
+        TRACE_AT(enum_8_1),
+        TRACE_AT(enum_8_2),
+        TRACE_AT(enum_8_3),
+        TRACE_AT(enum_8_4),
+        TRACE_AT(enum_8_5),
+        TRACE_AT(enum_8_6),
+        TRACE_AT(enum_8_7),
+        TRACE_AT(enum_9_0),
+        TRACE_AT(enum_9_1),
+        TRACE_AT(enum_9_2),
+        TRACE_AT(enum_9_3),
+        TRACE_AT(enum_9_4),
+        TRACE_AT(enum_9_5),
+        TRACE_AT(enum_9_6),
+        TRACE_AT(enum_9_7),
+        TRACE_AT(enum_9_8),
+        TRACE_AT(enum_9_9),
+        TRACE_AT(enum_9_10),
+        TRACE_AT(enum_9_11),
+        TRACE_AT(enum_9_12),
+        TRACE_AT(enum_9_13),
+        TRACE_AT(enum_9_14),
+        TRACE_AT(enum_9_15),
+        TRACE_AT(enum_9_16),
+        TRACE_AT(enum_10_0),
+        TRACE_AT(enum_10_1),
+        TRACE_AT(enum_10_2),
+        TRACE_AT(enum_11_0),
+        TRACE_AT(enum_11_1),
+        TRACE_AT(enum_11_2),
+        TRACE_AT(enum_12_0),
+        TRACE_AT(enum_12_1),
+        TRACE_AT(enum_12_2),
+        TRACE_AT(enum_12_3),
+        TRACE_AT(enum_12_4),
+        TRACE_AT(enum_12_5),
+        TRACE_AT(enum_12_6),
+        TRACE_AT(enum_12_7),
+        TRACE_AT(enum_12_8),
+        TRACE_AT(enum_13_0),
+        TRACE_AT(enum_13_1),
+        TRACE_AT(enum_13_2),
+        TRACE_AT(enum_13_3),
+        TRACE_AT(enum_14_0),
+        TRACE_AT(enum_14_1),
+        TRACE_AT(enum_14_2),
+        TRACE_AT(enum_15_0),
+        TRACE_AT(enum_15_1),
+        TRACE_AT(enum_15_2),
+        TRACE_AT(enum_15_3),
+        TRACE_AT(enum_15_4),
+        TRACE_AT(enum_15_5),
+        TRACE_AT(enum_15_6),
+        TRACE_AT(enum_15_7),
+        TRACE_AT(enum_15_8),
+        TRACE_AT(enum_15_9),
+        TRACE_AT(enum_15_10),
+        TRACE_AT(enum_16_0),
+        TRACE_AT(enum_16_1),
+        TRACE_AT(enum_16_2),
+        TRACE_AT(enum_16_3),
+        TRACE_AT(enum_16_4),
+        TRACE_AT(enum_16_5),
+        TRACE_AT(enum_16_6),
+        TRACE_AT(enum_16_7),
+        TRACE_AT(enum_16_8),
+        TRACE_AT(enum_17_0),
+        TRACE_AT(enum_17_1),
+        TRACE_AT(enum_17_2),
+        TRACE_AT(enum_18_0),
+        TRACE_AT(enum_18_1),
+        TRACE_AT(enum_19_0),
+        TRACE_AT(enum_19_1),
+        TRACE_AT(enum_20_0),
+        TRACE_AT(enum_20_1),
+        TRACE_AT(enum_20_2),
+        TRACE_AT(enum_20_3),
+        TRACE_AT(enum_20_4),
+        TRACE_AT(enum_21_0),
+        TRACE_AT(enum_21_1),
+        TRACE_AT(enum_22_0),
+        TRACE_AT(enum_22_1),
+        TRACE_AT(enum_22_2),
+        TRACE_AT(enum_23_0),
+        TRACE_AT(enum_23_1),
+        TRACE_AT(enum_23_2),
+        TRACE_AT(enum_23_3),
+        TRACE_AT(enum_23_4),
+        TRACE_AT(enum_23_5),
+        TRACE_AT(enum_23_6),
+        TRACE_AT(enum_24_0),
+        TRACE_AT(enum_24_1),
+        TRACE_AT(enum_24_2),
+        TRACE_AT(enum_24_3),
+        TRACE_AT(enum_24_4),
+        TRACE_AT(enum_24_5),
+        TRACE_AT(enum_25_0),
+        TRACE_AT(enum_25_1),
+        TRACE_AT(enum_26_0),
+        TRACE_AT(enum_26_1),
+        TRACE_AT(enum_27_0),
+        TRACE_AT(enum_27_1),
+        TRACE_AT(enum_27_2),
+        TRACE_AT(enum_27_3),
+        TRACE_AT(enum_27_4),
+        TRACE_AT(enum_28_0),
+        TRACE_AT(enum_28_1),
+        TRACE_AT(enum_28_2),
+        TRACE_AT(enum_28_3),
+        TRACE_AT(enum_28_4),
+        TRACE_AT(enum_28_5),
+        TRACE_AT(enum_28_6),
+        TRACE_AT(enum_28_7),
+        TRACE_AT(enum_28_8),
+        TRACE_AT(enum_29_0),
+        TRACE_AT(enum_29_1),
+        TRACE_AT(enum_30_0),
+        TRACE_AT(enum_30_1),
+        TRACE_AT(enum_30_2),
+        TRACE_AT(enum_30_3),
+        TRACE_AT(enum_30_4),
+        TRACE_AT(enum_30_5),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
+_Static_assert(sizeof(cubind__nvml_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__nvml_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
 
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after

@@ -32,8 +32,9 @@ cubind_slot *const cubind_nvrtc_slots_005d5f08eb26 = (cubind_slot *)cubind__nvrt
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__nvrtc_symbols {
     cubind__symbol_table table;
     struct names {
@@ -85,7 +86,11 @@ const struct cubind__nvrtc_symbols {
         char wrapper_cubind_nvrtc_get_pch_heap_size_required[40];
         char symbol_nvrtcSetFlowCallback[21];
         char wrapper_cubind_nvrtc_set_flow_callback[31];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    struct trace_strings {
         char trace_0[13];
         char trace_1[17];
         char trace_2[13];
@@ -109,33 +114,30 @@ const struct cubind__nvrtc_symbols {
         char trace_20[9];
         char trace_21[15];
         char trace_22[28];
-        char enum_0_0[14];
-        char enum_0_1[26];
-        char enum_0_2[37];
-        char enum_0_3[26];
-        char enum_0_4[28];
-        char enum_0_5[27];
-        char enum_0_6[24];
-        char enum_0_7[38];
-        char enum_0_8[50];
-        char enum_0_9[48];
-        char enum_0_10[38];
-        char enum_0_11[27];
-        char enum_0_12[35];
-        char enum_0_13[36];
-        char enum_0_14[38];
-        char enum_0_15[23];
-        char enum_0_16[22];
-        char enum_0_17[41];
-#endif
-    } names;
-    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
-#if !defined(CUBIND_NO_TRACE)
-    cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+        char enum_0[7];
+        char enum_0_0[8];
+        char enum_0_1[20];
+        char enum_0_2[31];
+        char enum_0_3[20];
+        char enum_0_4[22];
+        char enum_0_5[21];
+        char enum_0_6[18];
+        char enum_0_7[32];
+        char enum_0_8[44];
+        char enum_0_9[42];
+        char enum_0_10[32];
+        char enum_0_11[21];
+        char enum_0_12[29];
+        char enum_0_13[30];
+        char enum_0_14[32];
+        char enum_0_15[17];
+        char enum_0_16[16];
+        char enum_0_17[35];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
     cubind__trace_enum_range enums[1];
-    long long values[18];
-    unsigned value_names[18];
+    int values[18];
+    unsigned short value_names[18];
 #endif
 } cubind__nvrtc_symbols = {
     {CUBIND_LIB_NVRTC, SYMBOL_COUNT, offsetof(struct cubind__nvrtc_symbols, names),
@@ -194,51 +196,9 @@ const struct cubind__nvrtc_symbols {
         "cubind_nvrtc_get_pch_heap_size_required",
         "nvrtcSetFlowCallback",
         "cubind_nvrtc_set_flow_callback",
-#if !defined(CUBIND_NO_TRACE)
-        "p;e0:result;",
-        "s;pmajor;pminor;",
-        "s;pnumArchs;",
-        "s;psupportedArchs;",
-        "s;pprog;psrc;pname;inumHeaders;pheaders;pincludeNames;",
-        "s;pprog;",
-        "s;pprog;inumOptions;poptions;",
-        "s;pprog;pptxSizeRet;",
-        "s;pprog;pptx;",
-        "s;pprog;pcubinSizeRet;",
-        "s;pprog;pcubin;",
-        "s;pprog;pLTOIRSizeRet;",
-        "s;pprog;pLTOIR;",
-        "s;pprog;poptixirSizeRet;",
-        "s;pprog;poptixir;",
-        "s;pprog;plogSizeRet;",
-        "s;pprog;plog;",
-        "s;pprog;pname_expression;",
-        "s;pprog;pname_expression;plowered_name;",
-        "s;pret;",
-        "s;usize;",
-        "s;pprog;psize;",
-        "s;pprog;pcallback;ppayload;",
-        "NVRTC_SUCCESS",
-        "NVRTC_ERROR_OUT_OF_MEMORY",
-        "NVRTC_ERROR_PROGRAM_CREATION_FAILURE",
-        "NVRTC_ERROR_INVALID_INPUT",
-        "NVRTC_ERROR_INVALID_PROGRAM",
-        "NVRTC_ERROR_INVALID_OPTION",
-        "NVRTC_ERROR_COMPILATION",
-        "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE",
-        "NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION",
-        "NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION",
-        "NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID",
-        "NVRTC_ERROR_INTERNAL_ERROR",
-        "NVRTC_ERROR_TIME_FILE_WRITE_FAILED",
-        "NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED",
-        "NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED",
-        "NVRTC_ERROR_PCH_CREATE",
-        "NVRTC_ERROR_CANCELLED",
-        "NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__nvrtc_symbols, member)
     {
         {AT(symbol_nvrtcGetErrorString), AT(symbol_nvrtcGetErrorString), AT(wrapper_cubind_nvrtc_get_error_string)},
@@ -267,35 +227,79 @@ const struct cubind__nvrtc_symbols {
         {AT(symbol_nvrtcSetFlowCallback), AT(symbol_nvrtcSetFlowCallback), AT(wrapper_cubind_nvrtc_set_flow_callback)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 1},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 1, sizeof(int)},
     {
-        AT(trace_0), /* nvrtcGetErrorString */
-        AT(trace_1), /* nvrtcVersion */
-        AT(trace_2), /* nvrtcGetNumSupportedArchs */
-        AT(trace_3), /* nvrtcGetSupportedArchs */
-        AT(trace_4), /* nvrtcCreateProgram */
-        AT(trace_5), /* nvrtcDestroyProgram */
-        AT(trace_6), /* nvrtcCompileProgram */
-        AT(trace_7), /* nvrtcGetPTXSize */
-        AT(trace_8), /* nvrtcGetPTX */
-        AT(trace_9), /* nvrtcGetCUBINSize */
-        AT(trace_10), /* nvrtcGetCUBIN */
-        AT(trace_11), /* nvrtcGetLTOIRSize */
-        AT(trace_12), /* nvrtcGetLTOIR */
-        AT(trace_13), /* nvrtcGetOptiXIRSize */
-        AT(trace_14), /* nvrtcGetOptiXIR */
-        AT(trace_15), /* nvrtcGetProgramLogSize */
-        AT(trace_16), /* nvrtcGetProgramLog */
-        AT(trace_17), /* nvrtcAddNameExpression */
-        AT(trace_18), /* nvrtcGetLoweredName */
-        AT(trace_19), /* nvrtcGetPCHHeapSize */
-        AT(trace_20), /* nvrtcSetPCHHeapSize */
-        AT(trace_5), /* nvrtcGetPCHCreateStatus */
-        AT(trace_21), /* nvrtcGetPCHHeapSizeRequired */
-        AT(trace_22), /* nvrtcSetFlowCallback */
+        "p;e0:result;",
+        "s;pmajor;pminor;",
+        "s;pnumArchs;",
+        "s;psupportedArchs;",
+        "s;pprog;psrc;pname;inumHeaders;pheaders;pincludeNames;",
+        "s;pprog;",
+        "s;pprog;inumOptions;poptions;",
+        "s;pprog;pptxSizeRet;",
+        "s;pprog;pptx;",
+        "s;pprog;pcubinSizeRet;",
+        "s;pprog;pcubin;",
+        "s;pprog;pLTOIRSizeRet;",
+        "s;pprog;pLTOIR;",
+        "s;pprog;poptixirSizeRet;",
+        "s;pprog;poptixir;",
+        "s;pprog;plogSizeRet;",
+        "s;pprog;plog;",
+        "s;pprog;pname_expression;",
+        "s;pprog;pname_expression;plowered_name;",
+        "s;pret;",
+        "s;usize;",
+        "s;pprog;psize;",
+        "s;pprog;pcallback;ppayload;",
+        "NVRTC_",
+        "SUCCESS",
+        "ERROR_OUT_OF_MEMORY",
+        "ERROR_PROGRAM_CREATION_FAILURE",
+        "ERROR_INVALID_INPUT",
+        "ERROR_INVALID_PROGRAM",
+        "ERROR_INVALID_OPTION",
+        "ERROR_COMPILATION",
+        "ERROR_BUILTIN_OPERATION_FAILURE",
+        "ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION",
+        "ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION",
+        "ERROR_NAME_EXPRESSION_NOT_VALID",
+        "ERROR_INTERNAL_ERROR",
+        "ERROR_TIME_FILE_WRITE_FAILED",
+        "ERROR_NO_PCH_CREATE_ATTEMPTED",
+        "ERROR_PCH_CREATE_HEAP_EXHAUSTED",
+        "ERROR_PCH_CREATE",
+        "ERROR_CANCELLED",
+        "ERROR_TIME_TRACE_FILE_WRITE_FAILED",
     },
     {
-        {0, 18}, /* nvrtcResult */
+        TRACE_AT(trace_0), /* nvrtcGetErrorString */
+        TRACE_AT(trace_1), /* nvrtcVersion */
+        TRACE_AT(trace_2), /* nvrtcGetNumSupportedArchs */
+        TRACE_AT(trace_3), /* nvrtcGetSupportedArchs */
+        TRACE_AT(trace_4), /* nvrtcCreateProgram */
+        TRACE_AT(trace_5), /* nvrtcDestroyProgram */
+        TRACE_AT(trace_6), /* nvrtcCompileProgram */
+        TRACE_AT(trace_7), /* nvrtcGetPTXSize */
+        TRACE_AT(trace_8), /* nvrtcGetPTX */
+        TRACE_AT(trace_9), /* nvrtcGetCUBINSize */
+        TRACE_AT(trace_10), /* nvrtcGetCUBIN */
+        TRACE_AT(trace_11), /* nvrtcGetLTOIRSize */
+        TRACE_AT(trace_12), /* nvrtcGetLTOIR */
+        TRACE_AT(trace_13), /* nvrtcGetOptiXIRSize */
+        TRACE_AT(trace_14), /* nvrtcGetOptiXIR */
+        TRACE_AT(trace_15), /* nvrtcGetProgramLogSize */
+        TRACE_AT(trace_16), /* nvrtcGetProgramLog */
+        TRACE_AT(trace_17), /* nvrtcAddNameExpression */
+        TRACE_AT(trace_18), /* nvrtcGetLoweredName */
+        TRACE_AT(trace_19), /* nvrtcGetPCHHeapSize */
+        TRACE_AT(trace_20), /* nvrtcSetPCHHeapSize */
+        TRACE_AT(trace_5), /* nvrtcGetPCHCreateStatus */
+        TRACE_AT(trace_21), /* nvrtcGetPCHHeapSizeRequired */
+        TRACE_AT(trace_22), /* nvrtcSetFlowCallback */
+    },
+    {
+        {TRACE_AT(enum_0), 0, 18}, /* nvrtcResult */
     },
     {
         0,
@@ -318,29 +322,34 @@ const struct cubind__nvrtc_symbols {
         17,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_0_3),
-        AT(enum_0_4),
-        AT(enum_0_5),
-        AT(enum_0_6),
-        AT(enum_0_7),
-        AT(enum_0_8),
-        AT(enum_0_9),
-        AT(enum_0_10),
-        AT(enum_0_11),
-        AT(enum_0_12),
-        AT(enum_0_13),
-        AT(enum_0_14),
-        AT(enum_0_15),
-        AT(enum_0_16),
-        AT(enum_0_17),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_0_3),
+        TRACE_AT(enum_0_4),
+        TRACE_AT(enum_0_5),
+        TRACE_AT(enum_0_6),
+        TRACE_AT(enum_0_7),
+        TRACE_AT(enum_0_8),
+        TRACE_AT(enum_0_9),
+        TRACE_AT(enum_0_10),
+        TRACE_AT(enum_0_11),
+        TRACE_AT(enum_0_12),
+        TRACE_AT(enum_0_13),
+        TRACE_AT(enum_0_14),
+        TRACE_AT(enum_0_15),
+        TRACE_AT(enum_0_16),
+        TRACE_AT(enum_0_17),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
+_Static_assert(sizeof(cubind__nvrtc_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__nvrtc_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
 
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after

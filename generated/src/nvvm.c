@@ -32,8 +32,9 @@ cubind_slot *const cubind_nvvm_slots_3c1d50b4bb89 = (cubind_slot *)cubind__nvvm_
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__nvvm_symbols {
     cubind__symbol_table table;
     struct names {
@@ -63,7 +64,11 @@ const struct cubind__nvvm_symbols {
         char wrapper_cubind_nvvm_get_program_log_size[33];
         char symbol_nvvmGetProgramLog[18];
         char wrapper_cubind_nvvm_get_program_log[28];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    struct trace_strings {
         char trace_0[13];
         char trace_1[17];
         char trace_2[41];
@@ -72,26 +77,23 @@ const struct cubind__nvvm_symbols {
         char trace_5[30];
         char trace_6[24];
         char trace_7[17];
-        char enum_0_0[13];
-        char enum_0_1[25];
-        char enum_0_2[36];
-        char enum_0_3[31];
-        char enum_0_4[25];
-        char enum_0_5[27];
-        char enum_0_6[22];
-        char enum_0_7[26];
-        char enum_0_8[32];
-        char enum_0_9[23];
-        char enum_0_10[21];
-#endif
-    } names;
-    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
-#if !defined(CUBIND_NO_TRACE)
-    cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+        char enum_0[6];
+        char enum_0_0[8];
+        char enum_0_1[20];
+        char enum_0_2[31];
+        char enum_0_3[26];
+        char enum_0_4[20];
+        char enum_0_5[22];
+        char enum_0_6[17];
+        char enum_0_7[21];
+        char enum_0_8[27];
+        char enum_0_9[18];
+        char enum_0_10[16];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
     cubind__trace_enum_range enums[1];
-    long long values[11];
-    unsigned value_names[11];
+    int values[11];
+    unsigned short value_names[11];
 #endif
 } cubind__nvvm_symbols = {
     {CUBIND_LIB_NVVM, SYMBOL_COUNT, offsetof(struct cubind__nvvm_symbols, names),
@@ -128,29 +130,9 @@ const struct cubind__nvvm_symbols {
         "cubind_nvvm_get_program_log_size",
         "nvvmGetProgramLog",
         "cubind_nvvm_get_program_log",
-#if !defined(CUBIND_NO_TRACE)
-        "p;e0:result;",
-        "s;pmajor;pminor;",
-        "s;pmajorIR;pminorIR;pmajorDbg;pminorDbg;",
-        "s;pprog;",
-        "s;pprog;pbuffer;usize;pname;",
-        "s;pprog;inumOptions;poptions;",
-        "s;pprog;pbufferSizeRet;",
-        "s;pprog;pbuffer;",
-        "NVVM_SUCCESS",
-        "NVVM_ERROR_OUT_OF_MEMORY",
-        "NVVM_ERROR_PROGRAM_CREATION_FAILURE",
-        "NVVM_ERROR_IR_VERSION_MISMATCH",
-        "NVVM_ERROR_INVALID_INPUT",
-        "NVVM_ERROR_INVALID_PROGRAM",
-        "NVVM_ERROR_INVALID_IR",
-        "NVVM_ERROR_INVALID_OPTION",
-        "NVVM_ERROR_NO_MODULE_IN_PROGRAM",
-        "NVVM_ERROR_COMPILATION",
-        "NVVM_ERROR_CANCELLED",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__nvvm_symbols, member)
     {
         {AT(symbol_nvvmGetErrorString), AT(symbol_nvvmGetErrorString), AT(wrapper_cubind_nvvm_get_error_string)},
@@ -168,24 +150,46 @@ const struct cubind__nvvm_symbols {
         {AT(symbol_nvvmGetProgramLog), AT(symbol_nvvmGetProgramLog), AT(wrapper_cubind_nvvm_get_program_log)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 1},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 1, sizeof(int)},
     {
-        AT(trace_0), /* nvvmGetErrorString */
-        AT(trace_1), /* nvvmVersion */
-        AT(trace_2), /* nvvmIRVersion */
-        AT(trace_3), /* nvvmCreateProgram */
-        AT(trace_3), /* nvvmDestroyProgram */
-        AT(trace_4), /* nvvmAddModuleToProgram */
-        AT(trace_4), /* nvvmLazyAddModuleToProgram */
-        AT(trace_5), /* nvvmCompileProgram */
-        AT(trace_5), /* nvvmVerifyProgram */
-        AT(trace_6), /* nvvmGetCompiledResultSize */
-        AT(trace_7), /* nvvmGetCompiledResult */
-        AT(trace_6), /* nvvmGetProgramLogSize */
-        AT(trace_7), /* nvvmGetProgramLog */
+        "p;e0:result;",
+        "s;pmajor;pminor;",
+        "s;pmajorIR;pminorIR;pmajorDbg;pminorDbg;",
+        "s;pprog;",
+        "s;pprog;pbuffer;usize;pname;",
+        "s;pprog;inumOptions;poptions;",
+        "s;pprog;pbufferSizeRet;",
+        "s;pprog;pbuffer;",
+        "NVVM_",
+        "SUCCESS",
+        "ERROR_OUT_OF_MEMORY",
+        "ERROR_PROGRAM_CREATION_FAILURE",
+        "ERROR_IR_VERSION_MISMATCH",
+        "ERROR_INVALID_INPUT",
+        "ERROR_INVALID_PROGRAM",
+        "ERROR_INVALID_IR",
+        "ERROR_INVALID_OPTION",
+        "ERROR_NO_MODULE_IN_PROGRAM",
+        "ERROR_COMPILATION",
+        "ERROR_CANCELLED",
     },
     {
-        {0, 11}, /* nvvmResult */
+        TRACE_AT(trace_0), /* nvvmGetErrorString */
+        TRACE_AT(trace_1), /* nvvmVersion */
+        TRACE_AT(trace_2), /* nvvmIRVersion */
+        TRACE_AT(trace_3), /* nvvmCreateProgram */
+        TRACE_AT(trace_3), /* nvvmDestroyProgram */
+        TRACE_AT(trace_4), /* nvvmAddModuleToProgram */
+        TRACE_AT(trace_4), /* nvvmLazyAddModuleToProgram */
+        TRACE_AT(trace_5), /* nvvmCompileProgram */
+        TRACE_AT(trace_5), /* nvvmVerifyProgram */
+        TRACE_AT(trace_6), /* nvvmGetCompiledResultSize */
+        TRACE_AT(trace_7), /* nvvmGetCompiledResult */
+        TRACE_AT(trace_6), /* nvvmGetProgramLogSize */
+        TRACE_AT(trace_7), /* nvvmGetProgramLog */
+    },
+    {
+        {TRACE_AT(enum_0), 0, 11}, /* nvvmResult */
     },
     {
         0,
@@ -201,22 +205,27 @@ const struct cubind__nvvm_symbols {
         10,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_0_3),
-        AT(enum_0_4),
-        AT(enum_0_5),
-        AT(enum_0_6),
-        AT(enum_0_7),
-        AT(enum_0_8),
-        AT(enum_0_9),
-        AT(enum_0_10),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_0_3),
+        TRACE_AT(enum_0_4),
+        TRACE_AT(enum_0_5),
+        TRACE_AT(enum_0_6),
+        TRACE_AT(enum_0_7),
+        TRACE_AT(enum_0_8),
+        TRACE_AT(enum_0_9),
+        TRACE_AT(enum_0_10),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
+_Static_assert(sizeof(cubind__nvvm_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__nvvm_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
 
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after

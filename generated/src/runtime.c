@@ -37,8 +37,9 @@ cubind_slot *const cubind_runtime_slots_55c6826e3e17 = (cubind_slot *)cubind__ru
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__runtime_symbols {
     cubind__symbol_table table;
     struct names {
@@ -666,7 +667,11 @@ const struct cubind__runtime_symbols {
         char wrapper_cubind_runtime_profiler_start[30];
         char symbol_cudaProfilerStop[17];
         char wrapper_cubind_runtime_profiler_stop[29];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    struct trace_strings {
         char trace_0[3];
         char trace_1[19];
         char trace_2[20];
@@ -929,6 +934,7 @@ const struct cubind__runtime_symbols {
         char trace_259[34];
         char trace_260[27];
         char trace_261[29];
+        char enum_0[1];
         char enum_0_0[19];
         char enum_0_1[24];
         char enum_0_2[24];
@@ -936,16 +942,21 @@ const struct cubind__runtime_symbols {
         char enum_0_4[38];
         char enum_0_5[31];
         char enum_0_6[31];
+        char enum_1[1];
         char enum_1_0[24];
         char enum_1_1[26];
         char enum_1_2[22];
         char enum_1_3[25];
+        char enum_2[1];
         char enum_2_0[48];
+        char enum_3[1];
         char enum_3_0[36];
         char enum_3_1[41];
+        char enum_4[1];
         char enum_4_0[29];
         char enum_4_1[30];
         char enum_4_2[31];
+        char enum_5[1];
         char enum_5_0[12];
         char enum_5_1[22];
         char enum_5_2[26];
@@ -1080,6 +1091,7 @@ const struct cubind__runtime_symbols {
         char enum_5_131[38];
         char enum_5_132[17];
         char enum_5_133[24];
+        char enum_6[1];
         char enum_6_0[30];
         char enum_6_1[24];
         char enum_6_2[24];
@@ -1218,11 +1230,13 @@ const struct cubind__runtime_symbols {
         char enum_6_135[23];
         char enum_6_136[48];
         char enum_6_137[15];
+        char enum_7[1];
         char enum_7_0[30];
         char enum_7_1[30];
         char enum_7_2[36];
         char enum_7_3[39];
         char enum_7_4[47];
+        char enum_8[1];
         char enum_8_0[26];
         char enum_8_1[38];
         char enum_8_2[31];
@@ -1239,9 +1253,11 @@ const struct cubind__runtime_symbols {
         char enum_8_13[45];
         char enum_8_14[49];
         char enum_8_15[47];
+        char enum_9[1];
         char enum_9_0[28];
         char enum_9_1[33];
         char enum_9_2[29];
+        char enum_10[1];
         char enum_10_0[44];
         char enum_10_1[47];
         char enum_10_2[37];
@@ -1251,17 +1267,20 @@ const struct cubind__runtime_symbols {
         char enum_10_6[47];
         char enum_10_7[51];
         char enum_10_8[21];
+        char enum_11[1];
         char enum_11_0[21];
         char enum_11_1[23];
         char enum_11_2[23];
         char enum_11_3[25];
         char enum_11_4[18];
+        char enum_12[1];
         char enum_12_0[27];
         char enum_12_1[29];
         char enum_12_2[34];
         char enum_12_3[36];
         char enum_12_4[27];
         char enum_12_5[29];
+        char enum_13[1];
         char enum_13_0[32];
         char enum_13_1[39];
         char enum_13_2[32];
@@ -1270,6 +1289,7 @@ const struct cubind__runtime_symbols {
         char enum_13_5[41];
         char enum_13_6[46];
         char enum_13_7[44];
+        char enum_14[1];
         char enum_14_0[40];
         char enum_14_1[35];
         char enum_14_2[42];
@@ -1278,15 +1298,18 @@ const struct cubind__runtime_symbols {
         char enum_14_5[31];
         char enum_14_6[30];
         char enum_14_7[27];
+        char enum_15[1];
         char enum_15_0[29];
         char enum_15_1[28];
         char enum_15_2[29];
         char enum_15_3[25];
+        char enum_16[1];
         char enum_16_0[22];
         char enum_16_1[37];
         char enum_16_2[23];
         char enum_16_3[26];
         char enum_16_4[24];
+        char enum_17[1];
         char enum_17_0[28];
         char enum_17_1[30];
         char enum_17_2[27];
@@ -1319,19 +1342,16 @@ const struct cubind__runtime_symbols {
         char enum_17_29[46];
         char enum_17_30[50];
         char enum_17_31[47];
+        char enum_18[1];
         char enum_18_0[31];
         char enum_18_1[28];
         char enum_18_2[35];
         char enum_18_3[32];
-#endif
-    } names;
-    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
-#if !defined(CUBIND_NO_TRACE)
-    cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
     cubind__trace_enum_range enums[19];
-    long long values[394];
-    unsigned value_names[394];
+    int values[394];
+    unsigned short value_names[394];
 #endif
 } cubind__runtime_symbols = {
     {CUBIND_LIB_RUNTIME, SYMBOL_COUNT, offsetof(struct cubind__runtime_symbols, names),
@@ -1966,666 +1986,9 @@ const struct cubind__runtime_symbols {
         "cubind_runtime_profiler_start",
         "cudaProfilerStop",
         "cubind_runtime_profiler_stop",
-#if !defined(CUBIND_NO_TRACE)
-        "s;",
-        "s;e0:limit;uvalue;",
-        "s;ppValue;e0:limit;",
-        "s;pmaxWidthInElements;pfmtDesc;idevice;",
-        "s;ppCacheConfig;",
-        "s;pleastPriority;pgreatestPriority;",
-        "s;e1:cacheConfig;",
-        "s;pdevice;ppciBusId;",
-        "s;ppciBusId;ilen;idevice;",
-        "s;phandle;pevent;",
-        "s;pevent;rhandle;",
-        "s;phandle;pdevPtr;",
-        "s;pdevPtr;rhandle;uflags;",
-        "s;pdevPtr;",
-        "s;e2:target;e3:scope;",
-        "s;idevice;pcallbackFunc;puserData;pcallback;",
-        "s;idevice;pcallback;",
-        "s;ppConfig;",
-        "s;e4:config;",
-        "p;e5:error;",
-        "s;pcount;",
-        "s;pprop;idevice;",
-        "s;pvalue;e6:attr;idevice;",
-        "s;pcapabilities;poperations;ucount;idevice;",
-        "s;pmemPool;idevice;",
-        "s;idevice;pmemPool;",
-        "s;pnvSciSyncAttrList;idevice;iflags;",
-        "s;pvalue;e7:attr;isrcDevice;idstDevice;",
-        "s;pcapabilities;poperations;ucount;isrcDevice;idstDevice;",
-        "s;pdevice;pprop;",
-        "s;idevice;udeviceFlags;uflags;",
-        "s;idevice;",
-        "s;pdevice;",
-        "s;pdevice_arr;ilen;",
-        "s;uflags;",
-        "s;pflags;",
-        "s;ppStream;",
-        "s;ppStream;uflags;",
-        "s;ppStream;uflags;ipriority;",
-        "s;phStream;ppriority;",
-        "s;phStream;pflags;",
-        "s;phStream;pstreamId;",
-        "s;phStream;pdevice;",
-        "s;pdst;psrc;",
-        "s;phStream;e8:attr;pvalue_out;",
-        "s;phStream;e8:attr;pvalue;",
-        "s;pstream;",
-        "s;pstream;pevent;uflags;",
-        "s;pstream;pcallback;puserData;uflags;",
-        "s;pstream;pdevPtr;ulength;uflags;",
-        "s;pstream;e9:mode;",
-        "s;pstream;pgraph;pdependencies;pdependencyData;unumDependencies;e9:mode;",
-        "s;pmode;",
-        "s;pstream;ppGraph;",
-        "s;pstream;ppCaptureStatus;",
-        "s;pstream;pcaptureStatus_out;pid_out;pgraph_out;pdependencies_out;pedgeData_out;pnumDependencies_out;",
-        "s;pstream;pdependencies;pdependencyData;unumDependencies;uflags;",
-        "s;pevent;",
-        "s;pevent;uflags;",
-        "s;pevent;pstream;",
-        "s;pevent;pstream;uflags;",
-        "s;pms;pstart;pend;",
-        "s;pextMem_out;pmemHandleDesc;",
-        "s;pdevPtr;pextMem;pbufferDesc;",
-        "s;pmipmap;pextMem;pmipmapDesc;",
-        "s;pextMem;",
-        "s;pextSem_out;psemHandleDesc;",
-        "s;pextSemArray;pparamsArray;unumExtSems;pstream;",
-        "s;pextSem;",
-        "s;pfunc;rgridDim;rblockDim;pargs;usharedMem;pstream;",
-        "s;pconfig;pfunc;pargs;",
-        "s;pfunc;e1:cacheConfig;",
-        "s;pattr;pfunc;",
-        "s;pfunc;e10:attr;ivalue;",
-        "s;pname;pfunc;",
-        "s;pfunc;uparamIndex;pparamOffset;pparamSize;",
-        "s;pstream;pfn;puserData;",
-        "s;pfunc;e4:config;",
-        "s;pnumBlocks;pfunc;iblockSize;udynamicSMemSize;",
-        "s;pdynamicSmemSize;pfunc;inumBlocks;iblockSize;",
-        "s;pnumBlocks;pfunc;iblockSize;udynamicSMemSize;uflags;",
-        "s;pclusterSize;pfunc;plaunchConfig;",
-        "s;pnumClusters;pfunc;plaunchConfig;",
-        "s;pdevPtr;usize;uflags;",
-        "s;pdevPtr;usize;",
-        "s;pptr;usize;",
-        "s;pdevPtr;ppitch;uwidth;uheight;",
-        "s;parray;pdesc;uwidth;uheight;uflags;",
-        "s;pptr;",
-        "s;parray;",
-        "s;pmipmappedArray;",
-        "s;ppHost;usize;uflags;",
-        "s;pptr;usize;uflags;",
-        "s;ppDevice;ppHost;uflags;",
-        "s;ppFlags;ppHost;",
-        "s;ppitchedDevPtr;rextent;",
-        "s;parray;pdesc;rextent;uflags;",
-        "s;pmipmappedArray;pdesc;rextent;unumLevels;uflags;",
-        "s;plevelArray;pmipmappedArray;ulevel;",
-        "s;pp;",
-        "s;pp;pstream;",
-        "s;pfree;ptotal;",
-        "s;pdesc;pextent;pflags;parray;",
-        "s;ppPlaneArray;phArray;uplaneIdx;",
-        "s;pmemoryRequirements;parray;idevice;",
-        "s;pmemoryRequirements;pmipmap;idevice;",
-        "s;psparseProperties;parray;",
-        "s;psparseProperties;pmipmap;",
-        "s;pdst;psrc;ucount;e11:kind;",
-        "s;pdst;idstDevice;psrc;isrcDevice;ucount;",
-        "s;pdst;udpitch;psrc;uspitch;uwidth;uheight;e11:kind;",
-        "s;pdst;uwOffset;uhOffset;psrc;uspitch;uwidth;uheight;e11:kind;",
-        "s;pdst;udpitch;psrc;uwOffset;uhOffset;uwidth;uheight;e11:kind;",
-        "s;pdst;uwOffsetDst;uhOffsetDst;psrc;uwOffsetSrc;uhOffsetSrc;uwidth;uheight;e11:kind;",
-        "s;psymbol;psrc;ucount;uoffset;e11:kind;",
-        "s;pdst;psymbol;ucount;uoffset;e11:kind;",
-        "s;pdst;psrc;ucount;e11:kind;pstream;",
-        "s;pdst;idstDevice;psrc;isrcDevice;ucount;pstream;",
-        "s;pdsts;psrcs;psizes;ucount;pattrs;pattrsIdxs;unumAttrs;pstream;",
-        "s;unumOps;popList;uflags;pstream;",
-        "s;pdst;udpitch;psrc;uspitch;uwidth;uheight;e11:kind;pstream;",
-        "s;pdst;uwOffset;uhOffset;psrc;uspitch;uwidth;uheight;e11:kind;pstream;",
-        "s;pdst;udpitch;psrc;uwOffset;uhOffset;uwidth;uheight;e11:kind;pstream;",
-        "s;psymbol;psrc;ucount;uoffset;e11:kind;pstream;",
-        "s;pdst;psymbol;ucount;uoffset;e11:kind;pstream;",
-        "s;pdevPtr;ivalue;ucount;",
-        "s;pdevPtr;upitch;ivalue;uwidth;uheight;",
-        "s;rpitchedDevPtr;ivalue;rextent;",
-        "s;pdevPtr;ivalue;ucount;pstream;",
-        "s;pdevPtr;upitch;ivalue;uwidth;uheight;pstream;",
-        "s;rpitchedDevPtr;ivalue;rextent;pstream;",
-        "s;pdevPtr;psymbol;",
-        "s;psize;psymbol;",
-        "s;pdevPtr;ucount;rlocation;uflags;pstream;",
-        "s;pdptrs;psizes;ucount;pprefetchLocs;pprefetchLocIdxs;unumPrefetchLocs;uflags;pstream;",
-        "s;pdptrs;psizes;ucount;uflags;pstream;",
-        "s;pdevPtr;ucount;e12:advice;rlocation;",
-        "s;pdata;udataSize;e13:attribute;pdevPtr;ucount;",
-        "s;pdata;pdataSizes;pattributes;unumAttributes;pdevPtr;ucount;",
-        "s;pdst;uwOffset;uhOffset;psrc;ucount;e11:kind;",
-        "s;pdst;psrc;uwOffset;uhOffset;ucount;e11:kind;",
-        "s;pdst;uwOffsetDst;uhOffsetDst;psrc;uwOffsetSrc;uhOffsetSrc;ucount;e11:kind;",
-        "s;pdst;uwOffset;uhOffset;psrc;ucount;e11:kind;pstream;",
-        "s;pdst;psrc;uwOffset;uhOffset;ucount;e11:kind;pstream;",
-        "s;pdevPtr;usize;phStream;",
-        "s;pdevPtr;phStream;",
-        "s;pmemPool;uminBytesToKeep;",
-        "s;pmemPool;e14:attr;pvalue;",
-        "s;pmemPool;pdescList;ucount;",
-        "s;pflags;pmemPool;plocation;",
-        "s;pmemPool;ppoolProps;",
-        "s;pmemPool;",
-        "s;pmemPool;plocation;e15:type;",
-        "s;plocation;e15:type;pmemPool;",
-        "s;pptr;usize;pmemPool;pstream;",
-        "s;pshareableHandle;pmemPool;e16:handleType;uflags;",
-        "s;pmemPool;pshareableHandle;e16:handleType;uflags;",
-        "s;pexportData;pptr;",
-        "s;pptr;pmemPool;pexportData;",
-        "s;pattributes;pptr;",
-        "s;pcanAccessPeer;idevice;ipeerDevice;",
-        "s;ipeerDevice;uflags;",
-        "s;ipeerDevice;",
-        "s;presource;",
-        "s;presource;uflags;",
-        "s;icount;presources;pstream;",
-        "s;pdevPtr;psize;presource;",
-        "s;parray;presource;uarrayIndex;umipLevel;",
-        "s;pmipmappedArray;presource;",
-        "s;pdesc;parray;",
-        "r;ix;iy;iz;iw;e17:f;",
-        "s;ppTexObject;ppResDesc;ppTexDesc;ppResViewDesc;",
-        "s;utexObject;",
-        "s;ppResDesc;utexObject;",
-        "s;ppTexDesc;utexObject;",
-        "s;ppResViewDesc;utexObject;",
-        "s;ppSurfObject;ppResDesc;",
-        "s;usurfObject;",
-        "s;ppResDesc;usurfObject;",
-        "s;pdriverVersion;",
-        "s;pruntimeVersion;",
-        "s;pcallbackFunc;puserData;pcallback_out;",
-        "s;pcallback;",
-        "s;piterator_out;uflags;",
-        "s;piterator;ppathToFile;uflags;",
-        "s;piterator;pbuffer;psize;uflags;",
-        "s;ppGraph;uflags;",
-        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;ppNodeParams;",
-        "s;pnode;ppNodeParams;",
-        "s;phDst;phSrc;",
-        "s;phNode;e8:attr;pvalue_out;",
-        "s;phNode;e8:attr;pvalue;",
-        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;ppCopyParams;",
-        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;psymbol;psrc;ucount;uoffset;e11:kind;",
-        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pdst;psymbol;ucount;uoffset;e11:kind;",
-        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pdst;psrc;ucount;e11:kind;",
-        "s;pnode;psymbol;psrc;ucount;uoffset;e11:kind;",
-        "s;pnode;pdst;psymbol;ucount;uoffset;e11:kind;",
-        "s;pnode;pdst;psrc;ucount;e11:kind;",
-        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;ppMemsetParams;",
-        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pchildGraph;",
-        "s;pnode;ppGraph;",
-        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;",
-        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pevent;",
-        "s;pnode;pevent_out;",
-        "s;pnode;pevent;",
-        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pnodeParams;",
-        "s;phNode;pparams_out;",
-        "s;phNode;pnodeParams;",
-        "s;pnode;pparams_out;",
-        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pdptr;",
-        "s;pnode;pdptr_out;",
-        "s;idevice;e18:attr;pvalue;",
-        "s;ppGraphClone;poriginalGraph;",
-        "s;ppNode;poriginalNode;pclonedGraph;",
-        "s;pnode;ppType;",
-        "s;pgraph;pnodes;pnumNodes;",
-        "s;pgraph;ppRootNodes;ppNumRootNodes;",
-        "s;pgraph;pfrom;pto;pedgeData;pnumEdges;",
-        "s;pnode;ppDependencies;pedgeData;ppNumDependencies;",
-        "s;pnode;ppDependentNodes;pedgeData;ppNumDependentNodes;",
-        "s;pgraph;pfrom;pto;pedgeData;unumDependencies;",
-        "s;pnode;",
-        "s;ppGraphExec;pgraph;uflags;",
-        "s;ppGraphExec;pgraph;pinstantiateParams;",
-        "s;pgraphExec;pflags;",
-        "s;phGraphExec;pnode;ppNodeParams;",
-        "s;phGraphExec;pnode;psymbol;psrc;ucount;uoffset;e11:kind;",
-        "s;phGraphExec;pnode;pdst;psymbol;ucount;uoffset;e11:kind;",
-        "s;phGraphExec;pnode;pdst;psrc;ucount;e11:kind;",
-        "s;phGraphExec;pnode;pchildGraph;",
-        "s;phGraphExec;phNode;pevent;",
-        "s;phGraphExec;phNode;pnodeParams;",
-        "s;phGraphExec;phNode;uisEnabled;",
-        "s;phGraphExec;phNode;pisEnabled;",
-        "s;phGraphExec;phGraph;presultInfo;",
-        "s;pgraphExec;pstream;",
-        "s;pgraphExec;",
-        "s;pgraph;",
-        "s;pgraph;ppath;uflags;",
-        "s;pobject_out;pptr;pdestroy;uinitialRefcount;uflags;",
-        "s;pobject;ucount;",
-        "s;pgraph;pobject;ucount;uflags;",
-        "s;pgraph;pobject;ucount;",
-        "s;ppGraphNode;pgraph;ppDependencies;pdependencyData;unumDependencies;pnodeParams;",
-        "s;pnode;pnodeParams;",
-        "s;pgraphExec;pnode;pnodeParams;",
-        "s;ppHandle_out;pgraph;udefaultLaunchValue;uflags;",
-        "s;psymbol;pfuncPtr;uflags;pdriverStatus;",
-        "s;psymbol;pfuncPtr;ucudaVersion;uflags;pdriverStatus;",
-        "s;plibrary;pcode;pjitOptions;pjitOptionsValues;unumJitOptions;plibraryOptions;plibraryOptionValues;unumLibraryOptions;",
-        "s;plibrary;pfileName;pjitOptions;pjitOptionsValues;unumJitOptions;plibraryOptions;plibraryOptionValues;unumLibraryOptions;",
-        "s;plibrary;",
-        "s;ppKernel;plibrary;pname;",
-        "s;pdptr;pbytes;plibrary;pname;",
-        "s;pfptr;plibrary;psymbol;",
-        "s;pcount;plib;",
-        "s;pkernels;unumKernels;plib;",
-        "s;pkernel;e10:attr;ivalue;idevice;",
-        "s;pppExportTable;ppExportTableId;",
-        "s;pfunctionPtr;psymbolPtr;",
-        "s;pkernelPtr;pentryFuncAddr;",
-        "cudaLimitStackSize",
-        "cudaLimitPrintfFifoSize",
-        "cudaLimitMallocHeapSize",
-        "cudaLimitDevRuntimeSyncDepth",
-        "cudaLimitDevRuntimePendingLaunchCount",
-        "cudaLimitMaxL2FetchGranularity",
-        "cudaLimitPersistingL2CacheSize",
-        "cudaFuncCachePreferNone",
-        "cudaFuncCachePreferShared",
-        "cudaFuncCachePreferL1",
-        "cudaFuncCachePreferEqual",
-        "cudaFlushGPUDirectRDMAWritesTargetCurrentDevice",
-        "cudaFlushGPUDirectRDMAWritesToOwner",
-        "cudaFlushGPUDirectRDMAWritesToAllDevices",
-        "cudaSharedMemBankSizeDefault",
-        "cudaSharedMemBankSizeFourByte",
-        "cudaSharedMemBankSizeEightByte",
-        "cudaSuccess",
-        "cudaErrorInvalidValue",
-        "cudaErrorMemoryAllocation",
-        "cudaErrorInitializationError",
-        "cudaErrorCudartUnloading",
-        "cudaErrorProfilerDisabled",
-        "cudaErrorProfilerNotInitialized",
-        "cudaErrorProfilerAlreadyStarted",
-        "cudaErrorProfilerAlreadyStopped",
-        "cudaErrorInvalidConfiguration",
-        "cudaErrorInvalidPitchValue",
-        "cudaErrorInvalidSymbol",
-        "cudaErrorInvalidHostPointer",
-        "cudaErrorInvalidDevicePointer",
-        "cudaErrorInvalidTexture",
-        "cudaErrorInvalidTextureBinding",
-        "cudaErrorInvalidChannelDescriptor",
-        "cudaErrorInvalidMemcpyDirection",
-        "cudaErrorAddressOfConstant",
-        "cudaErrorTextureFetchFailed",
-        "cudaErrorTextureNotBound",
-        "cudaErrorSynchronizationError",
-        "cudaErrorInvalidFilterSetting",
-        "cudaErrorInvalidNormSetting",
-        "cudaErrorMixedDeviceExecution",
-        "cudaErrorNotYetImplemented",
-        "cudaErrorMemoryValueTooLarge",
-        "cudaErrorStubLibrary",
-        "cudaErrorInsufficientDriver",
-        "cudaErrorCallRequiresNewerDriver",
-        "cudaErrorInvalidSurface",
-        "cudaErrorDuplicateVariableName",
-        "cudaErrorDuplicateTextureName",
-        "cudaErrorDuplicateSurfaceName",
-        "cudaErrorDevicesUnavailable",
-        "cudaErrorIncompatibleDriverContext",
-        "cudaErrorMissingConfiguration",
-        "cudaErrorPriorLaunchFailure",
-        "cudaErrorLaunchMaxDepthExceeded",
-        "cudaErrorLaunchFileScopedTex",
-        "cudaErrorLaunchFileScopedSurf",
-        "cudaErrorSyncDepthExceeded",
-        "cudaErrorLaunchPendingCountExceeded",
-        "cudaErrorInvalidDeviceFunction",
-        "cudaErrorNoDevice",
-        "cudaErrorInvalidDevice",
-        "cudaErrorDeviceNotLicensed",
-        "cudaErrorSoftwareValidityNotEstablished",
-        "cudaErrorStartupFailure",
-        "cudaErrorInvalidKernelImage",
-        "cudaErrorDeviceUninitialized",
-        "cudaErrorMapBufferObjectFailed",
-        "cudaErrorUnmapBufferObjectFailed",
-        "cudaErrorArrayIsMapped",
-        "cudaErrorAlreadyMapped",
-        "cudaErrorNoKernelImageForDevice",
-        "cudaErrorAlreadyAcquired",
-        "cudaErrorNotMapped",
-        "cudaErrorNotMappedAsArray",
-        "cudaErrorNotMappedAsPointer",
-        "cudaErrorECCUncorrectable",
-        "cudaErrorUnsupportedLimit",
-        "cudaErrorDeviceAlreadyInUse",
-        "cudaErrorPeerAccessUnsupported",
-        "cudaErrorInvalidPtx",
-        "cudaErrorInvalidGraphicsContext",
-        "cudaErrorNvlinkUncorrectable",
-        "cudaErrorJitCompilerNotFound",
-        "cudaErrorUnsupportedPtxVersion",
-        "cudaErrorJitCompilationDisabled",
-        "cudaErrorUnsupportedExecAffinity",
-        "cudaErrorUnsupportedDevSideSync",
-        "cudaErrorContained",
-        "cudaErrorInvalidSource",
-        "cudaErrorFileNotFound",
-        "cudaErrorSharedObjectSymbolNotFound",
-        "cudaErrorSharedObjectInitFailed",
-        "cudaErrorOperatingSystem",
-        "cudaErrorInvalidResourceHandle",
-        "cudaErrorIllegalState",
-        "cudaErrorLossyQuery",
-        "cudaErrorSymbolNotFound",
-        "cudaErrorNotReady",
-        "cudaErrorIllegalAddress",
-        "cudaErrorLaunchOutOfResources",
-        "cudaErrorLaunchTimeout",
-        "cudaErrorLaunchIncompatibleTexturing",
-        "cudaErrorPeerAccessAlreadyEnabled",
-        "cudaErrorPeerAccessNotEnabled",
-        "cudaErrorSetOnActiveProcess",
-        "cudaErrorContextIsDestroyed",
-        "cudaErrorAssert",
-        "cudaErrorTooManyPeers",
-        "cudaErrorHostMemoryAlreadyRegistered",
-        "cudaErrorHostMemoryNotRegistered",
-        "cudaErrorHardwareStackError",
-        "cudaErrorIllegalInstruction",
-        "cudaErrorMisalignedAddress",
-        "cudaErrorInvalidAddressSpace",
-        "cudaErrorInvalidPc",
-        "cudaErrorLaunchFailure",
-        "cudaErrorCooperativeLaunchTooLarge",
-        "cudaErrorTensorMemoryLeak",
-        "cudaErrorNotPermitted",
-        "cudaErrorNotSupported",
-        "cudaErrorSystemNotReady",
-        "cudaErrorSystemDriverMismatch",
-        "cudaErrorCompatNotSupportedOnDevice",
-        "cudaErrorMpsConnectionFailed",
-        "cudaErrorMpsRpcFailure",
-        "cudaErrorMpsServerNotReady",
-        "cudaErrorMpsMaxClientsReached",
-        "cudaErrorMpsMaxConnectionsReached",
-        "cudaErrorMpsClientTerminated",
-        "cudaErrorCdpNotSupported",
-        "cudaErrorCdpVersionMismatch",
-        "cudaErrorStreamCaptureUnsupported",
-        "cudaErrorStreamCaptureInvalidated",
-        "cudaErrorStreamCaptureMerge",
-        "cudaErrorStreamCaptureUnmatched",
-        "cudaErrorStreamCaptureUnjoined",
-        "cudaErrorStreamCaptureIsolation",
-        "cudaErrorStreamCaptureImplicit",
-        "cudaErrorCapturedEvent",
-        "cudaErrorStreamCaptureWrongThread",
-        "cudaErrorTimeout",
-        "cudaErrorGraphExecUpdateFailure",
-        "cudaErrorExternalDevice",
-        "cudaErrorInvalidClusterSize",
-        "cudaErrorFunctionNotLoaded",
-        "cudaErrorInvalidResourceType",
-        "cudaErrorInvalidResourceConfiguration",
-        "cudaErrorUnknown",
-        "cudaErrorApiFailureBase",
-        "cudaDevAttrMaxThreadsPerBlock",
-        "cudaDevAttrMaxBlockDimX",
-        "cudaDevAttrMaxBlockDimY",
-        "cudaDevAttrMaxBlockDimZ",
-        "cudaDevAttrMaxGridDimX",
-        "cudaDevAttrMaxGridDimY",
-        "cudaDevAttrMaxGridDimZ",
-        "cudaDevAttrMaxSharedMemoryPerBlock",
-        "cudaDevAttrTotalConstantMemory",
-        "cudaDevAttrWarpSize",
-        "cudaDevAttrMaxPitch",
-        "cudaDevAttrMaxRegistersPerBlock",
-        "cudaDevAttrClockRate",
-        "cudaDevAttrTextureAlignment",
-        "cudaDevAttrGpuOverlap",
-        "cudaDevAttrMultiProcessorCount",
-        "cudaDevAttrKernelExecTimeout",
-        "cudaDevAttrIntegrated",
-        "cudaDevAttrCanMapHostMemory",
-        "cudaDevAttrComputeMode",
-        "cudaDevAttrMaxTexture1DWidth",
-        "cudaDevAttrMaxTexture2DWidth",
-        "cudaDevAttrMaxTexture2DHeight",
-        "cudaDevAttrMaxTexture3DWidth",
-        "cudaDevAttrMaxTexture3DHeight",
-        "cudaDevAttrMaxTexture3DDepth",
-        "cudaDevAttrMaxTexture2DLayeredWidth",
-        "cudaDevAttrMaxTexture2DLayeredHeight",
-        "cudaDevAttrMaxTexture2DLayeredLayers",
-        "cudaDevAttrSurfaceAlignment",
-        "cudaDevAttrConcurrentKernels",
-        "cudaDevAttrEccEnabled",
-        "cudaDevAttrPciBusId",
-        "cudaDevAttrPciDeviceId",
-        "cudaDevAttrTccDriver",
-        "cudaDevAttrMemoryClockRate",
-        "cudaDevAttrGlobalMemoryBusWidth",
-        "cudaDevAttrL2CacheSize",
-        "cudaDevAttrMaxThreadsPerMultiProcessor",
-        "cudaDevAttrAsyncEngineCount",
-        "cudaDevAttrUnifiedAddressing",
-        "cudaDevAttrMaxTexture1DLayeredWidth",
-        "cudaDevAttrMaxTexture1DLayeredLayers",
-        "cudaDevAttrMaxTexture2DGatherWidth",
-        "cudaDevAttrMaxTexture2DGatherHeight",
-        "cudaDevAttrMaxTexture3DWidthAlt",
-        "cudaDevAttrMaxTexture3DHeightAlt",
-        "cudaDevAttrMaxTexture3DDepthAlt",
-        "cudaDevAttrPciDomainId",
-        "cudaDevAttrTexturePitchAlignment",
-        "cudaDevAttrMaxTextureCubemapWidth",
-        "cudaDevAttrMaxTextureCubemapLayeredWidth",
-        "cudaDevAttrMaxTextureCubemapLayeredLayers",
-        "cudaDevAttrMaxSurface1DWidth",
-        "cudaDevAttrMaxSurface2DWidth",
-        "cudaDevAttrMaxSurface2DHeight",
-        "cudaDevAttrMaxSurface3DWidth",
-        "cudaDevAttrMaxSurface3DHeight",
-        "cudaDevAttrMaxSurface3DDepth",
-        "cudaDevAttrMaxSurface1DLayeredWidth",
-        "cudaDevAttrMaxSurface1DLayeredLayers",
-        "cudaDevAttrMaxSurface2DLayeredWidth",
-        "cudaDevAttrMaxSurface2DLayeredHeight",
-        "cudaDevAttrMaxSurface2DLayeredLayers",
-        "cudaDevAttrMaxSurfaceCubemapWidth",
-        "cudaDevAttrMaxSurfaceCubemapLayeredWidth",
-        "cudaDevAttrMaxSurfaceCubemapLayeredLayers",
-        "cudaDevAttrMaxTexture1DLinearWidth",
-        "cudaDevAttrMaxTexture2DLinearWidth",
-        "cudaDevAttrMaxTexture2DLinearHeight",
-        "cudaDevAttrMaxTexture2DLinearPitch",
-        "cudaDevAttrMaxTexture2DMipmappedWidth",
-        "cudaDevAttrMaxTexture2DMipmappedHeight",
-        "cudaDevAttrComputeCapabilityMajor",
-        "cudaDevAttrComputeCapabilityMinor",
-        "cudaDevAttrMaxTexture1DMipmappedWidth",
-        "cudaDevAttrStreamPrioritiesSupported",
-        "cudaDevAttrGlobalL1CacheSupported",
-        "cudaDevAttrLocalL1CacheSupported",
-        "cudaDevAttrMaxSharedMemoryPerMultiprocessor",
-        "cudaDevAttrMaxRegistersPerMultiprocessor",
-        "cudaDevAttrManagedMemory",
-        "cudaDevAttrIsMultiGpuBoard",
-        "cudaDevAttrMultiGpuBoardGroupID",
-        "cudaDevAttrHostNativeAtomicSupported",
-        "cudaDevAttrSingleToDoublePrecisionPerfRatio",
-        "cudaDevAttrPageableMemoryAccess",
-        "cudaDevAttrConcurrentManagedAccess",
-        "cudaDevAttrComputePreemptionSupported",
-        "cudaDevAttrCanUseHostPointerForRegisteredMem",
-        "cudaDevAttrReserved92",
-        "cudaDevAttrReserved93",
-        "cudaDevAttrReserved94",
-        "cudaDevAttrCooperativeLaunch",
-        "cudaDevAttrReserved96",
-        "cudaDevAttrMaxSharedMemoryPerBlockOptin",
-        "cudaDevAttrCanFlushRemoteWrites",
-        "cudaDevAttrHostRegisterSupported",
-        "cudaDevAttrPageableMemoryAccessUsesHostPageTables",
-        "cudaDevAttrDirectManagedMemAccessFromHost",
-        "cudaDevAttrMaxBlocksPerMultiprocessor",
-        "cudaDevAttrMaxPersistingL2CacheSize",
-        "cudaDevAttrMaxAccessPolicyWindowSize",
-        "cudaDevAttrReservedSharedMemoryPerBlock",
-        "cudaDevAttrSparseCudaArraySupported",
-        "cudaDevAttrHostRegisterReadOnlySupported",
-        "cudaDevAttrTimelineSemaphoreInteropSupported",
-        "cudaDevAttrMemoryPoolsSupported",
-        "cudaDevAttrGPUDirectRDMASupported",
-        "cudaDevAttrGPUDirectRDMAFlushWritesOptions",
-        "cudaDevAttrGPUDirectRDMAWritesOrdering",
-        "cudaDevAttrMemoryPoolSupportedHandleTypes",
-        "cudaDevAttrClusterLaunch",
-        "cudaDevAttrDeferredMappingCudaArraySupported",
-        "cudaDevAttrReserved122",
-        "cudaDevAttrReserved123",
-        "cudaDevAttrReserved124",
-        "cudaDevAttrIpcEventSupport",
-        "cudaDevAttrMemSyncDomainCount",
-        "cudaDevAttrReserved127",
-        "cudaDevAttrReserved128",
-        "cudaDevAttrReserved129",
-        "cudaDevAttrNumaConfig",
-        "cudaDevAttrNumaId",
-        "cudaDevAttrReserved132",
-        "cudaDevAttrMpsEnabled",
-        "cudaDevAttrHostNumaId",
-        "cudaDevAttrD3D12CigSupported",
-        "cudaDevAttrVulkanCigSupported",
-        "cudaDevAttrGpuPciDeviceId",
-        "cudaDevAttrGpuPciSubsystemId",
-        "cudaDevAttrReserved141",
-        "cudaDevAttrHostNumaMemoryPoolsSupported",
-        "cudaDevAttrHostNumaMultinodeIpcSupported",
-        "cudaDevAttrHostMemoryPoolsSupported",
-        "cudaDevAttrReserved145",
-        "cudaDevAttrOnlyPartialHostNativeAtomicSupported",
-        "cudaDevAttrMax",
-        "cudaDevP2PAttrPerformanceRank",
-        "cudaDevP2PAttrAccessSupported",
-        "cudaDevP2PAttrNativeAtomicSupported",
-        "cudaDevP2PAttrCudaArrayAccessSupported",
-        "cudaDevP2PAttrOnlyPartialNativeAtomicSupported",
-        "cudaLaunchAttributeIgnore",
-        "cudaLaunchAttributeAccessPolicyWindow",
-        "cudaLaunchAttributeCooperative",
-        "cudaLaunchAttributeSynchronizationPolicy",
-        "cudaLaunchAttributeClusterDimension",
-        "cudaLaunchAttributeClusterSchedulingPolicyPreference",
-        "cudaLaunchAttributeProgrammaticStreamSerialization",
-        "cudaLaunchAttributeProgrammaticEvent",
-        "cudaLaunchAttributePriority",
-        "cudaLaunchAttributeMemSyncDomainMap",
-        "cudaLaunchAttributeMemSyncDomain",
-        "cudaLaunchAttributePreferredClusterDimension",
-        "cudaLaunchAttributeLaunchCompletionEvent",
-        "cudaLaunchAttributeDeviceUpdatableKernelNode",
-        "cudaLaunchAttributePreferredSharedMemoryCarveout",
-        "cudaLaunchAttributeNvlinkUtilCentricScheduling",
-        "cudaStreamCaptureModeGlobal",
-        "cudaStreamCaptureModeThreadLocal",
-        "cudaStreamCaptureModeRelaxed",
-        "cudaFuncAttributeMaxDynamicSharedMemorySize",
-        "cudaFuncAttributePreferredSharedMemoryCarveout",
-        "cudaFuncAttributeClusterDimMustBeSet",
-        "cudaFuncAttributeRequiredClusterWidth",
-        "cudaFuncAttributeRequiredClusterHeight",
-        "cudaFuncAttributeRequiredClusterDepth",
-        "cudaFuncAttributeNonPortableClusterSizeAllowed",
-        "cudaFuncAttributeClusterSchedulingPolicyPreference",
-        "cudaFuncAttributeMax",
-        "cudaMemcpyHostToHost",
-        "cudaMemcpyHostToDevice",
-        "cudaMemcpyDeviceToHost",
-        "cudaMemcpyDeviceToDevice",
-        "cudaMemcpyDefault",
-        "cudaMemAdviseSetReadMostly",
-        "cudaMemAdviseUnsetReadMostly",
-        "cudaMemAdviseSetPreferredLocation",
-        "cudaMemAdviseUnsetPreferredLocation",
-        "cudaMemAdviseSetAccessedBy",
-        "cudaMemAdviseUnsetAccessedBy",
-        "cudaMemRangeAttributeReadMostly",
-        "cudaMemRangeAttributePreferredLocation",
-        "cudaMemRangeAttributeAccessedBy",
-        "cudaMemRangeAttributeLastPrefetchLocation",
-        "cudaMemRangeAttributePreferredLocationType",
-        "cudaMemRangeAttributePreferredLocationId",
-        "cudaMemRangeAttributeLastPrefetchLocationType",
-        "cudaMemRangeAttributeLastPrefetchLocationId",
-        "cudaMemPoolReuseFollowEventDependencies",
-        "cudaMemPoolReuseAllowOpportunistic",
-        "cudaMemPoolReuseAllowInternalDependencies",
-        "cudaMemPoolAttrReleaseThreshold",
-        "cudaMemPoolAttrReservedMemCurrent",
-        "cudaMemPoolAttrReservedMemHigh",
-        "cudaMemPoolAttrUsedMemCurrent",
-        "cudaMemPoolAttrUsedMemHigh",
-        "cudaMemAllocationTypeInvalid",
-        "cudaMemAllocationTypePinned",
-        "cudaMemAllocationTypeManaged",
-        "cudaMemAllocationTypeMax",
-        "cudaMemHandleTypeNone",
-        "cudaMemHandleTypePosixFileDescriptor",
-        "cudaMemHandleTypeWin32",
-        "cudaMemHandleTypeWin32Kmt",
-        "cudaMemHandleTypeFabric",
-        "cudaChannelFormatKindSigned",
-        "cudaChannelFormatKindUnsigned",
-        "cudaChannelFormatKindFloat",
-        "cudaChannelFormatKindNone",
-        "cudaChannelFormatKindNV12",
-        "cudaChannelFormatKindUnsignedNormalized8X1",
-        "cudaChannelFormatKindUnsignedNormalized8X2",
-        "cudaChannelFormatKindUnsignedNormalized8X4",
-        "cudaChannelFormatKindUnsignedNormalized16X1",
-        "cudaChannelFormatKindUnsignedNormalized16X2",
-        "cudaChannelFormatKindUnsignedNormalized16X4",
-        "cudaChannelFormatKindSignedNormalized8X1",
-        "cudaChannelFormatKindSignedNormalized8X2",
-        "cudaChannelFormatKindSignedNormalized8X4",
-        "cudaChannelFormatKindSignedNormalized16X1",
-        "cudaChannelFormatKindSignedNormalized16X2",
-        "cudaChannelFormatKindSignedNormalized16X4",
-        "cudaChannelFormatKindUnsignedBlockCompressed1",
-        "cudaChannelFormatKindUnsignedBlockCompressed1SRGB",
-        "cudaChannelFormatKindUnsignedBlockCompressed2",
-        "cudaChannelFormatKindUnsignedBlockCompressed2SRGB",
-        "cudaChannelFormatKindUnsignedBlockCompressed3",
-        "cudaChannelFormatKindUnsignedBlockCompressed3SRGB",
-        "cudaChannelFormatKindUnsignedBlockCompressed4",
-        "cudaChannelFormatKindSignedBlockCompressed4",
-        "cudaChannelFormatKindUnsignedBlockCompressed5",
-        "cudaChannelFormatKindSignedBlockCompressed5",
-        "cudaChannelFormatKindUnsignedBlockCompressed6H",
-        "cudaChannelFormatKindSignedBlockCompressed6H",
-        "cudaChannelFormatKindUnsignedBlockCompressed7",
-        "cudaChannelFormatKindUnsignedBlockCompressed7SRGB",
-        "cudaChannelFormatKindUnsignedNormalized1010102",
-        "cudaGraphMemAttrUsedMemCurrent",
-        "cudaGraphMemAttrUsedMemHigh",
-        "cudaGraphMemAttrReservedMemCurrent",
-        "cudaGraphMemAttrReservedMemHigh",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__runtime_symbols, member)
     {
         {AT(symbol_cudaDeviceReset), AT(symbol_cudaDeviceReset), AT(wrapper_cubind_runtime_device_reset)},
@@ -2942,341 +2305,1018 @@ const struct cubind__runtime_symbols {
         {AT(symbol_cudaProfilerStop), AT(symbol_cudaProfilerStop), AT(wrapper_cubind_runtime_profiler_stop)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 19},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 19, sizeof(int)},
     {
-        AT(trace_0), /* cudaDeviceReset */
-        AT(trace_0), /* cudaDeviceSynchronize */
-        AT(trace_1), /* cudaDeviceSetLimit */
-        AT(trace_2), /* cudaDeviceGetLimit */
-        AT(trace_3), /* cudaDeviceGetTexture1DLinearMaxWidth */
-        AT(trace_4), /* cudaDeviceGetCacheConfig */
-        AT(trace_5), /* cudaDeviceGetStreamPriorityRange */
-        AT(trace_6), /* cudaDeviceSetCacheConfig */
-        AT(trace_7), /* cudaDeviceGetByPCIBusId */
-        AT(trace_8), /* cudaDeviceGetPCIBusId */
-        AT(trace_9), /* cudaIpcGetEventHandle */
-        AT(trace_10), /* cudaIpcOpenEventHandle */
-        AT(trace_11), /* cudaIpcGetMemHandle */
-        AT(trace_12), /* cudaIpcOpenMemHandle */
-        AT(trace_13), /* cudaIpcCloseMemHandle */
-        AT(trace_14), /* cudaDeviceFlushGPUDirectRDMAWrites */
-        AT(trace_15), /* cudaDeviceRegisterAsyncNotification */
-        AT(trace_16), /* cudaDeviceUnregisterAsyncNotification */
-        AT(trace_17), /* cudaDeviceGetSharedMemConfig */
-        AT(trace_18), /* cudaDeviceSetSharedMemConfig */
-        AT(trace_0), /* cudaGetLastError */
-        AT(trace_0), /* cudaPeekAtLastError */
-        AT(trace_19), /* cudaGetErrorName */
-        AT(trace_19), /* cudaGetErrorString */
-        AT(trace_20), /* cudaGetDeviceCount */
-        AT(trace_21), /* cudaGetDeviceProperties */
-        AT(trace_22), /* cudaDeviceGetAttribute */
-        AT(trace_23), /* cudaDeviceGetHostAtomicCapabilities */
-        AT(trace_24), /* cudaDeviceGetDefaultMemPool */
-        AT(trace_25), /* cudaDeviceSetMemPool */
-        AT(trace_24), /* cudaDeviceGetMemPool */
-        AT(trace_26), /* cudaDeviceGetNvSciSyncAttributes */
-        AT(trace_27), /* cudaDeviceGetP2PAttribute */
-        AT(trace_28), /* cudaDeviceGetP2PAtomicCapabilities */
-        AT(trace_29), /* cudaChooseDevice */
-        AT(trace_30), /* cudaInitDevice */
-        AT(trace_31), /* cudaSetDevice */
-        AT(trace_32), /* cudaGetDevice */
-        AT(trace_33), /* cudaSetValidDevices */
-        AT(trace_34), /* cudaSetDeviceFlags */
-        AT(trace_35), /* cudaGetDeviceFlags */
-        AT(trace_36), /* cudaStreamCreate */
-        AT(trace_37), /* cudaStreamCreateWithFlags */
-        AT(trace_38), /* cudaStreamCreateWithPriority */
-        AT(trace_39), /* cudaStreamGetPriority */
-        AT(trace_40), /* cudaStreamGetFlags */
-        AT(trace_41), /* cudaStreamGetId */
-        AT(trace_42), /* cudaStreamGetDevice */
-        AT(trace_0), /* cudaCtxResetPersistingL2Cache */
-        AT(trace_43), /* cudaStreamCopyAttributes */
-        AT(trace_44), /* cudaStreamGetAttribute */
-        AT(trace_45), /* cudaStreamSetAttribute */
-        AT(trace_46), /* cudaStreamDestroy */
-        AT(trace_47), /* cudaStreamWaitEvent */
-        AT(trace_48), /* cudaStreamAddCallback */
-        AT(trace_46), /* cudaStreamSynchronize */
-        AT(trace_46), /* cudaStreamQuery */
-        AT(trace_49), /* cudaStreamAttachMemAsync */
-        AT(trace_50), /* cudaStreamBeginCapture */
-        AT(trace_51), /* cudaStreamBeginCaptureToGraph */
-        AT(trace_52), /* cudaThreadExchangeStreamCaptureMode */
-        AT(trace_53), /* cudaStreamEndCapture */
-        AT(trace_54), /* cudaStreamIsCapturing */
-        AT(trace_55), /* cudaStreamGetCaptureInfo */
-        AT(trace_56), /* cudaStreamUpdateCaptureDependencies */
-        AT(trace_57), /* cudaEventCreate */
-        AT(trace_58), /* cudaEventCreateWithFlags */
-        AT(trace_59), /* cudaEventRecord */
-        AT(trace_60), /* cudaEventRecordWithFlags */
-        AT(trace_57), /* cudaEventQuery */
-        AT(trace_57), /* cudaEventSynchronize */
-        AT(trace_57), /* cudaEventDestroy */
-        AT(trace_61), /* cudaEventElapsedTime */
-        AT(trace_62), /* cudaImportExternalMemory */
-        AT(trace_63), /* cudaExternalMemoryGetMappedBuffer */
-        AT(trace_64), /* cudaExternalMemoryGetMappedMipmappedArray */
-        AT(trace_65), /* cudaDestroyExternalMemory */
-        AT(trace_66), /* cudaImportExternalSemaphore */
-        AT(trace_67), /* cudaSignalExternalSemaphoresAsync */
-        AT(trace_67), /* cudaWaitExternalSemaphoresAsync */
-        AT(trace_68), /* cudaDestroyExternalSemaphore */
-        AT(trace_69), /* cudaLaunchKernel */
-        AT(trace_70), /* cudaLaunchKernelExC */
-        AT(trace_69), /* cudaLaunchCooperativeKernel */
-        AT(trace_71), /* cudaFuncSetCacheConfig */
-        AT(trace_72), /* cudaFuncGetAttributes */
-        AT(trace_73), /* cudaFuncSetAttribute */
-        AT(trace_74), /* cudaFuncGetName */
-        AT(trace_75), /* cudaFuncGetParamInfo */
-        AT(trace_76), /* cudaLaunchHostFunc */
-        AT(trace_77), /* cudaFuncSetSharedMemConfig */
-        AT(trace_78), /* cudaOccupancyMaxActiveBlocksPerMultiprocessor */
-        AT(trace_79), /* cudaOccupancyAvailableDynamicSMemPerBlock */
-        AT(trace_80), /* cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags */
-        AT(trace_81), /* cudaOccupancyMaxPotentialClusterSize */
-        AT(trace_82), /* cudaOccupancyMaxActiveClusters */
-        AT(trace_83), /* cudaMallocManaged */
-        AT(trace_84), /* cudaMalloc */
-        AT(trace_85), /* cudaMallocHost */
-        AT(trace_86), /* cudaMallocPitch */
-        AT(trace_87), /* cudaMallocArray */
-        AT(trace_13), /* cudaFree */
-        AT(trace_88), /* cudaFreeHost */
-        AT(trace_89), /* cudaFreeArray */
-        AT(trace_90), /* cudaFreeMipmappedArray */
-        AT(trace_91), /* cudaHostAlloc */
-        AT(trace_92), /* cudaHostRegister */
-        AT(trace_88), /* cudaHostUnregister */
-        AT(trace_93), /* cudaHostGetDevicePointer */
-        AT(trace_94), /* cudaHostGetFlags */
-        AT(trace_95), /* cudaMalloc3D */
-        AT(trace_96), /* cudaMalloc3DArray */
-        AT(trace_97), /* cudaMallocMipmappedArray */
-        AT(trace_98), /* cudaGetMipmappedArrayLevel */
-        AT(trace_99), /* cudaMemcpy3D */
-        AT(trace_99), /* cudaMemcpy3DPeer */
-        AT(trace_100), /* cudaMemcpy3DAsync */
-        AT(trace_100), /* cudaMemcpy3DPeerAsync */
-        AT(trace_101), /* cudaMemGetInfo */
-        AT(trace_102), /* cudaArrayGetInfo */
-        AT(trace_103), /* cudaArrayGetPlane */
-        AT(trace_104), /* cudaArrayGetMemoryRequirements */
-        AT(trace_105), /* cudaMipmappedArrayGetMemoryRequirements */
-        AT(trace_106), /* cudaArrayGetSparseProperties */
-        AT(trace_107), /* cudaMipmappedArrayGetSparseProperties */
-        AT(trace_108), /* cudaMemcpy */
-        AT(trace_109), /* cudaMemcpyPeer */
-        AT(trace_110), /* cudaMemcpy2D */
-        AT(trace_111), /* cudaMemcpy2DToArray */
-        AT(trace_112), /* cudaMemcpy2DFromArray */
-        AT(trace_113), /* cudaMemcpy2DArrayToArray */
-        AT(trace_114), /* cudaMemcpyToSymbol */
-        AT(trace_115), /* cudaMemcpyFromSymbol */
-        AT(trace_116), /* cudaMemcpyAsync */
-        AT(trace_117), /* cudaMemcpyPeerAsync */
-        AT(trace_118), /* cudaMemcpyBatchAsync */
-        AT(trace_119), /* cudaMemcpy3DBatchAsync */
-        AT(trace_120), /* cudaMemcpy2DAsync */
-        AT(trace_121), /* cudaMemcpy2DToArrayAsync */
-        AT(trace_122), /* cudaMemcpy2DFromArrayAsync */
-        AT(trace_123), /* cudaMemcpyToSymbolAsync */
-        AT(trace_124), /* cudaMemcpyFromSymbolAsync */
-        AT(trace_125), /* cudaMemset */
-        AT(trace_126), /* cudaMemset2D */
-        AT(trace_127), /* cudaMemset3D */
-        AT(trace_128), /* cudaMemsetAsync */
-        AT(trace_129), /* cudaMemset2DAsync */
-        AT(trace_130), /* cudaMemset3DAsync */
-        AT(trace_131), /* cudaGetSymbolAddress */
-        AT(trace_132), /* cudaGetSymbolSize */
-        AT(trace_133), /* cudaMemPrefetchAsync */
-        AT(trace_134), /* cudaMemPrefetchBatchAsync */
-        AT(trace_135), /* cudaMemDiscardBatchAsync */
-        AT(trace_134), /* cudaMemDiscardAndPrefetchBatchAsync */
-        AT(trace_136), /* cudaMemAdvise */
-        AT(trace_137), /* cudaMemRangeGetAttribute */
-        AT(trace_138), /* cudaMemRangeGetAttributes */
-        AT(trace_139), /* cudaMemcpyToArray */
-        AT(trace_140), /* cudaMemcpyFromArray */
-        AT(trace_141), /* cudaMemcpyArrayToArray */
-        AT(trace_142), /* cudaMemcpyToArrayAsync */
-        AT(trace_143), /* cudaMemcpyFromArrayAsync */
-        AT(trace_144), /* cudaMallocAsync */
-        AT(trace_145), /* cudaFreeAsync */
-        AT(trace_146), /* cudaMemPoolTrimTo */
-        AT(trace_147), /* cudaMemPoolSetAttribute */
-        AT(trace_147), /* cudaMemPoolGetAttribute */
-        AT(trace_148), /* cudaMemPoolSetAccess */
-        AT(trace_149), /* cudaMemPoolGetAccess */
-        AT(trace_150), /* cudaMemPoolCreate */
-        AT(trace_151), /* cudaMemPoolDestroy */
-        AT(trace_152), /* cudaMemGetDefaultMemPool */
-        AT(trace_152), /* cudaMemGetMemPool */
-        AT(trace_153), /* cudaMemSetMemPool */
-        AT(trace_154), /* cudaMallocFromPoolAsync */
-        AT(trace_155), /* cudaMemPoolExportToShareableHandle */
-        AT(trace_156), /* cudaMemPoolImportFromShareableHandle */
-        AT(trace_157), /* cudaMemPoolExportPointer */
-        AT(trace_158), /* cudaMemPoolImportPointer */
-        AT(trace_159), /* cudaPointerGetAttributes */
-        AT(trace_160), /* cudaDeviceCanAccessPeer */
-        AT(trace_161), /* cudaDeviceEnablePeerAccess */
-        AT(trace_162), /* cudaDeviceDisablePeerAccess */
-        AT(trace_163), /* cudaGraphicsUnregisterResource */
-        AT(trace_164), /* cudaGraphicsResourceSetMapFlags */
-        AT(trace_165), /* cudaGraphicsMapResources */
-        AT(trace_165), /* cudaGraphicsUnmapResources */
-        AT(trace_166), /* cudaGraphicsResourceGetMappedPointer */
-        AT(trace_167), /* cudaGraphicsSubResourceGetMappedArray */
-        AT(trace_168), /* cudaGraphicsResourceGetMappedMipmappedArray */
-        AT(trace_169), /* cudaGetChannelDesc */
-        AT(trace_170), /* cudaCreateChannelDesc */
-        AT(trace_171), /* cudaCreateTextureObject */
-        AT(trace_172), /* cudaDestroyTextureObject */
-        AT(trace_173), /* cudaGetTextureObjectResourceDesc */
-        AT(trace_174), /* cudaGetTextureObjectTextureDesc */
-        AT(trace_175), /* cudaGetTextureObjectResourceViewDesc */
-        AT(trace_176), /* cudaCreateSurfaceObject */
-        AT(trace_177), /* cudaDestroySurfaceObject */
-        AT(trace_178), /* cudaGetSurfaceObjectResourceDesc */
-        AT(trace_179), /* cudaDriverGetVersion */
-        AT(trace_180), /* cudaRuntimeGetVersion */
-        AT(trace_181), /* cudaLogsRegisterCallback */
-        AT(trace_182), /* cudaLogsUnregisterCallback */
-        AT(trace_183), /* cudaLogsCurrent */
-        AT(trace_184), /* cudaLogsDumpToFile */
-        AT(trace_185), /* cudaLogsDumpToMemory */
-        AT(trace_186), /* cudaGraphCreate */
-        AT(trace_187), /* cudaGraphAddKernelNode */
-        AT(trace_188), /* cudaGraphKernelNodeGetParams */
-        AT(trace_188), /* cudaGraphKernelNodeSetParams */
-        AT(trace_189), /* cudaGraphKernelNodeCopyAttributes */
-        AT(trace_190), /* cudaGraphKernelNodeGetAttribute */
-        AT(trace_191), /* cudaGraphKernelNodeSetAttribute */
-        AT(trace_192), /* cudaGraphAddMemcpyNode */
-        AT(trace_193), /* cudaGraphAddMemcpyNodeToSymbol */
-        AT(trace_194), /* cudaGraphAddMemcpyNodeFromSymbol */
-        AT(trace_195), /* cudaGraphAddMemcpyNode1D */
-        AT(trace_188), /* cudaGraphMemcpyNodeGetParams */
-        AT(trace_188), /* cudaGraphMemcpyNodeSetParams */
-        AT(trace_196), /* cudaGraphMemcpyNodeSetParamsToSymbol */
-        AT(trace_197), /* cudaGraphMemcpyNodeSetParamsFromSymbol */
-        AT(trace_198), /* cudaGraphMemcpyNodeSetParams1D */
-        AT(trace_199), /* cudaGraphAddMemsetNode */
-        AT(trace_188), /* cudaGraphMemsetNodeGetParams */
-        AT(trace_188), /* cudaGraphMemsetNodeSetParams */
-        AT(trace_187), /* cudaGraphAddHostNode */
-        AT(trace_188), /* cudaGraphHostNodeGetParams */
-        AT(trace_188), /* cudaGraphHostNodeSetParams */
-        AT(trace_200), /* cudaGraphAddChildGraphNode */
-        AT(trace_201), /* cudaGraphChildGraphNodeGetGraph */
-        AT(trace_202), /* cudaGraphAddEmptyNode */
-        AT(trace_203), /* cudaGraphAddEventRecordNode */
-        AT(trace_204), /* cudaGraphEventRecordNodeGetEvent */
-        AT(trace_205), /* cudaGraphEventRecordNodeSetEvent */
-        AT(trace_203), /* cudaGraphAddEventWaitNode */
-        AT(trace_204), /* cudaGraphEventWaitNodeGetEvent */
-        AT(trace_205), /* cudaGraphEventWaitNodeSetEvent */
-        AT(trace_206), /* cudaGraphAddExternalSemaphoresSignalNode */
-        AT(trace_207), /* cudaGraphExternalSemaphoresSignalNodeGetParams */
-        AT(trace_208), /* cudaGraphExternalSemaphoresSignalNodeSetParams */
-        AT(trace_206), /* cudaGraphAddExternalSemaphoresWaitNode */
-        AT(trace_207), /* cudaGraphExternalSemaphoresWaitNodeGetParams */
-        AT(trace_208), /* cudaGraphExternalSemaphoresWaitNodeSetParams */
-        AT(trace_206), /* cudaGraphAddMemAllocNode */
-        AT(trace_209), /* cudaGraphMemAllocNodeGetParams */
-        AT(trace_210), /* cudaGraphAddMemFreeNode */
-        AT(trace_211), /* cudaGraphMemFreeNodeGetParams */
-        AT(trace_31), /* cudaDeviceGraphMemTrim */
-        AT(trace_212), /* cudaDeviceGetGraphMemAttribute */
-        AT(trace_212), /* cudaDeviceSetGraphMemAttribute */
-        AT(trace_213), /* cudaGraphClone */
-        AT(trace_214), /* cudaGraphNodeFindInClone */
-        AT(trace_215), /* cudaGraphNodeGetType */
-        AT(trace_216), /* cudaGraphGetNodes */
-        AT(trace_217), /* cudaGraphGetRootNodes */
-        AT(trace_218), /* cudaGraphGetEdges */
-        AT(trace_219), /* cudaGraphNodeGetDependencies */
-        AT(trace_220), /* cudaGraphNodeGetDependentNodes */
-        AT(trace_221), /* cudaGraphAddDependencies */
-        AT(trace_221), /* cudaGraphRemoveDependencies */
-        AT(trace_222), /* cudaGraphDestroyNode */
-        AT(trace_223), /* cudaGraphInstantiate */
-        AT(trace_223), /* cudaGraphInstantiateWithFlags */
-        AT(trace_224), /* cudaGraphInstantiateWithParams */
-        AT(trace_225), /* cudaGraphExecGetFlags */
-        AT(trace_226), /* cudaGraphExecKernelNodeSetParams */
-        AT(trace_226), /* cudaGraphExecMemcpyNodeSetParams */
-        AT(trace_227), /* cudaGraphExecMemcpyNodeSetParamsToSymbol */
-        AT(trace_228), /* cudaGraphExecMemcpyNodeSetParamsFromSymbol */
-        AT(trace_229), /* cudaGraphExecMemcpyNodeSetParams1D */
-        AT(trace_226), /* cudaGraphExecMemsetNodeSetParams */
-        AT(trace_226), /* cudaGraphExecHostNodeSetParams */
-        AT(trace_230), /* cudaGraphExecChildGraphNodeSetParams */
-        AT(trace_231), /* cudaGraphExecEventRecordNodeSetEvent */
-        AT(trace_231), /* cudaGraphExecEventWaitNodeSetEvent */
-        AT(trace_232), /* cudaGraphExecExternalSemaphoresSignalNodeSetParams */
-        AT(trace_232), /* cudaGraphExecExternalSemaphoresWaitNodeSetParams */
-        AT(trace_233), /* cudaGraphNodeSetEnabled */
-        AT(trace_234), /* cudaGraphNodeGetEnabled */
-        AT(trace_235), /* cudaGraphExecUpdate */
-        AT(trace_236), /* cudaGraphUpload */
-        AT(trace_236), /* cudaGraphLaunch */
-        AT(trace_237), /* cudaGraphExecDestroy */
-        AT(trace_238), /* cudaGraphDestroy */
-        AT(trace_239), /* cudaGraphDebugDotPrint */
-        AT(trace_240), /* cudaUserObjectCreate */
-        AT(trace_241), /* cudaUserObjectRetain */
-        AT(trace_241), /* cudaUserObjectRelease */
-        AT(trace_242), /* cudaGraphRetainUserObject */
-        AT(trace_243), /* cudaGraphReleaseUserObject */
-        AT(trace_244), /* cudaGraphAddNode */
-        AT(trace_245), /* cudaGraphNodeSetParams */
-        AT(trace_246), /* cudaGraphExecNodeSetParams */
-        AT(trace_247), /* cudaGraphConditionalHandleCreate */
-        AT(trace_248), /* cudaGetDriverEntryPoint */
-        AT(trace_249), /* cudaGetDriverEntryPointByVersion */
-        AT(trace_250), /* cudaLibraryLoadData */
-        AT(trace_251), /* cudaLibraryLoadFromFile */
-        AT(trace_252), /* cudaLibraryUnload */
-        AT(trace_253), /* cudaLibraryGetKernel */
-        AT(trace_254), /* cudaLibraryGetGlobal */
-        AT(trace_254), /* cudaLibraryGetManaged */
-        AT(trace_255), /* cudaLibraryGetUnifiedFunction */
-        AT(trace_256), /* cudaLibraryGetKernelCount */
-        AT(trace_257), /* cudaLibraryEnumerateKernels */
-        AT(trace_258), /* cudaKernelSetAttributeForDevice */
-        AT(trace_259), /* cudaGetExportTable */
-        AT(trace_260), /* cudaGetFuncBySymbol */
-        AT(trace_261), /* cudaGetKernel */
-        AT(trace_0), /* cudaProfilerStart */
-        AT(trace_0), /* cudaProfilerStop */
+        "s;",
+        "s;e0:limit;uvalue;",
+        "s;ppValue;e0:limit;",
+        "s;pmaxWidthInElements;pfmtDesc;idevice;",
+        "s;ppCacheConfig;",
+        "s;pleastPriority;pgreatestPriority;",
+        "s;e1:cacheConfig;",
+        "s;pdevice;ppciBusId;",
+        "s;ppciBusId;ilen;idevice;",
+        "s;phandle;pevent;",
+        "s;pevent;rhandle;",
+        "s;phandle;pdevPtr;",
+        "s;pdevPtr;rhandle;uflags;",
+        "s;pdevPtr;",
+        "s;e2:target;e3:scope;",
+        "s;idevice;pcallbackFunc;puserData;pcallback;",
+        "s;idevice;pcallback;",
+        "s;ppConfig;",
+        "s;e4:config;",
+        "p;e5:error;",
+        "s;pcount;",
+        "s;pprop;idevice;",
+        "s;pvalue;e6:attr;idevice;",
+        "s;pcapabilities;poperations;ucount;idevice;",
+        "s;pmemPool;idevice;",
+        "s;idevice;pmemPool;",
+        "s;pnvSciSyncAttrList;idevice;iflags;",
+        "s;pvalue;e7:attr;isrcDevice;idstDevice;",
+        "s;pcapabilities;poperations;ucount;isrcDevice;idstDevice;",
+        "s;pdevice;pprop;",
+        "s;idevice;udeviceFlags;uflags;",
+        "s;idevice;",
+        "s;pdevice;",
+        "s;pdevice_arr;ilen;",
+        "s;uflags;",
+        "s;pflags;",
+        "s;ppStream;",
+        "s;ppStream;uflags;",
+        "s;ppStream;uflags;ipriority;",
+        "s;phStream;ppriority;",
+        "s;phStream;pflags;",
+        "s;phStream;pstreamId;",
+        "s;phStream;pdevice;",
+        "s;pdst;psrc;",
+        "s;phStream;e8:attr;pvalue_out;",
+        "s;phStream;e8:attr;pvalue;",
+        "s;pstream;",
+        "s;pstream;pevent;uflags;",
+        "s;pstream;pcallback;puserData;uflags;",
+        "s;pstream;pdevPtr;ulength;uflags;",
+        "s;pstream;e9:mode;",
+        "s;pstream;pgraph;pdependencies;pdependencyData;unumDependencies;e9:mode;",
+        "s;pmode;",
+        "s;pstream;ppGraph;",
+        "s;pstream;ppCaptureStatus;",
+        "s;pstream;pcaptureStatus_out;pid_out;pgraph_out;pdependencies_out;pedgeData_out;pnumDependencies_out;",
+        "s;pstream;pdependencies;pdependencyData;unumDependencies;uflags;",
+        "s;pevent;",
+        "s;pevent;uflags;",
+        "s;pevent;pstream;",
+        "s;pevent;pstream;uflags;",
+        "s;pms;pstart;pend;",
+        "s;pextMem_out;pmemHandleDesc;",
+        "s;pdevPtr;pextMem;pbufferDesc;",
+        "s;pmipmap;pextMem;pmipmapDesc;",
+        "s;pextMem;",
+        "s;pextSem_out;psemHandleDesc;",
+        "s;pextSemArray;pparamsArray;unumExtSems;pstream;",
+        "s;pextSem;",
+        "s;pfunc;rgridDim;rblockDim;pargs;usharedMem;pstream;",
+        "s;pconfig;pfunc;pargs;",
+        "s;pfunc;e1:cacheConfig;",
+        "s;pattr;pfunc;",
+        "s;pfunc;e10:attr;ivalue;",
+        "s;pname;pfunc;",
+        "s;pfunc;uparamIndex;pparamOffset;pparamSize;",
+        "s;pstream;pfn;puserData;",
+        "s;pfunc;e4:config;",
+        "s;pnumBlocks;pfunc;iblockSize;udynamicSMemSize;",
+        "s;pdynamicSmemSize;pfunc;inumBlocks;iblockSize;",
+        "s;pnumBlocks;pfunc;iblockSize;udynamicSMemSize;uflags;",
+        "s;pclusterSize;pfunc;plaunchConfig;",
+        "s;pnumClusters;pfunc;plaunchConfig;",
+        "s;pdevPtr;usize;uflags;",
+        "s;pdevPtr;usize;",
+        "s;pptr;usize;",
+        "s;pdevPtr;ppitch;uwidth;uheight;",
+        "s;parray;pdesc;uwidth;uheight;uflags;",
+        "s;pptr;",
+        "s;parray;",
+        "s;pmipmappedArray;",
+        "s;ppHost;usize;uflags;",
+        "s;pptr;usize;uflags;",
+        "s;ppDevice;ppHost;uflags;",
+        "s;ppFlags;ppHost;",
+        "s;ppitchedDevPtr;rextent;",
+        "s;parray;pdesc;rextent;uflags;",
+        "s;pmipmappedArray;pdesc;rextent;unumLevels;uflags;",
+        "s;plevelArray;pmipmappedArray;ulevel;",
+        "s;pp;",
+        "s;pp;pstream;",
+        "s;pfree;ptotal;",
+        "s;pdesc;pextent;pflags;parray;",
+        "s;ppPlaneArray;phArray;uplaneIdx;",
+        "s;pmemoryRequirements;parray;idevice;",
+        "s;pmemoryRequirements;pmipmap;idevice;",
+        "s;psparseProperties;parray;",
+        "s;psparseProperties;pmipmap;",
+        "s;pdst;psrc;ucount;e11:kind;",
+        "s;pdst;idstDevice;psrc;isrcDevice;ucount;",
+        "s;pdst;udpitch;psrc;uspitch;uwidth;uheight;e11:kind;",
+        "s;pdst;uwOffset;uhOffset;psrc;uspitch;uwidth;uheight;e11:kind;",
+        "s;pdst;udpitch;psrc;uwOffset;uhOffset;uwidth;uheight;e11:kind;",
+        "s;pdst;uwOffsetDst;uhOffsetDst;psrc;uwOffsetSrc;uhOffsetSrc;uwidth;uheight;e11:kind;",
+        "s;psymbol;psrc;ucount;uoffset;e11:kind;",
+        "s;pdst;psymbol;ucount;uoffset;e11:kind;",
+        "s;pdst;psrc;ucount;e11:kind;pstream;",
+        "s;pdst;idstDevice;psrc;isrcDevice;ucount;pstream;",
+        "s;pdsts;psrcs;psizes;ucount;pattrs;pattrsIdxs;unumAttrs;pstream;",
+        "s;unumOps;popList;uflags;pstream;",
+        "s;pdst;udpitch;psrc;uspitch;uwidth;uheight;e11:kind;pstream;",
+        "s;pdst;uwOffset;uhOffset;psrc;uspitch;uwidth;uheight;e11:kind;pstream;",
+        "s;pdst;udpitch;psrc;uwOffset;uhOffset;uwidth;uheight;e11:kind;pstream;",
+        "s;psymbol;psrc;ucount;uoffset;e11:kind;pstream;",
+        "s;pdst;psymbol;ucount;uoffset;e11:kind;pstream;",
+        "s;pdevPtr;ivalue;ucount;",
+        "s;pdevPtr;upitch;ivalue;uwidth;uheight;",
+        "s;rpitchedDevPtr;ivalue;rextent;",
+        "s;pdevPtr;ivalue;ucount;pstream;",
+        "s;pdevPtr;upitch;ivalue;uwidth;uheight;pstream;",
+        "s;rpitchedDevPtr;ivalue;rextent;pstream;",
+        "s;pdevPtr;psymbol;",
+        "s;psize;psymbol;",
+        "s;pdevPtr;ucount;rlocation;uflags;pstream;",
+        "s;pdptrs;psizes;ucount;pprefetchLocs;pprefetchLocIdxs;unumPrefetchLocs;uflags;pstream;",
+        "s;pdptrs;psizes;ucount;uflags;pstream;",
+        "s;pdevPtr;ucount;e12:advice;rlocation;",
+        "s;pdata;udataSize;e13:attribute;pdevPtr;ucount;",
+        "s;pdata;pdataSizes;pattributes;unumAttributes;pdevPtr;ucount;",
+        "s;pdst;uwOffset;uhOffset;psrc;ucount;e11:kind;",
+        "s;pdst;psrc;uwOffset;uhOffset;ucount;e11:kind;",
+        "s;pdst;uwOffsetDst;uhOffsetDst;psrc;uwOffsetSrc;uhOffsetSrc;ucount;e11:kind;",
+        "s;pdst;uwOffset;uhOffset;psrc;ucount;e11:kind;pstream;",
+        "s;pdst;psrc;uwOffset;uhOffset;ucount;e11:kind;pstream;",
+        "s;pdevPtr;usize;phStream;",
+        "s;pdevPtr;phStream;",
+        "s;pmemPool;uminBytesToKeep;",
+        "s;pmemPool;e14:attr;pvalue;",
+        "s;pmemPool;pdescList;ucount;",
+        "s;pflags;pmemPool;plocation;",
+        "s;pmemPool;ppoolProps;",
+        "s;pmemPool;",
+        "s;pmemPool;plocation;e15:type;",
+        "s;plocation;e15:type;pmemPool;",
+        "s;pptr;usize;pmemPool;pstream;",
+        "s;pshareableHandle;pmemPool;e16:handleType;uflags;",
+        "s;pmemPool;pshareableHandle;e16:handleType;uflags;",
+        "s;pexportData;pptr;",
+        "s;pptr;pmemPool;pexportData;",
+        "s;pattributes;pptr;",
+        "s;pcanAccessPeer;idevice;ipeerDevice;",
+        "s;ipeerDevice;uflags;",
+        "s;ipeerDevice;",
+        "s;presource;",
+        "s;presource;uflags;",
+        "s;icount;presources;pstream;",
+        "s;pdevPtr;psize;presource;",
+        "s;parray;presource;uarrayIndex;umipLevel;",
+        "s;pmipmappedArray;presource;",
+        "s;pdesc;parray;",
+        "r;ix;iy;iz;iw;e17:f;",
+        "s;ppTexObject;ppResDesc;ppTexDesc;ppResViewDesc;",
+        "s;utexObject;",
+        "s;ppResDesc;utexObject;",
+        "s;ppTexDesc;utexObject;",
+        "s;ppResViewDesc;utexObject;",
+        "s;ppSurfObject;ppResDesc;",
+        "s;usurfObject;",
+        "s;ppResDesc;usurfObject;",
+        "s;pdriverVersion;",
+        "s;pruntimeVersion;",
+        "s;pcallbackFunc;puserData;pcallback_out;",
+        "s;pcallback;",
+        "s;piterator_out;uflags;",
+        "s;piterator;ppathToFile;uflags;",
+        "s;piterator;pbuffer;psize;uflags;",
+        "s;ppGraph;uflags;",
+        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;ppNodeParams;",
+        "s;pnode;ppNodeParams;",
+        "s;phDst;phSrc;",
+        "s;phNode;e8:attr;pvalue_out;",
+        "s;phNode;e8:attr;pvalue;",
+        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;ppCopyParams;",
+        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;psymbol;psrc;ucount;uoffset;e11:kind;",
+        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pdst;psymbol;ucount;uoffset;e11:kind;",
+        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pdst;psrc;ucount;e11:kind;",
+        "s;pnode;psymbol;psrc;ucount;uoffset;e11:kind;",
+        "s;pnode;pdst;psymbol;ucount;uoffset;e11:kind;",
+        "s;pnode;pdst;psrc;ucount;e11:kind;",
+        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;ppMemsetParams;",
+        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pchildGraph;",
+        "s;pnode;ppGraph;",
+        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;",
+        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pevent;",
+        "s;pnode;pevent_out;",
+        "s;pnode;pevent;",
+        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pnodeParams;",
+        "s;phNode;pparams_out;",
+        "s;phNode;pnodeParams;",
+        "s;pnode;pparams_out;",
+        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pdptr;",
+        "s;pnode;pdptr_out;",
+        "s;idevice;e18:attr;pvalue;",
+        "s;ppGraphClone;poriginalGraph;",
+        "s;ppNode;poriginalNode;pclonedGraph;",
+        "s;pnode;ppType;",
+        "s;pgraph;pnodes;pnumNodes;",
+        "s;pgraph;ppRootNodes;ppNumRootNodes;",
+        "s;pgraph;pfrom;pto;pedgeData;pnumEdges;",
+        "s;pnode;ppDependencies;pedgeData;ppNumDependencies;",
+        "s;pnode;ppDependentNodes;pedgeData;ppNumDependentNodes;",
+        "s;pgraph;pfrom;pto;pedgeData;unumDependencies;",
+        "s;pnode;",
+        "s;ppGraphExec;pgraph;uflags;",
+        "s;ppGraphExec;pgraph;pinstantiateParams;",
+        "s;pgraphExec;pflags;",
+        "s;phGraphExec;pnode;ppNodeParams;",
+        "s;phGraphExec;pnode;psymbol;psrc;ucount;uoffset;e11:kind;",
+        "s;phGraphExec;pnode;pdst;psymbol;ucount;uoffset;e11:kind;",
+        "s;phGraphExec;pnode;pdst;psrc;ucount;e11:kind;",
+        "s;phGraphExec;pnode;pchildGraph;",
+        "s;phGraphExec;phNode;pevent;",
+        "s;phGraphExec;phNode;pnodeParams;",
+        "s;phGraphExec;phNode;uisEnabled;",
+        "s;phGraphExec;phNode;pisEnabled;",
+        "s;phGraphExec;phGraph;presultInfo;",
+        "s;pgraphExec;pstream;",
+        "s;pgraphExec;",
+        "s;pgraph;",
+        "s;pgraph;ppath;uflags;",
+        "s;pobject_out;pptr;pdestroy;uinitialRefcount;uflags;",
+        "s;pobject;ucount;",
+        "s;pgraph;pobject;ucount;uflags;",
+        "s;pgraph;pobject;ucount;",
+        "s;ppGraphNode;pgraph;ppDependencies;pdependencyData;unumDependencies;pnodeParams;",
+        "s;pnode;pnodeParams;",
+        "s;pgraphExec;pnode;pnodeParams;",
+        "s;ppHandle_out;pgraph;udefaultLaunchValue;uflags;",
+        "s;psymbol;pfuncPtr;uflags;pdriverStatus;",
+        "s;psymbol;pfuncPtr;ucudaVersion;uflags;pdriverStatus;",
+        "s;plibrary;pcode;pjitOptions;pjitOptionsValues;unumJitOptions;plibraryOptions;plibraryOptionValues;unumLibraryOptions;",
+        "s;plibrary;pfileName;pjitOptions;pjitOptionsValues;unumJitOptions;plibraryOptions;plibraryOptionValues;unumLibraryOptions;",
+        "s;plibrary;",
+        "s;ppKernel;plibrary;pname;",
+        "s;pdptr;pbytes;plibrary;pname;",
+        "s;pfptr;plibrary;psymbol;",
+        "s;pcount;plib;",
+        "s;pkernels;unumKernels;plib;",
+        "s;pkernel;e10:attr;ivalue;idevice;",
+        "s;pppExportTable;ppExportTableId;",
+        "s;pfunctionPtr;psymbolPtr;",
+        "s;pkernelPtr;pentryFuncAddr;",
+        "",
+        "cudaLimitStackSize",
+        "cudaLimitPrintfFifoSize",
+        "cudaLimitMallocHeapSize",
+        "cudaLimitDevRuntimeSyncDepth",
+        "cudaLimitDevRuntimePendingLaunchCount",
+        "cudaLimitMaxL2FetchGranularity",
+        "cudaLimitPersistingL2CacheSize",
+        "",
+        "cudaFuncCachePreferNone",
+        "cudaFuncCachePreferShared",
+        "cudaFuncCachePreferL1",
+        "cudaFuncCachePreferEqual",
+        "",
+        "cudaFlushGPUDirectRDMAWritesTargetCurrentDevice",
+        "",
+        "cudaFlushGPUDirectRDMAWritesToOwner",
+        "cudaFlushGPUDirectRDMAWritesToAllDevices",
+        "",
+        "cudaSharedMemBankSizeDefault",
+        "cudaSharedMemBankSizeFourByte",
+        "cudaSharedMemBankSizeEightByte",
+        "",
+        "cudaSuccess",
+        "cudaErrorInvalidValue",
+        "cudaErrorMemoryAllocation",
+        "cudaErrorInitializationError",
+        "cudaErrorCudartUnloading",
+        "cudaErrorProfilerDisabled",
+        "cudaErrorProfilerNotInitialized",
+        "cudaErrorProfilerAlreadyStarted",
+        "cudaErrorProfilerAlreadyStopped",
+        "cudaErrorInvalidConfiguration",
+        "cudaErrorInvalidPitchValue",
+        "cudaErrorInvalidSymbol",
+        "cudaErrorInvalidHostPointer",
+        "cudaErrorInvalidDevicePointer",
+        "cudaErrorInvalidTexture",
+        "cudaErrorInvalidTextureBinding",
+        "cudaErrorInvalidChannelDescriptor",
+        "cudaErrorInvalidMemcpyDirection",
+        "cudaErrorAddressOfConstant",
+        "cudaErrorTextureFetchFailed",
+        "cudaErrorTextureNotBound",
+        "cudaErrorSynchronizationError",
+        "cudaErrorInvalidFilterSetting",
+        "cudaErrorInvalidNormSetting",
+        "cudaErrorMixedDeviceExecution",
+        "cudaErrorNotYetImplemented",
+        "cudaErrorMemoryValueTooLarge",
+        "cudaErrorStubLibrary",
+        "cudaErrorInsufficientDriver",
+        "cudaErrorCallRequiresNewerDriver",
+        "cudaErrorInvalidSurface",
+        "cudaErrorDuplicateVariableName",
+        "cudaErrorDuplicateTextureName",
+        "cudaErrorDuplicateSurfaceName",
+        "cudaErrorDevicesUnavailable",
+        "cudaErrorIncompatibleDriverContext",
+        "cudaErrorMissingConfiguration",
+        "cudaErrorPriorLaunchFailure",
+        "cudaErrorLaunchMaxDepthExceeded",
+        "cudaErrorLaunchFileScopedTex",
+        "cudaErrorLaunchFileScopedSurf",
+        "cudaErrorSyncDepthExceeded",
+        "cudaErrorLaunchPendingCountExceeded",
+        "cudaErrorInvalidDeviceFunction",
+        "cudaErrorNoDevice",
+        "cudaErrorInvalidDevice",
+        "cudaErrorDeviceNotLicensed",
+        "cudaErrorSoftwareValidityNotEstablished",
+        "cudaErrorStartupFailure",
+        "cudaErrorInvalidKernelImage",
+        "cudaErrorDeviceUninitialized",
+        "cudaErrorMapBufferObjectFailed",
+        "cudaErrorUnmapBufferObjectFailed",
+        "cudaErrorArrayIsMapped",
+        "cudaErrorAlreadyMapped",
+        "cudaErrorNoKernelImageForDevice",
+        "cudaErrorAlreadyAcquired",
+        "cudaErrorNotMapped",
+        "cudaErrorNotMappedAsArray",
+        "cudaErrorNotMappedAsPointer",
+        "cudaErrorECCUncorrectable",
+        "cudaErrorUnsupportedLimit",
+        "cudaErrorDeviceAlreadyInUse",
+        "cudaErrorPeerAccessUnsupported",
+        "cudaErrorInvalidPtx",
+        "cudaErrorInvalidGraphicsContext",
+        "cudaErrorNvlinkUncorrectable",
+        "cudaErrorJitCompilerNotFound",
+        "cudaErrorUnsupportedPtxVersion",
+        "cudaErrorJitCompilationDisabled",
+        "cudaErrorUnsupportedExecAffinity",
+        "cudaErrorUnsupportedDevSideSync",
+        "cudaErrorContained",
+        "cudaErrorInvalidSource",
+        "cudaErrorFileNotFound",
+        "cudaErrorSharedObjectSymbolNotFound",
+        "cudaErrorSharedObjectInitFailed",
+        "cudaErrorOperatingSystem",
+        "cudaErrorInvalidResourceHandle",
+        "cudaErrorIllegalState",
+        "cudaErrorLossyQuery",
+        "cudaErrorSymbolNotFound",
+        "cudaErrorNotReady",
+        "cudaErrorIllegalAddress",
+        "cudaErrorLaunchOutOfResources",
+        "cudaErrorLaunchTimeout",
+        "cudaErrorLaunchIncompatibleTexturing",
+        "cudaErrorPeerAccessAlreadyEnabled",
+        "cudaErrorPeerAccessNotEnabled",
+        "cudaErrorSetOnActiveProcess",
+        "cudaErrorContextIsDestroyed",
+        "cudaErrorAssert",
+        "cudaErrorTooManyPeers",
+        "cudaErrorHostMemoryAlreadyRegistered",
+        "cudaErrorHostMemoryNotRegistered",
+        "cudaErrorHardwareStackError",
+        "cudaErrorIllegalInstruction",
+        "cudaErrorMisalignedAddress",
+        "cudaErrorInvalidAddressSpace",
+        "cudaErrorInvalidPc",
+        "cudaErrorLaunchFailure",
+        "cudaErrorCooperativeLaunchTooLarge",
+        "cudaErrorTensorMemoryLeak",
+        "cudaErrorNotPermitted",
+        "cudaErrorNotSupported",
+        "cudaErrorSystemNotReady",
+        "cudaErrorSystemDriverMismatch",
+        "cudaErrorCompatNotSupportedOnDevice",
+        "cudaErrorMpsConnectionFailed",
+        "cudaErrorMpsRpcFailure",
+        "cudaErrorMpsServerNotReady",
+        "cudaErrorMpsMaxClientsReached",
+        "cudaErrorMpsMaxConnectionsReached",
+        "cudaErrorMpsClientTerminated",
+        "cudaErrorCdpNotSupported",
+        "cudaErrorCdpVersionMismatch",
+        "cudaErrorStreamCaptureUnsupported",
+        "cudaErrorStreamCaptureInvalidated",
+        "cudaErrorStreamCaptureMerge",
+        "cudaErrorStreamCaptureUnmatched",
+        "cudaErrorStreamCaptureUnjoined",
+        "cudaErrorStreamCaptureIsolation",
+        "cudaErrorStreamCaptureImplicit",
+        "cudaErrorCapturedEvent",
+        "cudaErrorStreamCaptureWrongThread",
+        "cudaErrorTimeout",
+        "cudaErrorGraphExecUpdateFailure",
+        "cudaErrorExternalDevice",
+        "cudaErrorInvalidClusterSize",
+        "cudaErrorFunctionNotLoaded",
+        "cudaErrorInvalidResourceType",
+        "cudaErrorInvalidResourceConfiguration",
+        "cudaErrorUnknown",
+        "cudaErrorApiFailureBase",
+        "",
+        "cudaDevAttrMaxThreadsPerBlock",
+        "cudaDevAttrMaxBlockDimX",
+        "cudaDevAttrMaxBlockDimY",
+        "cudaDevAttrMaxBlockDimZ",
+        "cudaDevAttrMaxGridDimX",
+        "cudaDevAttrMaxGridDimY",
+        "cudaDevAttrMaxGridDimZ",
+        "cudaDevAttrMaxSharedMemoryPerBlock",
+        "cudaDevAttrTotalConstantMemory",
+        "cudaDevAttrWarpSize",
+        "cudaDevAttrMaxPitch",
+        "cudaDevAttrMaxRegistersPerBlock",
+        "cudaDevAttrClockRate",
+        "cudaDevAttrTextureAlignment",
+        "cudaDevAttrGpuOverlap",
+        "cudaDevAttrMultiProcessorCount",
+        "cudaDevAttrKernelExecTimeout",
+        "cudaDevAttrIntegrated",
+        "cudaDevAttrCanMapHostMemory",
+        "cudaDevAttrComputeMode",
+        "cudaDevAttrMaxTexture1DWidth",
+        "cudaDevAttrMaxTexture2DWidth",
+        "cudaDevAttrMaxTexture2DHeight",
+        "cudaDevAttrMaxTexture3DWidth",
+        "cudaDevAttrMaxTexture3DHeight",
+        "cudaDevAttrMaxTexture3DDepth",
+        "cudaDevAttrMaxTexture2DLayeredWidth",
+        "cudaDevAttrMaxTexture2DLayeredHeight",
+        "cudaDevAttrMaxTexture2DLayeredLayers",
+        "cudaDevAttrSurfaceAlignment",
+        "cudaDevAttrConcurrentKernels",
+        "cudaDevAttrEccEnabled",
+        "cudaDevAttrPciBusId",
+        "cudaDevAttrPciDeviceId",
+        "cudaDevAttrTccDriver",
+        "cudaDevAttrMemoryClockRate",
+        "cudaDevAttrGlobalMemoryBusWidth",
+        "cudaDevAttrL2CacheSize",
+        "cudaDevAttrMaxThreadsPerMultiProcessor",
+        "cudaDevAttrAsyncEngineCount",
+        "cudaDevAttrUnifiedAddressing",
+        "cudaDevAttrMaxTexture1DLayeredWidth",
+        "cudaDevAttrMaxTexture1DLayeredLayers",
+        "cudaDevAttrMaxTexture2DGatherWidth",
+        "cudaDevAttrMaxTexture2DGatherHeight",
+        "cudaDevAttrMaxTexture3DWidthAlt",
+        "cudaDevAttrMaxTexture3DHeightAlt",
+        "cudaDevAttrMaxTexture3DDepthAlt",
+        "cudaDevAttrPciDomainId",
+        "cudaDevAttrTexturePitchAlignment",
+        "cudaDevAttrMaxTextureCubemapWidth",
+        "cudaDevAttrMaxTextureCubemapLayeredWidth",
+        "cudaDevAttrMaxTextureCubemapLayeredLayers",
+        "cudaDevAttrMaxSurface1DWidth",
+        "cudaDevAttrMaxSurface2DWidth",
+        "cudaDevAttrMaxSurface2DHeight",
+        "cudaDevAttrMaxSurface3DWidth",
+        "cudaDevAttrMaxSurface3DHeight",
+        "cudaDevAttrMaxSurface3DDepth",
+        "cudaDevAttrMaxSurface1DLayeredWidth",
+        "cudaDevAttrMaxSurface1DLayeredLayers",
+        "cudaDevAttrMaxSurface2DLayeredWidth",
+        "cudaDevAttrMaxSurface2DLayeredHeight",
+        "cudaDevAttrMaxSurface2DLayeredLayers",
+        "cudaDevAttrMaxSurfaceCubemapWidth",
+        "cudaDevAttrMaxSurfaceCubemapLayeredWidth",
+        "cudaDevAttrMaxSurfaceCubemapLayeredLayers",
+        "cudaDevAttrMaxTexture1DLinearWidth",
+        "cudaDevAttrMaxTexture2DLinearWidth",
+        "cudaDevAttrMaxTexture2DLinearHeight",
+        "cudaDevAttrMaxTexture2DLinearPitch",
+        "cudaDevAttrMaxTexture2DMipmappedWidth",
+        "cudaDevAttrMaxTexture2DMipmappedHeight",
+        "cudaDevAttrComputeCapabilityMajor",
+        "cudaDevAttrComputeCapabilityMinor",
+        "cudaDevAttrMaxTexture1DMipmappedWidth",
+        "cudaDevAttrStreamPrioritiesSupported",
+        "cudaDevAttrGlobalL1CacheSupported",
+        "cudaDevAttrLocalL1CacheSupported",
+        "cudaDevAttrMaxSharedMemoryPerMultiprocessor",
+        "cudaDevAttrMaxRegistersPerMultiprocessor",
+        "cudaDevAttrManagedMemory",
+        "cudaDevAttrIsMultiGpuBoard",
+        "cudaDevAttrMultiGpuBoardGroupID",
+        "cudaDevAttrHostNativeAtomicSupported",
+        "cudaDevAttrSingleToDoublePrecisionPerfRatio",
+        "cudaDevAttrPageableMemoryAccess",
+        "cudaDevAttrConcurrentManagedAccess",
+        "cudaDevAttrComputePreemptionSupported",
+        "cudaDevAttrCanUseHostPointerForRegisteredMem",
+        "cudaDevAttrReserved92",
+        "cudaDevAttrReserved93",
+        "cudaDevAttrReserved94",
+        "cudaDevAttrCooperativeLaunch",
+        "cudaDevAttrReserved96",
+        "cudaDevAttrMaxSharedMemoryPerBlockOptin",
+        "cudaDevAttrCanFlushRemoteWrites",
+        "cudaDevAttrHostRegisterSupported",
+        "cudaDevAttrPageableMemoryAccessUsesHostPageTables",
+        "cudaDevAttrDirectManagedMemAccessFromHost",
+        "cudaDevAttrMaxBlocksPerMultiprocessor",
+        "cudaDevAttrMaxPersistingL2CacheSize",
+        "cudaDevAttrMaxAccessPolicyWindowSize",
+        "cudaDevAttrReservedSharedMemoryPerBlock",
+        "cudaDevAttrSparseCudaArraySupported",
+        "cudaDevAttrHostRegisterReadOnlySupported",
+        "cudaDevAttrTimelineSemaphoreInteropSupported",
+        "cudaDevAttrMemoryPoolsSupported",
+        "cudaDevAttrGPUDirectRDMASupported",
+        "cudaDevAttrGPUDirectRDMAFlushWritesOptions",
+        "cudaDevAttrGPUDirectRDMAWritesOrdering",
+        "cudaDevAttrMemoryPoolSupportedHandleTypes",
+        "cudaDevAttrClusterLaunch",
+        "cudaDevAttrDeferredMappingCudaArraySupported",
+        "cudaDevAttrReserved122",
+        "cudaDevAttrReserved123",
+        "cudaDevAttrReserved124",
+        "cudaDevAttrIpcEventSupport",
+        "cudaDevAttrMemSyncDomainCount",
+        "cudaDevAttrReserved127",
+        "cudaDevAttrReserved128",
+        "cudaDevAttrReserved129",
+        "cudaDevAttrNumaConfig",
+        "cudaDevAttrNumaId",
+        "cudaDevAttrReserved132",
+        "cudaDevAttrMpsEnabled",
+        "cudaDevAttrHostNumaId",
+        "cudaDevAttrD3D12CigSupported",
+        "cudaDevAttrVulkanCigSupported",
+        "cudaDevAttrGpuPciDeviceId",
+        "cudaDevAttrGpuPciSubsystemId",
+        "cudaDevAttrReserved141",
+        "cudaDevAttrHostNumaMemoryPoolsSupported",
+        "cudaDevAttrHostNumaMultinodeIpcSupported",
+        "cudaDevAttrHostMemoryPoolsSupported",
+        "cudaDevAttrReserved145",
+        "cudaDevAttrOnlyPartialHostNativeAtomicSupported",
+        "cudaDevAttrMax",
+        "",
+        "cudaDevP2PAttrPerformanceRank",
+        "cudaDevP2PAttrAccessSupported",
+        "cudaDevP2PAttrNativeAtomicSupported",
+        "cudaDevP2PAttrCudaArrayAccessSupported",
+        "cudaDevP2PAttrOnlyPartialNativeAtomicSupported",
+        "",
+        "cudaLaunchAttributeIgnore",
+        "cudaLaunchAttributeAccessPolicyWindow",
+        "cudaLaunchAttributeCooperative",
+        "cudaLaunchAttributeSynchronizationPolicy",
+        "cudaLaunchAttributeClusterDimension",
+        "cudaLaunchAttributeClusterSchedulingPolicyPreference",
+        "cudaLaunchAttributeProgrammaticStreamSerialization",
+        "cudaLaunchAttributeProgrammaticEvent",
+        "cudaLaunchAttributePriority",
+        "cudaLaunchAttributeMemSyncDomainMap",
+        "cudaLaunchAttributeMemSyncDomain",
+        "cudaLaunchAttributePreferredClusterDimension",
+        "cudaLaunchAttributeLaunchCompletionEvent",
+        "cudaLaunchAttributeDeviceUpdatableKernelNode",
+        "cudaLaunchAttributePreferredSharedMemoryCarveout",
+        "cudaLaunchAttributeNvlinkUtilCentricScheduling",
+        "",
+        "cudaStreamCaptureModeGlobal",
+        "cudaStreamCaptureModeThreadLocal",
+        "cudaStreamCaptureModeRelaxed",
+        "",
+        "cudaFuncAttributeMaxDynamicSharedMemorySize",
+        "cudaFuncAttributePreferredSharedMemoryCarveout",
+        "cudaFuncAttributeClusterDimMustBeSet",
+        "cudaFuncAttributeRequiredClusterWidth",
+        "cudaFuncAttributeRequiredClusterHeight",
+        "cudaFuncAttributeRequiredClusterDepth",
+        "cudaFuncAttributeNonPortableClusterSizeAllowed",
+        "cudaFuncAttributeClusterSchedulingPolicyPreference",
+        "cudaFuncAttributeMax",
+        "",
+        "cudaMemcpyHostToHost",
+        "cudaMemcpyHostToDevice",
+        "cudaMemcpyDeviceToHost",
+        "cudaMemcpyDeviceToDevice",
+        "cudaMemcpyDefault",
+        "",
+        "cudaMemAdviseSetReadMostly",
+        "cudaMemAdviseUnsetReadMostly",
+        "cudaMemAdviseSetPreferredLocation",
+        "cudaMemAdviseUnsetPreferredLocation",
+        "cudaMemAdviseSetAccessedBy",
+        "cudaMemAdviseUnsetAccessedBy",
+        "",
+        "cudaMemRangeAttributeReadMostly",
+        "cudaMemRangeAttributePreferredLocation",
+        "cudaMemRangeAttributeAccessedBy",
+        "cudaMemRangeAttributeLastPrefetchLocation",
+        "cudaMemRangeAttributePreferredLocationType",
+        "cudaMemRangeAttributePreferredLocationId",
+        "cudaMemRangeAttributeLastPrefetchLocationType",
+        "cudaMemRangeAttributeLastPrefetchLocationId",
+        "",
+        "cudaMemPoolReuseFollowEventDependencies",
+        "cudaMemPoolReuseAllowOpportunistic",
+        "cudaMemPoolReuseAllowInternalDependencies",
+        "cudaMemPoolAttrReleaseThreshold",
+        "cudaMemPoolAttrReservedMemCurrent",
+        "cudaMemPoolAttrReservedMemHigh",
+        "cudaMemPoolAttrUsedMemCurrent",
+        "cudaMemPoolAttrUsedMemHigh",
+        "",
+        "cudaMemAllocationTypeInvalid",
+        "cudaMemAllocationTypePinned",
+        "cudaMemAllocationTypeManaged",
+        "cudaMemAllocationTypeMax",
+        "",
+        "cudaMemHandleTypeNone",
+        "cudaMemHandleTypePosixFileDescriptor",
+        "cudaMemHandleTypeWin32",
+        "cudaMemHandleTypeWin32Kmt",
+        "cudaMemHandleTypeFabric",
+        "",
+        "cudaChannelFormatKindSigned",
+        "cudaChannelFormatKindUnsigned",
+        "cudaChannelFormatKindFloat",
+        "cudaChannelFormatKindNone",
+        "cudaChannelFormatKindNV12",
+        "cudaChannelFormatKindUnsignedNormalized8X1",
+        "cudaChannelFormatKindUnsignedNormalized8X2",
+        "cudaChannelFormatKindUnsignedNormalized8X4",
+        "cudaChannelFormatKindUnsignedNormalized16X1",
+        "cudaChannelFormatKindUnsignedNormalized16X2",
+        "cudaChannelFormatKindUnsignedNormalized16X4",
+        "cudaChannelFormatKindSignedNormalized8X1",
+        "cudaChannelFormatKindSignedNormalized8X2",
+        "cudaChannelFormatKindSignedNormalized8X4",
+        "cudaChannelFormatKindSignedNormalized16X1",
+        "cudaChannelFormatKindSignedNormalized16X2",
+        "cudaChannelFormatKindSignedNormalized16X4",
+        "cudaChannelFormatKindUnsignedBlockCompressed1",
+        "cudaChannelFormatKindUnsignedBlockCompressed1SRGB",
+        "cudaChannelFormatKindUnsignedBlockCompressed2",
+        "cudaChannelFormatKindUnsignedBlockCompressed2SRGB",
+        "cudaChannelFormatKindUnsignedBlockCompressed3",
+        "cudaChannelFormatKindUnsignedBlockCompressed3SRGB",
+        "cudaChannelFormatKindUnsignedBlockCompressed4",
+        "cudaChannelFormatKindSignedBlockCompressed4",
+        "cudaChannelFormatKindUnsignedBlockCompressed5",
+        "cudaChannelFormatKindSignedBlockCompressed5",
+        "cudaChannelFormatKindUnsignedBlockCompressed6H",
+        "cudaChannelFormatKindSignedBlockCompressed6H",
+        "cudaChannelFormatKindUnsignedBlockCompressed7",
+        "cudaChannelFormatKindUnsignedBlockCompressed7SRGB",
+        "cudaChannelFormatKindUnsignedNormalized1010102",
+        "",
+        "cudaGraphMemAttrUsedMemCurrent",
+        "cudaGraphMemAttrUsedMemHigh",
+        "cudaGraphMemAttrReservedMemCurrent",
+        "cudaGraphMemAttrReservedMemHigh",
     },
     {
-        {0, 7}, /* cudaLimit */
-        {7, 4}, /* cudaFuncCache */
-        {11, 1}, /* cudaFlushGPUDirectRDMAWritesTarget */
-        {12, 2}, /* cudaFlushGPUDirectRDMAWritesScope */
-        {14, 3}, /* cudaSharedMemConfig */
-        {17, 134}, /* cudaError */
-        {151, 138}, /* cudaDeviceAttr */
-        {289, 5}, /* cudaDeviceP2PAttr */
-        {294, 16}, /* cudaLaunchAttributeID */
-        {310, 3}, /* cudaStreamCaptureMode */
-        {313, 9}, /* cudaFuncAttribute */
-        {322, 5}, /* cudaMemcpyKind */
-        {327, 6}, /* cudaMemoryAdvise */
-        {333, 8}, /* cudaMemRangeAttribute */
-        {341, 8}, /* cudaMemPoolAttr */
-        {349, 4}, /* cudaMemAllocationType */
-        {353, 5}, /* cudaMemAllocationHandleType */
-        {358, 32}, /* cudaChannelFormatKind */
-        {390, 4}, /* cudaGraphMemAttributeType */
+        TRACE_AT(trace_0), /* cudaDeviceReset */
+        TRACE_AT(trace_0), /* cudaDeviceSynchronize */
+        TRACE_AT(trace_1), /* cudaDeviceSetLimit */
+        TRACE_AT(trace_2), /* cudaDeviceGetLimit */
+        TRACE_AT(trace_3), /* cudaDeviceGetTexture1DLinearMaxWidth */
+        TRACE_AT(trace_4), /* cudaDeviceGetCacheConfig */
+        TRACE_AT(trace_5), /* cudaDeviceGetStreamPriorityRange */
+        TRACE_AT(trace_6), /* cudaDeviceSetCacheConfig */
+        TRACE_AT(trace_7), /* cudaDeviceGetByPCIBusId */
+        TRACE_AT(trace_8), /* cudaDeviceGetPCIBusId */
+        TRACE_AT(trace_9), /* cudaIpcGetEventHandle */
+        TRACE_AT(trace_10), /* cudaIpcOpenEventHandle */
+        TRACE_AT(trace_11), /* cudaIpcGetMemHandle */
+        TRACE_AT(trace_12), /* cudaIpcOpenMemHandle */
+        TRACE_AT(trace_13), /* cudaIpcCloseMemHandle */
+        TRACE_AT(trace_14), /* cudaDeviceFlushGPUDirectRDMAWrites */
+        TRACE_AT(trace_15), /* cudaDeviceRegisterAsyncNotification */
+        TRACE_AT(trace_16), /* cudaDeviceUnregisterAsyncNotification */
+        TRACE_AT(trace_17), /* cudaDeviceGetSharedMemConfig */
+        TRACE_AT(trace_18), /* cudaDeviceSetSharedMemConfig */
+        TRACE_AT(trace_0), /* cudaGetLastError */
+        TRACE_AT(trace_0), /* cudaPeekAtLastError */
+        TRACE_AT(trace_19), /* cudaGetErrorName */
+        TRACE_AT(trace_19), /* cudaGetErrorString */
+        TRACE_AT(trace_20), /* cudaGetDeviceCount */
+        TRACE_AT(trace_21), /* cudaGetDeviceProperties */
+        TRACE_AT(trace_22), /* cudaDeviceGetAttribute */
+        TRACE_AT(trace_23), /* cudaDeviceGetHostAtomicCapabilities */
+        TRACE_AT(trace_24), /* cudaDeviceGetDefaultMemPool */
+        TRACE_AT(trace_25), /* cudaDeviceSetMemPool */
+        TRACE_AT(trace_24), /* cudaDeviceGetMemPool */
+        TRACE_AT(trace_26), /* cudaDeviceGetNvSciSyncAttributes */
+        TRACE_AT(trace_27), /* cudaDeviceGetP2PAttribute */
+        TRACE_AT(trace_28), /* cudaDeviceGetP2PAtomicCapabilities */
+        TRACE_AT(trace_29), /* cudaChooseDevice */
+        TRACE_AT(trace_30), /* cudaInitDevice */
+        TRACE_AT(trace_31), /* cudaSetDevice */
+        TRACE_AT(trace_32), /* cudaGetDevice */
+        TRACE_AT(trace_33), /* cudaSetValidDevices */
+        TRACE_AT(trace_34), /* cudaSetDeviceFlags */
+        TRACE_AT(trace_35), /* cudaGetDeviceFlags */
+        TRACE_AT(trace_36), /* cudaStreamCreate */
+        TRACE_AT(trace_37), /* cudaStreamCreateWithFlags */
+        TRACE_AT(trace_38), /* cudaStreamCreateWithPriority */
+        TRACE_AT(trace_39), /* cudaStreamGetPriority */
+        TRACE_AT(trace_40), /* cudaStreamGetFlags */
+        TRACE_AT(trace_41), /* cudaStreamGetId */
+        TRACE_AT(trace_42), /* cudaStreamGetDevice */
+        TRACE_AT(trace_0), /* cudaCtxResetPersistingL2Cache */
+        TRACE_AT(trace_43), /* cudaStreamCopyAttributes */
+        TRACE_AT(trace_44), /* cudaStreamGetAttribute */
+        TRACE_AT(trace_45), /* cudaStreamSetAttribute */
+        TRACE_AT(trace_46), /* cudaStreamDestroy */
+        TRACE_AT(trace_47), /* cudaStreamWaitEvent */
+        TRACE_AT(trace_48), /* cudaStreamAddCallback */
+        TRACE_AT(trace_46), /* cudaStreamSynchronize */
+        TRACE_AT(trace_46), /* cudaStreamQuery */
+        TRACE_AT(trace_49), /* cudaStreamAttachMemAsync */
+        TRACE_AT(trace_50), /* cudaStreamBeginCapture */
+        TRACE_AT(trace_51), /* cudaStreamBeginCaptureToGraph */
+        TRACE_AT(trace_52), /* cudaThreadExchangeStreamCaptureMode */
+        TRACE_AT(trace_53), /* cudaStreamEndCapture */
+        TRACE_AT(trace_54), /* cudaStreamIsCapturing */
+        TRACE_AT(trace_55), /* cudaStreamGetCaptureInfo */
+        TRACE_AT(trace_56), /* cudaStreamUpdateCaptureDependencies */
+        TRACE_AT(trace_57), /* cudaEventCreate */
+        TRACE_AT(trace_58), /* cudaEventCreateWithFlags */
+        TRACE_AT(trace_59), /* cudaEventRecord */
+        TRACE_AT(trace_60), /* cudaEventRecordWithFlags */
+        TRACE_AT(trace_57), /* cudaEventQuery */
+        TRACE_AT(trace_57), /* cudaEventSynchronize */
+        TRACE_AT(trace_57), /* cudaEventDestroy */
+        TRACE_AT(trace_61), /* cudaEventElapsedTime */
+        TRACE_AT(trace_62), /* cudaImportExternalMemory */
+        TRACE_AT(trace_63), /* cudaExternalMemoryGetMappedBuffer */
+        TRACE_AT(trace_64), /* cudaExternalMemoryGetMappedMipmappedArray */
+        TRACE_AT(trace_65), /* cudaDestroyExternalMemory */
+        TRACE_AT(trace_66), /* cudaImportExternalSemaphore */
+        TRACE_AT(trace_67), /* cudaSignalExternalSemaphoresAsync */
+        TRACE_AT(trace_67), /* cudaWaitExternalSemaphoresAsync */
+        TRACE_AT(trace_68), /* cudaDestroyExternalSemaphore */
+        TRACE_AT(trace_69), /* cudaLaunchKernel */
+        TRACE_AT(trace_70), /* cudaLaunchKernelExC */
+        TRACE_AT(trace_69), /* cudaLaunchCooperativeKernel */
+        TRACE_AT(trace_71), /* cudaFuncSetCacheConfig */
+        TRACE_AT(trace_72), /* cudaFuncGetAttributes */
+        TRACE_AT(trace_73), /* cudaFuncSetAttribute */
+        TRACE_AT(trace_74), /* cudaFuncGetName */
+        TRACE_AT(trace_75), /* cudaFuncGetParamInfo */
+        TRACE_AT(trace_76), /* cudaLaunchHostFunc */
+        TRACE_AT(trace_77), /* cudaFuncSetSharedMemConfig */
+        TRACE_AT(trace_78), /* cudaOccupancyMaxActiveBlocksPerMultiprocessor */
+        TRACE_AT(trace_79), /* cudaOccupancyAvailableDynamicSMemPerBlock */
+        TRACE_AT(trace_80), /* cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags */
+        TRACE_AT(trace_81), /* cudaOccupancyMaxPotentialClusterSize */
+        TRACE_AT(trace_82), /* cudaOccupancyMaxActiveClusters */
+        TRACE_AT(trace_83), /* cudaMallocManaged */
+        TRACE_AT(trace_84), /* cudaMalloc */
+        TRACE_AT(trace_85), /* cudaMallocHost */
+        TRACE_AT(trace_86), /* cudaMallocPitch */
+        TRACE_AT(trace_87), /* cudaMallocArray */
+        TRACE_AT(trace_13), /* cudaFree */
+        TRACE_AT(trace_88), /* cudaFreeHost */
+        TRACE_AT(trace_89), /* cudaFreeArray */
+        TRACE_AT(trace_90), /* cudaFreeMipmappedArray */
+        TRACE_AT(trace_91), /* cudaHostAlloc */
+        TRACE_AT(trace_92), /* cudaHostRegister */
+        TRACE_AT(trace_88), /* cudaHostUnregister */
+        TRACE_AT(trace_93), /* cudaHostGetDevicePointer */
+        TRACE_AT(trace_94), /* cudaHostGetFlags */
+        TRACE_AT(trace_95), /* cudaMalloc3D */
+        TRACE_AT(trace_96), /* cudaMalloc3DArray */
+        TRACE_AT(trace_97), /* cudaMallocMipmappedArray */
+        TRACE_AT(trace_98), /* cudaGetMipmappedArrayLevel */
+        TRACE_AT(trace_99), /* cudaMemcpy3D */
+        TRACE_AT(trace_99), /* cudaMemcpy3DPeer */
+        TRACE_AT(trace_100), /* cudaMemcpy3DAsync */
+        TRACE_AT(trace_100), /* cudaMemcpy3DPeerAsync */
+        TRACE_AT(trace_101), /* cudaMemGetInfo */
+        TRACE_AT(trace_102), /* cudaArrayGetInfo */
+        TRACE_AT(trace_103), /* cudaArrayGetPlane */
+        TRACE_AT(trace_104), /* cudaArrayGetMemoryRequirements */
+        TRACE_AT(trace_105), /* cudaMipmappedArrayGetMemoryRequirements */
+        TRACE_AT(trace_106), /* cudaArrayGetSparseProperties */
+        TRACE_AT(trace_107), /* cudaMipmappedArrayGetSparseProperties */
+        TRACE_AT(trace_108), /* cudaMemcpy */
+        TRACE_AT(trace_109), /* cudaMemcpyPeer */
+        TRACE_AT(trace_110), /* cudaMemcpy2D */
+        TRACE_AT(trace_111), /* cudaMemcpy2DToArray */
+        TRACE_AT(trace_112), /* cudaMemcpy2DFromArray */
+        TRACE_AT(trace_113), /* cudaMemcpy2DArrayToArray */
+        TRACE_AT(trace_114), /* cudaMemcpyToSymbol */
+        TRACE_AT(trace_115), /* cudaMemcpyFromSymbol */
+        TRACE_AT(trace_116), /* cudaMemcpyAsync */
+        TRACE_AT(trace_117), /* cudaMemcpyPeerAsync */
+        TRACE_AT(trace_118), /* cudaMemcpyBatchAsync */
+        TRACE_AT(trace_119), /* cudaMemcpy3DBatchAsync */
+        TRACE_AT(trace_120), /* cudaMemcpy2DAsync */
+        TRACE_AT(trace_121), /* cudaMemcpy2DToArrayAsync */
+        TRACE_AT(trace_122), /* cudaMemcpy2DFromArrayAsync */
+        TRACE_AT(trace_123), /* cudaMemcpyToSymbolAsync */
+        TRACE_AT(trace_124), /* cudaMemcpyFromSymbolAsync */
+        TRACE_AT(trace_125), /* cudaMemset */
+        TRACE_AT(trace_126), /* cudaMemset2D */
+        TRACE_AT(trace_127), /* cudaMemset3D */
+        TRACE_AT(trace_128), /* cudaMemsetAsync */
+        TRACE_AT(trace_129), /* cudaMemset2DAsync */
+        TRACE_AT(trace_130), /* cudaMemset3DAsync */
+        TRACE_AT(trace_131), /* cudaGetSymbolAddress */
+        TRACE_AT(trace_132), /* cudaGetSymbolSize */
+        TRACE_AT(trace_133), /* cudaMemPrefetchAsync */
+        TRACE_AT(trace_134), /* cudaMemPrefetchBatchAsync */
+        TRACE_AT(trace_135), /* cudaMemDiscardBatchAsync */
+        TRACE_AT(trace_134), /* cudaMemDiscardAndPrefetchBatchAsync */
+        TRACE_AT(trace_136), /* cudaMemAdvise */
+        TRACE_AT(trace_137), /* cudaMemRangeGetAttribute */
+        TRACE_AT(trace_138), /* cudaMemRangeGetAttributes */
+        TRACE_AT(trace_139), /* cudaMemcpyToArray */
+        TRACE_AT(trace_140), /* cudaMemcpyFromArray */
+        TRACE_AT(trace_141), /* cudaMemcpyArrayToArray */
+        TRACE_AT(trace_142), /* cudaMemcpyToArrayAsync */
+        TRACE_AT(trace_143), /* cudaMemcpyFromArrayAsync */
+        TRACE_AT(trace_144), /* cudaMallocAsync */
+        TRACE_AT(trace_145), /* cudaFreeAsync */
+        TRACE_AT(trace_146), /* cudaMemPoolTrimTo */
+        TRACE_AT(trace_147), /* cudaMemPoolSetAttribute */
+        TRACE_AT(trace_147), /* cudaMemPoolGetAttribute */
+        TRACE_AT(trace_148), /* cudaMemPoolSetAccess */
+        TRACE_AT(trace_149), /* cudaMemPoolGetAccess */
+        TRACE_AT(trace_150), /* cudaMemPoolCreate */
+        TRACE_AT(trace_151), /* cudaMemPoolDestroy */
+        TRACE_AT(trace_152), /* cudaMemGetDefaultMemPool */
+        TRACE_AT(trace_152), /* cudaMemGetMemPool */
+        TRACE_AT(trace_153), /* cudaMemSetMemPool */
+        TRACE_AT(trace_154), /* cudaMallocFromPoolAsync */
+        TRACE_AT(trace_155), /* cudaMemPoolExportToShareableHandle */
+        TRACE_AT(trace_156), /* cudaMemPoolImportFromShareableHandle */
+        TRACE_AT(trace_157), /* cudaMemPoolExportPointer */
+        TRACE_AT(trace_158), /* cudaMemPoolImportPointer */
+        TRACE_AT(trace_159), /* cudaPointerGetAttributes */
+        TRACE_AT(trace_160), /* cudaDeviceCanAccessPeer */
+        TRACE_AT(trace_161), /* cudaDeviceEnablePeerAccess */
+        TRACE_AT(trace_162), /* cudaDeviceDisablePeerAccess */
+        TRACE_AT(trace_163), /* cudaGraphicsUnregisterResource */
+        TRACE_AT(trace_164), /* cudaGraphicsResourceSetMapFlags */
+        TRACE_AT(trace_165), /* cudaGraphicsMapResources */
+        TRACE_AT(trace_165), /* cudaGraphicsUnmapResources */
+        TRACE_AT(trace_166), /* cudaGraphicsResourceGetMappedPointer */
+        TRACE_AT(trace_167), /* cudaGraphicsSubResourceGetMappedArray */
+        TRACE_AT(trace_168), /* cudaGraphicsResourceGetMappedMipmappedArray */
+        TRACE_AT(trace_169), /* cudaGetChannelDesc */
+        TRACE_AT(trace_170), /* cudaCreateChannelDesc */
+        TRACE_AT(trace_171), /* cudaCreateTextureObject */
+        TRACE_AT(trace_172), /* cudaDestroyTextureObject */
+        TRACE_AT(trace_173), /* cudaGetTextureObjectResourceDesc */
+        TRACE_AT(trace_174), /* cudaGetTextureObjectTextureDesc */
+        TRACE_AT(trace_175), /* cudaGetTextureObjectResourceViewDesc */
+        TRACE_AT(trace_176), /* cudaCreateSurfaceObject */
+        TRACE_AT(trace_177), /* cudaDestroySurfaceObject */
+        TRACE_AT(trace_178), /* cudaGetSurfaceObjectResourceDesc */
+        TRACE_AT(trace_179), /* cudaDriverGetVersion */
+        TRACE_AT(trace_180), /* cudaRuntimeGetVersion */
+        TRACE_AT(trace_181), /* cudaLogsRegisterCallback */
+        TRACE_AT(trace_182), /* cudaLogsUnregisterCallback */
+        TRACE_AT(trace_183), /* cudaLogsCurrent */
+        TRACE_AT(trace_184), /* cudaLogsDumpToFile */
+        TRACE_AT(trace_185), /* cudaLogsDumpToMemory */
+        TRACE_AT(trace_186), /* cudaGraphCreate */
+        TRACE_AT(trace_187), /* cudaGraphAddKernelNode */
+        TRACE_AT(trace_188), /* cudaGraphKernelNodeGetParams */
+        TRACE_AT(trace_188), /* cudaGraphKernelNodeSetParams */
+        TRACE_AT(trace_189), /* cudaGraphKernelNodeCopyAttributes */
+        TRACE_AT(trace_190), /* cudaGraphKernelNodeGetAttribute */
+        TRACE_AT(trace_191), /* cudaGraphKernelNodeSetAttribute */
+        TRACE_AT(trace_192), /* cudaGraphAddMemcpyNode */
+        TRACE_AT(trace_193), /* cudaGraphAddMemcpyNodeToSymbol */
+        TRACE_AT(trace_194), /* cudaGraphAddMemcpyNodeFromSymbol */
+        TRACE_AT(trace_195), /* cudaGraphAddMemcpyNode1D */
+        TRACE_AT(trace_188), /* cudaGraphMemcpyNodeGetParams */
+        TRACE_AT(trace_188), /* cudaGraphMemcpyNodeSetParams */
+        TRACE_AT(trace_196), /* cudaGraphMemcpyNodeSetParamsToSymbol */
+        TRACE_AT(trace_197), /* cudaGraphMemcpyNodeSetParamsFromSymbol */
+        TRACE_AT(trace_198), /* cudaGraphMemcpyNodeSetParams1D */
+        TRACE_AT(trace_199), /* cudaGraphAddMemsetNode */
+        TRACE_AT(trace_188), /* cudaGraphMemsetNodeGetParams */
+        TRACE_AT(trace_188), /* cudaGraphMemsetNodeSetParams */
+        TRACE_AT(trace_187), /* cudaGraphAddHostNode */
+        TRACE_AT(trace_188), /* cudaGraphHostNodeGetParams */
+        TRACE_AT(trace_188), /* cudaGraphHostNodeSetParams */
+        TRACE_AT(trace_200), /* cudaGraphAddChildGraphNode */
+        TRACE_AT(trace_201), /* cudaGraphChildGraphNodeGetGraph */
+        TRACE_AT(trace_202), /* cudaGraphAddEmptyNode */
+        TRACE_AT(trace_203), /* cudaGraphAddEventRecordNode */
+        TRACE_AT(trace_204), /* cudaGraphEventRecordNodeGetEvent */
+        TRACE_AT(trace_205), /* cudaGraphEventRecordNodeSetEvent */
+        TRACE_AT(trace_203), /* cudaGraphAddEventWaitNode */
+        TRACE_AT(trace_204), /* cudaGraphEventWaitNodeGetEvent */
+        TRACE_AT(trace_205), /* cudaGraphEventWaitNodeSetEvent */
+        TRACE_AT(trace_206), /* cudaGraphAddExternalSemaphoresSignalNode */
+        TRACE_AT(trace_207), /* cudaGraphExternalSemaphoresSignalNodeGetParams */
+        TRACE_AT(trace_208), /* cudaGraphExternalSemaphoresSignalNodeSetParams */
+        TRACE_AT(trace_206), /* cudaGraphAddExternalSemaphoresWaitNode */
+        TRACE_AT(trace_207), /* cudaGraphExternalSemaphoresWaitNodeGetParams */
+        TRACE_AT(trace_208), /* cudaGraphExternalSemaphoresWaitNodeSetParams */
+        TRACE_AT(trace_206), /* cudaGraphAddMemAllocNode */
+        TRACE_AT(trace_209), /* cudaGraphMemAllocNodeGetParams */
+        TRACE_AT(trace_210), /* cudaGraphAddMemFreeNode */
+        TRACE_AT(trace_211), /* cudaGraphMemFreeNodeGetParams */
+        TRACE_AT(trace_31), /* cudaDeviceGraphMemTrim */
+        TRACE_AT(trace_212), /* cudaDeviceGetGraphMemAttribute */
+        TRACE_AT(trace_212), /* cudaDeviceSetGraphMemAttribute */
+        TRACE_AT(trace_213), /* cudaGraphClone */
+        TRACE_AT(trace_214), /* cudaGraphNodeFindInClone */
+        TRACE_AT(trace_215), /* cudaGraphNodeGetType */
+        TRACE_AT(trace_216), /* cudaGraphGetNodes */
+        TRACE_AT(trace_217), /* cudaGraphGetRootNodes */
+        TRACE_AT(trace_218), /* cudaGraphGetEdges */
+        TRACE_AT(trace_219), /* cudaGraphNodeGetDependencies */
+        TRACE_AT(trace_220), /* cudaGraphNodeGetDependentNodes */
+        TRACE_AT(trace_221), /* cudaGraphAddDependencies */
+        TRACE_AT(trace_221), /* cudaGraphRemoveDependencies */
+        TRACE_AT(trace_222), /* cudaGraphDestroyNode */
+        TRACE_AT(trace_223), /* cudaGraphInstantiate */
+        TRACE_AT(trace_223), /* cudaGraphInstantiateWithFlags */
+        TRACE_AT(trace_224), /* cudaGraphInstantiateWithParams */
+        TRACE_AT(trace_225), /* cudaGraphExecGetFlags */
+        TRACE_AT(trace_226), /* cudaGraphExecKernelNodeSetParams */
+        TRACE_AT(trace_226), /* cudaGraphExecMemcpyNodeSetParams */
+        TRACE_AT(trace_227), /* cudaGraphExecMemcpyNodeSetParamsToSymbol */
+        TRACE_AT(trace_228), /* cudaGraphExecMemcpyNodeSetParamsFromSymbol */
+        TRACE_AT(trace_229), /* cudaGraphExecMemcpyNodeSetParams1D */
+        TRACE_AT(trace_226), /* cudaGraphExecMemsetNodeSetParams */
+        TRACE_AT(trace_226), /* cudaGraphExecHostNodeSetParams */
+        TRACE_AT(trace_230), /* cudaGraphExecChildGraphNodeSetParams */
+        TRACE_AT(trace_231), /* cudaGraphExecEventRecordNodeSetEvent */
+        TRACE_AT(trace_231), /* cudaGraphExecEventWaitNodeSetEvent */
+        TRACE_AT(trace_232), /* cudaGraphExecExternalSemaphoresSignalNodeSetParams */
+        TRACE_AT(trace_232), /* cudaGraphExecExternalSemaphoresWaitNodeSetParams */
+        TRACE_AT(trace_233), /* cudaGraphNodeSetEnabled */
+        TRACE_AT(trace_234), /* cudaGraphNodeGetEnabled */
+        TRACE_AT(trace_235), /* cudaGraphExecUpdate */
+        TRACE_AT(trace_236), /* cudaGraphUpload */
+        TRACE_AT(trace_236), /* cudaGraphLaunch */
+        TRACE_AT(trace_237), /* cudaGraphExecDestroy */
+        TRACE_AT(trace_238), /* cudaGraphDestroy */
+        TRACE_AT(trace_239), /* cudaGraphDebugDotPrint */
+        TRACE_AT(trace_240), /* cudaUserObjectCreate */
+        TRACE_AT(trace_241), /* cudaUserObjectRetain */
+        TRACE_AT(trace_241), /* cudaUserObjectRelease */
+        TRACE_AT(trace_242), /* cudaGraphRetainUserObject */
+        TRACE_AT(trace_243), /* cudaGraphReleaseUserObject */
+        TRACE_AT(trace_244), /* cudaGraphAddNode */
+        TRACE_AT(trace_245), /* cudaGraphNodeSetParams */
+        TRACE_AT(trace_246), /* cudaGraphExecNodeSetParams */
+        TRACE_AT(trace_247), /* cudaGraphConditionalHandleCreate */
+        TRACE_AT(trace_248), /* cudaGetDriverEntryPoint */
+        TRACE_AT(trace_249), /* cudaGetDriverEntryPointByVersion */
+        TRACE_AT(trace_250), /* cudaLibraryLoadData */
+        TRACE_AT(trace_251), /* cudaLibraryLoadFromFile */
+        TRACE_AT(trace_252), /* cudaLibraryUnload */
+        TRACE_AT(trace_253), /* cudaLibraryGetKernel */
+        TRACE_AT(trace_254), /* cudaLibraryGetGlobal */
+        TRACE_AT(trace_254), /* cudaLibraryGetManaged */
+        TRACE_AT(trace_255), /* cudaLibraryGetUnifiedFunction */
+        TRACE_AT(trace_256), /* cudaLibraryGetKernelCount */
+        TRACE_AT(trace_257), /* cudaLibraryEnumerateKernels */
+        TRACE_AT(trace_258), /* cudaKernelSetAttributeForDevice */
+        TRACE_AT(trace_259), /* cudaGetExportTable */
+        TRACE_AT(trace_260), /* cudaGetFuncBySymbol */
+        TRACE_AT(trace_261), /* cudaGetKernel */
+        TRACE_AT(trace_0), /* cudaProfilerStart */
+        TRACE_AT(trace_0), /* cudaProfilerStop */
+    },
+    {
+        {TRACE_AT(enum_0), 0, 7}, /* cudaLimit */
+        {TRACE_AT(enum_1), 7, 4}, /* cudaFuncCache */
+        {TRACE_AT(enum_2), 11, 1}, /* cudaFlushGPUDirectRDMAWritesTarget */
+        {TRACE_AT(enum_3), 12, 2}, /* cudaFlushGPUDirectRDMAWritesScope */
+        {TRACE_AT(enum_4), 14, 3}, /* cudaSharedMemConfig */
+        {TRACE_AT(enum_5), 17, 134}, /* cudaError */
+        {TRACE_AT(enum_6), 151, 138}, /* cudaDeviceAttr */
+        {TRACE_AT(enum_7), 289, 5}, /* cudaDeviceP2PAttr */
+        {TRACE_AT(enum_8), 294, 16}, /* cudaLaunchAttributeID */
+        {TRACE_AT(enum_9), 310, 3}, /* cudaStreamCaptureMode */
+        {TRACE_AT(enum_10), 313, 9}, /* cudaFuncAttribute */
+        {TRACE_AT(enum_11), 322, 5}, /* cudaMemcpyKind */
+        {TRACE_AT(enum_12), 327, 6}, /* cudaMemoryAdvise */
+        {TRACE_AT(enum_13), 333, 8}, /* cudaMemRangeAttribute */
+        {TRACE_AT(enum_14), 341, 8}, /* cudaMemPoolAttr */
+        {TRACE_AT(enum_15), 349, 4}, /* cudaMemAllocationType */
+        {TRACE_AT(enum_16), 353, 5}, /* cudaMemAllocationHandleType */
+        {TRACE_AT(enum_17), 358, 32}, /* cudaChannelFormatKind */
+        {TRACE_AT(enum_18), 390, 4}, /* cudaGraphMemAttributeType */
     },
     {
         0,
@@ -3675,405 +3715,410 @@ const struct cubind__runtime_symbols {
         3,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_0_3),
-        AT(enum_0_4),
-        AT(enum_0_5),
-        AT(enum_0_6),
-        AT(enum_1_0),
-        AT(enum_1_1),
-        AT(enum_1_2),
-        AT(enum_1_3),
-        AT(enum_2_0),
-        AT(enum_3_0),
-        AT(enum_3_1),
-        AT(enum_4_0),
-        AT(enum_4_1),
-        AT(enum_4_2),
-        AT(enum_5_0),
-        AT(enum_5_1),
-        AT(enum_5_2),
-        AT(enum_5_3),
-        AT(enum_5_4),
-        AT(enum_5_5),
-        AT(enum_5_6),
-        AT(enum_5_7),
-        AT(enum_5_8),
-        AT(enum_5_9),
-        AT(enum_5_10),
-        AT(enum_5_11),
-        AT(enum_5_12),
-        AT(enum_5_13),
-        AT(enum_5_14),
-        AT(enum_5_15),
-        AT(enum_5_16),
-        AT(enum_5_17),
-        AT(enum_5_18),
-        AT(enum_5_19),
-        AT(enum_5_20),
-        AT(enum_5_21),
-        AT(enum_5_22),
-        AT(enum_5_23),
-        AT(enum_5_24),
-        AT(enum_5_25),
-        AT(enum_5_26),
-        AT(enum_5_27),
-        AT(enum_5_28),
-        AT(enum_5_29),
-        AT(enum_5_30),
-        AT(enum_5_31),
-        AT(enum_5_32),
-        AT(enum_5_33),
-        AT(enum_5_34),
-        AT(enum_5_35),
-        AT(enum_5_36),
-        AT(enum_5_37),
-        AT(enum_5_38),
-        AT(enum_5_39),
-        AT(enum_5_40),
-        AT(enum_5_41),
-        AT(enum_5_42),
-        AT(enum_5_43),
-        AT(enum_5_44),
-        AT(enum_5_45),
-        AT(enum_5_46),
-        AT(enum_5_47),
-        AT(enum_5_48),
-        AT(enum_5_49),
-        AT(enum_5_50),
-        AT(enum_5_51),
-        AT(enum_5_52),
-        AT(enum_5_53),
-        AT(enum_5_54),
-        AT(enum_5_55),
-        AT(enum_5_56),
-        AT(enum_5_57),
-        AT(enum_5_58),
-        AT(enum_5_59),
-        AT(enum_5_60),
-        AT(enum_5_61),
-        AT(enum_5_62),
-        AT(enum_5_63),
-        AT(enum_5_64),
-        AT(enum_5_65),
-        AT(enum_5_66),
-        AT(enum_5_67),
-        AT(enum_5_68),
-        AT(enum_5_69),
-        AT(enum_5_70),
-        AT(enum_5_71),
-        AT(enum_5_72),
-        AT(enum_5_73),
-        AT(enum_5_74),
-        AT(enum_5_75),
-        AT(enum_5_76),
-        AT(enum_5_77),
-        AT(enum_5_78),
-        AT(enum_5_79),
-        AT(enum_5_80),
-        AT(enum_5_81),
-        AT(enum_5_82),
-        AT(enum_5_83),
-        AT(enum_5_84),
-        AT(enum_5_85),
-        AT(enum_5_86),
-        AT(enum_5_87),
-        AT(enum_5_88),
-        AT(enum_5_89),
-        AT(enum_5_90),
-        AT(enum_5_91),
-        AT(enum_5_92),
-        AT(enum_5_93),
-        AT(enum_5_94),
-        AT(enum_5_95),
-        AT(enum_5_96),
-        AT(enum_5_97),
-        AT(enum_5_98),
-        AT(enum_5_99),
-        AT(enum_5_100),
-        AT(enum_5_101),
-        AT(enum_5_102),
-        AT(enum_5_103),
-        AT(enum_5_104),
-        AT(enum_5_105),
-        AT(enum_5_106),
-        AT(enum_5_107),
-        AT(enum_5_108),
-        AT(enum_5_109),
-        AT(enum_5_110),
-        AT(enum_5_111),
-        AT(enum_5_112),
-        AT(enum_5_113),
-        AT(enum_5_114),
-        AT(enum_5_115),
-        AT(enum_5_116),
-        AT(enum_5_117),
-        AT(enum_5_118),
-        AT(enum_5_119),
-        AT(enum_5_120),
-        AT(enum_5_121),
-        AT(enum_5_122),
-        AT(enum_5_123),
-        AT(enum_5_124),
-        AT(enum_5_125),
-        AT(enum_5_126),
-        AT(enum_5_127),
-        AT(enum_5_128),
-        AT(enum_5_129),
-        AT(enum_5_130),
-        AT(enum_5_131),
-        AT(enum_5_132),
-        AT(enum_5_133),
-        AT(enum_6_0),
-        AT(enum_6_1),
-        AT(enum_6_2),
-        AT(enum_6_3),
-        AT(enum_6_4),
-        AT(enum_6_5),
-        AT(enum_6_6),
-        AT(enum_6_7),
-        AT(enum_6_8),
-        AT(enum_6_9),
-        AT(enum_6_10),
-        AT(enum_6_11),
-        AT(enum_6_12),
-        AT(enum_6_13),
-        AT(enum_6_14),
-        AT(enum_6_15),
-        AT(enum_6_16),
-        AT(enum_6_17),
-        AT(enum_6_18),
-        AT(enum_6_19),
-        AT(enum_6_20),
-        AT(enum_6_21),
-        AT(enum_6_22),
-        AT(enum_6_23),
-        AT(enum_6_24),
-        AT(enum_6_25),
-        AT(enum_6_26),
-        AT(enum_6_27),
-        AT(enum_6_28),
-        AT(enum_6_29),
-        AT(enum_6_30),
-        AT(enum_6_31),
-        AT(enum_6_32),
-        AT(enum_6_33),
-        AT(enum_6_34),
-        AT(enum_6_35),
-        AT(enum_6_36),
-        AT(enum_6_37),
-        AT(enum_6_38),
-        AT(enum_6_39),
-        AT(enum_6_40),
-        AT(enum_6_41),
-        AT(enum_6_42),
-        AT(enum_6_43),
-        AT(enum_6_44),
-        AT(enum_6_45),
-        AT(enum_6_46),
-        AT(enum_6_47),
-        AT(enum_6_48),
-        AT(enum_6_49),
-        AT(enum_6_50),
-        AT(enum_6_51),
-        AT(enum_6_52),
-        AT(enum_6_53),
-        AT(enum_6_54),
-        AT(enum_6_55),
-        AT(enum_6_56),
-        AT(enum_6_57),
-        AT(enum_6_58),
-        AT(enum_6_59),
-        AT(enum_6_60),
-        AT(enum_6_61),
-        AT(enum_6_62),
-        AT(enum_6_63),
-        AT(enum_6_64),
-        AT(enum_6_65),
-        AT(enum_6_66),
-        AT(enum_6_67),
-        AT(enum_6_68),
-        AT(enum_6_69),
-        AT(enum_6_70),
-        AT(enum_6_71),
-        AT(enum_6_72),
-        AT(enum_6_73),
-        AT(enum_6_74),
-        AT(enum_6_75),
-        AT(enum_6_76),
-        AT(enum_6_77),
-        AT(enum_6_78),
-        AT(enum_6_79),
-        AT(enum_6_80),
-        AT(enum_6_81),
-        AT(enum_6_82),
-        AT(enum_6_83),
-        AT(enum_6_84),
-        AT(enum_6_85),
-        AT(enum_6_86),
-        AT(enum_6_87),
-        AT(enum_6_88),
-        AT(enum_6_89),
-        AT(enum_6_90),
-        AT(enum_6_91),
-        AT(enum_6_92),
-        AT(enum_6_93),
-        AT(enum_6_94),
-        AT(enum_6_95),
-        AT(enum_6_96),
-        AT(enum_6_97),
-        AT(enum_6_98),
-        AT(enum_6_99),
-        AT(enum_6_100),
-        AT(enum_6_101),
-        AT(enum_6_102),
-        AT(enum_6_103),
-        AT(enum_6_104),
-        AT(enum_6_105),
-        AT(enum_6_106),
-        AT(enum_6_107),
-        AT(enum_6_108),
-        AT(enum_6_109),
-        AT(enum_6_110),
-        AT(enum_6_111),
-        AT(enum_6_112),
-        AT(enum_6_113),
-        AT(enum_6_114),
-        AT(enum_6_115),
-        AT(enum_6_116),
-        AT(enum_6_117),
-        AT(enum_6_118),
-        AT(enum_6_119),
-        AT(enum_6_120),
-        AT(enum_6_121),
-        AT(enum_6_122),
-        AT(enum_6_123),
-        AT(enum_6_124),
-        AT(enum_6_125),
-        AT(enum_6_126),
-        AT(enum_6_127),
-        AT(enum_6_128),
-        AT(enum_6_129),
-        AT(enum_6_130),
-        AT(enum_6_131),
-        AT(enum_6_132),
-        AT(enum_6_133),
-        AT(enum_6_134),
-        AT(enum_6_135),
-        AT(enum_6_136),
-        AT(enum_6_137),
-        AT(enum_7_0),
-        AT(enum_7_1),
-        AT(enum_7_2),
-        AT(enum_7_3),
-        AT(enum_7_4),
-        AT(enum_8_0),
-        AT(enum_8_1),
-        AT(enum_8_2),
-        AT(enum_8_3),
-        AT(enum_8_4),
-        AT(enum_8_5),
-        AT(enum_8_6),
-        AT(enum_8_7),
-        AT(enum_8_8),
-        AT(enum_8_9),
-        AT(enum_8_10),
-        AT(enum_8_11),
-        AT(enum_8_12),
-        AT(enum_8_13),
-        AT(enum_8_14),
-        AT(enum_8_15),
-        AT(enum_9_0),
-        AT(enum_9_1),
-        AT(enum_9_2),
-        AT(enum_10_0),
-        AT(enum_10_1),
-        AT(enum_10_2),
-        AT(enum_10_3),
-        AT(enum_10_4),
-        AT(enum_10_5),
-        AT(enum_10_6),
-        AT(enum_10_7),
-        AT(enum_10_8),
-        AT(enum_11_0),
-        AT(enum_11_1),
-        AT(enum_11_2),
-        AT(enum_11_3),
-        AT(enum_11_4),
-        AT(enum_12_0),
-        AT(enum_12_1),
-        AT(enum_12_2),
-        AT(enum_12_3),
-        AT(enum_12_4),
-        AT(enum_12_5),
-        AT(enum_13_0),
-        AT(enum_13_1),
-        AT(enum_13_2),
-        AT(enum_13_3),
-        AT(enum_13_4),
-        AT(enum_13_5),
-        AT(enum_13_6),
-        AT(enum_13_7),
-        AT(enum_14_0),
-        AT(enum_14_1),
-        AT(enum_14_2),
-        AT(enum_14_3),
-        AT(enum_14_4),
-        AT(enum_14_5),
-        AT(enum_14_6),
-        AT(enum_14_7),
-        AT(enum_15_0),
-        AT(enum_15_1),
-        AT(enum_15_2),
-        AT(enum_15_3),
-        AT(enum_16_0),
-        AT(enum_16_1),
-        AT(enum_16_2),
-        AT(enum_16_3),
-        AT(enum_16_4),
-        AT(enum_17_0),
-        AT(enum_17_1),
-        AT(enum_17_2),
-        AT(enum_17_3),
-        AT(enum_17_4),
-        AT(enum_17_5),
-        AT(enum_17_6),
-        AT(enum_17_7),
-        AT(enum_17_8),
-        AT(enum_17_9),
-        AT(enum_17_10),
-        AT(enum_17_11),
-        AT(enum_17_12),
-        AT(enum_17_13),
-        AT(enum_17_14),
-        AT(enum_17_15),
-        AT(enum_17_16),
-        AT(enum_17_17),
-        AT(enum_17_18),
-        AT(enum_17_19),
-        AT(enum_17_20),
-        AT(enum_17_21),
-        AT(enum_17_22),
-        AT(enum_17_23),
-        AT(enum_17_24),
-        AT(enum_17_25),
-        AT(enum_17_26),
-        AT(enum_17_27),
-        AT(enum_17_28),
-        AT(enum_17_29),
-        AT(enum_17_30),
-        AT(enum_17_31),
-        AT(enum_18_0),
-        AT(enum_18_1),
-        AT(enum_18_2),
-        AT(enum_18_3),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_0_3),
+        TRACE_AT(enum_0_4),
+        TRACE_AT(enum_0_5),
+        TRACE_AT(enum_0_6),
+        TRACE_AT(enum_1_0),
+        TRACE_AT(enum_1_1),
+        TRACE_AT(enum_1_2),
+        TRACE_AT(enum_1_3),
+        TRACE_AT(enum_2_0),
+        TRACE_AT(enum_3_0),
+        TRACE_AT(enum_3_1),
+        TRACE_AT(enum_4_0),
+        TRACE_AT(enum_4_1),
+        TRACE_AT(enum_4_2),
+        TRACE_AT(enum_5_0),
+        TRACE_AT(enum_5_1),
+        TRACE_AT(enum_5_2),
+        TRACE_AT(enum_5_3),
+        TRACE_AT(enum_5_4),
+        TRACE_AT(enum_5_5),
+        TRACE_AT(enum_5_6),
+        TRACE_AT(enum_5_7),
+        TRACE_AT(enum_5_8),
+        TRACE_AT(enum_5_9),
+        TRACE_AT(enum_5_10),
+        TRACE_AT(enum_5_11),
+        TRACE_AT(enum_5_12),
+        TRACE_AT(enum_5_13),
+        TRACE_AT(enum_5_14),
+        TRACE_AT(enum_5_15),
+        TRACE_AT(enum_5_16),
+        TRACE_AT(enum_5_17),
+        TRACE_AT(enum_5_18),
+        TRACE_AT(enum_5_19),
+        TRACE_AT(enum_5_20),
+        TRACE_AT(enum_5_21),
+        TRACE_AT(enum_5_22),
+        TRACE_AT(enum_5_23),
+        TRACE_AT(enum_5_24),
+        TRACE_AT(enum_5_25),
+        TRACE_AT(enum_5_26),
+        TRACE_AT(enum_5_27),
+        TRACE_AT(enum_5_28),
+        TRACE_AT(enum_5_29),
+        TRACE_AT(enum_5_30),
+        TRACE_AT(enum_5_31),
+        TRACE_AT(enum_5_32),
+        TRACE_AT(enum_5_33),
+        TRACE_AT(enum_5_34),
+        TRACE_AT(enum_5_35),
+        TRACE_AT(enum_5_36),
+        TRACE_AT(enum_5_37),
+        TRACE_AT(enum_5_38),
+        TRACE_AT(enum_5_39),
+        TRACE_AT(enum_5_40),
+        TRACE_AT(enum_5_41),
+        TRACE_AT(enum_5_42),
+        TRACE_AT(enum_5_43),
+        TRACE_AT(enum_5_44),
+        TRACE_AT(enum_5_45),
+        TRACE_AT(enum_5_46),
+        TRACE_AT(enum_5_47),
+        TRACE_AT(enum_5_48),
+        TRACE_AT(enum_5_49),
+        TRACE_AT(enum_5_50),
+        TRACE_AT(enum_5_51),
+        TRACE_AT(enum_5_52),
+        TRACE_AT(enum_5_53),
+        TRACE_AT(enum_5_54),
+        TRACE_AT(enum_5_55),
+        TRACE_AT(enum_5_56),
+        TRACE_AT(enum_5_57),
+        TRACE_AT(enum_5_58),
+        TRACE_AT(enum_5_59),
+        TRACE_AT(enum_5_60),
+        TRACE_AT(enum_5_61),
+        TRACE_AT(enum_5_62),
+        TRACE_AT(enum_5_63),
+        TRACE_AT(enum_5_64),
+        TRACE_AT(enum_5_65),
+        TRACE_AT(enum_5_66),
+        TRACE_AT(enum_5_67),
+        TRACE_AT(enum_5_68),
+        TRACE_AT(enum_5_69),
+        TRACE_AT(enum_5_70),
+        TRACE_AT(enum_5_71),
+        TRACE_AT(enum_5_72),
+        TRACE_AT(enum_5_73),
+        TRACE_AT(enum_5_74),
+        TRACE_AT(enum_5_75),
+        TRACE_AT(enum_5_76),
+        TRACE_AT(enum_5_77),
+        TRACE_AT(enum_5_78),
+        TRACE_AT(enum_5_79),
+        TRACE_AT(enum_5_80),
+        TRACE_AT(enum_5_81),
+        TRACE_AT(enum_5_82),
+        TRACE_AT(enum_5_83),
+        TRACE_AT(enum_5_84),
+        TRACE_AT(enum_5_85),
+        TRACE_AT(enum_5_86),
+        TRACE_AT(enum_5_87),
+        TRACE_AT(enum_5_88),
+        TRACE_AT(enum_5_89),
+        TRACE_AT(enum_5_90),
+        TRACE_AT(enum_5_91),
+        TRACE_AT(enum_5_92),
+        TRACE_AT(enum_5_93),
+        TRACE_AT(enum_5_94),
+        TRACE_AT(enum_5_95),
+        TRACE_AT(enum_5_96),
+        TRACE_AT(enum_5_97),
+        TRACE_AT(enum_5_98),
+        TRACE_AT(enum_5_99),
+        TRACE_AT(enum_5_100),
+        TRACE_AT(enum_5_101),
+        TRACE_AT(enum_5_102),
+        TRACE_AT(enum_5_103),
+        TRACE_AT(enum_5_104),
+        TRACE_AT(enum_5_105),
+        TRACE_AT(enum_5_106),
+        TRACE_AT(enum_5_107),
+        TRACE_AT(enum_5_108),
+        TRACE_AT(enum_5_109),
+        TRACE_AT(enum_5_110),
+        TRACE_AT(enum_5_111),
+        TRACE_AT(enum_5_112),
+        TRACE_AT(enum_5_113),
+        TRACE_AT(enum_5_114),
+        TRACE_AT(enum_5_115),
+        TRACE_AT(enum_5_116),
+        TRACE_AT(enum_5_117),
+        TRACE_AT(enum_5_118),
+        TRACE_AT(enum_5_119),
+        TRACE_AT(enum_5_120),
+        TRACE_AT(enum_5_121),
+        TRACE_AT(enum_5_122),
+        TRACE_AT(enum_5_123),
+        TRACE_AT(enum_5_124),
+        TRACE_AT(enum_5_125),
+        TRACE_AT(enum_5_126),
+        TRACE_AT(enum_5_127),
+        TRACE_AT(enum_5_128),
+        TRACE_AT(enum_5_129),
+        TRACE_AT(enum_5_130),
+        TRACE_AT(enum_5_131),
+        TRACE_AT(enum_5_132),
+        TRACE_AT(enum_5_133),
+        TRACE_AT(enum_6_0),
+        TRACE_AT(enum_6_1),
+        TRACE_AT(enum_6_2),
+        TRACE_AT(enum_6_3),
+        TRACE_AT(enum_6_4),
+        TRACE_AT(enum_6_5),
+        TRACE_AT(enum_6_6),
+        TRACE_AT(enum_6_7),
+        TRACE_AT(enum_6_8),
+        TRACE_AT(enum_6_9),
+        TRACE_AT(enum_6_10),
+        TRACE_AT(enum_6_11),
+        TRACE_AT(enum_6_12),
+        TRACE_AT(enum_6_13),
+        TRACE_AT(enum_6_14),
+        TRACE_AT(enum_6_15),
+        TRACE_AT(enum_6_16),
+        TRACE_AT(enum_6_17),
+        TRACE_AT(enum_6_18),
+        TRACE_AT(enum_6_19),
+        TRACE_AT(enum_6_20),
+        TRACE_AT(enum_6_21),
+        TRACE_AT(enum_6_22),
+        TRACE_AT(enum_6_23),
+        TRACE_AT(enum_6_24),
+        TRACE_AT(enum_6_25),
+        TRACE_AT(enum_6_26),
+        TRACE_AT(enum_6_27),
+        TRACE_AT(enum_6_28),
+        TRACE_AT(enum_6_29),
+        TRACE_AT(enum_6_30),
+        TRACE_AT(enum_6_31),
+        TRACE_AT(enum_6_32),
+        TRACE_AT(enum_6_33),
+        TRACE_AT(enum_6_34),
+        TRACE_AT(enum_6_35),
+        TRACE_AT(enum_6_36),
+        TRACE_AT(enum_6_37),
+        TRACE_AT(enum_6_38),
+        TRACE_AT(enum_6_39),
+        TRACE_AT(enum_6_40),
+        TRACE_AT(enum_6_41),
+        TRACE_AT(enum_6_42),
+        TRACE_AT(enum_6_43),
+        TRACE_AT(enum_6_44),
+        TRACE_AT(enum_6_45),
+        TRACE_AT(enum_6_46),
+        TRACE_AT(enum_6_47),
+        TRACE_AT(enum_6_48),
+        TRACE_AT(enum_6_49),
+        TRACE_AT(enum_6_50),
+        TRACE_AT(enum_6_51),
+        TRACE_AT(enum_6_52),
+        TRACE_AT(enum_6_53),
+        TRACE_AT(enum_6_54),
+        TRACE_AT(enum_6_55),
+        TRACE_AT(enum_6_56),
+        TRACE_AT(enum_6_57),
+        TRACE_AT(enum_6_58),
+        TRACE_AT(enum_6_59),
+        TRACE_AT(enum_6_60),
+        TRACE_AT(enum_6_61),
+        TRACE_AT(enum_6_62),
+        TRACE_AT(enum_6_63),
+        TRACE_AT(enum_6_64),
+        TRACE_AT(enum_6_65),
+        TRACE_AT(enum_6_66),
+        TRACE_AT(enum_6_67),
+        TRACE_AT(enum_6_68),
+        TRACE_AT(enum_6_69),
+        TRACE_AT(enum_6_70),
+        TRACE_AT(enum_6_71),
+        TRACE_AT(enum_6_72),
+        TRACE_AT(enum_6_73),
+        TRACE_AT(enum_6_74),
+        TRACE_AT(enum_6_75),
+        TRACE_AT(enum_6_76),
+        TRACE_AT(enum_6_77),
+        TRACE_AT(enum_6_78),
+        TRACE_AT(enum_6_79),
+        TRACE_AT(enum_6_80),
+        TRACE_AT(enum_6_81),
+        TRACE_AT(enum_6_82),
+        TRACE_AT(enum_6_83),
+        TRACE_AT(enum_6_84),
+        TRACE_AT(enum_6_85),
+        TRACE_AT(enum_6_86),
+        TRACE_AT(enum_6_87),
+        TRACE_AT(enum_6_88),
+        TRACE_AT(enum_6_89),
+        TRACE_AT(enum_6_90),
+        TRACE_AT(enum_6_91),
+        TRACE_AT(enum_6_92),
+        TRACE_AT(enum_6_93),
+        TRACE_AT(enum_6_94),
+        TRACE_AT(enum_6_95),
+        TRACE_AT(enum_6_96),
+        TRACE_AT(enum_6_97),
+        TRACE_AT(enum_6_98),
+        TRACE_AT(enum_6_99),
+        TRACE_AT(enum_6_100),
+        TRACE_AT(enum_6_101),
+        TRACE_AT(enum_6_102),
+        TRACE_AT(enum_6_103),
+        TRACE_AT(enum_6_104),
+        TRACE_AT(enum_6_105),
+        TRACE_AT(enum_6_106),
+        TRACE_AT(enum_6_107),
+        TRACE_AT(enum_6_108),
+        TRACE_AT(enum_6_109),
+        TRACE_AT(enum_6_110),
+        TRACE_AT(enum_6_111),
+        TRACE_AT(enum_6_112),
+        TRACE_AT(enum_6_113),
+        TRACE_AT(enum_6_114),
+        TRACE_AT(enum_6_115),
+        TRACE_AT(enum_6_116),
+        TRACE_AT(enum_6_117),
+        TRACE_AT(enum_6_118),
+        TRACE_AT(enum_6_119),
+        TRACE_AT(enum_6_120),
+        TRACE_AT(enum_6_121),
+        TRACE_AT(enum_6_122),
+        TRACE_AT(enum_6_123),
+        TRACE_AT(enum_6_124),
+        TRACE_AT(enum_6_125),
+        TRACE_AT(enum_6_126),
+        TRACE_AT(enum_6_127),
+        TRACE_AT(enum_6_128),
+        TRACE_AT(enum_6_129),
+        TRACE_AT(enum_6_130),
+        TRACE_AT(enum_6_131),
+        TRACE_AT(enum_6_132),
+        TRACE_AT(enum_6_133),
+        TRACE_AT(enum_6_134),
+        TRACE_AT(enum_6_135),
+        TRACE_AT(enum_6_136),
+        TRACE_AT(enum_6_137),
+        TRACE_AT(enum_7_0),
+        TRACE_AT(enum_7_1),
+        TRACE_AT(enum_7_2),
+        TRACE_AT(enum_7_3),
+        TRACE_AT(enum_7_4),
+        TRACE_AT(enum_8_0),
+        TRACE_AT(enum_8_1),
+        TRACE_AT(enum_8_2),
+        TRACE_AT(enum_8_3),
+        TRACE_AT(enum_8_4),
+        TRACE_AT(enum_8_5),
+        TRACE_AT(enum_8_6),
+        TRACE_AT(enum_8_7),
+        TRACE_AT(enum_8_8),
+        TRACE_AT(enum_8_9),
+        TRACE_AT(enum_8_10),
+        TRACE_AT(enum_8_11),
+        TRACE_AT(enum_8_12),
+        TRACE_AT(enum_8_13),
+        TRACE_AT(enum_8_14),
+        TRACE_AT(enum_8_15),
+        TRACE_AT(enum_9_0),
+        TRACE_AT(enum_9_1),
+        TRACE_AT(enum_9_2),
+        TRACE_AT(enum_10_0),
+        TRACE_AT(enum_10_1),
+        TRACE_AT(enum_10_2),
+        TRACE_AT(enum_10_3),
+        TRACE_AT(enum_10_4),
+        TRACE_AT(enum_10_5),
+        TRACE_AT(enum_10_6),
+        TRACE_AT(enum_10_7),
+        TRACE_AT(enum_10_8),
+        TRACE_AT(enum_11_0),
+        TRACE_AT(enum_11_1),
+        TRACE_AT(enum_11_2),
+        TRACE_AT(enum_11_3),
+        TRACE_AT(enum_11_4),
+        TRACE_AT(enum_12_0),
+        TRACE_AT(enum_12_1),
+        TRACE_AT(enum_12_2),
+        TRACE_AT(enum_12_3),
+        TRACE_AT(enum_12_4),
+        TRACE_AT(enum_12_5),
+        TRACE_AT(enum_13_0),
+        TRACE_AT(enum_13_1),
+        TRACE_AT(enum_13_2),
+        TRACE_AT(enum_13_3),
+        TRACE_AT(enum_13_4),
+        TRACE_AT(enum_13_5),
+        TRACE_AT(enum_13_6),
+        TRACE_AT(enum_13_7),
+        TRACE_AT(enum_14_0),
+        TRACE_AT(enum_14_1),
+        TRACE_AT(enum_14_2),
+        TRACE_AT(enum_14_3),
+        TRACE_AT(enum_14_4),
+        TRACE_AT(enum_14_5),
+        TRACE_AT(enum_14_6),
+        TRACE_AT(enum_14_7),
+        TRACE_AT(enum_15_0),
+        TRACE_AT(enum_15_1),
+        TRACE_AT(enum_15_2),
+        TRACE_AT(enum_15_3),
+        TRACE_AT(enum_16_0),
+        TRACE_AT(enum_16_1),
+        TRACE_AT(enum_16_2),
+        TRACE_AT(enum_16_3),
+        TRACE_AT(enum_16_4),
+        TRACE_AT(enum_17_0),
+        TRACE_AT(enum_17_1),
+        TRACE_AT(enum_17_2),
+        TRACE_AT(enum_17_3),
+        TRACE_AT(enum_17_4),
+        TRACE_AT(enum_17_5),
+        TRACE_AT(enum_17_6),
+        TRACE_AT(enum_17_7),
+        TRACE_AT(enum_17_8),
+        TRACE_AT(enum_17_9),
+        TRACE_AT(enum_17_10),
+        TRACE_AT(enum_17_11),
+        TRACE_AT(enum_17_12),
+        TRACE_AT(enum_17_13),
+        TRACE_AT(enum_17_14),
+        TRACE_AT(enum_17_15),
+        TRACE_AT(enum_17_16),
+        TRACE_AT(enum_17_17),
+        TRACE_AT(enum_17_18),
+        TRACE_AT(enum_17_19),
+        TRACE_AT(enum_17_20),
+        TRACE_AT(enum_17_21),
+        TRACE_AT(enum_17_22),
+        TRACE_AT(enum_17_23),
+        TRACE_AT(enum_17_24),
+        TRACE_AT(enum_17_25),
+        TRACE_AT(enum_17_26),
+        TRACE_AT(enum_17_27),
+        TRACE_AT(enum_17_28),
+        TRACE_AT(enum_17_29),
+        TRACE_AT(enum_17_30),
+        TRACE_AT(enum_17_31),
+        TRACE_AT(enum_18_0),
+        TRACE_AT(enum_18_1),
+        TRACE_AT(enum_18_2),
+        TRACE_AT(enum_18_3),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
+_Static_assert(sizeof(cubind__runtime_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__runtime_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
 
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
