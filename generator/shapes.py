@@ -1,18 +1,24 @@
-"""Slow paths shared by shape: the wrappers of a library whose parameters pass alike share one slow
-path (templates/library.c.j2). Each wrapper keeps a stub of its own type, which converts its arguments
-to the shape's (every integer, enum and pointer to one 64-bit word, cubind__word) and jumps to the
-shared body with its member number; the body makes the typed call of that member in a switch whose
-cases are the same machine code, which the compiler merges into one."""
+"""Slow paths shared by shape: the wrappers whose parameters pass alike, of whatever library, share one
+slow path (templates/shapes.c.j2). Each wrapper keeps a stub of its own type (templates/library.c.j2),
+which converts its arguments to the shape's (every integer, enum and pointer to one 64-bit word,
+cubind__word) and jumps to the shared body with its member number; the body makes the typed call of
+that member in a switch whose cases are the same machine code, which the compiler merges into one."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .model import LibraryModel
+from .model import LibraryModel, Model
 
-# Passed in the general-purpose registers, the member number needs one left over: six on x86-64 and
-# AArch64 (nothing is passed on the stack for it, so the stub only jumps). Else it goes in a
-# floating-point register, of which eight.
+# The members of one body at most: the compiler merges its members' calls, each a case of a switch
+# that jumps to one join, only up to a number of cases (gcc: 100 edges into one block,
+# max-crossjump-edges); a shape with more members has a body for each so many.
+MEMBERS_MAX = 96
+
+# Passed in the general-purpose registers, the member number needs one left over: six on x86-64 (and
+# eight on AArch64; nothing is passed on the stack for it, so the stub only jumps). Else it goes in a
+# floating-point register, of which eight. With one more left over, the stub passes its own address
+# too; else the body finds it from the member number (a switch: a jump and a load a member).
 INTEGER_REGISTERS = 6
 FLOATING_REGISTERS = 8
 
@@ -65,19 +71,35 @@ def traced(kind: str, name: str) -> str:
 
 
 @dataclass
-class Shape:
-    number: int
-    returns: str            # the C type the body returns (the library's status type)
-    params: list[str]       # each parameter's C type
-    member_in_word: bool    # the member number is passed as an unsigned (else as a double)
-    members: list[dict] = field(default_factory=list)
-    indices: list[int] = field(default_factory=list)  # each member's index in the library's table
+class Member:
+    library: LibraryModel
+    function: dict
+    index: int  # in its library's table
+
+    @property
+    def stub(self) -> str:
+        """The name of the stub its wrapper's hot path calls until it is resolved."""
+        return f"cubind__slow_{self.function['symbol']}"
 
 
 @dataclass
-class LibraryShapes:
+class Shape:
+    number: int
+    params: list[str]       # each parameter's C type (the body returns the status as an int)
+    member_in_word: bool    # the member number is passed as an unsigned (else as a double)
+    stub_passed: bool       # the stub passes its address after the member number
+    members: list[Member] = field(default_factory=list)
+
+
+@dataclass
+class TreeShapes:
     shapes: list[Shape]
     of: dict[str, tuple[Shape, int]]  # a shared wrapper's symbol -> its shape and member number
+
+    def used_by(self, lib: LibraryModel) -> list[Shape]:
+        """The shapes of the library's wrappers, by number."""
+        numbers = {self.of[f["symbol"]][0].number for f in lib.functions if f["symbol"] in self.of}
+        return [s for s in self.shapes if s.number in numbers]
 
 
 def shareable(lib: LibraryModel, function: dict) -> bool:
@@ -94,20 +116,26 @@ def shareable(lib: LibraryModel, function: dict) -> bool:
     return words < INTEGER_REGISTERS or floats < FLOATING_REGISTERS
 
 
-def shapes(lib: LibraryModel) -> LibraryShapes:
-    """The library's shapes, in the order of their first member, and each shared wrapper's."""
-    by_key: dict[tuple, Shape] = {}
+def tree(model: Model) -> TreeShapes:
+    """The shapes of every library's wrappers, in the order of their first member, and each shared
+    wrapper's."""
+    by_key: dict[tuple, Shape] = {}  # the last body of each shape
+    shapes_: list[Shape] = []
     of: dict[str, tuple[Shape, int]] = {}
-    for index, f in enumerate(lib.functions):
-        if not shareable(lib, f):
-            continue
-        params = [erased(p) for p in f["params"]]
-        words = sum(1 for p in params if p not in _FLOATING)
-        key = (f["returns"]["canonical"], tuple(params), words < INTEGER_REGISTERS)
-        shape = by_key.get(key)
-        if shape is None:
-            shape = by_key[key] = Shape(len(by_key), f["returns"]["type"], params, words < INTEGER_REGISTERS)
-        of[f["symbol"]] = (shape, len(shape.members))
-        shape.members.append(f)
-        shape.indices.append(index)
-    return LibraryShapes(list(by_key.values()), of)
+    for lib in model.libraries:
+        for index, f in enumerate(lib.functions):
+            if not shareable(lib, f):
+                continue
+            if f["symbol"] in of:
+                raise ValueError(f"{f['symbol']} is a symbol of two libraries: its stub's name would be too")
+            params = [erased(p) for p in f["params"]]
+            words = sum(1 for p in params if p not in _FLOATING)
+            key = tuple(params)
+            shape = by_key.get(key)
+            if shape is None or len(shape.members) == MEMBERS_MAX:
+                shape = Shape(len(shapes_), params, words < INTEGER_REGISTERS, words + 1 < INTEGER_REGISTERS)
+                by_key[key] = shape
+                shapes_.append(shape)
+            of[f["symbol"]] = (shape, len(shape.members))
+            shape.members.append(Member(lib, f, index))
+    return TreeShapes(shapes_, of)

@@ -82,12 +82,41 @@ def _prefix(names: list[str]) -> str:
     return common[: common.rfind("_") + 1]
 
 
+# A description names a parameter by one byte from FIRST_NAME up when its library's table holds the
+# name (loader/trace_log.h): its names that save the most, so many at most.
+FIRST_NAME = 0x80
+NAMES_MAX = 0x100 - FIRST_NAME
+
+
+def _names(descriptions: list[str]) -> list[str]:
+    """The parameter names the table holds once, each named by one byte in the descriptions: those that
+    save the most bytes (every use less one, less the name and its offset), most first."""
+    uses: dict[str, int] = {}
+    for d in descriptions:
+        for param in d.split(";")[1:-1]:
+            name = param[param.index(":") + 1:] if param[0] == "e" else param[1:]
+            uses[name] = uses.get(name, 0) + 1
+    saved = {name: count * (len(name) - 1) - (len(name) + 1 + 2) for name, count in uses.items()}
+    return sorted((n for n in saved if saved[n] > 0), key=lambda n: (-saved[n], n))[:NAMES_MAX]
+
+
+def coded(description: str, names: list[str]) -> str:
+    """`description` with each name of `names` as its one byte (chr(FIRST_NAME + its number))."""
+    number = {name: i for i, name in enumerate(names)}
+    out = []
+    for param in description.split(";")[:-1]:
+        kind = param[: param.index(":") + 1] if param[0] == "e" else param[:1]
+        name = param[len(kind):]
+        out.append(kind + (chr(FIRST_NAME + number[name]) if name in number else name))
+    return ";".join(out) + ";"
+
+
 def table(lib: LibraryModel) -> dict:
-    """The library's descriptions, each once ("unique"), and each function's among them ("of");
-    the constants of each enum its descriptions name, by ascending value, as the table holds them
-    ("enums": name, constants, their names' common "prefix" and each one's name after it,
-    "suffixes"; "first": each enum's first constant among all); "value_type": the C type of the
-    values, int when every value fits in one."""
+    """The library's descriptions, each once ("unique"), coded with the parameter names the table
+    holds ("names": coded()), and each function's among them ("of"); the constants of each enum its
+    descriptions name, by ascending value, as the table holds them ("enums": name, constants, their
+    names' common "prefix" and each one's name after it, "suffixes"; "first": each enum's first
+    constant among all); "value_type": the C type of the values, int when every value fits in one."""
     unique: list[str] = []
     at: dict[str, int] = {}
     of = []
@@ -97,6 +126,8 @@ def table(lib: LibraryModel) -> dict:
             at[d] = len(unique)
             unique.append(d)
         of.append(at[d])
+    names = _names(unique)
+    unique = [coded(d, names) for d in unique]
     enums = []
     first = 0
     for e in lib.trace_enums:
@@ -109,5 +140,5 @@ def table(lib: LibraryModel) -> dict:
                       "suffixes": [c["name"][len(prefix):] for c in constants]})
         first += len(constants)
     fits_int = all(-(2 ** 31) <= c["value"] < 2 ** 31 for e in enums for c in e["constants"])
-    return {"unique": unique, "of": of, "enums": enums, "constant_count": first,
+    return {"unique": unique, "of": of, "enums": enums, "constant_count": first, "names": names,
             "value_type": "int" if fits_int else "long long"}

@@ -79,11 +79,14 @@ typedef struct cubind__trace_enum_range {
 } cubind__trace_enum_range;
 
 typedef struct cubind__trace_table {
-    unsigned strings;      /* the descriptions and the constants' names, each NUL-terminated */
+    unsigned strings;      /* the descriptions, parameter names and constants' names, each NUL-terminated */
     unsigned descriptions; /* count unsigned short: each function's description, in the strings */
+    unsigned names;        /* name_count unsigned short: the parameter names a description names by
+                              one byte from 0x80 (loader/trace_log.h), in the strings */
     unsigned enums;        /* enum_count cubind__trace_enum_range (the enum numbered n in descriptions: e<n>:) */
     unsigned values;       /* every enum's constants' values: int, or long long (value_size) */
     unsigned value_names;  /* their names after the prefix (unsigned short), in the strings */
+    unsigned short name_count;
     unsigned short enum_count;
     unsigned short value_size; /* sizeof of a value: 4 when every one fits in an int, else 8 */
 } cubind__trace_table;
@@ -109,7 +112,7 @@ static inline const char *cubind__function_name(const cubind__symbol_table *tabl
 static inline size_t cubind__function_name_length(const cubind__symbol_table *table, size_t index)
 {
     const cubind__name_offsets *o = cubind__name_offsets_of(table, index);
-    return o->cubind_name - o->name - 1;
+    return (size_t)o->cubind_name - o->name - 1; /* in size_t: no sign extension */
 }
 
 static inline const char *cubind__cubind_name(const cubind__symbol_table *table, size_t index)

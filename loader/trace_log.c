@@ -139,6 +139,20 @@ static void write_value(cubind__trace_call *call, const char *name, const traced
     }
 }
 
+/* The parameter name at `p` (`*length` bytes): itself, or the name the table holds when it is one
+ * byte from 0x80, `*length` then its length. */
+static const char *table_name(const cubind__symbol_table *table, const char *p, size_t *length)
+{
+    const cubind__trace_table *t = trace_table(table);
+    unsigned number = (unsigned char)*p - 0x80u;
+    const char *name;
+    if (*length != 1 || (unsigned char)*p < 0x80u || t == NULL || number >= t->name_count)
+        return p;
+    name = (const char *)table + t->strings + ((const unsigned short *)((const char *)table + t->names))[number];
+    *length = strlen(name);
+    return name;
+}
+
 /* The line begun: the function's name, then each parameter as `description` says, read from `ap`. */
 static int trace_arguments(cubind__trace_call *call, const cubind__symbol_table *table, size_t index,
                            const char *description, va_list *ap)
@@ -157,8 +171,9 @@ static int trace_arguments(cubind__trace_call *call, const cubind__symbol_table 
     while (*p != '\0') {
         traced_value v = kind_at(&p);
         char name[NAME_MAX_];
-        size_t n = strcspn(p, ";");
-        snprintf(name, sizeof name, "%.*s", (int)n, p);
+        size_t n = strcspn(p, ";"), length = n;
+        const char *text = table_name(table, p, &length);
+        snprintf(name, sizeof name, "%.*s", (int)length, text);
         p += n + (p[n] == ';');
         read_value(&v, ap);
         write_value(call, name, &v);

@@ -8,7 +8,8 @@
  * loader/internal.h), not code in each of the 2,788 wrappers.
  *
  * A function's description is one string: the result's kind, then each parameter's kind and name,
- * each followed by ';' ("s;pplan;inx;e0:type;ibatch;"). Kinds, and the variadic argument each
+ * each followed by ';' ("s;pplan;inx;e0:type;ibatch;"); a name the library's table holds (one of
+ * its most used) is one byte, 0x80 and up, its number there ("s;p\200;inx;..."). Kinds, and the variadic argument each
  * takes (the parameters' to cubind__trace_args, the result's to cubind__trace_result): every integer
  * and pointer a cubind__word holding its value (a signed one converted: -1 is all ones), as a shared
  * slow path has them whatever their kinds (generator/shapes.py):
