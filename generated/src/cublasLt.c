@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -143,51 +144,75 @@ const struct cubind__cublasLt_symbols {
 #if !defined(CUBIND_NO_TRACE)
     cubind__trace_table trace;
     struct trace_strings {
-        char trace_0[16];
+        char trace_0[6];
         char trace_1[13];
         char trace_2[3];
-        char trace_3[18];
-        char trace_4[13];
-        char trace_5[13];
+        char trace_3[15];
+        char trace_4[6];
+        char trace_5[6];
         char trace_6[9];
-        char trace_7[129];
-        char trace_8[82];
-        char trace_9[44];
-        char trace_10[38];
-        char trace_11[14];
-        char trace_12[40];
-        char trace_13[53];
-        char trace_14[49];
-        char trace_15[43];
-        char trace_16[15];
-        char trace_17[41];
-        char trace_18[54];
-        char trace_19[37];
-        char trace_20[31];
-        char trace_21[18];
-        char trace_22[44];
-        char trace_23[57];
-        char trace_24[24];
-        char trace_25[18];
-        char trace_26[44];
-        char trace_27[57];
-        char trace_28[15];
-        char trace_29[9];
-        char trace_30[35];
-        char trace_31[48];
-        char trace_32[131];
-        char trace_33[131];
-        char trace_34[94];
-        char trace_35[73];
-        char trace_36[48];
-        char trace_37[36];
-        char trace_38[49];
+        char trace_7[95];
+        char trace_8[43];
+        char trace_9[30];
+        char trace_10[27];
+        char trace_11[6];
+        char trace_12[17];
+        char trace_13[20];
+        char trace_14[19];
+        char trace_15[16];
+        char trace_16[6];
+        char trace_17[17];
+        char trace_18[20];
+        char trace_19[14];
+        char trace_20[11];
+        char trace_21[6];
+        char trace_22[17];
+        char trace_23[20];
+        char trace_24[9];
+        char trace_25[6];
+        char trace_26[17];
+        char trace_27[20];
+        char trace_28[9];
+        char trace_29[6];
+        char trace_30[17];
+        char trace_31[20];
+        char trace_32[62];
+        char trace_33[72];
+        char trace_34[63];
+        char trace_35[32];
+        char trace_36[20];
+        char trace_37[18];
+        char trace_38[21];
         char trace_39[13];
         char trace_40[9];
         char trace_41[12];
         char trace_42[10];
         char trace_43[9];
         char trace_44[3];
+        char param_0[12];
+        char param_1[12];
+        char param_2[12];
+        char param_3[14];
+        char param_4[10];
+        char param_5[5];
+        char param_6[14];
+        char param_7[11];
+        char param_8[10];
+        char param_9[12];
+        char param_10[4];
+        char param_11[19];
+        char param_12[5];
+        char param_13[16];
+        char param_14[6];
+        char param_15[6];
+        char param_16[6];
+        char param_17[14];
+        char param_18[5];
+        char param_19[5];
+        char param_20[6];
+        char param_21[9];
+        char param_22[5];
+        char param_23[7];
         char enum_0[15];
         char enum_0_0[8];
         char enum_0_1[16];
@@ -351,6 +376,7 @@ const struct cubind__cublasLt_symbols {
         char enum_10_8[17];
     } trace_strings;
     unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[24];
     cubind__trace_enum_range enums[11];
     int values[150];
     unsigned short value_names[150];
@@ -521,53 +547,77 @@ const struct cubind__cublasLt_symbols {
         {AT(symbol_cublasLtLoggerForceDisable), AT(symbol_cublasLtLoggerForceDisable), AT(wrapper_cubind_cublasLt_logger_force_disable)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 11, sizeof(int)},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 24, 11, sizeof(int)},
     {
-        "s;plightHandle;",
+        "s;p\201;",
         "p;e0:status;",
         "u;",
-        "s;e1:type;pvalue;",
-        "s;pcapacity;",
-        "s;ucapacity;",
+        "s;e1:\226;pvalue;",
+        "s;p\225;",
+        "s;u\225;",
         "u;umask;",
-        "s;plightHandle;pcomputeDesc;palpha;pA;pAdesc;pB;pBdesc;pbeta;pC;pCdesc;pD;pDdesc;palgo;pworkspace;uworkspaceSizeInBytes;pstream;",
-        "s;plightHandle;ptransformDesc;palpha;pA;pAdesc;pbeta;pB;pBdesc;pC;pCdesc;pstream;",
-        "s;pmatLayout;usize;e2:type;urows;ucols;ild;",
-        "s;pmatLayout;e2:type;urows;ucols;ild;",
-        "s;pmatLayout;",
-        "s;pmatLayout;e3:attr;pbuf;usizeInBytes;",
-        "s;pmatLayout;e3:attr;pbuf;usizeInBytes;psizeWritten;",
-        "s;pmatmulDesc;usize;e4:computeType;e2:scaleType;",
-        "s;pmatmulDesc;e4:computeType;e2:scaleType;",
-        "s;pmatmulDesc;",
-        "s;pmatmulDesc;e5:attr;pbuf;usizeInBytes;",
-        "s;pmatmulDesc;e5:attr;pbuf;usizeInBytes;psizeWritten;",
-        "s;ptransformDesc;usize;e2:scaleType;",
-        "s;ptransformDesc;e2:scaleType;",
-        "s;ptransformDesc;",
-        "s;ptransformDesc;e6:attr;pbuf;usizeInBytes;",
-        "s;ptransformDesc;e6:attr;pbuf;usizeInBytes;psizeWritten;",
-        "s;pemulationDesc;usize;",
-        "s;pemulationDesc;",
-        "s;pemulationDesc;e7:attr;pbuf;usizeInBytes;",
-        "s;pemulationDesc;e7:attr;pbuf;usizeInBytes;psizeWritten;",
-        "s;ppref;usize;",
-        "s;ppref;",
-        "s;ppref;e8:attr;pbuf;usizeInBytes;",
-        "s;ppref;e8:attr;pbuf;usizeInBytes;psizeWritten;",
-        "s;plightHandle;poperationDesc;pAdesc;pBdesc;pCdesc;pDdesc;ppreference;irequestedAlgoCount;pheuristicResultsArray;preturnAlgoCount;",
-        "s;plightHandle;e4:computeType;e2:scaleType;e2:Atype;e2:Btype;e2:Ctype;e2:Dtype;irequestedAlgoCount;palgoIdsArray;preturnAlgoCount;",
-        "s;plightHandle;e4:computeType;e2:scaleType;e2:Atype;e2:Btype;e2:Ctype;e2:Dtype;ialgoId;palgo;",
-        "s;plightHandle;poperationDesc;pAdesc;pBdesc;pCdesc;pDdesc;palgo;presult;",
-        "s;palgo;e9:attr;pbuf;usizeInBytes;psizeWritten;",
-        "s;palgo;e10:attr;pbuf;usizeInBytes;",
-        "s;palgo;e10:attr;pbuf;usizeInBytes;psizeWritten;",
+        "s;p\201;pcomputeDesc;palpha;pA;p\216;pB;p\217;pbeta;pC;p\220;pD;p\224;p\214;pworkspace;uworkspaceSizeInBytes;p\227;",
+        "s;p\201;p\203;palpha;pA;p\216;pbeta;pB;p\217;pC;p\220;p\227;",
+        "s;p\210;u\222;e2:\226;urows;ucols;ild;",
+        "s;p\210;e2:\226;urows;ucols;ild;",
+        "s;p\210;",
+        "s;p\210;e3:\205;p\212;u\200;",
+        "s;p\210;e3:\205;p\212;u\200;p\202;",
+        "s;p\207;u\222;e4:\211;e2:\204;",
+        "s;p\207;e4:\211;e2:\204;",
+        "s;p\207;",
+        "s;p\207;e5:\205;p\212;u\200;",
+        "s;p\207;e5:\205;p\212;u\200;p\202;",
+        "s;p\203;u\222;e2:\204;",
+        "s;p\203;e2:\204;",
+        "s;p\203;",
+        "s;p\203;e6:\205;p\212;u\200;",
+        "s;p\203;e6:\205;p\212;u\200;p\202;",
+        "s;p\206;u\222;",
+        "s;p\206;",
+        "s;p\206;e7:\205;p\212;u\200;",
+        "s;p\206;e7:\205;p\212;u\200;p\202;",
+        "s;p\223;u\222;",
+        "s;p\223;",
+        "s;p\223;e8:\205;p\212;u\200;",
+        "s;p\223;e8:\205;p\212;u\200;p\202;",
+        "s;p\201;p\221;p\216;p\217;p\220;p\224;ppreference;i\213;pheuristicResultsArray;p\215;",
+        "s;p\201;e4:\211;e2:\204;e2:Atype;e2:Btype;e2:Ctype;e2:Dtype;i\213;palgoIdsArray;p\215;",
+        "s;p\201;e4:\211;e2:\204;e2:Atype;e2:Btype;e2:Ctype;e2:Dtype;ialgoId;p\214;",
+        "s;p\201;p\221;p\216;p\217;p\220;p\224;p\214;presult;",
+        "s;p\214;e9:\205;p\212;u\200;p\202;",
+        "s;p\214;e10:\205;p\212;u\200;",
+        "s;p\214;e10:\205;p\212;u\200;p\202;",
         "s;pcallback;",
         "s;pfile;",
         "s;plogFile;",
         "s;ilevel;",
         "s;imask;",
         "s;",
+        "sizeInBytes",
+        "lightHandle",
+        "sizeWritten",
+        "transformDesc",
+        "scaleType",
+        "attr",
+        "emulationDesc",
+        "matmulDesc",
+        "matLayout",
+        "computeType",
+        "buf",
+        "requestedAlgoCount",
+        "algo",
+        "returnAlgoCount",
+        "Adesc",
+        "Bdesc",
+        "Cdesc",
+        "operationDesc",
+        "size",
+        "pref",
+        "Ddesc",
+        "capacity",
+        "type",
+        "stream",
         "CUBLAS_STATUS_",
         "SUCCESS",
         "NOT_INITIALIZED",
@@ -781,6 +831,32 @@ const struct cubind__cublasLt_symbols {
         TRACE_AT(trace_42), /* cublasLtLoggerSetLevel */
         TRACE_AT(trace_43), /* cublasLtLoggerSetMask */
         TRACE_AT(trace_44), /* cublasLtLoggerForceDisable */
+    },
+    {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
+        TRACE_AT(param_2),
+        TRACE_AT(param_3),
+        TRACE_AT(param_4),
+        TRACE_AT(param_5),
+        TRACE_AT(param_6),
+        TRACE_AT(param_7),
+        TRACE_AT(param_8),
+        TRACE_AT(param_9),
+        TRACE_AT(param_10),
+        TRACE_AT(param_11),
+        TRACE_AT(param_12),
+        TRACE_AT(param_13),
+        TRACE_AT(param_14),
+        TRACE_AT(param_15),
+        TRACE_AT(param_16),
+        TRACE_AT(param_17),
+        TRACE_AT(param_18),
+        TRACE_AT(param_19),
+        TRACE_AT(param_20),
+        TRACE_AT(param_21),
+        TRACE_AT(param_22),
+        TRACE_AT(param_23),
     },
     {
         {TRACE_AT(enum_0), 0, 10}, /* cublasStatus_t */
@@ -1108,7 +1184,6 @@ _Static_assert(sizeof(cubind__cublasLt_symbols.names) <= 0x10000, "the names' of
 #if !defined(CUBIND_NO_TRACE)
 _Static_assert(sizeof(cubind__cublasLt_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
 #endif
-
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
  * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
@@ -1170,752 +1245,16 @@ typedef cublasStatus_t (*cubind__cublasLtLoggerSetLevel_fn)(int level);
 typedef cublasStatus_t (*cubind__cublasLtLoggerSetMask_fn)(int mask);
 typedef cublasStatus_t (*cubind__cublasLtLoggerForceDisable_fn)(void);
 
-/* The wrappers whose parameters pass alike share a slow path, their shape's (generator/shapes.py):
- * each reaches it through a stub of its own type, declared here for the shapes to name. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtCreate(cublasLtHandle_t *lightHandle);
-static CUBIND_COLD cublasStatus_t slow_cublasLtDestroy(cublasLtHandle_t lightHandle);
-static CUBIND_COLD cublasStatus_t slow_cublasLtGetProperty(libraryPropertyType type, int *value);
-static CUBIND_COLD cublasStatus_t slow_cublasLtHeuristicsCacheGetCapacity(size_t *capacity);
-static CUBIND_COLD cublasStatus_t slow_cublasLtHeuristicsCacheSetCapacity(size_t capacity);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size);
-static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc);
-static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc);
-static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes);
-static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback);
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetFile(FILE *file);
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerOpenFile(const char *logFile);
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetLevel(int level);
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetMask(int mask);
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerForceDisable(void);
-
-/* What the wrappers of shape 0 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cublasLtCreate, cublasLtDestroy, cublasLtHeuristicsCacheGetCapacity,
- * cublasLtHeuristicsCacheSetCapacity, cublasLtMatrixLayoutDestroy, cublasLtMatmulDescDestroy,
- * cublasLtMatrixTransformDescDestroy, cublasLtEmulationDescCreate, cublasLtEmulationDescDestroy,
- * cublasLtMatmulPreferenceCreate, cublasLtMatmulPreferenceDestroy, cublasLtLoggerSetCallback,
- * cublasLtLoggerSetFile, cublasLtLoggerOpenFile, cublasLtLoggerSetLevel, cublasLtLoggerSetMask. */
-static CUBIND_COLD cublasStatus_t cubind_shape_0(cubind__word a0, unsigned cubind_member)
+/* What the wrapper calls until cublasLtCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtCreate(cublasLtHandle_t *lightHandle)
 {
-    static const unsigned short cubind_index[16] = { 0, 1, 7, 8, 14, 19, 24, 28, 29, 33, 34, 44, 45, 46, 47, 48 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cublasStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cublasLtCreate;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cublasLtDestroy;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cublasLtHeuristicsCacheGetCapacity;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cublasLtHeuristicsCacheSetCapacity;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatrixLayoutDestroy;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatmulDescDestroy;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatrixTransformDescDestroy;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cublasLtEmulationDescCreate;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_cublasLtEmulationDescDestroy;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatmulPreferenceCreate;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatmulPreferenceDestroy;
-        break;
-    case 11:
-        cubind_self = (cubind__fnptr)slow_cublasLtLoggerSetCallback;
-        break;
-    case 12:
-        cubind_self = (cubind__fnptr)slow_cublasLtLoggerSetFile;
-        break;
-    case 13:
-        cubind_self = (cubind__fnptr)slow_cublasLtLoggerOpenFile;
-        break;
-    case 14:
-        cubind_self = (cubind__fnptr)slow_cublasLtLoggerSetLevel;
-        break;
-    case 15:
-        cubind_self = (cubind__fnptr)slow_cublasLtLoggerSetMask;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, cubind_i), a0);
-    cubind_fn = cubind__resolve(&cubind__cublasLt_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cublasLtCreate_fn)cubind_fn)((cublasLtHandle_t *)(uintptr_t)a0);
-            break;
-        case 1:
-            cubind_status = ((cubind__cublasLtDestroy_fn)cubind_fn)((cublasLtHandle_t)(uintptr_t)a0);
-            break;
-        case 2:
-            cubind_status = ((cubind__cublasLtHeuristicsCacheGetCapacity_fn)cubind_fn)((size_t *)(uintptr_t)a0);
-            break;
-        case 3:
-            cubind_status = ((cubind__cublasLtHeuristicsCacheSetCapacity_fn)cubind_fn)((size_t)a0);
-            break;
-        case 4:
-            cubind_status = ((cubind__cublasLtMatrixLayoutDestroy_fn)cubind_fn)((cublasLtMatrixLayout_t)(uintptr_t)a0);
-            break;
-        case 5:
-            cubind_status = ((cubind__cublasLtMatmulDescDestroy_fn)cubind_fn)((cublasLtMatmulDesc_t)(uintptr_t)a0);
-            break;
-        case 6:
-            cubind_status = ((cubind__cublasLtMatrixTransformDescDestroy_fn)cubind_fn)((cublasLtMatrixTransformDesc_t)(uintptr_t)a0);
-            break;
-        case 7:
-            cubind_status = ((cubind__cublasLtEmulationDescCreate_fn)cubind_fn)((cublasLtEmulationDesc_t *)(uintptr_t)a0);
-            break;
-        case 8:
-            cubind_status = ((cubind__cublasLtEmulationDescDestroy_fn)cubind_fn)((cublasLtEmulationDesc_t)(uintptr_t)a0);
-            break;
-        case 9:
-            cubind_status = ((cubind__cublasLtMatmulPreferenceCreate_fn)cubind_fn)((cublasLtMatmulPreference_t *)(uintptr_t)a0);
-            break;
-        case 10:
-            cubind_status = ((cubind__cublasLtMatmulPreferenceDestroy_fn)cubind_fn)((cublasLtMatmulPreference_t)(uintptr_t)a0);
-            break;
-        case 11:
-            cubind_status = ((cubind__cublasLtLoggerSetCallback_fn)cubind_fn)((cublasLtLoggerCallback_t)(uintptr_t)a0);
-            break;
-        case 12:
-            cubind_status = ((cubind__cublasLtLoggerSetFile_fn)cubind_fn)((FILE *)(uintptr_t)a0);
-            break;
-        case 13:
-            cubind_status = ((cubind__cublasLtLoggerOpenFile_fn)cubind_fn)((const char *)(uintptr_t)a0);
-            break;
-        case 14:
-            cubind_status = ((cubind__cublasLtLoggerSetLevel_fn)cubind_fn)((int)a0);
-            break;
-        default:
-            cubind_status = ((cubind__cublasLtLoggerSetMask_fn)cubind_fn)((int)a0);
-            break;
-        }
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 1 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cublasLtGetProperty, cublasLtMatrixTransformDescCreate, cublasLtEmulationDescInit_internal,
- * cublasLtMatmulPreferenceInit_internal. */
-static CUBIND_COLD cublasStatus_t cubind_shape_1(cubind__word a0, cubind__word a1, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[4] = { 6, 23, 27, 32 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cublasStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cublasLtGetProperty;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatrixTransformDescCreate;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cublasLtEmulationDescInit_internal;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatmulPreferenceInit_internal;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, cubind_i), a0, a1);
-    cubind_fn = cubind__resolve(&cubind__cublasLt_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cublasLtGetProperty_fn)cubind_fn)((libraryPropertyType)a0, (int *)(uintptr_t)a1);
-            break;
-        case 1:
-            cubind_status = ((cubind__cublasLtMatrixTransformDescCreate_fn)cubind_fn)((cublasLtMatrixTransformDesc_t *)(uintptr_t)a0, (cudaDataType)a1);
-            break;
-        case 2:
-            cubind_status = ((cubind__cublasLtEmulationDescInit_internal_fn)cubind_fn)((cublasLtEmulationDesc_t)(uintptr_t)a0, (size_t)a1);
-            break;
-        default:
-            cubind_status = ((cubind__cublasLtMatmulPreferenceInit_internal_fn)cubind_fn)((cublasLtMatmulPreference_t)(uintptr_t)a0, (size_t)a1);
-            break;
-        }
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 2 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cublasLtMatmul. */
-static CUBIND_COLD cublasStatus_t cubind_shape_2(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, cubind__word a15, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 10 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cublasStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatmul;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15);
-    cubind_fn = cubind__resolve(&cubind__cublasLt_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cublasLtMatmul_fn)cubind_fn)((cublasLtHandle_t)(uintptr_t)a0, (cublasLtMatmulDesc_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const void *)(uintptr_t)a3, (cublasLtMatrixLayout_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (cublasLtMatrixLayout_t)(uintptr_t)a6, (const void *)(uintptr_t)a7, (const void *)(uintptr_t)a8, (cublasLtMatrixLayout_t)(uintptr_t)a9, (void *)(uintptr_t)a10, (cublasLtMatrixLayout_t)(uintptr_t)a11, (const cublasLtMatmulAlgo_t *)(uintptr_t)a12, (void *)(uintptr_t)a13, (size_t)a14, (cudaStream_t)(uintptr_t)a15);
-            break;
-        }
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 3 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cublasLtMatrixTransform. */
-static CUBIND_COLD cublasStatus_t cubind_shape_3(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 11 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cublasStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatrixTransform;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
-    cubind_fn = cubind__resolve(&cubind__cublasLt_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cublasLtMatrixTransform_fn)cubind_fn)((cublasLtHandle_t)(uintptr_t)a0, (cublasLtMatrixTransformDesc_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const void *)(uintptr_t)a3, (cublasLtMatrixLayout_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const void *)(uintptr_t)a6, (cublasLtMatrixLayout_t)(uintptr_t)a7, (void *)(uintptr_t)a8, (cublasLtMatrixLayout_t)(uintptr_t)a9, (cudaStream_t)(uintptr_t)a10);
-            break;
-        }
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 4 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cublasLtMatrixLayoutInit_internal. */
-static CUBIND_COLD cublasStatus_t cubind_shape_4(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 12 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cublasStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatrixLayoutInit_internal;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, cubind_i), a0, a1, a2, a3, a4, a5);
-    cubind_fn = cubind__resolve(&cubind__cublasLt_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cublasLtMatrixLayoutInit_internal_fn)cubind_fn)((cublasLtMatrixLayout_t)(uintptr_t)a0, (size_t)a1, (cudaDataType)a2, (uint64_t)a3, (uint64_t)a4, (int64_t)a5);
-            break;
-        }
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 5 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cublasLtMatrixLayoutCreate, cublasLtMatrixLayoutGetAttribute, cublasLtMatmulDescGetAttribute,
- * cublasLtMatrixTransformDescGetAttribute, cublasLtEmulationDescGetAttribute,
- * cublasLtMatmulPreferenceGetAttribute, cublasLtMatmulAlgoCapGetAttribute,
- * cublasLtMatmulAlgoConfigGetAttribute. */
-static CUBIND_COLD cublasStatus_t cubind_shape_5(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[8] = { 13, 16, 21, 26, 31, 36, 41, 43 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cublasStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatrixLayoutCreate;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatrixLayoutGetAttribute;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatmulDescGetAttribute;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatrixTransformDescGetAttribute;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cublasLtEmulationDescGetAttribute;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatmulPreferenceGetAttribute;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatmulAlgoCapGetAttribute;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatmulAlgoConfigGetAttribute;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, cubind_i), a0, a1, a2, a3, a4);
-    cubind_fn = cubind__resolve(&cubind__cublasLt_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cublasLtMatrixLayoutCreate_fn)cubind_fn)((cublasLtMatrixLayout_t *)(uintptr_t)a0, (cudaDataType)a1, (uint64_t)a2, (uint64_t)a3, (int64_t)a4);
-            break;
-        case 1:
-            cubind_status = ((cubind__cublasLtMatrixLayoutGetAttribute_fn)cubind_fn)((cublasLtMatrixLayout_t)(uintptr_t)a0, (cublasLtMatrixLayoutAttribute_t)a1, (void *)(uintptr_t)a2, (size_t)a3, (size_t *)(uintptr_t)a4);
-            break;
-        case 2:
-            cubind_status = ((cubind__cublasLtMatmulDescGetAttribute_fn)cubind_fn)((cublasLtMatmulDesc_t)(uintptr_t)a0, (cublasLtMatmulDescAttributes_t)a1, (void *)(uintptr_t)a2, (size_t)a3, (size_t *)(uintptr_t)a4);
-            break;
-        case 3:
-            cubind_status = ((cubind__cublasLtMatrixTransformDescGetAttribute_fn)cubind_fn)((cublasLtMatrixTransformDesc_t)(uintptr_t)a0, (cublasLtMatrixTransformDescAttributes_t)a1, (void *)(uintptr_t)a2, (size_t)a3, (size_t *)(uintptr_t)a4);
-            break;
-        case 4:
-            cubind_status = ((cubind__cublasLtEmulationDescGetAttribute_fn)cubind_fn)((cublasLtEmulationDesc_t)(uintptr_t)a0, (cublasLtEmulationDescAttributes_t)a1, (void *)(uintptr_t)a2, (size_t)a3, (size_t *)(uintptr_t)a4);
-            break;
-        case 5:
-            cubind_status = ((cubind__cublasLtMatmulPreferenceGetAttribute_fn)cubind_fn)((cublasLtMatmulPreference_t)(uintptr_t)a0, (cublasLtMatmulPreferenceAttributes_t)a1, (void *)(uintptr_t)a2, (size_t)a3, (size_t *)(uintptr_t)a4);
-            break;
-        case 6:
-            cubind_status = ((cubind__cublasLtMatmulAlgoCapGetAttribute_fn)cubind_fn)((const cublasLtMatmulAlgo_t *)(uintptr_t)a0, (cublasLtMatmulAlgoCapAttributes_t)a1, (void *)(uintptr_t)a2, (size_t)a3, (size_t *)(uintptr_t)a4);
-            break;
-        default:
-            cubind_status = ((cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)cubind_fn)((const cublasLtMatmulAlgo_t *)(uintptr_t)a0, (cublasLtMatmulAlgoConfigAttributes_t)a1, (void *)(uintptr_t)a2, (size_t)a3, (size_t *)(uintptr_t)a4);
-            break;
-        }
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 6 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cublasLtMatrixLayoutSetAttribute, cublasLtMatmulDescInit_internal,
- * cublasLtMatmulDescSetAttribute, cublasLtMatrixTransformDescSetAttribute,
- * cublasLtEmulationDescSetAttribute, cublasLtMatmulPreferenceSetAttribute,
- * cublasLtMatmulAlgoConfigSetAttribute. */
-static CUBIND_COLD cublasStatus_t cubind_shape_6(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[7] = { 15, 17, 20, 25, 30, 35, 42 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cublasStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatrixLayoutSetAttribute;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatmulDescInit_internal;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatmulDescSetAttribute;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatrixTransformDescSetAttribute;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cublasLtEmulationDescSetAttribute;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatmulPreferenceSetAttribute;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatmulAlgoConfigSetAttribute;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, cubind_i), a0, a1, a2, a3);
-    cubind_fn = cubind__resolve(&cubind__cublasLt_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cublasLtMatrixLayoutSetAttribute_fn)cubind_fn)((cublasLtMatrixLayout_t)(uintptr_t)a0, (cublasLtMatrixLayoutAttribute_t)a1, (const void *)(uintptr_t)a2, (size_t)a3);
-            break;
-        case 1:
-            cubind_status = ((cubind__cublasLtMatmulDescInit_internal_fn)cubind_fn)((cublasLtMatmulDesc_t)(uintptr_t)a0, (size_t)a1, (cublasComputeType_t)a2, (cudaDataType_t)a3);
-            break;
-        case 2:
-            cubind_status = ((cubind__cublasLtMatmulDescSetAttribute_fn)cubind_fn)((cublasLtMatmulDesc_t)(uintptr_t)a0, (cublasLtMatmulDescAttributes_t)a1, (const void *)(uintptr_t)a2, (size_t)a3);
-            break;
-        case 3:
-            cubind_status = ((cubind__cublasLtMatrixTransformDescSetAttribute_fn)cubind_fn)((cublasLtMatrixTransformDesc_t)(uintptr_t)a0, (cublasLtMatrixTransformDescAttributes_t)a1, (const void *)(uintptr_t)a2, (size_t)a3);
-            break;
-        case 4:
-            cubind_status = ((cubind__cublasLtEmulationDescSetAttribute_fn)cubind_fn)((cublasLtEmulationDesc_t)(uintptr_t)a0, (cublasLtEmulationDescAttributes_t)a1, (const void *)(uintptr_t)a2, (size_t)a3);
-            break;
-        case 5:
-            cubind_status = ((cubind__cublasLtMatmulPreferenceSetAttribute_fn)cubind_fn)((cublasLtMatmulPreference_t)(uintptr_t)a0, (cublasLtMatmulPreferenceAttributes_t)a1, (const void *)(uintptr_t)a2, (size_t)a3);
-            break;
-        default:
-            cubind_status = ((cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)cubind_fn)((cublasLtMatmulAlgo_t *)(uintptr_t)a0, (cublasLtMatmulAlgoConfigAttributes_t)a1, (const void *)(uintptr_t)a2, (size_t)a3);
-            break;
-        }
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 7 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cublasLtMatmulDescCreate, cublasLtMatrixTransformDescInit_internal. */
-static CUBIND_COLD cublasStatus_t cubind_shape_7(cubind__word a0, cubind__word a1, cubind__word a2, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[2] = { 18, 22 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cublasStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatmulDescCreate;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatrixTransformDescInit_internal;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, cubind_i), a0, a1, a2);
-    cubind_fn = cubind__resolve(&cubind__cublasLt_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cublasLtMatmulDescCreate_fn)cubind_fn)((cublasLtMatmulDesc_t *)(uintptr_t)a0, (cublasComputeType_t)a1, (cudaDataType_t)a2);
-            break;
-        default:
-            cubind_status = ((cubind__cublasLtMatrixTransformDescInit_internal_fn)cubind_fn)((cublasLtMatrixTransformDesc_t)(uintptr_t)a0, (size_t)a1, (cudaDataType)a2);
-            break;
-        }
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 8 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cublasLtMatmulAlgoGetHeuristic, cublasLtMatmulAlgoGetIds. */
-static CUBIND_COLD cublasStatus_t cubind_shape_8(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, double cubind_member)
-{
-    static const unsigned short cubind_index[2] = { 37, 38 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cublasStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatmulAlgoGetHeuristic;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatmulAlgoGetIds;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9);
-    cubind_fn = cubind__resolve(&cubind__cublasLt_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cublasLtMatmulAlgoGetHeuristic_fn)cubind_fn)((cublasLtHandle_t)(uintptr_t)a0, (cublasLtMatmulDesc_t)(uintptr_t)a1, (cublasLtMatrixLayout_t)(uintptr_t)a2, (cublasLtMatrixLayout_t)(uintptr_t)a3, (cublasLtMatrixLayout_t)(uintptr_t)a4, (cublasLtMatrixLayout_t)(uintptr_t)a5, (cublasLtMatmulPreference_t)(uintptr_t)a6, (int)a7, (cublasLtMatmulHeuristicResult_t *)(uintptr_t)a8, (int *)(uintptr_t)a9);
-            break;
-        default:
-            cubind_status = ((cubind__cublasLtMatmulAlgoGetIds_fn)cubind_fn)((cublasLtHandle_t)(uintptr_t)a0, (cublasComputeType_t)a1, (cudaDataType_t)a2, (cudaDataType_t)a3, (cudaDataType_t)a4, (cudaDataType_t)a5, (cudaDataType_t)a6, (int)a7, (int *)(uintptr_t)a8, (int *)(uintptr_t)a9);
-            break;
-        }
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 9 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cublasLtMatmulAlgoInit. */
-static CUBIND_COLD cublasStatus_t cubind_shape_9(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 39 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cublasStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatmulAlgoInit;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8);
-    cubind_fn = cubind__resolve(&cubind__cublasLt_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cublasLtMatmulAlgoInit_fn)cubind_fn)((cublasLtHandle_t)(uintptr_t)a0, (cublasComputeType_t)a1, (cudaDataType_t)a2, (cudaDataType_t)a3, (cudaDataType_t)a4, (cudaDataType_t)a5, (cudaDataType_t)a6, (int)a7, (cublasLtMatmulAlgo_t *)(uintptr_t)a8);
-            break;
-        }
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 10 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cublasLtMatmulAlgoCheck. */
-static CUBIND_COLD cublasStatus_t cubind_shape_10(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 40 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cublasStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cublasLtMatmulAlgoCheck;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7);
-    cubind_fn = cubind__resolve(&cubind__cublasLt_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cublasLtMatmulAlgoCheck_fn)cubind_fn)((cublasLtHandle_t)(uintptr_t)a0, (cublasLtMatmulDesc_t)(uintptr_t)a1, (cublasLtMatrixLayout_t)(uintptr_t)a2, (cublasLtMatrixLayout_t)(uintptr_t)a3, (cublasLtMatrixLayout_t)(uintptr_t)a4, (cublasLtMatrixLayout_t)(uintptr_t)a5, (const cublasLtMatmulAlgo_t *)(uintptr_t)a6, (cublasLtMatmulHeuristicResult_t *)(uintptr_t)a7);
-            break;
-        }
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 11 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cublasLtLoggerForceDisable. */
-static CUBIND_COLD cublasStatus_t cubind_shape_11(unsigned cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 49 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cublasStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cublasLtLoggerForceDisable;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, cubind_i));
-    cubind_fn = cubind__resolve(&cubind__cublasLt_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cublasLtLoggerForceDisable_fn)cubind_fn)();
-            break;
-        }
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrapper calls until cublasLtCreate is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtCreate(cublasLtHandle_t *lightHandle)
-{
-    return cubind_shape_0((uintptr_t)lightHandle, 0);
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)lightHandle, 7, (cubind__fnptr)cubind__slow_cublasLtCreate);
 }
 
 cublasStatus_t cubind_cublasLt_create(cublasLtHandle_t *lightHandle)
 {
-    cubind__cublasLtCreate_fn cubind_fn = (cubind__cublasLtCreate_fn)cubind__target((cubind__fnptr)slow_cublasLtCreate, &cubind__cublasLt_offsets[0]);
+    cubind__cublasLtCreate_fn cubind_fn = (cubind__cublasLtCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtCreate, &cubind__cublasLt_offsets[0]);
     cublasStatus_t cubind_status = cubind_fn(lightHandle);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(0, (int)cubind_status);
@@ -1923,15 +1262,16 @@ cublasStatus_t cubind_cublasLt_create(cublasLtHandle_t *lightHandle)
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtDestroy is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtDestroy(cublasLtHandle_t lightHandle)
+/* What the wrapper calls until cublasLtDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtDestroy(cublasLtHandle_t lightHandle)
 {
-    return cubind_shape_0((uintptr_t)lightHandle, 1);
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)lightHandle, 8, (cubind__fnptr)cubind__slow_cublasLtDestroy);
 }
 
 cublasStatus_t cubind_cublasLt_destroy(cublasLtHandle_t lightHandle)
 {
-    cubind__cublasLtDestroy_fn cubind_fn = (cubind__cublasLtDestroy_fn)cubind__target((cubind__fnptr)slow_cublasLtDestroy, &cubind__cublasLt_offsets[1]);
+    cubind__cublasLtDestroy_fn cubind_fn = (cubind__cublasLtDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtDestroy, &cubind__cublasLt_offsets[1]);
     cublasStatus_t cubind_status = cubind_fn(lightHandle);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(1, (int)cubind_status);
@@ -2011,15 +1351,16 @@ size_t cubind_cublasLt_get_cudart_version(void)
     return cubind_fn();
 }
 
-/* What the wrapper calls until cublasLtGetProperty is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtGetProperty(libraryPropertyType type, int *value)
+/* What the wrapper calls until cublasLtGetProperty is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtGetProperty(libraryPropertyType type, int *value)
 {
-    return cubind_shape_1(type, (uintptr_t)value, 0);
+    return (cublasStatus_t)cubind__shape_1(type, (uintptr_t)value, 28, (cubind__fnptr)cubind__slow_cublasLtGetProperty);
 }
 
 cublasStatus_t cubind_cublasLt_get_property(libraryPropertyType type, int *value)
 {
-    cubind__cublasLtGetProperty_fn cubind_fn = (cubind__cublasLtGetProperty_fn)cubind__target((cubind__fnptr)slow_cublasLtGetProperty, &cubind__cublasLt_offsets[6]);
+    cubind__cublasLtGetProperty_fn cubind_fn = (cubind__cublasLtGetProperty_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtGetProperty, &cubind__cublasLt_offsets[6]);
     cublasStatus_t cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(6, (int)cubind_status);
@@ -2027,15 +1368,16 @@ cublasStatus_t cubind_cublasLt_get_property(libraryPropertyType type, int *value
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtHeuristicsCacheGetCapacity is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtHeuristicsCacheGetCapacity(size_t *capacity)
+/* What the wrapper calls until cublasLtHeuristicsCacheGetCapacity is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtHeuristicsCacheGetCapacity(size_t *capacity)
 {
-    return cubind_shape_0((uintptr_t)capacity, 2);
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)capacity, 9, (cubind__fnptr)cubind__slow_cublasLtHeuristicsCacheGetCapacity);
 }
 
 cublasStatus_t cubind_cublasLt_heuristics_cache_get_capacity(size_t *capacity)
 {
-    cubind__cublasLtHeuristicsCacheGetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheGetCapacity_fn)cubind__target((cubind__fnptr)slow_cublasLtHeuristicsCacheGetCapacity, &cubind__cublasLt_offsets[7]);
+    cubind__cublasLtHeuristicsCacheGetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheGetCapacity_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtHeuristicsCacheGetCapacity, &cubind__cublasLt_offsets[7]);
     cublasStatus_t cubind_status = cubind_fn(capacity);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(7, (int)cubind_status);
@@ -2043,15 +1385,16 @@ cublasStatus_t cubind_cublasLt_heuristics_cache_get_capacity(size_t *capacity)
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtHeuristicsCacheSetCapacity is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtHeuristicsCacheSetCapacity(size_t capacity)
+/* What the wrapper calls until cublasLtHeuristicsCacheSetCapacity is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtHeuristicsCacheSetCapacity(size_t capacity)
 {
-    return cubind_shape_0(capacity, 3);
+    return (cublasStatus_t)cubind__shape_0(capacity, 10, (cubind__fnptr)cubind__slow_cublasLtHeuristicsCacheSetCapacity);
 }
 
 cublasStatus_t cubind_cublasLt_heuristics_cache_set_capacity(size_t capacity)
 {
-    cubind__cublasLtHeuristicsCacheSetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheSetCapacity_fn)cubind__target((cubind__fnptr)slow_cublasLtHeuristicsCacheSetCapacity, &cubind__cublasLt_offsets[8]);
+    cubind__cublasLtHeuristicsCacheSetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheSetCapacity_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtHeuristicsCacheSetCapacity, &cubind__cublasLt_offsets[8]);
     cublasStatus_t cubind_status = cubind_fn(capacity);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(8, (int)cubind_status);
@@ -2077,15 +1420,16 @@ unsigned int cubind_cublasLt_disable_cpu_instructions_set_mask(unsigned int mask
     return cubind_fn(mask);
 }
 
-/* What the wrapper calls until cublasLtMatmul is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
+/* What the wrapper calls until cublasLtMatmul is resolved, and every call while tracing: the slow path
+ * of its shape, 14 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
 {
-    return cubind_shape_2((uintptr_t)lightHandle, (uintptr_t)computeDesc, (uintptr_t)alpha, (uintptr_t)A, (uintptr_t)Adesc, (uintptr_t)B, (uintptr_t)Bdesc, (uintptr_t)beta, (uintptr_t)C, (uintptr_t)Cdesc, (uintptr_t)D, (uintptr_t)Ddesc, (uintptr_t)algo, (uintptr_t)workspace, workspaceSizeInBytes, (uintptr_t)stream, 0.0);
+    return (cublasStatus_t)cubind__shape_14((uintptr_t)lightHandle, (uintptr_t)computeDesc, (uintptr_t)alpha, (uintptr_t)A, (uintptr_t)Adesc, (uintptr_t)B, (uintptr_t)Bdesc, (uintptr_t)beta, (uintptr_t)C, (uintptr_t)Cdesc, (uintptr_t)D, (uintptr_t)Ddesc, (uintptr_t)algo, (uintptr_t)workspace, workspaceSizeInBytes, (uintptr_t)stream, 20.0);
 }
 
 cublasStatus_t cubind_cublasLt_matmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
 {
-    cubind__cublasLtMatmul_fn cubind_fn = (cubind__cublasLtMatmul_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmul, &cubind__cublasLt_offsets[10]);
+    cubind__cublasLtMatmul_fn cubind_fn = (cubind__cublasLtMatmul_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmul, &cubind__cublasLt_offsets[10]);
     cublasStatus_t cubind_status = cubind_fn(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(10, (int)cubind_status);
@@ -2093,15 +1437,16 @@ cublasStatus_t cubind_cublasLt_matmul(cublasLtHandle_t lightHandle, cublasLtMatm
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatrixTransform is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
+/* What the wrapper calls until cublasLtMatrixTransform is resolved, and every call while tracing: the slow path
+ * of its shape, 8 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
 {
-    return cubind_shape_3((uintptr_t)lightHandle, (uintptr_t)transformDesc, (uintptr_t)alpha, (uintptr_t)A, (uintptr_t)Adesc, (uintptr_t)beta, (uintptr_t)B, (uintptr_t)Bdesc, (uintptr_t)C, (uintptr_t)Cdesc, (uintptr_t)stream, 0.0);
+    return (cublasStatus_t)cubind__shape_8((uintptr_t)lightHandle, (uintptr_t)transformDesc, (uintptr_t)alpha, (uintptr_t)A, (uintptr_t)Adesc, (uintptr_t)beta, (uintptr_t)B, (uintptr_t)Bdesc, (uintptr_t)C, (uintptr_t)Cdesc, (uintptr_t)stream, 42.0);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_transform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
 {
-    cubind__cublasLtMatrixTransform_fn cubind_fn = (cubind__cublasLtMatrixTransform_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixTransform, &cubind__cublasLt_offsets[11]);
+    cubind__cublasLtMatrixTransform_fn cubind_fn = (cubind__cublasLtMatrixTransform_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatrixTransform, &cubind__cublasLt_offsets[11]);
     cublasStatus_t cubind_status = cubind_fn(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(11, (int)cubind_status);
@@ -2109,15 +1454,16 @@ cublasStatus_t cubind_cublasLt_matrix_transform(cublasLtHandle_t lightHandle, cu
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatrixLayoutInit_internal is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
+/* What the wrapper calls until cublasLtMatrixLayoutInit_internal is resolved, and every call while tracing: the slow path
+ * of its shape, 4 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
-    return cubind_shape_4((uintptr_t)matLayout, size, type, rows, cols, ld, 0.0);
+    return (cublasStatus_t)cubind__shape_4((uintptr_t)matLayout, size, type, rows, cols, ld, 34.0);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_layout_init_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
-    cubind__cublasLtMatrixLayoutInit_internal_fn cubind_fn = (cubind__cublasLtMatrixLayoutInit_internal_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixLayoutInit_internal, &cubind__cublasLt_offsets[12]);
+    cubind__cublasLtMatrixLayoutInit_internal_fn cubind_fn = (cubind__cublasLtMatrixLayoutInit_internal_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatrixLayoutInit_internal, &cubind__cublasLt_offsets[12]);
     cublasStatus_t cubind_status = cubind_fn(matLayout, size, type, rows, cols, ld);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(12, (int)cubind_status);
@@ -2125,15 +1471,16 @@ cublasStatus_t cubind_cublasLt_matrix_layout_init_internal(cublasLtMatrixLayout_
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatrixLayoutCreate is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
+/* What the wrapper calls until cublasLtMatrixLayoutCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
-    return cubind_shape_5((uintptr_t)matLayout, type, rows, cols, ld, 0);
+    return (cublasStatus_t)cubind__shape_7((uintptr_t)matLayout, type, rows, cols, ld, 48);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_layout_create(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
-    cubind__cublasLtMatrixLayoutCreate_fn cubind_fn = (cubind__cublasLtMatrixLayoutCreate_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixLayoutCreate, &cubind__cublasLt_offsets[13]);
+    cubind__cublasLtMatrixLayoutCreate_fn cubind_fn = (cubind__cublasLtMatrixLayoutCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatrixLayoutCreate, &cubind__cublasLt_offsets[13]);
     cublasStatus_t cubind_status = cubind_fn(matLayout, type, rows, cols, ld);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(13, (int)cubind_status);
@@ -2141,15 +1488,16 @@ cublasStatus_t cubind_cublasLt_matrix_layout_create(cublasLtMatrixLayout_t *matL
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatrixLayoutDestroy is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)
+/* What the wrapper calls until cublasLtMatrixLayoutDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)
 {
-    return cubind_shape_0((uintptr_t)matLayout, 4);
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)matLayout, 11, (cubind__fnptr)cubind__slow_cublasLtMatrixLayoutDestroy);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_layout_destroy(cublasLtMatrixLayout_t matLayout)
 {
-    cubind__cublasLtMatrixLayoutDestroy_fn cubind_fn = (cubind__cublasLtMatrixLayoutDestroy_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixLayoutDestroy, &cubind__cublasLt_offsets[14]);
+    cubind__cublasLtMatrixLayoutDestroy_fn cubind_fn = (cubind__cublasLtMatrixLayoutDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatrixLayoutDestroy, &cubind__cublasLt_offsets[14]);
     cublasStatus_t cubind_status = cubind_fn(matLayout);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(14, (int)cubind_status);
@@ -2157,15 +1505,16 @@ cublasStatus_t cubind_cublasLt_matrix_layout_destroy(cublasLtMatrixLayout_t matL
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatrixLayoutSetAttribute is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)
+/* What the wrapper calls until cublasLtMatrixLayoutSetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)
 {
-    return cubind_shape_6((uintptr_t)matLayout, attr, (uintptr_t)buf, sizeInBytes, 0);
+    return (cublasStatus_t)cubind__shape_3((uintptr_t)matLayout, attr, (uintptr_t)buf, sizeInBytes, 2, (cubind__fnptr)cubind__slow_cublasLtMatrixLayoutSetAttribute);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_layout_set_attribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtMatrixLayoutSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutSetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixLayoutSetAttribute, &cubind__cublasLt_offsets[15]);
+    cubind__cublasLtMatrixLayoutSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutSetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatrixLayoutSetAttribute, &cubind__cublasLt_offsets[15]);
     cublasStatus_t cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(15, (int)cubind_status);
@@ -2173,15 +1522,16 @@ cublasStatus_t cubind_cublasLt_matrix_layout_set_attribute(cublasLtMatrixLayout_
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatrixLayoutGetAttribute is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* What the wrapper calls until cublasLtMatrixLayoutGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    return cubind_shape_5((uintptr_t)matLayout, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 1);
+    return (cublasStatus_t)cubind__shape_7((uintptr_t)matLayout, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 49);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_layout_get_attribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatrixLayoutGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixLayoutGetAttribute, &cubind__cublasLt_offsets[16]);
+    cubind__cublasLtMatrixLayoutGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatrixLayoutGetAttribute, &cubind__cublasLt_offsets[16]);
     cublasStatus_t cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(16, (int)cubind_status);
@@ -2189,15 +1539,16 @@ cublasStatus_t cubind_cublasLt_matrix_layout_get_attribute(cublasLtMatrixLayout_
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatmulDescInit_internal is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)
+/* What the wrapper calls until cublasLtMatmulDescInit_internal is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
-    return cubind_shape_6((uintptr_t)matmulDesc, size, computeType, scaleType, 1);
+    return (cublasStatus_t)cubind__shape_3((uintptr_t)matmulDesc, size, computeType, scaleType, 3, (cubind__fnptr)cubind__slow_cublasLtMatmulDescInit_internal);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_desc_init_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
-    cubind__cublasLtMatmulDescInit_internal_fn cubind_fn = (cubind__cublasLtMatmulDescInit_internal_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulDescInit_internal, &cubind__cublasLt_offsets[17]);
+    cubind__cublasLtMatmulDescInit_internal_fn cubind_fn = (cubind__cublasLtMatmulDescInit_internal_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulDescInit_internal, &cubind__cublasLt_offsets[17]);
     cublasStatus_t cubind_status = cubind_fn(matmulDesc, size, computeType, scaleType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(17, (int)cubind_status);
@@ -2205,15 +1556,16 @@ cublasStatus_t cubind_cublasLt_matmul_desc_init_internal(cublasLtMatmulDesc_t ma
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatmulDescCreate is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
+/* What the wrapper calls until cublasLtMatmulDescCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
-    return cubind_shape_7((uintptr_t)matmulDesc, computeType, scaleType, 0);
+    return (cublasStatus_t)cubind__shape_2((uintptr_t)matmulDesc, computeType, scaleType, 3, (cubind__fnptr)cubind__slow_cublasLtMatmulDescCreate);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_desc_create(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
-    cubind__cublasLtMatmulDescCreate_fn cubind_fn = (cubind__cublasLtMatmulDescCreate_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulDescCreate, &cubind__cublasLt_offsets[18]);
+    cubind__cublasLtMatmulDescCreate_fn cubind_fn = (cubind__cublasLtMatmulDescCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulDescCreate, &cubind__cublasLt_offsets[18]);
     cublasStatus_t cubind_status = cubind_fn(matmulDesc, computeType, scaleType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(18, (int)cubind_status);
@@ -2221,15 +1573,16 @@ cublasStatus_t cubind_cublasLt_matmul_desc_create(cublasLtMatmulDesc_t *matmulDe
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatmulDescDestroy is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)
+/* What the wrapper calls until cublasLtMatmulDescDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)
 {
-    return cubind_shape_0((uintptr_t)matmulDesc, 5);
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)matmulDesc, 12, (cubind__fnptr)cubind__slow_cublasLtMatmulDescDestroy);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_desc_destroy(cublasLtMatmulDesc_t matmulDesc)
 {
-    cubind__cublasLtMatmulDescDestroy_fn cubind_fn = (cubind__cublasLtMatmulDescDestroy_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulDescDestroy, &cubind__cublasLt_offsets[19]);
+    cubind__cublasLtMatmulDescDestroy_fn cubind_fn = (cubind__cublasLtMatmulDescDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulDescDestroy, &cubind__cublasLt_offsets[19]);
     cublasStatus_t cubind_status = cubind_fn(matmulDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(19, (int)cubind_status);
@@ -2237,15 +1590,16 @@ cublasStatus_t cubind_cublasLt_matmul_desc_destroy(cublasLtMatmulDesc_t matmulDe
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatmulDescSetAttribute is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
+/* What the wrapper calls until cublasLtMatmulDescSetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    return cubind_shape_6((uintptr_t)matmulDesc, attr, (uintptr_t)buf, sizeInBytes, 2);
+    return (cublasStatus_t)cubind__shape_3((uintptr_t)matmulDesc, attr, (uintptr_t)buf, sizeInBytes, 4, (cubind__fnptr)cubind__slow_cublasLtMatmulDescSetAttribute);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_desc_set_attribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtMatmulDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescSetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulDescSetAttribute, &cubind__cublasLt_offsets[20]);
+    cubind__cublasLtMatmulDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescSetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulDescSetAttribute, &cubind__cublasLt_offsets[20]);
     cublasStatus_t cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(20, (int)cubind_status);
@@ -2253,15 +1607,16 @@ cublasStatus_t cubind_cublasLt_matmul_desc_set_attribute(cublasLtMatmulDesc_t ma
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatmulDescGetAttribute is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* What the wrapper calls until cublasLtMatmulDescGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    return cubind_shape_5((uintptr_t)matmulDesc, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 2);
+    return (cublasStatus_t)cubind__shape_7((uintptr_t)matmulDesc, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 50);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_desc_get_attribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatmulDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulDescGetAttribute, &cubind__cublasLt_offsets[21]);
+    cubind__cublasLtMatmulDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulDescGetAttribute, &cubind__cublasLt_offsets[21]);
     cublasStatus_t cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(21, (int)cubind_status);
@@ -2269,15 +1624,16 @@ cublasStatus_t cubind_cublasLt_matmul_desc_get_attribute(cublasLtMatmulDesc_t ma
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatrixTransformDescInit_internal is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)
+/* What the wrapper calls until cublasLtMatrixTransformDescInit_internal is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)
 {
-    return cubind_shape_7((uintptr_t)transformDesc, size, scaleType, 1);
+    return (cublasStatus_t)cubind__shape_2((uintptr_t)transformDesc, size, scaleType, 4, (cubind__fnptr)cubind__slow_cublasLtMatrixTransformDescInit_internal);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_init_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)
 {
-    cubind__cublasLtMatrixTransformDescInit_internal_fn cubind_fn = (cubind__cublasLtMatrixTransformDescInit_internal_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixTransformDescInit_internal, &cubind__cublasLt_offsets[22]);
+    cubind__cublasLtMatrixTransformDescInit_internal_fn cubind_fn = (cubind__cublasLtMatrixTransformDescInit_internal_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatrixTransformDescInit_internal, &cubind__cublasLt_offsets[22]);
     cublasStatus_t cubind_status = cubind_fn(transformDesc, size, scaleType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(22, (int)cubind_status);
@@ -2285,15 +1641,16 @@ cublasStatus_t cubind_cublasLt_matrix_transform_desc_init_internal(cublasLtMatri
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatrixTransformDescCreate is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
+/* What the wrapper calls until cublasLtMatrixTransformDescCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
 {
-    return cubind_shape_1((uintptr_t)transformDesc, scaleType, 1);
+    return (cublasStatus_t)cubind__shape_1((uintptr_t)transformDesc, scaleType, 29, (cubind__fnptr)cubind__slow_cublasLtMatrixTransformDescCreate);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_create(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
 {
-    cubind__cublasLtMatrixTransformDescCreate_fn cubind_fn = (cubind__cublasLtMatrixTransformDescCreate_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixTransformDescCreate, &cubind__cublasLt_offsets[23]);
+    cubind__cublasLtMatrixTransformDescCreate_fn cubind_fn = (cubind__cublasLtMatrixTransformDescCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatrixTransformDescCreate, &cubind__cublasLt_offsets[23]);
     cublasStatus_t cubind_status = cubind_fn(transformDesc, scaleType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(23, (int)cubind_status);
@@ -2301,15 +1658,16 @@ cublasStatus_t cubind_cublasLt_matrix_transform_desc_create(cublasLtMatrixTransf
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatrixTransformDescDestroy is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)
+/* What the wrapper calls until cublasLtMatrixTransformDescDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)
 {
-    return cubind_shape_0((uintptr_t)transformDesc, 6);
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)transformDesc, 13, (cubind__fnptr)cubind__slow_cublasLtMatrixTransformDescDestroy);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_destroy(cublasLtMatrixTransformDesc_t transformDesc)
 {
-    cubind__cublasLtMatrixTransformDescDestroy_fn cubind_fn = (cubind__cublasLtMatrixTransformDescDestroy_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixTransformDescDestroy, &cubind__cublasLt_offsets[24]);
+    cubind__cublasLtMatrixTransformDescDestroy_fn cubind_fn = (cubind__cublasLtMatrixTransformDescDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatrixTransformDescDestroy, &cubind__cublasLt_offsets[24]);
     cublasStatus_t cubind_status = cubind_fn(transformDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(24, (int)cubind_status);
@@ -2317,15 +1675,16 @@ cublasStatus_t cubind_cublasLt_matrix_transform_desc_destroy(cublasLtMatrixTrans
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatrixTransformDescSetAttribute is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)
+/* What the wrapper calls until cublasLtMatrixTransformDescSetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    return cubind_shape_6((uintptr_t)transformDesc, attr, (uintptr_t)buf, sizeInBytes, 3);
+    return (cublasStatus_t)cubind__shape_3((uintptr_t)transformDesc, attr, (uintptr_t)buf, sizeInBytes, 5, (cubind__fnptr)cubind__slow_cublasLtMatrixTransformDescSetAttribute);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_set_attribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtMatrixTransformDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescSetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixTransformDescSetAttribute, &cubind__cublasLt_offsets[25]);
+    cubind__cublasLtMatrixTransformDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescSetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatrixTransformDescSetAttribute, &cubind__cublasLt_offsets[25]);
     cublasStatus_t cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(25, (int)cubind_status);
@@ -2333,15 +1692,16 @@ cublasStatus_t cubind_cublasLt_matrix_transform_desc_set_attribute(cublasLtMatri
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatrixTransformDescGetAttribute is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* What the wrapper calls until cublasLtMatrixTransformDescGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    return cubind_shape_5((uintptr_t)transformDesc, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 3);
+    return (cublasStatus_t)cubind__shape_7((uintptr_t)transformDesc, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 51);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_get_attribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatrixTransformDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixTransformDescGetAttribute, &cubind__cublasLt_offsets[26]);
+    cubind__cublasLtMatrixTransformDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatrixTransformDescGetAttribute, &cubind__cublasLt_offsets[26]);
     cublasStatus_t cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(26, (int)cubind_status);
@@ -2349,15 +1709,16 @@ cublasStatus_t cubind_cublasLt_matrix_transform_desc_get_attribute(cublasLtMatri
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtEmulationDescInit_internal is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
+/* What the wrapper calls until cublasLtEmulationDescInit_internal is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
 {
-    return cubind_shape_1((uintptr_t)emulationDesc, size, 2);
+    return (cublasStatus_t)cubind__shape_1((uintptr_t)emulationDesc, size, 30, (cubind__fnptr)cubind__slow_cublasLtEmulationDescInit_internal);
 }
 
 cublasStatus_t cubind_cublasLt_emulation_desc_init_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
 {
-    cubind__cublasLtEmulationDescInit_internal_fn cubind_fn = (cubind__cublasLtEmulationDescInit_internal_fn)cubind__target((cubind__fnptr)slow_cublasLtEmulationDescInit_internal, &cubind__cublasLt_offsets[27]);
+    cubind__cublasLtEmulationDescInit_internal_fn cubind_fn = (cubind__cublasLtEmulationDescInit_internal_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtEmulationDescInit_internal, &cubind__cublasLt_offsets[27]);
     cublasStatus_t cubind_status = cubind_fn(emulationDesc, size);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(27, (int)cubind_status);
@@ -2365,15 +1726,16 @@ cublasStatus_t cubind_cublasLt_emulation_desc_init_internal(cublasLtEmulationDes
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtEmulationDescCreate is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)
+/* What the wrapper calls until cublasLtEmulationDescCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)
 {
-    return cubind_shape_0((uintptr_t)emulationDesc, 7);
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)emulationDesc, 14, (cubind__fnptr)cubind__slow_cublasLtEmulationDescCreate);
 }
 
 cublasStatus_t cubind_cublasLt_emulation_desc_create(cublasLtEmulationDesc_t *emulationDesc)
 {
-    cubind__cublasLtEmulationDescCreate_fn cubind_fn = (cubind__cublasLtEmulationDescCreate_fn)cubind__target((cubind__fnptr)slow_cublasLtEmulationDescCreate, &cubind__cublasLt_offsets[28]);
+    cubind__cublasLtEmulationDescCreate_fn cubind_fn = (cubind__cublasLtEmulationDescCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtEmulationDescCreate, &cubind__cublasLt_offsets[28]);
     cublasStatus_t cubind_status = cubind_fn(emulationDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(28, (int)cubind_status);
@@ -2381,15 +1743,16 @@ cublasStatus_t cubind_cublasLt_emulation_desc_create(cublasLtEmulationDesc_t *em
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtEmulationDescDestroy is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)
+/* What the wrapper calls until cublasLtEmulationDescDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)
 {
-    return cubind_shape_0((uintptr_t)emulationDesc, 8);
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)emulationDesc, 15, (cubind__fnptr)cubind__slow_cublasLtEmulationDescDestroy);
 }
 
 cublasStatus_t cubind_cublasLt_emulation_desc_destroy(cublasLtEmulationDesc_t emulationDesc)
 {
-    cubind__cublasLtEmulationDescDestroy_fn cubind_fn = (cubind__cublasLtEmulationDescDestroy_fn)cubind__target((cubind__fnptr)slow_cublasLtEmulationDescDestroy, &cubind__cublasLt_offsets[29]);
+    cubind__cublasLtEmulationDescDestroy_fn cubind_fn = (cubind__cublasLtEmulationDescDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtEmulationDescDestroy, &cubind__cublasLt_offsets[29]);
     cublasStatus_t cubind_status = cubind_fn(emulationDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(29, (int)cubind_status);
@@ -2397,15 +1760,16 @@ cublasStatus_t cubind_cublasLt_emulation_desc_destroy(cublasLtEmulationDesc_t em
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtEmulationDescSetAttribute is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)
+/* What the wrapper calls until cublasLtEmulationDescSetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    return cubind_shape_6((uintptr_t)emulationDesc, attr, (uintptr_t)buf, sizeInBytes, 4);
+    return (cublasStatus_t)cubind__shape_3((uintptr_t)emulationDesc, attr, (uintptr_t)buf, sizeInBytes, 6, (cubind__fnptr)cubind__slow_cublasLtEmulationDescSetAttribute);
 }
 
 cublasStatus_t cubind_cublasLt_emulation_desc_set_attribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtEmulationDescSetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescSetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtEmulationDescSetAttribute, &cubind__cublasLt_offsets[30]);
+    cubind__cublasLtEmulationDescSetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescSetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtEmulationDescSetAttribute, &cubind__cublasLt_offsets[30]);
     cublasStatus_t cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(30, (int)cubind_status);
@@ -2413,15 +1777,16 @@ cublasStatus_t cubind_cublasLt_emulation_desc_set_attribute(cublasLtEmulationDes
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtEmulationDescGetAttribute is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* What the wrapper calls until cublasLtEmulationDescGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    return cubind_shape_5((uintptr_t)emulationDesc, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 4);
+    return (cublasStatus_t)cubind__shape_7((uintptr_t)emulationDesc, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 52);
 }
 
 cublasStatus_t cubind_cublasLt_emulation_desc_get_attribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtEmulationDescGetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtEmulationDescGetAttribute, &cubind__cublasLt_offsets[31]);
+    cubind__cublasLtEmulationDescGetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtEmulationDescGetAttribute, &cubind__cublasLt_offsets[31]);
     cublasStatus_t cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(31, (int)cubind_status);
@@ -2429,15 +1794,16 @@ cublasStatus_t cubind_cublasLt_emulation_desc_get_attribute(cublasLtEmulationDes
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatmulPreferenceInit_internal is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)
+/* What the wrapper calls until cublasLtMatmulPreferenceInit_internal is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)
 {
-    return cubind_shape_1((uintptr_t)pref, size, 3);
+    return (cublasStatus_t)cubind__shape_1((uintptr_t)pref, size, 31, (cubind__fnptr)cubind__slow_cublasLtMatmulPreferenceInit_internal);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_preference_init_internal(cublasLtMatmulPreference_t pref, size_t size)
 {
-    cubind__cublasLtMatmulPreferenceInit_internal_fn cubind_fn = (cubind__cublasLtMatmulPreferenceInit_internal_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulPreferenceInit_internal, &cubind__cublasLt_offsets[32]);
+    cubind__cublasLtMatmulPreferenceInit_internal_fn cubind_fn = (cubind__cublasLtMatmulPreferenceInit_internal_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulPreferenceInit_internal, &cubind__cublasLt_offsets[32]);
     cublasStatus_t cubind_status = cubind_fn(pref, size);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(32, (int)cubind_status);
@@ -2445,15 +1811,16 @@ cublasStatus_t cubind_cublasLt_matmul_preference_init_internal(cublasLtMatmulPre
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatmulPreferenceCreate is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)
+/* What the wrapper calls until cublasLtMatmulPreferenceCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)
 {
-    return cubind_shape_0((uintptr_t)pref, 9);
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)pref, 16, (cubind__fnptr)cubind__slow_cublasLtMatmulPreferenceCreate);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_preference_create(cublasLtMatmulPreference_t *pref)
 {
-    cubind__cublasLtMatmulPreferenceCreate_fn cubind_fn = (cubind__cublasLtMatmulPreferenceCreate_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulPreferenceCreate, &cubind__cublasLt_offsets[33]);
+    cubind__cublasLtMatmulPreferenceCreate_fn cubind_fn = (cubind__cublasLtMatmulPreferenceCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulPreferenceCreate, &cubind__cublasLt_offsets[33]);
     cublasStatus_t cubind_status = cubind_fn(pref);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(33, (int)cubind_status);
@@ -2461,15 +1828,16 @@ cublasStatus_t cubind_cublasLt_matmul_preference_create(cublasLtMatmulPreference
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatmulPreferenceDestroy is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)
+/* What the wrapper calls until cublasLtMatmulPreferenceDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)
 {
-    return cubind_shape_0((uintptr_t)pref, 10);
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)pref, 17, (cubind__fnptr)cubind__slow_cublasLtMatmulPreferenceDestroy);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_preference_destroy(cublasLtMatmulPreference_t pref)
 {
-    cubind__cublasLtMatmulPreferenceDestroy_fn cubind_fn = (cubind__cublasLtMatmulPreferenceDestroy_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulPreferenceDestroy, &cubind__cublasLt_offsets[34]);
+    cubind__cublasLtMatmulPreferenceDestroy_fn cubind_fn = (cubind__cublasLtMatmulPreferenceDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulPreferenceDestroy, &cubind__cublasLt_offsets[34]);
     cublasStatus_t cubind_status = cubind_fn(pref);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(34, (int)cubind_status);
@@ -2477,15 +1845,16 @@ cublasStatus_t cubind_cublasLt_matmul_preference_destroy(cublasLtMatmulPreferenc
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatmulPreferenceSetAttribute is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)
+/* What the wrapper calls until cublasLtMatmulPreferenceSetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    return cubind_shape_6((uintptr_t)pref, attr, (uintptr_t)buf, sizeInBytes, 5);
+    return (cublasStatus_t)cubind__shape_3((uintptr_t)pref, attr, (uintptr_t)buf, sizeInBytes, 7, (cubind__fnptr)cubind__slow_cublasLtMatmulPreferenceSetAttribute);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_preference_set_attribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtMatmulPreferenceSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceSetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulPreferenceSetAttribute, &cubind__cublasLt_offsets[35]);
+    cubind__cublasLtMatmulPreferenceSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceSetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulPreferenceSetAttribute, &cubind__cublasLt_offsets[35]);
     cublasStatus_t cubind_status = cubind_fn(pref, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(35, (int)cubind_status);
@@ -2493,15 +1862,16 @@ cublasStatus_t cubind_cublasLt_matmul_preference_set_attribute(cublasLtMatmulPre
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatmulPreferenceGetAttribute is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* What the wrapper calls until cublasLtMatmulPreferenceGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    return cubind_shape_5((uintptr_t)pref, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 5);
+    return (cublasStatus_t)cubind__shape_7((uintptr_t)pref, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 53);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_preference_get_attribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatmulPreferenceGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulPreferenceGetAttribute, &cubind__cublasLt_offsets[36]);
+    cubind__cublasLtMatmulPreferenceGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulPreferenceGetAttribute, &cubind__cublasLt_offsets[36]);
     cublasStatus_t cubind_status = cubind_fn(pref, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(36, (int)cubind_status);
@@ -2509,15 +1879,16 @@ cublasStatus_t cubind_cublasLt_matmul_preference_get_attribute(cublasLtMatmulPre
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatmulAlgoGetHeuristic is resolved, and every call while tracing: shape 8. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
+/* What the wrapper calls until cublasLtMatmulAlgoGetHeuristic is resolved, and every call while tracing: the slow path
+ * of its shape, 12 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
 {
-    return cubind_shape_8((uintptr_t)lightHandle, (uintptr_t)operationDesc, (uintptr_t)Adesc, (uintptr_t)Bdesc, (uintptr_t)Cdesc, (uintptr_t)Ddesc, (uintptr_t)preference, requestedAlgoCount, (uintptr_t)heuristicResultsArray, (uintptr_t)returnAlgoCount, 0.0);
+    return (cublasStatus_t)cubind__shape_12((uintptr_t)lightHandle, (uintptr_t)operationDesc, (uintptr_t)Adesc, (uintptr_t)Bdesc, (uintptr_t)Cdesc, (uintptr_t)Ddesc, (uintptr_t)preference, requestedAlgoCount, (uintptr_t)heuristicResultsArray, (uintptr_t)returnAlgoCount, 56.0);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_get_heuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
 {
-    cubind__cublasLtMatmulAlgoGetHeuristic_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetHeuristic_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoGetHeuristic, &cubind__cublasLt_offsets[37]);
+    cubind__cublasLtMatmulAlgoGetHeuristic_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetHeuristic_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulAlgoGetHeuristic, &cubind__cublasLt_offsets[37]);
     cublasStatus_t cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(37, (int)cubind_status);
@@ -2525,15 +1896,16 @@ cublasStatus_t cubind_cublasLt_matmul_algo_get_heuristic(cublasLtHandle_t lightH
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatmulAlgoGetIds is resolved, and every call while tracing: shape 8. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount)
+/* What the wrapper calls until cublasLtMatmulAlgoGetIds is resolved, and every call while tracing: the slow path
+ * of its shape, 12 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount)
 {
-    return cubind_shape_8((uintptr_t)lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, (uintptr_t)algoIdsArray, (uintptr_t)returnAlgoCount, 1.0);
+    return (cublasStatus_t)cubind__shape_12((uintptr_t)lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, (uintptr_t)algoIdsArray, (uintptr_t)returnAlgoCount, 57.0);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_get_ids(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount)
 {
-    cubind__cublasLtMatmulAlgoGetIds_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetIds_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoGetIds, &cubind__cublasLt_offsets[38]);
+    cubind__cublasLtMatmulAlgoGetIds_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetIds_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulAlgoGetIds, &cubind__cublasLt_offsets[38]);
     cublasStatus_t cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(38, (int)cubind_status);
@@ -2541,15 +1913,16 @@ cublasStatus_t cubind_cublasLt_matmul_algo_get_ids(cublasLtHandle_t lightHandle,
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatmulAlgoInit is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)
+/* What the wrapper calls until cublasLtMatmulAlgoInit is resolved, and every call while tracing: the slow path
+ * of its shape, 11 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)
 {
-    return cubind_shape_9((uintptr_t)lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, (uintptr_t)algo, 0.0);
+    return (cublasStatus_t)cubind__shape_11((uintptr_t)lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, (uintptr_t)algo, 28.0);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_init(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)
 {
-    cubind__cublasLtMatmulAlgoInit_fn cubind_fn = (cubind__cublasLtMatmulAlgoInit_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoInit, &cubind__cublasLt_offsets[39]);
+    cubind__cublasLtMatmulAlgoInit_fn cubind_fn = (cubind__cublasLtMatmulAlgoInit_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulAlgoInit, &cubind__cublasLt_offsets[39]);
     cublasStatus_t cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(39, (int)cubind_status);
@@ -2557,15 +1930,16 @@ cublasStatus_t cubind_cublasLt_matmul_algo_init(cublasLtHandle_t lightHandle, cu
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatmulAlgoCheck is resolved, and every call while tracing: shape 10. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)
+/* What the wrapper calls until cublasLtMatmulAlgoCheck is resolved, and every call while tracing: the slow path
+ * of its shape, 6 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)
 {
-    return cubind_shape_10((uintptr_t)lightHandle, (uintptr_t)operationDesc, (uintptr_t)Adesc, (uintptr_t)Bdesc, (uintptr_t)Cdesc, (uintptr_t)Ddesc, (uintptr_t)algo, (uintptr_t)result, 0.0);
+    return (cublasStatus_t)cubind__shape_6((uintptr_t)lightHandle, (uintptr_t)operationDesc, (uintptr_t)Adesc, (uintptr_t)Bdesc, (uintptr_t)Cdesc, (uintptr_t)Ddesc, (uintptr_t)algo, (uintptr_t)result, 63.0);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_check(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)
 {
-    cubind__cublasLtMatmulAlgoCheck_fn cubind_fn = (cubind__cublasLtMatmulAlgoCheck_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoCheck, &cubind__cublasLt_offsets[40]);
+    cubind__cublasLtMatmulAlgoCheck_fn cubind_fn = (cubind__cublasLtMatmulAlgoCheck_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulAlgoCheck, &cubind__cublasLt_offsets[40]);
     cublasStatus_t cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(40, (int)cubind_status);
@@ -2573,15 +1947,16 @@ cublasStatus_t cubind_cublasLt_matmul_algo_check(cublasLtHandle_t lightHandle, c
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatmulAlgoCapGetAttribute is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* What the wrapper calls until cublasLtMatmulAlgoCapGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    return cubind_shape_5((uintptr_t)algo, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 6);
+    return (cublasStatus_t)cubind__shape_7((uintptr_t)algo, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 54);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_cap_get_attribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatmulAlgoCapGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoCapGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoCapGetAttribute, &cubind__cublasLt_offsets[41]);
+    cubind__cublasLtMatmulAlgoCapGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoCapGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulAlgoCapGetAttribute, &cubind__cublasLt_offsets[41]);
     cublasStatus_t cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(41, (int)cubind_status);
@@ -2589,15 +1964,16 @@ cublasStatus_t cubind_cublasLt_matmul_algo_cap_get_attribute(const cublasLtMatmu
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatmulAlgoConfigSetAttribute is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)
+/* What the wrapper calls until cublasLtMatmulAlgoConfigSetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    return cubind_shape_6((uintptr_t)algo, attr, (uintptr_t)buf, sizeInBytes, 6);
+    return (cublasStatus_t)cubind__shape_3((uintptr_t)algo, attr, (uintptr_t)buf, sizeInBytes, 8, (cubind__fnptr)cubind__slow_cublasLtMatmulAlgoConfigSetAttribute);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_config_set_attribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtMatmulAlgoConfigSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoConfigSetAttribute, &cubind__cublasLt_offsets[42]);
+    cubind__cublasLtMatmulAlgoConfigSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulAlgoConfigSetAttribute, &cubind__cublasLt_offsets[42]);
     cublasStatus_t cubind_status = cubind_fn(algo, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(42, (int)cubind_status);
@@ -2605,15 +1981,16 @@ cublasStatus_t cubind_cublasLt_matmul_algo_config_set_attribute(cublasLtMatmulAl
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtMatmulAlgoConfigGetAttribute is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* What the wrapper calls until cublasLtMatmulAlgoConfigGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    return cubind_shape_5((uintptr_t)algo, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 7);
+    return (cublasStatus_t)cubind__shape_7((uintptr_t)algo, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 55);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_config_get_attribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatmulAlgoConfigGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoConfigGetAttribute, &cubind__cublasLt_offsets[43]);
+    cubind__cublasLtMatmulAlgoConfigGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulAlgoConfigGetAttribute, &cubind__cublasLt_offsets[43]);
     cublasStatus_t cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(43, (int)cubind_status);
@@ -2621,15 +1998,16 @@ cublasStatus_t cubind_cublasLt_matmul_algo_config_get_attribute(const cublasLtMa
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtLoggerSetCallback is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)
+/* What the wrapper calls until cublasLtLoggerSetCallback is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)
 {
-    return cubind_shape_0((uintptr_t)callback, 11);
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)callback, 18, (cubind__fnptr)cubind__slow_cublasLtLoggerSetCallback);
 }
 
 cublasStatus_t cubind_cublasLt_logger_set_callback(cublasLtLoggerCallback_t callback)
 {
-    cubind__cublasLtLoggerSetCallback_fn cubind_fn = (cubind__cublasLtLoggerSetCallback_fn)cubind__target((cubind__fnptr)slow_cublasLtLoggerSetCallback, &cubind__cublasLt_offsets[44]);
+    cubind__cublasLtLoggerSetCallback_fn cubind_fn = (cubind__cublasLtLoggerSetCallback_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtLoggerSetCallback, &cubind__cublasLt_offsets[44]);
     cublasStatus_t cubind_status = cubind_fn(callback);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(44, (int)cubind_status);
@@ -2637,15 +2015,16 @@ cublasStatus_t cubind_cublasLt_logger_set_callback(cublasLtLoggerCallback_t call
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtLoggerSetFile is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetFile(FILE *file)
+/* What the wrapper calls until cublasLtLoggerSetFile is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtLoggerSetFile(FILE *file)
 {
-    return cubind_shape_0((uintptr_t)file, 12);
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)file, 19, (cubind__fnptr)cubind__slow_cublasLtLoggerSetFile);
 }
 
 cublasStatus_t cubind_cublasLt_logger_set_file(FILE *file)
 {
-    cubind__cublasLtLoggerSetFile_fn cubind_fn = (cubind__cublasLtLoggerSetFile_fn)cubind__target((cubind__fnptr)slow_cublasLtLoggerSetFile, &cubind__cublasLt_offsets[45]);
+    cubind__cublasLtLoggerSetFile_fn cubind_fn = (cubind__cublasLtLoggerSetFile_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtLoggerSetFile, &cubind__cublasLt_offsets[45]);
     cublasStatus_t cubind_status = cubind_fn(file);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(45, (int)cubind_status);
@@ -2653,15 +2032,16 @@ cublasStatus_t cubind_cublasLt_logger_set_file(FILE *file)
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtLoggerOpenFile is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerOpenFile(const char *logFile)
+/* What the wrapper calls until cublasLtLoggerOpenFile is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtLoggerOpenFile(const char *logFile)
 {
-    return cubind_shape_0((uintptr_t)logFile, 13);
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)logFile, 20, (cubind__fnptr)cubind__slow_cublasLtLoggerOpenFile);
 }
 
 cublasStatus_t cubind_cublasLt_logger_open_file(const char *logFile)
 {
-    cubind__cublasLtLoggerOpenFile_fn cubind_fn = (cubind__cublasLtLoggerOpenFile_fn)cubind__target((cubind__fnptr)slow_cublasLtLoggerOpenFile, &cubind__cublasLt_offsets[46]);
+    cubind__cublasLtLoggerOpenFile_fn cubind_fn = (cubind__cublasLtLoggerOpenFile_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtLoggerOpenFile, &cubind__cublasLt_offsets[46]);
     cublasStatus_t cubind_status = cubind_fn(logFile);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(46, (int)cubind_status);
@@ -2669,15 +2049,16 @@ cublasStatus_t cubind_cublasLt_logger_open_file(const char *logFile)
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtLoggerSetLevel is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetLevel(int level)
+/* What the wrapper calls until cublasLtLoggerSetLevel is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtLoggerSetLevel(int level)
 {
-    return cubind_shape_0(level, 14);
+    return (cublasStatus_t)cubind__shape_0(level, 21, (cubind__fnptr)cubind__slow_cublasLtLoggerSetLevel);
 }
 
 cublasStatus_t cubind_cublasLt_logger_set_level(int level)
 {
-    cubind__cublasLtLoggerSetLevel_fn cubind_fn = (cubind__cublasLtLoggerSetLevel_fn)cubind__target((cubind__fnptr)slow_cublasLtLoggerSetLevel, &cubind__cublasLt_offsets[47]);
+    cubind__cublasLtLoggerSetLevel_fn cubind_fn = (cubind__cublasLtLoggerSetLevel_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtLoggerSetLevel, &cubind__cublasLt_offsets[47]);
     cublasStatus_t cubind_status = cubind_fn(level);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(47, (int)cubind_status);
@@ -2685,15 +2066,16 @@ cublasStatus_t cubind_cublasLt_logger_set_level(int level)
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtLoggerSetMask is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetMask(int mask)
+/* What the wrapper calls until cublasLtLoggerSetMask is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtLoggerSetMask(int mask)
 {
-    return cubind_shape_0(mask, 15);
+    return (cublasStatus_t)cubind__shape_0(mask, 22, (cubind__fnptr)cubind__slow_cublasLtLoggerSetMask);
 }
 
 cublasStatus_t cubind_cublasLt_logger_set_mask(int mask)
 {
-    cubind__cublasLtLoggerSetMask_fn cubind_fn = (cubind__cublasLtLoggerSetMask_fn)cubind__target((cubind__fnptr)slow_cublasLtLoggerSetMask, &cubind__cublasLt_offsets[48]);
+    cubind__cublasLtLoggerSetMask_fn cubind_fn = (cubind__cublasLtLoggerSetMask_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtLoggerSetMask, &cubind__cublasLt_offsets[48]);
     cublasStatus_t cubind_status = cubind_fn(mask);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(48, (int)cubind_status);
@@ -2701,15 +2083,16 @@ cublasStatus_t cubind_cublasLt_logger_set_mask(int mask)
     return cubind_status;
 }
 
-/* What the wrapper calls until cublasLtLoggerForceDisable is resolved, and every call while tracing: shape 11. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerForceDisable(void)
+/* What the wrapper calls until cublasLtLoggerForceDisable is resolved, and every call while tracing: the slow path
+ * of its shape, 22 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtLoggerForceDisable(void)
 {
-    return cubind_shape_11(0);
+    return (cublasStatus_t)cubind__shape_22(0, (cubind__fnptr)cubind__slow_cublasLtLoggerForceDisable);
 }
 
 cublasStatus_t cubind_cublasLt_logger_force_disable(void)
 {
-    cubind__cublasLtLoggerForceDisable_fn cubind_fn = (cubind__cublasLtLoggerForceDisable_fn)cubind__target((cubind__fnptr)slow_cublasLtLoggerForceDisable, &cubind__cublasLt_offsets[49]);
+    cubind__cublasLtLoggerForceDisable_fn cubind_fn = (cubind__cublasLtLoggerForceDisable_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtLoggerForceDisable, &cubind__cublasLt_offsets[49]);
     cublasStatus_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         return (cublasStatus_t)cubind_failed(49, (int)cubind_status);

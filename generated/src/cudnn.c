@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -486,192 +487,320 @@ const struct cubind__cudnn_symbols {
         char trace_0[3];
         char trace_1[13];
         char trace_2[22];
-        char trace_3[33];
+        char trace_3[25];
         char trace_4[18];
-        char trace_5[11];
-        char trace_6[21];
+        char trace_5[6];
+        char trace_6[16];
         char trace_7[22];
         char trace_8[22];
         char trace_9[3];
-        char trace_10[33];
-        char trace_11[15];
-        char trace_12[80];
-        char trace_13[103];
-        char trace_14[39];
-        char trace_15[46];
-        char trace_16[15];
-        char trace_17[49];
-        char trace_18[75];
-        char trace_19[73];
-        char trace_20[50];
-        char trace_21[51];
-        char trace_22[65];
-        char trace_23[21];
-        char trace_24[54];
-        char trace_25[18];
-        char trace_26[83];
-        char trace_27[88];
-        char trace_28[44];
-        char trace_29[73];
-        char trace_30[44];
-        char trace_31[17];
-        char trace_32[70];
-        char trace_33[63];
-        char trace_34[77];
-        char trace_35[21];
-        char trace_36[139];
-        char trace_37[125];
-        char trace_38[56];
-        char trace_39[124];
-        char trace_40[31];
-        char trace_41[28];
-        char trace_42[15];
-        char trace_43[49];
-        char trace_44[45];
-        char trace_45[57];
-        char trace_46[70];
-        char trace_47[21];
-        char trace_48[62];
-        char trace_49[16];
-        char trace_50[143];
-        char trace_51[137];
-        char trace_52[85];
-        char trace_53[96];
-        char trace_54[59];
-        char trace_55[45];
-        char trace_56[57];
-        char trace_57[19];
-        char trace_58[49];
-        char trace_59[43];
-        char trace_60[31];
-        char trace_61[31];
-        char trace_62[60];
-        char trace_63[13];
-        char trace_64[44];
-        char trace_65[44];
+        char trace_10[24];
+        char trace_11[6];
+        char trace_12[22];
+        char trace_13[45];
+        char trace_14[22];
+        char trace_15[29];
+        char trace_16[6];
+        char trace_17[28];
+        char trace_18[59];
+        char trace_19[57];
+        char trace_20[20];
+        char trace_21[22];
+        char trace_22[21];
+        char trace_23[12];
+        char trace_24[29];
+        char trace_25[6];
+        char trace_26[66];
+        char trace_27[62];
+        char trace_28[24];
+        char trace_29[48];
+        char trace_30[24];
+        char trace_31[6];
+        char trace_32[31];
+        char trace_33[24];
+        char trace_34[50];
+        char trace_35[6];
+        char trace_36[35];
+        char trace_37[21];
+        char trace_38[18];
+        char trace_39[62];
+        char trace_40[22];
+        char trace_41[15];
+        char trace_42[6];
+        char trace_43[28];
+        char trace_44[24];
+        char trace_45[31];
+        char trace_46[30];
+        char trace_47[12];
+        char trace_48[36];
+        char trace_49[6];
+        char trace_50[57];
+        char trace_51[51];
+        char trace_52[46];
+        char trace_53[43];
+        char trace_54[30];
+        char trace_55[21];
+        char trace_56[27];
+        char trace_57[6];
+        char trace_58[33];
+        char trace_59[27];
+        char trace_60[18];
+        char trace_61[18];
+        char trace_62[27];
+        char trace_63[6];
+        char trace_64[37];
+        char trace_65[37];
         char trace_66[12];
-        char trace_67[66];
-        char trace_68[83];
-        char trace_69[34];
-        char trace_70[137];
-        char trace_71[79];
-        char trace_72[210];
-        char trace_73[11];
-        char trace_74[53];
-        char trace_75[32];
-        char trace_76[58];
-        char trace_77[16];
-        char trace_78[24];
-        char trace_79[23];
-        char trace_80[65];
-        char trace_81[47];
-        char trace_82[83];
-        char trace_83[76];
-        char trace_84[81];
-        char trace_85[84];
-        char trace_86[90];
-        char trace_87[103];
-        char trace_88[104];
-        char trace_89[115];
-        char trace_90[66];
-        char trace_91[210];
-        char trace_92[330];
-        char trace_93[210];
-        char trace_94[362];
-        char trace_95[137];
-        char trace_96[155];
-        char trace_97[87];
-        char trace_98[367];
-        char trace_99[410];
-        char trace_100[34];
-        char trace_101[102];
-        char trace_102[87];
-        char trace_103[12];
-        char trace_104[177];
-        char trace_105[155];
-        char trace_106[54];
-        char trace_107[39];
-        char trace_108[48];
-        char trace_109[36];
-        char trace_110[31];
-        char trace_111[72];
-        char trace_112[37];
-        char trace_113[103];
-        char trace_114[16];
-        char trace_115[105];
-        char trace_116[122];
-        char trace_117[185];
-        char trace_118[16];
-        char trace_119[97];
-        char trace_120[136];
-        char trace_121[13];
-        char trace_122[239];
-        char trace_123[232];
-        char trace_124[87];
-        char trace_125[73];
-        char trace_126[251];
-        char trace_127[190];
-        char trace_128[167];
-        char trace_129[266];
-        char trace_130[201];
-        char trace_131[16];
-        char trace_132[28];
-        char trace_133[54];
-        char trace_134[70];
-        char trace_135[73];
-        char trace_136[26];
-        char trace_137[46];
-        char trace_138[62];
-        char trace_139[65];
-        char trace_140[165];
-        char trace_141[153];
-        char trace_142[108];
-        char trace_143[72];
-        char trace_144[13];
-        char trace_145[26];
-        char trace_146[23];
-        char trace_147[25];
-        char trace_148[25];
-        char trace_149[29];
-        char trace_150[26];
-        char trace_151[81];
-        char trace_152[76];
-        char trace_153[82];
-        char trace_154[93];
-        char trace_155[54];
-        char trace_156[67];
-        char trace_157[18];
-        char trace_158[104];
-        char trace_159[94];
-        char trace_160[136];
-        char trace_161[49];
-        char trace_162[114];
-        char trace_163[64];
-        char trace_164[106];
-        char trace_165[151];
-        char trace_166[96];
-        char trace_167[140];
-        char trace_168[105];
-        char trace_169[66];
-        char trace_170[110];
-        char trace_171[217];
-        char trace_172[96];
-        char trace_173[139];
-        char trace_174[102];
-        char trace_175[68];
-        char trace_176[110];
-        char trace_177[48];
-        char trace_178[22];
-        char trace_179[14];
-        char trace_180[36];
-        char trace_181[44];
-        char trace_182[20];
-        char trace_183[12];
-        char trace_184[32];
+        char trace_67[39];
+        char trace_68[53];
+        char trace_69[27];
+        char trace_70[53];
+        char trace_71[65];
+        char trace_72[90];
+        char trace_73[6];
+        char trace_74[33];
+        char trace_75[22];
+        char trace_76[33];
+        char trace_77[6];
+        char trace_78[9];
+        char trace_79[13];
+        char trace_80[50];
+        char trace_81[32];
+        char trace_82[35];
+        char trace_83[43];
+        char trace_84[40];
+        char trace_85[40];
+        char trace_86[52];
+        char trace_87[76];
+        char trace_88[36];
+        char trace_89[42];
+        char trace_90[27];
+        char trace_91[62];
+        char trace_92[93];
+        char trace_93[89];
+        char trace_94[154];
+        char trace_95[48];
+        char trace_96[54];
+        char trace_97[36];
+        char trace_98[115];
+        char trace_99[174];
+        char trace_100[24];
+        char trace_101[70];
+        char trace_102[38];
+        char trace_103[6];
+        char trace_104[144];
+        char trace_105[122];
+        char trace_106[33];
+        char trace_107[18];
+        char trace_108[27];
+        char trace_109[15];
+        char trace_110[20];
+        char trace_111[30];
+        char trace_112[12];
+        char trace_113[68];
+        char trace_114[6];
+        char trace_115[65];
+        char trace_116[63];
+        char trace_117[80];
+        char trace_118[6];
+        char trace_119[32];
+        char trace_120[57];
+        char trace_121[6];
+        char trace_122[164];
+        char trace_123[157];
+        char trace_124[18];
+        char trace_125[35];
+        char trace_126[151];
+        char trace_127[84];
+        char trace_128[76];
+        char trace_129[166];
+        char trace_130[101];
+        char trace_131[6];
+        char trace_132[11];
+        char trace_133[23];
+        char trace_134[26];
+        char trace_135[36];
+        char trace_136[9];
+        char trace_137[15];
+        char trace_138[18];
+        char trace_139[28];
+        char trace_140[100];
+        char trace_141[66];
+        char trace_142[38];
+        char trace_143[24];
+        char trace_144[6];
+        char trace_145[12];
+        char trace_146[9];
+        char trace_147[18];
+        char trace_148[18];
+        char trace_149[12];
+        char trace_150[9];
+        char trace_151[61];
+        char trace_152[56];
+        char trace_153[62];
+        char trace_154[48];
+        char trace_155[24];
+        char trace_156[32];
+        char trace_157[13];
+        char trace_158[27];
+        char trace_159[27];
+        char trace_160[42];
+        char trace_161[29];
+        char trace_162[90];
+        char trace_163[27];
+        char trace_164[45];
+        char trace_165[80];
+        char trace_166[27];
+        char trace_167[43];
+        char trace_168[27];
+        char trace_169[27];
+        char trace_170[46];
+        char trace_171[182];
+        char trace_172[32];
+        char trace_173[48];
+        char trace_174[27];
+        char trace_175[27];
+        char trace_176[51];
+        char trace_177[30];
+        char trace_178[14];
+        char trace_179[6];
+        char trace_180[19];
+        char trace_181[27];
+        char trace_182[14];
+        char trace_183[6];
+        char trace_184[17];
         char trace_185[17];
         char trace_186[9];
-        char trace_187[50];
-        char trace_188[26];
+        char trace_187[18];
+        char trace_188[15];
+        char param_0[7];
+        char param_1[21];
+        char param_2[15];
+        char param_3[9];
+        char param_4[24];
+        char param_5[6];
+        char param_6[19];
+        char param_7[12];
+        char param_8[18];
+        char param_9[9];
+        char param_10[6];
+        char param_11[13];
+        char param_12[12];
+        char param_13[10];
+        char param_14[6];
+        char param_15[11];
+        char param_16[7];
+        char param_17[5];
+        char param_18[12];
+        char param_19[12];
+        char param_20[8];
+        char param_21[5];
+        char param_22[7];
+        char param_23[18];
+        char param_24[23];
+        char param_25[11];
+        char param_26[5];
+        char param_27[12];
+        char param_28[7];
+        char param_29[17];
+        char param_30[16];
+        char param_31[16];
+        char param_32[16];
+        char param_33[9];
+        char param_34[9];
+        char param_35[25];
+        char param_36[17];
+        char param_37[17];
+        char param_38[8];
+        char param_39[9];
+        char param_40[16];
+        char param_41[9];
+        char param_42[22];
+        char param_43[22];
+        char param_44[6];
+        char param_45[15];
+        char param_46[15];
+        char param_47[14];
+        char param_48[14];
+        char param_49[14];
+        char param_50[9];
+        char param_51[9];
+        char param_52[13];
+        char param_53[10];
+        char param_54[18];
+        char param_55[18];
+        char param_56[10];
+        char param_57[12];
+        char param_58[17];
+        char param_59[8];
+        char param_60[12];
+        char param_61[17];
+        char param_62[11];
+        char param_63[15];
+        char param_64[15];
+        char param_65[7];
+        char param_66[7];
+        char param_67[14];
+        char param_68[14];
+        char param_69[14];
+        char param_70[10];
+        char param_71[8];
+        char param_72[13];
+        char param_73[24];
+        char param_74[9];
+        char param_75[9];
+        char param_76[9];
+        char param_77[6];
+        char param_78[12];
+        char param_79[12];
+        char param_80[12];
+        char param_81[12];
+        char param_82[6];
+        char param_83[21];
+        char param_84[21];
+        char param_85[21];
+        char param_86[8];
+        char param_87[11];
+        char param_88[20];
+        char param_89[8];
+        char param_90[8];
+        char param_91[8];
+        char param_92[19];
+        char param_93[19];
+        char param_94[19];
+        char param_95[6];
+        char param_96[18];
+        char param_97[18];
+        char param_98[10];
+        char param_99[5];
+        char param_100[7];
+        char param_101[17];
+        char param_102[17];
+        char param_103[16];
+        char param_104[16];
+        char param_105[9];
+        char param_106[9];
+        char param_107[16];
+        char param_108[16];
+        char param_109[15];
+        char param_110[15];
+        char param_111[15];
+        char param_112[15];
+        char param_113[15];
+        char param_114[6];
+        char param_115[14];
+        char param_116[14];
+        char param_117[3];
+        char param_118[14];
+        char param_119[14];
+        char param_120[6];
+        char param_121[8];
+        char param_122[6];
+        char param_123[6];
+        char param_124[6];
+        char param_125[13];
+        char param_126[13];
+        char param_127[13];
         char enum_0[14];
         char enum_0_0[8];
         char enum_0_1[16];
@@ -1373,6 +1502,7 @@ const struct cubind__cudnn_symbols {
         char enum_47_27[25];
     } trace_strings;
     unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[128];
     cubind__trace_enum_range enums[48];
     int values[651];
     unsigned short value_names[651];
@@ -2053,197 +2183,325 @@ const struct cubind__cudnn_symbols {
         {AT(symbol_cudnnFusedOpsExecute), AT(symbol_cudnnFusedOpsExecute), AT(wrapper_cubind_cudnn_fused_ops_execute)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 48, sizeof(int)},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 128, 48, sizeof(int)},
     {
         "u;",
         "p;e0:status;",
         "v;pmessage;umax_size;",
-        "s;phandle;prstatus;e1:mode;ptag;",
+        "s;p\200;prstatus;e1:\221;ptag;",
         "s;e2:type;pvalue;",
-        "s;phandle;",
-        "s;phandle;pstreamId;",
+        "s;p\200;",
+        "s;p\200;pstreamId;",
         "s;umask;pudata;pfptr;",
         "s;pmask;pudata;pfptr;",
         "s;",
-        "s;e3:descriptorType;pdescriptor;",
-        "s;pdescriptor;",
-        "s;pdescriptor;e4:attributeName;e5:attributeType;ielementCount;parrayOfElements;",
-        "s;pdescriptor;e4:attributeName;e5:attributeType;irequestedElementCount;pelementCount;parrayOfElements;",
-        "s;phandle;pexecutionPlan;pvariantPack;",
-        "s;phandle;pexecutionPlan;pvariantPack;pgraph;",
-        "s;ptensorDesc;",
-        "s;ptensorDesc;e6:format;e7:dataType;in;ic;ih;iw;",
-        "s;ptensorDesc;e7:dataType;in;ic;ih;iw;inStride;icStride;ihStride;iwStride;",
-        "s;ptensorDesc;pdataType;pn;pc;ph;pw;pnStride;pcStride;phStride;pwStride;",
-        "s;ptensorDesc;e7:dataType;inbDims;pdimA;pstrideA;",
-        "s;ptensorDesc;e6:format;e7:dataType;inbDims;pdimA;",
-        "s;ptensorDesc;inbDimsRequested;pdataType;pnbDims;pdimA;pstrideA;",
-        "s;ptensorDesc;psize;",
-        "s;ptransformDesc;psrcDesc;pdestDesc;pdestSizeInBytes;",
-        "s;ptransformDesc;",
-        "s;ptransformDesc;unbDims;e6:destFormat;ppadBeforeA;ppadAfterA;pfoldA;e8:direction;",
-        "s;ptransformDesc;unbDimsRequested;pdestFormat;ppadBeforeA;ppadAfterA;pfoldA;pdirection;",
-        "s;phandle;palpha;pxDesc;px;pbeta;pyDesc;py;",
-        "s;phandle;ptransDesc;palpha;psrcDesc;psrcData;pbeta;pdestDesc;pdestData;",
-        "s;phandle;palpha;paDesc;pA;pbeta;pcDesc;pC;",
-        "s;popTensorDesc;",
-        "s;popTensorDesc;e9:opTensorOp;e7:opTensorCompType;e10:opTensorNanOpt;",
-        "s;popTensorDesc;popTensorOp;popTensorCompType;popTensorNanOpt;",
-        "s;phandle;popTensorDesc;palpha1;paDesc;pA;palpha2;pbDesc;pB;pbeta;pcDesc;pC;",
-        "s;preduceTensorDesc;",
-        "s;preduceTensorDesc;e11:reduceTensorOp;e7:reduceTensorCompType;e10:reduceTensorNanOpt;e12:reduceTensorIndices;e13:reduceTensorIndicesType;",
-        "s;preduceTensorDesc;preduceTensorOp;preduceTensorCompType;preduceTensorNanOpt;preduceTensorIndices;preduceTensorIndicesType;",
-        "s;phandle;preduceTensorDesc;paDesc;pcDesc;psizeInBytes;",
-        "s;phandle;preduceTensorDesc;pindices;uindicesSizeInBytes;pworkspace;uworkspaceSizeInBytes;palpha;paDesc;pA;pbeta;pcDesc;pC;",
-        "s;phandle;pyDesc;py;pvaluePtr;",
-        "s;phandle;pyDesc;py;palpha;",
-        "s;pfilterDesc;",
-        "s;pfilterDesc;e7:dataType;e6:format;ik;ic;ih;iw;",
-        "s;pfilterDesc;pdataType;pformat;pk;pc;ph;pw;",
-        "s;pfilterDesc;e7:dataType;e6:format;inbDims;pfilterDimA;",
-        "s;pfilterDesc;inbDimsRequested;pdataType;pformat;pnbDims;pfilterDimA;",
-        "s;pfilterDesc;psize;",
-        "s;phandle;e14:algo;e15:mode;palpha;pxDesc;px;pbeta;pyDesc;py;",
-        "s;ppoolingDesc;",
-        "s;ppoolingDesc;e16:mode;e10:maxpoolingNanOpt;iwindowHeight;iwindowWidth;iverticalPadding;ihorizontalPadding;iverticalStride;ihorizontalStride;",
-        "s;ppoolingDesc;pmode;pmaxpoolingNanOpt;pwindowHeight;pwindowWidth;pverticalPadding;phorizontalPadding;pverticalStride;phorizontalStride;",
-        "s;ppoolingDesc;e16:mode;e10:maxpoolingNanOpt;inbDims;pwindowDimA;ppaddingA;pstrideA;",
-        "s;ppoolingDesc;inbDimsRequested;pmode;pmaxpoolingNanOpt;pnbDims;pwindowDimA;ppaddingA;pstrideA;",
-        "s;ppoolingDesc;pinputTensorDesc;inbDims;poutputTensorDimA;",
-        "s;ppoolingDesc;pinputTensorDesc;pn;pc;ph;pw;",
-        "s;phandle;ppoolingDesc;palpha;pxDesc;px;pbeta;pyDesc;py;",
-        "s;pactivationDesc;",
-        "s;pactivationDesc;e17:mode;e10:reluNanOpt;fcoef;",
-        "s;pactivationDesc;pmode;preluNanOpt;pcoef;",
-        "s;pactivationDesc;fswish_beta;",
-        "s;pactivationDesc;pswish_beta;",
-        "s;phandle;pactivationDesc;palpha;pxDesc;px;pbeta;pyDesc;py;",
-        "s;pnormDesc;",
-        "s;pnormDesc;ulrnN;flrnAlpha;flrnBeta;flrnK;",
-        "s;pnormDesc;plrnN;plrnAlpha;plrnBeta;plrnK;",
+        "s;e3:descriptorType;p\276;",
+        "s;p\276;",
+        "s;p\276;e4:\363;e5:\364;i\375;p\347;",
+        "s;p\276;e4:\363;e5:\364;irequestedElementCount;p\375;p\347;",
+        "s;p\200;p\367;pvariantPack;",
+        "s;p\200;p\367;pvariantPack;pgraph;",
+        "s;p\231;",
+        "s;p\231;e6:\301;e7:\211;in;ic;ih;iw;",
+        "s;p\231;e7:\211;in;ic;ih;iw;inStride;icStride;ihStride;iwStride;",
+        "s;p\231;p\211;pn;pc;ph;pw;pnStride;pcStride;phStride;pwStride;",
+        "s;p\231;e7:\211;i\234;p\343;p\307;",
+        "s;p\231;e6:\301;e7:\211;i\234;p\343;",
+        "s;p\231;i\236;p\211;p\234;p\343;p\307;",
+        "s;p\231;psize;",
+        "s;p\260;p\331;p\351;pdestSizeInBytes;",
+        "s;p\260;",
+        "s;p\260;u\234;e6:destFormat;ppadBeforeA;ppadAfterA;pfoldA;e8:direction;",
+        "s;p\260;u\236;pdestFormat;ppadBeforeA;ppadAfterA;pfoldA;pdirection;",
+        "s;p\200;p\216;p\205;px;p\225;p\212;py;",
+        "s;p\200;ptransDesc;p\216;p\331;psrcData;p\225;p\351;pdestData;",
+        "s;p\200;p\216;p\362;pA;p\225;p\315;pC;",
+        "s;p\264;",
+        "s;p\264;e9:opTensorOp;e7:\346;e10:\356;",
+        "s;p\264;popTensorOp;p\346;p\356;",
+        "s;p\200;p\264;palpha1;p\362;pA;palpha2;pbDesc;pB;p\225;p\315;pC;",
+        "s;p\235;",
+        "s;p\235;e11:\360;e7:\324;e10:\335;e12:\330;e13:\311;",
+        "s;p\235;p\360;p\324;p\335;p\330;p\311;",
+        "s;p\200;p\235;p\362;p\315;p\207;",
+        "s;p\200;p\235;pindices;uindicesSizeInBytes;p\270;u\325;p\216;p\362;pA;p\225;p\315;pC;",
+        "s;p\200;p\212;py;pvaluePtr;",
+        "s;p\200;p\212;py;p\216;",
+        "s;p\217;",
+        "s;p\217;e7:\211;e6:\301;ik;ic;ih;iw;",
+        "s;p\217;p\211;p\301;pk;pc;ph;pw;",
+        "s;p\217;e7:\211;e6:\301;i\234;pfilterDimA;",
+        "s;p\217;i\236;p\211;p\301;p\234;pfilterDimA;",
+        "s;p\217;psize;",
+        "s;p\200;e14:\232;e15:\221;p\216;p\205;px;p\225;p\212;py;",
+        "s;p\223;",
+        "s;p\223;e16:\221;e10:\244;iwindowHeight;iwindowWidth;i\354;i\341;i\361;i\345;",
+        "s;p\223;p\221;p\244;pwindowHeight;pwindowWidth;p\354;p\341;p\361;p\345;",
+        "s;p\223;e16:\221;e10:\244;i\234;pwindowDimA;ppaddingA;p\307;",
+        "s;p\223;i\236;p\221;p\244;p\234;pwindowDimA;ppaddingA;p\307;",
+        "s;p\223;p\250;i\234;poutputTensorDimA;",
+        "s;p\223;p\250;pn;pc;ph;pw;",
+        "s;p\200;p\223;p\216;p\205;px;p\225;p\212;py;",
+        "s;p\202;",
+        "s;p\202;e17:\221;e10:reluNanOpt;fcoef;",
+        "s;p\202;p\221;preluNanOpt;pcoef;",
+        "s;p\202;fswish_beta;",
+        "s;p\202;pswish_beta;",
+        "s;p\200;p\202;p\216;p\205;px;p\225;p\212;py;",
+        "s;p\251;",
+        "s;p\251;ulrnN;flrnAlpha;flrnBeta;flrnK;",
+        "s;p\251;plrnN;plrnAlpha;plrnBeta;plrnK;",
         "s;plrnDesc;",
-        "s;phandle;pnormDesc;e18:lrnMode;palpha;pxDesc;px;pbeta;pyDesc;py;",
-        "s;phandle;pnormDesc;e19:mode;palpha;pxDesc;px;pmeans;ptemp;ptemp2;pbeta;pyDesc;py;",
-        "s;pderivedBnDesc;pxDesc;e20:mode;",
-        "s;phandle;e20:mode;palpha;pbeta;pxDesc;px;pyDesc;py;pbnScaleBiasMeanVarDesc;pbnScale;pbnBias;pestimatedMean;pestimatedVariance;fepsilon;",
-        "s;pderivedNormScaleBiasDesc;pderivedNormMeanVarDesc;pxDesc;e21:mode;igroupCnt;",
-        "s;phandle;e21:mode;e22:normOps;e23:algo;palpha;pbeta;pxDesc;px;pnormScaleBiasDesc;pnormScale;pnormBias;pnormMeanVarDesc;pestimatedMean;pestimatedVariance;pzDesc;pz;pactivationDesc;pyDesc;py;fepsilon;igroupCnt;",
-        "s;pstDesc;",
-        "s;pstDesc;e24:samplerType;e7:dataType;inbDims;pdimA;",
-        "s;phandle;pstDesc;ptheta;pgrid;",
-        "s;phandle;pstDesc;palpha;pxDesc;px;pgrid;pbeta;pyDesc;py;",
-        "s;pdropoutDesc;",
-        "s;phandle;psizeInBytes;",
-        "s;pxdesc;psizeInBytes;",
-        "s;pdropoutDesc;phandle;fdropout;pstates;ustateSizeInBytes;useed;",
-        "s;pdropoutDesc;phandle;pdropout;pstates;pseed;",
-        "s;phandle;pdropoutDesc;pxdesc;px;pydesc;py;preserveSpace;ureserveSpaceSizeInBytes;",
-        "s;phandle;e14:algo;e15:mode;palpha;pyDesc;py;pdyDesc;pdy;pbeta;pdxDesc;pdx;",
-        "s;phandle;ppoolingDesc;palpha;pyDesc;py;pdyDesc;pdy;pxDesc;px;pbeta;pdxDesc;pdx;",
-        "s;phandle;pactivationDesc;palpha;pyDesc;py;pdyDesc;pdy;pxDesc;px;pbeta;pdxDesc;pdx;",
-        "s;phandle;pnormDesc;e18:lrnMode;palpha;pyDesc;py;pdyDesc;pdy;pxDesc;px;pbeta;pdxDesc;pdx;",
-        "s;phandle;pnormDesc;e19:mode;palpha;pxDesc;px;pmeans;pdy;ptemp;ptemp2;pbeta;pdXdMeansDesc;pdx;pdMeans;",
-        "s;phandle;e20:mode;e25:bnOps;pxDesc;pzDesc;pyDesc;pbnScaleBiasMeanVarDesc;pactivationDesc;psizeInBytes;",
-        "s;phandle;e20:mode;e25:bnOps;pxDesc;pyDesc;pdyDesc;pdzDesc;pdxDesc;pdBnScaleBiasDesc;pactivationDesc;psizeInBytes;",
-        "s;phandle;e20:mode;e25:bnOps;pactivationDesc;pxDesc;psizeInBytes;",
-        "s;phandle;e20:mode;palpha;pbeta;pxDesc;px;pyDesc;py;pbnScaleBiasMeanVarDesc;pbnScale;pbnBias;fexponentialAverageFactor;presultRunningMean;presultRunningVariance;fepsilon;presultSaveMean;presultSaveInvVariance;",
-        "s;phandle;e20:mode;e25:bnOps;palpha;pbeta;pxDesc;pxData;pzDesc;pzData;pyDesc;pyData;pbnScaleBiasMeanVarDesc;pbnScale;pbnBias;fexponentialAverageFactor;presultRunningMean;presultRunningVariance;fepsilon;presultSaveMean;presultSaveInvVariance;pactivationDesc;pworkspace;uworkSpaceSizeInBytes;preserveSpace;ureserveSpaceSizeInBytes;",
-        "s;phandle;e20:mode;palphaDataDiff;pbetaDataDiff;palphaParamDiff;pbetaParamDiff;pxDesc;px;pdyDesc;pdy;pdxDesc;pdx;pdBnScaleBiasDesc;pbnScale;pdBnScaleResult;pdBnBiasResult;fepsilon;psavedMean;psavedInvVariance;",
-        "s;phandle;e20:mode;e25:bnOps;palphaDataDiff;pbetaDataDiff;palphaParamDiff;pbetaParamDiff;pxDesc;pxData;pyDesc;pyData;pdyDesc;pdyData;pdzDesc;pdzData;pdxDesc;pdxData;pdBnScaleBiasDesc;pbnScaleData;pbnBiasData;pdBnScaleData;pdBnBiasData;fepsilon;psavedMean;psavedInvVariance;pactivationDesc;pworkSpace;uworkSpaceSizeInBytes;preserveSpace;ureserveSpaceSizeInBytes;",
-        "s;phandle;e21:mode;e22:normOps;e23:algo;pxDesc;pzDesc;pyDesc;pnormScaleBiasDesc;pactivationDesc;pnormMeanVarDesc;psizeInBytes;igroupCnt;",
-        "s;phandle;e21:mode;e22:normOps;e23:algo;pxDesc;pyDesc;pdyDesc;pdzDesc;pdxDesc;pdNormScaleBiasDesc;pactivationDesc;pnormMeanVarDesc;psizeInBytes;igroupCnt;",
-        "s;phandle;e21:mode;e22:normOps;e23:algo;pactivationDesc;pxDesc;psizeInBytes;igroupCnt;",
-        "s;phandle;e21:mode;e22:normOps;e23:algo;palpha;pbeta;pxDesc;pxData;pnormScaleBiasDesc;pnormScale;pnormBias;fexponentialAverageFactor;pnormMeanVarDesc;presultRunningMean;presultRunningVariance;fepsilon;presultSaveMean;presultSaveInvVariance;pactivationDesc;pzDesc;pzData;pyDesc;pyData;pworkspace;uworkSpaceSizeInBytes;preserveSpace;ureserveSpaceSizeInBytes;igroupCnt;",
-        "s;phandle;e21:mode;e22:normOps;e23:algo;palphaDataDiff;pbetaDataDiff;palphaParamDiff;pbetaParamDiff;pxDesc;pxData;pyDesc;pyData;pdyDesc;pdyData;pdzDesc;pdzData;pdxDesc;pdxData;pdNormScaleBiasDesc;pnormScaleData;pnormBiasData;pdNormScaleData;pdNormBiasData;fepsilon;pnormMeanVarDesc;psavedMean;psavedInvVariance;pactivationDesc;pworkSpace;uworkSpaceSizeInBytes;preserveSpace;ureserveSpaceSizeInBytes;igroupCnt;",
-        "s;phandle;pstDesc;pdgrid;pdtheta;",
-        "s;phandle;pstDesc;palpha;pxDesc;px;pbeta;pdxDesc;pdx;palphaDgrid;pdyDesc;pdy;pgrid;pbetaDgrid;pdgrid;",
-        "s;phandle;pdropoutDesc;pdydesc;pdy;pdxdesc;pdx;preserveSpace;ureserveSpaceSizeInBytes;",
-        "s;prnnDesc;",
-        "s;prnnDesc;e26:algo;e27:cellMode;e28:biasMode;e29:dirMode;e30:inputMode;e7:dataType;e7:mathPrec;e31:mathType;iinputSize;ihiddenSize;iprojSize;inumLayers;pdropoutDesc;uauxFlags;",
-        "s;prnnDesc;palgo;pcellMode;pbiasMode;pdirMode;pinputMode;pdataType;pmathPrec;pmathType;pinputSize;phiddenSize;pprojSize;pnumLayers;pdropoutDesc;pauxFlags;",
-        "s;prnnDesc;e32:clipMode;e10:clipNanOpt;flclip;frclip;",
-        "s;prnnDesc;e32:clipMode;flclip;frclip;",
-        "s;prnnDesc;pclipMode;pclipNanOpt;plclip;prclip;",
-        "s;prnnDesc;pclipMode;plclip;prclip;",
-        "s;phandle;prnnDesc;iminiBatch;",
-        "s;phandle;prnnDesc;e33:fwdMode;pxDesc;pworkSpaceSize;preserveSpaceSize;",
-        "s;phandle;prnnDesc;pweightSpaceSize;",
-        "s;phandle;prnnDesc;ipseudoLayer;uweightSpaceSize;pweightSpace;ilinLayerID;pmDesc;pmAddr;pbDesc;pbAddr;",
-        "s;prnnDataDesc;",
-        "s;prnnDataDesc;e7:dataType;e34:layout;imaxSeqLength;ibatchSize;ivectorSize;pseqLengthArray;ppaddingFill;",
-        "s;prnnDataDesc;pdataType;playout;pmaxSeqLength;pbatchSize;pvectorSize;iarrayLengthRequested;pseqLengthArray;ppaddingFill;",
-        "s;phandle;prnnDesc;e33:fwdMode;pdevSeqLengths;pxDesc;px;pyDesc;py;phDesc;phx;phy;pcDesc;pcx;pcy;uweightSpaceSize;pweightSpace;uworkSpaceSize;pworkSpace;ureserveSpaceSize;preserveSpace;",
-        "s;pseqDataDesc;",
-        "s;pseqDataDesc;e7:dataType;inbDims;pdimA;paxes;useqLengthArraySize;pseqLengthArray;ppaddingFill;",
-        "s;pseqDataDesc;pdataType;pnbDims;inbDimsRequested;pdimA;paxes;pseqLengthArraySize;useqLengthSizeRequested;pseqLengthArray;ppaddingFill;",
-        "s;pattnDesc;",
-        "s;pattnDesc;uattnMode;inHeads;fsmScaler;e7:dataType;e7:computePrec;e31:mathType;pattnDropoutDesc;ppostDropoutDesc;iqSize;ikSize;ivSize;iqProjSize;ikProjSize;ivProjSize;ioProjSize;iqoMaxSeqLength;ikvMaxSeqLength;imaxBatchSize;imaxBeamSize;",
-        "s;pattnDesc;pattnMode;pnHeads;psmScaler;pdataType;pcomputePrec;pmathType;pattnDropoutDesc;ppostDropoutDesc;pqSize;pkSize;pvSize;pqProjSize;pkProjSize;pvProjSize;poProjSize;pqoMaxSeqLength;pkvMaxSeqLength;pmaxBatchSize;pmaxBeamSize;",
-        "s;phandle;pattnDesc;pweightSizeInBytes;pworkSpaceSizeInBytes;preserveSpaceSizeInBytes;",
-        "s;phandle;pattnDesc;e35:wKind;uweightSizeInBytes;pweights;pwDesc;pwAddr;",
-        "s;phandle;pattnDesc;icurrIdx;ploWinIdx;phiWinIdx;pdevSeqLengthsQO;pdevSeqLengthsKV;pqDesc;pqueries;presiduals;pkDesc;pkeys;pvDesc;pvalues;poDesc;pout;uweightSizeInBytes;pweights;uworkSpaceSizeInBytes;pworkSpace;ureserveSpaceSizeInBytes;preserveSpace;",
-        "s;phandle;prnnDesc;pdevSeqLengths;pyDesc;py;pdy;pxDesc;pdx;phDesc;phx;pdhy;pdhx;pcDesc;pcx;pdcy;pdcx;uweightSpaceSize;pweightSpace;uworkSpaceSize;pworkSpace;ureserveSpaceSize;preserveSpace;",
-        "s;phandle;prnnDesc;e36:addGrad;pdevSeqLengths;pxDesc;px;phDesc;phx;pyDesc;py;uweightSpaceSize;pdweightSpace;uworkSpaceSize;pworkSpace;ureserveSpaceSize;preserveSpace;",
-        "s;phandle;pattnDesc;ploWinIdx;phiWinIdx;pdevSeqLengthsDQDO;pdevSeqLengthsDKDV;pdoDesc;pdout;pdqDesc;pdqueries;pqueries;pdkDesc;pdkeys;pkeys;pdvDesc;pdvalues;pvalues;uweightSizeInBytes;pweights;uworkSpaceSizeInBytes;pworkSpace;ureserveSpaceSizeInBytes;preserveSpace;",
-        "s;phandle;pattnDesc;e36:addGrad;pqDesc;pqueries;pkDesc;pkeys;pvDesc;pvalues;pdoDesc;pdout;uweightSizeInBytes;pweights;pdweights;uworkSpaceSizeInBytes;pworkSpace;ureserveSpaceSizeInBytes;preserveSpace;",
-        "s;pctcLossDesc;",
-        "s;pctcLossDesc;e7:compType;",
-        "s;pctcLossDesc;e7:compType;e37:normMode;e10:gradMode;",
-        "s;pctcLossDesc;e7:compType;e37:normMode;e10:gradMode;imaxLabelLength;",
-        "s;pctcLossDesc;e7:compType;e37:normMode;e38:ctcGradMode;imaxLabelLength;",
-        "s;pctcLossDesc;pcompType;",
-        "s;pctcLossDesc;pcompType;pnormMode;pgradMode;",
-        "s;pctcLossDesc;pcompType;pnormMode;pgradMode;pmaxLabelLength;",
-        "s;pctcLossDesc;pcompType;pnormMode;pctcGradMode;pmaxLabelLength;",
-        "s;phandle;pprobsDesc;pprobs;phostLabels;phostLabelLengths;phostInputLengths;pcosts;pgradientsDesc;pgradients;e39:algo;pctcLossDesc;pworkspace;uworkSpaceSizeInBytes;",
-        "s;phandle;e39:algo;pctcLossDesc;pprobsDesc;pprobs;plabels;plabelLengths;pinputLengths;pcosts;pgradientsDesc;pgradients;uworkSpaceSizeInBytes;pworkspace;",
-        "s;phandle;pprobsDesc;pgradientsDesc;plabels;plabelLengths;pinputLengths;e39:algo;pctcLossDesc;psizeInBytes;",
-        "s;phandle;e39:algo;pctcLossDesc;pprobsDesc;pgradientsDesc;psizeInBytes;",
-        "s;pconvDesc;",
-        "s;pconvDesc;e31:mathType;",
-        "s;pconvDesc;pmathType;",
-        "s;pconvDesc;igroupCount;",
-        "s;pconvDesc;pgroupCount;",
-        "s;pconvDesc;e40:reorderType;",
-        "s;pconvDesc;preorderType;",
-        "s;pconvDesc;ipad_h;ipad_w;iu;iv;idilation_h;idilation_w;e41:mode;e7:computeType;",
-        "s;pconvDesc;ppad_h;ppad_w;pu;pv;pdilation_h;pdilation_w;pmode;pcomputeType;",
-        "s;pconvDesc;iarrayLength;ppadA;pfilterStrideA;pdilationA;e41:mode;e7:computeType;",
-        "s;pconvDesc;iarrayLengthRequested;parrayLength;ppadA;pstrideA;pdilationA;pmode;pcomputeType;",
-        "s;pconvDesc;pinputTensorDesc;pfilterDesc;pn;pc;ph;pw;",
-        "s;pconvDesc;pinputTensorDesc;pfilterDesc;inbDims;ptensorOuputDimA;",
-        "s;phandle;pcount;",
-        "s;phandle;psrcDesc;pfilterDesc;pconvDesc;pdestDesc;irequestedAlgoCount;preturnedAlgoCount;pperfResults;",
-        "s;phandle;pxDesc;pwDesc;pconvDesc;pyDesc;irequestedAlgoCount;preturnedAlgoCount;pperfResults;",
-        "s;phandle;pxDesc;px;pwDesc;pw;pconvDesc;pyDesc;py;irequestedAlgoCount;preturnedAlgoCount;pperfResults;pworkSpace;uworkSpaceSizeInBytes;",
-        "s;phandle;pxDesc;px;pwDesc;pconvDesc;pcolBuffer;",
-        "s;phandle;pfilterDesc;e40:reorderType;pfilterData;preorderedFilterData;ireorderBias;pbiasData;preorderedBiasData;",
-        "s;phandle;pxDesc;pwDesc;pconvDesc;pyDesc;e42:algo;psizeInBytes;",
-        "s;phandle;palpha;pxDesc;px;pwDesc;pw;pconvDesc;e42:algo;pworkSpace;uworkSpaceSizeInBytes;pbeta;pyDesc;py;",
-        "s;phandle;palpha1;pxDesc;px;pwDesc;pw;pconvDesc;e42:algo;pworkSpace;uworkSpaceSizeInBytes;palpha2;pzDesc;pz;pbiasDesc;pbias;pactivationDesc;pyDesc;py;",
-        "s;phandle;pwDesc;pdyDesc;pconvDesc;pdxDesc;irequestedAlgoCount;preturnedAlgoCount;pperfResults;",
-        "s;phandle;pwDesc;pw;pdyDesc;pdy;pconvDesc;pdxDesc;pdx;irequestedAlgoCount;preturnedAlgoCount;pperfResults;pworkSpace;uworkSpaceSizeInBytes;",
-        "s;phandle;pfilterDesc;pdiffDesc;pconvDesc;pgradDesc;irequestedAlgoCount;preturnedAlgoCount;pperfResults;",
-        "s;phandle;pwDesc;pdyDesc;pconvDesc;pdxDesc;e43:algo;psizeInBytes;",
-        "s;phandle;palpha;pwDesc;pw;pdyDesc;pdy;pconvDesc;e43:algo;pworkSpace;uworkSpaceSizeInBytes;pbeta;pdxDesc;pdx;",
-        "s;phandle;pfilterDesc;pdiffDesc;pconvDesc;pgradDesc;e6:transformFormat;pfoldedFilterDesc;ppaddedDiffDesc;pfoldedConvDesc;pfoldedGradDesc;pfilterFoldTransDesc;pdiffPadTransDesc;pgradFoldTransDesc;pgradUnfoldTransDesc;",
-        "s;phandle;pxDesc;pdyDesc;pconvDesc;pdwDesc;irequestedAlgoCount;preturnedAlgoCount;pperfResults;",
-        "s;phandle;pxDesc;px;pdyDesc;py;pconvDesc;pdwDesc;pdw;irequestedAlgoCount;preturnedAlgoCount;pperfResults;pworkSpace;uworkSpaceSizeInBytes;",
-        "s;phandle;psrcDesc;pdiffDesc;pconvDesc;pgradDesc;irequestedAlgoCount;preturnedAlgoCount;pperfResults;",
-        "s;phandle;pxDesc;pdyDesc;pconvDesc;pgradDesc;e44:algo;psizeInBytes;",
-        "s;phandle;palpha;pxDesc;px;pdyDesc;pdy;pconvDesc;e44:algo;pworkSpace;uworkSpaceSizeInBytes;pbeta;pdwDesc;pdw;",
-        "s;phandle;palpha;pdyDesc;pdy;pbeta;pdbDesc;pdb;",
-        "s;pconstPack;e45:ops;",
-        "s;pconstPack;",
-        "s;pconstPack;e46:paramLabel;pparam;",
-        "s;pconstPack;e46:paramLabel;pparam;pisNULL;",
-        "s;pvarPack;e45:ops;",
-        "s;pvarPack;",
-        "s;pvarPack;e47:paramLabel;pptr;",
+        "s;p\200;p\251;e18:lrnMode;p\216;p\205;px;p\225;p\212;py;",
+        "s;p\200;p\251;e19:\221;p\216;p\205;px;pmeans;ptemp;ptemp2;p\225;p\212;py;",
+        "s;pderivedBnDesc;p\205;e20:\221;",
+        "s;p\200;e20:\221;p\216;p\225;p\205;px;p\212;py;p\230;p\326;pbnBias;p\366;p\340;f\246;",
+        "s;pderivedNormScaleBiasDesc;pderivedNormMeanVarDesc;p\205;e21:\221;i\247;",
+        "s;p\200;e21:\221;e22:\273;e23:\232;p\216;p\225;p\205;px;p\266;pnormScale;pnormBias;p\237;p\366;p\340;p\322;pz;p\202;p\212;py;f\246;i\247;",
+        "s;p\302;",
+        "s;p\302;e24:samplerType;e7:\211;i\234;p\343;",
+        "s;p\200;p\302;ptheta;pgrid;",
+        "s;p\200;p\302;p\216;p\205;px;pgrid;p\225;p\212;py;",
+        "s;p\233;",
+        "s;p\200;p\207;",
+        "s;pxdesc;p\207;",
+        "s;p\233;p\200;fdropout;pstates;ustateSizeInBytes;useed;",
+        "s;p\233;p\200;pdropout;pstates;pseed;",
+        "s;p\200;p\233;pxdesc;px;pydesc;py;p\213;u\204;",
+        "s;p\200;e14:\232;e15:\221;p\216;p\212;py;p\220;p\365;p\225;p\226;pdx;",
+        "s;p\200;p\223;p\216;p\212;py;p\220;p\365;p\205;px;p\225;p\226;pdx;",
+        "s;p\200;p\202;p\216;p\212;py;p\220;p\365;p\205;px;p\225;p\226;pdx;",
+        "s;p\200;p\251;e18:lrnMode;p\216;p\212;py;p\220;p\365;p\205;px;p\225;p\226;pdx;",
+        "s;p\200;p\251;e19:\221;p\216;p\205;px;pmeans;p\365;ptemp;ptemp2;p\225;pdXdMeansDesc;pdx;pdMeans;",
+        "s;p\200;e20:\221;e25:\337;p\205;p\322;p\212;p\230;p\202;p\207;",
+        "s;p\200;e20:\221;e25:\337;p\205;p\212;p\220;p\344;p\226;p\272;p\202;p\207;",
+        "s;p\200;e20:\221;e25:\337;p\202;p\205;p\207;",
+        "s;p\200;e20:\221;p\216;p\225;p\205;px;p\212;py;p\230;p\326;pbnBias;f\243;p\267;p\252;f\246;p\300;p\253;",
+        "s;p\200;e20:\221;e25:\337;p\216;p\225;p\205;p\373;p\322;pzData;p\212;p\374;p\230;p\326;pbnBias;f\243;p\267;p\252;f\246;p\300;p\253;p\202;p\270;u\201;p\213;u\204;",
+        "s;p\200;e20:\221;p\303;p\310;p\277;p\304;p\205;px;p\220;p\365;p\226;pdx;p\272;p\326;pdBnScaleResult;pdBnBiasResult;f\246;p\342;p\275;",
+        "s;p\200;e20:\221;e25:\337;p\303;p\310;p\277;p\304;p\205;p\373;p\212;p\374;p\220;pdyData;p\344;pdzData;p\226;pdxData;p\272;pbnScaleData;pbnBiasData;pdBnScaleData;pdBnBiasData;f\246;p\342;p\275;p\202;p\215;u\201;p\213;u\204;",
+        "s;p\200;e21:\221;e22:\273;e23:\232;p\205;p\322;p\212;p\266;p\202;p\237;p\207;i\247;",
+        "s;p\200;e21:\221;e22:\273;e23:\232;p\205;p\212;p\220;p\344;p\226;p\334;p\202;p\237;p\207;i\247;",
+        "s;p\200;e21:\221;e22:\273;e23:\232;p\202;p\205;p\207;i\247;",
+        "s;p\200;e21:\221;e22:\273;e23:\232;p\216;p\225;p\205;p\373;p\266;pnormScale;pnormBias;f\243;p\237;p\267;p\252;f\246;p\300;p\253;p\202;p\322;pzData;p\212;p\374;p\270;u\201;p\213;u\204;i\247;",
+        "s;p\200;e21:\221;e22:\273;e23:\232;p\303;p\310;p\277;p\304;p\205;p\373;p\212;p\374;p\220;pdyData;p\344;pdzData;p\226;pdxData;p\334;pnormScaleData;pnormBiasData;pdNormScaleData;pdNormBiasData;f\246;p\237;p\342;p\275;p\202;p\215;u\201;p\213;u\204;i\247;",
+        "s;p\200;p\302;pdgrid;pdtheta;",
+        "s;p\200;p\302;p\216;p\205;px;p\225;p\226;pdx;palphaDgrid;p\220;p\365;pgrid;pbetaDgrid;pdgrid;",
+        "s;p\200;p\233;pdydesc;p\365;pdxdesc;pdx;p\213;u\204;",
+        "s;p\224;",
+        "s;p\224;e26:\232;e27:cellMode;e28:biasMode;e29:dirMode;e30:inputMode;e7:\211;e7:mathPrec;e31:\262;iinputSize;ihiddenSize;iprojSize;inumLayers;p\233;uauxFlags;",
+        "s;p\224;p\232;pcellMode;pbiasMode;pdirMode;pinputMode;p\211;pmathPrec;p\262;pinputSize;phiddenSize;pprojSize;pnumLayers;p\233;pauxFlags;",
+        "s;p\224;e32:\312;e10:clipNanOpt;f\370;f\372;",
+        "s;p\224;e32:\312;f\370;f\372;",
+        "s;p\224;p\312;pclipNanOpt;p\370;p\372;",
+        "s;p\224;p\312;p\370;p\372;",
+        "s;p\200;p\224;iminiBatch;",
+        "s;p\200;p\224;e33:fwdMode;p\205;p\261;p\245;",
+        "s;p\200;p\224;p\240;",
+        "s;p\200;p\224;ipseudoLayer;u\240;p\321;ilinLayerID;pmDesc;pmAddr;pbDesc;pbAddr;",
+        "s;p\317;",
+        "s;p\317;e7:\211;e34:layout;imaxSeqLength;ibatchSize;ivectorSize;p\256;p\274;",
+        "s;p\317;p\211;playout;pmaxSeqLength;pbatchSize;pvectorSize;i\323;p\256;p\274;",
+        "s;p\200;p\224;e33:fwdMode;p\305;p\205;px;p\212;py;phDesc;phx;phy;p\315;pcx;pcy;u\240;p\321;u\261;p\215;u\245;p\213;",
+        "s;p\320;",
+        "s;p\320;e7:\211;i\234;p\343;paxes;u\336;p\256;p\274;",
+        "s;p\320;p\211;p\234;i\236;p\343;paxes;p\336;useqLengthSizeRequested;p\256;p\274;",
+        "s;p\241;",
+        "s;p\241;uattnMode;inHeads;fsmScaler;e7:\211;e7:computePrec;e31:\262;p\350;p\353;iqSize;ikSize;ivSize;iqProjSize;ikProjSize;ivProjSize;ioProjSize;i\357;i\355;imaxBatchSize;imaxBeamSize;",
+        "s;p\241;pattnMode;pnHeads;psmScaler;p\211;pcomputePrec;p\262;p\350;p\353;pqSize;pkSize;pvSize;pqProjSize;pkProjSize;pvProjSize;poProjSize;p\357;p\355;pmaxBatchSize;pmaxBeamSize;",
+        "s;p\200;p\241;p\227;p\201;p\204;",
+        "s;p\200;p\241;e35:wKind;u\227;p\333;p\254;pwAddr;",
+        "s;p\200;p\241;icurrIdx;ploWinIdx;phiWinIdx;pdevSeqLengthsQO;pdevSeqLengthsKV;pqDesc;p\371;presiduals;pkDesc;pkeys;pvDesc;pvalues;poDesc;pout;u\227;p\333;u\201;p\215;u\204;p\213;",
+        "s;p\200;p\224;p\305;p\212;py;p\365;p\205;pdx;phDesc;phx;pdhy;pdhx;p\315;pcx;pdcy;pdcx;u\240;p\321;u\261;p\215;u\245;p\213;",
+        "s;p\200;p\224;e36:addGrad;p\305;p\205;px;phDesc;phx;p\212;py;u\240;pdweightSpace;u\261;p\215;u\245;p\213;",
+        "s;p\200;p\241;ploWinIdx;phiWinIdx;pdevSeqLengthsDQDO;pdevSeqLengthsDKDV;pdoDesc;pdout;pdqDesc;pdqueries;p\371;pdkDesc;pdkeys;pkeys;pdvDesc;pdvalues;pvalues;u\227;p\333;u\201;p\215;u\204;p\213;",
+        "s;p\200;p\241;e36:addGrad;pqDesc;p\371;pkDesc;pkeys;pvDesc;pvalues;pdoDesc;pdout;u\227;p\333;pdweights;u\201;p\215;u\204;p\213;",
+        "s;p\214;",
+        "s;p\214;e7:\242;",
+        "s;p\214;e7:\242;e37:\263;e10:\314;",
+        "s;p\214;e7:\242;e37:\263;e10:\314;i\255;",
+        "s;p\214;e7:\242;e37:\263;e38:ctcGradMode;i\255;",
+        "s;p\214;p\242;",
+        "s;p\214;p\242;p\263;p\314;",
+        "s;p\214;p\242;p\263;p\314;p\255;",
+        "s;p\214;p\242;p\263;pctcGradMode;p\255;",
+        "s;p\200;p\306;pprobs;phostLabels;phostLabelLengths;phostInputLengths;pcosts;p\257;pgradients;e39:\232;p\214;p\270;u\201;",
+        "s;p\200;e39:\232;p\214;p\306;pprobs;plabels;p\377;p\376;pcosts;p\257;pgradients;u\201;p\270;",
+        "s;p\200;p\306;p\257;plabels;p\377;p\376;e39:\232;p\214;p\207;",
+        "s;p\200;e39:\232;p\214;p\306;p\257;p\207;",
+        "s;p\203;",
+        "s;p\203;e31:\262;",
+        "s;p\203;p\262;",
+        "s;p\203;igroupCount;",
+        "s;p\203;pgroupCount;",
+        "s;p\203;e40:\316;",
+        "s;p\203;p\316;",
+        "s;p\203;ipad_h;ipad_w;iu;iv;idilation_h;idilation_w;e41:\221;e7:\271;",
+        "s;p\203;ppad_h;ppad_w;pu;pv;pdilation_h;pdilation_w;p\221;p\271;",
+        "s;p\203;iarrayLength;ppadA;pfilterStrideA;pdilationA;e41:\221;e7:\271;",
+        "s;p\203;i\323;parrayLength;ppadA;p\307;pdilationA;p\221;p\271;",
+        "s;p\203;p\250;p\217;pn;pc;ph;pw;",
+        "s;p\203;p\250;p\217;i\234;ptensorOuputDimA;",
+        "s;p\200;pcount;",
+        "s;p\200;p\331;p\217;p\203;p\351;i\206;p\210;p\222;",
+        "s;p\200;p\205;p\254;p\203;p\212;i\206;p\210;p\222;",
+        "s;p\200;p\205;px;p\254;pw;p\203;p\212;py;i\206;p\210;p\222;p\215;u\201;",
+        "s;p\200;p\205;px;p\254;p\203;pcolBuffer;",
+        "s;p\200;p\217;e40:\316;pfilterData;preorderedFilterData;ireorderBias;pbiasData;preorderedBiasData;",
+        "s;p\200;p\205;p\254;p\203;p\212;e42:\232;p\207;",
+        "s;p\200;p\216;p\205;px;p\254;pw;p\203;e42:\232;p\215;u\201;p\225;p\212;py;",
+        "s;p\200;palpha1;p\205;px;p\254;pw;p\203;e42:\232;p\215;u\201;palpha2;p\322;pz;pbiasDesc;pbias;p\202;p\212;py;",
+        "s;p\200;p\254;p\220;p\203;p\226;i\206;p\210;p\222;",
+        "s;p\200;p\254;pw;p\220;p\365;p\203;p\226;pdx;i\206;p\210;p\222;p\215;u\201;",
+        "s;p\200;p\217;p\352;p\203;p\313;i\206;p\210;p\222;",
+        "s;p\200;p\254;p\220;p\203;p\226;e43:\232;p\207;",
+        "s;p\200;p\216;p\254;pw;p\220;p\365;p\203;e43:\232;p\215;u\201;p\225;p\226;pdx;",
+        "s;p\200;p\217;p\352;p\203;p\313;e6:transformFormat;pfoldedFilterDesc;ppaddedDiffDesc;pfoldedConvDesc;pfoldedGradDesc;pfilterFoldTransDesc;pdiffPadTransDesc;pgradFoldTransDesc;pgradUnfoldTransDesc;",
+        "s;p\200;p\205;p\220;p\203;pdwDesc;i\206;p\210;p\222;",
+        "s;p\200;p\205;px;p\220;py;p\203;pdwDesc;pdw;i\206;p\210;p\222;p\215;u\201;",
+        "s;p\200;p\331;p\352;p\203;p\313;i\206;p\210;p\222;",
+        "s;p\200;p\205;p\220;p\203;p\313;e44:\232;p\207;",
+        "s;p\200;p\216;p\205;px;p\220;p\365;p\203;e44:\232;p\215;u\201;p\225;pdwDesc;pdw;",
+        "s;p\200;p\216;p\220;p\365;p\225;pdbDesc;pdb;",
+        "s;p\265;e45:ops;",
+        "s;p\265;",
+        "s;p\265;e46:\327;pparam;",
+        "s;p\265;e46:\327;pparam;pisNULL;",
+        "s;p\332;e45:ops;",
+        "s;p\332;",
+        "s;p\332;e47:\327;pptr;",
         "s;pplan;e45:ops;",
         "s;pplan;",
-        "s;phandle;pplan;pconstPack;pworkspaceSizeInBytes;",
-        "s;phandle;pplan;pvarPack;",
+        "s;p\200;pplan;p\265;p\325;",
+        "s;p\200;pplan;p\332;",
+        "handle",
+        "workSpaceSizeInBytes",
+        "activationDesc",
+        "convDesc",
+        "reserveSpaceSizeInBytes",
+        "xDesc",
+        "requestedAlgoCount",
+        "sizeInBytes",
+        "returnedAlgoCount",
+        "dataType",
+        "yDesc",
+        "reserveSpace",
+        "ctcLossDesc",
+        "workSpace",
+        "alpha",
+        "filterDesc",
+        "dyDesc",
+        "mode",
+        "perfResults",
+        "poolingDesc",
+        "rnnDesc",
+        "beta",
+        "dxDesc",
+        "weightSizeInBytes",
+        "bnScaleBiasMeanVarDesc",
+        "tensorDesc",
+        "algo",
+        "dropoutDesc",
+        "nbDims",
+        "reduceTensorDesc",
+        "nbDimsRequested",
+        "normMeanVarDesc",
+        "weightSpaceSize",
+        "attnDesc",
+        "compType",
+        "exponentialAverageFactor",
+        "maxpoolingNanOpt",
+        "reserveSpaceSize",
+        "epsilon",
+        "groupCnt",
+        "inputTensorDesc",
+        "normDesc",
+        "resultRunningVariance",
+        "resultSaveInvVariance",
+        "wDesc",
+        "maxLabelLength",
+        "seqLengthArray",
+        "gradientsDesc",
+        "transformDesc",
+        "workSpaceSize",
+        "mathType",
+        "normMode",
+        "opTensorDesc",
+        "constPack",
+        "normScaleBiasDesc",
+        "resultRunningMean",
+        "workspace",
+        "computeType",
+        "dBnScaleBiasDesc",
+        "normOps",
+        "paddingFill",
+        "savedInvVariance",
+        "descriptor",
+        "alphaParamDiff",
+        "resultSaveMean",
+        "format",
+        "stDesc",
+        "alphaDataDiff",
+        "betaParamDiff",
+        "devSeqLengths",
+        "probsDesc",
+        "strideA",
+        "betaDataDiff",
+        "reduceTensorIndicesType",
+        "clipMode",
+        "gradDesc",
+        "gradMode",
+        "cDesc",
+        "reorderType",
+        "rnnDataDesc",
+        "seqDataDesc",
+        "weightSpace",
+        "zDesc",
+        "arrayLengthRequested",
+        "reduceTensorCompType",
+        "workspaceSizeInBytes",
+        "bnScale",
+        "paramLabel",
+        "reduceTensorIndices",
+        "srcDesc",
+        "varPack",
+        "weights",
+        "dNormScaleBiasDesc",
+        "reduceTensorNanOpt",
+        "seqLengthArraySize",
+        "bnOps",
+        "estimatedVariance",
+        "horizontalPadding",
+        "savedMean",
+        "dimA",
+        "dzDesc",
+        "horizontalStride",
+        "opTensorCompType",
+        "arrayOfElements",
+        "attnDropoutDesc",
+        "destDesc",
+        "diffDesc",
+        "postDropoutDesc",
+        "verticalPadding",
+        "kvMaxSeqLength",
+        "opTensorNanOpt",
+        "qoMaxSeqLength",
+        "reduceTensorOp",
+        "verticalStride",
+        "aDesc",
+        "attributeName",
+        "attributeType",
+        "dy",
+        "estimatedMean",
+        "executionPlan",
+        "lclip",
+        "queries",
+        "rclip",
+        "xData",
+        "yData",
+        "elementCount",
+        "inputLengths",
+        "labelLengths",
         "CUDNN_STATUS_",
         "SUCCESS",
         "NOT_INITIALIZED",
@@ -3165,6 +3423,136 @@ const struct cubind__cudnn_symbols {
         TRACE_AT(trace_186), /* cudnnDestroyFusedOpsPlan */
         TRACE_AT(trace_187), /* cudnnMakeFusedOpsPlan */
         TRACE_AT(trace_188), /* cudnnFusedOpsExecute */
+    },
+    {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
+        TRACE_AT(param_2),
+        TRACE_AT(param_3),
+        TRACE_AT(param_4),
+        TRACE_AT(param_5),
+        TRACE_AT(param_6),
+        TRACE_AT(param_7),
+        TRACE_AT(param_8),
+        TRACE_AT(param_9),
+        TRACE_AT(param_10),
+        TRACE_AT(param_11),
+        TRACE_AT(param_12),
+        TRACE_AT(param_13),
+        TRACE_AT(param_14),
+        TRACE_AT(param_15),
+        TRACE_AT(param_16),
+        TRACE_AT(param_17),
+        TRACE_AT(param_18),
+        TRACE_AT(param_19),
+        TRACE_AT(param_20),
+        TRACE_AT(param_21),
+        TRACE_AT(param_22),
+        TRACE_AT(param_23),
+        TRACE_AT(param_24),
+        TRACE_AT(param_25),
+        TRACE_AT(param_26),
+        TRACE_AT(param_27),
+        TRACE_AT(param_28),
+        TRACE_AT(param_29),
+        TRACE_AT(param_30),
+        TRACE_AT(param_31),
+        TRACE_AT(param_32),
+        TRACE_AT(param_33),
+        TRACE_AT(param_34),
+        TRACE_AT(param_35),
+        TRACE_AT(param_36),
+        TRACE_AT(param_37),
+        TRACE_AT(param_38),
+        TRACE_AT(param_39),
+        TRACE_AT(param_40),
+        TRACE_AT(param_41),
+        TRACE_AT(param_42),
+        TRACE_AT(param_43),
+        TRACE_AT(param_44),
+        TRACE_AT(param_45),
+        TRACE_AT(param_46),
+        TRACE_AT(param_47),
+        TRACE_AT(param_48),
+        TRACE_AT(param_49),
+        TRACE_AT(param_50),
+        TRACE_AT(param_51),
+        TRACE_AT(param_52),
+        TRACE_AT(param_53),
+        TRACE_AT(param_54),
+        TRACE_AT(param_55),
+        TRACE_AT(param_56),
+        TRACE_AT(param_57),
+        TRACE_AT(param_58),
+        TRACE_AT(param_59),
+        TRACE_AT(param_60),
+        TRACE_AT(param_61),
+        TRACE_AT(param_62),
+        TRACE_AT(param_63),
+        TRACE_AT(param_64),
+        TRACE_AT(param_65),
+        TRACE_AT(param_66),
+        TRACE_AT(param_67),
+        TRACE_AT(param_68),
+        TRACE_AT(param_69),
+        TRACE_AT(param_70),
+        TRACE_AT(param_71),
+        TRACE_AT(param_72),
+        TRACE_AT(param_73),
+        TRACE_AT(param_74),
+        TRACE_AT(param_75),
+        TRACE_AT(param_76),
+        TRACE_AT(param_77),
+        TRACE_AT(param_78),
+        TRACE_AT(param_79),
+        TRACE_AT(param_80),
+        TRACE_AT(param_81),
+        TRACE_AT(param_82),
+        TRACE_AT(param_83),
+        TRACE_AT(param_84),
+        TRACE_AT(param_85),
+        TRACE_AT(param_86),
+        TRACE_AT(param_87),
+        TRACE_AT(param_88),
+        TRACE_AT(param_89),
+        TRACE_AT(param_90),
+        TRACE_AT(param_91),
+        TRACE_AT(param_92),
+        TRACE_AT(param_93),
+        TRACE_AT(param_94),
+        TRACE_AT(param_95),
+        TRACE_AT(param_96),
+        TRACE_AT(param_97),
+        TRACE_AT(param_98),
+        TRACE_AT(param_99),
+        TRACE_AT(param_100),
+        TRACE_AT(param_101),
+        TRACE_AT(param_102),
+        TRACE_AT(param_103),
+        TRACE_AT(param_104),
+        TRACE_AT(param_105),
+        TRACE_AT(param_106),
+        TRACE_AT(param_107),
+        TRACE_AT(param_108),
+        TRACE_AT(param_109),
+        TRACE_AT(param_110),
+        TRACE_AT(param_111),
+        TRACE_AT(param_112),
+        TRACE_AT(param_113),
+        TRACE_AT(param_114),
+        TRACE_AT(param_115),
+        TRACE_AT(param_116),
+        TRACE_AT(param_117),
+        TRACE_AT(param_118),
+        TRACE_AT(param_119),
+        TRACE_AT(param_120),
+        TRACE_AT(param_121),
+        TRACE_AT(param_122),
+        TRACE_AT(param_123),
+        TRACE_AT(param_124),
+        TRACE_AT(param_125),
+        TRACE_AT(param_126),
+        TRACE_AT(param_127),
     },
     {
         {TRACE_AT(enum_0), 0, 49}, /* cudnnStatus_t */
@@ -4531,7 +4919,6 @@ _Static_assert(sizeof(cubind__cudnn_symbols.names) <= 0x10000, "the names' offse
 #if !defined(CUBIND_NO_TRACE)
 _Static_assert(sizeof(cubind__cudnn_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
 #endif
-
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
  * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
@@ -4763,2798 +5150,6 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyFusedOpsPlan_fn)(cudnnFusedOpsPlan_t
 typedef cudnnStatus_t (*cubind__cudnnMakeFusedOpsPlan_fn)(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes);
 typedef cudnnStatus_t (*cubind__cudnnFusedOpsExecute_fn)(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack);
 
-/* The wrappers whose parameters pass alike share a slow path, their shape's (generator/shapes.py):
- * each reaches it through a stub of its own type, declared here for the shapes to name. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetProperty(libraryPropertyType type, int *value);
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreate(cudnnHandle_t *handle);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroy(cudnnHandle_t handle);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetCallback(unsigned int mask, void *udata, cudnnCallback_t fptr);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetCallback(unsigned int *mask, void **udata, cudnnCallback_t *fptr);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGraphVersionCheck(void);
-static CUBIND_COLD cudnnStatus_t slow_cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor);
-static CUBIND_COLD cudnnStatus_t slow_cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor);
-static CUBIND_COLD cudnnStatus_t slow_cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor);
-static CUBIND_COLD cudnnStatus_t slow_cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor);
-static CUBIND_COLD cudnnStatus_t slow_cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements);
-static CUBIND_COLD cudnnStatus_t slow_cudnnBackendGetAttribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements);
-static CUBIND_COLD cudnnStatus_t slow_cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack);
-static CUBIND_COLD cudnnStatus_t slow_cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph);
-static CUBIND_COLD cudnnStatus_t slow_cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph);
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[]);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[]);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[]);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes);
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateTensorTransformDescriptor(cudnnTensorTransformDescriptor_t *transformDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
-static CUBIND_COLD cudnnStatus_t slow_cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData);
-static CUBIND_COLD cudnnStatus_t slow_cudnnAddTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C);
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C);
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetReductionIndicesSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes);
-static CUBIND_COLD cudnnStatus_t slow_cudnnReduceTensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr);
-static CUBIND_COLD cudnnStatus_t slow_cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha);
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[]);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[]);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t *size);
-static CUBIND_COLD cudnnStatus_t slow_cudnnTransformFilter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *poolingDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[]);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[]);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[]);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t poolingDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *activationDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double swish_beta);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t activationDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t lrnDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode);
-static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDeriveNormTensorDescriptor(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt);
-static CUBIND_COLD cudnnStatus_t slow_cudnnNormalizationForwardInference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt);
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t *stDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetSpatialTransformerNdDescriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[]);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroySpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t stDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y);
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dropoutDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *sizeInBytes);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed);
-static CUBIND_COLD cudnnStatus_t slow_cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutForward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes);
-static CUBIND_COLD cudnnStatus_t slow_cudnnOpsVersionCheck(void);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
-static CUBIND_COLD cudnnStatus_t slow_cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
-static CUBIND_COLD cudnnStatus_t slow_cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
-static CUBIND_COLD cudnnStatus_t slow_cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes);
-static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationForwardTraining(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance);
-static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationForwardTrainingEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes);
-static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationBackward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance);
-static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationBackwardEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt);
-static CUBIND_COLD cudnnStatus_t slow_cudnnNormalizationForwardTraining(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt);
-static CUBIND_COLD cudnnStatus_t slow_cudnnNormalizationBackward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutBackward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes);
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t rnnDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags);
-static CUBIND_COLD cudnnStatus_t slow_cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip);
-static CUBIND_COLD cudnnStatus_t slow_cudnnRNNSetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip);
-static CUBIND_COLD cudnnStatus_t slow_cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip);
-static CUBIND_COLD cudnnStatus_t slow_cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip);
-static CUBIND_COLD cudnnStatus_t slow_cudnnBuildRNNDynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr);
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rnnDataDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill);
-static CUBIND_COLD cudnnStatus_t slow_cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace);
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *seqDataDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroySeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetSeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill);
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyAttnDescriptor(cudnnAttnDescriptor_t attnDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr);
-static CUBIND_COLD cudnnStatus_t slow_cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace);
-static CUBIND_COLD cudnnStatus_t slow_cudnnAdvVersionCheck(void);
-static CUBIND_COLD cudnnStatus_t slow_cudnnRNNBackwardData_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace);
-static CUBIND_COLD cudnnStatus_t slow_cudnnRNNBackwardWeights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace);
-static CUBIND_COLD cudnnStatus_t slow_cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace);
-static CUBIND_COLD cudnnStatus_t slow_cudnnMultiHeadAttnBackwardWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace);
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ctcLossDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnCTCLoss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes);
-static CUBIND_COLD cudnnStatus_t slow_cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes);
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int groupCount);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int *groupCount);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[]);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int *count);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults);
-static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults);
-static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes);
-static CUBIND_COLD cudnnStatus_t slow_cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer);
-static CUBIND_COLD cudnnStatus_t slow_cudnnReorderFilterAndBias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes);
-static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
-static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBiasActivationForward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count);
-static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults);
-static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes);
-static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetFoldedConvBackwardDataDescriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc);
-static CUBIND_COLD cudnnStatus_t slow_cudnnCnnVersionCheck(void);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int *count);
-static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults);
-static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes);
-static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw);
-static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db);
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t constPack);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetFusedOpsConstParamPackAttribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL);
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t varPack);
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetFusedOpsVariantParamPackAttribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr);
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetFusedOpsVariantParamPackAttribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr);
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops);
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFusedOpsPlan(cudnnFusedOpsPlan_t plan);
-static CUBIND_COLD cudnnStatus_t slow_cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes);
-static CUBIND_COLD cudnnStatus_t slow_cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack);
-
-/* What the wrappers of shape 0 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnQueryRuntimeError, cudnnBackendPopulateCudaGraph, cudnnBackendUpdateCudaGraph,
- * cudnnInitTransformDest, cudnnSetOpTensorDescriptor, cudnnGetOpTensorDescriptor, cudnnSetTensor,
- * cudnnScaleTensor, cudnnGetPoolingNdForwardOutputDim, cudnnGetActivationDescriptor,
- * cudnnSpatialTfGridGeneratorForward, cudnnSpatialTfGridGeneratorBackward, cudnnRNNGetClip_v9,
- * cudnnSetCTCLossDescriptorEx, cudnnGetCTCLossDescriptorEx,
- * cudnnGetFusedOpsConstParamPackAttribute, cudnnMakeFusedOpsPlan. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_0(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[17] = { 5, 21, 22, 32, 41, 42, 52, 53, 68, 74, 92, 120, 130, 158, 162, 211, 218 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnQueryRuntimeError;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudnnBackendPopulateCudaGraph;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cudnnBackendUpdateCudaGraph;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cudnnInitTransformDest;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cudnnSetOpTensorDescriptor;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cudnnGetOpTensorDescriptor;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cudnnSetTensor;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cudnnScaleTensor;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_cudnnGetPoolingNdForwardOutputDim;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_cudnnGetActivationDescriptor;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_cudnnSpatialTfGridGeneratorForward;
-        break;
-    case 11:
-        cubind_self = (cubind__fnptr)slow_cudnnSpatialTfGridGeneratorBackward;
-        break;
-    case 12:
-        cubind_self = (cubind__fnptr)slow_cudnnRNNGetClip_v9;
-        break;
-    case 13:
-        cubind_self = (cubind__fnptr)slow_cudnnSetCTCLossDescriptorEx;
-        break;
-    case 14:
-        cubind_self = (cubind__fnptr)slow_cudnnGetCTCLossDescriptorEx;
-        break;
-    case 15:
-        cubind_self = (cubind__fnptr)slow_cudnnGetFusedOpsConstParamPackAttribute;
-        break;
-    case 16:
-        cubind_self = (cubind__fnptr)slow_cudnnMakeFusedOpsPlan;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudnnQueryRuntimeError_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnStatus_t *)(uintptr_t)a1, (cudnnErrQueryMode_t)a2, (cudnnRuntimeTag_t *)(uintptr_t)a3);
-            break;
-        case 1:
-            cubind_status = ((cubind__cudnnBackendPopulateCudaGraph_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnBackendDescriptor_t)(uintptr_t)a1, (cudnnBackendDescriptor_t)(uintptr_t)a2, (cudaGraph_t)(uintptr_t)a3);
-            break;
-        case 2:
-            cubind_status = ((cubind__cudnnBackendUpdateCudaGraph_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnBackendDescriptor_t)(uintptr_t)a1, (cudnnBackendDescriptor_t)(uintptr_t)a2, (cudaGraph_t)(uintptr_t)a3);
-            break;
-        case 3:
-            cubind_status = ((cubind__cudnnInitTransformDest_fn)cubind_fn)((const cudnnTensorTransformDescriptor_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (cudnnTensorDescriptor_t)(uintptr_t)a2, (size_t *)(uintptr_t)a3);
-            break;
-        case 4:
-            cubind_status = ((cubind__cudnnSetOpTensorDescriptor_fn)cubind_fn)((cudnnOpTensorDescriptor_t)(uintptr_t)a0, (cudnnOpTensorOp_t)a1, (cudnnDataType_t)a2, (cudnnNanPropagation_t)a3);
-            break;
-        case 5:
-            cubind_status = ((cubind__cudnnGetOpTensorDescriptor_fn)cubind_fn)((const cudnnOpTensorDescriptor_t)(uintptr_t)a0, (cudnnOpTensorOp_t *)(uintptr_t)a1, (cudnnDataType_t *)(uintptr_t)a2, (cudnnNanPropagation_t *)(uintptr_t)a3);
-            break;
-        case 6:
-            cubind_status = ((cubind__cudnnSetTensor_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (void *)(uintptr_t)a2, (const void *)(uintptr_t)a3);
-            break;
-        case 7:
-            cubind_status = ((cubind__cudnnScaleTensor_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (void *)(uintptr_t)a2, (const void *)(uintptr_t)a3);
-            break;
-        case 8:
-            cubind_status = ((cubind__cudnnGetPoolingNdForwardOutputDim_fn)cubind_fn)((const cudnnPoolingDescriptor_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (int)a2, (int *)(uintptr_t)a3);
-            break;
-        case 9:
-            cubind_status = ((cubind__cudnnGetActivationDescriptor_fn)cubind_fn)((const cudnnActivationDescriptor_t)(uintptr_t)a0, (cudnnActivationMode_t *)(uintptr_t)a1, (cudnnNanPropagation_t *)(uintptr_t)a2, (double *)(uintptr_t)a3);
-            break;
-        case 10:
-            cubind_status = ((cubind__cudnnSpatialTfGridGeneratorForward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnSpatialTransformerDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (void *)(uintptr_t)a3);
-            break;
-        case 11:
-            cubind_status = ((cubind__cudnnSpatialTfGridGeneratorBackward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnSpatialTransformerDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (void *)(uintptr_t)a3);
-            break;
-        case 12:
-            cubind_status = ((cubind__cudnnRNNGetClip_v9_fn)cubind_fn)((cudnnRNNDescriptor_t)(uintptr_t)a0, (cudnnRNNClipMode_t *)(uintptr_t)a1, (double *)(uintptr_t)a2, (double *)(uintptr_t)a3);
-            break;
-        case 13:
-            cubind_status = ((cubind__cudnnSetCTCLossDescriptorEx_fn)cubind_fn)((cudnnCTCLossDescriptor_t)(uintptr_t)a0, (cudnnDataType_t)a1, (cudnnLossNormalizationMode_t)a2, (cudnnNanPropagation_t)a3);
-            break;
-        case 14:
-            cubind_status = ((cubind__cudnnGetCTCLossDescriptorEx_fn)cubind_fn)((cudnnCTCLossDescriptor_t)(uintptr_t)a0, (cudnnDataType_t *)(uintptr_t)a1, (cudnnLossNormalizationMode_t *)(uintptr_t)a2, (cudnnNanPropagation_t *)(uintptr_t)a3);
-            break;
-        case 15:
-            cubind_status = ((cubind__cudnnGetFusedOpsConstParamPackAttribute_fn)cubind_fn)((const cudnnFusedOpsConstParamPack_t)(uintptr_t)a0, (cudnnFusedOpsConstParamLabel_t)a1, (void *)(uintptr_t)a2, (int *)(uintptr_t)a3);
-            break;
-        default:
-            cubind_status = ((cubind__cudnnMakeFusedOpsPlan_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnFusedOpsPlan_t)(uintptr_t)a1, (const cudnnFusedOpsConstParamPack_t)(uintptr_t)a2, (size_t *)(uintptr_t)a3);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 1 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnGetProperty, cudnnSetStream, cudnnGetStream, cudnnBackendCreateDescriptor,
- * cudnnGetTensorSizeInBytes, cudnnGetFilterSizeInBytes, cudnnGetActivationDescriptorSwishBeta,
- * cudnnDropoutGetStatesSize, cudnnDropoutGetReserveSpaceSize, cudnnSetCTCLossDescriptor,
- * cudnnGetCTCLossDescriptor, cudnnSetConvolutionMathType, cudnnGetConvolutionMathType,
- * cudnnSetConvolutionGroupCount, cudnnGetConvolutionGroupCount, cudnnSetConvolutionReorderType,
- * cudnnGetConvolutionReorderType, cudnnGetConvolutionForwardAlgorithmMaxCount,
- * cudnnGetConvolutionBackwardDataAlgorithmMaxCount,
- * cudnnGetConvolutionBackwardFilterAlgorithmMaxCount, cudnnCreateFusedOpsConstParamPack,
- * cudnnCreateFusedOpsVariantParamPack, cudnnCreateFusedOpsPlan. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_1(cubind__word a0, cubind__word a1, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[23] = { 6, 9, 10, 14, 30, 59, 76, 96, 97, 157, 161, 172, 173, 174, 175, 176, 177, 184, 193, 201, 208, 212, 216 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnGetProperty;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudnnSetStream;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cudnnGetStream;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cudnnBackendCreateDescriptor;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cudnnGetTensorSizeInBytes;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cudnnGetFilterSizeInBytes;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cudnnGetActivationDescriptorSwishBeta;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cudnnDropoutGetStatesSize;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_cudnnDropoutGetReserveSpaceSize;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_cudnnSetCTCLossDescriptor;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_cudnnGetCTCLossDescriptor;
-        break;
-    case 11:
-        cubind_self = (cubind__fnptr)slow_cudnnSetConvolutionMathType;
-        break;
-    case 12:
-        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionMathType;
-        break;
-    case 13:
-        cubind_self = (cubind__fnptr)slow_cudnnSetConvolutionGroupCount;
-        break;
-    case 14:
-        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionGroupCount;
-        break;
-    case 15:
-        cubind_self = (cubind__fnptr)slow_cudnnSetConvolutionReorderType;
-        break;
-    case 16:
-        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionReorderType;
-        break;
-    case 17:
-        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionForwardAlgorithmMaxCount;
-        break;
-    case 18:
-        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionBackwardDataAlgorithmMaxCount;
-        break;
-    case 19:
-        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount;
-        break;
-    case 20:
-        cubind_self = (cubind__fnptr)slow_cudnnCreateFusedOpsConstParamPack;
-        break;
-    case 21:
-        cubind_self = (cubind__fnptr)slow_cudnnCreateFusedOpsVariantParamPack;
-        break;
-    case 22:
-        cubind_self = (cubind__fnptr)slow_cudnnCreateFusedOpsPlan;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudnnGetProperty_fn)cubind_fn)((libraryPropertyType)a0, (int *)(uintptr_t)a1);
-            break;
-        case 1:
-            cubind_status = ((cubind__cudnnSetStream_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudaStream_t)(uintptr_t)a1);
-            break;
-        case 2:
-            cubind_status = ((cubind__cudnnGetStream_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudaStream_t *)(uintptr_t)a1);
-            break;
-        case 3:
-            cubind_status = ((cubind__cudnnBackendCreateDescriptor_fn)cubind_fn)((cudnnBackendDescriptorType_t)a0, (cudnnBackendDescriptor_t *)(uintptr_t)a1);
-            break;
-        case 4:
-            cubind_status = ((cubind__cudnnGetTensorSizeInBytes_fn)cubind_fn)((const cudnnTensorDescriptor_t)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
-            break;
-        case 5:
-            cubind_status = ((cubind__cudnnGetFilterSizeInBytes_fn)cubind_fn)((const cudnnFilterDescriptor_t)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
-            break;
-        case 6:
-            cubind_status = ((cubind__cudnnGetActivationDescriptorSwishBeta_fn)cubind_fn)((cudnnActivationDescriptor_t)(uintptr_t)a0, (double *)(uintptr_t)a1);
-            break;
-        case 7:
-            cubind_status = ((cubind__cudnnDropoutGetStatesSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
-            break;
-        case 8:
-            cubind_status = ((cubind__cudnnDropoutGetReserveSpaceSize_fn)cubind_fn)((cudnnTensorDescriptor_t)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
-            break;
-        case 9:
-            cubind_status = ((cubind__cudnnSetCTCLossDescriptor_fn)cubind_fn)((cudnnCTCLossDescriptor_t)(uintptr_t)a0, (cudnnDataType_t)a1);
-            break;
-        case 10:
-            cubind_status = ((cubind__cudnnGetCTCLossDescriptor_fn)cubind_fn)((cudnnCTCLossDescriptor_t)(uintptr_t)a0, (cudnnDataType_t *)(uintptr_t)a1);
-            break;
-        case 11:
-            cubind_status = ((cubind__cudnnSetConvolutionMathType_fn)cubind_fn)((cudnnConvolutionDescriptor_t)(uintptr_t)a0, (cudnnMathType_t)a1);
-            break;
-        case 12:
-            cubind_status = ((cubind__cudnnGetConvolutionMathType_fn)cubind_fn)((cudnnConvolutionDescriptor_t)(uintptr_t)a0, (cudnnMathType_t *)(uintptr_t)a1);
-            break;
-        case 13:
-            cubind_status = ((cubind__cudnnSetConvolutionGroupCount_fn)cubind_fn)((cudnnConvolutionDescriptor_t)(uintptr_t)a0, (int)a1);
-            break;
-        case 14:
-            cubind_status = ((cubind__cudnnGetConvolutionGroupCount_fn)cubind_fn)((cudnnConvolutionDescriptor_t)(uintptr_t)a0, (int *)(uintptr_t)a1);
-            break;
-        case 15:
-            cubind_status = ((cubind__cudnnSetConvolutionReorderType_fn)cubind_fn)((cudnnConvolutionDescriptor_t)(uintptr_t)a0, (cudnnReorderType_t)a1);
-            break;
-        case 16:
-            cubind_status = ((cubind__cudnnGetConvolutionReorderType_fn)cubind_fn)((cudnnConvolutionDescriptor_t)(uintptr_t)a0, (cudnnReorderType_t *)(uintptr_t)a1);
-            break;
-        case 17:
-            cubind_status = ((cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (int *)(uintptr_t)a1);
-            break;
-        case 18:
-            cubind_status = ((cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (int *)(uintptr_t)a1);
-            break;
-        case 19:
-            cubind_status = ((cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (int *)(uintptr_t)a1);
-            break;
-        case 20:
-            cubind_status = ((cubind__cudnnCreateFusedOpsConstParamPack_fn)cubind_fn)((cudnnFusedOpsConstParamPack_t *)(uintptr_t)a0, (cudnnFusedOps_t)a1);
-            break;
-        case 21:
-            cubind_status = ((cubind__cudnnCreateFusedOpsVariantParamPack_fn)cubind_fn)((cudnnFusedOpsVariantParamPack_t *)(uintptr_t)a0, (cudnnFusedOps_t)a1);
-            break;
-        default:
-            cubind_status = ((cubind__cudnnCreateFusedOpsPlan_fn)cubind_fn)((cudnnFusedOpsPlan_t *)(uintptr_t)a0, (cudnnFusedOps_t)a1);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 2 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnCreate, cudnnDestroy, cudnnBackendDestroyDescriptor, cudnnBackendInitialize,
- * cudnnBackendFinalize, cudnnCreateTensorDescriptor, cudnnDestroyTensorDescriptor,
- * cudnnCreateTensorTransformDescriptor, cudnnDestroyTensorTransformDescriptor,
- * cudnnCreateOpTensorDescriptor, cudnnDestroyOpTensorDescriptor,
- * cudnnCreateReduceTensorDescriptor, cudnnDestroyReduceTensorDescriptor,
- * cudnnCreateFilterDescriptor, cudnnDestroyFilterDescriptor, cudnnCreatePoolingDescriptor,
- * cudnnDestroyPoolingDescriptor, cudnnCreateActivationDescriptor,
- * cudnnDestroyActivationDescriptor, cudnnCreateLRNDescriptor, cudnnDestroyLRNDescriptor,
- * cudnnCreateSpatialTransformerDescriptor, cudnnDestroySpatialTransformerDescriptor,
- * cudnnCreateDropoutDescriptor, cudnnDestroyDropoutDescriptor, cudnnCreateRNNDescriptor,
- * cudnnDestroyRNNDescriptor, cudnnCreateRNNDataDescriptor, cudnnDestroyRNNDataDescriptor,
- * cudnnCreateSeqDataDescriptor, cudnnDestroySeqDataDescriptor, cudnnCreateAttnDescriptor,
- * cudnnDestroyAttnDescriptor, cudnnCreateCTCLossDescriptor, cudnnDestroyCTCLossDescriptor,
- * cudnnCreateConvolutionDescriptor, cudnnDestroyConvolutionDescriptor,
- * cudnnDestroyFusedOpsConstParamPack, cudnnDestroyFusedOpsVariantParamPack,
- * cudnnDestroyFusedOpsPlan. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_2(cubind__word a0, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[40] = { 7, 8, 15, 16, 17, 23, 31, 33, 36, 40, 43, 45, 48, 54, 61, 63, 70, 72, 77, 79, 82, 89, 91, 94, 95, 123, 124, 135, 136, 140, 141, 144, 145, 156, 165, 170, 171, 209, 213, 217 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnCreate;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudnnDestroy;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cudnnBackendDestroyDescriptor;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cudnnBackendInitialize;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cudnnBackendFinalize;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cudnnCreateTensorDescriptor;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cudnnDestroyTensorDescriptor;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cudnnCreateTensorTransformDescriptor;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_cudnnDestroyTensorTransformDescriptor;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_cudnnCreateOpTensorDescriptor;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_cudnnDestroyOpTensorDescriptor;
-        break;
-    case 11:
-        cubind_self = (cubind__fnptr)slow_cudnnCreateReduceTensorDescriptor;
-        break;
-    case 12:
-        cubind_self = (cubind__fnptr)slow_cudnnDestroyReduceTensorDescriptor;
-        break;
-    case 13:
-        cubind_self = (cubind__fnptr)slow_cudnnCreateFilterDescriptor;
-        break;
-    case 14:
-        cubind_self = (cubind__fnptr)slow_cudnnDestroyFilterDescriptor;
-        break;
-    case 15:
-        cubind_self = (cubind__fnptr)slow_cudnnCreatePoolingDescriptor;
-        break;
-    case 16:
-        cubind_self = (cubind__fnptr)slow_cudnnDestroyPoolingDescriptor;
-        break;
-    case 17:
-        cubind_self = (cubind__fnptr)slow_cudnnCreateActivationDescriptor;
-        break;
-    case 18:
-        cubind_self = (cubind__fnptr)slow_cudnnDestroyActivationDescriptor;
-        break;
-    case 19:
-        cubind_self = (cubind__fnptr)slow_cudnnCreateLRNDescriptor;
-        break;
-    case 20:
-        cubind_self = (cubind__fnptr)slow_cudnnDestroyLRNDescriptor;
-        break;
-    case 21:
-        cubind_self = (cubind__fnptr)slow_cudnnCreateSpatialTransformerDescriptor;
-        break;
-    case 22:
-        cubind_self = (cubind__fnptr)slow_cudnnDestroySpatialTransformerDescriptor;
-        break;
-    case 23:
-        cubind_self = (cubind__fnptr)slow_cudnnCreateDropoutDescriptor;
-        break;
-    case 24:
-        cubind_self = (cubind__fnptr)slow_cudnnDestroyDropoutDescriptor;
-        break;
-    case 25:
-        cubind_self = (cubind__fnptr)slow_cudnnCreateRNNDescriptor;
-        break;
-    case 26:
-        cubind_self = (cubind__fnptr)slow_cudnnDestroyRNNDescriptor;
-        break;
-    case 27:
-        cubind_self = (cubind__fnptr)slow_cudnnCreateRNNDataDescriptor;
-        break;
-    case 28:
-        cubind_self = (cubind__fnptr)slow_cudnnDestroyRNNDataDescriptor;
-        break;
-    case 29:
-        cubind_self = (cubind__fnptr)slow_cudnnCreateSeqDataDescriptor;
-        break;
-    case 30:
-        cubind_self = (cubind__fnptr)slow_cudnnDestroySeqDataDescriptor;
-        break;
-    case 31:
-        cubind_self = (cubind__fnptr)slow_cudnnCreateAttnDescriptor;
-        break;
-    case 32:
-        cubind_self = (cubind__fnptr)slow_cudnnDestroyAttnDescriptor;
-        break;
-    case 33:
-        cubind_self = (cubind__fnptr)slow_cudnnCreateCTCLossDescriptor;
-        break;
-    case 34:
-        cubind_self = (cubind__fnptr)slow_cudnnDestroyCTCLossDescriptor;
-        break;
-    case 35:
-        cubind_self = (cubind__fnptr)slow_cudnnCreateConvolutionDescriptor;
-        break;
-    case 36:
-        cubind_self = (cubind__fnptr)slow_cudnnDestroyConvolutionDescriptor;
-        break;
-    case 37:
-        cubind_self = (cubind__fnptr)slow_cudnnDestroyFusedOpsConstParamPack;
-        break;
-    case 38:
-        cubind_self = (cubind__fnptr)slow_cudnnDestroyFusedOpsVariantParamPack;
-        break;
-    case 39:
-        cubind_self = (cubind__fnptr)slow_cudnnDestroyFusedOpsPlan;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudnnCreate_fn)cubind_fn)((cudnnHandle_t *)(uintptr_t)a0);
-            break;
-        case 1:
-            cubind_status = ((cubind__cudnnDestroy_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0);
-            break;
-        case 2:
-            cubind_status = ((cubind__cudnnBackendDestroyDescriptor_fn)cubind_fn)((cudnnBackendDescriptor_t)(uintptr_t)a0);
-            break;
-        case 3:
-            cubind_status = ((cubind__cudnnBackendInitialize_fn)cubind_fn)((cudnnBackendDescriptor_t)(uintptr_t)a0);
-            break;
-        case 4:
-            cubind_status = ((cubind__cudnnBackendFinalize_fn)cubind_fn)((cudnnBackendDescriptor_t)(uintptr_t)a0);
-            break;
-        case 5:
-            cubind_status = ((cubind__cudnnCreateTensorDescriptor_fn)cubind_fn)((cudnnTensorDescriptor_t *)(uintptr_t)a0);
-            break;
-        case 6:
-            cubind_status = ((cubind__cudnnDestroyTensorDescriptor_fn)cubind_fn)((cudnnTensorDescriptor_t)(uintptr_t)a0);
-            break;
-        case 7:
-            cubind_status = ((cubind__cudnnCreateTensorTransformDescriptor_fn)cubind_fn)((cudnnTensorTransformDescriptor_t *)(uintptr_t)a0);
-            break;
-        case 8:
-            cubind_status = ((cubind__cudnnDestroyTensorTransformDescriptor_fn)cubind_fn)((cudnnTensorTransformDescriptor_t)(uintptr_t)a0);
-            break;
-        case 9:
-            cubind_status = ((cubind__cudnnCreateOpTensorDescriptor_fn)cubind_fn)((cudnnOpTensorDescriptor_t *)(uintptr_t)a0);
-            break;
-        case 10:
-            cubind_status = ((cubind__cudnnDestroyOpTensorDescriptor_fn)cubind_fn)((cudnnOpTensorDescriptor_t)(uintptr_t)a0);
-            break;
-        case 11:
-            cubind_status = ((cubind__cudnnCreateReduceTensorDescriptor_fn)cubind_fn)((cudnnReduceTensorDescriptor_t *)(uintptr_t)a0);
-            break;
-        case 12:
-            cubind_status = ((cubind__cudnnDestroyReduceTensorDescriptor_fn)cubind_fn)((cudnnReduceTensorDescriptor_t)(uintptr_t)a0);
-            break;
-        case 13:
-            cubind_status = ((cubind__cudnnCreateFilterDescriptor_fn)cubind_fn)((cudnnFilterDescriptor_t *)(uintptr_t)a0);
-            break;
-        case 14:
-            cubind_status = ((cubind__cudnnDestroyFilterDescriptor_fn)cubind_fn)((cudnnFilterDescriptor_t)(uintptr_t)a0);
-            break;
-        case 15:
-            cubind_status = ((cubind__cudnnCreatePoolingDescriptor_fn)cubind_fn)((cudnnPoolingDescriptor_t *)(uintptr_t)a0);
-            break;
-        case 16:
-            cubind_status = ((cubind__cudnnDestroyPoolingDescriptor_fn)cubind_fn)((cudnnPoolingDescriptor_t)(uintptr_t)a0);
-            break;
-        case 17:
-            cubind_status = ((cubind__cudnnCreateActivationDescriptor_fn)cubind_fn)((cudnnActivationDescriptor_t *)(uintptr_t)a0);
-            break;
-        case 18:
-            cubind_status = ((cubind__cudnnDestroyActivationDescriptor_fn)cubind_fn)((cudnnActivationDescriptor_t)(uintptr_t)a0);
-            break;
-        case 19:
-            cubind_status = ((cubind__cudnnCreateLRNDescriptor_fn)cubind_fn)((cudnnLRNDescriptor_t *)(uintptr_t)a0);
-            break;
-        case 20:
-            cubind_status = ((cubind__cudnnDestroyLRNDescriptor_fn)cubind_fn)((cudnnLRNDescriptor_t)(uintptr_t)a0);
-            break;
-        case 21:
-            cubind_status = ((cubind__cudnnCreateSpatialTransformerDescriptor_fn)cubind_fn)((cudnnSpatialTransformerDescriptor_t *)(uintptr_t)a0);
-            break;
-        case 22:
-            cubind_status = ((cubind__cudnnDestroySpatialTransformerDescriptor_fn)cubind_fn)((cudnnSpatialTransformerDescriptor_t)(uintptr_t)a0);
-            break;
-        case 23:
-            cubind_status = ((cubind__cudnnCreateDropoutDescriptor_fn)cubind_fn)((cudnnDropoutDescriptor_t *)(uintptr_t)a0);
-            break;
-        case 24:
-            cubind_status = ((cubind__cudnnDestroyDropoutDescriptor_fn)cubind_fn)((cudnnDropoutDescriptor_t)(uintptr_t)a0);
-            break;
-        case 25:
-            cubind_status = ((cubind__cudnnCreateRNNDescriptor_fn)cubind_fn)((cudnnRNNDescriptor_t *)(uintptr_t)a0);
-            break;
-        case 26:
-            cubind_status = ((cubind__cudnnDestroyRNNDescriptor_fn)cubind_fn)((cudnnRNNDescriptor_t)(uintptr_t)a0);
-            break;
-        case 27:
-            cubind_status = ((cubind__cudnnCreateRNNDataDescriptor_fn)cubind_fn)((cudnnRNNDataDescriptor_t *)(uintptr_t)a0);
-            break;
-        case 28:
-            cubind_status = ((cubind__cudnnDestroyRNNDataDescriptor_fn)cubind_fn)((cudnnRNNDataDescriptor_t)(uintptr_t)a0);
-            break;
-        case 29:
-            cubind_status = ((cubind__cudnnCreateSeqDataDescriptor_fn)cubind_fn)((cudnnSeqDataDescriptor_t *)(uintptr_t)a0);
-            break;
-        case 30:
-            cubind_status = ((cubind__cudnnDestroySeqDataDescriptor_fn)cubind_fn)((cudnnSeqDataDescriptor_t)(uintptr_t)a0);
-            break;
-        case 31:
-            cubind_status = ((cubind__cudnnCreateAttnDescriptor_fn)cubind_fn)((cudnnAttnDescriptor_t *)(uintptr_t)a0);
-            break;
-        case 32:
-            cubind_status = ((cubind__cudnnDestroyAttnDescriptor_fn)cubind_fn)((cudnnAttnDescriptor_t)(uintptr_t)a0);
-            break;
-        case 33:
-            cubind_status = ((cubind__cudnnCreateCTCLossDescriptor_fn)cubind_fn)((cudnnCTCLossDescriptor_t *)(uintptr_t)a0);
-            break;
-        case 34:
-            cubind_status = ((cubind__cudnnDestroyCTCLossDescriptor_fn)cubind_fn)((cudnnCTCLossDescriptor_t)(uintptr_t)a0);
-            break;
-        case 35:
-            cubind_status = ((cubind__cudnnCreateConvolutionDescriptor_fn)cubind_fn)((cudnnConvolutionDescriptor_t *)(uintptr_t)a0);
-            break;
-        case 36:
-            cubind_status = ((cubind__cudnnDestroyConvolutionDescriptor_fn)cubind_fn)((cudnnConvolutionDescriptor_t)(uintptr_t)a0);
-            break;
-        case 37:
-            cubind_status = ((cubind__cudnnDestroyFusedOpsConstParamPack_fn)cubind_fn)((cudnnFusedOpsConstParamPack_t)(uintptr_t)a0);
-            break;
-        case 38:
-            cubind_status = ((cubind__cudnnDestroyFusedOpsVariantParamPack_fn)cubind_fn)((cudnnFusedOpsVariantParamPack_t)(uintptr_t)a0);
-            break;
-        default:
-            cubind_status = ((cubind__cudnnDestroyFusedOpsPlan_fn)cubind_fn)((cudnnFusedOpsPlan_t)(uintptr_t)a0);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 3 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnSetCallback, cudnnGetCallback, cudnnBackendExecute, cudnnDeriveBNTensorDescriptor,
- * cudnnBuildRNNDynamic, cudnnGetRNNWeightSpaceSize, cudnnSetFusedOpsConstParamPackAttribute,
- * cudnnSetFusedOpsVariantParamPackAttribute, cudnnGetFusedOpsVariantParamPackAttribute,
- * cudnnFusedOpsExecute. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_3(cubind__word a0, cubind__word a1, cubind__word a2, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[10] = { 11, 12, 20, 85, 131, 133, 210, 214, 215, 219 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnSetCallback;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudnnGetCallback;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cudnnBackendExecute;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cudnnDeriveBNTensorDescriptor;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cudnnBuildRNNDynamic;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cudnnGetRNNWeightSpaceSize;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cudnnSetFusedOpsConstParamPackAttribute;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cudnnSetFusedOpsVariantParamPackAttribute;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_cudnnGetFusedOpsVariantParamPackAttribute;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_cudnnFusedOpsExecute;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudnnSetCallback_fn)cubind_fn)((unsigned int)a0, (void *)(uintptr_t)a1, (cudnnCallback_t)(uintptr_t)a2);
-            break;
-        case 1:
-            cubind_status = ((cubind__cudnnGetCallback_fn)cubind_fn)((unsigned int *)(uintptr_t)a0, (void **)(uintptr_t)a1, (cudnnCallback_t *)(uintptr_t)a2);
-            break;
-        case 2:
-            cubind_status = ((cubind__cudnnBackendExecute_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnBackendDescriptor_t)(uintptr_t)a1, (cudnnBackendDescriptor_t)(uintptr_t)a2);
-            break;
-        case 3:
-            cubind_status = ((cubind__cudnnDeriveBNTensorDescriptor_fn)cubind_fn)((cudnnTensorDescriptor_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (cudnnBatchNormMode_t)a2);
-            break;
-        case 4:
-            cubind_status = ((cubind__cudnnBuildRNNDynamic_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnRNNDescriptor_t)(uintptr_t)a1, (int)a2);
-            break;
-        case 5:
-            cubind_status = ((cubind__cudnnGetRNNWeightSpaceSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnRNNDescriptor_t)(uintptr_t)a1, (size_t *)(uintptr_t)a2);
-            break;
-        case 6:
-            cubind_status = ((cubind__cudnnSetFusedOpsConstParamPackAttribute_fn)cubind_fn)((cudnnFusedOpsConstParamPack_t)(uintptr_t)a0, (cudnnFusedOpsConstParamLabel_t)a1, (const void *)(uintptr_t)a2);
-            break;
-        case 7:
-            cubind_status = ((cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn)cubind_fn)((cudnnFusedOpsVariantParamPack_t)(uintptr_t)a0, (cudnnFusedOpsVariantParamLabel_t)a1, (void *)(uintptr_t)a2);
-            break;
-        case 8:
-            cubind_status = ((cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn)cubind_fn)((const cudnnFusedOpsVariantParamPack_t)(uintptr_t)a0, (cudnnFusedOpsVariantParamLabel_t)a1, (void *)(uintptr_t)a2);
-            break;
-        default:
-            cubind_status = ((cubind__cudnnFusedOpsExecute_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnFusedOpsPlan_t)(uintptr_t)a1, (cudnnFusedOpsVariantParamPack_t)(uintptr_t)a2);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 4 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnGraphVersionCheck, cudnnOpsVersionCheck, cudnnAdvVersionCheck, cudnnCnnVersionCheck. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_4(unsigned cubind_member)
-{
-    static const unsigned short cubind_index[4] = { 13, 102, 151, 200 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnGraphVersionCheck;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudnnOpsVersionCheck;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cudnnAdvVersionCheck;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cudnnCnnVersionCheck;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i));
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudnnGraphVersionCheck_fn)cubind_fn)();
-            break;
-        case 1:
-            cubind_status = ((cubind__cudnnOpsVersionCheck_fn)cubind_fn)();
-            break;
-        case 2:
-            cubind_status = ((cubind__cudnnAdvVersionCheck_fn)cubind_fn)();
-            break;
-        default:
-            cubind_status = ((cubind__cudnnCnnVersionCheck_fn)cubind_fn)();
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 5 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnBackendSetAttribute, cudnnSetTensorNdDescriptor, cudnnSetTensorNdDescriptorEx,
- * cudnnGetReductionIndicesSize, cudnnGetReductionWorkspaceSize, cudnnSetFilterNdDescriptor,
- * cudnnGetLRNDescriptor, cudnnDeriveNormTensorDescriptor, cudnnSetSpatialTransformerNdDescriptor,
- * cudnnGetDropoutDescriptor, cudnnRNNGetClip_v8, cudnnGetMultiHeadAttnBuffers,
- * cudnnSetCTCLossDescriptor_v8, cudnnSetCTCLossDescriptor_v9, cudnnGetCTCLossDescriptor_v8,
- * cudnnGetCTCLossDescriptor_v9, cudnnGetConvolutionNdForwardOutputDim. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_5(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[17] = { 18, 27, 28, 49, 50, 57, 81, 87, 90, 100, 129, 148, 159, 160, 163, 164, 183 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnBackendSetAttribute;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudnnSetTensorNdDescriptor;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cudnnSetTensorNdDescriptorEx;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cudnnGetReductionIndicesSize;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cudnnGetReductionWorkspaceSize;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cudnnSetFilterNdDescriptor;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cudnnGetLRNDescriptor;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cudnnDeriveNormTensorDescriptor;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_cudnnSetSpatialTransformerNdDescriptor;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_cudnnGetDropoutDescriptor;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_cudnnRNNGetClip_v8;
-        break;
-    case 11:
-        cubind_self = (cubind__fnptr)slow_cudnnGetMultiHeadAttnBuffers;
-        break;
-    case 12:
-        cubind_self = (cubind__fnptr)slow_cudnnSetCTCLossDescriptor_v8;
-        break;
-    case 13:
-        cubind_self = (cubind__fnptr)slow_cudnnSetCTCLossDescriptor_v9;
-        break;
-    case 14:
-        cubind_self = (cubind__fnptr)slow_cudnnGetCTCLossDescriptor_v8;
-        break;
-    case 15:
-        cubind_self = (cubind__fnptr)slow_cudnnGetCTCLossDescriptor_v9;
-        break;
-    case 16:
-        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionNdForwardOutputDim;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudnnBackendSetAttribute_fn)cubind_fn)((cudnnBackendDescriptor_t)(uintptr_t)a0, (cudnnBackendAttributeName_t)a1, (cudnnBackendAttributeType_t)a2, (int64_t)a3, (const void *)(uintptr_t)a4);
-            break;
-        case 1:
-            cubind_status = ((cubind__cudnnSetTensorNdDescriptor_fn)cubind_fn)((cudnnTensorDescriptor_t)(uintptr_t)a0, (cudnnDataType_t)a1, (int)a2, (const int *)(uintptr_t)a3, (const int *)(uintptr_t)a4);
-            break;
-        case 2:
-            cubind_status = ((cubind__cudnnSetTensorNdDescriptorEx_fn)cubind_fn)((cudnnTensorDescriptor_t)(uintptr_t)a0, (cudnnTensorFormat_t)a1, (cudnnDataType_t)a2, (int)a3, (const int *)(uintptr_t)a4);
-            break;
-        case 3:
-            cubind_status = ((cubind__cudnnGetReductionIndicesSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnReduceTensorDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (size_t *)(uintptr_t)a4);
-            break;
-        case 4:
-            cubind_status = ((cubind__cudnnGetReductionWorkspaceSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnReduceTensorDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (size_t *)(uintptr_t)a4);
-            break;
-        case 5:
-            cubind_status = ((cubind__cudnnSetFilterNdDescriptor_fn)cubind_fn)((cudnnFilterDescriptor_t)(uintptr_t)a0, (cudnnDataType_t)a1, (cudnnTensorFormat_t)a2, (int)a3, (const int *)(uintptr_t)a4);
-            break;
-        case 6:
-            cubind_status = ((cubind__cudnnGetLRNDescriptor_fn)cubind_fn)((cudnnLRNDescriptor_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (double *)(uintptr_t)a2, (double *)(uintptr_t)a3, (double *)(uintptr_t)a4);
-            break;
-        case 7:
-            cubind_status = ((cubind__cudnnDeriveNormTensorDescriptor_fn)cubind_fn)((cudnnTensorDescriptor_t)(uintptr_t)a0, (cudnnTensorDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (cudnnNormMode_t)a3, (int)a4);
-            break;
-        case 8:
-            cubind_status = ((cubind__cudnnSetSpatialTransformerNdDescriptor_fn)cubind_fn)((cudnnSpatialTransformerDescriptor_t)(uintptr_t)a0, (cudnnSamplerType_t)a1, (cudnnDataType_t)a2, (const int)a3, (const int *)(uintptr_t)a4);
-            break;
-        case 9:
-            cubind_status = ((cubind__cudnnGetDropoutDescriptor_fn)cubind_fn)((cudnnDropoutDescriptor_t)(uintptr_t)a0, (cudnnHandle_t)(uintptr_t)a1, (float *)(uintptr_t)a2, (void **)(uintptr_t)a3, (unsigned long long *)(uintptr_t)a4);
-            break;
-        case 10:
-            cubind_status = ((cubind__cudnnRNNGetClip_v8_fn)cubind_fn)((cudnnRNNDescriptor_t)(uintptr_t)a0, (cudnnRNNClipMode_t *)(uintptr_t)a1, (cudnnNanPropagation_t *)(uintptr_t)a2, (double *)(uintptr_t)a3, (double *)(uintptr_t)a4);
-            break;
-        case 11:
-            cubind_status = ((cubind__cudnnGetMultiHeadAttnBuffers_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnAttnDescriptor_t)(uintptr_t)a1, (size_t *)(uintptr_t)a2, (size_t *)(uintptr_t)a3, (size_t *)(uintptr_t)a4);
-            break;
-        case 12:
-            cubind_status = ((cubind__cudnnSetCTCLossDescriptor_v8_fn)cubind_fn)((cudnnCTCLossDescriptor_t)(uintptr_t)a0, (cudnnDataType_t)a1, (cudnnLossNormalizationMode_t)a2, (cudnnNanPropagation_t)a3, (int)a4);
-            break;
-        case 13:
-            cubind_status = ((cubind__cudnnSetCTCLossDescriptor_v9_fn)cubind_fn)((cudnnCTCLossDescriptor_t)(uintptr_t)a0, (cudnnDataType_t)a1, (cudnnLossNormalizationMode_t)a2, (cudnnCTCGradMode_t)a3, (int)a4);
-            break;
-        case 14:
-            cubind_status = ((cubind__cudnnGetCTCLossDescriptor_v8_fn)cubind_fn)((cudnnCTCLossDescriptor_t)(uintptr_t)a0, (cudnnDataType_t *)(uintptr_t)a1, (cudnnLossNormalizationMode_t *)(uintptr_t)a2, (cudnnNanPropagation_t *)(uintptr_t)a3, (int *)(uintptr_t)a4);
-            break;
-        case 15:
-            cubind_status = ((cubind__cudnnGetCTCLossDescriptor_v9_fn)cubind_fn)((cudnnCTCLossDescriptor_t)(uintptr_t)a0, (cudnnDataType_t *)(uintptr_t)a1, (cudnnLossNormalizationMode_t *)(uintptr_t)a2, (cudnnCTCGradMode_t *)(uintptr_t)a3, (int *)(uintptr_t)a4);
-            break;
-        default:
-            cubind_status = ((cubind__cudnnGetConvolutionNdForwardOutputDim_fn)cubind_fn)((const cudnnConvolutionDescriptor_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const cudnnFilterDescriptor_t)(uintptr_t)a2, (int)a3, (int *)(uintptr_t)a4);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 6 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnBackendGetAttribute, cudnnGetTensorNdDescriptor, cudnnSetReduceTensorDescriptor,
- * cudnnGetReduceTensorDescriptor, cudnnGetFilterNdDescriptor, cudnnGetPooling2dForwardOutputDim,
- * cudnnGetBatchNormalizationTrainingExReserveSpaceSize, cudnnGetRNNTempSpaceSizes,
- * cudnnGetCTCLossWorkspaceSize_v8, cudnnIm2Col. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_6(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, double cubind_member)
-{
-    static const unsigned short cubind_index[10] = { 19, 29, 46, 47, 58, 69, 110, 132, 169, 188 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnBackendGetAttribute;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudnnGetTensorNdDescriptor;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cudnnSetReduceTensorDescriptor;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cudnnGetReduceTensorDescriptor;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cudnnGetFilterNdDescriptor;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cudnnGetPooling2dForwardOutputDim;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cudnnGetBatchNormalizationTrainingExReserveSpaceSize;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cudnnGetRNNTempSpaceSizes;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_cudnnGetCTCLossWorkspaceSize_v8;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_cudnnIm2Col;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudnnBackendGetAttribute_fn)cubind_fn)((const cudnnBackendDescriptor_t)(uintptr_t)a0, (cudnnBackendAttributeName_t)a1, (cudnnBackendAttributeType_t)a2, (int64_t)a3, (int64_t *)(uintptr_t)a4, (void *)(uintptr_t)a5);
-            break;
-        case 1:
-            cubind_status = ((cubind__cudnnGetTensorNdDescriptor_fn)cubind_fn)((const cudnnTensorDescriptor_t)(uintptr_t)a0, (int)a1, (cudnnDataType_t *)(uintptr_t)a2, (int *)(uintptr_t)a3, (int *)(uintptr_t)a4, (int *)(uintptr_t)a5);
-            break;
-        case 2:
-            cubind_status = ((cubind__cudnnSetReduceTensorDescriptor_fn)cubind_fn)((cudnnReduceTensorDescriptor_t)(uintptr_t)a0, (cudnnReduceTensorOp_t)a1, (cudnnDataType_t)a2, (cudnnNanPropagation_t)a3, (cudnnReduceTensorIndices_t)a4, (cudnnIndicesType_t)a5);
-            break;
-        case 3:
-            cubind_status = ((cubind__cudnnGetReduceTensorDescriptor_fn)cubind_fn)((const cudnnReduceTensorDescriptor_t)(uintptr_t)a0, (cudnnReduceTensorOp_t *)(uintptr_t)a1, (cudnnDataType_t *)(uintptr_t)a2, (cudnnNanPropagation_t *)(uintptr_t)a3, (cudnnReduceTensorIndices_t *)(uintptr_t)a4, (cudnnIndicesType_t *)(uintptr_t)a5);
-            break;
-        case 4:
-            cubind_status = ((cubind__cudnnGetFilterNdDescriptor_fn)cubind_fn)((const cudnnFilterDescriptor_t)(uintptr_t)a0, (int)a1, (cudnnDataType_t *)(uintptr_t)a2, (cudnnTensorFormat_t *)(uintptr_t)a3, (int *)(uintptr_t)a4, (int *)(uintptr_t)a5);
-            break;
-        case 5:
-            cubind_status = ((cubind__cudnnGetPooling2dForwardOutputDim_fn)cubind_fn)((const cudnnPoolingDescriptor_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (int *)(uintptr_t)a2, (int *)(uintptr_t)a3, (int *)(uintptr_t)a4, (int *)(uintptr_t)a5);
-            break;
-        case 6:
-            cubind_status = ((cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnBatchNormMode_t)a1, (cudnnBatchNormOps_t)a2, (const cudnnActivationDescriptor_t)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (size_t *)(uintptr_t)a5);
-            break;
-        case 7:
-            cubind_status = ((cubind__cudnnGetRNNTempSpaceSizes_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnRNNDescriptor_t)(uintptr_t)a1, (cudnnForwardMode_t)a2, (cudnnRNNDataDescriptor_t)(uintptr_t)a3, (size_t *)(uintptr_t)a4, (size_t *)(uintptr_t)a5);
-            break;
-        case 8:
-            cubind_status = ((cubind__cudnnGetCTCLossWorkspaceSize_v8_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnCTCLossAlgo_t)a1, (cudnnCTCLossDescriptor_t)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (size_t *)(uintptr_t)a5);
-            break;
-        default:
-            cubind_status = ((cubind__cudnnIm2Col_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnFilterDescriptor_t)(uintptr_t)a3, (const cudnnConvolutionDescriptor_t)(uintptr_t)a4, (void *)(uintptr_t)a5);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 7 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnSetTensor4dDescriptor, cudnnSetTensorTransformDescriptor,
- * cudnnGetTensorTransformDescriptor, cudnnTransformTensor, cudnnAddTensor,
- * cudnnSetFilter4dDescriptor, cudnnGetFilter4dDescriptor, cudnnSetPoolingNdDescriptor,
- * cudnnGetMultiHeadAttnWeights, cudnnSetConvolutionNdDescriptor,
- * cudnnGetConvolution2dForwardOutputDim, cudnnGetConvolutionForwardWorkspaceSize,
- * cudnnGetConvolutionBackwardDataWorkspaceSize, cudnnGetConvolutionBackwardFilterWorkspaceSize,
- * cudnnConvolutionBackwardBias. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_7(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, double cubind_member)
-{
-    static const unsigned short cubind_index[15] = { 24, 34, 35, 37, 39, 55, 56, 66, 149, 180, 182, 190, 197, 205, 207 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnSetTensor4dDescriptor;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudnnSetTensorTransformDescriptor;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cudnnGetTensorTransformDescriptor;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cudnnTransformTensor;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cudnnAddTensor;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cudnnSetFilter4dDescriptor;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cudnnGetFilter4dDescriptor;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cudnnSetPoolingNdDescriptor;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_cudnnGetMultiHeadAttnWeights;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_cudnnSetConvolutionNdDescriptor;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_cudnnGetConvolution2dForwardOutputDim;
-        break;
-    case 11:
-        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionForwardWorkspaceSize;
-        break;
-    case 12:
-        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionBackwardDataWorkspaceSize;
-        break;
-    case 13:
-        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionBackwardFilterWorkspaceSize;
-        break;
-    case 14:
-        cubind_self = (cubind__fnptr)slow_cudnnConvolutionBackwardBias;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudnnSetTensor4dDescriptor_fn)cubind_fn)((cudnnTensorDescriptor_t)(uintptr_t)a0, (cudnnTensorFormat_t)a1, (cudnnDataType_t)a2, (int)a3, (int)a4, (int)a5, (int)a6);
-            break;
-        case 1:
-            cubind_status = ((cubind__cudnnSetTensorTransformDescriptor_fn)cubind_fn)((cudnnTensorTransformDescriptor_t)(uintptr_t)a0, (const uint32_t)a1, (const cudnnTensorFormat_t)a2, (const int32_t *)(uintptr_t)a3, (const int32_t *)(uintptr_t)a4, (const uint32_t *)(uintptr_t)a5, (const cudnnFoldingDirection_t)a6);
-            break;
-        case 2:
-            cubind_status = ((cubind__cudnnGetTensorTransformDescriptor_fn)cubind_fn)((cudnnTensorTransformDescriptor_t)(uintptr_t)a0, (uint32_t)a1, (cudnnTensorFormat_t *)(uintptr_t)a2, (int32_t *)(uintptr_t)a3, (int32_t *)(uintptr_t)a4, (uint32_t *)(uintptr_t)a5, (cudnnFoldingDirection_t *)(uintptr_t)a6);
-            break;
-        case 3:
-            cubind_status = ((cubind__cudnnTransformTensor_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const void *)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const void *)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const cudnnTensorDescriptor_t)(uintptr_t)a5, (void *)(uintptr_t)a6);
-            break;
-        case 4:
-            cubind_status = ((cubind__cudnnAddTensor_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const void *)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const void *)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const cudnnTensorDescriptor_t)(uintptr_t)a5, (void *)(uintptr_t)a6);
-            break;
-        case 5:
-            cubind_status = ((cubind__cudnnSetFilter4dDescriptor_fn)cubind_fn)((cudnnFilterDescriptor_t)(uintptr_t)a0, (cudnnDataType_t)a1, (cudnnTensorFormat_t)a2, (int)a3, (int)a4, (int)a5, (int)a6);
-            break;
-        case 6:
-            cubind_status = ((cubind__cudnnGetFilter4dDescriptor_fn)cubind_fn)((const cudnnFilterDescriptor_t)(uintptr_t)a0, (cudnnDataType_t *)(uintptr_t)a1, (cudnnTensorFormat_t *)(uintptr_t)a2, (int *)(uintptr_t)a3, (int *)(uintptr_t)a4, (int *)(uintptr_t)a5, (int *)(uintptr_t)a6);
-            break;
-        case 7:
-            cubind_status = ((cubind__cudnnSetPoolingNdDescriptor_fn)cubind_fn)((cudnnPoolingDescriptor_t)(uintptr_t)a0, (const cudnnPoolingMode_t)a1, (const cudnnNanPropagation_t)a2, (int)a3, (const int *)(uintptr_t)a4, (const int *)(uintptr_t)a5, (const int *)(uintptr_t)a6);
-            break;
-        case 8:
-            cubind_status = ((cubind__cudnnGetMultiHeadAttnWeights_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnAttnDescriptor_t)(uintptr_t)a1, (cudnnMultiHeadAttnWeightKind_t)a2, (size_t)a3, (const void *)(uintptr_t)a4, (cudnnTensorDescriptor_t)(uintptr_t)a5, (void **)(uintptr_t)a6);
-            break;
-        case 9:
-            cubind_status = ((cubind__cudnnSetConvolutionNdDescriptor_fn)cubind_fn)((cudnnConvolutionDescriptor_t)(uintptr_t)a0, (int)a1, (const int *)(uintptr_t)a2, (const int *)(uintptr_t)a3, (const int *)(uintptr_t)a4, (cudnnConvolutionMode_t)a5, (cudnnDataType_t)a6);
-            break;
-        case 10:
-            cubind_status = ((cubind__cudnnGetConvolution2dForwardOutputDim_fn)cubind_fn)((const cudnnConvolutionDescriptor_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const cudnnFilterDescriptor_t)(uintptr_t)a2, (int *)(uintptr_t)a3, (int *)(uintptr_t)a4, (int *)(uintptr_t)a5, (int *)(uintptr_t)a6);
-            break;
-        case 11:
-            cubind_status = ((cubind__cudnnGetConvolutionForwardWorkspaceSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const cudnnFilterDescriptor_t)(uintptr_t)a2, (const cudnnConvolutionDescriptor_t)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (cudnnConvolutionFwdAlgo_t)a5, (size_t *)(uintptr_t)a6);
-            break;
-        case 12:
-            cubind_status = ((cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnFilterDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const cudnnConvolutionDescriptor_t)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (cudnnConvolutionBwdDataAlgo_t)a5, (size_t *)(uintptr_t)a6);
-            break;
-        case 13:
-            cubind_status = ((cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const cudnnConvolutionDescriptor_t)(uintptr_t)a3, (const cudnnFilterDescriptor_t)(uintptr_t)a4, (cudnnConvolutionBwdFilterAlgo_t)a5, (size_t *)(uintptr_t)a6);
-            break;
-        default:
-            cubind_status = ((cubind__cudnnConvolutionBackwardBias_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const void *)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const void *)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const cudnnTensorDescriptor_t)(uintptr_t)a5, (void *)(uintptr_t)a6);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 8 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnSetTensor4dDescriptorEx, cudnnGetTensor4dDescriptor, cudnnGetRNNWeightParams,
- * cudnnGetSeqDataDescriptor. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_8(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, double cubind_member)
-{
-    static const unsigned short cubind_index[4] = { 25, 26, 134, 143 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnSetTensor4dDescriptorEx;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudnnGetTensor4dDescriptor;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cudnnGetRNNWeightParams;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cudnnGetSeqDataDescriptor;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudnnSetTensor4dDescriptorEx_fn)cubind_fn)((cudnnTensorDescriptor_t)(uintptr_t)a0, (cudnnDataType_t)a1, (int)a2, (int)a3, (int)a4, (int)a5, (int)a6, (int)a7, (int)a8, (int)a9);
-            break;
-        case 1:
-            cubind_status = ((cubind__cudnnGetTensor4dDescriptor_fn)cubind_fn)((const cudnnTensorDescriptor_t)(uintptr_t)a0, (cudnnDataType_t *)(uintptr_t)a1, (int *)(uintptr_t)a2, (int *)(uintptr_t)a3, (int *)(uintptr_t)a4, (int *)(uintptr_t)a5, (int *)(uintptr_t)a6, (int *)(uintptr_t)a7, (int *)(uintptr_t)a8, (int *)(uintptr_t)a9);
-            break;
-        case 2:
-            cubind_status = ((cubind__cudnnGetRNNWeightParams_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnRNNDescriptor_t)(uintptr_t)a1, (int32_t)a2, (size_t)a3, (const void *)(uintptr_t)a4, (int32_t)a5, (cudnnTensorDescriptor_t)(uintptr_t)a6, (void **)(uintptr_t)a7, (cudnnTensorDescriptor_t)(uintptr_t)a8, (void **)(uintptr_t)a9);
-            break;
-        default:
-            cubind_status = ((cubind__cudnnGetSeqDataDescriptor_fn)cubind_fn)((const cudnnSeqDataDescriptor_t)(uintptr_t)a0, (cudnnDataType_t *)(uintptr_t)a1, (int *)(uintptr_t)a2, (int)a3, (int *)(uintptr_t)a4, (cudnnSeqDataAxis_t *)(uintptr_t)a5, (size_t *)(uintptr_t)a6, (size_t)a7, (int *)(uintptr_t)a8, (void *)(uintptr_t)a9);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 9 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnTransformTensorEx, cudnnTransformFilter, cudnnGetPoolingNdDescriptor, cudnnPoolingForward,
- * cudnnActivationForward, cudnnDropoutForward, cudnnGetNormalizationTrainingReserveSpaceSize,
- * cudnnDropoutBackward, cudnnSetRNNDataDescriptor, cudnnSetSeqDataDescriptor,
- * cudnnGetConvolutionNdDescriptor, cudnnGetConvolutionForwardAlgorithm_v7,
- * cudnnFindConvolutionForwardAlgorithm, cudnnReorderFilterAndBias,
- * cudnnFindConvolutionBackwardDataAlgorithm, cudnnGetConvolutionBackwardDataAlgorithm_v7,
- * cudnnFindConvolutionBackwardFilterAlgorithm, cudnnGetConvolutionBackwardFilterAlgorithm_v7. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_9(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, double cubind_member)
-{
-    static const unsigned short cubind_index[18] = { 38, 60, 67, 71, 78, 101, 117, 122, 137, 142, 181, 185, 186, 189, 194, 196, 202, 204 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnTransformTensorEx;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudnnTransformFilter;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cudnnGetPoolingNdDescriptor;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cudnnPoolingForward;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cudnnActivationForward;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cudnnDropoutForward;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cudnnGetNormalizationTrainingReserveSpaceSize;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cudnnDropoutBackward;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_cudnnSetRNNDataDescriptor;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_cudnnSetSeqDataDescriptor;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionNdDescriptor;
-        break;
-    case 11:
-        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionForwardAlgorithm_v7;
-        break;
-    case 12:
-        cubind_self = (cubind__fnptr)slow_cudnnFindConvolutionForwardAlgorithm;
-        break;
-    case 13:
-        cubind_self = (cubind__fnptr)slow_cudnnReorderFilterAndBias;
-        break;
-    case 14:
-        cubind_self = (cubind__fnptr)slow_cudnnFindConvolutionBackwardDataAlgorithm;
-        break;
-    case 15:
-        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionBackwardDataAlgorithm_v7;
-        break;
-    case 16:
-        cubind_self = (cubind__fnptr)slow_cudnnFindConvolutionBackwardFilterAlgorithm;
-        break;
-    case 17:
-        cubind_self = (cubind__fnptr)slow_cudnnGetConvolutionBackwardFilterAlgorithm_v7;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudnnTransformTensorEx_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorTransformDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (void *)(uintptr_t)a7);
-            break;
-        case 1:
-            cubind_status = ((cubind__cudnnTransformFilter_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorTransformDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnFilterDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnFilterDescriptor_t)(uintptr_t)a6, (void *)(uintptr_t)a7);
-            break;
-        case 2:
-            cubind_status = ((cubind__cudnnGetPoolingNdDescriptor_fn)cubind_fn)((const cudnnPoolingDescriptor_t)(uintptr_t)a0, (int)a1, (cudnnPoolingMode_t *)(uintptr_t)a2, (cudnnNanPropagation_t *)(uintptr_t)a3, (int *)(uintptr_t)a4, (int *)(uintptr_t)a5, (int *)(uintptr_t)a6, (int *)(uintptr_t)a7);
-            break;
-        case 3:
-            cubind_status = ((cubind__cudnnPoolingForward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnPoolingDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (void *)(uintptr_t)a7);
-            break;
-        case 4:
-            cubind_status = ((cubind__cudnnActivationForward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnActivationDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (void *)(uintptr_t)a7);
-            break;
-        case 5:
-            cubind_status = ((cubind__cudnnDropoutForward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnDropoutDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const void *)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (void *)(uintptr_t)a5, (void *)(uintptr_t)a6, (size_t)a7);
-            break;
-        case 6:
-            cubind_status = ((cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnNormMode_t)a1, (cudnnNormOps_t)a2, (cudnnNormAlgo_t)a3, (const cudnnActivationDescriptor_t)(uintptr_t)a4, (const cudnnTensorDescriptor_t)(uintptr_t)a5, (size_t *)(uintptr_t)a6, (int)a7);
-            break;
-        case 7:
-            cubind_status = ((cubind__cudnnDropoutBackward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnDropoutDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const void *)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (void *)(uintptr_t)a5, (void *)(uintptr_t)a6, (size_t)a7);
-            break;
-        case 8:
-            cubind_status = ((cubind__cudnnSetRNNDataDescriptor_fn)cubind_fn)((cudnnRNNDataDescriptor_t)(uintptr_t)a0, (cudnnDataType_t)a1, (cudnnRNNDataLayout_t)a2, (int)a3, (int)a4, (int)a5, (const int *)(uintptr_t)a6, (void *)(uintptr_t)a7);
-            break;
-        case 9:
-            cubind_status = ((cubind__cudnnSetSeqDataDescriptor_fn)cubind_fn)((cudnnSeqDataDescriptor_t)(uintptr_t)a0, (cudnnDataType_t)a1, (int)a2, (const int *)(uintptr_t)a3, (const cudnnSeqDataAxis_t *)(uintptr_t)a4, (size_t)a5, (const int *)(uintptr_t)a6, (void *)(uintptr_t)a7);
-            break;
-        case 10:
-            cubind_status = ((cubind__cudnnGetConvolutionNdDescriptor_fn)cubind_fn)((const cudnnConvolutionDescriptor_t)(uintptr_t)a0, (int)a1, (int *)(uintptr_t)a2, (int *)(uintptr_t)a3, (int *)(uintptr_t)a4, (int *)(uintptr_t)a5, (cudnnConvolutionMode_t *)(uintptr_t)a6, (cudnnDataType_t *)(uintptr_t)a7);
-            break;
-        case 11:
-            cubind_status = ((cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const cudnnFilterDescriptor_t)(uintptr_t)a2, (const cudnnConvolutionDescriptor_t)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const int)a5, (int *)(uintptr_t)a6, (cudnnConvolutionFwdAlgoPerf_t *)(uintptr_t)a7);
-            break;
-        case 12:
-            cubind_status = ((cubind__cudnnFindConvolutionForwardAlgorithm_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const cudnnFilterDescriptor_t)(uintptr_t)a2, (const cudnnConvolutionDescriptor_t)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const int)a5, (int *)(uintptr_t)a6, (cudnnConvolutionFwdAlgoPerf_t *)(uintptr_t)a7);
-            break;
-        case 13:
-            cubind_status = ((cubind__cudnnReorderFilterAndBias_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnFilterDescriptor_t)(uintptr_t)a1, (cudnnReorderType_t)a2, (const void *)(uintptr_t)a3, (void *)(uintptr_t)a4, (int)a5, (const void *)(uintptr_t)a6, (void *)(uintptr_t)a7);
-            break;
-        case 14:
-            cubind_status = ((cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnFilterDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const cudnnConvolutionDescriptor_t)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const int)a5, (int *)(uintptr_t)a6, (cudnnConvolutionBwdDataAlgoPerf_t *)(uintptr_t)a7);
-            break;
-        case 15:
-            cubind_status = ((cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnFilterDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const cudnnConvolutionDescriptor_t)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const int)a5, (int *)(uintptr_t)a6, (cudnnConvolutionBwdDataAlgoPerf_t *)(uintptr_t)a7);
-            break;
-        case 16:
-            cubind_status = ((cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const cudnnConvolutionDescriptor_t)(uintptr_t)a3, (const cudnnFilterDescriptor_t)(uintptr_t)a4, (const int)a5, (int *)(uintptr_t)a6, (cudnnConvolutionBwdFilterAlgoPerf_t *)(uintptr_t)a7);
-            break;
-        default:
-            cubind_status = ((cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const cudnnConvolutionDescriptor_t)(uintptr_t)a3, (const cudnnFilterDescriptor_t)(uintptr_t)a4, (const int)a5, (int *)(uintptr_t)a6, (cudnnConvolutionBwdFilterAlgoPerf_t *)(uintptr_t)a7);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 10 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnOpTensor, cudnnSoftmaxBackward, cudnnGetBatchNormalizationBackwardExWorkspaceSize. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_10(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, double cubind_member)
-{
-    static const unsigned short cubind_index[3] = { 44, 103, 109 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnOpTensor;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudnnSoftmaxBackward;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cudnnGetBatchNormalizationBackwardExWorkspaceSize;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudnnOpTensor_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnOpTensorDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (const void *)(uintptr_t)a7, (const void *)(uintptr_t)a8, (const cudnnTensorDescriptor_t)(uintptr_t)a9, (void *)(uintptr_t)a10);
-            break;
-        case 1:
-            cubind_status = ((cubind__cudnnSoftmaxBackward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnSoftmaxAlgorithm_t)a1, (cudnnSoftmaxMode_t)a2, (const void *)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (const void *)(uintptr_t)a7, (const void *)(uintptr_t)a8, (const cudnnTensorDescriptor_t)(uintptr_t)a9, (void *)(uintptr_t)a10);
-            break;
-        default:
-            cubind_status = ((cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnBatchNormMode_t)a1, (cudnnBatchNormOps_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const cudnnTensorDescriptor_t)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (const cudnnTensorDescriptor_t)(uintptr_t)a7, (const cudnnTensorDescriptor_t)(uintptr_t)a8, (const cudnnActivationDescriptor_t)(uintptr_t)a9, (size_t *)(uintptr_t)a10);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 11 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnReduceTensor, cudnnDivisiveNormalizationForward, cudnnPoolingBackward,
- * cudnnActivationBackward, cudnnGetNormalizationForwardTrainingWorkspaceSize. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_11(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, double cubind_member)
-{
-    static const unsigned short cubind_index[5] = { 51, 84, 104, 105, 115 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnReduceTensor;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudnnDivisiveNormalizationForward;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cudnnPoolingBackward;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cudnnActivationBackward;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cudnnGetNormalizationForwardTrainingWorkspaceSize;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudnnReduceTensor_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnReduceTensorDescriptor_t)(uintptr_t)a1, (void *)(uintptr_t)a2, (size_t)a3, (void *)(uintptr_t)a4, (size_t)a5, (const void *)(uintptr_t)a6, (const cudnnTensorDescriptor_t)(uintptr_t)a7, (const void *)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const cudnnTensorDescriptor_t)(uintptr_t)a10, (void *)(uintptr_t)a11);
-            break;
-        case 1:
-            cubind_status = ((cubind__cudnnDivisiveNormalizationForward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnLRNDescriptor_t)(uintptr_t)a1, (cudnnDivNormMode_t)a2, (const void *)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const void *)(uintptr_t)a6, (void *)(uintptr_t)a7, (void *)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const cudnnTensorDescriptor_t)(uintptr_t)a10, (void *)(uintptr_t)a11);
-            break;
-        case 2:
-            cubind_status = ((cubind__cudnnPoolingBackward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnPoolingDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const cudnnTensorDescriptor_t)(uintptr_t)a5, (const void *)(uintptr_t)a6, (const cudnnTensorDescriptor_t)(uintptr_t)a7, (const void *)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const cudnnTensorDescriptor_t)(uintptr_t)a10, (void *)(uintptr_t)a11);
-            break;
-        case 3:
-            cubind_status = ((cubind__cudnnActivationBackward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnActivationDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const cudnnTensorDescriptor_t)(uintptr_t)a5, (const void *)(uintptr_t)a6, (const cudnnTensorDescriptor_t)(uintptr_t)a7, (const void *)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const cudnnTensorDescriptor_t)(uintptr_t)a10, (void *)(uintptr_t)a11);
-            break;
-        default:
-            cubind_status = ((cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnNormMode_t)a1, (cudnnNormOps_t)a2, (cudnnNormAlgo_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const cudnnTensorDescriptor_t)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (const cudnnTensorDescriptor_t)(uintptr_t)a7, (const cudnnActivationDescriptor_t)(uintptr_t)a8, (const cudnnTensorDescriptor_t)(uintptr_t)a9, (size_t *)(uintptr_t)a10, (int)a11);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 12 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnSoftmaxForward, cudnnSetPooling2dDescriptor, cudnnGetPooling2dDescriptor,
- * cudnnLRNCrossChannelForward, cudnnSpatialTfSamplerForward,
- * cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize, cudnnGetRNNDataDescriptor,
- * cudnnGetCTCLossWorkspaceSize, cudnnSetConvolution2dDescriptor, cudnnGetConvolution2dDescriptor. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_12(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, double cubind_member)
-{
-    static const unsigned short cubind_index[10] = { 62, 64, 65, 83, 93, 108, 138, 168, 178, 179 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnSoftmaxForward;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudnnSetPooling2dDescriptor;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cudnnGetPooling2dDescriptor;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cudnnLRNCrossChannelForward;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cudnnSpatialTfSamplerForward;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cudnnGetRNNDataDescriptor;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cudnnGetCTCLossWorkspaceSize;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_cudnnSetConvolution2dDescriptor;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_cudnnGetConvolution2dDescriptor;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudnnSoftmaxForward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnSoftmaxAlgorithm_t)a1, (cudnnSoftmaxMode_t)a2, (const void *)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const void *)(uintptr_t)a6, (const cudnnTensorDescriptor_t)(uintptr_t)a7, (void *)(uintptr_t)a8);
-            break;
-        case 1:
-            cubind_status = ((cubind__cudnnSetPooling2dDescriptor_fn)cubind_fn)((cudnnPoolingDescriptor_t)(uintptr_t)a0, (cudnnPoolingMode_t)a1, (cudnnNanPropagation_t)a2, (int)a3, (int)a4, (int)a5, (int)a6, (int)a7, (int)a8);
-            break;
-        case 2:
-            cubind_status = ((cubind__cudnnGetPooling2dDescriptor_fn)cubind_fn)((const cudnnPoolingDescriptor_t)(uintptr_t)a0, (cudnnPoolingMode_t *)(uintptr_t)a1, (cudnnNanPropagation_t *)(uintptr_t)a2, (int *)(uintptr_t)a3, (int *)(uintptr_t)a4, (int *)(uintptr_t)a5, (int *)(uintptr_t)a6, (int *)(uintptr_t)a7, (int *)(uintptr_t)a8);
-            break;
-        case 3:
-            cubind_status = ((cubind__cudnnLRNCrossChannelForward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnLRNDescriptor_t)(uintptr_t)a1, (cudnnLRNMode_t)a2, (const void *)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const void *)(uintptr_t)a6, (const cudnnTensorDescriptor_t)(uintptr_t)a7, (void *)(uintptr_t)a8);
-            break;
-        case 4:
-            cubind_status = ((cubind__cudnnSpatialTfSamplerForward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnSpatialTransformerDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const void *)(uintptr_t)a6, (cudnnTensorDescriptor_t)(uintptr_t)a7, (void *)(uintptr_t)a8);
-            break;
-        case 5:
-            cubind_status = ((cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnBatchNormMode_t)a1, (cudnnBatchNormOps_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const cudnnTensorDescriptor_t)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (const cudnnActivationDescriptor_t)(uintptr_t)a7, (size_t *)(uintptr_t)a8);
-            break;
-        case 6:
-            cubind_status = ((cubind__cudnnGetRNNDataDescriptor_fn)cubind_fn)((cudnnRNNDataDescriptor_t)(uintptr_t)a0, (cudnnDataType_t *)(uintptr_t)a1, (cudnnRNNDataLayout_t *)(uintptr_t)a2, (int *)(uintptr_t)a3, (int *)(uintptr_t)a4, (int *)(uintptr_t)a5, (int)a6, (int *)(uintptr_t)a7, (void *)(uintptr_t)a8);
-            break;
-        case 7:
-            cubind_status = ((cubind__cudnnGetCTCLossWorkspaceSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const int *)(uintptr_t)a3, (const int *)(uintptr_t)a4, (const int *)(uintptr_t)a5, (cudnnCTCLossAlgo_t)a6, (cudnnCTCLossDescriptor_t)(uintptr_t)a7, (size_t *)(uintptr_t)a8);
-            break;
-        case 8:
-            cubind_status = ((cubind__cudnnSetConvolution2dDescriptor_fn)cubind_fn)((cudnnConvolutionDescriptor_t)(uintptr_t)a0, (int)a1, (int)a2, (int)a3, (int)a4, (int)a5, (int)a6, (cudnnConvolutionMode_t)a7, (cudnnDataType_t)a8);
-            break;
-        default:
-            cubind_status = ((cubind__cudnnGetConvolution2dDescriptor_fn)cubind_fn)((const cudnnConvolutionDescriptor_t)(uintptr_t)a0, (int *)(uintptr_t)a1, (int *)(uintptr_t)a2, (int *)(uintptr_t)a3, (int *)(uintptr_t)a4, (int *)(uintptr_t)a5, (int *)(uintptr_t)a6, (cudnnConvolutionMode_t *)(uintptr_t)a7, (cudnnDataType_t *)(uintptr_t)a8);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 13 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnSetActivationDescriptor. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_13(cubind__word a0, cubind__word a1, cubind__word a2, double a3, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 73 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnSetActivationDescriptor;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, (double)a3);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cudnnSetActivationDescriptor_fn)cubind_fn)((cudnnActivationDescriptor_t)(uintptr_t)a0, (cudnnActivationMode_t)a1, (cudnnNanPropagation_t)a2, a3);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 14 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnSetActivationDescriptorSwishBeta. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_14(cubind__word a0, double a1, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 75 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnSetActivationDescriptorSwishBeta;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, (double)a1);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cudnnSetActivationDescriptorSwishBeta_fn)cubind_fn)((cudnnActivationDescriptor_t)(uintptr_t)a0, a1);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 15 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnSetLRNDescriptor. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_15(cubind__word a0, cubind__word a1, double a2, double a3, double a4, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 80 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnSetLRNDescriptor;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, (double)a2, (double)a3, (double)a4);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cudnnSetLRNDescriptor_fn)cubind_fn)((cudnnLRNDescriptor_t)(uintptr_t)a0, (unsigned int)a1, a2, a3, a4);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 16 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnBatchNormalizationForwardInference. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_16(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, double a13, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 86 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnBatchNormalizationForwardInference;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, (double)a13);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cudnnBatchNormalizationForwardInference_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnBatchNormMode_t)a1, (const void *)(uintptr_t)a2, (const void *)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (void *)(uintptr_t)a7, (const cudnnTensorDescriptor_t)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const void *)(uintptr_t)a10, (const void *)(uintptr_t)a11, (const void *)(uintptr_t)a12, a13);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 17 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnNormalizationForwardInference. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_17(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, cubind__word a15, cubind__word a16, cubind__word a17, cubind__word a18, double a19, cubind__word a20, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 88 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnNormalizationForwardInference;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, (double)a19, a20);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cudnnNormalizationForwardInference_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnNormMode_t)a1, (cudnnNormOps_t)a2, (cudnnNormAlgo_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (const void *)(uintptr_t)a7, (const cudnnTensorDescriptor_t)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const void *)(uintptr_t)a10, (const cudnnTensorDescriptor_t)(uintptr_t)a11, (const void *)(uintptr_t)a12, (const void *)(uintptr_t)a13, (const cudnnTensorDescriptor_t)(uintptr_t)a14, (const void *)(uintptr_t)a15, (cudnnActivationDescriptor_t)(uintptr_t)a16, (const cudnnTensorDescriptor_t)(uintptr_t)a17, (void *)(uintptr_t)a18, a19, (int)a20);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 18 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnSetDropoutDescriptor, cudnnRestoreDropoutDescriptor. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_18(cubind__word a0, cubind__word a1, float a2, cubind__word a3, cubind__word a4, cubind__word a5, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[2] = { 98, 99 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnSetDropoutDescriptor;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudnnRestoreDropoutDescriptor;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, (double)a2, a3, a4, a5);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudnnSetDropoutDescriptor_fn)cubind_fn)((cudnnDropoutDescriptor_t)(uintptr_t)a0, (cudnnHandle_t)(uintptr_t)a1, a2, (void *)(uintptr_t)a3, (size_t)a4, (unsigned long long)a5);
-            break;
-        default:
-            cubind_status = ((cubind__cudnnRestoreDropoutDescriptor_fn)cubind_fn)((cudnnDropoutDescriptor_t)(uintptr_t)a0, (cudnnHandle_t)(uintptr_t)a1, a2, (void *)(uintptr_t)a3, (size_t)a4, (unsigned long long)a5);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 19 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnLRNCrossChannelBackward, cudnnCTCLoss, cudnnCTCLoss_v8,
- * cudnnFindConvolutionForwardAlgorithmEx, cudnnConvolutionForward,
- * cudnnFindConvolutionBackwardDataAlgorithmEx, cudnnConvolutionBackwardData,
- * cudnnFindConvolutionBackwardFilterAlgorithmEx, cudnnConvolutionBackwardFilter. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_19(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, double cubind_member)
-{
-    static const unsigned short cubind_index[9] = { 106, 166, 167, 187, 191, 195, 198, 203, 206 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnLRNCrossChannelBackward;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudnnCTCLoss;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cudnnCTCLoss_v8;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cudnnFindConvolutionForwardAlgorithmEx;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cudnnConvolutionForward;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cudnnFindConvolutionBackwardDataAlgorithmEx;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cudnnConvolutionBackwardData;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cudnnFindConvolutionBackwardFilterAlgorithmEx;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_cudnnConvolutionBackwardFilter;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudnnLRNCrossChannelBackward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnLRNDescriptor_t)(uintptr_t)a1, (cudnnLRNMode_t)a2, (const void *)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (const void *)(uintptr_t)a7, (const cudnnTensorDescriptor_t)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const void *)(uintptr_t)a10, (const cudnnTensorDescriptor_t)(uintptr_t)a11, (void *)(uintptr_t)a12);
-            break;
-        case 1:
-            cubind_status = ((cubind__cudnnCTCLoss_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const int *)(uintptr_t)a3, (const int *)(uintptr_t)a4, (const int *)(uintptr_t)a5, (void *)(uintptr_t)a6, (const cudnnTensorDescriptor_t)(uintptr_t)a7, (void *)(uintptr_t)a8, (cudnnCTCLossAlgo_t)a9, (cudnnCTCLossDescriptor_t)(uintptr_t)a10, (void *)(uintptr_t)a11, (size_t)a12);
-            break;
-        case 2:
-            cubind_status = ((cubind__cudnnCTCLoss_v8_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnCTCLossAlgo_t)a1, (cudnnCTCLossDescriptor_t)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const int *)(uintptr_t)a5, (const int *)(uintptr_t)a6, (const int *)(uintptr_t)a7, (void *)(uintptr_t)a8, (const cudnnTensorDescriptor_t)(uintptr_t)a9, (void *)(uintptr_t)a10, (size_t)a11, (void *)(uintptr_t)a12);
-            break;
-        case 3:
-            cubind_status = ((cubind__cudnnFindConvolutionForwardAlgorithmEx_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnFilterDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const cudnnConvolutionDescriptor_t)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (void *)(uintptr_t)a7, (const int)a8, (int *)(uintptr_t)a9, (cudnnConvolutionFwdAlgoPerf_t *)(uintptr_t)a10, (void *)(uintptr_t)a11, (size_t)a12);
-            break;
-        case 4:
-            cubind_status = ((cubind__cudnnConvolutionForward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const void *)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const void *)(uintptr_t)a3, (const cudnnFilterDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnConvolutionDescriptor_t)(uintptr_t)a6, (cudnnConvolutionFwdAlgo_t)a7, (void *)(uintptr_t)a8, (size_t)a9, (const void *)(uintptr_t)a10, (const cudnnTensorDescriptor_t)(uintptr_t)a11, (void *)(uintptr_t)a12);
-            break;
-        case 5:
-            cubind_status = ((cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnFilterDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const cudnnConvolutionDescriptor_t)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (void *)(uintptr_t)a7, (const int)a8, (int *)(uintptr_t)a9, (cudnnConvolutionBwdDataAlgoPerf_t *)(uintptr_t)a10, (void *)(uintptr_t)a11, (size_t)a12);
-            break;
-        case 6:
-            cubind_status = ((cubind__cudnnConvolutionBackwardData_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const void *)(uintptr_t)a1, (const cudnnFilterDescriptor_t)(uintptr_t)a2, (const void *)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnConvolutionDescriptor_t)(uintptr_t)a6, (cudnnConvolutionBwdDataAlgo_t)a7, (void *)(uintptr_t)a8, (size_t)a9, (const void *)(uintptr_t)a10, (const cudnnTensorDescriptor_t)(uintptr_t)a11, (void *)(uintptr_t)a12);
-            break;
-        case 7:
-            cubind_status = ((cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnTensorDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const cudnnConvolutionDescriptor_t)(uintptr_t)a5, (const cudnnFilterDescriptor_t)(uintptr_t)a6, (void *)(uintptr_t)a7, (const int)a8, (int *)(uintptr_t)a9, (cudnnConvolutionBwdFilterAlgoPerf_t *)(uintptr_t)a10, (void *)(uintptr_t)a11, (size_t)a12);
-            break;
-        default:
-            cubind_status = ((cubind__cudnnConvolutionBackwardFilter_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const void *)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const void *)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnConvolutionDescriptor_t)(uintptr_t)a6, (cudnnConvolutionBwdFilterAlgo_t)a7, (void *)(uintptr_t)a8, (size_t)a9, (const void *)(uintptr_t)a10, (const cudnnFilterDescriptor_t)(uintptr_t)a11, (void *)(uintptr_t)a12);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 20 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnDivisiveNormalizationBackward, cudnnGetNormalizationBackwardWorkspaceSize,
- * cudnnSpatialTfSamplerBackward, cudnnGetFoldedConvBackwardDataDescriptors. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_20(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, double cubind_member)
-{
-    static const unsigned short cubind_index[4] = { 107, 116, 121, 199 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnDivisiveNormalizationBackward;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudnnGetNormalizationBackwardWorkspaceSize;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cudnnSpatialTfSamplerBackward;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cudnnGetFoldedConvBackwardDataDescriptors;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudnnDivisiveNormalizationBackward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnLRNDescriptor_t)(uintptr_t)a1, (cudnnDivNormMode_t)a2, (const void *)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const void *)(uintptr_t)a6, (const void *)(uintptr_t)a7, (void *)(uintptr_t)a8, (void *)(uintptr_t)a9, (const void *)(uintptr_t)a10, (const cudnnTensorDescriptor_t)(uintptr_t)a11, (void *)(uintptr_t)a12, (void *)(uintptr_t)a13);
-            break;
-        case 1:
-            cubind_status = ((cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnNormMode_t)a1, (cudnnNormOps_t)a2, (cudnnNormAlgo_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const cudnnTensorDescriptor_t)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (const cudnnTensorDescriptor_t)(uintptr_t)a7, (const cudnnTensorDescriptor_t)(uintptr_t)a8, (const cudnnTensorDescriptor_t)(uintptr_t)a9, (const cudnnActivationDescriptor_t)(uintptr_t)a10, (const cudnnTensorDescriptor_t)(uintptr_t)a11, (size_t *)(uintptr_t)a12, (int)a13);
-            break;
-        case 2:
-            cubind_status = ((cubind__cudnnSpatialTfSamplerBackward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnSpatialTransformerDescriptor_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const cudnnTensorDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (void *)(uintptr_t)a7, (const void *)(uintptr_t)a8, (const cudnnTensorDescriptor_t)(uintptr_t)a9, (const void *)(uintptr_t)a10, (const void *)(uintptr_t)a11, (const void *)(uintptr_t)a12, (void *)(uintptr_t)a13);
-            break;
-        default:
-            cubind_status = ((cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn)cubind_fn)((const cudnnHandle_t)(uintptr_t)a0, (const cudnnFilterDescriptor_t)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const cudnnConvolutionDescriptor_t)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const cudnnTensorFormat_t)a5, (cudnnFilterDescriptor_t)(uintptr_t)a6, (cudnnTensorDescriptor_t)(uintptr_t)a7, (cudnnConvolutionDescriptor_t)(uintptr_t)a8, (cudnnTensorDescriptor_t)(uintptr_t)a9, (cudnnTensorTransformDescriptor_t)(uintptr_t)a10, (cudnnTensorTransformDescriptor_t)(uintptr_t)a11, (cudnnTensorTransformDescriptor_t)(uintptr_t)a12, (cudnnTensorTransformDescriptor_t)(uintptr_t)a13);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 21 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnBatchNormalizationForwardTraining. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_21(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, double a11, cubind__word a12, cubind__word a13, double a14, cubind__word a15, cubind__word a16, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 111 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnBatchNormalizationForwardTraining;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, (double)a11, a12, a13, (double)a14, a15, a16);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cudnnBatchNormalizationForwardTraining_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnBatchNormMode_t)a1, (const void *)(uintptr_t)a2, (const void *)(uintptr_t)a3, (const cudnnTensorDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (void *)(uintptr_t)a7, (const cudnnTensorDescriptor_t)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const void *)(uintptr_t)a10, a11, (void *)(uintptr_t)a12, (void *)(uintptr_t)a13, a14, (void *)(uintptr_t)a15, (void *)(uintptr_t)a16);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 22 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnBatchNormalizationForwardTrainingEx. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_22(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, double a14, cubind__word a15, cubind__word a16, double a17, cubind__word a18, cubind__word a19, cubind__word a20, cubind__word a21, cubind__word a22, cubind__word a23, cubind__word a24, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 112 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnBatchNormalizationForwardTrainingEx;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, (double)a14, a15, a16, (double)a17, a18, a19, a20, a21, a22, a23, a24);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cudnnBatchNormalizationForwardTrainingEx_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnBatchNormMode_t)a1, (cudnnBatchNormOps_t)a2, (const void *)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const cudnnTensorDescriptor_t)(uintptr_t)a5, (const void *)(uintptr_t)a6, (const cudnnTensorDescriptor_t)(uintptr_t)a7, (const void *)(uintptr_t)a8, (const cudnnTensorDescriptor_t)(uintptr_t)a9, (void *)(uintptr_t)a10, (const cudnnTensorDescriptor_t)(uintptr_t)a11, (const void *)(uintptr_t)a12, (const void *)(uintptr_t)a13, a14, (void *)(uintptr_t)a15, (void *)(uintptr_t)a16, a17, (void *)(uintptr_t)a18, (void *)(uintptr_t)a19, (cudnnActivationDescriptor_t)(uintptr_t)a20, (void *)(uintptr_t)a21, (size_t)a22, (void *)(uintptr_t)a23, (size_t)a24);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 23 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnBatchNormalizationBackward. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_23(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, cubind__word a15, double a16, cubind__word a17, cubind__word a18, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 113 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnBatchNormalizationBackward;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, (double)a16, a17, a18);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cudnnBatchNormalizationBackward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnBatchNormMode_t)a1, (const void *)(uintptr_t)a2, (const void *)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (const void *)(uintptr_t)a7, (const cudnnTensorDescriptor_t)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const cudnnTensorDescriptor_t)(uintptr_t)a10, (void *)(uintptr_t)a11, (const cudnnTensorDescriptor_t)(uintptr_t)a12, (const void *)(uintptr_t)a13, (void *)(uintptr_t)a14, (void *)(uintptr_t)a15, a16, (const void *)(uintptr_t)a17, (const void *)(uintptr_t)a18);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 24 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnBatchNormalizationBackwardEx. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_24(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, cubind__word a15, cubind__word a16, cubind__word a17, cubind__word a18, cubind__word a19, cubind__word a20, cubind__word a21, double a22, cubind__word a23, cubind__word a24, cubind__word a25, cubind__word a26, cubind__word a27, cubind__word a28, cubind__word a29, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 114 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnBatchNormalizationBackwardEx;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, (double)a22, a23, a24, a25, a26, a27, a28, a29);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cudnnBatchNormalizationBackwardEx_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnBatchNormMode_t)a1, (cudnnBatchNormOps_t)a2, (const void *)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const void *)(uintptr_t)a6, (const cudnnTensorDescriptor_t)(uintptr_t)a7, (const void *)(uintptr_t)a8, (const cudnnTensorDescriptor_t)(uintptr_t)a9, (const void *)(uintptr_t)a10, (const cudnnTensorDescriptor_t)(uintptr_t)a11, (const void *)(uintptr_t)a12, (const cudnnTensorDescriptor_t)(uintptr_t)a13, (void *)(uintptr_t)a14, (const cudnnTensorDescriptor_t)(uintptr_t)a15, (void *)(uintptr_t)a16, (const cudnnTensorDescriptor_t)(uintptr_t)a17, (const void *)(uintptr_t)a18, (const void *)(uintptr_t)a19, (void *)(uintptr_t)a20, (void *)(uintptr_t)a21, a22, (const void *)(uintptr_t)a23, (const void *)(uintptr_t)a24, (cudnnActivationDescriptor_t)(uintptr_t)a25, (void *)(uintptr_t)a26, (size_t)a27, (void *)(uintptr_t)a28, (size_t)a29);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 25 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnNormalizationForwardTraining. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_25(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, double a11, cubind__word a12, cubind__word a13, cubind__word a14, double a15, cubind__word a16, cubind__word a17, cubind__word a18, cubind__word a19, cubind__word a20, cubind__word a21, cubind__word a22, cubind__word a23, cubind__word a24, cubind__word a25, cubind__word a26, cubind__word a27, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 118 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnNormalizationForwardTraining;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, (double)a11, a12, a13, a14, (double)a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cudnnNormalizationForwardTraining_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnNormMode_t)a1, (cudnnNormOps_t)a2, (cudnnNormAlgo_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnTensorDescriptor_t)(uintptr_t)a6, (const void *)(uintptr_t)a7, (const cudnnTensorDescriptor_t)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const void *)(uintptr_t)a10, a11, (const cudnnTensorDescriptor_t)(uintptr_t)a12, (void *)(uintptr_t)a13, (void *)(uintptr_t)a14, a15, (void *)(uintptr_t)a16, (void *)(uintptr_t)a17, (cudnnActivationDescriptor_t)(uintptr_t)a18, (const cudnnTensorDescriptor_t)(uintptr_t)a19, (const void *)(uintptr_t)a20, (const cudnnTensorDescriptor_t)(uintptr_t)a21, (void *)(uintptr_t)a22, (void *)(uintptr_t)a23, (size_t)a24, (void *)(uintptr_t)a25, (size_t)a26, (int)a27);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 26 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnNormalizationBackward. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_26(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, cubind__word a15, cubind__word a16, cubind__word a17, cubind__word a18, cubind__word a19, cubind__word a20, cubind__word a21, cubind__word a22, double a23, cubind__word a24, cubind__word a25, cubind__word a26, cubind__word a27, cubind__word a28, cubind__word a29, cubind__word a30, cubind__word a31, cubind__word a32, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 119 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnNormalizationBackward;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, (double)a23, a24, a25, a26, a27, a28, a29, a30, a31, a32);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cudnnNormalizationBackward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnNormMode_t)a1, (cudnnNormOps_t)a2, (cudnnNormAlgo_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const void *)(uintptr_t)a6, (const void *)(uintptr_t)a7, (const cudnnTensorDescriptor_t)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const cudnnTensorDescriptor_t)(uintptr_t)a10, (const void *)(uintptr_t)a11, (const cudnnTensorDescriptor_t)(uintptr_t)a12, (const void *)(uintptr_t)a13, (const cudnnTensorDescriptor_t)(uintptr_t)a14, (void *)(uintptr_t)a15, (const cudnnTensorDescriptor_t)(uintptr_t)a16, (void *)(uintptr_t)a17, (const cudnnTensorDescriptor_t)(uintptr_t)a18, (const void *)(uintptr_t)a19, (const void *)(uintptr_t)a20, (void *)(uintptr_t)a21, (void *)(uintptr_t)a22, a23, (const cudnnTensorDescriptor_t)(uintptr_t)a24, (const void *)(uintptr_t)a25, (const void *)(uintptr_t)a26, (cudnnActivationDescriptor_t)(uintptr_t)a27, (void *)(uintptr_t)a28, (size_t)a29, (void *)(uintptr_t)a30, (size_t)a31, (int)a32);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 27 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnSetRNNDescriptor_v8, cudnnGetRNNDescriptor_v8. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_27(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, double cubind_member)
-{
-    static const unsigned short cubind_index[2] = { 125, 126 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnSetRNNDescriptor_v8;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudnnGetRNNDescriptor_v8;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudnnSetRNNDescriptor_v8_fn)cubind_fn)((cudnnRNNDescriptor_t)(uintptr_t)a0, (cudnnRNNAlgo_t)a1, (cudnnRNNMode_t)a2, (cudnnRNNBiasMode_t)a3, (cudnnDirectionMode_t)a4, (cudnnRNNInputMode_t)a5, (cudnnDataType_t)a6, (cudnnDataType_t)a7, (cudnnMathType_t)a8, (int32_t)a9, (int32_t)a10, (int32_t)a11, (int32_t)a12, (cudnnDropoutDescriptor_t)(uintptr_t)a13, (uint32_t)a14);
-            break;
-        default:
-            cubind_status = ((cubind__cudnnGetRNNDescriptor_v8_fn)cubind_fn)((cudnnRNNDescriptor_t)(uintptr_t)a0, (cudnnRNNAlgo_t *)(uintptr_t)a1, (cudnnRNNMode_t *)(uintptr_t)a2, (cudnnRNNBiasMode_t *)(uintptr_t)a3, (cudnnDirectionMode_t *)(uintptr_t)a4, (cudnnRNNInputMode_t *)(uintptr_t)a5, (cudnnDataType_t *)(uintptr_t)a6, (cudnnDataType_t *)(uintptr_t)a7, (cudnnMathType_t *)(uintptr_t)a8, (int32_t *)(uintptr_t)a9, (int32_t *)(uintptr_t)a10, (int32_t *)(uintptr_t)a11, (int32_t *)(uintptr_t)a12, (cudnnDropoutDescriptor_t *)(uintptr_t)a13, (uint32_t *)(uintptr_t)a14);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 28 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnRNNSetClip_v8. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_28(cubind__word a0, cubind__word a1, cubind__word a2, double a3, double a4, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 127 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnRNNSetClip_v8;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, (double)a3, (double)a4);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cudnnRNNSetClip_v8_fn)cubind_fn)((cudnnRNNDescriptor_t)(uintptr_t)a0, (cudnnRNNClipMode_t)a1, (cudnnNanPropagation_t)a2, a3, a4);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 29 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnRNNSetClip_v9. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_29(cubind__word a0, cubind__word a1, double a2, double a3, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 128 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnRNNSetClip_v9;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, (double)a2, (double)a3);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cudnnRNNSetClip_v9_fn)cubind_fn)((cudnnRNNDescriptor_t)(uintptr_t)a0, (cudnnRNNClipMode_t)a1, a2, a3);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 30 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnRNNForward, cudnnGetAttnDescriptor. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_30(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, cubind__word a15, cubind__word a16, cubind__word a17, cubind__word a18, cubind__word a19, double cubind_member)
-{
-    static const unsigned short cubind_index[2] = { 139, 147 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnRNNForward;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudnnGetAttnDescriptor;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudnnRNNForward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnRNNDescriptor_t)(uintptr_t)a1, (cudnnForwardMode_t)a2, (const int32_t *)(uintptr_t)a3, (cudnnRNNDataDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (cudnnRNNDataDescriptor_t)(uintptr_t)a6, (void *)(uintptr_t)a7, (cudnnTensorDescriptor_t)(uintptr_t)a8, (const void *)(uintptr_t)a9, (void *)(uintptr_t)a10, (cudnnTensorDescriptor_t)(uintptr_t)a11, (const void *)(uintptr_t)a12, (void *)(uintptr_t)a13, (size_t)a14, (const void *)(uintptr_t)a15, (size_t)a16, (void *)(uintptr_t)a17, (size_t)a18, (void *)(uintptr_t)a19);
-            break;
-        default:
-            cubind_status = ((cubind__cudnnGetAttnDescriptor_fn)cubind_fn)((cudnnAttnDescriptor_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (int *)(uintptr_t)a2, (double *)(uintptr_t)a3, (cudnnDataType_t *)(uintptr_t)a4, (cudnnDataType_t *)(uintptr_t)a5, (cudnnMathType_t *)(uintptr_t)a6, (cudnnDropoutDescriptor_t *)(uintptr_t)a7, (cudnnDropoutDescriptor_t *)(uintptr_t)a8, (int *)(uintptr_t)a9, (int *)(uintptr_t)a10, (int *)(uintptr_t)a11, (int *)(uintptr_t)a12, (int *)(uintptr_t)a13, (int *)(uintptr_t)a14, (int *)(uintptr_t)a15, (int *)(uintptr_t)a16, (int *)(uintptr_t)a17, (int *)(uintptr_t)a18, (int *)(uintptr_t)a19);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 31 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnSetAttnDescriptor. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_31(cubind__word a0, cubind__word a1, cubind__word a2, double a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, cubind__word a15, cubind__word a16, cubind__word a17, cubind__word a18, cubind__word a19, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 146 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnSetAttnDescriptor;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, (double)a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cudnnSetAttnDescriptor_fn)cubind_fn)((cudnnAttnDescriptor_t)(uintptr_t)a0, (unsigned int)a1, (int)a2, a3, (cudnnDataType_t)a4, (cudnnDataType_t)a5, (cudnnMathType_t)a6, (cudnnDropoutDescriptor_t)(uintptr_t)a7, (cudnnDropoutDescriptor_t)(uintptr_t)a8, (int)a9, (int)a10, (int)a11, (int)a12, (int)a13, (int)a14, (int)a15, (int)a16, (int)a17, (int)a18, (int)a19);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 32 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnMultiHeadAttnForward, cudnnRNNBackwardData_v8. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_32(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, cubind__word a15, cubind__word a16, cubind__word a17, cubind__word a18, cubind__word a19, cubind__word a20, cubind__word a21, double cubind_member)
-{
-    static const unsigned short cubind_index[2] = { 150, 152 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnMultiHeadAttnForward;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudnnRNNBackwardData_v8;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudnnMultiHeadAttnForward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnAttnDescriptor_t)(uintptr_t)a1, (int)a2, (const int *)(uintptr_t)a3, (const int *)(uintptr_t)a4, (const int *)(uintptr_t)a5, (const int *)(uintptr_t)a6, (const cudnnSeqDataDescriptor_t)(uintptr_t)a7, (const void *)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const cudnnSeqDataDescriptor_t)(uintptr_t)a10, (const void *)(uintptr_t)a11, (const cudnnSeqDataDescriptor_t)(uintptr_t)a12, (const void *)(uintptr_t)a13, (const cudnnSeqDataDescriptor_t)(uintptr_t)a14, (void *)(uintptr_t)a15, (size_t)a16, (const void *)(uintptr_t)a17, (size_t)a18, (void *)(uintptr_t)a19, (size_t)a20, (void *)(uintptr_t)a21);
-            break;
-        default:
-            cubind_status = ((cubind__cudnnRNNBackwardData_v8_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnRNNDescriptor_t)(uintptr_t)a1, (const int32_t *)(uintptr_t)a2, (cudnnRNNDataDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (cudnnRNNDataDescriptor_t)(uintptr_t)a6, (void *)(uintptr_t)a7, (cudnnTensorDescriptor_t)(uintptr_t)a8, (const void *)(uintptr_t)a9, (const void *)(uintptr_t)a10, (void *)(uintptr_t)a11, (cudnnTensorDescriptor_t)(uintptr_t)a12, (const void *)(uintptr_t)a13, (const void *)(uintptr_t)a14, (void *)(uintptr_t)a15, (size_t)a16, (const void *)(uintptr_t)a17, (size_t)a18, (void *)(uintptr_t)a19, (size_t)a20, (void *)(uintptr_t)a21);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 33 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnRNNBackwardWeights_v8. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_33(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, cubind__word a15, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 153 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnRNNBackwardWeights_v8;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cudnnRNNBackwardWeights_v8_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (cudnnRNNDescriptor_t)(uintptr_t)a1, (cudnnWgradMode_t)a2, (const int32_t *)(uintptr_t)a3, (cudnnRNNDataDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (cudnnTensorDescriptor_t)(uintptr_t)a6, (const void *)(uintptr_t)a7, (cudnnRNNDataDescriptor_t)(uintptr_t)a8, (const void *)(uintptr_t)a9, (size_t)a10, (void *)(uintptr_t)a11, (size_t)a12, (void *)(uintptr_t)a13, (size_t)a14, (void *)(uintptr_t)a15);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 34 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnMultiHeadAttnBackwardData. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_34(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, cubind__word a15, cubind__word a16, cubind__word a17, cubind__word a18, cubind__word a19, cubind__word a20, cubind__word a21, cubind__word a22, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 154 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnMultiHeadAttnBackwardData;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cudnnMultiHeadAttnBackwardData_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnAttnDescriptor_t)(uintptr_t)a1, (const int *)(uintptr_t)a2, (const int *)(uintptr_t)a3, (const int *)(uintptr_t)a4, (const int *)(uintptr_t)a5, (const cudnnSeqDataDescriptor_t)(uintptr_t)a6, (const void *)(uintptr_t)a7, (const cudnnSeqDataDescriptor_t)(uintptr_t)a8, (void *)(uintptr_t)a9, (const void *)(uintptr_t)a10, (const cudnnSeqDataDescriptor_t)(uintptr_t)a11, (void *)(uintptr_t)a12, (const void *)(uintptr_t)a13, (const cudnnSeqDataDescriptor_t)(uintptr_t)a14, (void *)(uintptr_t)a15, (const void *)(uintptr_t)a16, (size_t)a17, (const void *)(uintptr_t)a18, (size_t)a19, (void *)(uintptr_t)a20, (size_t)a21, (void *)(uintptr_t)a22);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 35 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudnnMultiHeadAttnBackwardWeights, cudnnConvolutionBiasActivationForward. */
-static CUBIND_COLD cudnnStatus_t cubind_shape_35(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, cubind__word a15, cubind__word a16, cubind__word a17, double cubind_member)
-{
-    static const unsigned short cubind_index[2] = { 155, 192 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudnnStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudnnMultiHeadAttnBackwardWeights;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudnnConvolutionBiasActivationForward;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUDNN, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17);
-    cubind_fn = cubind__resolve(&cubind__cudnn_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudnnStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudnnMultiHeadAttnBackwardWeights_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const cudnnAttnDescriptor_t)(uintptr_t)a1, (cudnnWgradMode_t)a2, (const cudnnSeqDataDescriptor_t)(uintptr_t)a3, (const void *)(uintptr_t)a4, (const cudnnSeqDataDescriptor_t)(uintptr_t)a5, (const void *)(uintptr_t)a6, (const cudnnSeqDataDescriptor_t)(uintptr_t)a7, (const void *)(uintptr_t)a8, (const cudnnSeqDataDescriptor_t)(uintptr_t)a9, (const void *)(uintptr_t)a10, (size_t)a11, (const void *)(uintptr_t)a12, (void *)(uintptr_t)a13, (size_t)a14, (void *)(uintptr_t)a15, (size_t)a16, (void *)(uintptr_t)a17);
-            break;
-        default:
-            cubind_status = ((cubind__cudnnConvolutionBiasActivationForward_fn)cubind_fn)((cudnnHandle_t)(uintptr_t)a0, (const void *)(uintptr_t)a1, (const cudnnTensorDescriptor_t)(uintptr_t)a2, (const void *)(uintptr_t)a3, (const cudnnFilterDescriptor_t)(uintptr_t)a4, (const void *)(uintptr_t)a5, (const cudnnConvolutionDescriptor_t)(uintptr_t)a6, (cudnnConvolutionFwdAlgo_t)a7, (void *)(uintptr_t)a8, (size_t)a9, (const void *)(uintptr_t)a10, (const cudnnTensorDescriptor_t)(uintptr_t)a11, (const void *)(uintptr_t)a12, (const cudnnTensorDescriptor_t)(uintptr_t)a13, (const void *)(uintptr_t)a14, (const cudnnActivationDescriptor_t)(uintptr_t)a15, (const cudnnTensorDescriptor_t)(uintptr_t)a16, (void *)(uintptr_t)a17);
-            break;
-        }
-        if (cubind_status != CUDNN_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
 /* What the wrapper calls until cudnnGetVersion is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD size_t slow_cudnnGetVersion(void)
@@ -7645,15 +5240,16 @@ void cubind_cudnn_get_last_error_string(char *message, size_t max_size)
     cubind_fn(message, max_size);
 }
 
-/* What the wrapper calls until cudnnQueryRuntimeError is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)
+/* What the wrapper calls until cudnnQueryRuntimeError is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)
 {
-    return cubind_shape_0((uintptr_t)handle, (uintptr_t)rstatus, mode, (uintptr_t)tag, 0);
+    return (cudnnStatus_t)cubind__shape_86((uintptr_t)handle, (uintptr_t)rstatus, mode, (uintptr_t)tag, 37, (cubind__fnptr)cubind__slow_cudnnQueryRuntimeError);
 }
 
 cudnnStatus_t cubind_cudnn_query_runtime_error(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)
 {
-    cubind__cudnnQueryRuntimeError_fn cubind_fn = (cubind__cudnnQueryRuntimeError_fn)cubind__target((cubind__fnptr)slow_cudnnQueryRuntimeError, &cubind__cudnn_offsets[5]);
+    cubind__cudnnQueryRuntimeError_fn cubind_fn = (cubind__cudnnQueryRuntimeError_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnQueryRuntimeError, &cubind__cudnn_offsets[5]);
     cudnnStatus_t cubind_status = cubind_fn(handle, rstatus, mode, tag);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(5, (int)cubind_status);
@@ -7661,15 +5257,16 @@ cudnnStatus_t cubind_cudnn_query_runtime_error(cudnnHandle_t handle, cudnnStatus
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetProperty is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetProperty(libraryPropertyType type, int *value)
+/* What the wrapper calls until cudnnGetProperty is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetProperty(libraryPropertyType type, int *value)
 {
-    return cubind_shape_1(type, (uintptr_t)value, 0);
+    return (cudnnStatus_t)cubind__shape_90(type, (uintptr_t)value, 86, (cubind__fnptr)cubind__slow_cudnnGetProperty);
 }
 
 cudnnStatus_t cubind_cudnn_get_property(libraryPropertyType type, int *value)
 {
-    cubind__cudnnGetProperty_fn cubind_fn = (cubind__cudnnGetProperty_fn)cubind__target((cubind__fnptr)slow_cudnnGetProperty, &cubind__cudnn_offsets[6]);
+    cubind__cudnnGetProperty_fn cubind_fn = (cubind__cudnnGetProperty_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetProperty, &cubind__cudnn_offsets[6]);
     cudnnStatus_t cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(6, (int)cubind_status);
@@ -7677,15 +5274,16 @@ cudnnStatus_t cubind_cudnn_get_property(libraryPropertyType type, int *value)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnCreate is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreate(cudnnHandle_t *handle)
+/* What the wrapper calls until cudnnCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnCreate(cudnnHandle_t *handle)
 {
-    return cubind_shape_2((uintptr_t)handle, 0);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)handle, 36, (cubind__fnptr)cubind__slow_cudnnCreate);
 }
 
 cudnnStatus_t cubind_cudnn_create(cudnnHandle_t *handle)
 {
-    cubind__cudnnCreate_fn cubind_fn = (cubind__cudnnCreate_fn)cubind__target((cubind__fnptr)slow_cudnnCreate, &cubind__cudnn_offsets[7]);
+    cubind__cudnnCreate_fn cubind_fn = (cubind__cudnnCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnCreate, &cubind__cudnn_offsets[7]);
     cudnnStatus_t cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(7, (int)cubind_status);
@@ -7693,15 +5291,16 @@ cudnnStatus_t cubind_cudnn_create(cudnnHandle_t *handle)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDestroy is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroy(cudnnHandle_t handle)
+/* What the wrapper calls until cudnnDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDestroy(cudnnHandle_t handle)
 {
-    return cubind_shape_2((uintptr_t)handle, 1);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)handle, 37, (cubind__fnptr)cubind__slow_cudnnDestroy);
 }
 
 cudnnStatus_t cubind_cudnn_destroy(cudnnHandle_t handle)
 {
-    cubind__cudnnDestroy_fn cubind_fn = (cubind__cudnnDestroy_fn)cubind__target((cubind__fnptr)slow_cudnnDestroy, &cubind__cudnn_offsets[8]);
+    cubind__cudnnDestroy_fn cubind_fn = (cubind__cudnnDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDestroy, &cubind__cudnn_offsets[8]);
     cudnnStatus_t cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(8, (int)cubind_status);
@@ -7709,15 +5308,16 @@ cudnnStatus_t cubind_cudnn_destroy(cudnnHandle_t handle)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetStream is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId)
+/* What the wrapper calls until cudnnSetStream is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId)
 {
-    return cubind_shape_1((uintptr_t)handle, (uintptr_t)streamId, 1);
+    return (cudnnStatus_t)cubind__shape_90((uintptr_t)handle, (uintptr_t)streamId, 87, (cubind__fnptr)cubind__slow_cudnnSetStream);
 }
 
 cudnnStatus_t cubind_cudnn_set_stream(cudnnHandle_t handle, cudaStream_t streamId)
 {
-    cubind__cudnnSetStream_fn cubind_fn = (cubind__cudnnSetStream_fn)cubind__target((cubind__fnptr)slow_cudnnSetStream, &cubind__cudnn_offsets[9]);
+    cubind__cudnnSetStream_fn cubind_fn = (cubind__cudnnSetStream_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetStream, &cubind__cudnn_offsets[9]);
     cudnnStatus_t cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(9, (int)cubind_status);
@@ -7725,15 +5325,16 @@ cudnnStatus_t cubind_cudnn_set_stream(cudnnHandle_t handle, cudaStream_t streamI
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetStream is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId)
+/* What the wrapper calls until cudnnGetStream is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId)
 {
-    return cubind_shape_1((uintptr_t)handle, (uintptr_t)streamId, 2);
+    return (cudnnStatus_t)cubind__shape_90((uintptr_t)handle, (uintptr_t)streamId, 88, (cubind__fnptr)cubind__slow_cudnnGetStream);
 }
 
 cudnnStatus_t cubind_cudnn_get_stream(cudnnHandle_t handle, cudaStream_t *streamId)
 {
-    cubind__cudnnGetStream_fn cubind_fn = (cubind__cudnnGetStream_fn)cubind__target((cubind__fnptr)slow_cudnnGetStream, &cubind__cudnn_offsets[10]);
+    cubind__cudnnGetStream_fn cubind_fn = (cubind__cudnnGetStream_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetStream, &cubind__cudnn_offsets[10]);
     cudnnStatus_t cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(10, (int)cubind_status);
@@ -7741,15 +5342,16 @@ cudnnStatus_t cubind_cudnn_get_stream(cudnnHandle_t handle, cudaStream_t *stream
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetCallback is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetCallback(unsigned int mask, void *udata, cudnnCallback_t fptr)
+/* What the wrapper calls until cudnnSetCallback is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetCallback(unsigned int mask, void *udata, cudnnCallback_t fptr)
 {
-    return cubind_shape_3(mask, (uintptr_t)udata, (uintptr_t)fptr, 0);
+    return (cudnnStatus_t)cubind__shape_91(mask, (uintptr_t)udata, (uintptr_t)fptr, 48, (cubind__fnptr)cubind__slow_cudnnSetCallback);
 }
 
 cudnnStatus_t cubind_cudnn_set_callback(unsigned int mask, void *udata, cudnnCallback_t fptr)
 {
-    cubind__cudnnSetCallback_fn cubind_fn = (cubind__cudnnSetCallback_fn)cubind__target((cubind__fnptr)slow_cudnnSetCallback, &cubind__cudnn_offsets[11]);
+    cubind__cudnnSetCallback_fn cubind_fn = (cubind__cudnnSetCallback_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetCallback, &cubind__cudnn_offsets[11]);
     cudnnStatus_t cubind_status = cubind_fn(mask, udata, fptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(11, (int)cubind_status);
@@ -7757,15 +5359,16 @@ cudnnStatus_t cubind_cudnn_set_callback(unsigned int mask, void *udata, cudnnCal
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetCallback is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetCallback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)
+/* What the wrapper calls until cudnnGetCallback is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetCallback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)
 {
-    return cubind_shape_3((uintptr_t)mask, (uintptr_t)udata, (uintptr_t)fptr, 1);
+    return (cudnnStatus_t)cubind__shape_91((uintptr_t)mask, (uintptr_t)udata, (uintptr_t)fptr, 49, (cubind__fnptr)cubind__slow_cudnnGetCallback);
 }
 
 cudnnStatus_t cubind_cudnn_get_callback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)
 {
-    cubind__cudnnGetCallback_fn cubind_fn = (cubind__cudnnGetCallback_fn)cubind__target((cubind__fnptr)slow_cudnnGetCallback, &cubind__cudnn_offsets[12]);
+    cubind__cudnnGetCallback_fn cubind_fn = (cubind__cudnnGetCallback_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetCallback, &cubind__cudnn_offsets[12]);
     cudnnStatus_t cubind_status = cubind_fn(mask, udata, fptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(12, (int)cubind_status);
@@ -7773,15 +5376,16 @@ cudnnStatus_t cubind_cudnn_get_callback(unsigned int *mask, void **udata, cudnnC
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGraphVersionCheck is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGraphVersionCheck(void)
+/* What the wrapper calls until cudnnGraphVersionCheck is resolved, and every call while tracing: the slow path
+ * of its shape, 22 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGraphVersionCheck(void)
 {
-    return cubind_shape_4(0);
+    return (cudnnStatus_t)cubind__shape_22(16, (cubind__fnptr)cubind__slow_cudnnGraphVersionCheck);
 }
 
 cudnnStatus_t cubind_cudnn_graph_version_check(void)
 {
-    cubind__cudnnGraphVersionCheck_fn cubind_fn = (cubind__cudnnGraphVersionCheck_fn)cubind__target((cubind__fnptr)slow_cudnnGraphVersionCheck, &cubind__cudnn_offsets[13]);
+    cubind__cudnnGraphVersionCheck_fn cubind_fn = (cubind__cudnnGraphVersionCheck_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGraphVersionCheck, &cubind__cudnn_offsets[13]);
     cudnnStatus_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(13, (int)cubind_status);
@@ -7789,15 +5393,16 @@ cudnnStatus_t cubind_cudnn_graph_version_check(void)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnBackendCreateDescriptor is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)
+/* What the wrapper calls until cudnnBackendCreateDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)
 {
-    return cubind_shape_1(descriptorType, (uintptr_t)descriptor, 3);
+    return (cudnnStatus_t)cubind__shape_90(descriptorType, (uintptr_t)descriptor, 89, (cubind__fnptr)cubind__slow_cudnnBackendCreateDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_backend_create_descriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)
 {
-    cubind__cudnnBackendCreateDescriptor_fn cubind_fn = (cubind__cudnnBackendCreateDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnBackendCreateDescriptor, &cubind__cudnn_offsets[14]);
+    cubind__cudnnBackendCreateDescriptor_fn cubind_fn = (cubind__cudnnBackendCreateDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnBackendCreateDescriptor, &cubind__cudnn_offsets[14]);
     cudnnStatus_t cubind_status = cubind_fn(descriptorType, descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(14, (int)cubind_status);
@@ -7805,15 +5410,16 @@ cudnnStatus_t cubind_cudnn_backend_create_descriptor(cudnnBackendDescriptorType_
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnBackendDestroyDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor)
+/* What the wrapper calls until cudnnBackendDestroyDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor)
 {
-    return cubind_shape_2((uintptr_t)descriptor, 2);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)descriptor, 38, (cubind__fnptr)cubind__slow_cudnnBackendDestroyDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_backend_destroy_descriptor(cudnnBackendDescriptor_t descriptor)
 {
-    cubind__cudnnBackendDestroyDescriptor_fn cubind_fn = (cubind__cudnnBackendDestroyDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnBackendDestroyDescriptor, &cubind__cudnn_offsets[15]);
+    cubind__cudnnBackendDestroyDescriptor_fn cubind_fn = (cubind__cudnnBackendDestroyDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnBackendDestroyDescriptor, &cubind__cudnn_offsets[15]);
     cudnnStatus_t cubind_status = cubind_fn(descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(15, (int)cubind_status);
@@ -7821,15 +5427,16 @@ cudnnStatus_t cubind_cudnn_backend_destroy_descriptor(cudnnBackendDescriptor_t d
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnBackendInitialize is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor)
+/* What the wrapper calls until cudnnBackendInitialize is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor)
 {
-    return cubind_shape_2((uintptr_t)descriptor, 3);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)descriptor, 39, (cubind__fnptr)cubind__slow_cudnnBackendInitialize);
 }
 
 cudnnStatus_t cubind_cudnn_backend_initialize(cudnnBackendDescriptor_t descriptor)
 {
-    cubind__cudnnBackendInitialize_fn cubind_fn = (cubind__cudnnBackendInitialize_fn)cubind__target((cubind__fnptr)slow_cudnnBackendInitialize, &cubind__cudnn_offsets[16]);
+    cubind__cudnnBackendInitialize_fn cubind_fn = (cubind__cudnnBackendInitialize_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnBackendInitialize, &cubind__cudnn_offsets[16]);
     cudnnStatus_t cubind_status = cubind_fn(descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(16, (int)cubind_status);
@@ -7837,15 +5444,16 @@ cudnnStatus_t cubind_cudnn_backend_initialize(cudnnBackendDescriptor_t descripto
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnBackendFinalize is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor)
+/* What the wrapper calls until cudnnBackendFinalize is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor)
 {
-    return cubind_shape_2((uintptr_t)descriptor, 4);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)descriptor, 40, (cubind__fnptr)cubind__slow_cudnnBackendFinalize);
 }
 
 cudnnStatus_t cubind_cudnn_backend_finalize(cudnnBackendDescriptor_t descriptor)
 {
-    cubind__cudnnBackendFinalize_fn cubind_fn = (cubind__cudnnBackendFinalize_fn)cubind__target((cubind__fnptr)slow_cudnnBackendFinalize, &cubind__cudnn_offsets[17]);
+    cubind__cudnnBackendFinalize_fn cubind_fn = (cubind__cudnnBackendFinalize_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnBackendFinalize, &cubind__cudnn_offsets[17]);
     cudnnStatus_t cubind_status = cubind_fn(descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(17, (int)cubind_status);
@@ -7853,15 +5461,16 @@ cudnnStatus_t cubind_cudnn_backend_finalize(cudnnBackendDescriptor_t descriptor)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnBackendSetAttribute is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements)
+/* What the wrapper calls until cudnnBackendSetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements)
 {
-    return cubind_shape_5((uintptr_t)descriptor, attributeName, attributeType, elementCount, (uintptr_t)arrayOfElements, 0);
+    return (cudnnStatus_t)cubind__shape_75((uintptr_t)descriptor, attributeName, attributeType, elementCount, (uintptr_t)arrayOfElements, 55);
 }
 
 cudnnStatus_t cubind_cudnn_backend_set_attribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements)
 {
-    cubind__cudnnBackendSetAttribute_fn cubind_fn = (cubind__cudnnBackendSetAttribute_fn)cubind__target((cubind__fnptr)slow_cudnnBackendSetAttribute, &cubind__cudnn_offsets[18]);
+    cubind__cudnnBackendSetAttribute_fn cubind_fn = (cubind__cudnnBackendSetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnBackendSetAttribute, &cubind__cudnn_offsets[18]);
     cudnnStatus_t cubind_status = cubind_fn(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(18, (int)cubind_status);
@@ -7869,15 +5478,16 @@ cudnnStatus_t cubind_cudnn_backend_set_attribute(cudnnBackendDescriptor_t descri
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnBackendGetAttribute is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnBackendGetAttribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)
+/* What the wrapper calls until cudnnBackendGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnBackendGetAttribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)
 {
-    return cubind_shape_6((uintptr_t)descriptor, attributeName, attributeType, requestedElementCount, (uintptr_t)elementCount, (uintptr_t)arrayOfElements, 0.0);
+    return (cudnnStatus_t)cubind__shape_89((uintptr_t)descriptor, attributeName, attributeType, requestedElementCount, (uintptr_t)elementCount, (uintptr_t)arrayOfElements, 12.0);
 }
 
 cudnnStatus_t cubind_cudnn_backend_get_attribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)
 {
-    cubind__cudnnBackendGetAttribute_fn cubind_fn = (cubind__cudnnBackendGetAttribute_fn)cubind__target((cubind__fnptr)slow_cudnnBackendGetAttribute, &cubind__cudnn_offsets[19]);
+    cubind__cudnnBackendGetAttribute_fn cubind_fn = (cubind__cudnnBackendGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnBackendGetAttribute, &cubind__cudnn_offsets[19]);
     cudnnStatus_t cubind_status = cubind_fn(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(19, (int)cubind_status);
@@ -7885,15 +5495,16 @@ cudnnStatus_t cubind_cudnn_backend_get_attribute(const cudnnBackendDescriptor_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnBackendExecute is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack)
+/* What the wrapper calls until cudnnBackendExecute is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack)
 {
-    return cubind_shape_3((uintptr_t)handle, (uintptr_t)executionPlan, (uintptr_t)variantPack, 2);
+    return (cudnnStatus_t)cubind__shape_91((uintptr_t)handle, (uintptr_t)executionPlan, (uintptr_t)variantPack, 50, (cubind__fnptr)cubind__slow_cudnnBackendExecute);
 }
 
 cudnnStatus_t cubind_cudnn_backend_execute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack)
 {
-    cubind__cudnnBackendExecute_fn cubind_fn = (cubind__cudnnBackendExecute_fn)cubind__target((cubind__fnptr)slow_cudnnBackendExecute, &cubind__cudnn_offsets[20]);
+    cubind__cudnnBackendExecute_fn cubind_fn = (cubind__cudnnBackendExecute_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnBackendExecute, &cubind__cudnn_offsets[20]);
     cudnnStatus_t cubind_status = cubind_fn(handle, executionPlan, variantPack);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(20, (int)cubind_status);
@@ -7901,15 +5512,16 @@ cudnnStatus_t cubind_cudnn_backend_execute(cudnnHandle_t handle, cudnnBackendDes
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnBackendPopulateCudaGraph is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
+/* What the wrapper calls until cudnnBackendPopulateCudaGraph is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
 {
-    return cubind_shape_0((uintptr_t)handle, (uintptr_t)executionPlan, (uintptr_t)variantPack, (uintptr_t)graph, 1);
+    return (cudnnStatus_t)cubind__shape_86((uintptr_t)handle, (uintptr_t)executionPlan, (uintptr_t)variantPack, (uintptr_t)graph, 38, (cubind__fnptr)cubind__slow_cudnnBackendPopulateCudaGraph);
 }
 
 cudnnStatus_t cubind_cudnn_backend_populate_cuda_graph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
 {
-    cubind__cudnnBackendPopulateCudaGraph_fn cubind_fn = (cubind__cudnnBackendPopulateCudaGraph_fn)cubind__target((cubind__fnptr)slow_cudnnBackendPopulateCudaGraph, &cubind__cudnn_offsets[21]);
+    cubind__cudnnBackendPopulateCudaGraph_fn cubind_fn = (cubind__cudnnBackendPopulateCudaGraph_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnBackendPopulateCudaGraph, &cubind__cudnn_offsets[21]);
     cudnnStatus_t cubind_status = cubind_fn(handle, executionPlan, variantPack, graph);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(21, (int)cubind_status);
@@ -7917,15 +5529,16 @@ cudnnStatus_t cubind_cudnn_backend_populate_cuda_graph(cudnnHandle_t handle, cud
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnBackendUpdateCudaGraph is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
+/* What the wrapper calls until cudnnBackendUpdateCudaGraph is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
 {
-    return cubind_shape_0((uintptr_t)handle, (uintptr_t)executionPlan, (uintptr_t)variantPack, (uintptr_t)graph, 2);
+    return (cudnnStatus_t)cubind__shape_86((uintptr_t)handle, (uintptr_t)executionPlan, (uintptr_t)variantPack, (uintptr_t)graph, 39, (cubind__fnptr)cubind__slow_cudnnBackendUpdateCudaGraph);
 }
 
 cudnnStatus_t cubind_cudnn_backend_update_cuda_graph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
 {
-    cubind__cudnnBackendUpdateCudaGraph_fn cubind_fn = (cubind__cudnnBackendUpdateCudaGraph_fn)cubind__target((cubind__fnptr)slow_cudnnBackendUpdateCudaGraph, &cubind__cudnn_offsets[22]);
+    cubind__cudnnBackendUpdateCudaGraph_fn cubind_fn = (cubind__cudnnBackendUpdateCudaGraph_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnBackendUpdateCudaGraph, &cubind__cudnn_offsets[22]);
     cudnnStatus_t cubind_status = cubind_fn(handle, executionPlan, variantPack, graph);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(22, (int)cubind_status);
@@ -7933,15 +5546,16 @@ cudnnStatus_t cubind_cudnn_backend_update_cuda_graph(cudnnHandle_t handle, cudnn
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnCreateTensorDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc)
+/* What the wrapper calls until cudnnCreateTensorDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc)
 {
-    return cubind_shape_2((uintptr_t)tensorDesc, 5);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)tensorDesc, 41, (cubind__fnptr)cubind__slow_cudnnCreateTensorDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_create_tensor_descriptor(cudnnTensorDescriptor_t *tensorDesc)
 {
-    cubind__cudnnCreateTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateTensorDescriptor, &cubind__cudnn_offsets[23]);
+    cubind__cudnnCreateTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnCreateTensorDescriptor, &cubind__cudnn_offsets[23]);
     cudnnStatus_t cubind_status = cubind_fn(tensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(23, (int)cubind_status);
@@ -7949,15 +5563,16 @@ cudnnStatus_t cubind_cudnn_create_tensor_descriptor(cudnnTensorDescriptor_t *ten
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetTensor4dDescriptor is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)
+/* What the wrapper calls until cudnnSetTensor4dDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 5 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)
 {
-    return cubind_shape_7((uintptr_t)tensorDesc, format, dataType, n, c, h, w, 0.0);
+    return (cudnnStatus_t)cubind__shape_5((uintptr_t)tensorDesc, format, dataType, n, c, h, w, 93.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_tensor4d_descriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)
 {
-    cubind__cudnnSetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetTensor4dDescriptor, &cubind__cudnn_offsets[24]);
+    cubind__cudnnSetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetTensor4dDescriptor, &cubind__cudnn_offsets[24]);
     cudnnStatus_t cubind_status = cubind_fn(tensorDesc, format, dataType, n, c, h, w);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(24, (int)cubind_status);
@@ -7965,15 +5580,16 @@ cudnnStatus_t cubind_cudnn_set_tensor4d_descriptor(cudnnTensorDescriptor_t tenso
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetTensor4dDescriptorEx is resolved, and every call while tracing: shape 8. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)
+/* What the wrapper calls until cudnnSetTensor4dDescriptorEx is resolved, and every call while tracing: the slow path
+ * of its shape, 62 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)
 {
-    return cubind_shape_8((uintptr_t)tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride, 0.0);
+    return (cudnnStatus_t)cubind__shape_62((uintptr_t)tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride, 50.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_tensor4d_descriptor_ex(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)
 {
-    cubind__cudnnSetTensor4dDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptorEx_fn)cubind__target((cubind__fnptr)slow_cudnnSetTensor4dDescriptorEx, &cubind__cudnn_offsets[25]);
+    cubind__cudnnSetTensor4dDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptorEx_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetTensor4dDescriptorEx, &cubind__cudnn_offsets[25]);
     cudnnStatus_t cubind_status = cubind_fn(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(25, (int)cubind_status);
@@ -7981,15 +5597,16 @@ cudnnStatus_t cubind_cudnn_set_tensor4d_descriptor_ex(cudnnTensorDescriptor_t te
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetTensor4dDescriptor is resolved, and every call while tracing: shape 8. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)
+/* What the wrapper calls until cudnnGetTensor4dDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 62 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)
 {
-    return cubind_shape_8((uintptr_t)tensorDesc, (uintptr_t)dataType, (uintptr_t)n, (uintptr_t)c, (uintptr_t)h, (uintptr_t)w, (uintptr_t)nStride, (uintptr_t)cStride, (uintptr_t)hStride, (uintptr_t)wStride, 1.0);
+    return (cudnnStatus_t)cubind__shape_62((uintptr_t)tensorDesc, (uintptr_t)dataType, (uintptr_t)n, (uintptr_t)c, (uintptr_t)h, (uintptr_t)w, (uintptr_t)nStride, (uintptr_t)cStride, (uintptr_t)hStride, (uintptr_t)wStride, 51.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_tensor4d_descriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)
 {
-    cubind__cudnnGetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnGetTensor4dDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetTensor4dDescriptor, &cubind__cudnn_offsets[26]);
+    cubind__cudnnGetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnGetTensor4dDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetTensor4dDescriptor, &cubind__cudnn_offsets[26]);
     cudnnStatus_t cubind_status = cubind_fn(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(26, (int)cubind_status);
@@ -7997,15 +5614,16 @@ cudnnStatus_t cubind_cudnn_get_tensor4d_descriptor(const cudnnTensorDescriptor_t
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetTensorNdDescriptor is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[])
+/* What the wrapper calls until cudnnSetTensorNdDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[])
 {
-    return cubind_shape_5((uintptr_t)tensorDesc, dataType, nbDims, (uintptr_t)dimA, (uintptr_t)strideA, 1);
+    return (cudnnStatus_t)cubind__shape_75((uintptr_t)tensorDesc, dataType, nbDims, (uintptr_t)dimA, (uintptr_t)strideA, 56);
 }
 
 cudnnStatus_t cubind_cudnn_set_tensor_nd_descriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[])
 {
-    cubind__cudnnSetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetTensorNdDescriptor, &cubind__cudnn_offsets[27]);
+    cubind__cudnnSetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetTensorNdDescriptor, &cubind__cudnn_offsets[27]);
     cudnnStatus_t cubind_status = cubind_fn(tensorDesc, dataType, nbDims, dimA, strideA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(27, (int)cubind_status);
@@ -8013,15 +5631,16 @@ cudnnStatus_t cubind_cudnn_set_tensor_nd_descriptor(cudnnTensorDescriptor_t tens
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetTensorNdDescriptorEx is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[])
+/* What the wrapper calls until cudnnSetTensorNdDescriptorEx is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[])
 {
-    return cubind_shape_5((uintptr_t)tensorDesc, format, dataType, nbDims, (uintptr_t)dimA, 2);
+    return (cudnnStatus_t)cubind__shape_75((uintptr_t)tensorDesc, format, dataType, nbDims, (uintptr_t)dimA, 57);
 }
 
 cudnnStatus_t cubind_cudnn_set_tensor_nd_descriptor_ex(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[])
 {
-    cubind__cudnnSetTensorNdDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptorEx_fn)cubind__target((cubind__fnptr)slow_cudnnSetTensorNdDescriptorEx, &cubind__cudnn_offsets[28]);
+    cubind__cudnnSetTensorNdDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptorEx_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetTensorNdDescriptorEx, &cubind__cudnn_offsets[28]);
     cudnnStatus_t cubind_status = cubind_fn(tensorDesc, format, dataType, nbDims, dimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(28, (int)cubind_status);
@@ -8029,15 +5648,16 @@ cudnnStatus_t cubind_cudnn_set_tensor_nd_descriptor_ex(cudnnTensorDescriptor_t t
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetTensorNdDescriptor is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[])
+/* What the wrapper calls until cudnnGetTensorNdDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[])
 {
-    return cubind_shape_6((uintptr_t)tensorDesc, nbDimsRequested, (uintptr_t)dataType, (uintptr_t)nbDims, (uintptr_t)dimA, (uintptr_t)strideA, 1.0);
+    return (cudnnStatus_t)cubind__shape_89((uintptr_t)tensorDesc, nbDimsRequested, (uintptr_t)dataType, (uintptr_t)nbDims, (uintptr_t)dimA, (uintptr_t)strideA, 13.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_tensor_nd_descriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[])
 {
-    cubind__cudnnGetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnGetTensorNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetTensorNdDescriptor, &cubind__cudnn_offsets[29]);
+    cubind__cudnnGetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnGetTensorNdDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetTensorNdDescriptor, &cubind__cudnn_offsets[29]);
     cudnnStatus_t cubind_status = cubind_fn(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(29, (int)cubind_status);
@@ -8045,15 +5665,16 @@ cudnnStatus_t cubind_cudnn_get_tensor_nd_descriptor(const cudnnTensorDescriptor_
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetTensorSizeInBytes is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)
+/* What the wrapper calls until cudnnGetTensorSizeInBytes is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)
 {
-    return cubind_shape_1((uintptr_t)tensorDesc, (uintptr_t)size, 4);
+    return (cudnnStatus_t)cubind__shape_90((uintptr_t)tensorDesc, (uintptr_t)size, 90, (cubind__fnptr)cubind__slow_cudnnGetTensorSizeInBytes);
 }
 
 cudnnStatus_t cubind_cudnn_get_tensor_size_in_bytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)
 {
-    cubind__cudnnGetTensorSizeInBytes_fn cubind_fn = (cubind__cudnnGetTensorSizeInBytes_fn)cubind__target((cubind__fnptr)slow_cudnnGetTensorSizeInBytes, &cubind__cudnn_offsets[30]);
+    cubind__cudnnGetTensorSizeInBytes_fn cubind_fn = (cubind__cudnnGetTensorSizeInBytes_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetTensorSizeInBytes, &cubind__cudnn_offsets[30]);
     cudnnStatus_t cubind_status = cubind_fn(tensorDesc, size);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(30, (int)cubind_status);
@@ -8061,15 +5682,16 @@ cudnnStatus_t cubind_cudnn_get_tensor_size_in_bytes(const cudnnTensorDescriptor_
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDestroyTensorDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc)
+/* What the wrapper calls until cudnnDestroyTensorDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc)
 {
-    return cubind_shape_2((uintptr_t)tensorDesc, 6);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)tensorDesc, 42, (cubind__fnptr)cubind__slow_cudnnDestroyTensorDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_tensor_descriptor(cudnnTensorDescriptor_t tensorDesc)
 {
-    cubind__cudnnDestroyTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyTensorDescriptor, &cubind__cudnn_offsets[31]);
+    cubind__cudnnDestroyTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDestroyTensorDescriptor, &cubind__cudnn_offsets[31]);
     cudnnStatus_t cubind_status = cubind_fn(tensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(31, (int)cubind_status);
@@ -8077,15 +5699,16 @@ cudnnStatus_t cubind_cudnn_destroy_tensor_descriptor(cudnnTensorDescriptor_t ten
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnInitTransformDest is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)
+/* What the wrapper calls until cudnnInitTransformDest is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)
 {
-    return cubind_shape_0((uintptr_t)transformDesc, (uintptr_t)srcDesc, (uintptr_t)destDesc, (uintptr_t)destSizeInBytes, 3);
+    return (cudnnStatus_t)cubind__shape_86((uintptr_t)transformDesc, (uintptr_t)srcDesc, (uintptr_t)destDesc, (uintptr_t)destSizeInBytes, 40, (cubind__fnptr)cubind__slow_cudnnInitTransformDest);
 }
 
 cudnnStatus_t cubind_cudnn_init_transform_dest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)
 {
-    cubind__cudnnInitTransformDest_fn cubind_fn = (cubind__cudnnInitTransformDest_fn)cubind__target((cubind__fnptr)slow_cudnnInitTransformDest, &cubind__cudnn_offsets[32]);
+    cubind__cudnnInitTransformDest_fn cubind_fn = (cubind__cudnnInitTransformDest_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnInitTransformDest, &cubind__cudnn_offsets[32]);
     cudnnStatus_t cubind_status = cubind_fn(transformDesc, srcDesc, destDesc, destSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(32, (int)cubind_status);
@@ -8093,15 +5716,16 @@ cudnnStatus_t cubind_cudnn_init_transform_dest(const cudnnTensorTransformDescrip
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnCreateTensorTransformDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateTensorTransformDescriptor(cudnnTensorTransformDescriptor_t *transformDesc)
+/* What the wrapper calls until cudnnCreateTensorTransformDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnCreateTensorTransformDescriptor(cudnnTensorTransformDescriptor_t *transformDesc)
 {
-    return cubind_shape_2((uintptr_t)transformDesc, 7);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)transformDesc, 43, (cubind__fnptr)cubind__slow_cudnnCreateTensorTransformDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_create_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t *transformDesc)
 {
-    cubind__cudnnCreateTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorTransformDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateTensorTransformDescriptor, &cubind__cudnn_offsets[33]);
+    cubind__cudnnCreateTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorTransformDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnCreateTensorTransformDescriptor, &cubind__cudnn_offsets[33]);
     cudnnStatus_t cubind_status = cubind_fn(transformDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(33, (int)cubind_status);
@@ -8109,15 +5733,16 @@ cudnnStatus_t cubind_cudnn_create_tensor_transform_descriptor(cudnnTensorTransfo
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetTensorTransformDescriptor is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction)
+/* What the wrapper calls until cudnnSetTensorTransformDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 5 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction)
 {
-    return cubind_shape_7((uintptr_t)transformDesc, nbDims, destFormat, (uintptr_t)padBeforeA, (uintptr_t)padAfterA, (uintptr_t)foldA, direction, 1.0);
+    return (cudnnStatus_t)cubind__shape_5((uintptr_t)transformDesc, nbDims, destFormat, (uintptr_t)padBeforeA, (uintptr_t)padAfterA, (uintptr_t)foldA, direction, 94.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction)
 {
-    cubind__cudnnSetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnSetTensorTransformDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetTensorTransformDescriptor, &cubind__cudnn_offsets[34]);
+    cubind__cudnnSetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnSetTensorTransformDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetTensorTransformDescriptor, &cubind__cudnn_offsets[34]);
     cudnnStatus_t cubind_status = cubind_fn(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(34, (int)cubind_status);
@@ -8125,15 +5750,16 @@ cudnnStatus_t cubind_cudnn_set_tensor_transform_descriptor(cudnnTensorTransformD
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetTensorTransformDescriptor is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction)
+/* What the wrapper calls until cudnnGetTensorTransformDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 5 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction)
 {
-    return cubind_shape_7((uintptr_t)transformDesc, nbDimsRequested, (uintptr_t)destFormat, (uintptr_t)padBeforeA, (uintptr_t)padAfterA, (uintptr_t)foldA, (uintptr_t)direction, 2.0);
+    return (cudnnStatus_t)cubind__shape_5((uintptr_t)transformDesc, nbDimsRequested, (uintptr_t)destFormat, (uintptr_t)padBeforeA, (uintptr_t)padAfterA, (uintptr_t)foldA, (uintptr_t)direction, 95.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction)
 {
-    cubind__cudnnGetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnGetTensorTransformDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetTensorTransformDescriptor, &cubind__cudnn_offsets[35]);
+    cubind__cudnnGetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnGetTensorTransformDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetTensorTransformDescriptor, &cubind__cudnn_offsets[35]);
     cudnnStatus_t cubind_status = cubind_fn(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(35, (int)cubind_status);
@@ -8141,15 +5767,16 @@ cudnnStatus_t cubind_cudnn_get_tensor_transform_descriptor(cudnnTensorTransformD
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDestroyTensorTransformDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc)
+/* What the wrapper calls until cudnnDestroyTensorTransformDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDestroyTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc)
 {
-    return cubind_shape_2((uintptr_t)transformDesc, 8);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)transformDesc, 44, (cubind__fnptr)cubind__slow_cudnnDestroyTensorTransformDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t transformDesc)
 {
-    cubind__cudnnDestroyTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorTransformDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyTensorTransformDescriptor, &cubind__cudnn_offsets[36]);
+    cubind__cudnnDestroyTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorTransformDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDestroyTensorTransformDescriptor, &cubind__cudnn_offsets[36]);
     cudnnStatus_t cubind_status = cubind_fn(transformDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(36, (int)cubind_status);
@@ -8157,15 +5784,16 @@ cudnnStatus_t cubind_cudnn_destroy_tensor_transform_descriptor(cudnnTensorTransf
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnTransformTensor is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+/* What the wrapper calls until cudnnTransformTensor is resolved, and every call while tracing: the slow path
+ * of its shape, 94 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    return cubind_shape_7((uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y, 3.0);
+    return (cudnnStatus_t)cubind__shape_94((uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_transform_tensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnTransformTensor_fn cubind_fn = (cubind__cudnnTransformTensor_fn)cubind__target((cubind__fnptr)slow_cudnnTransformTensor, &cubind__cudnn_offsets[37]);
+    cubind__cudnnTransformTensor_fn cubind_fn = (cubind__cudnnTransformTensor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnTransformTensor, &cubind__cudnn_offsets[37]);
     cudnnStatus_t cubind_status = cubind_fn(handle, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(37, (int)cubind_status);
@@ -8173,15 +5801,16 @@ cudnnStatus_t cubind_cudnn_transform_tensor(cudnnHandle_t handle, const void *al
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnTransformTensorEx is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData)
+/* What the wrapper calls until cudnnTransformTensorEx is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData)
 {
-    return cubind_shape_9((uintptr_t)handle, (uintptr_t)transDesc, (uintptr_t)alpha, (uintptr_t)srcDesc, (uintptr_t)srcData, (uintptr_t)beta, (uintptr_t)destDesc, (uintptr_t)destData, 0.0);
+    return (cudnnStatus_t)cubind__shape_59((uintptr_t)handle, (uintptr_t)transDesc, (uintptr_t)alpha, (uintptr_t)srcDesc, (uintptr_t)srcData, (uintptr_t)beta, (uintptr_t)destDesc, (uintptr_t)destData, 35.0);
 }
 
 cudnnStatus_t cubind_cudnn_transform_tensor_ex(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData)
 {
-    cubind__cudnnTransformTensorEx_fn cubind_fn = (cubind__cudnnTransformTensorEx_fn)cubind__target((cubind__fnptr)slow_cudnnTransformTensorEx, &cubind__cudnn_offsets[38]);
+    cubind__cudnnTransformTensorEx_fn cubind_fn = (cubind__cudnnTransformTensorEx_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnTransformTensorEx, &cubind__cudnn_offsets[38]);
     cudnnStatus_t cubind_status = cubind_fn(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(38, (int)cubind_status);
@@ -8189,15 +5818,16 @@ cudnnStatus_t cubind_cudnn_transform_tensor_ex(cudnnHandle_t handle, const cudnn
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnAddTensor is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnAddTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
+/* What the wrapper calls until cudnnAddTensor is resolved, and every call while tracing: the slow path
+ * of its shape, 94 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnAddTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
-    return cubind_shape_7((uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)aDesc, (uintptr_t)A, (uintptr_t)beta, (uintptr_t)cDesc, (uintptr_t)C, 4.0);
+    return (cudnnStatus_t)cubind__shape_94((uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)aDesc, (uintptr_t)A, (uintptr_t)beta, (uintptr_t)cDesc, (uintptr_t)C, 1.0);
 }
 
 cudnnStatus_t cubind_cudnn_add_tensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
-    cubind__cudnnAddTensor_fn cubind_fn = (cubind__cudnnAddTensor_fn)cubind__target((cubind__fnptr)slow_cudnnAddTensor, &cubind__cudnn_offsets[39]);
+    cubind__cudnnAddTensor_fn cubind_fn = (cubind__cudnnAddTensor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnAddTensor, &cubind__cudnn_offsets[39]);
     cudnnStatus_t cubind_status = cubind_fn(handle, alpha, aDesc, A, beta, cDesc, C);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(39, (int)cubind_status);
@@ -8205,15 +5835,16 @@ cudnnStatus_t cubind_cudnn_add_tensor(cudnnHandle_t handle, const void *alpha, c
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnCreateOpTensorDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc)
+/* What the wrapper calls until cudnnCreateOpTensorDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc)
 {
-    return cubind_shape_2((uintptr_t)opTensorDesc, 9);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)opTensorDesc, 45, (cubind__fnptr)cubind__slow_cudnnCreateOpTensorDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_create_op_tensor_descriptor(cudnnOpTensorDescriptor_t *opTensorDesc)
 {
-    cubind__cudnnCreateOpTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateOpTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateOpTensorDescriptor, &cubind__cudnn_offsets[40]);
+    cubind__cudnnCreateOpTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateOpTensorDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnCreateOpTensorDescriptor, &cubind__cudnn_offsets[40]);
     cudnnStatus_t cubind_status = cubind_fn(opTensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(40, (int)cubind_status);
@@ -8221,15 +5852,16 @@ cudnnStatus_t cubind_cudnn_create_op_tensor_descriptor(cudnnOpTensorDescriptor_t
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetOpTensorDescriptor is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)
+/* What the wrapper calls until cudnnSetOpTensorDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)
 {
-    return cubind_shape_0((uintptr_t)opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt, 4);
+    return (cudnnStatus_t)cubind__shape_86((uintptr_t)opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt, 41, (cubind__fnptr)cubind__slow_cudnnSetOpTensorDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_set_op_tensor_descriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)
 {
-    cubind__cudnnSetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnSetOpTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetOpTensorDescriptor, &cubind__cudnn_offsets[41]);
+    cubind__cudnnSetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnSetOpTensorDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetOpTensorDescriptor, &cubind__cudnn_offsets[41]);
     cudnnStatus_t cubind_status = cubind_fn(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(41, (int)cubind_status);
@@ -8237,15 +5869,16 @@ cudnnStatus_t cubind_cudnn_set_op_tensor_descriptor(cudnnOpTensorDescriptor_t op
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetOpTensorDescriptor is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)
+/* What the wrapper calls until cudnnGetOpTensorDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)
 {
-    return cubind_shape_0((uintptr_t)opTensorDesc, (uintptr_t)opTensorOp, (uintptr_t)opTensorCompType, (uintptr_t)opTensorNanOpt, 5);
+    return (cudnnStatus_t)cubind__shape_86((uintptr_t)opTensorDesc, (uintptr_t)opTensorOp, (uintptr_t)opTensorCompType, (uintptr_t)opTensorNanOpt, 42, (cubind__fnptr)cubind__slow_cudnnGetOpTensorDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_get_op_tensor_descriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)
 {
-    cubind__cudnnGetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnGetOpTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetOpTensorDescriptor, &cubind__cudnn_offsets[42]);
+    cubind__cudnnGetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnGetOpTensorDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetOpTensorDescriptor, &cubind__cudnn_offsets[42]);
     cudnnStatus_t cubind_status = cubind_fn(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(42, (int)cubind_status);
@@ -8253,15 +5886,16 @@ cudnnStatus_t cubind_cudnn_get_op_tensor_descriptor(const cudnnOpTensorDescripto
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDestroyOpTensorDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc)
+/* What the wrapper calls until cudnnDestroyOpTensorDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc)
 {
-    return cubind_shape_2((uintptr_t)opTensorDesc, 10);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)opTensorDesc, 46, (cubind__fnptr)cubind__slow_cudnnDestroyOpTensorDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_op_tensor_descriptor(cudnnOpTensorDescriptor_t opTensorDesc)
 {
-    cubind__cudnnDestroyOpTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyOpTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyOpTensorDescriptor, &cubind__cudnn_offsets[43]);
+    cubind__cudnnDestroyOpTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyOpTensorDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDestroyOpTensorDescriptor, &cubind__cudnn_offsets[43]);
     cudnnStatus_t cubind_status = cubind_fn(opTensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(43, (int)cubind_status);
@@ -8269,15 +5903,16 @@ cudnnStatus_t cubind_cudnn_destroy_op_tensor_descriptor(cudnnOpTensorDescriptor_
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnOpTensor is resolved, and every call while tracing: shape 10. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
+/* What the wrapper calls until cudnnOpTensor is resolved, and every call while tracing: the slow path
+ * of its shape, 68 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
-    return cubind_shape_10((uintptr_t)handle, (uintptr_t)opTensorDesc, (uintptr_t)alpha1, (uintptr_t)aDesc, (uintptr_t)A, (uintptr_t)alpha2, (uintptr_t)bDesc, (uintptr_t)B, (uintptr_t)beta, (uintptr_t)cDesc, (uintptr_t)C, 0.0);
+    return (cudnnStatus_t)cubind__shape_68((uintptr_t)handle, (uintptr_t)opTensorDesc, (uintptr_t)alpha1, (uintptr_t)aDesc, (uintptr_t)A, (uintptr_t)alpha2, (uintptr_t)bDesc, (uintptr_t)B, (uintptr_t)beta, (uintptr_t)cDesc, (uintptr_t)C, 34.0);
 }
 
 cudnnStatus_t cubind_cudnn_op_tensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
-    cubind__cudnnOpTensor_fn cubind_fn = (cubind__cudnnOpTensor_fn)cubind__target((cubind__fnptr)slow_cudnnOpTensor, &cubind__cudnn_offsets[44]);
+    cubind__cudnnOpTensor_fn cubind_fn = (cubind__cudnnOpTensor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnOpTensor, &cubind__cudnn_offsets[44]);
     cudnnStatus_t cubind_status = cubind_fn(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(44, (int)cubind_status);
@@ -8285,15 +5920,16 @@ cudnnStatus_t cubind_cudnn_op_tensor(cudnnHandle_t handle, const cudnnOpTensorDe
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnCreateReduceTensorDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)
+/* What the wrapper calls until cudnnCreateReduceTensorDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)
 {
-    return cubind_shape_2((uintptr_t)reduceTensorDesc, 11);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)reduceTensorDesc, 47, (cubind__fnptr)cubind__slow_cudnnCreateReduceTensorDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_create_reduce_tensor_descriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)
 {
-    cubind__cudnnCreateReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateReduceTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateReduceTensorDescriptor, &cubind__cudnn_offsets[45]);
+    cubind__cudnnCreateReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateReduceTensorDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnCreateReduceTensorDescriptor, &cubind__cudnn_offsets[45]);
     cudnnStatus_t cubind_status = cubind_fn(reduceTensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(45, (int)cubind_status);
@@ -8301,15 +5937,16 @@ cudnnStatus_t cubind_cudnn_create_reduce_tensor_descriptor(cudnnReduceTensorDesc
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetReduceTensorDescriptor is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType)
+/* What the wrapper calls until cudnnSetReduceTensorDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType)
 {
-    return cubind_shape_6((uintptr_t)reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType, 2.0);
+    return (cudnnStatus_t)cubind__shape_89((uintptr_t)reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType, 14.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_reduce_tensor_descriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType)
 {
-    cubind__cudnnSetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnSetReduceTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetReduceTensorDescriptor, &cubind__cudnn_offsets[46]);
+    cubind__cudnnSetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnSetReduceTensorDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetReduceTensorDescriptor, &cubind__cudnn_offsets[46]);
     cudnnStatus_t cubind_status = cubind_fn(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(46, (int)cubind_status);
@@ -8317,15 +5954,16 @@ cudnnStatus_t cubind_cudnn_set_reduce_tensor_descriptor(cudnnReduceTensorDescrip
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetReduceTensorDescriptor is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)
+/* What the wrapper calls until cudnnGetReduceTensorDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)
 {
-    return cubind_shape_6((uintptr_t)reduceTensorDesc, (uintptr_t)reduceTensorOp, (uintptr_t)reduceTensorCompType, (uintptr_t)reduceTensorNanOpt, (uintptr_t)reduceTensorIndices, (uintptr_t)reduceTensorIndicesType, 3.0);
+    return (cudnnStatus_t)cubind__shape_89((uintptr_t)reduceTensorDesc, (uintptr_t)reduceTensorOp, (uintptr_t)reduceTensorCompType, (uintptr_t)reduceTensorNanOpt, (uintptr_t)reduceTensorIndices, (uintptr_t)reduceTensorIndicesType, 15.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_reduce_tensor_descriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)
 {
-    cubind__cudnnGetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnGetReduceTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetReduceTensorDescriptor, &cubind__cudnn_offsets[47]);
+    cubind__cudnnGetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnGetReduceTensorDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetReduceTensorDescriptor, &cubind__cudnn_offsets[47]);
     cudnnStatus_t cubind_status = cubind_fn(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(47, (int)cubind_status);
@@ -8333,15 +5971,16 @@ cudnnStatus_t cubind_cudnn_get_reduce_tensor_descriptor(const cudnnReduceTensorD
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDestroyReduceTensorDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc)
+/* What the wrapper calls until cudnnDestroyReduceTensorDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDestroyReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc)
 {
-    return cubind_shape_2((uintptr_t)reduceTensorDesc, 12);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)reduceTensorDesc, 48, (cubind__fnptr)cubind__slow_cudnnDestroyReduceTensorDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_reduce_tensor_descriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc)
 {
-    cubind__cudnnDestroyReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyReduceTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyReduceTensorDescriptor, &cubind__cudnn_offsets[48]);
+    cubind__cudnnDestroyReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyReduceTensorDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDestroyReduceTensorDescriptor, &cubind__cudnn_offsets[48]);
     cudnnStatus_t cubind_status = cubind_fn(reduceTensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(48, (int)cubind_status);
@@ -8349,15 +5988,16 @@ cudnnStatus_t cubind_cudnn_destroy_reduce_tensor_descriptor(cudnnReduceTensorDes
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetReductionIndicesSize is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetReductionIndicesSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
+/* What the wrapper calls until cudnnGetReductionIndicesSize is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetReductionIndicesSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
-    return cubind_shape_5((uintptr_t)handle, (uintptr_t)reduceTensorDesc, (uintptr_t)aDesc, (uintptr_t)cDesc, (uintptr_t)sizeInBytes, 3);
+    return (cudnnStatus_t)cubind__shape_75((uintptr_t)handle, (uintptr_t)reduceTensorDesc, (uintptr_t)aDesc, (uintptr_t)cDesc, (uintptr_t)sizeInBytes, 58);
 }
 
 cudnnStatus_t cubind_cudnn_get_reduction_indices_size(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetReductionIndicesSize_fn cubind_fn = (cubind__cudnnGetReductionIndicesSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetReductionIndicesSize, &cubind__cudnn_offsets[49]);
+    cubind__cudnnGetReductionIndicesSize_fn cubind_fn = (cubind__cudnnGetReductionIndicesSize_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetReductionIndicesSize, &cubind__cudnn_offsets[49]);
     cudnnStatus_t cubind_status = cubind_fn(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(49, (int)cubind_status);
@@ -8365,15 +6005,16 @@ cudnnStatus_t cubind_cudnn_get_reduction_indices_size(cudnnHandle_t handle, cons
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetReductionWorkspaceSize is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
+/* What the wrapper calls until cudnnGetReductionWorkspaceSize is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
-    return cubind_shape_5((uintptr_t)handle, (uintptr_t)reduceTensorDesc, (uintptr_t)aDesc, (uintptr_t)cDesc, (uintptr_t)sizeInBytes, 4);
+    return (cudnnStatus_t)cubind__shape_75((uintptr_t)handle, (uintptr_t)reduceTensorDesc, (uintptr_t)aDesc, (uintptr_t)cDesc, (uintptr_t)sizeInBytes, 59);
 }
 
 cudnnStatus_t cubind_cudnn_get_reduction_workspace_size(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetReductionWorkspaceSize_fn cubind_fn = (cubind__cudnnGetReductionWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetReductionWorkspaceSize, &cubind__cudnn_offsets[50]);
+    cubind__cudnnGetReductionWorkspaceSize_fn cubind_fn = (cubind__cudnnGetReductionWorkspaceSize_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetReductionWorkspaceSize, &cubind__cudnn_offsets[50]);
     cudnnStatus_t cubind_status = cubind_fn(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(50, (int)cubind_status);
@@ -8381,15 +6022,16 @@ cudnnStatus_t cubind_cudnn_get_reduction_workspace_size(cudnnHandle_t handle, co
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnReduceTensor is resolved, and every call while tracing: shape 11. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnReduceTensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
+/* What the wrapper calls until cudnnReduceTensor is resolved, and every call while tracing: the slow path
+ * of its shape, 41 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnReduceTensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
-    return cubind_shape_11((uintptr_t)handle, (uintptr_t)reduceTensorDesc, (uintptr_t)indices, indicesSizeInBytes, (uintptr_t)workspace, workspaceSizeInBytes, (uintptr_t)alpha, (uintptr_t)aDesc, (uintptr_t)A, (uintptr_t)beta, (uintptr_t)cDesc, (uintptr_t)C, 0.0);
+    return (cudnnStatus_t)cubind__shape_41((uintptr_t)handle, (uintptr_t)reduceTensorDesc, (uintptr_t)indices, indicesSizeInBytes, (uintptr_t)workspace, workspaceSizeInBytes, (uintptr_t)alpha, (uintptr_t)aDesc, (uintptr_t)A, (uintptr_t)beta, (uintptr_t)cDesc, (uintptr_t)C, 42.0);
 }
 
 cudnnStatus_t cubind_cudnn_reduce_tensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
-    cubind__cudnnReduceTensor_fn cubind_fn = (cubind__cudnnReduceTensor_fn)cubind__target((cubind__fnptr)slow_cudnnReduceTensor, &cubind__cudnn_offsets[51]);
+    cubind__cudnnReduceTensor_fn cubind_fn = (cubind__cudnnReduceTensor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnReduceTensor, &cubind__cudnn_offsets[51]);
     cudnnStatus_t cubind_status = cubind_fn(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(51, (int)cubind_status);
@@ -8397,15 +6039,16 @@ cudnnStatus_t cubind_cudnn_reduce_tensor(cudnnHandle_t handle, const cudnnReduce
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetTensor is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)
+/* What the wrapper calls until cudnnSetTensor is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)
 {
-    return cubind_shape_0((uintptr_t)handle, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)valuePtr, 6);
+    return (cudnnStatus_t)cubind__shape_86((uintptr_t)handle, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)valuePtr, 43, (cubind__fnptr)cubind__slow_cudnnSetTensor);
 }
 
 cudnnStatus_t cubind_cudnn_set_tensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)
 {
-    cubind__cudnnSetTensor_fn cubind_fn = (cubind__cudnnSetTensor_fn)cubind__target((cubind__fnptr)slow_cudnnSetTensor, &cubind__cudnn_offsets[52]);
+    cubind__cudnnSetTensor_fn cubind_fn = (cubind__cudnnSetTensor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetTensor, &cubind__cudnn_offsets[52]);
     cudnnStatus_t cubind_status = cubind_fn(handle, yDesc, y, valuePtr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(52, (int)cubind_status);
@@ -8413,15 +6056,16 @@ cudnnStatus_t cubind_cudnn_set_tensor(cudnnHandle_t handle, const cudnnTensorDes
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnScaleTensor is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha)
+/* What the wrapper calls until cudnnScaleTensor is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha)
 {
-    return cubind_shape_0((uintptr_t)handle, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)alpha, 7);
+    return (cudnnStatus_t)cubind__shape_86((uintptr_t)handle, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)alpha, 44, (cubind__fnptr)cubind__slow_cudnnScaleTensor);
 }
 
 cudnnStatus_t cubind_cudnn_scale_tensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha)
 {
-    cubind__cudnnScaleTensor_fn cubind_fn = (cubind__cudnnScaleTensor_fn)cubind__target((cubind__fnptr)slow_cudnnScaleTensor, &cubind__cudnn_offsets[53]);
+    cubind__cudnnScaleTensor_fn cubind_fn = (cubind__cudnnScaleTensor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnScaleTensor, &cubind__cudnn_offsets[53]);
     cudnnStatus_t cubind_status = cubind_fn(handle, yDesc, y, alpha);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(53, (int)cubind_status);
@@ -8429,15 +6073,16 @@ cudnnStatus_t cubind_cudnn_scale_tensor(cudnnHandle_t handle, const cudnnTensorD
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnCreateFilterDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc)
+/* What the wrapper calls until cudnnCreateFilterDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc)
 {
-    return cubind_shape_2((uintptr_t)filterDesc, 13);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)filterDesc, 49, (cubind__fnptr)cubind__slow_cudnnCreateFilterDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_create_filter_descriptor(cudnnFilterDescriptor_t *filterDesc)
 {
-    cubind__cudnnCreateFilterDescriptor_fn cubind_fn = (cubind__cudnnCreateFilterDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateFilterDescriptor, &cubind__cudnn_offsets[54]);
+    cubind__cudnnCreateFilterDescriptor_fn cubind_fn = (cubind__cudnnCreateFilterDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnCreateFilterDescriptor, &cubind__cudnn_offsets[54]);
     cudnnStatus_t cubind_status = cubind_fn(filterDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(54, (int)cubind_status);
@@ -8445,15 +6090,16 @@ cudnnStatus_t cubind_cudnn_create_filter_descriptor(cudnnFilterDescriptor_t *fil
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetFilter4dDescriptor is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)
+/* What the wrapper calls until cudnnSetFilter4dDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 94 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)
 {
-    return cubind_shape_7((uintptr_t)filterDesc, dataType, format, k, c, h, w, 5.0);
+    return (cudnnStatus_t)cubind__shape_94((uintptr_t)filterDesc, dataType, format, k, c, h, w, 2.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_filter4d_descriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)
 {
-    cubind__cudnnSetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnSetFilter4dDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetFilter4dDescriptor, &cubind__cudnn_offsets[55]);
+    cubind__cudnnSetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnSetFilter4dDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetFilter4dDescriptor, &cubind__cudnn_offsets[55]);
     cudnnStatus_t cubind_status = cubind_fn(filterDesc, dataType, format, k, c, h, w);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(55, (int)cubind_status);
@@ -8461,15 +6107,16 @@ cudnnStatus_t cubind_cudnn_set_filter4d_descriptor(cudnnFilterDescriptor_t filte
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetFilter4dDescriptor is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)
+/* What the wrapper calls until cudnnGetFilter4dDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 94 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)
 {
-    return cubind_shape_7((uintptr_t)filterDesc, (uintptr_t)dataType, (uintptr_t)format, (uintptr_t)k, (uintptr_t)c, (uintptr_t)h, (uintptr_t)w, 6.0);
+    return (cudnnStatus_t)cubind__shape_94((uintptr_t)filterDesc, (uintptr_t)dataType, (uintptr_t)format, (uintptr_t)k, (uintptr_t)c, (uintptr_t)h, (uintptr_t)w, 3.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_filter4d_descriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)
 {
-    cubind__cudnnGetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnGetFilter4dDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetFilter4dDescriptor, &cubind__cudnn_offsets[56]);
+    cubind__cudnnGetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnGetFilter4dDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetFilter4dDescriptor, &cubind__cudnn_offsets[56]);
     cudnnStatus_t cubind_status = cubind_fn(filterDesc, dataType, format, k, c, h, w);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(56, (int)cubind_status);
@@ -8477,15 +6124,16 @@ cudnnStatus_t cubind_cudnn_get_filter4d_descriptor(const cudnnFilterDescriptor_t
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetFilterNdDescriptor is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[])
+/* What the wrapper calls until cudnnSetFilterNdDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[])
 {
-    return cubind_shape_5((uintptr_t)filterDesc, dataType, format, nbDims, (uintptr_t)filterDimA, 5);
+    return (cudnnStatus_t)cubind__shape_75((uintptr_t)filterDesc, dataType, format, nbDims, (uintptr_t)filterDimA, 60);
 }
 
 cudnnStatus_t cubind_cudnn_set_filter_nd_descriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[])
 {
-    cubind__cudnnSetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnSetFilterNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetFilterNdDescriptor, &cubind__cudnn_offsets[57]);
+    cubind__cudnnSetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnSetFilterNdDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetFilterNdDescriptor, &cubind__cudnn_offsets[57]);
     cudnnStatus_t cubind_status = cubind_fn(filterDesc, dataType, format, nbDims, filterDimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(57, (int)cubind_status);
@@ -8493,15 +6141,16 @@ cudnnStatus_t cubind_cudnn_set_filter_nd_descriptor(cudnnFilterDescriptor_t filt
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetFilterNdDescriptor is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[])
+/* What the wrapper calls until cudnnGetFilterNdDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[])
 {
-    return cubind_shape_6((uintptr_t)filterDesc, nbDimsRequested, (uintptr_t)dataType, (uintptr_t)format, (uintptr_t)nbDims, (uintptr_t)filterDimA, 4.0);
+    return (cudnnStatus_t)cubind__shape_89((uintptr_t)filterDesc, nbDimsRequested, (uintptr_t)dataType, (uintptr_t)format, (uintptr_t)nbDims, (uintptr_t)filterDimA, 16.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_filter_nd_descriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[])
 {
-    cubind__cudnnGetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnGetFilterNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetFilterNdDescriptor, &cubind__cudnn_offsets[58]);
+    cubind__cudnnGetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnGetFilterNdDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetFilterNdDescriptor, &cubind__cudnn_offsets[58]);
     cudnnStatus_t cubind_status = cubind_fn(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(58, (int)cubind_status);
@@ -8509,15 +6158,16 @@ cudnnStatus_t cubind_cudnn_get_filter_nd_descriptor(const cudnnFilterDescriptor_
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetFilterSizeInBytes is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)
+/* What the wrapper calls until cudnnGetFilterSizeInBytes is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)
 {
-    return cubind_shape_1((uintptr_t)filterDesc, (uintptr_t)size, 5);
+    return (cudnnStatus_t)cubind__shape_90((uintptr_t)filterDesc, (uintptr_t)size, 91, (cubind__fnptr)cubind__slow_cudnnGetFilterSizeInBytes);
 }
 
 cudnnStatus_t cubind_cudnn_get_filter_size_in_bytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)
 {
-    cubind__cudnnGetFilterSizeInBytes_fn cubind_fn = (cubind__cudnnGetFilterSizeInBytes_fn)cubind__target((cubind__fnptr)slow_cudnnGetFilterSizeInBytes, &cubind__cudnn_offsets[59]);
+    cubind__cudnnGetFilterSizeInBytes_fn cubind_fn = (cubind__cudnnGetFilterSizeInBytes_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetFilterSizeInBytes, &cubind__cudnn_offsets[59]);
     cudnnStatus_t cubind_status = cubind_fn(filterDesc, size);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(59, (int)cubind_status);
@@ -8525,15 +6175,16 @@ cudnnStatus_t cubind_cudnn_get_filter_size_in_bytes(const cudnnFilterDescriptor_
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnTransformFilter is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnTransformFilter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)
+/* What the wrapper calls until cudnnTransformFilter is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnTransformFilter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)
 {
-    return cubind_shape_9((uintptr_t)handle, (uintptr_t)transDesc, (uintptr_t)alpha, (uintptr_t)srcDesc, (uintptr_t)srcData, (uintptr_t)beta, (uintptr_t)destDesc, (uintptr_t)destData, 1.0);
+    return (cudnnStatus_t)cubind__shape_59((uintptr_t)handle, (uintptr_t)transDesc, (uintptr_t)alpha, (uintptr_t)srcDesc, (uintptr_t)srcData, (uintptr_t)beta, (uintptr_t)destDesc, (uintptr_t)destData, 36.0);
 }
 
 cudnnStatus_t cubind_cudnn_transform_filter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)
 {
-    cubind__cudnnTransformFilter_fn cubind_fn = (cubind__cudnnTransformFilter_fn)cubind__target((cubind__fnptr)slow_cudnnTransformFilter, &cubind__cudnn_offsets[60]);
+    cubind__cudnnTransformFilter_fn cubind_fn = (cubind__cudnnTransformFilter_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnTransformFilter, &cubind__cudnn_offsets[60]);
     cudnnStatus_t cubind_status = cubind_fn(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(60, (int)cubind_status);
@@ -8541,15 +6192,16 @@ cudnnStatus_t cubind_cudnn_transform_filter(cudnnHandle_t handle, const cudnnTen
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDestroyFilterDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc)
+/* What the wrapper calls until cudnnDestroyFilterDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc)
 {
-    return cubind_shape_2((uintptr_t)filterDesc, 14);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)filterDesc, 50, (cubind__fnptr)cubind__slow_cudnnDestroyFilterDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_filter_descriptor(cudnnFilterDescriptor_t filterDesc)
 {
-    cubind__cudnnDestroyFilterDescriptor_fn cubind_fn = (cubind__cudnnDestroyFilterDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyFilterDescriptor, &cubind__cudnn_offsets[61]);
+    cubind__cudnnDestroyFilterDescriptor_fn cubind_fn = (cubind__cudnnDestroyFilterDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDestroyFilterDescriptor, &cubind__cudnn_offsets[61]);
     cudnnStatus_t cubind_status = cubind_fn(filterDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(61, (int)cubind_status);
@@ -8557,15 +6209,16 @@ cudnnStatus_t cubind_cudnn_destroy_filter_descriptor(cudnnFilterDescriptor_t fil
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSoftmaxForward is resolved, and every call while tracing: shape 12. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+/* What the wrapper calls until cudnnSoftmaxForward is resolved, and every call while tracing: the slow path
+ * of its shape, 63 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    return cubind_shape_12((uintptr_t)handle, algo, mode, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y, 0.0);
+    return (cudnnStatus_t)cubind__shape_63((uintptr_t)handle, algo, mode, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y, 46.0);
 }
 
 cudnnStatus_t cubind_cudnn_softmax_forward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnSoftmaxForward_fn cubind_fn = (cubind__cudnnSoftmaxForward_fn)cubind__target((cubind__fnptr)slow_cudnnSoftmaxForward, &cubind__cudnn_offsets[62]);
+    cubind__cudnnSoftmaxForward_fn cubind_fn = (cubind__cudnnSoftmaxForward_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSoftmaxForward, &cubind__cudnn_offsets[62]);
     cudnnStatus_t cubind_status = cubind_fn(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(62, (int)cubind_status);
@@ -8573,15 +6226,16 @@ cudnnStatus_t cubind_cudnn_softmax_forward(cudnnHandle_t handle, cudnnSoftmaxAlg
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnCreatePoolingDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *poolingDesc)
+/* What the wrapper calls until cudnnCreatePoolingDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *poolingDesc)
 {
-    return cubind_shape_2((uintptr_t)poolingDesc, 15);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)poolingDesc, 51, (cubind__fnptr)cubind__slow_cudnnCreatePoolingDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_create_pooling_descriptor(cudnnPoolingDescriptor_t *poolingDesc)
 {
-    cubind__cudnnCreatePoolingDescriptor_fn cubind_fn = (cubind__cudnnCreatePoolingDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreatePoolingDescriptor, &cubind__cudnn_offsets[63]);
+    cubind__cudnnCreatePoolingDescriptor_fn cubind_fn = (cubind__cudnnCreatePoolingDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnCreatePoolingDescriptor, &cubind__cudnn_offsets[63]);
     cudnnStatus_t cubind_status = cubind_fn(poolingDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(63, (int)cubind_status);
@@ -8589,15 +6243,16 @@ cudnnStatus_t cubind_cudnn_create_pooling_descriptor(cudnnPoolingDescriptor_t *p
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetPooling2dDescriptor is resolved, and every call while tracing: shape 12. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)
+/* What the wrapper calls until cudnnSetPooling2dDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 63 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)
 {
-    return cubind_shape_12((uintptr_t)poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride, 1.0);
+    return (cudnnStatus_t)cubind__shape_63((uintptr_t)poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride, 47.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_pooling2d_descriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)
 {
-    cubind__cudnnSetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnSetPooling2dDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetPooling2dDescriptor, &cubind__cudnn_offsets[64]);
+    cubind__cudnnSetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnSetPooling2dDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetPooling2dDescriptor, &cubind__cudnn_offsets[64]);
     cudnnStatus_t cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(64, (int)cubind_status);
@@ -8605,15 +6260,16 @@ cudnnStatus_t cubind_cudnn_set_pooling2d_descriptor(cudnnPoolingDescriptor_t poo
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetPooling2dDescriptor is resolved, and every call while tracing: shape 12. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)
+/* What the wrapper calls until cudnnGetPooling2dDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 63 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)
 {
-    return cubind_shape_12((uintptr_t)poolingDesc, (uintptr_t)mode, (uintptr_t)maxpoolingNanOpt, (uintptr_t)windowHeight, (uintptr_t)windowWidth, (uintptr_t)verticalPadding, (uintptr_t)horizontalPadding, (uintptr_t)verticalStride, (uintptr_t)horizontalStride, 2.0);
+    return (cudnnStatus_t)cubind__shape_63((uintptr_t)poolingDesc, (uintptr_t)mode, (uintptr_t)maxpoolingNanOpt, (uintptr_t)windowHeight, (uintptr_t)windowWidth, (uintptr_t)verticalPadding, (uintptr_t)horizontalPadding, (uintptr_t)verticalStride, (uintptr_t)horizontalStride, 48.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_pooling2d_descriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)
 {
-    cubind__cudnnGetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnGetPooling2dDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetPooling2dDescriptor, &cubind__cudnn_offsets[65]);
+    cubind__cudnnGetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnGetPooling2dDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetPooling2dDescriptor, &cubind__cudnn_offsets[65]);
     cudnnStatus_t cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(65, (int)cubind_status);
@@ -8621,15 +6277,16 @@ cudnnStatus_t cubind_cudnn_get_pooling2d_descriptor(const cudnnPoolingDescriptor
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetPoolingNdDescriptor is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[])
+/* What the wrapper calls until cudnnSetPoolingNdDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 94 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[])
 {
-    return cubind_shape_7((uintptr_t)poolingDesc, mode, maxpoolingNanOpt, nbDims, (uintptr_t)windowDimA, (uintptr_t)paddingA, (uintptr_t)strideA, 7.0);
+    return (cudnnStatus_t)cubind__shape_94((uintptr_t)poolingDesc, mode, maxpoolingNanOpt, nbDims, (uintptr_t)windowDimA, (uintptr_t)paddingA, (uintptr_t)strideA, 4.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_pooling_nd_descriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[])
 {
-    cubind__cudnnSetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnSetPoolingNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetPoolingNdDescriptor, &cubind__cudnn_offsets[66]);
+    cubind__cudnnSetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnSetPoolingNdDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetPoolingNdDescriptor, &cubind__cudnn_offsets[66]);
     cudnnStatus_t cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(66, (int)cubind_status);
@@ -8637,15 +6294,16 @@ cudnnStatus_t cubind_cudnn_set_pooling_nd_descriptor(cudnnPoolingDescriptor_t po
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetPoolingNdDescriptor is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[])
+/* What the wrapper calls until cudnnGetPoolingNdDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[])
 {
-    return cubind_shape_9((uintptr_t)poolingDesc, nbDimsRequested, (uintptr_t)mode, (uintptr_t)maxpoolingNanOpt, (uintptr_t)nbDims, (uintptr_t)windowDimA, (uintptr_t)paddingA, (uintptr_t)strideA, 2.0);
+    return (cudnnStatus_t)cubind__shape_59((uintptr_t)poolingDesc, nbDimsRequested, (uintptr_t)mode, (uintptr_t)maxpoolingNanOpt, (uintptr_t)nbDims, (uintptr_t)windowDimA, (uintptr_t)paddingA, (uintptr_t)strideA, 37.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_pooling_nd_descriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[])
 {
-    cubind__cudnnGetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnGetPoolingNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetPoolingNdDescriptor, &cubind__cudnn_offsets[67]);
+    cubind__cudnnGetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnGetPoolingNdDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetPoolingNdDescriptor, &cubind__cudnn_offsets[67]);
     cudnnStatus_t cubind_status = cubind_fn(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(67, (int)cubind_status);
@@ -8653,15 +6311,16 @@ cudnnStatus_t cubind_cudnn_get_pooling_nd_descriptor(const cudnnPoolingDescripto
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetPoolingNdForwardOutputDim is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[])
+/* What the wrapper calls until cudnnGetPoolingNdForwardOutputDim is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[])
 {
-    return cubind_shape_0((uintptr_t)poolingDesc, (uintptr_t)inputTensorDesc, nbDims, (uintptr_t)outputTensorDimA, 8);
+    return (cudnnStatus_t)cubind__shape_86((uintptr_t)poolingDesc, (uintptr_t)inputTensorDesc, nbDims, (uintptr_t)outputTensorDimA, 45, (cubind__fnptr)cubind__slow_cudnnGetPoolingNdForwardOutputDim);
 }
 
 cudnnStatus_t cubind_cudnn_get_pooling_nd_forward_output_dim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[])
 {
-    cubind__cudnnGetPoolingNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPoolingNdForwardOutputDim_fn)cubind__target((cubind__fnptr)slow_cudnnGetPoolingNdForwardOutputDim, &cubind__cudnn_offsets[68]);
+    cubind__cudnnGetPoolingNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPoolingNdForwardOutputDim_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetPoolingNdForwardOutputDim, &cubind__cudnn_offsets[68]);
     cudnnStatus_t cubind_status = cubind_fn(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(68, (int)cubind_status);
@@ -8669,15 +6328,16 @@ cudnnStatus_t cubind_cudnn_get_pooling_nd_forward_output_dim(const cudnnPoolingD
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetPooling2dForwardOutputDim is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)
+/* What the wrapper calls until cudnnGetPooling2dForwardOutputDim is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)
 {
-    return cubind_shape_6((uintptr_t)poolingDesc, (uintptr_t)inputTensorDesc, (uintptr_t)n, (uintptr_t)c, (uintptr_t)h, (uintptr_t)w, 5.0);
+    return (cudnnStatus_t)cubind__shape_89((uintptr_t)poolingDesc, (uintptr_t)inputTensorDesc, (uintptr_t)n, (uintptr_t)c, (uintptr_t)h, (uintptr_t)w, 17.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_pooling2d_forward_output_dim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)
 {
-    cubind__cudnnGetPooling2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPooling2dForwardOutputDim_fn)cubind__target((cubind__fnptr)slow_cudnnGetPooling2dForwardOutputDim, &cubind__cudnn_offsets[69]);
+    cubind__cudnnGetPooling2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPooling2dForwardOutputDim_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetPooling2dForwardOutputDim, &cubind__cudnn_offsets[69]);
     cudnnStatus_t cubind_status = cubind_fn(poolingDesc, inputTensorDesc, n, c, h, w);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(69, (int)cubind_status);
@@ -8685,15 +6345,16 @@ cudnnStatus_t cubind_cudnn_get_pooling2d_forward_output_dim(const cudnnPoolingDe
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDestroyPoolingDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t poolingDesc)
+/* What the wrapper calls until cudnnDestroyPoolingDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t poolingDesc)
 {
-    return cubind_shape_2((uintptr_t)poolingDesc, 16);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)poolingDesc, 52, (cubind__fnptr)cubind__slow_cudnnDestroyPoolingDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_pooling_descriptor(cudnnPoolingDescriptor_t poolingDesc)
 {
-    cubind__cudnnDestroyPoolingDescriptor_fn cubind_fn = (cubind__cudnnDestroyPoolingDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyPoolingDescriptor, &cubind__cudnn_offsets[70]);
+    cubind__cudnnDestroyPoolingDescriptor_fn cubind_fn = (cubind__cudnnDestroyPoolingDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDestroyPoolingDescriptor, &cubind__cudnn_offsets[70]);
     cudnnStatus_t cubind_status = cubind_fn(poolingDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(70, (int)cubind_status);
@@ -8701,15 +6362,16 @@ cudnnStatus_t cubind_cudnn_destroy_pooling_descriptor(cudnnPoolingDescriptor_t p
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnPoolingForward is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+/* What the wrapper calls until cudnnPoolingForward is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    return cubind_shape_9((uintptr_t)handle, (uintptr_t)poolingDesc, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y, 3.0);
+    return (cudnnStatus_t)cubind__shape_59((uintptr_t)handle, (uintptr_t)poolingDesc, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y, 38.0);
 }
 
 cudnnStatus_t cubind_cudnn_pooling_forward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnPoolingForward_fn cubind_fn = (cubind__cudnnPoolingForward_fn)cubind__target((cubind__fnptr)slow_cudnnPoolingForward, &cubind__cudnn_offsets[71]);
+    cubind__cudnnPoolingForward_fn cubind_fn = (cubind__cudnnPoolingForward_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnPoolingForward, &cubind__cudnn_offsets[71]);
     cudnnStatus_t cubind_status = cubind_fn(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(71, (int)cubind_status);
@@ -8717,15 +6379,16 @@ cudnnStatus_t cubind_cudnn_pooling_forward(cudnnHandle_t handle, const cudnnPool
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnCreateActivationDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *activationDesc)
+/* What the wrapper calls until cudnnCreateActivationDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *activationDesc)
 {
-    return cubind_shape_2((uintptr_t)activationDesc, 17);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)activationDesc, 53, (cubind__fnptr)cubind__slow_cudnnCreateActivationDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_create_activation_descriptor(cudnnActivationDescriptor_t *activationDesc)
 {
-    cubind__cudnnCreateActivationDescriptor_fn cubind_fn = (cubind__cudnnCreateActivationDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateActivationDescriptor, &cubind__cudnn_offsets[72]);
+    cubind__cudnnCreateActivationDescriptor_fn cubind_fn = (cubind__cudnnCreateActivationDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnCreateActivationDescriptor, &cubind__cudnn_offsets[72]);
     cudnnStatus_t cubind_status = cubind_fn(activationDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(72, (int)cubind_status);
@@ -8733,15 +6396,16 @@ cudnnStatus_t cubind_cudnn_create_activation_descriptor(cudnnActivationDescripto
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetActivationDescriptor is resolved, and every call while tracing: shape 13. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)
+/* What the wrapper calls until cudnnSetActivationDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 26 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)
 {
-    return cubind_shape_13((uintptr_t)activationDesc, mode, reluNanOpt, coef, 0);
+    return (cudnnStatus_t)cubind__shape_26((uintptr_t)activationDesc, mode, reluNanOpt, coef, 1, (cubind__fnptr)cubind__slow_cudnnSetActivationDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_set_activation_descriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)
 {
-    cubind__cudnnSetActivationDescriptor_fn cubind_fn = (cubind__cudnnSetActivationDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetActivationDescriptor, &cubind__cudnn_offsets[73]);
+    cubind__cudnnSetActivationDescriptor_fn cubind_fn = (cubind__cudnnSetActivationDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetActivationDescriptor, &cubind__cudnn_offsets[73]);
     cudnnStatus_t cubind_status = cubind_fn(activationDesc, mode, reluNanOpt, coef);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(73, (int)cubind_status);
@@ -8749,15 +6413,16 @@ cudnnStatus_t cubind_cudnn_set_activation_descriptor(cudnnActivationDescriptor_t
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetActivationDescriptor is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)
+/* What the wrapper calls until cudnnGetActivationDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)
 {
-    return cubind_shape_0((uintptr_t)activationDesc, (uintptr_t)mode, (uintptr_t)reluNanOpt, (uintptr_t)coef, 9);
+    return (cudnnStatus_t)cubind__shape_86((uintptr_t)activationDesc, (uintptr_t)mode, (uintptr_t)reluNanOpt, (uintptr_t)coef, 46, (cubind__fnptr)cubind__slow_cudnnGetActivationDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_get_activation_descriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)
 {
-    cubind__cudnnGetActivationDescriptor_fn cubind_fn = (cubind__cudnnGetActivationDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetActivationDescriptor, &cubind__cudnn_offsets[74]);
+    cubind__cudnnGetActivationDescriptor_fn cubind_fn = (cubind__cudnnGetActivationDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetActivationDescriptor, &cubind__cudnn_offsets[74]);
     cudnnStatus_t cubind_status = cubind_fn(activationDesc, mode, reluNanOpt, coef);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(74, (int)cubind_status);
@@ -8765,15 +6430,16 @@ cudnnStatus_t cubind_cudnn_get_activation_descriptor(const cudnnActivationDescri
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetActivationDescriptorSwishBeta is resolved, and every call while tracing: shape 14. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double swish_beta)
+/* What the wrapper calls until cudnnSetActivationDescriptorSwishBeta is resolved, and every call while tracing: the slow path
+ * of its shape, 30 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double swish_beta)
 {
-    return cubind_shape_14((uintptr_t)activationDesc, swish_beta, 0);
+    return (cudnnStatus_t)cubind__shape_30((uintptr_t)activationDesc, swish_beta, 4, (cubind__fnptr)cubind__slow_cudnnSetActivationDescriptorSwishBeta);
 }
 
 cudnnStatus_t cubind_cudnn_set_activation_descriptor_swish_beta(cudnnActivationDescriptor_t activationDesc, double swish_beta)
 {
-    cubind__cudnnSetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnSetActivationDescriptorSwishBeta_fn)cubind__target((cubind__fnptr)slow_cudnnSetActivationDescriptorSwishBeta, &cubind__cudnn_offsets[75]);
+    cubind__cudnnSetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnSetActivationDescriptorSwishBeta_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetActivationDescriptorSwishBeta, &cubind__cudnn_offsets[75]);
     cudnnStatus_t cubind_status = cubind_fn(activationDesc, swish_beta);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(75, (int)cubind_status);
@@ -8781,15 +6447,16 @@ cudnnStatus_t cubind_cudnn_set_activation_descriptor_swish_beta(cudnnActivationD
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetActivationDescriptorSwishBeta is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)
+/* What the wrapper calls until cudnnGetActivationDescriptorSwishBeta is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)
 {
-    return cubind_shape_1((uintptr_t)activationDesc, (uintptr_t)swish_beta, 6);
+    return (cudnnStatus_t)cubind__shape_90((uintptr_t)activationDesc, (uintptr_t)swish_beta, 92, (cubind__fnptr)cubind__slow_cudnnGetActivationDescriptorSwishBeta);
 }
 
 cudnnStatus_t cubind_cudnn_get_activation_descriptor_swish_beta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)
 {
-    cubind__cudnnGetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnGetActivationDescriptorSwishBeta_fn)cubind__target((cubind__fnptr)slow_cudnnGetActivationDescriptorSwishBeta, &cubind__cudnn_offsets[76]);
+    cubind__cudnnGetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnGetActivationDescriptorSwishBeta_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetActivationDescriptorSwishBeta, &cubind__cudnn_offsets[76]);
     cudnnStatus_t cubind_status = cubind_fn(activationDesc, swish_beta);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(76, (int)cubind_status);
@@ -8797,15 +6464,16 @@ cudnnStatus_t cubind_cudnn_get_activation_descriptor_swish_beta(cudnnActivationD
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDestroyActivationDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t activationDesc)
+/* What the wrapper calls until cudnnDestroyActivationDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t activationDesc)
 {
-    return cubind_shape_2((uintptr_t)activationDesc, 18);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)activationDesc, 54, (cubind__fnptr)cubind__slow_cudnnDestroyActivationDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_activation_descriptor(cudnnActivationDescriptor_t activationDesc)
 {
-    cubind__cudnnDestroyActivationDescriptor_fn cubind_fn = (cubind__cudnnDestroyActivationDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyActivationDescriptor, &cubind__cudnn_offsets[77]);
+    cubind__cudnnDestroyActivationDescriptor_fn cubind_fn = (cubind__cudnnDestroyActivationDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDestroyActivationDescriptor, &cubind__cudnn_offsets[77]);
     cudnnStatus_t cubind_status = cubind_fn(activationDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(77, (int)cubind_status);
@@ -8813,15 +6481,16 @@ cudnnStatus_t cubind_cudnn_destroy_activation_descriptor(cudnnActivationDescript
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnActivationForward is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+/* What the wrapper calls until cudnnActivationForward is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    return cubind_shape_9((uintptr_t)handle, (uintptr_t)activationDesc, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y, 4.0);
+    return (cudnnStatus_t)cubind__shape_59((uintptr_t)handle, (uintptr_t)activationDesc, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y, 39.0);
 }
 
 cudnnStatus_t cubind_cudnn_activation_forward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnActivationForward_fn cubind_fn = (cubind__cudnnActivationForward_fn)cubind__target((cubind__fnptr)slow_cudnnActivationForward, &cubind__cudnn_offsets[78]);
+    cubind__cudnnActivationForward_fn cubind_fn = (cubind__cudnnActivationForward_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnActivationForward, &cubind__cudnn_offsets[78]);
     cudnnStatus_t cubind_status = cubind_fn(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(78, (int)cubind_status);
@@ -8829,15 +6498,16 @@ cudnnStatus_t cubind_cudnn_activation_forward(cudnnHandle_t handle, cudnnActivat
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnCreateLRNDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc)
+/* What the wrapper calls until cudnnCreateLRNDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc)
 {
-    return cubind_shape_2((uintptr_t)normDesc, 19);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)normDesc, 55, (cubind__fnptr)cubind__slow_cudnnCreateLRNDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_create_lrn_descriptor(cudnnLRNDescriptor_t *normDesc)
 {
-    cubind__cudnnCreateLRNDescriptor_fn cubind_fn = (cubind__cudnnCreateLRNDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateLRNDescriptor, &cubind__cudnn_offsets[79]);
+    cubind__cudnnCreateLRNDescriptor_fn cubind_fn = (cubind__cudnnCreateLRNDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnCreateLRNDescriptor, &cubind__cudnn_offsets[79]);
     cudnnStatus_t cubind_status = cubind_fn(normDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(79, (int)cubind_status);
@@ -8845,15 +6515,16 @@ cudnnStatus_t cubind_cudnn_create_lrn_descriptor(cudnnLRNDescriptor_t *normDesc)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetLRNDescriptor is resolved, and every call while tracing: shape 15. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)
+/* What the wrapper calls until cudnnSetLRNDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 95 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)
 {
-    return cubind_shape_15((uintptr_t)normDesc, lrnN, lrnAlpha, lrnBeta, lrnK, 0);
+    return (cudnnStatus_t)cubind__shape_95((uintptr_t)normDesc, lrnN, lrnAlpha, lrnBeta, lrnK, 0, (cubind__fnptr)cubind__slow_cudnnSetLRNDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_set_lrn_descriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)
 {
-    cubind__cudnnSetLRNDescriptor_fn cubind_fn = (cubind__cudnnSetLRNDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetLRNDescriptor, &cubind__cudnn_offsets[80]);
+    cubind__cudnnSetLRNDescriptor_fn cubind_fn = (cubind__cudnnSetLRNDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetLRNDescriptor, &cubind__cudnn_offsets[80]);
     cudnnStatus_t cubind_status = cubind_fn(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(80, (int)cubind_status);
@@ -8861,15 +6532,16 @@ cudnnStatus_t cubind_cudnn_set_lrn_descriptor(cudnnLRNDescriptor_t normDesc, uns
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetLRNDescriptor is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)
+/* What the wrapper calls until cudnnGetLRNDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)
 {
-    return cubind_shape_5((uintptr_t)normDesc, (uintptr_t)lrnN, (uintptr_t)lrnAlpha, (uintptr_t)lrnBeta, (uintptr_t)lrnK, 6);
+    return (cudnnStatus_t)cubind__shape_75((uintptr_t)normDesc, (uintptr_t)lrnN, (uintptr_t)lrnAlpha, (uintptr_t)lrnBeta, (uintptr_t)lrnK, 61);
 }
 
 cudnnStatus_t cubind_cudnn_get_lrn_descriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)
 {
-    cubind__cudnnGetLRNDescriptor_fn cubind_fn = (cubind__cudnnGetLRNDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetLRNDescriptor, &cubind__cudnn_offsets[81]);
+    cubind__cudnnGetLRNDescriptor_fn cubind_fn = (cubind__cudnnGetLRNDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetLRNDescriptor, &cubind__cudnn_offsets[81]);
     cudnnStatus_t cubind_status = cubind_fn(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(81, (int)cubind_status);
@@ -8877,15 +6549,16 @@ cudnnStatus_t cubind_cudnn_get_lrn_descriptor(cudnnLRNDescriptor_t normDesc, uns
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDestroyLRNDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t lrnDesc)
+/* What the wrapper calls until cudnnDestroyLRNDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t lrnDesc)
 {
-    return cubind_shape_2((uintptr_t)lrnDesc, 20);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)lrnDesc, 56, (cubind__fnptr)cubind__slow_cudnnDestroyLRNDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_lrn_descriptor(cudnnLRNDescriptor_t lrnDesc)
 {
-    cubind__cudnnDestroyLRNDescriptor_fn cubind_fn = (cubind__cudnnDestroyLRNDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyLRNDescriptor, &cubind__cudnn_offsets[82]);
+    cubind__cudnnDestroyLRNDescriptor_fn cubind_fn = (cubind__cudnnDestroyLRNDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDestroyLRNDescriptor, &cubind__cudnn_offsets[82]);
     cudnnStatus_t cubind_status = cubind_fn(lrnDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(82, (int)cubind_status);
@@ -8893,15 +6566,16 @@ cudnnStatus_t cubind_cudnn_destroy_lrn_descriptor(cudnnLRNDescriptor_t lrnDesc)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnLRNCrossChannelForward is resolved, and every call while tracing: shape 12. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+/* What the wrapper calls until cudnnLRNCrossChannelForward is resolved, and every call while tracing: the slow path
+ * of its shape, 63 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    return cubind_shape_12((uintptr_t)handle, (uintptr_t)normDesc, lrnMode, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y, 3.0);
+    return (cudnnStatus_t)cubind__shape_63((uintptr_t)handle, (uintptr_t)normDesc, lrnMode, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y, 49.0);
 }
 
 cudnnStatus_t cubind_cudnn_lrn_cross_channel_forward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnLRNCrossChannelForward_fn cubind_fn = (cubind__cudnnLRNCrossChannelForward_fn)cubind__target((cubind__fnptr)slow_cudnnLRNCrossChannelForward, &cubind__cudnn_offsets[83]);
+    cubind__cudnnLRNCrossChannelForward_fn cubind_fn = (cubind__cudnnLRNCrossChannelForward_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnLRNCrossChannelForward, &cubind__cudnn_offsets[83]);
     cudnnStatus_t cubind_status = cubind_fn(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(83, (int)cubind_status);
@@ -8909,15 +6583,16 @@ cudnnStatus_t cubind_cudnn_lrn_cross_channel_forward(cudnnHandle_t handle, cudnn
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDivisiveNormalizationForward is resolved, and every call while tracing: shape 11. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+/* What the wrapper calls until cudnnDivisiveNormalizationForward is resolved, and every call while tracing: the slow path
+ * of its shape, 41 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    return cubind_shape_11((uintptr_t)handle, (uintptr_t)normDesc, mode, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)means, (uintptr_t)temp, (uintptr_t)temp2, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y, 1.0);
+    return (cudnnStatus_t)cubind__shape_41((uintptr_t)handle, (uintptr_t)normDesc, mode, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)means, (uintptr_t)temp, (uintptr_t)temp2, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y, 43.0);
 }
 
 cudnnStatus_t cubind_cudnn_divisive_normalization_forward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnDivisiveNormalizationForward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationForward_fn)cubind__target((cubind__fnptr)slow_cudnnDivisiveNormalizationForward, &cubind__cudnn_offsets[84]);
+    cubind__cudnnDivisiveNormalizationForward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationForward_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDivisiveNormalizationForward, &cubind__cudnn_offsets[84]);
     cudnnStatus_t cubind_status = cubind_fn(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(84, (int)cubind_status);
@@ -8925,15 +6600,16 @@ cudnnStatus_t cubind_cudnn_divisive_normalization_forward(cudnnHandle_t handle, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDeriveBNTensorDescriptor is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode)
+/* What the wrapper calls until cudnnDeriveBNTensorDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode)
 {
-    return cubind_shape_3((uintptr_t)derivedBnDesc, (uintptr_t)xDesc, mode, 3);
+    return (cudnnStatus_t)cubind__shape_91((uintptr_t)derivedBnDesc, (uintptr_t)xDesc, mode, 51, (cubind__fnptr)cubind__slow_cudnnDeriveBNTensorDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_derive_bn_tensor_descriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode)
 {
-    cubind__cudnnDeriveBNTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveBNTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDeriveBNTensorDescriptor, &cubind__cudnn_offsets[85]);
+    cubind__cudnnDeriveBNTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveBNTensorDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDeriveBNTensorDescriptor, &cubind__cudnn_offsets[85]);
     cudnnStatus_t cubind_status = cubind_fn(derivedBnDesc, xDesc, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(85, (int)cubind_status);
@@ -8941,15 +6617,16 @@ cudnnStatus_t cubind_cudnn_derive_bn_tensor_descriptor(cudnnTensorDescriptor_t d
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnBatchNormalizationForwardInference is resolved, and every call while tracing: shape 16. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)
+/* What the wrapper calls until cudnnBatchNormalizationForwardInference is resolved, and every call while tracing: the slow path
+ * of its shape, 96 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)
 {
-    return cubind_shape_16((uintptr_t)handle, mode, (uintptr_t)alpha, (uintptr_t)beta, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)bnScaleBiasMeanVarDesc, (uintptr_t)bnScale, (uintptr_t)bnBias, (uintptr_t)estimatedMean, (uintptr_t)estimatedVariance, epsilon, 0.0);
+    return (cudnnStatus_t)cubind__shape_96((uintptr_t)handle, mode, (uintptr_t)alpha, (uintptr_t)beta, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)bnScaleBiasMeanVarDesc, (uintptr_t)bnScale, (uintptr_t)bnBias, (uintptr_t)estimatedMean, (uintptr_t)estimatedVariance, epsilon, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_batch_normalization_forward_inference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)
 {
-    cubind__cudnnBatchNormalizationForwardInference_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardInference_fn)cubind__target((cubind__fnptr)slow_cudnnBatchNormalizationForwardInference, &cubind__cudnn_offsets[86]);
+    cubind__cudnnBatchNormalizationForwardInference_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardInference_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnBatchNormalizationForwardInference, &cubind__cudnn_offsets[86]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(86, (int)cubind_status);
@@ -8957,15 +6634,16 @@ cudnnStatus_t cubind_cudnn_batch_normalization_forward_inference(cudnnHandle_t h
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDeriveNormTensorDescriptor is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDeriveNormTensorDescriptor(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt)
+/* What the wrapper calls until cudnnDeriveNormTensorDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDeriveNormTensorDescriptor(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt)
 {
-    return cubind_shape_5((uintptr_t)derivedNormScaleBiasDesc, (uintptr_t)derivedNormMeanVarDesc, (uintptr_t)xDesc, mode, groupCnt, 7);
+    return (cudnnStatus_t)cubind__shape_75((uintptr_t)derivedNormScaleBiasDesc, (uintptr_t)derivedNormMeanVarDesc, (uintptr_t)xDesc, mode, groupCnt, 62);
 }
 
 cudnnStatus_t cubind_cudnn_derive_norm_tensor_descriptor(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt)
 {
-    cubind__cudnnDeriveNormTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveNormTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDeriveNormTensorDescriptor, &cubind__cudnn_offsets[87]);
+    cubind__cudnnDeriveNormTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveNormTensorDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDeriveNormTensorDescriptor, &cubind__cudnn_offsets[87]);
     cudnnStatus_t cubind_status = cubind_fn(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(87, (int)cubind_status);
@@ -8973,15 +6651,16 @@ cudnnStatus_t cubind_cudnn_derive_norm_tensor_descriptor(cudnnTensorDescriptor_t
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnNormalizationForwardInference is resolved, and every call while tracing: shape 17. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnNormalizationForwardInference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt)
+/* What the wrapper calls until cudnnNormalizationForwardInference is resolved, and every call while tracing: the slow path
+ * of its shape, 97 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnNormalizationForwardInference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt)
 {
-    return cubind_shape_17((uintptr_t)handle, mode, normOps, algo, (uintptr_t)alpha, (uintptr_t)beta, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)normScaleBiasDesc, (uintptr_t)normScale, (uintptr_t)normBias, (uintptr_t)normMeanVarDesc, (uintptr_t)estimatedMean, (uintptr_t)estimatedVariance, (uintptr_t)zDesc, (uintptr_t)z, (uintptr_t)activationDesc, (uintptr_t)yDesc, (uintptr_t)y, epsilon, groupCnt, 0.0);
+    return (cudnnStatus_t)cubind__shape_97((uintptr_t)handle, mode, normOps, algo, (uintptr_t)alpha, (uintptr_t)beta, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)normScaleBiasDesc, (uintptr_t)normScale, (uintptr_t)normBias, (uintptr_t)normMeanVarDesc, (uintptr_t)estimatedMean, (uintptr_t)estimatedVariance, (uintptr_t)zDesc, (uintptr_t)z, (uintptr_t)activationDesc, (uintptr_t)yDesc, (uintptr_t)y, epsilon, groupCnt, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_normalization_forward_inference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt)
 {
-    cubind__cudnnNormalizationForwardInference_fn cubind_fn = (cubind__cudnnNormalizationForwardInference_fn)cubind__target((cubind__fnptr)slow_cudnnNormalizationForwardInference, &cubind__cudnn_offsets[88]);
+    cubind__cudnnNormalizationForwardInference_fn cubind_fn = (cubind__cudnnNormalizationForwardInference_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnNormalizationForwardInference, &cubind__cudnn_offsets[88]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(88, (int)cubind_status);
@@ -8989,15 +6668,16 @@ cudnnStatus_t cubind_cudnn_normalization_forward_inference(cudnnHandle_t handle,
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnCreateSpatialTransformerDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t *stDesc)
+/* What the wrapper calls until cudnnCreateSpatialTransformerDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t *stDesc)
 {
-    return cubind_shape_2((uintptr_t)stDesc, 21);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)stDesc, 57, (cubind__fnptr)cubind__slow_cudnnCreateSpatialTransformerDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_create_spatial_transformer_descriptor(cudnnSpatialTransformerDescriptor_t *stDesc)
 {
-    cubind__cudnnCreateSpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnCreateSpatialTransformerDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateSpatialTransformerDescriptor, &cubind__cudnn_offsets[89]);
+    cubind__cudnnCreateSpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnCreateSpatialTransformerDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnCreateSpatialTransformerDescriptor, &cubind__cudnn_offsets[89]);
     cudnnStatus_t cubind_status = cubind_fn(stDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(89, (int)cubind_status);
@@ -9005,15 +6685,16 @@ cudnnStatus_t cubind_cudnn_create_spatial_transformer_descriptor(cudnnSpatialTra
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetSpatialTransformerNdDescriptor is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetSpatialTransformerNdDescriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[])
+/* What the wrapper calls until cudnnSetSpatialTransformerNdDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetSpatialTransformerNdDescriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[])
 {
-    return cubind_shape_5((uintptr_t)stDesc, samplerType, dataType, nbDims, (uintptr_t)dimA, 8);
+    return (cudnnStatus_t)cubind__shape_75((uintptr_t)stDesc, samplerType, dataType, nbDims, (uintptr_t)dimA, 63);
 }
 
 cudnnStatus_t cubind_cudnn_set_spatial_transformer_nd_descriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[])
 {
-    cubind__cudnnSetSpatialTransformerNdDescriptor_fn cubind_fn = (cubind__cudnnSetSpatialTransformerNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetSpatialTransformerNdDescriptor, &cubind__cudnn_offsets[90]);
+    cubind__cudnnSetSpatialTransformerNdDescriptor_fn cubind_fn = (cubind__cudnnSetSpatialTransformerNdDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetSpatialTransformerNdDescriptor, &cubind__cudnn_offsets[90]);
     cudnnStatus_t cubind_status = cubind_fn(stDesc, samplerType, dataType, nbDims, dimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(90, (int)cubind_status);
@@ -9021,15 +6702,16 @@ cudnnStatus_t cubind_cudnn_set_spatial_transformer_nd_descriptor(cudnnSpatialTra
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDestroySpatialTransformerDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroySpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t stDesc)
+/* What the wrapper calls until cudnnDestroySpatialTransformerDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDestroySpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t stDesc)
 {
-    return cubind_shape_2((uintptr_t)stDesc, 22);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)stDesc, 58, (cubind__fnptr)cubind__slow_cudnnDestroySpatialTransformerDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_spatial_transformer_descriptor(cudnnSpatialTransformerDescriptor_t stDesc)
 {
-    cubind__cudnnDestroySpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnDestroySpatialTransformerDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroySpatialTransformerDescriptor, &cubind__cudnn_offsets[91]);
+    cubind__cudnnDestroySpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnDestroySpatialTransformerDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDestroySpatialTransformerDescriptor, &cubind__cudnn_offsets[91]);
     cudnnStatus_t cubind_status = cubind_fn(stDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(91, (int)cubind_status);
@@ -9037,15 +6719,16 @@ cudnnStatus_t cubind_cudnn_destroy_spatial_transformer_descriptor(cudnnSpatialTr
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSpatialTfGridGeneratorForward is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid)
+/* What the wrapper calls until cudnnSpatialTfGridGeneratorForward is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid)
 {
-    return cubind_shape_0((uintptr_t)handle, (uintptr_t)stDesc, (uintptr_t)theta, (uintptr_t)grid, 10);
+    return (cudnnStatus_t)cubind__shape_86((uintptr_t)handle, (uintptr_t)stDesc, (uintptr_t)theta, (uintptr_t)grid, 47, (cubind__fnptr)cubind__slow_cudnnSpatialTfGridGeneratorForward);
 }
 
 cudnnStatus_t cubind_cudnn_spatial_tf_grid_generator_forward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid)
 {
-    cubind__cudnnSpatialTfGridGeneratorForward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorForward_fn)cubind__target((cubind__fnptr)slow_cudnnSpatialTfGridGeneratorForward, &cubind__cudnn_offsets[92]);
+    cubind__cudnnSpatialTfGridGeneratorForward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorForward_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSpatialTfGridGeneratorForward, &cubind__cudnn_offsets[92]);
     cudnnStatus_t cubind_status = cubind_fn(handle, stDesc, theta, grid);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(92, (int)cubind_status);
@@ -9053,15 +6736,16 @@ cudnnStatus_t cubind_cudnn_spatial_tf_grid_generator_forward(cudnnHandle_t handl
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSpatialTfSamplerForward is resolved, and every call while tracing: shape 12. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)
+/* What the wrapper calls until cudnnSpatialTfSamplerForward is resolved, and every call while tracing: the slow path
+ * of its shape, 63 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)
 {
-    return cubind_shape_12((uintptr_t)handle, (uintptr_t)stDesc, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)grid, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y, 4.0);
+    return (cudnnStatus_t)cubind__shape_63((uintptr_t)handle, (uintptr_t)stDesc, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)grid, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y, 50.0);
 }
 
 cudnnStatus_t cubind_cudnn_spatial_tf_sampler_forward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnSpatialTfSamplerForward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerForward_fn)cubind__target((cubind__fnptr)slow_cudnnSpatialTfSamplerForward, &cubind__cudnn_offsets[93]);
+    cubind__cudnnSpatialTfSamplerForward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerForward_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSpatialTfSamplerForward, &cubind__cudnn_offsets[93]);
     cudnnStatus_t cubind_status = cubind_fn(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(93, (int)cubind_status);
@@ -9069,15 +6753,16 @@ cudnnStatus_t cubind_cudnn_spatial_tf_sampler_forward(cudnnHandle_t handle, cudn
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnCreateDropoutDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dropoutDesc)
+/* What the wrapper calls until cudnnCreateDropoutDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dropoutDesc)
 {
-    return cubind_shape_2((uintptr_t)dropoutDesc, 23);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)dropoutDesc, 59, (cubind__fnptr)cubind__slow_cudnnCreateDropoutDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_create_dropout_descriptor(cudnnDropoutDescriptor_t *dropoutDesc)
 {
-    cubind__cudnnCreateDropoutDescriptor_fn cubind_fn = (cubind__cudnnCreateDropoutDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateDropoutDescriptor, &cubind__cudnn_offsets[94]);
+    cubind__cudnnCreateDropoutDescriptor_fn cubind_fn = (cubind__cudnnCreateDropoutDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnCreateDropoutDescriptor, &cubind__cudnn_offsets[94]);
     cudnnStatus_t cubind_status = cubind_fn(dropoutDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(94, (int)cubind_status);
@@ -9085,15 +6770,16 @@ cudnnStatus_t cubind_cudnn_create_dropout_descriptor(cudnnDropoutDescriptor_t *d
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDestroyDropoutDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc)
+/* What the wrapper calls until cudnnDestroyDropoutDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc)
 {
-    return cubind_shape_2((uintptr_t)dropoutDesc, 24);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)dropoutDesc, 60, (cubind__fnptr)cubind__slow_cudnnDestroyDropoutDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc)
 {
-    cubind__cudnnDestroyDropoutDescriptor_fn cubind_fn = (cubind__cudnnDestroyDropoutDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyDropoutDescriptor, &cubind__cudnn_offsets[95]);
+    cubind__cudnnDestroyDropoutDescriptor_fn cubind_fn = (cubind__cudnnDestroyDropoutDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDestroyDropoutDescriptor, &cubind__cudnn_offsets[95]);
     cudnnStatus_t cubind_status = cubind_fn(dropoutDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(95, (int)cubind_status);
@@ -9101,15 +6787,16 @@ cudnnStatus_t cubind_cudnn_destroy_dropout_descriptor(cudnnDropoutDescriptor_t d
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDropoutGetStatesSize is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *sizeInBytes)
+/* What the wrapper calls until cudnnDropoutGetStatesSize is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *sizeInBytes)
 {
-    return cubind_shape_1((uintptr_t)handle, (uintptr_t)sizeInBytes, 7);
+    return (cudnnStatus_t)cubind__shape_90((uintptr_t)handle, (uintptr_t)sizeInBytes, 93, (cubind__fnptr)cubind__slow_cudnnDropoutGetStatesSize);
 }
 
 cudnnStatus_t cubind_cudnn_dropout_get_states_size(cudnnHandle_t handle, size_t *sizeInBytes)
 {
-    cubind__cudnnDropoutGetStatesSize_fn cubind_fn = (cubind__cudnnDropoutGetStatesSize_fn)cubind__target((cubind__fnptr)slow_cudnnDropoutGetStatesSize, &cubind__cudnn_offsets[96]);
+    cubind__cudnnDropoutGetStatesSize_fn cubind_fn = (cubind__cudnnDropoutGetStatesSize_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDropoutGetStatesSize, &cubind__cudnn_offsets[96]);
     cudnnStatus_t cubind_status = cubind_fn(handle, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(96, (int)cubind_status);
@@ -9117,15 +6804,16 @@ cudnnStatus_t cubind_cudnn_dropout_get_states_size(cudnnHandle_t handle, size_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDropoutGetReserveSpaceSize is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)
+/* What the wrapper calls until cudnnDropoutGetReserveSpaceSize is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)
 {
-    return cubind_shape_1((uintptr_t)xdesc, (uintptr_t)sizeInBytes, 8);
+    return (cudnnStatus_t)cubind__shape_90((uintptr_t)xdesc, (uintptr_t)sizeInBytes, 94, (cubind__fnptr)cubind__slow_cudnnDropoutGetReserveSpaceSize);
 }
 
 cudnnStatus_t cubind_cudnn_dropout_get_reserve_space_size(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)
 {
-    cubind__cudnnDropoutGetReserveSpaceSize_fn cubind_fn = (cubind__cudnnDropoutGetReserveSpaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnDropoutGetReserveSpaceSize, &cubind__cudnn_offsets[97]);
+    cubind__cudnnDropoutGetReserveSpaceSize_fn cubind_fn = (cubind__cudnnDropoutGetReserveSpaceSize_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDropoutGetReserveSpaceSize, &cubind__cudnn_offsets[97]);
     cudnnStatus_t cubind_status = cubind_fn(xdesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(97, (int)cubind_status);
@@ -9133,15 +6821,16 @@ cudnnStatus_t cubind_cudnn_dropout_get_reserve_space_size(cudnnTensorDescriptor_
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetDropoutDescriptor is resolved, and every call while tracing: shape 18. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
+/* What the wrapper calls until cudnnSetDropoutDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 98 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
 {
-    return cubind_shape_18((uintptr_t)dropoutDesc, (uintptr_t)handle, dropout, (uintptr_t)states, stateSizeInBytes, seed, 0);
+    return (cudnnStatus_t)cubind__shape_98((uintptr_t)dropoutDesc, (uintptr_t)handle, dropout, (uintptr_t)states, stateSizeInBytes, seed, 0);
 }
 
 cudnnStatus_t cubind_cudnn_set_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
 {
-    cubind__cudnnSetDropoutDescriptor_fn cubind_fn = (cubind__cudnnSetDropoutDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetDropoutDescriptor, &cubind__cudnn_offsets[98]);
+    cubind__cudnnSetDropoutDescriptor_fn cubind_fn = (cubind__cudnnSetDropoutDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetDropoutDescriptor, &cubind__cudnn_offsets[98]);
     cudnnStatus_t cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(98, (int)cubind_status);
@@ -9149,15 +6838,16 @@ cudnnStatus_t cubind_cudnn_set_dropout_descriptor(cudnnDropoutDescriptor_t dropo
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnRestoreDropoutDescriptor is resolved, and every call while tracing: shape 18. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
+/* What the wrapper calls until cudnnRestoreDropoutDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 98 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
 {
-    return cubind_shape_18((uintptr_t)dropoutDesc, (uintptr_t)handle, dropout, (uintptr_t)states, stateSizeInBytes, seed, 1);
+    return (cudnnStatus_t)cubind__shape_98((uintptr_t)dropoutDesc, (uintptr_t)handle, dropout, (uintptr_t)states, stateSizeInBytes, seed, 1);
 }
 
 cudnnStatus_t cubind_cudnn_restore_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
 {
-    cubind__cudnnRestoreDropoutDescriptor_fn cubind_fn = (cubind__cudnnRestoreDropoutDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnRestoreDropoutDescriptor, &cubind__cudnn_offsets[99]);
+    cubind__cudnnRestoreDropoutDescriptor_fn cubind_fn = (cubind__cudnnRestoreDropoutDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnRestoreDropoutDescriptor, &cubind__cudnn_offsets[99]);
     cudnnStatus_t cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(99, (int)cubind_status);
@@ -9165,15 +6855,16 @@ cudnnStatus_t cubind_cudnn_restore_dropout_descriptor(cudnnDropoutDescriptor_t d
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetDropoutDescriptor is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)
+/* What the wrapper calls until cudnnGetDropoutDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)
 {
-    return cubind_shape_5((uintptr_t)dropoutDesc, (uintptr_t)handle, (uintptr_t)dropout, (uintptr_t)states, (uintptr_t)seed, 9);
+    return (cudnnStatus_t)cubind__shape_75((uintptr_t)dropoutDesc, (uintptr_t)handle, (uintptr_t)dropout, (uintptr_t)states, (uintptr_t)seed, 64);
 }
 
 cudnnStatus_t cubind_cudnn_get_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)
 {
-    cubind__cudnnGetDropoutDescriptor_fn cubind_fn = (cubind__cudnnGetDropoutDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetDropoutDescriptor, &cubind__cudnn_offsets[100]);
+    cubind__cudnnGetDropoutDescriptor_fn cubind_fn = (cubind__cudnnGetDropoutDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetDropoutDescriptor, &cubind__cudnn_offsets[100]);
     cudnnStatus_t cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, seed);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(100, (int)cubind_status);
@@ -9181,15 +6872,16 @@ cudnnStatus_t cubind_cudnn_get_dropout_descriptor(cudnnDropoutDescriptor_t dropo
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDropoutForward is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutForward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes)
+/* What the wrapper calls until cudnnDropoutForward is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDropoutForward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    return cubind_shape_9((uintptr_t)handle, (uintptr_t)dropoutDesc, (uintptr_t)xdesc, (uintptr_t)x, (uintptr_t)ydesc, (uintptr_t)y, (uintptr_t)reserveSpace, reserveSpaceSizeInBytes, 5.0);
+    return (cudnnStatus_t)cubind__shape_59((uintptr_t)handle, (uintptr_t)dropoutDesc, (uintptr_t)xdesc, (uintptr_t)x, (uintptr_t)ydesc, (uintptr_t)y, (uintptr_t)reserveSpace, reserveSpaceSizeInBytes, 40.0);
 }
 
 cudnnStatus_t cubind_cudnn_dropout_forward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    cubind__cudnnDropoutForward_fn cubind_fn = (cubind__cudnnDropoutForward_fn)cubind__target((cubind__fnptr)slow_cudnnDropoutForward, &cubind__cudnn_offsets[101]);
+    cubind__cudnnDropoutForward_fn cubind_fn = (cubind__cudnnDropoutForward_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDropoutForward, &cubind__cudnn_offsets[101]);
     cudnnStatus_t cubind_status = cubind_fn(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(101, (int)cubind_status);
@@ -9197,15 +6889,16 @@ cudnnStatus_t cubind_cudnn_dropout_forward(cudnnHandle_t handle, const cudnnDrop
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnOpsVersionCheck is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnOpsVersionCheck(void)
+/* What the wrapper calls until cudnnOpsVersionCheck is resolved, and every call while tracing: the slow path
+ * of its shape, 22 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnOpsVersionCheck(void)
 {
-    return cubind_shape_4(1);
+    return (cudnnStatus_t)cubind__shape_22(17, (cubind__fnptr)cubind__slow_cudnnOpsVersionCheck);
 }
 
 cudnnStatus_t cubind_cudnn_ops_version_check(void)
 {
-    cubind__cudnnOpsVersionCheck_fn cubind_fn = (cubind__cudnnOpsVersionCheck_fn)cubind__target((cubind__fnptr)slow_cudnnOpsVersionCheck, &cubind__cudnn_offsets[102]);
+    cubind__cudnnOpsVersionCheck_fn cubind_fn = (cubind__cudnnOpsVersionCheck_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnOpsVersionCheck, &cubind__cudnn_offsets[102]);
     cudnnStatus_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(102, (int)cubind_status);
@@ -9213,15 +6906,16 @@ cudnnStatus_t cubind_cudnn_ops_version_check(void)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSoftmaxBackward is resolved, and every call while tracing: shape 10. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
+/* What the wrapper calls until cudnnSoftmaxBackward is resolved, and every call while tracing: the slow path
+ * of its shape, 68 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    return cubind_shape_10((uintptr_t)handle, algo, mode, (uintptr_t)alpha, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx, 1.0);
+    return (cudnnStatus_t)cubind__shape_68((uintptr_t)handle, algo, mode, (uintptr_t)alpha, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx, 35.0);
 }
 
 cudnnStatus_t cubind_cudnn_softmax_backward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    cubind__cudnnSoftmaxBackward_fn cubind_fn = (cubind__cudnnSoftmaxBackward_fn)cubind__target((cubind__fnptr)slow_cudnnSoftmaxBackward, &cubind__cudnn_offsets[103]);
+    cubind__cudnnSoftmaxBackward_fn cubind_fn = (cubind__cudnnSoftmaxBackward_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSoftmaxBackward, &cubind__cudnn_offsets[103]);
     cudnnStatus_t cubind_status = cubind_fn(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(103, (int)cubind_status);
@@ -9229,15 +6923,16 @@ cudnnStatus_t cubind_cudnn_softmax_backward(cudnnHandle_t handle, cudnnSoftmaxAl
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnPoolingBackward is resolved, and every call while tracing: shape 11. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
+/* What the wrapper calls until cudnnPoolingBackward is resolved, and every call while tracing: the slow path
+ * of its shape, 41 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    return cubind_shape_11((uintptr_t)handle, (uintptr_t)poolingDesc, (uintptr_t)alpha, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx, 2.0);
+    return (cudnnStatus_t)cubind__shape_41((uintptr_t)handle, (uintptr_t)poolingDesc, (uintptr_t)alpha, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx, 44.0);
 }
 
 cudnnStatus_t cubind_cudnn_pooling_backward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    cubind__cudnnPoolingBackward_fn cubind_fn = (cubind__cudnnPoolingBackward_fn)cubind__target((cubind__fnptr)slow_cudnnPoolingBackward, &cubind__cudnn_offsets[104]);
+    cubind__cudnnPoolingBackward_fn cubind_fn = (cubind__cudnnPoolingBackward_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnPoolingBackward, &cubind__cudnn_offsets[104]);
     cudnnStatus_t cubind_status = cubind_fn(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(104, (int)cubind_status);
@@ -9245,15 +6940,16 @@ cudnnStatus_t cubind_cudnn_pooling_backward(cudnnHandle_t handle, const cudnnPoo
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnActivationBackward is resolved, and every call while tracing: shape 11. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
+/* What the wrapper calls until cudnnActivationBackward is resolved, and every call while tracing: the slow path
+ * of its shape, 41 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    return cubind_shape_11((uintptr_t)handle, (uintptr_t)activationDesc, (uintptr_t)alpha, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx, 3.0);
+    return (cudnnStatus_t)cubind__shape_41((uintptr_t)handle, (uintptr_t)activationDesc, (uintptr_t)alpha, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx, 45.0);
 }
 
 cudnnStatus_t cubind_cudnn_activation_backward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    cubind__cudnnActivationBackward_fn cubind_fn = (cubind__cudnnActivationBackward_fn)cubind__target((cubind__fnptr)slow_cudnnActivationBackward, &cubind__cudnn_offsets[105]);
+    cubind__cudnnActivationBackward_fn cubind_fn = (cubind__cudnnActivationBackward_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnActivationBackward, &cubind__cudnn_offsets[105]);
     cudnnStatus_t cubind_status = cubind_fn(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(105, (int)cubind_status);
@@ -9261,15 +6957,16 @@ cudnnStatus_t cubind_cudnn_activation_backward(cudnnHandle_t handle, cudnnActiva
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnLRNCrossChannelBackward is resolved, and every call while tracing: shape 19. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
+/* What the wrapper calls until cudnnLRNCrossChannelBackward is resolved, and every call while tracing: the slow path
+ * of its shape, 40 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    return cubind_shape_19((uintptr_t)handle, (uintptr_t)normDesc, lrnMode, (uintptr_t)alpha, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx, 0.0);
+    return (cudnnStatus_t)cubind__shape_40((uintptr_t)handle, (uintptr_t)normDesc, lrnMode, (uintptr_t)alpha, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx, 34.0);
 }
 
 cudnnStatus_t cubind_cudnn_lrn_cross_channel_backward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    cubind__cudnnLRNCrossChannelBackward_fn cubind_fn = (cubind__cudnnLRNCrossChannelBackward_fn)cubind__target((cubind__fnptr)slow_cudnnLRNCrossChannelBackward, &cubind__cudnn_offsets[106]);
+    cubind__cudnnLRNCrossChannelBackward_fn cubind_fn = (cubind__cudnnLRNCrossChannelBackward_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnLRNCrossChannelBackward, &cubind__cudnn_offsets[106]);
     cudnnStatus_t cubind_status = cubind_fn(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(106, (int)cubind_status);
@@ -9277,15 +6974,16 @@ cudnnStatus_t cubind_cudnn_lrn_cross_channel_backward(cudnnHandle_t handle, cudn
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDivisiveNormalizationBackward is resolved, and every call while tracing: shape 20. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans)
+/* What the wrapper calls until cudnnDivisiveNormalizationBackward is resolved, and every call while tracing: the slow path
+ * of its shape, 43 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans)
 {
-    return cubind_shape_20((uintptr_t)handle, (uintptr_t)normDesc, mode, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)means, (uintptr_t)dy, (uintptr_t)temp, (uintptr_t)temp2, (uintptr_t)beta, (uintptr_t)dXdMeansDesc, (uintptr_t)dx, (uintptr_t)dMeans, 0.0);
+    return (cudnnStatus_t)cubind__shape_43((uintptr_t)handle, (uintptr_t)normDesc, mode, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)means, (uintptr_t)dy, (uintptr_t)temp, (uintptr_t)temp2, (uintptr_t)beta, (uintptr_t)dXdMeansDesc, (uintptr_t)dx, (uintptr_t)dMeans, 37.0);
 }
 
 cudnnStatus_t cubind_cudnn_divisive_normalization_backward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans)
 {
-    cubind__cudnnDivisiveNormalizationBackward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationBackward_fn)cubind__target((cubind__fnptr)slow_cudnnDivisiveNormalizationBackward, &cubind__cudnn_offsets[107]);
+    cubind__cudnnDivisiveNormalizationBackward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationBackward_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDivisiveNormalizationBackward, &cubind__cudnn_offsets[107]);
     cudnnStatus_t cubind_status = cubind_fn(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(107, (int)cubind_status);
@@ -9293,15 +6991,16 @@ cudnnStatus_t cubind_cudnn_divisive_normalization_backward(cudnnHandle_t handle,
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize is resolved, and every call while tracing: shape 12. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
+/* What the wrapper calls until cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize is resolved, and every call while tracing: the slow path
+ * of its shape, 63 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
 {
-    return cubind_shape_12((uintptr_t)handle, mode, bnOps, (uintptr_t)xDesc, (uintptr_t)zDesc, (uintptr_t)yDesc, (uintptr_t)bnScaleBiasMeanVarDesc, (uintptr_t)activationDesc, (uintptr_t)sizeInBytes, 5.0);
+    return (cudnnStatus_t)cubind__shape_63((uintptr_t)handle, mode, bnOps, (uintptr_t)xDesc, (uintptr_t)zDesc, (uintptr_t)yDesc, (uintptr_t)bnScaleBiasMeanVarDesc, (uintptr_t)activationDesc, (uintptr_t)sizeInBytes, 51.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_batch_normalization_forward_training_ex_workspace_size(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize, &cubind__cudnn_offsets[108]);
+    cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize, &cubind__cudnn_offsets[108]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(108, (int)cubind_status);
@@ -9309,15 +7008,16 @@ cudnnStatus_t cubind_cudnn_get_batch_normalization_forward_training_ex_workspace
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetBatchNormalizationBackwardExWorkspaceSize is resolved, and every call while tracing: shape 10. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
+/* What the wrapper calls until cudnnGetBatchNormalizationBackwardExWorkspaceSize is resolved, and every call while tracing: the slow path
+ * of its shape, 68 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
 {
-    return cubind_shape_10((uintptr_t)handle, mode, bnOps, (uintptr_t)xDesc, (uintptr_t)yDesc, (uintptr_t)dyDesc, (uintptr_t)dzDesc, (uintptr_t)dxDesc, (uintptr_t)dBnScaleBiasDesc, (uintptr_t)activationDesc, (uintptr_t)sizeInBytes, 2.0);
+    return (cudnnStatus_t)cubind__shape_68((uintptr_t)handle, mode, bnOps, (uintptr_t)xDesc, (uintptr_t)yDesc, (uintptr_t)dyDesc, (uintptr_t)dzDesc, (uintptr_t)dxDesc, (uintptr_t)dBnScaleBiasDesc, (uintptr_t)activationDesc, (uintptr_t)sizeInBytes, 36.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_batch_normalization_backward_ex_workspace_size(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetBatchNormalizationBackwardExWorkspaceSize, &cubind__cudnn_offsets[109]);
+    cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetBatchNormalizationBackwardExWorkspaceSize, &cubind__cudnn_offsets[109]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(109, (int)cubind_status);
@@ -9325,15 +7025,16 @@ cudnnStatus_t cubind_cudnn_get_batch_normalization_backward_ex_workspace_size(cu
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetBatchNormalizationTrainingExReserveSpaceSize is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)
+/* What the wrapper calls until cudnnGetBatchNormalizationTrainingExReserveSpaceSize is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)
 {
-    return cubind_shape_6((uintptr_t)handle, mode, bnOps, (uintptr_t)activationDesc, (uintptr_t)xDesc, (uintptr_t)sizeInBytes, 6.0);
+    return (cudnnStatus_t)cubind__shape_89((uintptr_t)handle, mode, bnOps, (uintptr_t)activationDesc, (uintptr_t)xDesc, (uintptr_t)sizeInBytes, 18.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_batch_normalization_training_ex_reserve_space_size(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetBatchNormalizationTrainingExReserveSpaceSize, &cubind__cudnn_offsets[110]);
+    cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetBatchNormalizationTrainingExReserveSpaceSize, &cubind__cudnn_offsets[110]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(110, (int)cubind_status);
@@ -9341,15 +7042,16 @@ cudnnStatus_t cubind_cudnn_get_batch_normalization_training_ex_reserve_space_siz
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnBatchNormalizationForwardTraining is resolved, and every call while tracing: shape 21. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationForwardTraining(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)
+/* What the wrapper calls until cudnnBatchNormalizationForwardTraining is resolved, and every call while tracing: the slow path
+ * of its shape, 99 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnBatchNormalizationForwardTraining(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)
 {
-    return cubind_shape_21((uintptr_t)handle, mode, (uintptr_t)alpha, (uintptr_t)beta, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)bnScaleBiasMeanVarDesc, (uintptr_t)bnScale, (uintptr_t)bnBias, exponentialAverageFactor, (uintptr_t)resultRunningMean, (uintptr_t)resultRunningVariance, epsilon, (uintptr_t)resultSaveMean, (uintptr_t)resultSaveInvVariance, 0.0);
+    return (cudnnStatus_t)cubind__shape_99((uintptr_t)handle, mode, (uintptr_t)alpha, (uintptr_t)beta, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)bnScaleBiasMeanVarDesc, (uintptr_t)bnScale, (uintptr_t)bnBias, exponentialAverageFactor, (uintptr_t)resultRunningMean, (uintptr_t)resultRunningVariance, epsilon, (uintptr_t)resultSaveMean, (uintptr_t)resultSaveInvVariance, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_batch_normalization_forward_training(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)
 {
-    cubind__cudnnBatchNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTraining_fn)cubind__target((cubind__fnptr)slow_cudnnBatchNormalizationForwardTraining, &cubind__cudnn_offsets[111]);
+    cubind__cudnnBatchNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTraining_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnBatchNormalizationForwardTraining, &cubind__cudnn_offsets[111]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(111, (int)cubind_status);
@@ -9357,15 +7059,16 @@ cudnnStatus_t cubind_cudnn_batch_normalization_forward_training(cudnnHandle_t ha
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnBatchNormalizationForwardTrainingEx is resolved, and every call while tracing: shape 22. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationForwardTrainingEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
+/* What the wrapper calls until cudnnBatchNormalizationForwardTrainingEx is resolved, and every call while tracing: the slow path
+ * of its shape, 100 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnBatchNormalizationForwardTrainingEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    return cubind_shape_22((uintptr_t)handle, mode, bnOps, (uintptr_t)alpha, (uintptr_t)beta, (uintptr_t)xDesc, (uintptr_t)xData, (uintptr_t)zDesc, (uintptr_t)zData, (uintptr_t)yDesc, (uintptr_t)yData, (uintptr_t)bnScaleBiasMeanVarDesc, (uintptr_t)bnScale, (uintptr_t)bnBias, exponentialAverageFactor, (uintptr_t)resultRunningMean, (uintptr_t)resultRunningVariance, epsilon, (uintptr_t)resultSaveMean, (uintptr_t)resultSaveInvVariance, (uintptr_t)activationDesc, (uintptr_t)workspace, workSpaceSizeInBytes, (uintptr_t)reserveSpace, reserveSpaceSizeInBytes, 0.0);
+    return (cudnnStatus_t)cubind__shape_100((uintptr_t)handle, mode, bnOps, (uintptr_t)alpha, (uintptr_t)beta, (uintptr_t)xDesc, (uintptr_t)xData, (uintptr_t)zDesc, (uintptr_t)zData, (uintptr_t)yDesc, (uintptr_t)yData, (uintptr_t)bnScaleBiasMeanVarDesc, (uintptr_t)bnScale, (uintptr_t)bnBias, exponentialAverageFactor, (uintptr_t)resultRunningMean, (uintptr_t)resultRunningVariance, epsilon, (uintptr_t)resultSaveMean, (uintptr_t)resultSaveInvVariance, (uintptr_t)activationDesc, (uintptr_t)workspace, workSpaceSizeInBytes, (uintptr_t)reserveSpace, reserveSpaceSizeInBytes, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_batch_normalization_forward_training_ex(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    cubind__cudnnBatchNormalizationForwardTrainingEx_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTrainingEx_fn)cubind__target((cubind__fnptr)slow_cudnnBatchNormalizationForwardTrainingEx, &cubind__cudnn_offsets[112]);
+    cubind__cudnnBatchNormalizationForwardTrainingEx_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTrainingEx_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnBatchNormalizationForwardTrainingEx, &cubind__cudnn_offsets[112]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(112, (int)cubind_status);
@@ -9373,15 +7076,16 @@ cudnnStatus_t cubind_cudnn_batch_normalization_forward_training_ex(cudnnHandle_t
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnBatchNormalizationBackward is resolved, and every call while tracing: shape 23. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationBackward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)
+/* What the wrapper calls until cudnnBatchNormalizationBackward is resolved, and every call while tracing: the slow path
+ * of its shape, 101 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnBatchNormalizationBackward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)
 {
-    return cubind_shape_23((uintptr_t)handle, mode, (uintptr_t)alphaDataDiff, (uintptr_t)betaDataDiff, (uintptr_t)alphaParamDiff, (uintptr_t)betaParamDiff, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)dxDesc, (uintptr_t)dx, (uintptr_t)dBnScaleBiasDesc, (uintptr_t)bnScale, (uintptr_t)dBnScaleResult, (uintptr_t)dBnBiasResult, epsilon, (uintptr_t)savedMean, (uintptr_t)savedInvVariance, 0.0);
+    return (cudnnStatus_t)cubind__shape_101((uintptr_t)handle, mode, (uintptr_t)alphaDataDiff, (uintptr_t)betaDataDiff, (uintptr_t)alphaParamDiff, (uintptr_t)betaParamDiff, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)dxDesc, (uintptr_t)dx, (uintptr_t)dBnScaleBiasDesc, (uintptr_t)bnScale, (uintptr_t)dBnScaleResult, (uintptr_t)dBnBiasResult, epsilon, (uintptr_t)savedMean, (uintptr_t)savedInvVariance, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_batch_normalization_backward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)
 {
-    cubind__cudnnBatchNormalizationBackward_fn cubind_fn = (cubind__cudnnBatchNormalizationBackward_fn)cubind__target((cubind__fnptr)slow_cudnnBatchNormalizationBackward, &cubind__cudnn_offsets[113]);
+    cubind__cudnnBatchNormalizationBackward_fn cubind_fn = (cubind__cudnnBatchNormalizationBackward_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnBatchNormalizationBackward, &cubind__cudnn_offsets[113]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(113, (int)cubind_status);
@@ -9389,15 +7093,16 @@ cudnnStatus_t cubind_cudnn_batch_normalization_backward(cudnnHandle_t handle, cu
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnBatchNormalizationBackwardEx is resolved, and every call while tracing: shape 24. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationBackwardEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
+/* What the wrapper calls until cudnnBatchNormalizationBackwardEx is resolved, and every call while tracing: the slow path
+ * of its shape, 102 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnBatchNormalizationBackwardEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    return cubind_shape_24((uintptr_t)handle, mode, bnOps, (uintptr_t)alphaDataDiff, (uintptr_t)betaDataDiff, (uintptr_t)alphaParamDiff, (uintptr_t)betaParamDiff, (uintptr_t)xDesc, (uintptr_t)xData, (uintptr_t)yDesc, (uintptr_t)yData, (uintptr_t)dyDesc, (uintptr_t)dyData, (uintptr_t)dzDesc, (uintptr_t)dzData, (uintptr_t)dxDesc, (uintptr_t)dxData, (uintptr_t)dBnScaleBiasDesc, (uintptr_t)bnScaleData, (uintptr_t)bnBiasData, (uintptr_t)dBnScaleData, (uintptr_t)dBnBiasData, epsilon, (uintptr_t)savedMean, (uintptr_t)savedInvVariance, (uintptr_t)activationDesc, (uintptr_t)workSpace, workSpaceSizeInBytes, (uintptr_t)reserveSpace, reserveSpaceSizeInBytes, 0.0);
+    return (cudnnStatus_t)cubind__shape_102((uintptr_t)handle, mode, bnOps, (uintptr_t)alphaDataDiff, (uintptr_t)betaDataDiff, (uintptr_t)alphaParamDiff, (uintptr_t)betaParamDiff, (uintptr_t)xDesc, (uintptr_t)xData, (uintptr_t)yDesc, (uintptr_t)yData, (uintptr_t)dyDesc, (uintptr_t)dyData, (uintptr_t)dzDesc, (uintptr_t)dzData, (uintptr_t)dxDesc, (uintptr_t)dxData, (uintptr_t)dBnScaleBiasDesc, (uintptr_t)bnScaleData, (uintptr_t)bnBiasData, (uintptr_t)dBnScaleData, (uintptr_t)dBnBiasData, epsilon, (uintptr_t)savedMean, (uintptr_t)savedInvVariance, (uintptr_t)activationDesc, (uintptr_t)workSpace, workSpaceSizeInBytes, (uintptr_t)reserveSpace, reserveSpaceSizeInBytes, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_batch_normalization_backward_ex(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    cubind__cudnnBatchNormalizationBackwardEx_fn cubind_fn = (cubind__cudnnBatchNormalizationBackwardEx_fn)cubind__target((cubind__fnptr)slow_cudnnBatchNormalizationBackwardEx, &cubind__cudnn_offsets[114]);
+    cubind__cudnnBatchNormalizationBackwardEx_fn cubind_fn = (cubind__cudnnBatchNormalizationBackwardEx_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnBatchNormalizationBackwardEx, &cubind__cudnn_offsets[114]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(114, (int)cubind_status);
@@ -9405,15 +7110,16 @@ cudnnStatus_t cubind_cudnn_batch_normalization_backward_ex(cudnnHandle_t handle,
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetNormalizationForwardTrainingWorkspaceSize is resolved, and every call while tracing: shape 11. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
+/* What the wrapper calls until cudnnGetNormalizationForwardTrainingWorkspaceSize is resolved, and every call while tracing: the slow path
+ * of its shape, 41 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
 {
-    return cubind_shape_11((uintptr_t)handle, mode, normOps, algo, (uintptr_t)xDesc, (uintptr_t)zDesc, (uintptr_t)yDesc, (uintptr_t)normScaleBiasDesc, (uintptr_t)activationDesc, (uintptr_t)normMeanVarDesc, (uintptr_t)sizeInBytes, groupCnt, 4.0);
+    return (cudnnStatus_t)cubind__shape_41((uintptr_t)handle, mode, normOps, algo, (uintptr_t)xDesc, (uintptr_t)zDesc, (uintptr_t)yDesc, (uintptr_t)normScaleBiasDesc, (uintptr_t)activationDesc, (uintptr_t)normMeanVarDesc, (uintptr_t)sizeInBytes, groupCnt, 46.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_normalization_forward_training_workspace_size(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
 {
-    cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetNormalizationForwardTrainingWorkspaceSize, &cubind__cudnn_offsets[115]);
+    cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetNormalizationForwardTrainingWorkspaceSize, &cubind__cudnn_offsets[115]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(115, (int)cubind_status);
@@ -9421,15 +7127,16 @@ cudnnStatus_t cubind_cudnn_get_normalization_forward_training_workspace_size(cud
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetNormalizationBackwardWorkspaceSize is resolved, and every call while tracing: shape 20. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
+/* What the wrapper calls until cudnnGetNormalizationBackwardWorkspaceSize is resolved, and every call while tracing: the slow path
+ * of its shape, 43 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
 {
-    return cubind_shape_20((uintptr_t)handle, mode, normOps, algo, (uintptr_t)xDesc, (uintptr_t)yDesc, (uintptr_t)dyDesc, (uintptr_t)dzDesc, (uintptr_t)dxDesc, (uintptr_t)dNormScaleBiasDesc, (uintptr_t)activationDesc, (uintptr_t)normMeanVarDesc, (uintptr_t)sizeInBytes, groupCnt, 1.0);
+    return (cudnnStatus_t)cubind__shape_43((uintptr_t)handle, mode, normOps, algo, (uintptr_t)xDesc, (uintptr_t)yDesc, (uintptr_t)dyDesc, (uintptr_t)dzDesc, (uintptr_t)dxDesc, (uintptr_t)dNormScaleBiasDesc, (uintptr_t)activationDesc, (uintptr_t)normMeanVarDesc, (uintptr_t)sizeInBytes, groupCnt, 38.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_normalization_backward_workspace_size(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
 {
-    cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetNormalizationBackwardWorkspaceSize, &cubind__cudnn_offsets[116]);
+    cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetNormalizationBackwardWorkspaceSize, &cubind__cudnn_offsets[116]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(116, (int)cubind_status);
@@ -9437,15 +7144,16 @@ cudnnStatus_t cubind_cudnn_get_normalization_backward_workspace_size(cudnnHandle
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetNormalizationTrainingReserveSpaceSize is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)
+/* What the wrapper calls until cudnnGetNormalizationTrainingReserveSpaceSize is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)
 {
-    return cubind_shape_9((uintptr_t)handle, mode, normOps, algo, (uintptr_t)activationDesc, (uintptr_t)xDesc, (uintptr_t)sizeInBytes, groupCnt, 6.0);
+    return (cudnnStatus_t)cubind__shape_59((uintptr_t)handle, mode, normOps, algo, (uintptr_t)activationDesc, (uintptr_t)xDesc, (uintptr_t)sizeInBytes, groupCnt, 41.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_normalization_training_reserve_space_size(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)
 {
-    cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetNormalizationTrainingReserveSpaceSize, &cubind__cudnn_offsets[117]);
+    cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetNormalizationTrainingReserveSpaceSize, &cubind__cudnn_offsets[117]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(117, (int)cubind_status);
@@ -9453,15 +7161,16 @@ cudnnStatus_t cubind_cudnn_get_normalization_training_reserve_space_size(cudnnHa
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnNormalizationForwardTraining is resolved, and every call while tracing: shape 25. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnNormalizationForwardTraining(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
+/* What the wrapper calls until cudnnNormalizationForwardTraining is resolved, and every call while tracing: the slow path
+ * of its shape, 103 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnNormalizationForwardTraining(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
 {
-    return cubind_shape_25((uintptr_t)handle, mode, normOps, algo, (uintptr_t)alpha, (uintptr_t)beta, (uintptr_t)xDesc, (uintptr_t)xData, (uintptr_t)normScaleBiasDesc, (uintptr_t)normScale, (uintptr_t)normBias, exponentialAverageFactor, (uintptr_t)normMeanVarDesc, (uintptr_t)resultRunningMean, (uintptr_t)resultRunningVariance, epsilon, (uintptr_t)resultSaveMean, (uintptr_t)resultSaveInvVariance, (uintptr_t)activationDesc, (uintptr_t)zDesc, (uintptr_t)zData, (uintptr_t)yDesc, (uintptr_t)yData, (uintptr_t)workspace, workSpaceSizeInBytes, (uintptr_t)reserveSpace, reserveSpaceSizeInBytes, groupCnt, 0.0);
+    return (cudnnStatus_t)cubind__shape_103((uintptr_t)handle, mode, normOps, algo, (uintptr_t)alpha, (uintptr_t)beta, (uintptr_t)xDesc, (uintptr_t)xData, (uintptr_t)normScaleBiasDesc, (uintptr_t)normScale, (uintptr_t)normBias, exponentialAverageFactor, (uintptr_t)normMeanVarDesc, (uintptr_t)resultRunningMean, (uintptr_t)resultRunningVariance, epsilon, (uintptr_t)resultSaveMean, (uintptr_t)resultSaveInvVariance, (uintptr_t)activationDesc, (uintptr_t)zDesc, (uintptr_t)zData, (uintptr_t)yDesc, (uintptr_t)yData, (uintptr_t)workspace, workSpaceSizeInBytes, (uintptr_t)reserveSpace, reserveSpaceSizeInBytes, groupCnt, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_normalization_forward_training(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
 {
-    cubind__cudnnNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnNormalizationForwardTraining_fn)cubind__target((cubind__fnptr)slow_cudnnNormalizationForwardTraining, &cubind__cudnn_offsets[118]);
+    cubind__cudnnNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnNormalizationForwardTraining_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnNormalizationForwardTraining, &cubind__cudnn_offsets[118]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(118, (int)cubind_status);
@@ -9469,15 +7178,16 @@ cudnnStatus_t cubind_cudnn_normalization_forward_training(cudnnHandle_t handle, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnNormalizationBackward is resolved, and every call while tracing: shape 26. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnNormalizationBackward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
+/* What the wrapper calls until cudnnNormalizationBackward is resolved, and every call while tracing: the slow path
+ * of its shape, 104 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnNormalizationBackward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
 {
-    return cubind_shape_26((uintptr_t)handle, mode, normOps, algo, (uintptr_t)alphaDataDiff, (uintptr_t)betaDataDiff, (uintptr_t)alphaParamDiff, (uintptr_t)betaParamDiff, (uintptr_t)xDesc, (uintptr_t)xData, (uintptr_t)yDesc, (uintptr_t)yData, (uintptr_t)dyDesc, (uintptr_t)dyData, (uintptr_t)dzDesc, (uintptr_t)dzData, (uintptr_t)dxDesc, (uintptr_t)dxData, (uintptr_t)dNormScaleBiasDesc, (uintptr_t)normScaleData, (uintptr_t)normBiasData, (uintptr_t)dNormScaleData, (uintptr_t)dNormBiasData, epsilon, (uintptr_t)normMeanVarDesc, (uintptr_t)savedMean, (uintptr_t)savedInvVariance, (uintptr_t)activationDesc, (uintptr_t)workSpace, workSpaceSizeInBytes, (uintptr_t)reserveSpace, reserveSpaceSizeInBytes, groupCnt, 0.0);
+    return (cudnnStatus_t)cubind__shape_104((uintptr_t)handle, mode, normOps, algo, (uintptr_t)alphaDataDiff, (uintptr_t)betaDataDiff, (uintptr_t)alphaParamDiff, (uintptr_t)betaParamDiff, (uintptr_t)xDesc, (uintptr_t)xData, (uintptr_t)yDesc, (uintptr_t)yData, (uintptr_t)dyDesc, (uintptr_t)dyData, (uintptr_t)dzDesc, (uintptr_t)dzData, (uintptr_t)dxDesc, (uintptr_t)dxData, (uintptr_t)dNormScaleBiasDesc, (uintptr_t)normScaleData, (uintptr_t)normBiasData, (uintptr_t)dNormScaleData, (uintptr_t)dNormBiasData, epsilon, (uintptr_t)normMeanVarDesc, (uintptr_t)savedMean, (uintptr_t)savedInvVariance, (uintptr_t)activationDesc, (uintptr_t)workSpace, workSpaceSizeInBytes, (uintptr_t)reserveSpace, reserveSpaceSizeInBytes, groupCnt, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_normalization_backward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
 {
-    cubind__cudnnNormalizationBackward_fn cubind_fn = (cubind__cudnnNormalizationBackward_fn)cubind__target((cubind__fnptr)slow_cudnnNormalizationBackward, &cubind__cudnn_offsets[119]);
+    cubind__cudnnNormalizationBackward_fn cubind_fn = (cubind__cudnnNormalizationBackward_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnNormalizationBackward, &cubind__cudnn_offsets[119]);
     cudnnStatus_t cubind_status = cubind_fn(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(119, (int)cubind_status);
@@ -9485,15 +7195,16 @@ cudnnStatus_t cubind_cudnn_normalization_backward(cudnnHandle_t handle, cudnnNor
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSpatialTfGridGeneratorBackward is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta)
+/* What the wrapper calls until cudnnSpatialTfGridGeneratorBackward is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta)
 {
-    return cubind_shape_0((uintptr_t)handle, (uintptr_t)stDesc, (uintptr_t)dgrid, (uintptr_t)dtheta, 11);
+    return (cudnnStatus_t)cubind__shape_86((uintptr_t)handle, (uintptr_t)stDesc, (uintptr_t)dgrid, (uintptr_t)dtheta, 48, (cubind__fnptr)cubind__slow_cudnnSpatialTfGridGeneratorBackward);
 }
 
 cudnnStatus_t cubind_cudnn_spatial_tf_grid_generator_backward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta)
 {
-    cubind__cudnnSpatialTfGridGeneratorBackward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorBackward_fn)cubind__target((cubind__fnptr)slow_cudnnSpatialTfGridGeneratorBackward, &cubind__cudnn_offsets[120]);
+    cubind__cudnnSpatialTfGridGeneratorBackward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorBackward_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSpatialTfGridGeneratorBackward, &cubind__cudnn_offsets[120]);
     cudnnStatus_t cubind_status = cubind_fn(handle, stDesc, dgrid, dtheta);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(120, (int)cubind_status);
@@ -9501,15 +7212,16 @@ cudnnStatus_t cubind_cudnn_spatial_tf_grid_generator_backward(cudnnHandle_t hand
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSpatialTfSamplerBackward is resolved, and every call while tracing: shape 20. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid)
+/* What the wrapper calls until cudnnSpatialTfSamplerBackward is resolved, and every call while tracing: the slow path
+ * of its shape, 43 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid)
 {
-    return cubind_shape_20((uintptr_t)handle, (uintptr_t)stDesc, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx, (uintptr_t)alphaDgrid, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)grid, (uintptr_t)betaDgrid, (uintptr_t)dgrid, 2.0);
+    return (cudnnStatus_t)cubind__shape_43((uintptr_t)handle, (uintptr_t)stDesc, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx, (uintptr_t)alphaDgrid, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)grid, (uintptr_t)betaDgrid, (uintptr_t)dgrid, 39.0);
 }
 
 cudnnStatus_t cubind_cudnn_spatial_tf_sampler_backward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid)
 {
-    cubind__cudnnSpatialTfSamplerBackward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerBackward_fn)cubind__target((cubind__fnptr)slow_cudnnSpatialTfSamplerBackward, &cubind__cudnn_offsets[121]);
+    cubind__cudnnSpatialTfSamplerBackward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerBackward_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSpatialTfSamplerBackward, &cubind__cudnn_offsets[121]);
     cudnnStatus_t cubind_status = cubind_fn(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(121, (int)cubind_status);
@@ -9517,15 +7229,16 @@ cudnnStatus_t cubind_cudnn_spatial_tf_sampler_backward(cudnnHandle_t handle, cud
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDropoutBackward is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutBackward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes)
+/* What the wrapper calls until cudnnDropoutBackward is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDropoutBackward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    return cubind_shape_9((uintptr_t)handle, (uintptr_t)dropoutDesc, (uintptr_t)dydesc, (uintptr_t)dy, (uintptr_t)dxdesc, (uintptr_t)dx, (uintptr_t)reserveSpace, reserveSpaceSizeInBytes, 7.0);
+    return (cudnnStatus_t)cubind__shape_59((uintptr_t)handle, (uintptr_t)dropoutDesc, (uintptr_t)dydesc, (uintptr_t)dy, (uintptr_t)dxdesc, (uintptr_t)dx, (uintptr_t)reserveSpace, reserveSpaceSizeInBytes, 42.0);
 }
 
 cudnnStatus_t cubind_cudnn_dropout_backward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    cubind__cudnnDropoutBackward_fn cubind_fn = (cubind__cudnnDropoutBackward_fn)cubind__target((cubind__fnptr)slow_cudnnDropoutBackward, &cubind__cudnn_offsets[122]);
+    cubind__cudnnDropoutBackward_fn cubind_fn = (cubind__cudnnDropoutBackward_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDropoutBackward, &cubind__cudnn_offsets[122]);
     cudnnStatus_t cubind_status = cubind_fn(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(122, (int)cubind_status);
@@ -9533,15 +7246,16 @@ cudnnStatus_t cubind_cudnn_dropout_backward(cudnnHandle_t handle, const cudnnDro
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnCreateRNNDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc)
+/* What the wrapper calls until cudnnCreateRNNDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc)
 {
-    return cubind_shape_2((uintptr_t)rnnDesc, 25);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)rnnDesc, 61, (cubind__fnptr)cubind__slow_cudnnCreateRNNDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_create_rnn_descriptor(cudnnRNNDescriptor_t *rnnDesc)
 {
-    cubind__cudnnCreateRNNDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateRNNDescriptor, &cubind__cudnn_offsets[123]);
+    cubind__cudnnCreateRNNDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnCreateRNNDescriptor, &cubind__cudnn_offsets[123]);
     cudnnStatus_t cubind_status = cubind_fn(rnnDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(123, (int)cubind_status);
@@ -9549,15 +7263,16 @@ cudnnStatus_t cubind_cudnn_create_rnn_descriptor(cudnnRNNDescriptor_t *rnnDesc)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDestroyRNNDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t rnnDesc)
+/* What the wrapper calls until cudnnDestroyRNNDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t rnnDesc)
 {
-    return cubind_shape_2((uintptr_t)rnnDesc, 26);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)rnnDesc, 62, (cubind__fnptr)cubind__slow_cudnnDestroyRNNDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_rnn_descriptor(cudnnRNNDescriptor_t rnnDesc)
 {
-    cubind__cudnnDestroyRNNDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyRNNDescriptor, &cubind__cudnn_offsets[124]);
+    cubind__cudnnDestroyRNNDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDestroyRNNDescriptor, &cubind__cudnn_offsets[124]);
     cudnnStatus_t cubind_status = cubind_fn(rnnDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(124, (int)cubind_status);
@@ -9565,15 +7280,16 @@ cudnnStatus_t cubind_cudnn_destroy_rnn_descriptor(cudnnRNNDescriptor_t rnnDesc)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetRNNDescriptor_v8 is resolved, and every call while tracing: shape 27. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)
+/* What the wrapper calls until cudnnSetRNNDescriptor_v8 is resolved, and every call while tracing: the slow path
+ * of its shape, 17 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)
 {
-    return cubind_shape_27((uintptr_t)rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, (uintptr_t)dropoutDesc, auxFlags, 0.0);
+    return (cudnnStatus_t)cubind__shape_17((uintptr_t)rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, (uintptr_t)dropoutDesc, auxFlags, 35.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_rnn_descriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)
 {
-    cubind__cudnnSetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnSetRNNDescriptor_v8_fn)cubind__target((cubind__fnptr)slow_cudnnSetRNNDescriptor_v8, &cubind__cudnn_offsets[125]);
+    cubind__cudnnSetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnSetRNNDescriptor_v8_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetRNNDescriptor_v8, &cubind__cudnn_offsets[125]);
     cudnnStatus_t cubind_status = cubind_fn(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(125, (int)cubind_status);
@@ -9581,15 +7297,16 @@ cudnnStatus_t cubind_cudnn_set_rnn_descriptor_v8(cudnnRNNDescriptor_t rnnDesc, c
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetRNNDescriptor_v8 is resolved, and every call while tracing: shape 27. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)
+/* What the wrapper calls until cudnnGetRNNDescriptor_v8 is resolved, and every call while tracing: the slow path
+ * of its shape, 17 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)
 {
-    return cubind_shape_27((uintptr_t)rnnDesc, (uintptr_t)algo, (uintptr_t)cellMode, (uintptr_t)biasMode, (uintptr_t)dirMode, (uintptr_t)inputMode, (uintptr_t)dataType, (uintptr_t)mathPrec, (uintptr_t)mathType, (uintptr_t)inputSize, (uintptr_t)hiddenSize, (uintptr_t)projSize, (uintptr_t)numLayers, (uintptr_t)dropoutDesc, (uintptr_t)auxFlags, 1.0);
+    return (cudnnStatus_t)cubind__shape_17((uintptr_t)rnnDesc, (uintptr_t)algo, (uintptr_t)cellMode, (uintptr_t)biasMode, (uintptr_t)dirMode, (uintptr_t)inputMode, (uintptr_t)dataType, (uintptr_t)mathPrec, (uintptr_t)mathType, (uintptr_t)inputSize, (uintptr_t)hiddenSize, (uintptr_t)projSize, (uintptr_t)numLayers, (uintptr_t)dropoutDesc, (uintptr_t)auxFlags, 36.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_rnn_descriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)
 {
-    cubind__cudnnGetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnGetRNNDescriptor_v8_fn)cubind__target((cubind__fnptr)slow_cudnnGetRNNDescriptor_v8, &cubind__cudnn_offsets[126]);
+    cubind__cudnnGetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnGetRNNDescriptor_v8_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetRNNDescriptor_v8, &cubind__cudnn_offsets[126]);
     cudnnStatus_t cubind_status = cubind_fn(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(126, (int)cubind_status);
@@ -9597,15 +7314,16 @@ cudnnStatus_t cubind_cudnn_get_rnn_descriptor_v8(cudnnRNNDescriptor_t rnnDesc, c
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnRNNSetClip_v8 is resolved, and every call while tracing: shape 28. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)
+/* What the wrapper calls until cudnnRNNSetClip_v8 is resolved, and every call while tracing: the slow path
+ * of its shape, 24 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)
 {
-    return cubind_shape_28((uintptr_t)rnnDesc, clipMode, clipNanOpt, lclip, rclip, 0);
+    return (cudnnStatus_t)cubind__shape_24((uintptr_t)rnnDesc, clipMode, clipNanOpt, lclip, rclip, 2, (cubind__fnptr)cubind__slow_cudnnRNNSetClip_v8);
 }
 
 cudnnStatus_t cubind_cudnn_rnn_set_clip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)
 {
-    cubind__cudnnRNNSetClip_v8_fn cubind_fn = (cubind__cudnnRNNSetClip_v8_fn)cubind__target((cubind__fnptr)slow_cudnnRNNSetClip_v8, &cubind__cudnn_offsets[127]);
+    cubind__cudnnRNNSetClip_v8_fn cubind_fn = (cubind__cudnnRNNSetClip_v8_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnRNNSetClip_v8, &cubind__cudnn_offsets[127]);
     cudnnStatus_t cubind_status = cubind_fn(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(127, (int)cubind_status);
@@ -9613,15 +7331,16 @@ cudnnStatus_t cubind_cudnn_rnn_set_clip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRN
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnRNNSetClip_v9 is resolved, and every call while tracing: shape 29. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnRNNSetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip)
+/* What the wrapper calls until cudnnRNNSetClip_v9 is resolved, and every call while tracing: the slow path
+ * of its shape, 105 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnRNNSetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip)
 {
-    return cubind_shape_29((uintptr_t)rnnDesc, clipMode, lclip, rclip, 0);
+    return (cudnnStatus_t)cubind__shape_105((uintptr_t)rnnDesc, clipMode, lclip, rclip, 0, (cubind__fnptr)cubind__slow_cudnnRNNSetClip_v9);
 }
 
 cudnnStatus_t cubind_cudnn_rnn_set_clip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip)
 {
-    cubind__cudnnRNNSetClip_v9_fn cubind_fn = (cubind__cudnnRNNSetClip_v9_fn)cubind__target((cubind__fnptr)slow_cudnnRNNSetClip_v9, &cubind__cudnn_offsets[128]);
+    cubind__cudnnRNNSetClip_v9_fn cubind_fn = (cubind__cudnnRNNSetClip_v9_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnRNNSetClip_v9, &cubind__cudnn_offsets[128]);
     cudnnStatus_t cubind_status = cubind_fn(rnnDesc, clipMode, lclip, rclip);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(128, (int)cubind_status);
@@ -9629,15 +7348,16 @@ cudnnStatus_t cubind_cudnn_rnn_set_clip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRN
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnRNNGetClip_v8 is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)
+/* What the wrapper calls until cudnnRNNGetClip_v8 is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)
 {
-    return cubind_shape_5((uintptr_t)rnnDesc, (uintptr_t)clipMode, (uintptr_t)clipNanOpt, (uintptr_t)lclip, (uintptr_t)rclip, 10);
+    return (cudnnStatus_t)cubind__shape_75((uintptr_t)rnnDesc, (uintptr_t)clipMode, (uintptr_t)clipNanOpt, (uintptr_t)lclip, (uintptr_t)rclip, 65);
 }
 
 cudnnStatus_t cubind_cudnn_rnn_get_clip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)
 {
-    cubind__cudnnRNNGetClip_v8_fn cubind_fn = (cubind__cudnnRNNGetClip_v8_fn)cubind__target((cubind__fnptr)slow_cudnnRNNGetClip_v8, &cubind__cudnn_offsets[129]);
+    cubind__cudnnRNNGetClip_v8_fn cubind_fn = (cubind__cudnnRNNGetClip_v8_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnRNNGetClip_v8, &cubind__cudnn_offsets[129]);
     cudnnStatus_t cubind_status = cubind_fn(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(129, (int)cubind_status);
@@ -9645,15 +7365,16 @@ cudnnStatus_t cubind_cudnn_rnn_get_clip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRN
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnRNNGetClip_v9 is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)
+/* What the wrapper calls until cudnnRNNGetClip_v9 is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)
 {
-    return cubind_shape_0((uintptr_t)rnnDesc, (uintptr_t)clipMode, (uintptr_t)lclip, (uintptr_t)rclip, 12);
+    return (cudnnStatus_t)cubind__shape_86((uintptr_t)rnnDesc, (uintptr_t)clipMode, (uintptr_t)lclip, (uintptr_t)rclip, 49, (cubind__fnptr)cubind__slow_cudnnRNNGetClip_v9);
 }
 
 cudnnStatus_t cubind_cudnn_rnn_get_clip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)
 {
-    cubind__cudnnRNNGetClip_v9_fn cubind_fn = (cubind__cudnnRNNGetClip_v9_fn)cubind__target((cubind__fnptr)slow_cudnnRNNGetClip_v9, &cubind__cudnn_offsets[130]);
+    cubind__cudnnRNNGetClip_v9_fn cubind_fn = (cubind__cudnnRNNGetClip_v9_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnRNNGetClip_v9, &cubind__cudnn_offsets[130]);
     cudnnStatus_t cubind_status = cubind_fn(rnnDesc, clipMode, lclip, rclip);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(130, (int)cubind_status);
@@ -9661,15 +7382,16 @@ cudnnStatus_t cubind_cudnn_rnn_get_clip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRN
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnBuildRNNDynamic is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnBuildRNNDynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch)
+/* What the wrapper calls until cudnnBuildRNNDynamic is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnBuildRNNDynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch)
 {
-    return cubind_shape_3((uintptr_t)handle, (uintptr_t)rnnDesc, miniBatch, 4);
+    return (cudnnStatus_t)cubind__shape_91((uintptr_t)handle, (uintptr_t)rnnDesc, miniBatch, 52, (cubind__fnptr)cubind__slow_cudnnBuildRNNDynamic);
 }
 
 cudnnStatus_t cubind_cudnn_build_rnn_dynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch)
 {
-    cubind__cudnnBuildRNNDynamic_fn cubind_fn = (cubind__cudnnBuildRNNDynamic_fn)cubind__target((cubind__fnptr)slow_cudnnBuildRNNDynamic, &cubind__cudnn_offsets[131]);
+    cubind__cudnnBuildRNNDynamic_fn cubind_fn = (cubind__cudnnBuildRNNDynamic_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnBuildRNNDynamic, &cubind__cudnn_offsets[131]);
     cudnnStatus_t cubind_status = cubind_fn(handle, rnnDesc, miniBatch);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(131, (int)cubind_status);
@@ -9677,15 +7399,16 @@ cudnnStatus_t cubind_cudnn_build_rnn_dynamic(cudnnHandle_t handle, cudnnRNNDescr
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetRNNTempSpaceSizes is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)
+/* What the wrapper calls until cudnnGetRNNTempSpaceSizes is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)
 {
-    return cubind_shape_6((uintptr_t)handle, (uintptr_t)rnnDesc, fwdMode, (uintptr_t)xDesc, (uintptr_t)workSpaceSize, (uintptr_t)reserveSpaceSize, 7.0);
+    return (cudnnStatus_t)cubind__shape_89((uintptr_t)handle, (uintptr_t)rnnDesc, fwdMode, (uintptr_t)xDesc, (uintptr_t)workSpaceSize, (uintptr_t)reserveSpaceSize, 19.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_rnn_temp_space_sizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)
 {
-    cubind__cudnnGetRNNTempSpaceSizes_fn cubind_fn = (cubind__cudnnGetRNNTempSpaceSizes_fn)cubind__target((cubind__fnptr)slow_cudnnGetRNNTempSpaceSizes, &cubind__cudnn_offsets[132]);
+    cubind__cudnnGetRNNTempSpaceSizes_fn cubind_fn = (cubind__cudnnGetRNNTempSpaceSizes_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetRNNTempSpaceSizes, &cubind__cudnn_offsets[132]);
     cudnnStatus_t cubind_status = cubind_fn(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(132, (int)cubind_status);
@@ -9693,15 +7416,16 @@ cudnnStatus_t cubind_cudnn_get_rnn_temp_space_sizes(cudnnHandle_t handle, cudnnR
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetRNNWeightSpaceSize is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)
+/* What the wrapper calls until cudnnGetRNNWeightSpaceSize is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)
 {
-    return cubind_shape_3((uintptr_t)handle, (uintptr_t)rnnDesc, (uintptr_t)weightSpaceSize, 5);
+    return (cudnnStatus_t)cubind__shape_91((uintptr_t)handle, (uintptr_t)rnnDesc, (uintptr_t)weightSpaceSize, 53, (cubind__fnptr)cubind__slow_cudnnGetRNNWeightSpaceSize);
 }
 
 cudnnStatus_t cubind_cudnn_get_rnn_weight_space_size(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)
 {
-    cubind__cudnnGetRNNWeightSpaceSize_fn cubind_fn = (cubind__cudnnGetRNNWeightSpaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetRNNWeightSpaceSize, &cubind__cudnn_offsets[133]);
+    cubind__cudnnGetRNNWeightSpaceSize_fn cubind_fn = (cubind__cudnnGetRNNWeightSpaceSize_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetRNNWeightSpaceSize, &cubind__cudnn_offsets[133]);
     cudnnStatus_t cubind_status = cubind_fn(handle, rnnDesc, weightSpaceSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(133, (int)cubind_status);
@@ -9709,15 +7433,16 @@ cudnnStatus_t cubind_cudnn_get_rnn_weight_space_size(cudnnHandle_t handle, cudnn
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetRNNWeightParams is resolved, and every call while tracing: shape 8. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)
+/* What the wrapper calls until cudnnGetRNNWeightParams is resolved, and every call while tracing: the slow path
+ * of its shape, 62 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)
 {
-    return cubind_shape_8((uintptr_t)handle, (uintptr_t)rnnDesc, pseudoLayer, weightSpaceSize, (uintptr_t)weightSpace, linLayerID, (uintptr_t)mDesc, (uintptr_t)mAddr, (uintptr_t)bDesc, (uintptr_t)bAddr, 2.0);
+    return (cudnnStatus_t)cubind__shape_62((uintptr_t)handle, (uintptr_t)rnnDesc, pseudoLayer, weightSpaceSize, (uintptr_t)weightSpace, linLayerID, (uintptr_t)mDesc, (uintptr_t)mAddr, (uintptr_t)bDesc, (uintptr_t)bAddr, 52.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_rnn_weight_params(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)
 {
-    cubind__cudnnGetRNNWeightParams_fn cubind_fn = (cubind__cudnnGetRNNWeightParams_fn)cubind__target((cubind__fnptr)slow_cudnnGetRNNWeightParams, &cubind__cudnn_offsets[134]);
+    cubind__cudnnGetRNNWeightParams_fn cubind_fn = (cubind__cudnnGetRNNWeightParams_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetRNNWeightParams, &cubind__cudnn_offsets[134]);
     cudnnStatus_t cubind_status = cubind_fn(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(134, (int)cubind_status);
@@ -9725,15 +7450,16 @@ cudnnStatus_t cubind_cudnn_get_rnn_weight_params(cudnnHandle_t handle, cudnnRNND
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnCreateRNNDataDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)
+/* What the wrapper calls until cudnnCreateRNNDataDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)
 {
-    return cubind_shape_2((uintptr_t)rnnDataDesc, 27);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)rnnDataDesc, 63, (cubind__fnptr)cubind__slow_cudnnCreateRNNDataDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_create_rnn_data_descriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)
 {
-    cubind__cudnnCreateRNNDataDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDataDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateRNNDataDescriptor, &cubind__cudnn_offsets[135]);
+    cubind__cudnnCreateRNNDataDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDataDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnCreateRNNDataDescriptor, &cubind__cudnn_offsets[135]);
     cudnnStatus_t cubind_status = cubind_fn(rnnDataDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(135, (int)cubind_status);
@@ -9741,15 +7467,16 @@ cudnnStatus_t cubind_cudnn_create_rnn_data_descriptor(cudnnRNNDataDescriptor_t *
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDestroyRNNDataDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc)
+/* What the wrapper calls until cudnnDestroyRNNDataDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc)
 {
-    return cubind_shape_2((uintptr_t)rnnDataDesc, 28);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)rnnDataDesc, 64, (cubind__fnptr)cubind__slow_cudnnDestroyRNNDataDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnDataDesc)
 {
-    cubind__cudnnDestroyRNNDataDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDataDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyRNNDataDescriptor, &cubind__cudnn_offsets[136]);
+    cubind__cudnnDestroyRNNDataDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDataDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDestroyRNNDataDescriptor, &cubind__cudnn_offsets[136]);
     cudnnStatus_t cubind_status = cubind_fn(rnnDataDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(136, (int)cubind_status);
@@ -9757,15 +7484,16 @@ cudnnStatus_t cubind_cudnn_destroy_rnn_data_descriptor(cudnnRNNDataDescriptor_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetRNNDataDescriptor is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill)
+/* What the wrapper calls until cudnnSetRNNDataDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill)
 {
-    return cubind_shape_9((uintptr_t)rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, (uintptr_t)seqLengthArray, (uintptr_t)paddingFill, 8.0);
+    return (cudnnStatus_t)cubind__shape_59((uintptr_t)rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, (uintptr_t)seqLengthArray, (uintptr_t)paddingFill, 43.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill)
 {
-    cubind__cudnnSetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnSetRNNDataDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetRNNDataDescriptor, &cubind__cudnn_offsets[137]);
+    cubind__cudnnSetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnSetRNNDataDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetRNNDataDescriptor, &cubind__cudnn_offsets[137]);
     cudnnStatus_t cubind_status = cubind_fn(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(137, (int)cubind_status);
@@ -9773,15 +7501,16 @@ cudnnStatus_t cubind_cudnn_set_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnD
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetRNNDataDescriptor is resolved, and every call while tracing: shape 12. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill)
+/* What the wrapper calls until cudnnGetRNNDataDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 63 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill)
 {
-    return cubind_shape_12((uintptr_t)rnnDataDesc, (uintptr_t)dataType, (uintptr_t)layout, (uintptr_t)maxSeqLength, (uintptr_t)batchSize, (uintptr_t)vectorSize, arrayLengthRequested, (uintptr_t)seqLengthArray, (uintptr_t)paddingFill, 6.0);
+    return (cudnnStatus_t)cubind__shape_63((uintptr_t)rnnDataDesc, (uintptr_t)dataType, (uintptr_t)layout, (uintptr_t)maxSeqLength, (uintptr_t)batchSize, (uintptr_t)vectorSize, arrayLengthRequested, (uintptr_t)seqLengthArray, (uintptr_t)paddingFill, 52.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill)
 {
-    cubind__cudnnGetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnGetRNNDataDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetRNNDataDescriptor, &cubind__cudnn_offsets[138]);
+    cubind__cudnnGetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnGetRNNDataDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetRNNDataDescriptor, &cubind__cudnn_offsets[138]);
     cudnnStatus_t cubind_status = cubind_fn(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(138, (int)cubind_status);
@@ -9789,15 +7518,16 @@ cudnnStatus_t cubind_cudnn_get_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnD
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnRNNForward is resolved, and every call while tracing: shape 30. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
+/* What the wrapper calls until cudnnRNNForward is resolved, and every call while tracing: the slow path
+ * of its shape, 19 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
-    return cubind_shape_30((uintptr_t)handle, (uintptr_t)rnnDesc, fwdMode, (uintptr_t)devSeqLengths, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)hDesc, (uintptr_t)hx, (uintptr_t)hy, (uintptr_t)cDesc, (uintptr_t)cx, (uintptr_t)cy, weightSpaceSize, (uintptr_t)weightSpace, workSpaceSize, (uintptr_t)workSpace, reserveSpaceSize, (uintptr_t)reserveSpace, 0.0);
+    return (cudnnStatus_t)cubind__shape_19((uintptr_t)handle, (uintptr_t)rnnDesc, fwdMode, (uintptr_t)devSeqLengths, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)hDesc, (uintptr_t)hx, (uintptr_t)hy, (uintptr_t)cDesc, (uintptr_t)cx, (uintptr_t)cy, weightSpaceSize, (uintptr_t)weightSpace, workSpaceSize, (uintptr_t)workSpace, reserveSpaceSize, (uintptr_t)reserveSpace, 17.0);
 }
 
 cudnnStatus_t cubind_cudnn_rnn_forward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
-    cubind__cudnnRNNForward_fn cubind_fn = (cubind__cudnnRNNForward_fn)cubind__target((cubind__fnptr)slow_cudnnRNNForward, &cubind__cudnn_offsets[139]);
+    cubind__cudnnRNNForward_fn cubind_fn = (cubind__cudnnRNNForward_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnRNNForward, &cubind__cudnn_offsets[139]);
     cudnnStatus_t cubind_status = cubind_fn(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(139, (int)cubind_status);
@@ -9805,15 +7535,16 @@ cudnnStatus_t cubind_cudnn_rnn_forward(cudnnHandle_t handle, cudnnRNNDescriptor_
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnCreateSeqDataDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *seqDataDesc)
+/* What the wrapper calls until cudnnCreateSeqDataDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *seqDataDesc)
 {
-    return cubind_shape_2((uintptr_t)seqDataDesc, 29);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)seqDataDesc, 65, (cubind__fnptr)cubind__slow_cudnnCreateSeqDataDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_create_seq_data_descriptor(cudnnSeqDataDescriptor_t *seqDataDesc)
 {
-    cubind__cudnnCreateSeqDataDescriptor_fn cubind_fn = (cubind__cudnnCreateSeqDataDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateSeqDataDescriptor, &cubind__cudnn_offsets[140]);
+    cubind__cudnnCreateSeqDataDescriptor_fn cubind_fn = (cubind__cudnnCreateSeqDataDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnCreateSeqDataDescriptor, &cubind__cudnn_offsets[140]);
     cudnnStatus_t cubind_status = cubind_fn(seqDataDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(140, (int)cubind_status);
@@ -9821,15 +7552,16 @@ cudnnStatus_t cubind_cudnn_create_seq_data_descriptor(cudnnSeqDataDescriptor_t *
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDestroySeqDataDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroySeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc)
+/* What the wrapper calls until cudnnDestroySeqDataDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDestroySeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc)
 {
-    return cubind_shape_2((uintptr_t)seqDataDesc, 30);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)seqDataDesc, 66, (cubind__fnptr)cubind__slow_cudnnDestroySeqDataDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_seq_data_descriptor(cudnnSeqDataDescriptor_t seqDataDesc)
 {
-    cubind__cudnnDestroySeqDataDescriptor_fn cubind_fn = (cubind__cudnnDestroySeqDataDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroySeqDataDescriptor, &cubind__cudnn_offsets[141]);
+    cubind__cudnnDestroySeqDataDescriptor_fn cubind_fn = (cubind__cudnnDestroySeqDataDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDestroySeqDataDescriptor, &cubind__cudnn_offsets[141]);
     cudnnStatus_t cubind_status = cubind_fn(seqDataDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(141, (int)cubind_status);
@@ -9837,15 +7569,16 @@ cudnnStatus_t cubind_cudnn_destroy_seq_data_descriptor(cudnnSeqDataDescriptor_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetSeqDataDescriptor is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetSeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill)
+/* What the wrapper calls until cudnnSetSeqDataDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetSeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill)
 {
-    return cubind_shape_9((uintptr_t)seqDataDesc, dataType, nbDims, (uintptr_t)dimA, (uintptr_t)axes, seqLengthArraySize, (uintptr_t)seqLengthArray, (uintptr_t)paddingFill, 9.0);
+    return (cudnnStatus_t)cubind__shape_59((uintptr_t)seqDataDesc, dataType, nbDims, (uintptr_t)dimA, (uintptr_t)axes, seqLengthArraySize, (uintptr_t)seqLengthArray, (uintptr_t)paddingFill, 44.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_seq_data_descriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill)
 {
-    cubind__cudnnSetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnSetSeqDataDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetSeqDataDescriptor, &cubind__cudnn_offsets[142]);
+    cubind__cudnnSetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnSetSeqDataDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetSeqDataDescriptor, &cubind__cudnn_offsets[142]);
     cudnnStatus_t cubind_status = cubind_fn(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(142, (int)cubind_status);
@@ -9853,15 +7586,16 @@ cudnnStatus_t cubind_cudnn_set_seq_data_descriptor(cudnnSeqDataDescriptor_t seqD
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetSeqDataDescriptor is resolved, and every call while tracing: shape 8. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill)
+/* What the wrapper calls until cudnnGetSeqDataDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 62 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill)
 {
-    return cubind_shape_8((uintptr_t)seqDataDesc, (uintptr_t)dataType, (uintptr_t)nbDims, nbDimsRequested, (uintptr_t)dimA, (uintptr_t)axes, (uintptr_t)seqLengthArraySize, seqLengthSizeRequested, (uintptr_t)seqLengthArray, (uintptr_t)paddingFill, 3.0);
+    return (cudnnStatus_t)cubind__shape_62((uintptr_t)seqDataDesc, (uintptr_t)dataType, (uintptr_t)nbDims, nbDimsRequested, (uintptr_t)dimA, (uintptr_t)axes, (uintptr_t)seqLengthArraySize, seqLengthSizeRequested, (uintptr_t)seqLengthArray, (uintptr_t)paddingFill, 53.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_seq_data_descriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill)
 {
-    cubind__cudnnGetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnGetSeqDataDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetSeqDataDescriptor, &cubind__cudnn_offsets[143]);
+    cubind__cudnnGetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnGetSeqDataDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetSeqDataDescriptor, &cubind__cudnn_offsets[143]);
     cudnnStatus_t cubind_status = cubind_fn(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(143, (int)cubind_status);
@@ -9869,15 +7603,16 @@ cudnnStatus_t cubind_cudnn_get_seq_data_descriptor(const cudnnSeqDataDescriptor_
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnCreateAttnDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc)
+/* What the wrapper calls until cudnnCreateAttnDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc)
 {
-    return cubind_shape_2((uintptr_t)attnDesc, 31);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)attnDesc, 67, (cubind__fnptr)cubind__slow_cudnnCreateAttnDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_create_attn_descriptor(cudnnAttnDescriptor_t *attnDesc)
 {
-    cubind__cudnnCreateAttnDescriptor_fn cubind_fn = (cubind__cudnnCreateAttnDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateAttnDescriptor, &cubind__cudnn_offsets[144]);
+    cubind__cudnnCreateAttnDescriptor_fn cubind_fn = (cubind__cudnnCreateAttnDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnCreateAttnDescriptor, &cubind__cudnn_offsets[144]);
     cudnnStatus_t cubind_status = cubind_fn(attnDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(144, (int)cubind_status);
@@ -9885,15 +7620,16 @@ cudnnStatus_t cubind_cudnn_create_attn_descriptor(cudnnAttnDescriptor_t *attnDes
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDestroyAttnDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyAttnDescriptor(cudnnAttnDescriptor_t attnDesc)
+/* What the wrapper calls until cudnnDestroyAttnDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDestroyAttnDescriptor(cudnnAttnDescriptor_t attnDesc)
 {
-    return cubind_shape_2((uintptr_t)attnDesc, 32);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)attnDesc, 68, (cubind__fnptr)cubind__slow_cudnnDestroyAttnDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_attn_descriptor(cudnnAttnDescriptor_t attnDesc)
 {
-    cubind__cudnnDestroyAttnDescriptor_fn cubind_fn = (cubind__cudnnDestroyAttnDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyAttnDescriptor, &cubind__cudnn_offsets[145]);
+    cubind__cudnnDestroyAttnDescriptor_fn cubind_fn = (cubind__cudnnDestroyAttnDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDestroyAttnDescriptor, &cubind__cudnn_offsets[145]);
     cudnnStatus_t cubind_status = cubind_fn(attnDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(145, (int)cubind_status);
@@ -9901,15 +7637,16 @@ cudnnStatus_t cubind_cudnn_destroy_attn_descriptor(cudnnAttnDescriptor_t attnDes
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetAttnDescriptor is resolved, and every call while tracing: shape 31. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)
+/* What the wrapper calls until cudnnSetAttnDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 106 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)
 {
-    return cubind_shape_31((uintptr_t)attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, (uintptr_t)attnDropoutDesc, (uintptr_t)postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize, 0.0);
+    return (cudnnStatus_t)cubind__shape_106((uintptr_t)attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, (uintptr_t)attnDropoutDesc, (uintptr_t)postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize, 0.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_attn_descriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)
 {
-    cubind__cudnnSetAttnDescriptor_fn cubind_fn = (cubind__cudnnSetAttnDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetAttnDescriptor, &cubind__cudnn_offsets[146]);
+    cubind__cudnnSetAttnDescriptor_fn cubind_fn = (cubind__cudnnSetAttnDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetAttnDescriptor, &cubind__cudnn_offsets[146]);
     cudnnStatus_t cubind_status = cubind_fn(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(146, (int)cubind_status);
@@ -9917,15 +7654,16 @@ cudnnStatus_t cubind_cudnn_set_attn_descriptor(cudnnAttnDescriptor_t attnDesc, u
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetAttnDescriptor is resolved, and every call while tracing: shape 30. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)
+/* What the wrapper calls until cudnnGetAttnDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 19 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)
 {
-    return cubind_shape_30((uintptr_t)attnDesc, (uintptr_t)attnMode, (uintptr_t)nHeads, (uintptr_t)smScaler, (uintptr_t)dataType, (uintptr_t)computePrec, (uintptr_t)mathType, (uintptr_t)attnDropoutDesc, (uintptr_t)postDropoutDesc, (uintptr_t)qSize, (uintptr_t)kSize, (uintptr_t)vSize, (uintptr_t)qProjSize, (uintptr_t)kProjSize, (uintptr_t)vProjSize, (uintptr_t)oProjSize, (uintptr_t)qoMaxSeqLength, (uintptr_t)kvMaxSeqLength, (uintptr_t)maxBatchSize, (uintptr_t)maxBeamSize, 1.0);
+    return (cudnnStatus_t)cubind__shape_19((uintptr_t)attnDesc, (uintptr_t)attnMode, (uintptr_t)nHeads, (uintptr_t)smScaler, (uintptr_t)dataType, (uintptr_t)computePrec, (uintptr_t)mathType, (uintptr_t)attnDropoutDesc, (uintptr_t)postDropoutDesc, (uintptr_t)qSize, (uintptr_t)kSize, (uintptr_t)vSize, (uintptr_t)qProjSize, (uintptr_t)kProjSize, (uintptr_t)vProjSize, (uintptr_t)oProjSize, (uintptr_t)qoMaxSeqLength, (uintptr_t)kvMaxSeqLength, (uintptr_t)maxBatchSize, (uintptr_t)maxBeamSize, 18.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_attn_descriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)
 {
-    cubind__cudnnGetAttnDescriptor_fn cubind_fn = (cubind__cudnnGetAttnDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetAttnDescriptor, &cubind__cudnn_offsets[147]);
+    cubind__cudnnGetAttnDescriptor_fn cubind_fn = (cubind__cudnnGetAttnDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetAttnDescriptor, &cubind__cudnn_offsets[147]);
     cudnnStatus_t cubind_status = cubind_fn(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(147, (int)cubind_status);
@@ -9933,15 +7671,16 @@ cudnnStatus_t cubind_cudnn_get_attn_descriptor(cudnnAttnDescriptor_t attnDesc, u
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetMultiHeadAttnBuffers is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)
+/* What the wrapper calls until cudnnGetMultiHeadAttnBuffers is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)
 {
-    return cubind_shape_5((uintptr_t)handle, (uintptr_t)attnDesc, (uintptr_t)weightSizeInBytes, (uintptr_t)workSpaceSizeInBytes, (uintptr_t)reserveSpaceSizeInBytes, 11);
+    return (cudnnStatus_t)cubind__shape_75((uintptr_t)handle, (uintptr_t)attnDesc, (uintptr_t)weightSizeInBytes, (uintptr_t)workSpaceSizeInBytes, (uintptr_t)reserveSpaceSizeInBytes, 66);
 }
 
 cudnnStatus_t cubind_cudnn_get_multi_head_attn_buffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)
 {
-    cubind__cudnnGetMultiHeadAttnBuffers_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnBuffers_fn)cubind__target((cubind__fnptr)slow_cudnnGetMultiHeadAttnBuffers, &cubind__cudnn_offsets[148]);
+    cubind__cudnnGetMultiHeadAttnBuffers_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnBuffers_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetMultiHeadAttnBuffers, &cubind__cudnn_offsets[148]);
     cudnnStatus_t cubind_status = cubind_fn(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(148, (int)cubind_status);
@@ -9949,15 +7688,16 @@ cudnnStatus_t cubind_cudnn_get_multi_head_attn_buffers(cudnnHandle_t handle, con
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetMultiHeadAttnWeights is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)
+/* What the wrapper calls until cudnnGetMultiHeadAttnWeights is resolved, and every call while tracing: the slow path
+ * of its shape, 94 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)
 {
-    return cubind_shape_7((uintptr_t)handle, (uintptr_t)attnDesc, wKind, weightSizeInBytes, (uintptr_t)weights, (uintptr_t)wDesc, (uintptr_t)wAddr, 8.0);
+    return (cudnnStatus_t)cubind__shape_94((uintptr_t)handle, (uintptr_t)attnDesc, wKind, weightSizeInBytes, (uintptr_t)weights, (uintptr_t)wDesc, (uintptr_t)wAddr, 5.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_multi_head_attn_weights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)
 {
-    cubind__cudnnGetMultiHeadAttnWeights_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnWeights_fn)cubind__target((cubind__fnptr)slow_cudnnGetMultiHeadAttnWeights, &cubind__cudnn_offsets[149]);
+    cubind__cudnnGetMultiHeadAttnWeights_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnWeights_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetMultiHeadAttnWeights, &cubind__cudnn_offsets[149]);
     cudnnStatus_t cubind_status = cubind_fn(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(149, (int)cubind_status);
@@ -9965,15 +7705,16 @@ cudnnStatus_t cubind_cudnn_get_multi_head_attn_weights(cudnnHandle_t handle, con
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnMultiHeadAttnForward is resolved, and every call while tracing: shape 32. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
+/* What the wrapper calls until cudnnMultiHeadAttnForward is resolved, and every call while tracing: the slow path
+ * of its shape, 44 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    return cubind_shape_32((uintptr_t)handle, (uintptr_t)attnDesc, currIdx, (uintptr_t)loWinIdx, (uintptr_t)hiWinIdx, (uintptr_t)devSeqLengthsQO, (uintptr_t)devSeqLengthsKV, (uintptr_t)qDesc, (uintptr_t)queries, (uintptr_t)residuals, (uintptr_t)kDesc, (uintptr_t)keys, (uintptr_t)vDesc, (uintptr_t)values, (uintptr_t)oDesc, (uintptr_t)out, weightSizeInBytes, (uintptr_t)weights, workSpaceSizeInBytes, (uintptr_t)workSpace, reserveSpaceSizeInBytes, (uintptr_t)reserveSpace, 0.0);
+    return (cudnnStatus_t)cubind__shape_44((uintptr_t)handle, (uintptr_t)attnDesc, currIdx, (uintptr_t)loWinIdx, (uintptr_t)hiWinIdx, (uintptr_t)devSeqLengthsQO, (uintptr_t)devSeqLengthsKV, (uintptr_t)qDesc, (uintptr_t)queries, (uintptr_t)residuals, (uintptr_t)kDesc, (uintptr_t)keys, (uintptr_t)vDesc, (uintptr_t)values, (uintptr_t)oDesc, (uintptr_t)out, weightSizeInBytes, (uintptr_t)weights, workSpaceSizeInBytes, (uintptr_t)workSpace, reserveSpaceSizeInBytes, (uintptr_t)reserveSpace, 2.0);
 }
 
 cudnnStatus_t cubind_cudnn_multi_head_attn_forward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    cubind__cudnnMultiHeadAttnForward_fn cubind_fn = (cubind__cudnnMultiHeadAttnForward_fn)cubind__target((cubind__fnptr)slow_cudnnMultiHeadAttnForward, &cubind__cudnn_offsets[150]);
+    cubind__cudnnMultiHeadAttnForward_fn cubind_fn = (cubind__cudnnMultiHeadAttnForward_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnMultiHeadAttnForward, &cubind__cudnn_offsets[150]);
     cudnnStatus_t cubind_status = cubind_fn(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(150, (int)cubind_status);
@@ -9981,15 +7722,16 @@ cudnnStatus_t cubind_cudnn_multi_head_attn_forward(cudnnHandle_t handle, const c
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnAdvVersionCheck is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnAdvVersionCheck(void)
+/* What the wrapper calls until cudnnAdvVersionCheck is resolved, and every call while tracing: the slow path
+ * of its shape, 22 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnAdvVersionCheck(void)
 {
-    return cubind_shape_4(2);
+    return (cudnnStatus_t)cubind__shape_22(18, (cubind__fnptr)cubind__slow_cudnnAdvVersionCheck);
 }
 
 cudnnStatus_t cubind_cudnn_adv_version_check(void)
 {
-    cubind__cudnnAdvVersionCheck_fn cubind_fn = (cubind__cudnnAdvVersionCheck_fn)cubind__target((cubind__fnptr)slow_cudnnAdvVersionCheck, &cubind__cudnn_offsets[151]);
+    cubind__cudnnAdvVersionCheck_fn cubind_fn = (cubind__cudnnAdvVersionCheck_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnAdvVersionCheck, &cubind__cudnn_offsets[151]);
     cudnnStatus_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(151, (int)cubind_status);
@@ -9997,15 +7739,16 @@ cudnnStatus_t cubind_cudnn_adv_version_check(void)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnRNNBackwardData_v8 is resolved, and every call while tracing: shape 32. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnRNNBackwardData_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
+/* What the wrapper calls until cudnnRNNBackwardData_v8 is resolved, and every call while tracing: the slow path
+ * of its shape, 44 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnRNNBackwardData_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
-    return cubind_shape_32((uintptr_t)handle, (uintptr_t)rnnDesc, (uintptr_t)devSeqLengths, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)dy, (uintptr_t)xDesc, (uintptr_t)dx, (uintptr_t)hDesc, (uintptr_t)hx, (uintptr_t)dhy, (uintptr_t)dhx, (uintptr_t)cDesc, (uintptr_t)cx, (uintptr_t)dcy, (uintptr_t)dcx, weightSpaceSize, (uintptr_t)weightSpace, workSpaceSize, (uintptr_t)workSpace, reserveSpaceSize, (uintptr_t)reserveSpace, 1.0);
+    return (cudnnStatus_t)cubind__shape_44((uintptr_t)handle, (uintptr_t)rnnDesc, (uintptr_t)devSeqLengths, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)dy, (uintptr_t)xDesc, (uintptr_t)dx, (uintptr_t)hDesc, (uintptr_t)hx, (uintptr_t)dhy, (uintptr_t)dhx, (uintptr_t)cDesc, (uintptr_t)cx, (uintptr_t)dcy, (uintptr_t)dcx, weightSpaceSize, (uintptr_t)weightSpace, workSpaceSize, (uintptr_t)workSpace, reserveSpaceSize, (uintptr_t)reserveSpace, 3.0);
 }
 
 cudnnStatus_t cubind_cudnn_rnn_backward_data_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
-    cubind__cudnnRNNBackwardData_v8_fn cubind_fn = (cubind__cudnnRNNBackwardData_v8_fn)cubind__target((cubind__fnptr)slow_cudnnRNNBackwardData_v8, &cubind__cudnn_offsets[152]);
+    cubind__cudnnRNNBackwardData_v8_fn cubind_fn = (cubind__cudnnRNNBackwardData_v8_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnRNNBackwardData_v8, &cubind__cudnn_offsets[152]);
     cudnnStatus_t cubind_status = cubind_fn(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(152, (int)cubind_status);
@@ -10013,15 +7756,16 @@ cudnnStatus_t cubind_cudnn_rnn_backward_data_v8(cudnnHandle_t handle, cudnnRNNDe
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnRNNBackwardWeights_v8 is resolved, and every call while tracing: shape 33. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnRNNBackwardWeights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
+/* What the wrapper calls until cudnnRNNBackwardWeights_v8 is resolved, and every call while tracing: the slow path
+ * of its shape, 14 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnRNNBackwardWeights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
-    return cubind_shape_33((uintptr_t)handle, (uintptr_t)rnnDesc, addGrad, (uintptr_t)devSeqLengths, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)hDesc, (uintptr_t)hx, (uintptr_t)yDesc, (uintptr_t)y, weightSpaceSize, (uintptr_t)dweightSpace, workSpaceSize, (uintptr_t)workSpace, reserveSpaceSize, (uintptr_t)reserveSpace, 0.0);
+    return (cudnnStatus_t)cubind__shape_14((uintptr_t)handle, (uintptr_t)rnnDesc, addGrad, (uintptr_t)devSeqLengths, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)hDesc, (uintptr_t)hx, (uintptr_t)yDesc, (uintptr_t)y, weightSpaceSize, (uintptr_t)dweightSpace, workSpaceSize, (uintptr_t)workSpace, reserveSpaceSize, (uintptr_t)reserveSpace, 42.0);
 }
 
 cudnnStatus_t cubind_cudnn_rnn_backward_weights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
-    cubind__cudnnRNNBackwardWeights_v8_fn cubind_fn = (cubind__cudnnRNNBackwardWeights_v8_fn)cubind__target((cubind__fnptr)slow_cudnnRNNBackwardWeights_v8, &cubind__cudnn_offsets[153]);
+    cubind__cudnnRNNBackwardWeights_v8_fn cubind_fn = (cubind__cudnnRNNBackwardWeights_v8_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnRNNBackwardWeights_v8, &cubind__cudnn_offsets[153]);
     cudnnStatus_t cubind_status = cubind_fn(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(153, (int)cubind_status);
@@ -10029,15 +7773,16 @@ cudnnStatus_t cubind_cudnn_rnn_backward_weights_v8(cudnnHandle_t handle, cudnnRN
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnMultiHeadAttnBackwardData is resolved, and every call while tracing: shape 34. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
+/* What the wrapper calls until cudnnMultiHeadAttnBackwardData is resolved, and every call while tracing: the slow path
+ * of its shape, 20 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    return cubind_shape_34((uintptr_t)handle, (uintptr_t)attnDesc, (uintptr_t)loWinIdx, (uintptr_t)hiWinIdx, (uintptr_t)devSeqLengthsDQDO, (uintptr_t)devSeqLengthsDKDV, (uintptr_t)doDesc, (uintptr_t)dout, (uintptr_t)dqDesc, (uintptr_t)dqueries, (uintptr_t)queries, (uintptr_t)dkDesc, (uintptr_t)dkeys, (uintptr_t)keys, (uintptr_t)dvDesc, (uintptr_t)dvalues, (uintptr_t)values, weightSizeInBytes, (uintptr_t)weights, workSpaceSizeInBytes, (uintptr_t)workSpace, reserveSpaceSizeInBytes, (uintptr_t)reserveSpace, 0.0);
+    return (cudnnStatus_t)cubind__shape_20((uintptr_t)handle, (uintptr_t)attnDesc, (uintptr_t)loWinIdx, (uintptr_t)hiWinIdx, (uintptr_t)devSeqLengthsDQDO, (uintptr_t)devSeqLengthsDKDV, (uintptr_t)doDesc, (uintptr_t)dout, (uintptr_t)dqDesc, (uintptr_t)dqueries, (uintptr_t)queries, (uintptr_t)dkDesc, (uintptr_t)dkeys, (uintptr_t)keys, (uintptr_t)dvDesc, (uintptr_t)dvalues, (uintptr_t)values, weightSizeInBytes, (uintptr_t)weights, workSpaceSizeInBytes, (uintptr_t)workSpace, reserveSpaceSizeInBytes, (uintptr_t)reserveSpace, 2.0);
 }
 
 cudnnStatus_t cubind_cudnn_multi_head_attn_backward_data(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    cubind__cudnnMultiHeadAttnBackwardData_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardData_fn)cubind__target((cubind__fnptr)slow_cudnnMultiHeadAttnBackwardData, &cubind__cudnn_offsets[154]);
+    cubind__cudnnMultiHeadAttnBackwardData_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardData_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnMultiHeadAttnBackwardData, &cubind__cudnn_offsets[154]);
     cudnnStatus_t cubind_status = cubind_fn(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(154, (int)cubind_status);
@@ -10045,15 +7790,16 @@ cudnnStatus_t cubind_cudnn_multi_head_attn_backward_data(cudnnHandle_t handle, c
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnMultiHeadAttnBackwardWeights is resolved, and every call while tracing: shape 35. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnMultiHeadAttnBackwardWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
+/* What the wrapper calls until cudnnMultiHeadAttnBackwardWeights is resolved, and every call while tracing: the slow path
+ * of its shape, 18 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnMultiHeadAttnBackwardWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    return cubind_shape_35((uintptr_t)handle, (uintptr_t)attnDesc, addGrad, (uintptr_t)qDesc, (uintptr_t)queries, (uintptr_t)kDesc, (uintptr_t)keys, (uintptr_t)vDesc, (uintptr_t)values, (uintptr_t)doDesc, (uintptr_t)dout, weightSizeInBytes, (uintptr_t)weights, (uintptr_t)dweights, workSpaceSizeInBytes, (uintptr_t)workSpace, reserveSpaceSizeInBytes, (uintptr_t)reserveSpace, 0.0);
+    return (cudnnStatus_t)cubind__shape_18((uintptr_t)handle, (uintptr_t)attnDesc, addGrad, (uintptr_t)qDesc, (uintptr_t)queries, (uintptr_t)kDesc, (uintptr_t)keys, (uintptr_t)vDesc, (uintptr_t)values, (uintptr_t)doDesc, (uintptr_t)dout, weightSizeInBytes, (uintptr_t)weights, (uintptr_t)dweights, workSpaceSizeInBytes, (uintptr_t)workSpace, reserveSpaceSizeInBytes, (uintptr_t)reserveSpace, 25.0);
 }
 
 cudnnStatus_t cubind_cudnn_multi_head_attn_backward_weights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    cubind__cudnnMultiHeadAttnBackwardWeights_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardWeights_fn)cubind__target((cubind__fnptr)slow_cudnnMultiHeadAttnBackwardWeights, &cubind__cudnn_offsets[155]);
+    cubind__cudnnMultiHeadAttnBackwardWeights_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardWeights_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnMultiHeadAttnBackwardWeights, &cubind__cudnn_offsets[155]);
     cudnnStatus_t cubind_status = cubind_fn(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(155, (int)cubind_status);
@@ -10061,15 +7807,16 @@ cudnnStatus_t cubind_cudnn_multi_head_attn_backward_weights(cudnnHandle_t handle
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnCreateCTCLossDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)
+/* What the wrapper calls until cudnnCreateCTCLossDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)
 {
-    return cubind_shape_2((uintptr_t)ctcLossDesc, 33);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)ctcLossDesc, 69, (cubind__fnptr)cubind__slow_cudnnCreateCTCLossDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_create_ctc_loss_descriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)
 {
-    cubind__cudnnCreateCTCLossDescriptor_fn cubind_fn = (cubind__cudnnCreateCTCLossDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateCTCLossDescriptor, &cubind__cudnn_offsets[156]);
+    cubind__cudnnCreateCTCLossDescriptor_fn cubind_fn = (cubind__cudnnCreateCTCLossDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnCreateCTCLossDescriptor, &cubind__cudnn_offsets[156]);
     cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(156, (int)cubind_status);
@@ -10077,15 +7824,16 @@ cudnnStatus_t cubind_cudnn_create_ctc_loss_descriptor(cudnnCTCLossDescriptor_t *
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetCTCLossDescriptor is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)
+/* What the wrapper calls until cudnnSetCTCLossDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)
 {
-    return cubind_shape_1((uintptr_t)ctcLossDesc, compType, 9);
+    return (cudnnStatus_t)cubind__shape_90((uintptr_t)ctcLossDesc, compType, 95, (cubind__fnptr)cubind__slow_cudnnSetCTCLossDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)
 {
-    cubind__cudnnSetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetCTCLossDescriptor, &cubind__cudnn_offsets[157]);
+    cubind__cudnnSetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetCTCLossDescriptor, &cubind__cudnn_offsets[157]);
     cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc, compType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(157, (int)cubind_status);
@@ -10093,15 +7841,16 @@ cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcL
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetCTCLossDescriptorEx is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode)
+/* What the wrapper calls until cudnnSetCTCLossDescriptorEx is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode)
 {
-    return cubind_shape_0((uintptr_t)ctcLossDesc, compType, normMode, gradMode, 13);
+    return (cudnnStatus_t)cubind__shape_86((uintptr_t)ctcLossDesc, compType, normMode, gradMode, 50, (cubind__fnptr)cubind__slow_cudnnSetCTCLossDescriptorEx);
 }
 
 cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_ex(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode)
 {
-    cubind__cudnnSetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptorEx_fn)cubind__target((cubind__fnptr)slow_cudnnSetCTCLossDescriptorEx, &cubind__cudnn_offsets[158]);
+    cubind__cudnnSetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptorEx_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetCTCLossDescriptorEx, &cubind__cudnn_offsets[158]);
     cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(158, (int)cubind_status);
@@ -10109,15 +7858,16 @@ cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_ex(cudnnCTCLossDescriptor_t c
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetCTCLossDescriptor_v8 is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength)
+/* What the wrapper calls until cudnnSetCTCLossDescriptor_v8 is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength)
 {
-    return cubind_shape_5((uintptr_t)ctcLossDesc, compType, normMode, gradMode, maxLabelLength, 12);
+    return (cudnnStatus_t)cubind__shape_75((uintptr_t)ctcLossDesc, compType, normMode, gradMode, maxLabelLength, 67);
 }
 
 cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength)
 {
-    cubind__cudnnSetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v8_fn)cubind__target((cubind__fnptr)slow_cudnnSetCTCLossDescriptor_v8, &cubind__cudnn_offsets[159]);
+    cubind__cudnnSetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v8_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetCTCLossDescriptor_v8, &cubind__cudnn_offsets[159]);
     cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(159, (int)cubind_status);
@@ -10125,15 +7875,16 @@ cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_v8(cudnnCTCLossDescriptor_t c
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetCTCLossDescriptor_v9 is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength)
+/* What the wrapper calls until cudnnSetCTCLossDescriptor_v9 is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength)
 {
-    return cubind_shape_5((uintptr_t)ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength, 13);
+    return (cudnnStatus_t)cubind__shape_75((uintptr_t)ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength, 68);
 }
 
 cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength)
 {
-    cubind__cudnnSetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v9_fn)cubind__target((cubind__fnptr)slow_cudnnSetCTCLossDescriptor_v9, &cubind__cudnn_offsets[160]);
+    cubind__cudnnSetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v9_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetCTCLossDescriptor_v9, &cubind__cudnn_offsets[160]);
     cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(160, (int)cubind_status);
@@ -10141,15 +7892,16 @@ cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_v9(cudnnCTCLossDescriptor_t c
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetCTCLossDescriptor is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)
+/* What the wrapper calls until cudnnGetCTCLossDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)
 {
-    return cubind_shape_1((uintptr_t)ctcLossDesc, (uintptr_t)compType, 10);
+    return (cudnnStatus_t)cubind__shape_107((uintptr_t)ctcLossDesc, (uintptr_t)compType, 0, (cubind__fnptr)cubind__slow_cudnnGetCTCLossDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)
 {
-    cubind__cudnnGetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetCTCLossDescriptor, &cubind__cudnn_offsets[161]);
+    cubind__cudnnGetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetCTCLossDescriptor, &cubind__cudnn_offsets[161]);
     cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc, compType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(161, (int)cubind_status);
@@ -10157,15 +7909,16 @@ cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcL
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetCTCLossDescriptorEx is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)
+/* What the wrapper calls until cudnnGetCTCLossDescriptorEx is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)
 {
-    return cubind_shape_0((uintptr_t)ctcLossDesc, (uintptr_t)compType, (uintptr_t)normMode, (uintptr_t)gradMode, 14);
+    return (cudnnStatus_t)cubind__shape_86((uintptr_t)ctcLossDesc, (uintptr_t)compType, (uintptr_t)normMode, (uintptr_t)gradMode, 51, (cubind__fnptr)cubind__slow_cudnnGetCTCLossDescriptorEx);
 }
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_ex(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)
 {
-    cubind__cudnnGetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptorEx_fn)cubind__target((cubind__fnptr)slow_cudnnGetCTCLossDescriptorEx, &cubind__cudnn_offsets[162]);
+    cubind__cudnnGetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptorEx_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetCTCLossDescriptorEx, &cubind__cudnn_offsets[162]);
     cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(162, (int)cubind_status);
@@ -10173,15 +7926,16 @@ cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_ex(cudnnCTCLossDescriptor_t c
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetCTCLossDescriptor_v8 is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)
+/* What the wrapper calls until cudnnGetCTCLossDescriptor_v8 is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)
 {
-    return cubind_shape_5((uintptr_t)ctcLossDesc, (uintptr_t)compType, (uintptr_t)normMode, (uintptr_t)gradMode, (uintptr_t)maxLabelLength, 14);
+    return (cudnnStatus_t)cubind__shape_75((uintptr_t)ctcLossDesc, (uintptr_t)compType, (uintptr_t)normMode, (uintptr_t)gradMode, (uintptr_t)maxLabelLength, 69);
 }
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)
 {
-    cubind__cudnnGetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v8_fn)cubind__target((cubind__fnptr)slow_cudnnGetCTCLossDescriptor_v8, &cubind__cudnn_offsets[163]);
+    cubind__cudnnGetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v8_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetCTCLossDescriptor_v8, &cubind__cudnn_offsets[163]);
     cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(163, (int)cubind_status);
@@ -10189,15 +7943,16 @@ cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_v8(cudnnCTCLossDescriptor_t c
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetCTCLossDescriptor_v9 is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)
+/* What the wrapper calls until cudnnGetCTCLossDescriptor_v9 is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)
 {
-    return cubind_shape_5((uintptr_t)ctcLossDesc, (uintptr_t)compType, (uintptr_t)normMode, (uintptr_t)ctcGradMode, (uintptr_t)maxLabelLength, 15);
+    return (cudnnStatus_t)cubind__shape_75((uintptr_t)ctcLossDesc, (uintptr_t)compType, (uintptr_t)normMode, (uintptr_t)ctcGradMode, (uintptr_t)maxLabelLength, 70);
 }
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)
 {
-    cubind__cudnnGetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v9_fn)cubind__target((cubind__fnptr)slow_cudnnGetCTCLossDescriptor_v9, &cubind__cudnn_offsets[164]);
+    cubind__cudnnGetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v9_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetCTCLossDescriptor_v9, &cubind__cudnn_offsets[164]);
     cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(164, (int)cubind_status);
@@ -10205,15 +7960,16 @@ cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_v9(cudnnCTCLossDescriptor_t c
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDestroyCTCLossDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc)
+/* What the wrapper calls until cudnnDestroyCTCLossDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDestroyCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc)
 {
-    return cubind_shape_2((uintptr_t)ctcLossDesc, 34);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)ctcLossDesc, 70, (cubind__fnptr)cubind__slow_cudnnDestroyCTCLossDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcLossDesc)
 {
-    cubind__cudnnDestroyCTCLossDescriptor_fn cubind_fn = (cubind__cudnnDestroyCTCLossDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyCTCLossDescriptor, &cubind__cudnn_offsets[165]);
+    cubind__cudnnDestroyCTCLossDescriptor_fn cubind_fn = (cubind__cudnnDestroyCTCLossDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDestroyCTCLossDescriptor, &cubind__cudnn_offsets[165]);
     cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(165, (int)cubind_status);
@@ -10221,15 +7977,16 @@ cudnnStatus_t cubind_cudnn_destroy_ctc_loss_descriptor(cudnnCTCLossDescriptor_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnCTCLoss is resolved, and every call while tracing: shape 19. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnCTCLoss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes)
+/* What the wrapper calls until cudnnCTCLoss is resolved, and every call while tracing: the slow path
+ * of its shape, 40 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnCTCLoss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes)
 {
-    return cubind_shape_19((uintptr_t)handle, (uintptr_t)probsDesc, (uintptr_t)probs, (uintptr_t)hostLabels, (uintptr_t)hostLabelLengths, (uintptr_t)hostInputLengths, (uintptr_t)costs, (uintptr_t)gradientsDesc, (uintptr_t)gradients, algo, (uintptr_t)ctcLossDesc, (uintptr_t)workspace, workSpaceSizeInBytes, 1.0);
+    return (cudnnStatus_t)cubind__shape_40((uintptr_t)handle, (uintptr_t)probsDesc, (uintptr_t)probs, (uintptr_t)hostLabels, (uintptr_t)hostLabelLengths, (uintptr_t)hostInputLengths, (uintptr_t)costs, (uintptr_t)gradientsDesc, (uintptr_t)gradients, algo, (uintptr_t)ctcLossDesc, (uintptr_t)workspace, workSpaceSizeInBytes, 35.0);
 }
 
 cudnnStatus_t cubind_cudnn_ctc_loss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes)
 {
-    cubind__cudnnCTCLoss_fn cubind_fn = (cubind__cudnnCTCLoss_fn)cubind__target((cubind__fnptr)slow_cudnnCTCLoss, &cubind__cudnn_offsets[166]);
+    cubind__cudnnCTCLoss_fn cubind_fn = (cubind__cudnnCTCLoss_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnCTCLoss, &cubind__cudnn_offsets[166]);
     cudnnStatus_t cubind_status = cubind_fn(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(166, (int)cubind_status);
@@ -10237,15 +7994,16 @@ cudnnStatus_t cubind_cudnn_ctc_loss(cudnnHandle_t handle, const cudnnTensorDescr
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnCTCLoss_v8 is resolved, and every call while tracing: shape 19. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace)
+/* What the wrapper calls until cudnnCTCLoss_v8 is resolved, and every call while tracing: the slow path
+ * of its shape, 40 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace)
 {
-    return cubind_shape_19((uintptr_t)handle, algo, (uintptr_t)ctcLossDesc, (uintptr_t)probsDesc, (uintptr_t)probs, (uintptr_t)labels, (uintptr_t)labelLengths, (uintptr_t)inputLengths, (uintptr_t)costs, (uintptr_t)gradientsDesc, (uintptr_t)gradients, workSpaceSizeInBytes, (uintptr_t)workspace, 2.0);
+    return (cudnnStatus_t)cubind__shape_40((uintptr_t)handle, algo, (uintptr_t)ctcLossDesc, (uintptr_t)probsDesc, (uintptr_t)probs, (uintptr_t)labels, (uintptr_t)labelLengths, (uintptr_t)inputLengths, (uintptr_t)costs, (uintptr_t)gradientsDesc, (uintptr_t)gradients, workSpaceSizeInBytes, (uintptr_t)workspace, 36.0);
 }
 
 cudnnStatus_t cubind_cudnn_ctc_loss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace)
 {
-    cubind__cudnnCTCLoss_v8_fn cubind_fn = (cubind__cudnnCTCLoss_v8_fn)cubind__target((cubind__fnptr)slow_cudnnCTCLoss_v8, &cubind__cudnn_offsets[167]);
+    cubind__cudnnCTCLoss_v8_fn cubind_fn = (cubind__cudnnCTCLoss_v8_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnCTCLoss_v8, &cubind__cudnn_offsets[167]);
     cudnnStatus_t cubind_status = cubind_fn(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(167, (int)cubind_status);
@@ -10253,15 +8011,16 @@ cudnnStatus_t cubind_cudnn_ctc_loss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetCTCLossWorkspaceSize is resolved, and every call while tracing: shape 12. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)
+/* What the wrapper calls until cudnnGetCTCLossWorkspaceSize is resolved, and every call while tracing: the slow path
+ * of its shape, 63 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)
 {
-    return cubind_shape_12((uintptr_t)handle, (uintptr_t)probsDesc, (uintptr_t)gradientsDesc, (uintptr_t)labels, (uintptr_t)labelLengths, (uintptr_t)inputLengths, algo, (uintptr_t)ctcLossDesc, (uintptr_t)sizeInBytes, 7.0);
+    return (cudnnStatus_t)cubind__shape_63((uintptr_t)handle, (uintptr_t)probsDesc, (uintptr_t)gradientsDesc, (uintptr_t)labels, (uintptr_t)labelLengths, (uintptr_t)inputLengths, algo, (uintptr_t)ctcLossDesc, (uintptr_t)sizeInBytes, 53.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_workspace_size(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetCTCLossWorkspaceSize_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetCTCLossWorkspaceSize, &cubind__cudnn_offsets[168]);
+    cubind__cudnnGetCTCLossWorkspaceSize_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetCTCLossWorkspaceSize, &cubind__cudnn_offsets[168]);
     cudnnStatus_t cubind_status = cubind_fn(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(168, (int)cubind_status);
@@ -10269,15 +8028,16 @@ cudnnStatus_t cubind_cudnn_get_ctc_loss_workspace_size(cudnnHandle_t handle, con
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetCTCLossWorkspaceSize_v8 is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)
+/* What the wrapper calls until cudnnGetCTCLossWorkspaceSize_v8 is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)
 {
-    return cubind_shape_6((uintptr_t)handle, algo, (uintptr_t)ctcLossDesc, (uintptr_t)probsDesc, (uintptr_t)gradientsDesc, (uintptr_t)sizeInBytes, 8.0);
+    return (cudnnStatus_t)cubind__shape_89((uintptr_t)handle, algo, (uintptr_t)ctcLossDesc, (uintptr_t)probsDesc, (uintptr_t)gradientsDesc, (uintptr_t)sizeInBytes, 20.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_workspace_size_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetCTCLossWorkspaceSize_v8_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_v8_fn)cubind__target((cubind__fnptr)slow_cudnnGetCTCLossWorkspaceSize_v8, &cubind__cudnn_offsets[169]);
+    cubind__cudnnGetCTCLossWorkspaceSize_v8_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_v8_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetCTCLossWorkspaceSize_v8, &cubind__cudnn_offsets[169]);
     cudnnStatus_t cubind_status = cubind_fn(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(169, (int)cubind_status);
@@ -10285,15 +8045,16 @@ cudnnStatus_t cubind_cudnn_get_ctc_loss_workspace_size_v8(cudnnHandle_t handle, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnCreateConvolutionDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc)
+/* What the wrapper calls until cudnnCreateConvolutionDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc)
 {
-    return cubind_shape_2((uintptr_t)convDesc, 35);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)convDesc, 71, (cubind__fnptr)cubind__slow_cudnnCreateConvolutionDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_create_convolution_descriptor(cudnnConvolutionDescriptor_t *convDesc)
 {
-    cubind__cudnnCreateConvolutionDescriptor_fn cubind_fn = (cubind__cudnnCreateConvolutionDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateConvolutionDescriptor, &cubind__cudnn_offsets[170]);
+    cubind__cudnnCreateConvolutionDescriptor_fn cubind_fn = (cubind__cudnnCreateConvolutionDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnCreateConvolutionDescriptor, &cubind__cudnn_offsets[170]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(170, (int)cubind_status);
@@ -10301,15 +8062,16 @@ cudnnStatus_t cubind_cudnn_create_convolution_descriptor(cudnnConvolutionDescrip
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDestroyConvolutionDescriptor is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc)
+/* What the wrapper calls until cudnnDestroyConvolutionDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc)
 {
-    return cubind_shape_2((uintptr_t)convDesc, 36);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)convDesc, 72, (cubind__fnptr)cubind__slow_cudnnDestroyConvolutionDescriptor);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_convolution_descriptor(cudnnConvolutionDescriptor_t convDesc)
 {
-    cubind__cudnnDestroyConvolutionDescriptor_fn cubind_fn = (cubind__cudnnDestroyConvolutionDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyConvolutionDescriptor, &cubind__cudnn_offsets[171]);
+    cubind__cudnnDestroyConvolutionDescriptor_fn cubind_fn = (cubind__cudnnDestroyConvolutionDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDestroyConvolutionDescriptor, &cubind__cudnn_offsets[171]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(171, (int)cubind_status);
@@ -10317,15 +8079,16 @@ cudnnStatus_t cubind_cudnn_destroy_convolution_descriptor(cudnnConvolutionDescri
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetConvolutionMathType is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)
+/* What the wrapper calls until cudnnSetConvolutionMathType is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)
 {
-    return cubind_shape_1((uintptr_t)convDesc, mathType, 11);
+    return (cudnnStatus_t)cubind__shape_107((uintptr_t)convDesc, mathType, 1, (cubind__fnptr)cubind__slow_cudnnSetConvolutionMathType);
 }
 
 cudnnStatus_t cubind_cudnn_set_convolution_math_type(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)
 {
-    cubind__cudnnSetConvolutionMathType_fn cubind_fn = (cubind__cudnnSetConvolutionMathType_fn)cubind__target((cubind__fnptr)slow_cudnnSetConvolutionMathType, &cubind__cudnn_offsets[172]);
+    cubind__cudnnSetConvolutionMathType_fn cubind_fn = (cubind__cudnnSetConvolutionMathType_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetConvolutionMathType, &cubind__cudnn_offsets[172]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc, mathType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(172, (int)cubind_status);
@@ -10333,15 +8096,16 @@ cudnnStatus_t cubind_cudnn_set_convolution_math_type(cudnnConvolutionDescriptor_
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetConvolutionMathType is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)
+/* What the wrapper calls until cudnnGetConvolutionMathType is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)
 {
-    return cubind_shape_1((uintptr_t)convDesc, (uintptr_t)mathType, 12);
+    return (cudnnStatus_t)cubind__shape_107((uintptr_t)convDesc, (uintptr_t)mathType, 2, (cubind__fnptr)cubind__slow_cudnnGetConvolutionMathType);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_math_type(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)
 {
-    cubind__cudnnGetConvolutionMathType_fn cubind_fn = (cubind__cudnnGetConvolutionMathType_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionMathType, &cubind__cudnn_offsets[173]);
+    cubind__cudnnGetConvolutionMathType_fn cubind_fn = (cubind__cudnnGetConvolutionMathType_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetConvolutionMathType, &cubind__cudnn_offsets[173]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc, mathType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(173, (int)cubind_status);
@@ -10349,15 +8113,16 @@ cudnnStatus_t cubind_cudnn_get_convolution_math_type(cudnnConvolutionDescriptor_
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetConvolutionGroupCount is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int groupCount)
+/* What the wrapper calls until cudnnSetConvolutionGroupCount is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int groupCount)
 {
-    return cubind_shape_1((uintptr_t)convDesc, groupCount, 13);
+    return (cudnnStatus_t)cubind__shape_107((uintptr_t)convDesc, groupCount, 3, (cubind__fnptr)cubind__slow_cudnnSetConvolutionGroupCount);
 }
 
 cudnnStatus_t cubind_cudnn_set_convolution_group_count(cudnnConvolutionDescriptor_t convDesc, int groupCount)
 {
-    cubind__cudnnSetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnSetConvolutionGroupCount_fn)cubind__target((cubind__fnptr)slow_cudnnSetConvolutionGroupCount, &cubind__cudnn_offsets[174]);
+    cubind__cudnnSetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnSetConvolutionGroupCount_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetConvolutionGroupCount, &cubind__cudnn_offsets[174]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc, groupCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(174, (int)cubind_status);
@@ -10365,15 +8130,16 @@ cudnnStatus_t cubind_cudnn_set_convolution_group_count(cudnnConvolutionDescripto
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetConvolutionGroupCount is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int *groupCount)
+/* What the wrapper calls until cudnnGetConvolutionGroupCount is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int *groupCount)
 {
-    return cubind_shape_1((uintptr_t)convDesc, (uintptr_t)groupCount, 14);
+    return (cudnnStatus_t)cubind__shape_107((uintptr_t)convDesc, (uintptr_t)groupCount, 4, (cubind__fnptr)cubind__slow_cudnnGetConvolutionGroupCount);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_group_count(cudnnConvolutionDescriptor_t convDesc, int *groupCount)
 {
-    cubind__cudnnGetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnGetConvolutionGroupCount_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionGroupCount, &cubind__cudnn_offsets[175]);
+    cubind__cudnnGetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnGetConvolutionGroupCount_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetConvolutionGroupCount, &cubind__cudnn_offsets[175]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc, groupCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(175, (int)cubind_status);
@@ -10381,15 +8147,16 @@ cudnnStatus_t cubind_cudnn_get_convolution_group_count(cudnnConvolutionDescripto
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetConvolutionReorderType is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)
+/* What the wrapper calls until cudnnSetConvolutionReorderType is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)
 {
-    return cubind_shape_1((uintptr_t)convDesc, reorderType, 15);
+    return (cudnnStatus_t)cubind__shape_107((uintptr_t)convDesc, reorderType, 5, (cubind__fnptr)cubind__slow_cudnnSetConvolutionReorderType);
 }
 
 cudnnStatus_t cubind_cudnn_set_convolution_reorder_type(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)
 {
-    cubind__cudnnSetConvolutionReorderType_fn cubind_fn = (cubind__cudnnSetConvolutionReorderType_fn)cubind__target((cubind__fnptr)slow_cudnnSetConvolutionReorderType, &cubind__cudnn_offsets[176]);
+    cubind__cudnnSetConvolutionReorderType_fn cubind_fn = (cubind__cudnnSetConvolutionReorderType_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetConvolutionReorderType, &cubind__cudnn_offsets[176]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc, reorderType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(176, (int)cubind_status);
@@ -10397,15 +8164,16 @@ cudnnStatus_t cubind_cudnn_set_convolution_reorder_type(cudnnConvolutionDescript
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetConvolutionReorderType is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)
+/* What the wrapper calls until cudnnGetConvolutionReorderType is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)
 {
-    return cubind_shape_1((uintptr_t)convDesc, (uintptr_t)reorderType, 16);
+    return (cudnnStatus_t)cubind__shape_107((uintptr_t)convDesc, (uintptr_t)reorderType, 6, (cubind__fnptr)cubind__slow_cudnnGetConvolutionReorderType);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_reorder_type(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)
 {
-    cubind__cudnnGetConvolutionReorderType_fn cubind_fn = (cubind__cudnnGetConvolutionReorderType_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionReorderType, &cubind__cudnn_offsets[177]);
+    cubind__cudnnGetConvolutionReorderType_fn cubind_fn = (cubind__cudnnGetConvolutionReorderType_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetConvolutionReorderType, &cubind__cudnn_offsets[177]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc, reorderType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(177, (int)cubind_status);
@@ -10413,15 +8181,16 @@ cudnnStatus_t cubind_cudnn_get_convolution_reorder_type(cudnnConvolutionDescript
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetConvolution2dDescriptor is resolved, and every call while tracing: shape 12. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
+/* What the wrapper calls until cudnnSetConvolution2dDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 63 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
 {
-    return cubind_shape_12((uintptr_t)convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType, 8.0);
+    return (cudnnStatus_t)cubind__shape_63((uintptr_t)convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType, 54.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_convolution2d_descriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
 {
-    cubind__cudnnSetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnSetConvolution2dDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetConvolution2dDescriptor, &cubind__cudnn_offsets[178]);
+    cubind__cudnnSetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnSetConvolution2dDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetConvolution2dDescriptor, &cubind__cudnn_offsets[178]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(178, (int)cubind_status);
@@ -10429,15 +8198,16 @@ cudnnStatus_t cubind_cudnn_set_convolution2d_descriptor(cudnnConvolutionDescript
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetConvolution2dDescriptor is resolved, and every call while tracing: shape 12. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
+/* What the wrapper calls until cudnnGetConvolution2dDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 63 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
 {
-    return cubind_shape_12((uintptr_t)convDesc, (uintptr_t)pad_h, (uintptr_t)pad_w, (uintptr_t)u, (uintptr_t)v, (uintptr_t)dilation_h, (uintptr_t)dilation_w, (uintptr_t)mode, (uintptr_t)computeType, 9.0);
+    return (cudnnStatus_t)cubind__shape_63((uintptr_t)convDesc, (uintptr_t)pad_h, (uintptr_t)pad_w, (uintptr_t)u, (uintptr_t)v, (uintptr_t)dilation_h, (uintptr_t)dilation_w, (uintptr_t)mode, (uintptr_t)computeType, 55.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution2d_descriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
 {
-    cubind__cudnnGetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnGetConvolution2dDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolution2dDescriptor, &cubind__cudnn_offsets[179]);
+    cubind__cudnnGetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnGetConvolution2dDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetConvolution2dDescriptor, &cubind__cudnn_offsets[179]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(179, (int)cubind_status);
@@ -10445,15 +8215,16 @@ cudnnStatus_t cubind_cudnn_get_convolution2d_descriptor(const cudnnConvolutionDe
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetConvolutionNdDescriptor is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
+/* What the wrapper calls until cudnnSetConvolutionNdDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 94 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
 {
-    return cubind_shape_7((uintptr_t)convDesc, arrayLength, (uintptr_t)padA, (uintptr_t)filterStrideA, (uintptr_t)dilationA, mode, computeType, 9.0);
+    return (cudnnStatus_t)cubind__shape_94((uintptr_t)convDesc, arrayLength, (uintptr_t)padA, (uintptr_t)filterStrideA, (uintptr_t)dilationA, mode, computeType, 6.0);
 }
 
 cudnnStatus_t cubind_cudnn_set_convolution_nd_descriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
 {
-    cubind__cudnnSetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnSetConvolutionNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetConvolutionNdDescriptor, &cubind__cudnn_offsets[180]);
+    cubind__cudnnSetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnSetConvolutionNdDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetConvolutionNdDescriptor, &cubind__cudnn_offsets[180]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(180, (int)cubind_status);
@@ -10461,15 +8232,16 @@ cudnnStatus_t cubind_cudnn_set_convolution_nd_descriptor(cudnnConvolutionDescrip
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetConvolutionNdDescriptor is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
+/* What the wrapper calls until cudnnGetConvolutionNdDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
 {
-    return cubind_shape_9((uintptr_t)convDesc, arrayLengthRequested, (uintptr_t)arrayLength, (uintptr_t)padA, (uintptr_t)strideA, (uintptr_t)dilationA, (uintptr_t)mode, (uintptr_t)computeType, 10.0);
+    return (cudnnStatus_t)cubind__shape_59((uintptr_t)convDesc, arrayLengthRequested, (uintptr_t)arrayLength, (uintptr_t)padA, (uintptr_t)strideA, (uintptr_t)dilationA, (uintptr_t)mode, (uintptr_t)computeType, 45.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_nd_descriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
 {
-    cubind__cudnnGetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnGetConvolutionNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionNdDescriptor, &cubind__cudnn_offsets[181]);
+    cubind__cudnnGetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnGetConvolutionNdDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetConvolutionNdDescriptor, &cubind__cudnn_offsets[181]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(181, (int)cubind_status);
@@ -10477,15 +8249,16 @@ cudnnStatus_t cubind_cudnn_get_convolution_nd_descriptor(const cudnnConvolutionD
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetConvolution2dForwardOutputDim is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)
+/* What the wrapper calls until cudnnGetConvolution2dForwardOutputDim is resolved, and every call while tracing: the slow path
+ * of its shape, 94 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)
 {
-    return cubind_shape_7((uintptr_t)convDesc, (uintptr_t)inputTensorDesc, (uintptr_t)filterDesc, (uintptr_t)n, (uintptr_t)c, (uintptr_t)h, (uintptr_t)w, 10.0);
+    return (cudnnStatus_t)cubind__shape_94((uintptr_t)convDesc, (uintptr_t)inputTensorDesc, (uintptr_t)filterDesc, (uintptr_t)n, (uintptr_t)c, (uintptr_t)h, (uintptr_t)w, 7.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution2d_forward_output_dim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)
 {
-    cubind__cudnnGetConvolution2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolution2dForwardOutputDim_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolution2dForwardOutputDim, &cubind__cudnn_offsets[182]);
+    cubind__cudnnGetConvolution2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolution2dForwardOutputDim_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetConvolution2dForwardOutputDim, &cubind__cudnn_offsets[182]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(182, (int)cubind_status);
@@ -10493,15 +8266,16 @@ cudnnStatus_t cubind_cudnn_get_convolution2d_forward_output_dim(const cudnnConvo
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetConvolutionNdForwardOutputDim is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[])
+/* What the wrapper calls until cudnnGetConvolutionNdForwardOutputDim is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[])
 {
-    return cubind_shape_5((uintptr_t)convDesc, (uintptr_t)inputTensorDesc, (uintptr_t)filterDesc, nbDims, (uintptr_t)tensorOuputDimA, 16);
+    return (cudnnStatus_t)cubind__shape_75((uintptr_t)convDesc, (uintptr_t)inputTensorDesc, (uintptr_t)filterDesc, nbDims, (uintptr_t)tensorOuputDimA, 71);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_nd_forward_output_dim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[])
 {
-    cubind__cudnnGetConvolutionNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolutionNdForwardOutputDim_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionNdForwardOutputDim, &cubind__cudnn_offsets[183]);
+    cubind__cudnnGetConvolutionNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolutionNdForwardOutputDim_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetConvolutionNdForwardOutputDim, &cubind__cudnn_offsets[183]);
     cudnnStatus_t cubind_status = cubind_fn(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(183, (int)cubind_status);
@@ -10509,15 +8283,16 @@ cudnnStatus_t cubind_cudnn_get_convolution_nd_forward_output_dim(const cudnnConv
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetConvolutionForwardAlgorithmMaxCount is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int *count)
+/* What the wrapper calls until cudnnGetConvolutionForwardAlgorithmMaxCount is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int *count)
 {
-    return cubind_shape_1((uintptr_t)handle, (uintptr_t)count, 17);
+    return (cudnnStatus_t)cubind__shape_107((uintptr_t)handle, (uintptr_t)count, 7, (cubind__fnptr)cubind__slow_cudnnGetConvolutionForwardAlgorithmMaxCount);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_forward_algorithm_max_count(cudnnHandle_t handle, int *count)
 {
-    cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionForwardAlgorithmMaxCount, &cubind__cudnn_offsets[184]);
+    cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetConvolutionForwardAlgorithmMaxCount, &cubind__cudnn_offsets[184]);
     cudnnStatus_t cubind_status = cubind_fn(handle, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(184, (int)cubind_status);
@@ -10525,15 +8300,16 @@ cudnnStatus_t cubind_cudnn_get_convolution_forward_algorithm_max_count(cudnnHand
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetConvolutionForwardAlgorithm_v7 is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
+/* What the wrapper calls until cudnnGetConvolutionForwardAlgorithm_v7 is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
-    return cubind_shape_9((uintptr_t)handle, (uintptr_t)srcDesc, (uintptr_t)filterDesc, (uintptr_t)convDesc, (uintptr_t)destDesc, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, 11.0);
+    return (cudnnStatus_t)cubind__shape_59((uintptr_t)handle, (uintptr_t)srcDesc, (uintptr_t)filterDesc, (uintptr_t)convDesc, (uintptr_t)destDesc, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, 46.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_forward_algorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
-    cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionForwardAlgorithm_v7, &cubind__cudnn_offsets[185]);
+    cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetConvolutionForwardAlgorithm_v7, &cubind__cudnn_offsets[185]);
     cudnnStatus_t cubind_status = cubind_fn(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(185, (int)cubind_status);
@@ -10541,15 +8317,16 @@ cudnnStatus_t cubind_cudnn_get_convolution_forward_algorithm_v7(cudnnHandle_t ha
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnFindConvolutionForwardAlgorithm is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
+/* What the wrapper calls until cudnnFindConvolutionForwardAlgorithm is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
-    return cubind_shape_9((uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)wDesc, (uintptr_t)convDesc, (uintptr_t)yDesc, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, 12.0);
+    return (cudnnStatus_t)cubind__shape_59((uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)wDesc, (uintptr_t)convDesc, (uintptr_t)yDesc, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, 47.0);
 }
 
 cudnnStatus_t cubind_cudnn_find_convolution_forward_algorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
-    cubind__cudnnFindConvolutionForwardAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithm_fn)cubind__target((cubind__fnptr)slow_cudnnFindConvolutionForwardAlgorithm, &cubind__cudnn_offsets[186]);
+    cubind__cudnnFindConvolutionForwardAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithm_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnFindConvolutionForwardAlgorithm, &cubind__cudnn_offsets[186]);
     cudnnStatus_t cubind_status = cubind_fn(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(186, (int)cubind_status);
@@ -10557,15 +8334,16 @@ cudnnStatus_t cubind_cudnn_find_convolution_forward_algorithm(cudnnHandle_t hand
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnFindConvolutionForwardAlgorithmEx is resolved, and every call while tracing: shape 19. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
+/* What the wrapper calls until cudnnFindConvolutionForwardAlgorithmEx is resolved, and every call while tracing: the slow path
+ * of its shape, 40 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
-    return cubind_shape_19((uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)wDesc, (uintptr_t)w, (uintptr_t)convDesc, (uintptr_t)yDesc, (uintptr_t)y, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, (uintptr_t)workSpace, workSpaceSizeInBytes, 3.0);
+    return (cudnnStatus_t)cubind__shape_40((uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)wDesc, (uintptr_t)w, (uintptr_t)convDesc, (uintptr_t)yDesc, (uintptr_t)y, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, (uintptr_t)workSpace, workSpaceSizeInBytes, 37.0);
 }
 
 cudnnStatus_t cubind_cudnn_find_convolution_forward_algorithm_ex(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
-    cubind__cudnnFindConvolutionForwardAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithmEx_fn)cubind__target((cubind__fnptr)slow_cudnnFindConvolutionForwardAlgorithmEx, &cubind__cudnn_offsets[187]);
+    cubind__cudnnFindConvolutionForwardAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithmEx_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnFindConvolutionForwardAlgorithmEx, &cubind__cudnn_offsets[187]);
     cudnnStatus_t cubind_status = cubind_fn(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(187, (int)cubind_status);
@@ -10573,15 +8351,16 @@ cudnnStatus_t cubind_cudnn_find_convolution_forward_algorithm_ex(cudnnHandle_t h
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnIm2Col is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer)
+/* What the wrapper calls until cudnnIm2Col is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer)
 {
-    return cubind_shape_6((uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)wDesc, (uintptr_t)convDesc, (uintptr_t)colBuffer, 9.0);
+    return (cudnnStatus_t)cubind__shape_89((uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)wDesc, (uintptr_t)convDesc, (uintptr_t)colBuffer, 21.0);
 }
 
 cudnnStatus_t cubind_cudnn_im2_col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer)
 {
-    cubind__cudnnIm2Col_fn cubind_fn = (cubind__cudnnIm2Col_fn)cubind__target((cubind__fnptr)slow_cudnnIm2Col, &cubind__cudnn_offsets[188]);
+    cubind__cudnnIm2Col_fn cubind_fn = (cubind__cudnnIm2Col_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnIm2Col, &cubind__cudnn_offsets[188]);
     cudnnStatus_t cubind_status = cubind_fn(handle, xDesc, x, wDesc, convDesc, colBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(188, (int)cubind_status);
@@ -10589,15 +8368,16 @@ cudnnStatus_t cubind_cudnn_im2_col(cudnnHandle_t handle, const cudnnTensorDescri
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnReorderFilterAndBias is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnReorderFilterAndBias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData)
+/* What the wrapper calls until cudnnReorderFilterAndBias is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnReorderFilterAndBias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData)
 {
-    return cubind_shape_9((uintptr_t)handle, (uintptr_t)filterDesc, reorderType, (uintptr_t)filterData, (uintptr_t)reorderedFilterData, reorderBias, (uintptr_t)biasData, (uintptr_t)reorderedBiasData, 13.0);
+    return (cudnnStatus_t)cubind__shape_59((uintptr_t)handle, (uintptr_t)filterDesc, reorderType, (uintptr_t)filterData, (uintptr_t)reorderedFilterData, reorderBias, (uintptr_t)biasData, (uintptr_t)reorderedBiasData, 48.0);
 }
 
 cudnnStatus_t cubind_cudnn_reorder_filter_and_bias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData)
 {
-    cubind__cudnnReorderFilterAndBias_fn cubind_fn = (cubind__cudnnReorderFilterAndBias_fn)cubind__target((cubind__fnptr)slow_cudnnReorderFilterAndBias, &cubind__cudnn_offsets[189]);
+    cubind__cudnnReorderFilterAndBias_fn cubind_fn = (cubind__cudnnReorderFilterAndBias_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnReorderFilterAndBias, &cubind__cudnn_offsets[189]);
     cudnnStatus_t cubind_status = cubind_fn(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(189, (int)cubind_status);
@@ -10605,15 +8385,16 @@ cudnnStatus_t cubind_cudnn_reorder_filter_and_bias(cudnnHandle_t handle, const c
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetConvolutionForwardWorkspaceSize is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)
+/* What the wrapper calls until cudnnGetConvolutionForwardWorkspaceSize is resolved, and every call while tracing: the slow path
+ * of its shape, 94 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)
 {
-    return cubind_shape_7((uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)wDesc, (uintptr_t)convDesc, (uintptr_t)yDesc, algo, (uintptr_t)sizeInBytes, 11.0);
+    return (cudnnStatus_t)cubind__shape_94((uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)wDesc, (uintptr_t)convDesc, (uintptr_t)yDesc, algo, (uintptr_t)sizeInBytes, 8.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_forward_workspace_size(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)
 {
-    cubind__cudnnGetConvolutionForwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionForwardWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionForwardWorkspaceSize, &cubind__cudnn_offsets[190]);
+    cubind__cudnnGetConvolutionForwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionForwardWorkspaceSize_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetConvolutionForwardWorkspaceSize, &cubind__cudnn_offsets[190]);
     cudnnStatus_t cubind_status = cubind_fn(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(190, (int)cubind_status);
@@ -10621,15 +8402,16 @@ cudnnStatus_t cubind_cudnn_get_convolution_forward_workspace_size(cudnnHandle_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnConvolutionForward is resolved, and every call while tracing: shape 19. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+/* What the wrapper calls until cudnnConvolutionForward is resolved, and every call while tracing: the slow path
+ * of its shape, 40 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    return cubind_shape_19((uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)wDesc, (uintptr_t)w, (uintptr_t)convDesc, algo, (uintptr_t)workSpace, workSpaceSizeInBytes, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y, 4.0);
+    return (cudnnStatus_t)cubind__shape_40((uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)wDesc, (uintptr_t)w, (uintptr_t)convDesc, algo, (uintptr_t)workSpace, workSpaceSizeInBytes, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y, 38.0);
 }
 
 cudnnStatus_t cubind_cudnn_convolution_forward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnConvolutionForward_fn cubind_fn = (cubind__cudnnConvolutionForward_fn)cubind__target((cubind__fnptr)slow_cudnnConvolutionForward, &cubind__cudnn_offsets[191]);
+    cubind__cudnnConvolutionForward_fn cubind_fn = (cubind__cudnnConvolutionForward_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnConvolutionForward, &cubind__cudnn_offsets[191]);
     cudnnStatus_t cubind_status = cubind_fn(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(191, (int)cubind_status);
@@ -10637,15 +8419,16 @@ cudnnStatus_t cubind_cudnn_convolution_forward(cudnnHandle_t handle, const void 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnConvolutionBiasActivationForward is resolved, and every call while tracing: shape 35. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBiasActivationForward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)
+/* What the wrapper calls until cudnnConvolutionBiasActivationForward is resolved, and every call while tracing: the slow path
+ * of its shape, 18 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnConvolutionBiasActivationForward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    return cubind_shape_35((uintptr_t)handle, (uintptr_t)alpha1, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)wDesc, (uintptr_t)w, (uintptr_t)convDesc, algo, (uintptr_t)workSpace, workSpaceSizeInBytes, (uintptr_t)alpha2, (uintptr_t)zDesc, (uintptr_t)z, (uintptr_t)biasDesc, (uintptr_t)bias, (uintptr_t)activationDesc, (uintptr_t)yDesc, (uintptr_t)y, 1.0);
+    return (cudnnStatus_t)cubind__shape_18((uintptr_t)handle, (uintptr_t)alpha1, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)wDesc, (uintptr_t)w, (uintptr_t)convDesc, algo, (uintptr_t)workSpace, workSpaceSizeInBytes, (uintptr_t)alpha2, (uintptr_t)zDesc, (uintptr_t)z, (uintptr_t)biasDesc, (uintptr_t)bias, (uintptr_t)activationDesc, (uintptr_t)yDesc, (uintptr_t)y, 26.0);
 }
 
 cudnnStatus_t cubind_cudnn_convolution_bias_activation_forward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnConvolutionBiasActivationForward_fn cubind_fn = (cubind__cudnnConvolutionBiasActivationForward_fn)cubind__target((cubind__fnptr)slow_cudnnConvolutionBiasActivationForward, &cubind__cudnn_offsets[192]);
+    cubind__cudnnConvolutionBiasActivationForward_fn cubind_fn = (cubind__cudnnConvolutionBiasActivationForward_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnConvolutionBiasActivationForward, &cubind__cudnn_offsets[192]);
     cudnnStatus_t cubind_status = cubind_fn(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(192, (int)cubind_status);
@@ -10653,15 +8436,16 @@ cudnnStatus_t cubind_cudnn_convolution_bias_activation_forward(cudnnHandle_t han
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetConvolutionBackwardDataAlgorithmMaxCount is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count)
+/* What the wrapper calls until cudnnGetConvolutionBackwardDataAlgorithmMaxCount is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count)
 {
-    return cubind_shape_1((uintptr_t)handle, (uintptr_t)count, 18);
+    return (cudnnStatus_t)cubind__shape_107((uintptr_t)handle, (uintptr_t)count, 8, (cubind__fnptr)cubind__slow_cudnnGetConvolutionBackwardDataAlgorithmMaxCount);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_data_algorithm_max_count(cudnnHandle_t handle, int *count)
 {
-    cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionBackwardDataAlgorithmMaxCount, &cubind__cudnn_offsets[193]);
+    cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetConvolutionBackwardDataAlgorithmMaxCount, &cubind__cudnn_offsets[193]);
     cudnnStatus_t cubind_status = cubind_fn(handle, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(193, (int)cubind_status);
@@ -10669,15 +8453,16 @@ cudnnStatus_t cubind_cudnn_get_convolution_backward_data_algorithm_max_count(cud
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnFindConvolutionBackwardDataAlgorithm is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
+/* What the wrapper calls until cudnnFindConvolutionBackwardDataAlgorithm is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
-    return cubind_shape_9((uintptr_t)handle, (uintptr_t)wDesc, (uintptr_t)dyDesc, (uintptr_t)convDesc, (uintptr_t)dxDesc, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, 14.0);
+    return (cudnnStatus_t)cubind__shape_59((uintptr_t)handle, (uintptr_t)wDesc, (uintptr_t)dyDesc, (uintptr_t)convDesc, (uintptr_t)dxDesc, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, 49.0);
 }
 
 cudnnStatus_t cubind_cudnn_find_convolution_backward_data_algorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
-    cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn)cubind__target((cubind__fnptr)slow_cudnnFindConvolutionBackwardDataAlgorithm, &cubind__cudnn_offsets[194]);
+    cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnFindConvolutionBackwardDataAlgorithm, &cubind__cudnn_offsets[194]);
     cudnnStatus_t cubind_status = cubind_fn(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(194, (int)cubind_status);
@@ -10685,15 +8470,16 @@ cudnnStatus_t cubind_cudnn_find_convolution_backward_data_algorithm(cudnnHandle_
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnFindConvolutionBackwardDataAlgorithmEx is resolved, and every call while tracing: shape 19. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
+/* What the wrapper calls until cudnnFindConvolutionBackwardDataAlgorithmEx is resolved, and every call while tracing: the slow path
+ * of its shape, 40 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
-    return cubind_shape_19((uintptr_t)handle, (uintptr_t)wDesc, (uintptr_t)w, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)convDesc, (uintptr_t)dxDesc, (uintptr_t)dx, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, (uintptr_t)workSpace, workSpaceSizeInBytes, 5.0);
+    return (cudnnStatus_t)cubind__shape_40((uintptr_t)handle, (uintptr_t)wDesc, (uintptr_t)w, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)convDesc, (uintptr_t)dxDesc, (uintptr_t)dx, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, (uintptr_t)workSpace, workSpaceSizeInBytes, 39.0);
 }
 
 cudnnStatus_t cubind_cudnn_find_convolution_backward_data_algorithm_ex(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
-    cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn)cubind__target((cubind__fnptr)slow_cudnnFindConvolutionBackwardDataAlgorithmEx, &cubind__cudnn_offsets[195]);
+    cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnFindConvolutionBackwardDataAlgorithmEx, &cubind__cudnn_offsets[195]);
     cudnnStatus_t cubind_status = cubind_fn(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(195, (int)cubind_status);
@@ -10701,15 +8487,16 @@ cudnnStatus_t cubind_cudnn_find_convolution_backward_data_algorithm_ex(cudnnHand
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetConvolutionBackwardDataAlgorithm_v7 is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
+/* What the wrapper calls until cudnnGetConvolutionBackwardDataAlgorithm_v7 is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
-    return cubind_shape_9((uintptr_t)handle, (uintptr_t)filterDesc, (uintptr_t)diffDesc, (uintptr_t)convDesc, (uintptr_t)gradDesc, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, 15.0);
+    return (cudnnStatus_t)cubind__shape_59((uintptr_t)handle, (uintptr_t)filterDesc, (uintptr_t)diffDesc, (uintptr_t)convDesc, (uintptr_t)gradDesc, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, 50.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_data_algorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
-    cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionBackwardDataAlgorithm_v7, &cubind__cudnn_offsets[196]);
+    cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetConvolutionBackwardDataAlgorithm_v7, &cubind__cudnn_offsets[196]);
     cudnnStatus_t cubind_status = cubind_fn(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(196, (int)cubind_status);
@@ -10717,15 +8504,16 @@ cudnnStatus_t cubind_cudnn_get_convolution_backward_data_algorithm_v7(cudnnHandl
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetConvolutionBackwardDataWorkspaceSize is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)
+/* What the wrapper calls until cudnnGetConvolutionBackwardDataWorkspaceSize is resolved, and every call while tracing: the slow path
+ * of its shape, 94 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)
 {
-    return cubind_shape_7((uintptr_t)handle, (uintptr_t)wDesc, (uintptr_t)dyDesc, (uintptr_t)convDesc, (uintptr_t)dxDesc, algo, (uintptr_t)sizeInBytes, 12.0);
+    return (cudnnStatus_t)cubind__shape_94((uintptr_t)handle, (uintptr_t)wDesc, (uintptr_t)dyDesc, (uintptr_t)convDesc, (uintptr_t)dxDesc, algo, (uintptr_t)sizeInBytes, 9.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_data_workspace_size(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)
 {
-    cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionBackwardDataWorkspaceSize, &cubind__cudnn_offsets[197]);
+    cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetConvolutionBackwardDataWorkspaceSize, &cubind__cudnn_offsets[197]);
     cudnnStatus_t cubind_status = cubind_fn(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(197, (int)cubind_status);
@@ -10733,15 +8521,16 @@ cudnnStatus_t cubind_cudnn_get_convolution_backward_data_workspace_size(cudnnHan
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnConvolutionBackwardData is resolved, and every call while tracing: shape 19. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
+/* What the wrapper calls until cudnnConvolutionBackwardData is resolved, and every call while tracing: the slow path
+ * of its shape, 40 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    return cubind_shape_19((uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)wDesc, (uintptr_t)w, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)convDesc, algo, (uintptr_t)workSpace, workSpaceSizeInBytes, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx, 6.0);
+    return (cudnnStatus_t)cubind__shape_40((uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)wDesc, (uintptr_t)w, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)convDesc, algo, (uintptr_t)workSpace, workSpaceSizeInBytes, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx, 40.0);
 }
 
 cudnnStatus_t cubind_cudnn_convolution_backward_data(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    cubind__cudnnConvolutionBackwardData_fn cubind_fn = (cubind__cudnnConvolutionBackwardData_fn)cubind__target((cubind__fnptr)slow_cudnnConvolutionBackwardData, &cubind__cudnn_offsets[198]);
+    cubind__cudnnConvolutionBackwardData_fn cubind_fn = (cubind__cudnnConvolutionBackwardData_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnConvolutionBackwardData, &cubind__cudnn_offsets[198]);
     cudnnStatus_t cubind_status = cubind_fn(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(198, (int)cubind_status);
@@ -10749,15 +8538,16 @@ cudnnStatus_t cubind_cudnn_convolution_backward_data(cudnnHandle_t handle, const
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetFoldedConvBackwardDataDescriptors is resolved, and every call while tracing: shape 20. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetFoldedConvBackwardDataDescriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc)
+/* What the wrapper calls until cudnnGetFoldedConvBackwardDataDescriptors is resolved, and every call while tracing: the slow path
+ * of its shape, 43 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetFoldedConvBackwardDataDescriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc)
 {
-    return cubind_shape_20((uintptr_t)handle, (uintptr_t)filterDesc, (uintptr_t)diffDesc, (uintptr_t)convDesc, (uintptr_t)gradDesc, transformFormat, (uintptr_t)foldedFilterDesc, (uintptr_t)paddedDiffDesc, (uintptr_t)foldedConvDesc, (uintptr_t)foldedGradDesc, (uintptr_t)filterFoldTransDesc, (uintptr_t)diffPadTransDesc, (uintptr_t)gradFoldTransDesc, (uintptr_t)gradUnfoldTransDesc, 3.0);
+    return (cudnnStatus_t)cubind__shape_43((uintptr_t)handle, (uintptr_t)filterDesc, (uintptr_t)diffDesc, (uintptr_t)convDesc, (uintptr_t)gradDesc, transformFormat, (uintptr_t)foldedFilterDesc, (uintptr_t)paddedDiffDesc, (uintptr_t)foldedConvDesc, (uintptr_t)foldedGradDesc, (uintptr_t)filterFoldTransDesc, (uintptr_t)diffPadTransDesc, (uintptr_t)gradFoldTransDesc, (uintptr_t)gradUnfoldTransDesc, 40.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_folded_conv_backward_data_descriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc)
 {
-    cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn cubind_fn = (cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn)cubind__target((cubind__fnptr)slow_cudnnGetFoldedConvBackwardDataDescriptors, &cubind__cudnn_offsets[199]);
+    cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn cubind_fn = (cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetFoldedConvBackwardDataDescriptors, &cubind__cudnn_offsets[199]);
     cudnnStatus_t cubind_status = cubind_fn(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(199, (int)cubind_status);
@@ -10765,15 +8555,16 @@ cudnnStatus_t cubind_cudnn_get_folded_conv_backward_data_descriptors(const cudnn
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnCnnVersionCheck is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnCnnVersionCheck(void)
+/* What the wrapper calls until cudnnCnnVersionCheck is resolved, and every call while tracing: the slow path
+ * of its shape, 22 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnCnnVersionCheck(void)
 {
-    return cubind_shape_4(3);
+    return (cudnnStatus_t)cubind__shape_22(19, (cubind__fnptr)cubind__slow_cudnnCnnVersionCheck);
 }
 
 cudnnStatus_t cubind_cudnn_cnn_version_check(void)
 {
-    cubind__cudnnCnnVersionCheck_fn cubind_fn = (cubind__cudnnCnnVersionCheck_fn)cubind__target((cubind__fnptr)slow_cudnnCnnVersionCheck, &cubind__cudnn_offsets[200]);
+    cubind__cudnnCnnVersionCheck_fn cubind_fn = (cubind__cudnnCnnVersionCheck_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnCnnVersionCheck, &cubind__cudnn_offsets[200]);
     cudnnStatus_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(200, (int)cubind_status);
@@ -10781,15 +8572,16 @@ cudnnStatus_t cubind_cudnn_cnn_version_check(void)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetConvolutionBackwardFilterAlgorithmMaxCount is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int *count)
+/* What the wrapper calls until cudnnGetConvolutionBackwardFilterAlgorithmMaxCount is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int *count)
 {
-    return cubind_shape_1((uintptr_t)handle, (uintptr_t)count, 19);
+    return (cudnnStatus_t)cubind__shape_107((uintptr_t)handle, (uintptr_t)count, 9, (cubind__fnptr)cubind__slow_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_algorithm_max_count(cudnnHandle_t handle, int *count)
 {
-    cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount, &cubind__cudnn_offsets[201]);
+    cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount, &cubind__cudnn_offsets[201]);
     cudnnStatus_t cubind_status = cubind_fn(handle, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(201, (int)cubind_status);
@@ -10797,15 +8589,16 @@ cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_algorithm_max_count(c
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnFindConvolutionBackwardFilterAlgorithm is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
+/* What the wrapper calls until cudnnFindConvolutionBackwardFilterAlgorithm is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
-    return cubind_shape_9((uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)dyDesc, (uintptr_t)convDesc, (uintptr_t)dwDesc, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, 16.0);
+    return (cudnnStatus_t)cubind__shape_59((uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)dyDesc, (uintptr_t)convDesc, (uintptr_t)dwDesc, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, 51.0);
 }
 
 cudnnStatus_t cubind_cudnn_find_convolution_backward_filter_algorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
-    cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn)cubind__target((cubind__fnptr)slow_cudnnFindConvolutionBackwardFilterAlgorithm, &cubind__cudnn_offsets[202]);
+    cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnFindConvolutionBackwardFilterAlgorithm, &cubind__cudnn_offsets[202]);
     cudnnStatus_t cubind_status = cubind_fn(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(202, (int)cubind_status);
@@ -10813,15 +8606,16 @@ cudnnStatus_t cubind_cudnn_find_convolution_backward_filter_algorithm(cudnnHandl
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnFindConvolutionBackwardFilterAlgorithmEx is resolved, and every call while tracing: shape 19. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
+/* What the wrapper calls until cudnnFindConvolutionBackwardFilterAlgorithmEx is resolved, and every call while tracing: the slow path
+ * of its shape, 40 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
-    return cubind_shape_19((uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)dyDesc, (uintptr_t)y, (uintptr_t)convDesc, (uintptr_t)dwDesc, (uintptr_t)dw, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, (uintptr_t)workSpace, workSpaceSizeInBytes, 7.0);
+    return (cudnnStatus_t)cubind__shape_40((uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)dyDesc, (uintptr_t)y, (uintptr_t)convDesc, (uintptr_t)dwDesc, (uintptr_t)dw, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, (uintptr_t)workSpace, workSpaceSizeInBytes, 41.0);
 }
 
 cudnnStatus_t cubind_cudnn_find_convolution_backward_filter_algorithm_ex(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
-    cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn)cubind__target((cubind__fnptr)slow_cudnnFindConvolutionBackwardFilterAlgorithmEx, &cubind__cudnn_offsets[203]);
+    cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnFindConvolutionBackwardFilterAlgorithmEx, &cubind__cudnn_offsets[203]);
     cudnnStatus_t cubind_status = cubind_fn(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(203, (int)cubind_status);
@@ -10829,15 +8623,16 @@ cudnnStatus_t cubind_cudnn_find_convolution_backward_filter_algorithm_ex(cudnnHa
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetConvolutionBackwardFilterAlgorithm_v7 is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
+/* What the wrapper calls until cudnnGetConvolutionBackwardFilterAlgorithm_v7 is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
-    return cubind_shape_9((uintptr_t)handle, (uintptr_t)srcDesc, (uintptr_t)diffDesc, (uintptr_t)convDesc, (uintptr_t)gradDesc, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, 17.0);
+    return (cudnnStatus_t)cubind__shape_59((uintptr_t)handle, (uintptr_t)srcDesc, (uintptr_t)diffDesc, (uintptr_t)convDesc, (uintptr_t)gradDesc, requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, 52.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_algorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
-    cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionBackwardFilterAlgorithm_v7, &cubind__cudnn_offsets[204]);
+    cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetConvolutionBackwardFilterAlgorithm_v7, &cubind__cudnn_offsets[204]);
     cudnnStatus_t cubind_status = cubind_fn(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(204, (int)cubind_status);
@@ -10845,15 +8640,16 @@ cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_algorithm_v7(cudnnHan
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetConvolutionBackwardFilterWorkspaceSize is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)
+/* What the wrapper calls until cudnnGetConvolutionBackwardFilterWorkspaceSize is resolved, and every call while tracing: the slow path
+ * of its shape, 94 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)
 {
-    return cubind_shape_7((uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)dyDesc, (uintptr_t)convDesc, (uintptr_t)gradDesc, algo, (uintptr_t)sizeInBytes, 13.0);
+    return (cudnnStatus_t)cubind__shape_94((uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)dyDesc, (uintptr_t)convDesc, (uintptr_t)gradDesc, algo, (uintptr_t)sizeInBytes, 10.0);
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_workspace_size(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)
 {
-    cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionBackwardFilterWorkspaceSize, &cubind__cudnn_offsets[205]);
+    cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetConvolutionBackwardFilterWorkspaceSize, &cubind__cudnn_offsets[205]);
     cudnnStatus_t cubind_status = cubind_fn(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(205, (int)cubind_status);
@@ -10861,15 +8657,16 @@ cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_workspace_size(cudnnH
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnConvolutionBackwardFilter is resolved, and every call while tracing: shape 19. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw)
+/* What the wrapper calls until cudnnConvolutionBackwardFilter is resolved, and every call while tracing: the slow path
+ * of its shape, 40 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw)
 {
-    return cubind_shape_19((uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)convDesc, algo, (uintptr_t)workSpace, workSpaceSizeInBytes, (uintptr_t)beta, (uintptr_t)dwDesc, (uintptr_t)dw, 8.0);
+    return (cudnnStatus_t)cubind__shape_40((uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)convDesc, algo, (uintptr_t)workSpace, workSpaceSizeInBytes, (uintptr_t)beta, (uintptr_t)dwDesc, (uintptr_t)dw, 42.0);
 }
 
 cudnnStatus_t cubind_cudnn_convolution_backward_filter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw)
 {
-    cubind__cudnnConvolutionBackwardFilter_fn cubind_fn = (cubind__cudnnConvolutionBackwardFilter_fn)cubind__target((cubind__fnptr)slow_cudnnConvolutionBackwardFilter, &cubind__cudnn_offsets[206]);
+    cubind__cudnnConvolutionBackwardFilter_fn cubind_fn = (cubind__cudnnConvolutionBackwardFilter_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnConvolutionBackwardFilter, &cubind__cudnn_offsets[206]);
     cudnnStatus_t cubind_status = cubind_fn(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(206, (int)cubind_status);
@@ -10877,15 +8674,16 @@ cudnnStatus_t cubind_cudnn_convolution_backward_filter(cudnnHandle_t handle, con
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnConvolutionBackwardBias is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db)
+/* What the wrapper calls until cudnnConvolutionBackwardBias is resolved, and every call while tracing: the slow path
+ * of its shape, 94 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db)
 {
-    return cubind_shape_7((uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)beta, (uintptr_t)dbDesc, (uintptr_t)db, 14.0);
+    return (cudnnStatus_t)cubind__shape_94((uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)beta, (uintptr_t)dbDesc, (uintptr_t)db, 11.0);
 }
 
 cudnnStatus_t cubind_cudnn_convolution_backward_bias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db)
 {
-    cubind__cudnnConvolutionBackwardBias_fn cubind_fn = (cubind__cudnnConvolutionBackwardBias_fn)cubind__target((cubind__fnptr)slow_cudnnConvolutionBackwardBias, &cubind__cudnn_offsets[207]);
+    cubind__cudnnConvolutionBackwardBias_fn cubind_fn = (cubind__cudnnConvolutionBackwardBias_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnConvolutionBackwardBias, &cubind__cudnn_offsets[207]);
     cudnnStatus_t cubind_status = cubind_fn(handle, alpha, dyDesc, dy, beta, dbDesc, db);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(207, (int)cubind_status);
@@ -10893,15 +8691,16 @@ cudnnStatus_t cubind_cudnn_convolution_backward_bias(cudnnHandle_t handle, const
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnCreateFusedOpsConstParamPack is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)
+/* What the wrapper calls until cudnnCreateFusedOpsConstParamPack is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)
 {
-    return cubind_shape_1((uintptr_t)constPack, ops, 20);
+    return (cudnnStatus_t)cubind__shape_107((uintptr_t)constPack, ops, 10, (cubind__fnptr)cubind__slow_cudnnCreateFusedOpsConstParamPack);
 }
 
 cudnnStatus_t cubind_cudnn_create_fused_ops_const_param_pack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)
 {
-    cubind__cudnnCreateFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsConstParamPack_fn)cubind__target((cubind__fnptr)slow_cudnnCreateFusedOpsConstParamPack, &cubind__cudnn_offsets[208]);
+    cubind__cudnnCreateFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsConstParamPack_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnCreateFusedOpsConstParamPack, &cubind__cudnn_offsets[208]);
     cudnnStatus_t cubind_status = cubind_fn(constPack, ops);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(208, (int)cubind_status);
@@ -10909,15 +8708,16 @@ cudnnStatus_t cubind_cudnn_create_fused_ops_const_param_pack(cudnnFusedOpsConstP
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDestroyFusedOpsConstParamPack is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t constPack)
+/* What the wrapper calls until cudnnDestroyFusedOpsConstParamPack is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDestroyFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t constPack)
 {
-    return cubind_shape_2((uintptr_t)constPack, 37);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)constPack, 73, (cubind__fnptr)cubind__slow_cudnnDestroyFusedOpsConstParamPack);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_fused_ops_const_param_pack(cudnnFusedOpsConstParamPack_t constPack)
 {
-    cubind__cudnnDestroyFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsConstParamPack_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyFusedOpsConstParamPack, &cubind__cudnn_offsets[209]);
+    cubind__cudnnDestroyFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsConstParamPack_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDestroyFusedOpsConstParamPack, &cubind__cudnn_offsets[209]);
     cudnnStatus_t cubind_status = cubind_fn(constPack);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(209, (int)cubind_status);
@@ -10925,15 +8725,16 @@ cudnnStatus_t cubind_cudnn_destroy_fused_ops_const_param_pack(cudnnFusedOpsConst
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetFusedOpsConstParamPackAttribute is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetFusedOpsConstParamPackAttribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param)
+/* What the wrapper calls until cudnnSetFusedOpsConstParamPackAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetFusedOpsConstParamPackAttribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param)
 {
-    return cubind_shape_3((uintptr_t)constPack, paramLabel, (uintptr_t)param, 6);
+    return (cudnnStatus_t)cubind__shape_91((uintptr_t)constPack, paramLabel, (uintptr_t)param, 54, (cubind__fnptr)cubind__slow_cudnnSetFusedOpsConstParamPackAttribute);
 }
 
 cudnnStatus_t cubind_cudnn_set_fused_ops_const_param_pack_attribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param)
 {
-    cubind__cudnnSetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsConstParamPackAttribute_fn)cubind__target((cubind__fnptr)slow_cudnnSetFusedOpsConstParamPackAttribute, &cubind__cudnn_offsets[210]);
+    cubind__cudnnSetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsConstParamPackAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetFusedOpsConstParamPackAttribute, &cubind__cudnn_offsets[210]);
     cudnnStatus_t cubind_status = cubind_fn(constPack, paramLabel, param);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(210, (int)cubind_status);
@@ -10941,15 +8742,16 @@ cudnnStatus_t cubind_cudnn_set_fused_ops_const_param_pack_attribute(cudnnFusedOp
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetFusedOpsConstParamPackAttribute is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)
+/* What the wrapper calls until cudnnGetFusedOpsConstParamPackAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)
 {
-    return cubind_shape_0((uintptr_t)constPack, paramLabel, (uintptr_t)param, (uintptr_t)isNULL, 15);
+    return (cudnnStatus_t)cubind__shape_86((uintptr_t)constPack, paramLabel, (uintptr_t)param, (uintptr_t)isNULL, 52, (cubind__fnptr)cubind__slow_cudnnGetFusedOpsConstParamPackAttribute);
 }
 
 cudnnStatus_t cubind_cudnn_get_fused_ops_const_param_pack_attribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)
 {
-    cubind__cudnnGetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsConstParamPackAttribute_fn)cubind__target((cubind__fnptr)slow_cudnnGetFusedOpsConstParamPackAttribute, &cubind__cudnn_offsets[211]);
+    cubind__cudnnGetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsConstParamPackAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetFusedOpsConstParamPackAttribute, &cubind__cudnn_offsets[211]);
     cudnnStatus_t cubind_status = cubind_fn(constPack, paramLabel, param, isNULL);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(211, (int)cubind_status);
@@ -10957,15 +8759,16 @@ cudnnStatus_t cubind_cudnn_get_fused_ops_const_param_pack_attribute(const cudnnF
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnCreateFusedOpsVariantParamPack is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)
+/* What the wrapper calls until cudnnCreateFusedOpsVariantParamPack is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)
 {
-    return cubind_shape_1((uintptr_t)varPack, ops, 21);
+    return (cudnnStatus_t)cubind__shape_107((uintptr_t)varPack, ops, 11, (cubind__fnptr)cubind__slow_cudnnCreateFusedOpsVariantParamPack);
 }
 
 cudnnStatus_t cubind_cudnn_create_fused_ops_variant_param_pack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)
 {
-    cubind__cudnnCreateFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsVariantParamPack_fn)cubind__target((cubind__fnptr)slow_cudnnCreateFusedOpsVariantParamPack, &cubind__cudnn_offsets[212]);
+    cubind__cudnnCreateFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsVariantParamPack_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnCreateFusedOpsVariantParamPack, &cubind__cudnn_offsets[212]);
     cudnnStatus_t cubind_status = cubind_fn(varPack, ops);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(212, (int)cubind_status);
@@ -10973,15 +8776,16 @@ cudnnStatus_t cubind_cudnn_create_fused_ops_variant_param_pack(cudnnFusedOpsVari
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDestroyFusedOpsVariantParamPack is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t varPack)
+/* What the wrapper calls until cudnnDestroyFusedOpsVariantParamPack is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDestroyFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t varPack)
 {
-    return cubind_shape_2((uintptr_t)varPack, 38);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)varPack, 74, (cubind__fnptr)cubind__slow_cudnnDestroyFusedOpsVariantParamPack);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_fused_ops_variant_param_pack(cudnnFusedOpsVariantParamPack_t varPack)
 {
-    cubind__cudnnDestroyFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsVariantParamPack_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyFusedOpsVariantParamPack, &cubind__cudnn_offsets[213]);
+    cubind__cudnnDestroyFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsVariantParamPack_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDestroyFusedOpsVariantParamPack, &cubind__cudnn_offsets[213]);
     cudnnStatus_t cubind_status = cubind_fn(varPack);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(213, (int)cubind_status);
@@ -10989,15 +8793,16 @@ cudnnStatus_t cubind_cudnn_destroy_fused_ops_variant_param_pack(cudnnFusedOpsVar
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnSetFusedOpsVariantParamPackAttribute is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnSetFusedOpsVariantParamPackAttribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
+/* What the wrapper calls until cudnnSetFusedOpsVariantParamPackAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnSetFusedOpsVariantParamPackAttribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
 {
-    return cubind_shape_3((uintptr_t)varPack, paramLabel, (uintptr_t)ptr, 7);
+    return (cudnnStatus_t)cubind__shape_91((uintptr_t)varPack, paramLabel, (uintptr_t)ptr, 55, (cubind__fnptr)cubind__slow_cudnnSetFusedOpsVariantParamPackAttribute);
 }
 
 cudnnStatus_t cubind_cudnn_set_fused_ops_variant_param_pack_attribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
 {
-    cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn)cubind__target((cubind__fnptr)slow_cudnnSetFusedOpsVariantParamPackAttribute, &cubind__cudnn_offsets[214]);
+    cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnSetFusedOpsVariantParamPackAttribute, &cubind__cudnn_offsets[214]);
     cudnnStatus_t cubind_status = cubind_fn(varPack, paramLabel, ptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(214, (int)cubind_status);
@@ -11005,15 +8810,16 @@ cudnnStatus_t cubind_cudnn_set_fused_ops_variant_param_pack_attribute(cudnnFused
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnGetFusedOpsVariantParamPackAttribute is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnGetFusedOpsVariantParamPackAttribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
+/* What the wrapper calls until cudnnGetFusedOpsVariantParamPackAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnGetFusedOpsVariantParamPackAttribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
 {
-    return cubind_shape_3((uintptr_t)varPack, paramLabel, (uintptr_t)ptr, 8);
+    return (cudnnStatus_t)cubind__shape_91((uintptr_t)varPack, paramLabel, (uintptr_t)ptr, 56, (cubind__fnptr)cubind__slow_cudnnGetFusedOpsVariantParamPackAttribute);
 }
 
 cudnnStatus_t cubind_cudnn_get_fused_ops_variant_param_pack_attribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
 {
-    cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn)cubind__target((cubind__fnptr)slow_cudnnGetFusedOpsVariantParamPackAttribute, &cubind__cudnn_offsets[215]);
+    cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnGetFusedOpsVariantParamPackAttribute, &cubind__cudnn_offsets[215]);
     cudnnStatus_t cubind_status = cubind_fn(varPack, paramLabel, ptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(215, (int)cubind_status);
@@ -11021,15 +8827,16 @@ cudnnStatus_t cubind_cudnn_get_fused_ops_variant_param_pack_attribute(const cudn
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnCreateFusedOpsPlan is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)
+/* What the wrapper calls until cudnnCreateFusedOpsPlan is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)
 {
-    return cubind_shape_1((uintptr_t)plan, ops, 22);
+    return (cudnnStatus_t)cubind__shape_107((uintptr_t)plan, ops, 12, (cubind__fnptr)cubind__slow_cudnnCreateFusedOpsPlan);
 }
 
 cudnnStatus_t cubind_cudnn_create_fused_ops_plan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)
 {
-    cubind__cudnnCreateFusedOpsPlan_fn cubind_fn = (cubind__cudnnCreateFusedOpsPlan_fn)cubind__target((cubind__fnptr)slow_cudnnCreateFusedOpsPlan, &cubind__cudnn_offsets[216]);
+    cubind__cudnnCreateFusedOpsPlan_fn cubind_fn = (cubind__cudnnCreateFusedOpsPlan_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnCreateFusedOpsPlan, &cubind__cudnn_offsets[216]);
     cudnnStatus_t cubind_status = cubind_fn(plan, ops);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(216, (int)cubind_status);
@@ -11037,15 +8844,16 @@ cudnnStatus_t cubind_cudnn_create_fused_ops_plan(cudnnFusedOpsPlan_t *plan, cudn
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnDestroyFusedOpsPlan is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFusedOpsPlan(cudnnFusedOpsPlan_t plan)
+/* What the wrapper calls until cudnnDestroyFusedOpsPlan is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnDestroyFusedOpsPlan(cudnnFusedOpsPlan_t plan)
 {
-    return cubind_shape_2((uintptr_t)plan, 39);
+    return (cudnnStatus_t)cubind__shape_87((uintptr_t)plan, 75, (cubind__fnptr)cubind__slow_cudnnDestroyFusedOpsPlan);
 }
 
 cudnnStatus_t cubind_cudnn_destroy_fused_ops_plan(cudnnFusedOpsPlan_t plan)
 {
-    cubind__cudnnDestroyFusedOpsPlan_fn cubind_fn = (cubind__cudnnDestroyFusedOpsPlan_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyFusedOpsPlan, &cubind__cudnn_offsets[217]);
+    cubind__cudnnDestroyFusedOpsPlan_fn cubind_fn = (cubind__cudnnDestroyFusedOpsPlan_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnDestroyFusedOpsPlan, &cubind__cudnn_offsets[217]);
     cudnnStatus_t cubind_status = cubind_fn(plan);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(217, (int)cubind_status);
@@ -11053,15 +8861,16 @@ cudnnStatus_t cubind_cudnn_destroy_fused_ops_plan(cudnnFusedOpsPlan_t plan)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnMakeFusedOpsPlan is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)
+/* What the wrapper calls until cudnnMakeFusedOpsPlan is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)
 {
-    return cubind_shape_0((uintptr_t)handle, (uintptr_t)plan, (uintptr_t)constPack, (uintptr_t)workspaceSizeInBytes, 16);
+    return (cudnnStatus_t)cubind__shape_86((uintptr_t)handle, (uintptr_t)plan, (uintptr_t)constPack, (uintptr_t)workspaceSizeInBytes, 53, (cubind__fnptr)cubind__slow_cudnnMakeFusedOpsPlan);
 }
 
 cudnnStatus_t cubind_cudnn_make_fused_ops_plan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)
 {
-    cubind__cudnnMakeFusedOpsPlan_fn cubind_fn = (cubind__cudnnMakeFusedOpsPlan_fn)cubind__target((cubind__fnptr)slow_cudnnMakeFusedOpsPlan, &cubind__cudnn_offsets[218]);
+    cubind__cudnnMakeFusedOpsPlan_fn cubind_fn = (cubind__cudnnMakeFusedOpsPlan_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnMakeFusedOpsPlan, &cubind__cudnn_offsets[218]);
     cudnnStatus_t cubind_status = cubind_fn(handle, plan, constPack, workspaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(218, (int)cubind_status);
@@ -11069,15 +8878,16 @@ cudnnStatus_t cubind_cudnn_make_fused_ops_plan(cudnnHandle_t handle, cudnnFusedO
     return cubind_status;
 }
 
-/* What the wrapper calls until cudnnFusedOpsExecute is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudnnStatus_t slow_cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack)
+/* What the wrapper calls until cudnnFusedOpsExecute is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudnnStatus_t cubind__slow_cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack)
 {
-    return cubind_shape_3((uintptr_t)handle, (uintptr_t)plan, (uintptr_t)varPack, 9);
+    return (cudnnStatus_t)cubind__shape_91((uintptr_t)handle, (uintptr_t)plan, (uintptr_t)varPack, 57, (cubind__fnptr)cubind__slow_cudnnFusedOpsExecute);
 }
 
 cudnnStatus_t cubind_cudnn_fused_ops_execute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack)
 {
-    cubind__cudnnFusedOpsExecute_fn cubind_fn = (cubind__cudnnFusedOpsExecute_fn)cubind__target((cubind__fnptr)slow_cudnnFusedOpsExecute, &cubind__cudnn_offsets[219]);
+    cubind__cudnnFusedOpsExecute_fn cubind_fn = (cubind__cudnnFusedOpsExecute_fn)cubind__target((cubind__fnptr)cubind__slow_cudnnFusedOpsExecute, &cubind__cudnn_offsets[219]);
     cudnnStatus_t cubind_status = cubind_fn(handle, plan, varPack);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         return (cudnnStatus_t)cubind_failed(219, (int)cubind_status);

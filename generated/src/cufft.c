@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -155,48 +156,69 @@ const struct cubind__cufft_symbols {
 #if !defined(CUBIND_NO_TRACE)
     cubind__trace_table trace;
     struct trace_strings {
-        char trace_0[28];
-        char trace_1[25];
-        char trace_2[29];
-        char trace_3[83];
-        char trace_4[38];
-        char trace_5[35];
-        char trace_6[39];
-        char trace_7[93];
-        char trace_8[32];
-        char trace_9[29];
-        char trace_10[33];
-        char trace_11[87];
-        char trace_12[11];
-        char trace_13[40];
-        char trace_14[37];
-        char trace_15[41];
-        char trace_16[95];
-        char trace_17[21];
-        char trace_18[19];
-        char trace_19[23];
-        char trace_20[34];
-        char trace_21[23];
-        char trace_22[17];
-        char trace_23[9];
+        char trace_0[17];
+        char trace_1[17];
+        char trace_2[21];
+        char trace_3[38];
+        char trace_4[20];
+        char trace_5[20];
+        char trace_6[24];
+        char trace_7[41];
+        char trace_8[17];
+        char trace_9[17];
+        char trace_10[21];
+        char trace_11[38];
+        char trace_12[6];
+        char trace_13[20];
+        char trace_14[20];
+        char trace_15[24];
+        char trace_16[41];
+        char trace_17[9];
+        char trace_18[9];
+        char trace_19[20];
+        char trace_20[23];
+        char trace_21[20];
+        char trace_22[14];
+        char trace_23[6];
         char trace_24[12];
-        char trace_25[18];
-        char trace_26[36];
-        char trace_27[37];
-        char trace_28[21];
-        char trace_29[29];
-        char trace_30[31];
-        char trace_31[41];
-        char trace_32[15];
-        char trace_33[35];
-        char trace_34[24];
-        char trace_35[35];
-        char trace_36[50];
-        char trace_37[19];
-        char trace_38[31];
-        char trace_39[103];
-        char trace_40[129];
-        char trace_41[29];
+        char trace_25[15];
+        char trace_26[26];
+        char trace_27[27];
+        char trace_28[11];
+        char trace_29[24];
+        char trace_30[19];
+        char trace_31[35];
+        char trace_32[6];
+        char trace_33[19];
+        char trace_34[16];
+        char trace_35[32];
+        char trace_36[32];
+        char trace_37[11];
+        char trace_38[23];
+        char trace_39[87];
+        char trace_40[80];
+        char trace_41[19];
+        char param_0[9];
+        char param_1[5];
+        char param_2[5];
+        char param_3[6];
+        char param_4[7];
+        char param_5[8];
+        char param_6[8];
+        char param_7[8];
+        char param_8[8];
+        char param_9[6];
+        char param_10[6];
+        char param_11[9];
+        char param_12[5];
+        char param_13[3];
+        char param_14[12];
+        char param_15[7];
+        char param_16[11];
+        char param_17[10];
+        char param_18[3];
+        char param_19[9];
+        char param_20[7];
         char enum_0[7];
         char enum_0_0[4];
         char enum_0_1[4];
@@ -279,6 +301,7 @@ const struct cubind__cufft_symbols {
         char enum_8_2[12];
     } trace_strings;
     unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[21];
     cubind__trace_enum_range enums[9];
     int values[71];
     unsigned short value_names[71];
@@ -467,50 +490,71 @@ const struct cubind__cufft_symbols {
         {AT(symbol_cufftXtSetWorkAreaPolicy), AT(symbol_cufftXtSetWorkAreaPolicy), AT(wrapper_cubind_cufft_xt_set_work_area_policy)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 9, sizeof(int)},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 21, 9, sizeof(int)},
     {
-        "s;pplan;inx;e0:type;ibatch;",
-        "s;pplan;inx;iny;e0:type;",
-        "s;pplan;inx;iny;inz;e0:type;",
-        "s;pplan;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;",
-        "s;iplan;inx;e0:type;ibatch;pworkSize;",
-        "s;iplan;inx;iny;e0:type;pworkSize;",
-        "s;iplan;inx;iny;inz;e0:type;pworkSize;",
-        "s;iplan;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;pworkSize;",
-        "s;inx;e0:type;ibatch;pworkSize;",
-        "s;inx;iny;e0:type;pworkSize;",
-        "s;inx;iny;inz;e0:type;pworkSize;",
-        "s;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;pworkSize;",
-        "s;phandle;",
-        "s;ihandle;inx;e0:type;ibatch;pworkSize;",
-        "s;ihandle;inx;iny;e0:type;pworkSize;",
-        "s;ihandle;inx;iny;inz;e0:type;pworkSize;",
-        "s;ihandle;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;pworkArea;",
-        "s;ihandle;pworkSize;",
-        "s;iplan;pworkArea;",
-        "s;iplan;iautoAllocate;",
-        "s;iplan;pidata;podata;idirection;",
-        "s;iplan;pidata;podata;",
-        "s;iplan;pstream;",
-        "s;iplan;",
+        "s;p\201;i\215;e0:\202;i\203;",
+        "s;p\201;i\215;i\222;e0:\202;",
+        "s;p\201;i\215;i\222;inz;e0:\202;",
+        "s;p\201;i\214;pn;p\205;i\206;i\211;p\207;i\210;i\212;e0:\202;i\203;",
+        "s;i\201;i\215;e0:\202;i\203;p\200;",
+        "s;i\201;i\215;i\222;e0:\202;p\200;",
+        "s;i\201;i\215;i\222;inz;e0:\202;p\200;",
+        "s;i\201;i\214;pn;p\205;i\206;i\211;p\207;i\210;i\212;e0:\202;i\203;p\200;",
+        "s;i\215;e0:\202;i\203;p\200;",
+        "s;i\215;i\222;e0:\202;p\200;",
+        "s;i\215;i\222;inz;e0:\202;p\200;",
+        "s;i\214;pn;p\205;i\206;i\211;p\207;i\210;i\212;e0:\202;i\203;p\200;",
+        "s;p\204;",
+        "s;i\204;i\215;e0:\202;i\203;p\200;",
+        "s;i\204;i\215;i\222;e0:\202;p\200;",
+        "s;i\204;i\215;i\222;inz;e0:\202;p\200;",
+        "s;i\204;i\214;pn;p\205;i\206;i\211;p\207;i\210;i\212;e0:\202;i\203;p\223;",
+        "s;i\204;p\200;",
+        "s;i\201;p\223;",
+        "s;i\201;iautoAllocate;",
+        "s;i\201;pidata;podata;i\221;",
+        "s;i\201;pidata;podata;",
+        "s;i\201;pstream;",
+        "s;i\201;",
         "s;pversion;",
-        "s;e1:type;pvalue;",
-        "s;iplan;e2:property;iinputValueInt;",
-        "s;iplan;e2:property;preturnPtrValue;",
-        "s;iplan;e2:property;",
-        "s;ihandle;inGPUs;pwhichGPUs;",
-        "s;iplan;pdescriptor;e3:format;",
-        "s;iplan;pdstPointer;psrcPointer;e4:type;",
-        "s;pdescriptor;",
-        "s;iplan;pinput;poutput;idirection;",
-        "s;iplan;pinput;poutput;",
-        "s;iplan;pqueryStruct;e5:queryType;",
-        "s;iplan;pcallback_routine;e6:cbType;pcaller_info;",
-        "s;iplan;e6:cbType;",
-        "s;iplan;e6:cbType;usharedSize;",
-        "s;iplan;plto_callback_symbol_name;plto_callback_fatbin;ulto_callback_fatbin_size;e6:type;pcaller_info;",
-        "s;iplan;irank;pn;pinembed;iistride;iidist;e7:inputtype;ponembed;iostride;iodist;e7:outputtype;ibatch;pworkSize;e7:executiontype;",
-        "s;iplan;e8:policy;pworkSize;",
+        "s;e1:\202;pvalue;",
+        "s;i\201;e2:\213;iinputValueInt;",
+        "s;i\201;e2:\213;preturnPtrValue;",
+        "s;i\201;e2:\213;",
+        "s;i\204;inGPUs;pwhichGPUs;",
+        "s;i\201;p\220;e3:format;",
+        "s;i\201;pdstPointer;psrcPointer;e4:\202;",
+        "s;p\220;",
+        "s;i\201;pinput;p\224;i\221;",
+        "s;i\201;pinput;p\224;",
+        "s;i\201;pqueryStruct;e5:queryType;",
+        "s;i\201;pcallback_routine;e6:\217;p\216;",
+        "s;i\201;e6:\217;",
+        "s;i\201;e6:\217;usharedSize;",
+        "s;i\201;plto_callback_symbol_name;plto_callback_fatbin;ulto_callback_fatbin_size;e6:\202;p\216;",
+        "s;i\201;i\214;pn;p\205;i\206;i\211;e7:inputtype;p\207;i\210;i\212;e7:outputtype;i\203;p\200;e7:executiontype;",
+        "s;i\201;e8:policy;p\200;",
+        "workSize",
+        "plan",
+        "type",
+        "batch",
+        "handle",
+        "inembed",
+        "istride",
+        "onembed",
+        "ostride",
+        "idist",
+        "odist",
+        "property",
+        "rank",
+        "nx",
+        "caller_info",
+        "cbType",
+        "descriptor",
+        "direction",
+        "ny",
+        "workArea",
+        "output",
         "CUFFT_",
         "C2C",
         "R2C",
@@ -649,6 +693,29 @@ const struct cubind__cufft_symbols {
         TRACE_AT(trace_33), /* cufftXtExec */
         TRACE_AT(trace_33), /* cufftXtExecDescriptor */
         TRACE_AT(trace_41), /* cufftXtSetWorkAreaPolicy */
+    },
+    {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
+        TRACE_AT(param_2),
+        TRACE_AT(param_3),
+        TRACE_AT(param_4),
+        TRACE_AT(param_5),
+        TRACE_AT(param_6),
+        TRACE_AT(param_7),
+        TRACE_AT(param_8),
+        TRACE_AT(param_9),
+        TRACE_AT(param_10),
+        TRACE_AT(param_11),
+        TRACE_AT(param_12),
+        TRACE_AT(param_13),
+        TRACE_AT(param_14),
+        TRACE_AT(param_15),
+        TRACE_AT(param_16),
+        TRACE_AT(param_17),
+        TRACE_AT(param_18),
+        TRACE_AT(param_19),
+        TRACE_AT(param_20),
     },
     {
         {TRACE_AT(enum_0), 0, 6}, /* cufftType_t */
@@ -816,7 +883,6 @@ _Static_assert(sizeof(cubind__cufft_symbols.names) <= 0x10000, "the names' offse
 #if !defined(CUBIND_NO_TRACE)
 _Static_assert(sizeof(cubind__cufft_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
 #endif
-
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
  * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
@@ -884,722 +950,16 @@ typedef cufftResult (*cubind__cufftXtExec_fn)(cufftHandle plan, void *input, voi
 typedef cufftResult (*cubind__cufftXtExecDescriptor_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
 typedef cufftResult (*cubind__cufftXtSetWorkAreaPolicy_fn)(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize);
 
-/* The wrappers whose parameters pass alike share a slow path, their shape's (generator/shapes.py):
- * each reaches it through a stub of its own type, declared here for the shapes to name. */
-static CUBIND_COLD cufftResult slow_cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch);
-static CUBIND_COLD cufftResult slow_cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type);
-static CUBIND_COLD cufftResult slow_cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type);
-static CUBIND_COLD cufftResult slow_cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch);
-static CUBIND_COLD cufftResult slow_cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftCreate(cufftHandle *handle);
-static CUBIND_COLD cufftResult slow_cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea);
-static CUBIND_COLD cufftResult slow_cufftGetSize(cufftHandle handle, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftSetWorkArea(cufftHandle plan, void *workArea);
-static CUBIND_COLD cufftResult slow_cufftSetAutoAllocation(cufftHandle plan, int autoAllocate);
-static CUBIND_COLD cufftResult slow_cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction);
-static CUBIND_COLD cufftResult slow_cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata);
-static CUBIND_COLD cufftResult slow_cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata);
-static CUBIND_COLD cufftResult slow_cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction);
-static CUBIND_COLD cufftResult slow_cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata);
-static CUBIND_COLD cufftResult slow_cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata);
-static CUBIND_COLD cufftResult slow_cufftSetStream(cufftHandle plan, cudaStream_t stream);
-static CUBIND_COLD cufftResult slow_cufftDestroy(cufftHandle plan);
-static CUBIND_COLD cufftResult slow_cufftGetVersion(int *version);
-static CUBIND_COLD cufftResult slow_cufftGetProperty(libraryPropertyType type, int *value);
-static CUBIND_COLD cufftResult slow_cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt);
-static CUBIND_COLD cufftResult slow_cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue);
-static CUBIND_COLD cufftResult slow_cufftResetPlanProperty(cufftHandle plan, cufftProperty property);
-static CUBIND_COLD cufftResult slow_cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs);
-static CUBIND_COLD cufftResult slow_cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format);
-static CUBIND_COLD cufftResult slow_cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type);
-static CUBIND_COLD cufftResult slow_cufftXtFree(cudaLibXtDesc *descriptor);
-static CUBIND_COLD cufftResult slow_cufftXtSetWorkArea(cufftHandle plan, void **workArea);
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
-static CUBIND_COLD cufftResult slow_cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType);
-static CUBIND_COLD cufftResult slow_cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info);
-static CUBIND_COLD cufftResult slow_cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType);
-static CUBIND_COLD cufftResult slow_cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize);
-static CUBIND_COLD cufftResult slow_cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info);
-static CUBIND_COLD cufftResult slow_cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
-static CUBIND_COLD cufftResult slow_cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
-static CUBIND_COLD cufftResult slow_cufftXtExec(cufftHandle plan, void *input, void *output, int direction);
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
-static CUBIND_COLD cufftResult slow_cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize);
-
-/* What the wrappers of shape 0 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cufftPlan1d, cufftPlan2d, cufftEstimate1d, cufftEstimate2d, cufftExecC2C, cufftExecZ2Z,
- * cufftXtMemcpy, cufftXtExecDescriptorC2C, cufftXtExecDescriptorZ2Z, cufftXtSetCallback,
- * cufftXtExec, cufftXtExecDescriptor. */
-static CUBIND_COLD cufftResult cubind_shape_0(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, unsigned cubind_member)
+/* What the wrapper calls until cufftPlan1d is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)
 {
-    static const unsigned short cubind_index[12] = { 0, 1, 10, 11, 22, 25, 37, 40, 43, 47, 53, 54 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cufftResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cufftPlan1d;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cufftPlan2d;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cufftEstimate1d;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cufftEstimate2d;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cufftExecC2C;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cufftExecZ2Z;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cufftXtMemcpy;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cufftXtExecDescriptorC2C;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_cufftXtExecDescriptorZ2Z;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_cufftXtSetCallback;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_cufftXtExec;
-        break;
-    case 11:
-        cubind_self = (cubind__fnptr)slow_cufftXtExecDescriptor;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFFT, cubind_i), a0, a1, a2, a3);
-    cubind_fn = cubind__resolve(&cubind__cufft_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cufftPlan1d_fn)cubind_fn)((cufftHandle *)(uintptr_t)a0, (int)a1, (cufftType)a2, (int)a3);
-            break;
-        case 1:
-            cubind_status = ((cubind__cufftPlan2d_fn)cubind_fn)((cufftHandle *)(uintptr_t)a0, (int)a1, (int)a2, (cufftType)a3);
-            break;
-        case 2:
-            cubind_status = ((cubind__cufftEstimate1d_fn)cubind_fn)((int)a0, (cufftType)a1, (int)a2, (size_t *)(uintptr_t)a3);
-            break;
-        case 3:
-            cubind_status = ((cubind__cufftEstimate2d_fn)cubind_fn)((int)a0, (int)a1, (cufftType)a2, (size_t *)(uintptr_t)a3);
-            break;
-        case 4:
-            cubind_status = ((cubind__cufftExecC2C_fn)cubind_fn)((cufftHandle)a0, (cufftComplex *)(uintptr_t)a1, (cufftComplex *)(uintptr_t)a2, (int)a3);
-            break;
-        case 5:
-            cubind_status = ((cubind__cufftExecZ2Z_fn)cubind_fn)((cufftHandle)a0, (cufftDoubleComplex *)(uintptr_t)a1, (cufftDoubleComplex *)(uintptr_t)a2, (int)a3);
-            break;
-        case 6:
-            cubind_status = ((cubind__cufftXtMemcpy_fn)cubind_fn)((cufftHandle)a0, (void *)(uintptr_t)a1, (void *)(uintptr_t)a2, (cufftXtCopyType)a3);
-            break;
-        case 7:
-            cubind_status = ((cubind__cufftXtExecDescriptorC2C_fn)cubind_fn)((cufftHandle)a0, (cudaLibXtDesc *)(uintptr_t)a1, (cudaLibXtDesc *)(uintptr_t)a2, (int)a3);
-            break;
-        case 8:
-            cubind_status = ((cubind__cufftXtExecDescriptorZ2Z_fn)cubind_fn)((cufftHandle)a0, (cudaLibXtDesc *)(uintptr_t)a1, (cudaLibXtDesc *)(uintptr_t)a2, (int)a3);
-            break;
-        case 9:
-            cubind_status = ((cubind__cufftXtSetCallback_fn)cubind_fn)((cufftHandle)a0, (void **)(uintptr_t)a1, (cufftXtCallbackType)a2, (void **)(uintptr_t)a3);
-            break;
-        case 10:
-            cubind_status = ((cubind__cufftXtExec_fn)cubind_fn)((cufftHandle)a0, (void *)(uintptr_t)a1, (void *)(uintptr_t)a2, (int)a3);
-            break;
-        default:
-            cubind_status = ((cubind__cufftXtExecDescriptor_fn)cubind_fn)((cufftHandle)a0, (cudaLibXtDesc *)(uintptr_t)a1, (cudaLibXtDesc *)(uintptr_t)a2, (int)a3);
-            break;
-        }
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 1 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cufftPlan3d, cufftMakePlan1d, cufftMakePlan2d, cufftEstimate3d, cufftGetSize1d, cufftGetSize2d. */
-static CUBIND_COLD cufftResult cubind_shape_1(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[6] = { 2, 4, 5, 12, 15, 16 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cufftResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cufftPlan3d;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cufftMakePlan1d;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cufftMakePlan2d;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cufftEstimate3d;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cufftGetSize1d;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cufftGetSize2d;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFFT, cubind_i), a0, a1, a2, a3, a4);
-    cubind_fn = cubind__resolve(&cubind__cufft_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cufftPlan3d_fn)cubind_fn)((cufftHandle *)(uintptr_t)a0, (int)a1, (int)a2, (int)a3, (cufftType)a4);
-            break;
-        case 1:
-            cubind_status = ((cubind__cufftMakePlan1d_fn)cubind_fn)((cufftHandle)a0, (int)a1, (cufftType)a2, (int)a3, (size_t *)(uintptr_t)a4);
-            break;
-        case 2:
-            cubind_status = ((cubind__cufftMakePlan2d_fn)cubind_fn)((cufftHandle)a0, (int)a1, (int)a2, (cufftType)a3, (size_t *)(uintptr_t)a4);
-            break;
-        case 3:
-            cubind_status = ((cubind__cufftEstimate3d_fn)cubind_fn)((int)a0, (int)a1, (int)a2, (cufftType)a3, (size_t *)(uintptr_t)a4);
-            break;
-        case 4:
-            cubind_status = ((cubind__cufftGetSize1d_fn)cubind_fn)((cufftHandle)a0, (int)a1, (cufftType)a2, (int)a3, (size_t *)(uintptr_t)a4);
-            break;
-        default:
-            cubind_status = ((cubind__cufftGetSize2d_fn)cubind_fn)((cufftHandle)a0, (int)a1, (int)a2, (cufftType)a3, (size_t *)(uintptr_t)a4);
-            break;
-        }
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 2 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cufftPlanMany, cufftEstimateMany. */
-static CUBIND_COLD cufftResult cubind_shape_2(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, double cubind_member)
-{
-    static const unsigned short cubind_index[2] = { 3, 13 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cufftResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cufftPlanMany;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cufftEstimateMany;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFFT, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
-    cubind_fn = cubind__resolve(&cubind__cufft_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cufftPlanMany_fn)cubind_fn)((cufftHandle *)(uintptr_t)a0, (int)a1, (int *)(uintptr_t)a2, (int *)(uintptr_t)a3, (int)a4, (int)a5, (int *)(uintptr_t)a6, (int)a7, (int)a8, (cufftType)a9, (int)a10);
-            break;
-        default:
-            cubind_status = ((cubind__cufftEstimateMany_fn)cubind_fn)((int)a0, (int *)(uintptr_t)a1, (int *)(uintptr_t)a2, (int)a3, (int)a4, (int *)(uintptr_t)a5, (int)a6, (int)a7, (cufftType)a8, (int)a9, (size_t *)(uintptr_t)a10);
-            break;
-        }
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 3 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cufftMakePlan3d, cufftGetSize3d, cufftXtSetJITCallback. */
-static CUBIND_COLD cufftResult cubind_shape_3(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, double cubind_member)
-{
-    static const unsigned short cubind_index[3] = { 6, 17, 50 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cufftResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cufftMakePlan3d;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cufftGetSize3d;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cufftXtSetJITCallback;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFFT, cubind_i), a0, a1, a2, a3, a4, a5);
-    cubind_fn = cubind__resolve(&cubind__cufft_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cufftMakePlan3d_fn)cubind_fn)((cufftHandle)a0, (int)a1, (int)a2, (int)a3, (cufftType)a4, (size_t *)(uintptr_t)a5);
-            break;
-        case 1:
-            cubind_status = ((cubind__cufftGetSize3d_fn)cubind_fn)((cufftHandle)a0, (int)a1, (int)a2, (int)a3, (cufftType)a4, (size_t *)(uintptr_t)a5);
-            break;
-        default:
-            cubind_status = ((cubind__cufftXtSetJITCallback_fn)cubind_fn)((cufftHandle)a0, (const char *)(uintptr_t)a1, (const void *)(uintptr_t)a2, (size_t)a3, (cufftXtCallbackType)a4, (void **)(uintptr_t)a5);
-            break;
-        }
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 4 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cufftMakePlanMany, cufftMakePlanMany64, cufftGetSizeMany64, cufftGetSizeMany. */
-static CUBIND_COLD cufftResult cubind_shape_4(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, double cubind_member)
-{
-    static const unsigned short cubind_index[4] = { 7, 8, 9, 18 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cufftResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cufftMakePlanMany;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cufftMakePlanMany64;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cufftGetSizeMany64;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cufftGetSizeMany;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFFT, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);
-    cubind_fn = cubind__resolve(&cubind__cufft_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cufftMakePlanMany_fn)cubind_fn)((cufftHandle)a0, (int)a1, (int *)(uintptr_t)a2, (int *)(uintptr_t)a3, (int)a4, (int)a5, (int *)(uintptr_t)a6, (int)a7, (int)a8, (cufftType)a9, (int)a10, (size_t *)(uintptr_t)a11);
-            break;
-        case 1:
-            cubind_status = ((cubind__cufftMakePlanMany64_fn)cubind_fn)((cufftHandle)a0, (int)a1, (long long *)(uintptr_t)a2, (long long *)(uintptr_t)a3, (long long)a4, (long long)a5, (long long *)(uintptr_t)a6, (long long)a7, (long long)a8, (cufftType)a9, (long long)a10, (size_t *)(uintptr_t)a11);
-            break;
-        case 2:
-            cubind_status = ((cubind__cufftGetSizeMany64_fn)cubind_fn)((cufftHandle)a0, (int)a1, (long long *)(uintptr_t)a2, (long long *)(uintptr_t)a3, (long long)a4, (long long)a5, (long long *)(uintptr_t)a6, (long long)a7, (long long)a8, (cufftType)a9, (long long)a10, (size_t *)(uintptr_t)a11);
-            break;
-        default:
-            cubind_status = ((cubind__cufftGetSizeMany_fn)cubind_fn)((cufftHandle)a0, (int)a1, (int *)(uintptr_t)a2, (int *)(uintptr_t)a3, (int)a4, (int)a5, (int *)(uintptr_t)a6, (int)a7, (int)a8, (cufftType)a9, (int)a10, (size_t *)(uintptr_t)a11);
-            break;
-        }
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 5 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cufftCreate, cufftDestroy, cufftGetVersion, cufftXtFree. */
-static CUBIND_COLD cufftResult cubind_shape_5(cubind__word a0, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[4] = { 14, 29, 30, 38 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cufftResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cufftCreate;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cufftDestroy;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cufftGetVersion;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cufftXtFree;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFFT, cubind_i), a0);
-    cubind_fn = cubind__resolve(&cubind__cufft_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cufftCreate_fn)cubind_fn)((cufftHandle *)(uintptr_t)a0);
-            break;
-        case 1:
-            cubind_status = ((cubind__cufftDestroy_fn)cubind_fn)((cufftHandle)a0);
-            break;
-        case 2:
-            cubind_status = ((cubind__cufftGetVersion_fn)cubind_fn)((int *)(uintptr_t)a0);
-            break;
-        default:
-            cubind_status = ((cubind__cufftXtFree_fn)cubind_fn)((cudaLibXtDesc *)(uintptr_t)a0);
-            break;
-        }
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 6 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cufftGetSize, cufftSetWorkArea, cufftSetAutoAllocation, cufftSetStream, cufftGetProperty,
- * cufftResetPlanProperty, cufftXtSetWorkArea, cufftXtClearCallback. */
-static CUBIND_COLD cufftResult cubind_shape_6(cubind__word a0, cubind__word a1, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[8] = { 19, 20, 21, 28, 31, 34, 39, 48 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cufftResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cufftGetSize;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cufftSetWorkArea;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cufftSetAutoAllocation;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cufftSetStream;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cufftGetProperty;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cufftResetPlanProperty;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cufftXtSetWorkArea;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cufftXtClearCallback;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFFT, cubind_i), a0, a1);
-    cubind_fn = cubind__resolve(&cubind__cufft_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cufftGetSize_fn)cubind_fn)((cufftHandle)a0, (size_t *)(uintptr_t)a1);
-            break;
-        case 1:
-            cubind_status = ((cubind__cufftSetWorkArea_fn)cubind_fn)((cufftHandle)a0, (void *)(uintptr_t)a1);
-            break;
-        case 2:
-            cubind_status = ((cubind__cufftSetAutoAllocation_fn)cubind_fn)((cufftHandle)a0, (int)a1);
-            break;
-        case 3:
-            cubind_status = ((cubind__cufftSetStream_fn)cubind_fn)((cufftHandle)a0, (cudaStream_t)(uintptr_t)a1);
-            break;
-        case 4:
-            cubind_status = ((cubind__cufftGetProperty_fn)cubind_fn)((libraryPropertyType)a0, (int *)(uintptr_t)a1);
-            break;
-        case 5:
-            cubind_status = ((cubind__cufftResetPlanProperty_fn)cubind_fn)((cufftHandle)a0, (cufftProperty)a1);
-            break;
-        case 6:
-            cubind_status = ((cubind__cufftXtSetWorkArea_fn)cubind_fn)((cufftHandle)a0, (void **)(uintptr_t)a1);
-            break;
-        default:
-            cubind_status = ((cubind__cufftXtClearCallback_fn)cubind_fn)((cufftHandle)a0, (cufftXtCallbackType)a1);
-            break;
-        }
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 7 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cufftExecR2C, cufftExecC2R, cufftExecD2Z, cufftExecZ2D, cufftSetPlanPropertyInt64,
- * cufftGetPlanPropertyInt64, cufftXtSetGPUs, cufftXtMalloc, cufftXtExecDescriptorR2C,
- * cufftXtExecDescriptorC2R, cufftXtExecDescriptorD2Z, cufftXtExecDescriptorZ2D, cufftXtQueryPlan,
- * cufftXtSetCallbackSharedSize, cufftXtSetWorkAreaPolicy. */
-static CUBIND_COLD cufftResult cubind_shape_7(cubind__word a0, cubind__word a1, cubind__word a2, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[15] = { 23, 24, 26, 27, 32, 33, 35, 36, 41, 42, 44, 45, 46, 49, 55 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cufftResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cufftExecR2C;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cufftExecC2R;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cufftExecD2Z;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cufftExecZ2D;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cufftSetPlanPropertyInt64;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cufftGetPlanPropertyInt64;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cufftXtSetGPUs;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cufftXtMalloc;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_cufftXtExecDescriptorR2C;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_cufftXtExecDescriptorC2R;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_cufftXtExecDescriptorD2Z;
-        break;
-    case 11:
-        cubind_self = (cubind__fnptr)slow_cufftXtExecDescriptorZ2D;
-        break;
-    case 12:
-        cubind_self = (cubind__fnptr)slow_cufftXtQueryPlan;
-        break;
-    case 13:
-        cubind_self = (cubind__fnptr)slow_cufftXtSetCallbackSharedSize;
-        break;
-    case 14:
-        cubind_self = (cubind__fnptr)slow_cufftXtSetWorkAreaPolicy;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFFT, cubind_i), a0, a1, a2);
-    cubind_fn = cubind__resolve(&cubind__cufft_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cufftExecR2C_fn)cubind_fn)((cufftHandle)a0, (cufftReal *)(uintptr_t)a1, (cufftComplex *)(uintptr_t)a2);
-            break;
-        case 1:
-            cubind_status = ((cubind__cufftExecC2R_fn)cubind_fn)((cufftHandle)a0, (cufftComplex *)(uintptr_t)a1, (cufftReal *)(uintptr_t)a2);
-            break;
-        case 2:
-            cubind_status = ((cubind__cufftExecD2Z_fn)cubind_fn)((cufftHandle)a0, (cufftDoubleReal *)(uintptr_t)a1, (cufftDoubleComplex *)(uintptr_t)a2);
-            break;
-        case 3:
-            cubind_status = ((cubind__cufftExecZ2D_fn)cubind_fn)((cufftHandle)a0, (cufftDoubleComplex *)(uintptr_t)a1, (cufftDoubleReal *)(uintptr_t)a2);
-            break;
-        case 4:
-            cubind_status = ((cubind__cufftSetPlanPropertyInt64_fn)cubind_fn)((cufftHandle)a0, (cufftProperty)a1, (const long long)a2);
-            break;
-        case 5:
-            cubind_status = ((cubind__cufftGetPlanPropertyInt64_fn)cubind_fn)((cufftHandle)a0, (cufftProperty)a1, (long long *)(uintptr_t)a2);
-            break;
-        case 6:
-            cubind_status = ((cubind__cufftXtSetGPUs_fn)cubind_fn)((cufftHandle)a0, (int)a1, (int *)(uintptr_t)a2);
-            break;
-        case 7:
-            cubind_status = ((cubind__cufftXtMalloc_fn)cubind_fn)((cufftHandle)a0, (cudaLibXtDesc **)(uintptr_t)a1, (cufftXtSubFormat)a2);
-            break;
-        case 8:
-            cubind_status = ((cubind__cufftXtExecDescriptorR2C_fn)cubind_fn)((cufftHandle)a0, (cudaLibXtDesc *)(uintptr_t)a1, (cudaLibXtDesc *)(uintptr_t)a2);
-            break;
-        case 9:
-            cubind_status = ((cubind__cufftXtExecDescriptorC2R_fn)cubind_fn)((cufftHandle)a0, (cudaLibXtDesc *)(uintptr_t)a1, (cudaLibXtDesc *)(uintptr_t)a2);
-            break;
-        case 10:
-            cubind_status = ((cubind__cufftXtExecDescriptorD2Z_fn)cubind_fn)((cufftHandle)a0, (cudaLibXtDesc *)(uintptr_t)a1, (cudaLibXtDesc *)(uintptr_t)a2);
-            break;
-        case 11:
-            cubind_status = ((cubind__cufftXtExecDescriptorZ2D_fn)cubind_fn)((cufftHandle)a0, (cudaLibXtDesc *)(uintptr_t)a1, (cudaLibXtDesc *)(uintptr_t)a2);
-            break;
-        case 12:
-            cubind_status = ((cubind__cufftXtQueryPlan_fn)cubind_fn)((cufftHandle)a0, (void *)(uintptr_t)a1, (cufftXtQueryType)a2);
-            break;
-        case 13:
-            cubind_status = ((cubind__cufftXtSetCallbackSharedSize_fn)cubind_fn)((cufftHandle)a0, (cufftXtCallbackType)a1, (size_t)a2);
-            break;
-        default:
-            cubind_status = ((cubind__cufftXtSetWorkAreaPolicy_fn)cubind_fn)((cufftHandle)a0, (cufftXtWorkAreaPolicy)a1, (size_t *)(uintptr_t)a2);
-            break;
-        }
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 8 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cufftXtMakePlanMany, cufftXtGetSizeMany. */
-static CUBIND_COLD cufftResult cubind_shape_8(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, double cubind_member)
-{
-    static const unsigned short cubind_index[2] = { 51, 52 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cufftResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cufftXtMakePlanMany;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cufftXtGetSizeMany;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFFT, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13);
-    cubind_fn = cubind__resolve(&cubind__cufft_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cufftXtMakePlanMany_fn)cubind_fn)((cufftHandle)a0, (int)a1, (long long *)(uintptr_t)a2, (long long *)(uintptr_t)a3, (long long)a4, (long long)a5, (cudaDataType)a6, (long long *)(uintptr_t)a7, (long long)a8, (long long)a9, (cudaDataType)a10, (long long)a11, (size_t *)(uintptr_t)a12, (cudaDataType)a13);
-            break;
-        default:
-            cubind_status = ((cubind__cufftXtGetSizeMany_fn)cubind_fn)((cufftHandle)a0, (int)a1, (long long *)(uintptr_t)a2, (long long *)(uintptr_t)a3, (long long)a4, (long long)a5, (cudaDataType)a6, (long long *)(uintptr_t)a7, (long long)a8, (long long)a9, (cudaDataType)a10, (long long)a11, (size_t *)(uintptr_t)a12, (cudaDataType)a13);
-            break;
-        }
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrapper calls until cufftPlan1d is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cufftResult slow_cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)
-{
-    return cubind_shape_0((uintptr_t)plan, nx, type, batch, 0);
+    return (cufftResult)cubind__shape_3((uintptr_t)plan, nx, type, batch, 9, (cubind__fnptr)cubind__slow_cufftPlan1d);
 }
 
 cufftResult cubind_cufft_plan1d(cufftHandle *plan, int nx, cufftType type, int batch)
 {
-    cubind__cufftPlan1d_fn cubind_fn = (cubind__cufftPlan1d_fn)cubind__target((cubind__fnptr)slow_cufftPlan1d, &cubind__cufft_offsets[0]);
+    cubind__cufftPlan1d_fn cubind_fn = (cubind__cufftPlan1d_fn)cubind__target((cubind__fnptr)cubind__slow_cufftPlan1d, &cubind__cufft_offsets[0]);
     cufftResult cubind_status = cubind_fn(plan, nx, type, batch);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(0, (int)cubind_status);
@@ -1607,15 +967,16 @@ cufftResult cubind_cufft_plan1d(cufftHandle *plan, int nx, cufftType type, int b
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftPlan2d is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cufftResult slow_cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)
+/* What the wrapper calls until cufftPlan2d is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)
 {
-    return cubind_shape_0((uintptr_t)plan, nx, ny, type, 1);
+    return (cufftResult)cubind__shape_3((uintptr_t)plan, nx, ny, type, 10, (cubind__fnptr)cubind__slow_cufftPlan2d);
 }
 
 cufftResult cubind_cufft_plan2d(cufftHandle *plan, int nx, int ny, cufftType type)
 {
-    cubind__cufftPlan2d_fn cubind_fn = (cubind__cufftPlan2d_fn)cubind__target((cubind__fnptr)slow_cufftPlan2d, &cubind__cufft_offsets[1]);
+    cubind__cufftPlan2d_fn cubind_fn = (cubind__cufftPlan2d_fn)cubind__target((cubind__fnptr)cubind__slow_cufftPlan2d, &cubind__cufft_offsets[1]);
     cufftResult cubind_status = cubind_fn(plan, nx, ny, type);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(1, (int)cubind_status);
@@ -1623,15 +984,16 @@ cufftResult cubind_cufft_plan2d(cufftHandle *plan, int nx, int ny, cufftType typ
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftPlan3d is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cufftResult slow_cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
+/* What the wrapper calls until cufftPlan3d is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
 {
-    return cubind_shape_1((uintptr_t)plan, nx, ny, nz, type, 0);
+    return (cufftResult)cubind__shape_7((uintptr_t)plan, nx, ny, nz, type, 56);
 }
 
 cufftResult cubind_cufft_plan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
 {
-    cubind__cufftPlan3d_fn cubind_fn = (cubind__cufftPlan3d_fn)cubind__target((cubind__fnptr)slow_cufftPlan3d, &cubind__cufft_offsets[2]);
+    cubind__cufftPlan3d_fn cubind_fn = (cubind__cufftPlan3d_fn)cubind__target((cubind__fnptr)cubind__slow_cufftPlan3d, &cubind__cufft_offsets[2]);
     cufftResult cubind_status = cubind_fn(plan, nx, ny, nz, type);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(2, (int)cubind_status);
@@ -1639,15 +1001,16 @@ cufftResult cubind_cufft_plan3d(cufftHandle *plan, int nx, int ny, int nz, cufft
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftPlanMany is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cufftResult slow_cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
+/* What the wrapper calls until cufftPlanMany is resolved, and every call while tracing: the slow path
+ * of its shape, 8 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
 {
-    return cubind_shape_2((uintptr_t)plan, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, (uintptr_t)onembed, ostride, odist, type, batch, 0.0);
+    return (cufftResult)cubind__shape_8((uintptr_t)plan, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, (uintptr_t)onembed, ostride, odist, type, batch, 43.0);
 }
 
 cufftResult cubind_cufft_plan_many(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
 {
-    cubind__cufftPlanMany_fn cubind_fn = (cubind__cufftPlanMany_fn)cubind__target((cubind__fnptr)slow_cufftPlanMany, &cubind__cufft_offsets[3]);
+    cubind__cufftPlanMany_fn cubind_fn = (cubind__cufftPlanMany_fn)cubind__target((cubind__fnptr)cubind__slow_cufftPlanMany, &cubind__cufft_offsets[3]);
     cufftResult cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(3, (int)cubind_status);
@@ -1655,15 +1018,16 @@ cufftResult cubind_cufft_plan_many(cufftHandle *plan, int rank, int *n, int *ine
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftMakePlan1d is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cufftResult slow_cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
+/* What the wrapper calls until cufftMakePlan1d is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
 {
-    return cubind_shape_1(plan, nx, type, batch, (uintptr_t)workSize, 1);
+    return (cufftResult)cubind__shape_7(plan, nx, type, batch, (uintptr_t)workSize, 57);
 }
 
 cufftResult cubind_cufft_make_plan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
 {
-    cubind__cufftMakePlan1d_fn cubind_fn = (cubind__cufftMakePlan1d_fn)cubind__target((cubind__fnptr)slow_cufftMakePlan1d, &cubind__cufft_offsets[4]);
+    cubind__cufftMakePlan1d_fn cubind_fn = (cubind__cufftMakePlan1d_fn)cubind__target((cubind__fnptr)cubind__slow_cufftMakePlan1d, &cubind__cufft_offsets[4]);
     cufftResult cubind_status = cubind_fn(plan, nx, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(4, (int)cubind_status);
@@ -1671,15 +1035,16 @@ cufftResult cubind_cufft_make_plan1d(cufftHandle plan, int nx, cufftType type, i
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftMakePlan2d is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cufftResult slow_cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
+/* What the wrapper calls until cufftMakePlan2d is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
 {
-    return cubind_shape_1(plan, nx, ny, type, (uintptr_t)workSize, 2);
+    return (cufftResult)cubind__shape_7(plan, nx, ny, type, (uintptr_t)workSize, 58);
 }
 
 cufftResult cubind_cufft_make_plan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
 {
-    cubind__cufftMakePlan2d_fn cubind_fn = (cubind__cufftMakePlan2d_fn)cubind__target((cubind__fnptr)slow_cufftMakePlan2d, &cubind__cufft_offsets[5]);
+    cubind__cufftMakePlan2d_fn cubind_fn = (cubind__cufftMakePlan2d_fn)cubind__target((cubind__fnptr)cubind__slow_cufftMakePlan2d, &cubind__cufft_offsets[5]);
     cufftResult cubind_status = cubind_fn(plan, nx, ny, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(5, (int)cubind_status);
@@ -1687,15 +1052,16 @@ cufftResult cubind_cufft_make_plan2d(cufftHandle plan, int nx, int ny, cufftType
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftMakePlan3d is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cufftResult slow_cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
+/* What the wrapper calls until cufftMakePlan3d is resolved, and every call while tracing: the slow path
+ * of its shape, 4 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    return cubind_shape_3(plan, nx, ny, nz, type, (uintptr_t)workSize, 0.0);
+    return (cufftResult)cubind__shape_4(plan, nx, ny, nz, type, (uintptr_t)workSize, 35.0);
 }
 
 cufftResult cubind_cufft_make_plan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    cubind__cufftMakePlan3d_fn cubind_fn = (cubind__cufftMakePlan3d_fn)cubind__target((cubind__fnptr)slow_cufftMakePlan3d, &cubind__cufft_offsets[6]);
+    cubind__cufftMakePlan3d_fn cubind_fn = (cubind__cufftMakePlan3d_fn)cubind__target((cubind__fnptr)cubind__slow_cufftMakePlan3d, &cubind__cufft_offsets[6]);
     cufftResult cubind_status = cubind_fn(plan, nx, ny, nz, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(6, (int)cubind_status);
@@ -1703,15 +1069,16 @@ cufftResult cubind_cufft_make_plan3d(cufftHandle plan, int nx, int ny, int nz, c
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftMakePlanMany is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cufftResult slow_cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
+/* What the wrapper calls until cufftMakePlanMany is resolved, and every call while tracing: the slow path
+ * of its shape, 9 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
-    return cubind_shape_4(plan, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, (uintptr_t)onembed, ostride, odist, type, batch, (uintptr_t)workSize, 0.0);
+    return (cufftResult)cubind__shape_9(plan, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, (uintptr_t)onembed, ostride, odist, type, batch, (uintptr_t)workSize, 39.0);
 }
 
 cufftResult cubind_cufft_make_plan_many(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
-    cubind__cufftMakePlanMany_fn cubind_fn = (cubind__cufftMakePlanMany_fn)cubind__target((cubind__fnptr)slow_cufftMakePlanMany, &cubind__cufft_offsets[7]);
+    cubind__cufftMakePlanMany_fn cubind_fn = (cubind__cufftMakePlanMany_fn)cubind__target((cubind__fnptr)cubind__slow_cufftMakePlanMany, &cubind__cufft_offsets[7]);
     cufftResult cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(7, (int)cubind_status);
@@ -1719,15 +1086,16 @@ cufftResult cubind_cufft_make_plan_many(cufftHandle plan, int rank, int *n, int 
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftMakePlanMany64 is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cufftResult slow_cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
+/* What the wrapper calls until cufftMakePlanMany64 is resolved, and every call while tracing: the slow path
+ * of its shape, 9 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
-    return cubind_shape_4(plan, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, (uintptr_t)onembed, ostride, odist, type, batch, (uintptr_t)workSize, 1.0);
+    return (cufftResult)cubind__shape_9(plan, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, (uintptr_t)onembed, ostride, odist, type, batch, (uintptr_t)workSize, 40.0);
 }
 
 cufftResult cubind_cufft_make_plan_many64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
-    cubind__cufftMakePlanMany64_fn cubind_fn = (cubind__cufftMakePlanMany64_fn)cubind__target((cubind__fnptr)slow_cufftMakePlanMany64, &cubind__cufft_offsets[8]);
+    cubind__cufftMakePlanMany64_fn cubind_fn = (cubind__cufftMakePlanMany64_fn)cubind__target((cubind__fnptr)cubind__slow_cufftMakePlanMany64, &cubind__cufft_offsets[8]);
     cufftResult cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(8, (int)cubind_status);
@@ -1735,15 +1103,16 @@ cufftResult cubind_cufft_make_plan_many64(cufftHandle plan, int rank, long long 
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftGetSizeMany64 is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cufftResult slow_cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
+/* What the wrapper calls until cufftGetSizeMany64 is resolved, and every call while tracing: the slow path
+ * of its shape, 9 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
-    return cubind_shape_4(plan, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, (uintptr_t)onembed, ostride, odist, type, batch, (uintptr_t)workSize, 2.0);
+    return (cufftResult)cubind__shape_9(plan, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, (uintptr_t)onembed, ostride, odist, type, batch, (uintptr_t)workSize, 41.0);
 }
 
 cufftResult cubind_cufft_get_size_many64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
-    cubind__cufftGetSizeMany64_fn cubind_fn = (cubind__cufftGetSizeMany64_fn)cubind__target((cubind__fnptr)slow_cufftGetSizeMany64, &cubind__cufft_offsets[9]);
+    cubind__cufftGetSizeMany64_fn cubind_fn = (cubind__cufftGetSizeMany64_fn)cubind__target((cubind__fnptr)cubind__slow_cufftGetSizeMany64, &cubind__cufft_offsets[9]);
     cufftResult cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(9, (int)cubind_status);
@@ -1751,15 +1120,16 @@ cufftResult cubind_cufft_get_size_many64(cufftHandle plan, int rank, long long *
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftEstimate1d is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cufftResult slow_cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)
+/* What the wrapper calls until cufftEstimate1d is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)
 {
-    return cubind_shape_0(nx, type, batch, (uintptr_t)workSize, 2);
+    return (cufftResult)cubind__shape_3(nx, type, batch, (uintptr_t)workSize, 11, (cubind__fnptr)cubind__slow_cufftEstimate1d);
 }
 
 cufftResult cubind_cufft_estimate1d(int nx, cufftType type, int batch, size_t *workSize)
 {
-    cubind__cufftEstimate1d_fn cubind_fn = (cubind__cufftEstimate1d_fn)cubind__target((cubind__fnptr)slow_cufftEstimate1d, &cubind__cufft_offsets[10]);
+    cubind__cufftEstimate1d_fn cubind_fn = (cubind__cufftEstimate1d_fn)cubind__target((cubind__fnptr)cubind__slow_cufftEstimate1d, &cubind__cufft_offsets[10]);
     cufftResult cubind_status = cubind_fn(nx, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(10, (int)cubind_status);
@@ -1767,15 +1137,16 @@ cufftResult cubind_cufft_estimate1d(int nx, cufftType type, int batch, size_t *w
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftEstimate2d is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cufftResult slow_cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)
+/* What the wrapper calls until cufftEstimate2d is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)
 {
-    return cubind_shape_0(nx, ny, type, (uintptr_t)workSize, 3);
+    return (cufftResult)cubind__shape_3(nx, ny, type, (uintptr_t)workSize, 12, (cubind__fnptr)cubind__slow_cufftEstimate2d);
 }
 
 cufftResult cubind_cufft_estimate2d(int nx, int ny, cufftType type, size_t *workSize)
 {
-    cubind__cufftEstimate2d_fn cubind_fn = (cubind__cufftEstimate2d_fn)cubind__target((cubind__fnptr)slow_cufftEstimate2d, &cubind__cufft_offsets[11]);
+    cubind__cufftEstimate2d_fn cubind_fn = (cubind__cufftEstimate2d_fn)cubind__target((cubind__fnptr)cubind__slow_cufftEstimate2d, &cubind__cufft_offsets[11]);
     cufftResult cubind_status = cubind_fn(nx, ny, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(11, (int)cubind_status);
@@ -1783,15 +1154,16 @@ cufftResult cubind_cufft_estimate2d(int nx, int ny, cufftType type, size_t *work
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftEstimate3d is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cufftResult slow_cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
+/* What the wrapper calls until cufftEstimate3d is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    return cubind_shape_1(nx, ny, nz, type, (uintptr_t)workSize, 3);
+    return (cufftResult)cubind__shape_7(nx, ny, nz, type, (uintptr_t)workSize, 59);
 }
 
 cufftResult cubind_cufft_estimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    cubind__cufftEstimate3d_fn cubind_fn = (cubind__cufftEstimate3d_fn)cubind__target((cubind__fnptr)slow_cufftEstimate3d, &cubind__cufft_offsets[12]);
+    cubind__cufftEstimate3d_fn cubind_fn = (cubind__cufftEstimate3d_fn)cubind__target((cubind__fnptr)cubind__slow_cufftEstimate3d, &cubind__cufft_offsets[12]);
     cufftResult cubind_status = cubind_fn(nx, ny, nz, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(12, (int)cubind_status);
@@ -1799,15 +1171,16 @@ cufftResult cubind_cufft_estimate3d(int nx, int ny, int nz, cufftType type, size
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftEstimateMany is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cufftResult slow_cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
+/* What the wrapper calls until cufftEstimateMany is resolved, and every call while tracing: the slow path
+ * of its shape, 8 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
-    return cubind_shape_2(rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, (uintptr_t)onembed, ostride, odist, type, batch, (uintptr_t)workSize, 1.0);
+    return (cufftResult)cubind__shape_8(rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, (uintptr_t)onembed, ostride, odist, type, batch, (uintptr_t)workSize, 44.0);
 }
 
 cufftResult cubind_cufft_estimate_many(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
-    cubind__cufftEstimateMany_fn cubind_fn = (cubind__cufftEstimateMany_fn)cubind__target((cubind__fnptr)slow_cufftEstimateMany, &cubind__cufft_offsets[13]);
+    cubind__cufftEstimateMany_fn cubind_fn = (cubind__cufftEstimateMany_fn)cubind__target((cubind__fnptr)cubind__slow_cufftEstimateMany, &cubind__cufft_offsets[13]);
     cufftResult cubind_status = cubind_fn(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(13, (int)cubind_status);
@@ -1815,15 +1188,16 @@ cufftResult cubind_cufft_estimate_many(int rank, int *n, int *inembed, int istri
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftCreate is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cufftResult slow_cufftCreate(cufftHandle *handle)
+/* What the wrapper calls until cufftCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftCreate(cufftHandle *handle)
 {
-    return cubind_shape_5((uintptr_t)handle, 0);
+    return (cufftResult)cubind__shape_0((uintptr_t)handle, 23, (cubind__fnptr)cubind__slow_cufftCreate);
 }
 
 cufftResult cubind_cufft_create(cufftHandle *handle)
 {
-    cubind__cufftCreate_fn cubind_fn = (cubind__cufftCreate_fn)cubind__target((cubind__fnptr)slow_cufftCreate, &cubind__cufft_offsets[14]);
+    cubind__cufftCreate_fn cubind_fn = (cubind__cufftCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cufftCreate, &cubind__cufft_offsets[14]);
     cufftResult cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(14, (int)cubind_status);
@@ -1831,15 +1205,16 @@ cufftResult cubind_cufft_create(cufftHandle *handle)
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftGetSize1d is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cufftResult slow_cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
+/* What the wrapper calls until cufftGetSize1d is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
 {
-    return cubind_shape_1(handle, nx, type, batch, (uintptr_t)workSize, 4);
+    return (cufftResult)cubind__shape_7(handle, nx, type, batch, (uintptr_t)workSize, 60);
 }
 
 cufftResult cubind_cufft_get_size1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
 {
-    cubind__cufftGetSize1d_fn cubind_fn = (cubind__cufftGetSize1d_fn)cubind__target((cubind__fnptr)slow_cufftGetSize1d, &cubind__cufft_offsets[15]);
+    cubind__cufftGetSize1d_fn cubind_fn = (cubind__cufftGetSize1d_fn)cubind__target((cubind__fnptr)cubind__slow_cufftGetSize1d, &cubind__cufft_offsets[15]);
     cufftResult cubind_status = cubind_fn(handle, nx, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(15, (int)cubind_status);
@@ -1847,15 +1222,16 @@ cufftResult cubind_cufft_get_size1d(cufftHandle handle, int nx, cufftType type, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftGetSize2d is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cufftResult slow_cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
+/* What the wrapper calls until cufftGetSize2d is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
 {
-    return cubind_shape_1(handle, nx, ny, type, (uintptr_t)workSize, 5);
+    return (cufftResult)cubind__shape_7(handle, nx, ny, type, (uintptr_t)workSize, 61);
 }
 
 cufftResult cubind_cufft_get_size2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
 {
-    cubind__cufftGetSize2d_fn cubind_fn = (cubind__cufftGetSize2d_fn)cubind__target((cubind__fnptr)slow_cufftGetSize2d, &cubind__cufft_offsets[16]);
+    cubind__cufftGetSize2d_fn cubind_fn = (cubind__cufftGetSize2d_fn)cubind__target((cubind__fnptr)cubind__slow_cufftGetSize2d, &cubind__cufft_offsets[16]);
     cufftResult cubind_status = cubind_fn(handle, nx, ny, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(16, (int)cubind_status);
@@ -1863,15 +1239,16 @@ cufftResult cubind_cufft_get_size2d(cufftHandle handle, int nx, int ny, cufftTyp
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftGetSize3d is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cufftResult slow_cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
+/* What the wrapper calls until cufftGetSize3d is resolved, and every call while tracing: the slow path
+ * of its shape, 4 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    return cubind_shape_3(handle, nx, ny, nz, type, (uintptr_t)workSize, 1.0);
+    return (cufftResult)cubind__shape_4(handle, nx, ny, nz, type, (uintptr_t)workSize, 36.0);
 }
 
 cufftResult cubind_cufft_get_size3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    cubind__cufftGetSize3d_fn cubind_fn = (cubind__cufftGetSize3d_fn)cubind__target((cubind__fnptr)slow_cufftGetSize3d, &cubind__cufft_offsets[17]);
+    cubind__cufftGetSize3d_fn cubind_fn = (cubind__cufftGetSize3d_fn)cubind__target((cubind__fnptr)cubind__slow_cufftGetSize3d, &cubind__cufft_offsets[17]);
     cufftResult cubind_status = cubind_fn(handle, nx, ny, nz, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(17, (int)cubind_status);
@@ -1879,15 +1256,16 @@ cufftResult cubind_cufft_get_size3d(cufftHandle handle, int nx, int ny, int nz, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftGetSizeMany is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cufftResult slow_cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
+/* What the wrapper calls until cufftGetSizeMany is resolved, and every call while tracing: the slow path
+ * of its shape, 9 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
 {
-    return cubind_shape_4(handle, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, (uintptr_t)onembed, ostride, odist, type, batch, (uintptr_t)workArea, 3.0);
+    return (cufftResult)cubind__shape_9(handle, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, (uintptr_t)onembed, ostride, odist, type, batch, (uintptr_t)workArea, 42.0);
 }
 
 cufftResult cubind_cufft_get_size_many(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
 {
-    cubind__cufftGetSizeMany_fn cubind_fn = (cubind__cufftGetSizeMany_fn)cubind__target((cubind__fnptr)slow_cufftGetSizeMany, &cubind__cufft_offsets[18]);
+    cubind__cufftGetSizeMany_fn cubind_fn = (cubind__cufftGetSizeMany_fn)cubind__target((cubind__fnptr)cubind__slow_cufftGetSizeMany, &cubind__cufft_offsets[18]);
     cufftResult cubind_status = cubind_fn(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(18, (int)cubind_status);
@@ -1895,15 +1273,16 @@ cufftResult cubind_cufft_get_size_many(cufftHandle handle, int rank, int *n, int
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftGetSize is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cufftResult slow_cufftGetSize(cufftHandle handle, size_t *workSize)
+/* What the wrapper calls until cufftGetSize is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftGetSize(cufftHandle handle, size_t *workSize)
 {
-    return cubind_shape_6(handle, (uintptr_t)workSize, 0);
+    return (cufftResult)cubind__shape_1(handle, (uintptr_t)workSize, 32, (cubind__fnptr)cubind__slow_cufftGetSize);
 }
 
 cufftResult cubind_cufft_get_size(cufftHandle handle, size_t *workSize)
 {
-    cubind__cufftGetSize_fn cubind_fn = (cubind__cufftGetSize_fn)cubind__target((cubind__fnptr)slow_cufftGetSize, &cubind__cufft_offsets[19]);
+    cubind__cufftGetSize_fn cubind_fn = (cubind__cufftGetSize_fn)cubind__target((cubind__fnptr)cubind__slow_cufftGetSize, &cubind__cufft_offsets[19]);
     cufftResult cubind_status = cubind_fn(handle, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(19, (int)cubind_status);
@@ -1911,15 +1290,16 @@ cufftResult cubind_cufft_get_size(cufftHandle handle, size_t *workSize)
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftSetWorkArea is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cufftResult slow_cufftSetWorkArea(cufftHandle plan, void *workArea)
+/* What the wrapper calls until cufftSetWorkArea is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftSetWorkArea(cufftHandle plan, void *workArea)
 {
-    return cubind_shape_6(plan, (uintptr_t)workArea, 1);
+    return (cufftResult)cubind__shape_1(plan, (uintptr_t)workArea, 33, (cubind__fnptr)cubind__slow_cufftSetWorkArea);
 }
 
 cufftResult cubind_cufft_set_work_area(cufftHandle plan, void *workArea)
 {
-    cubind__cufftSetWorkArea_fn cubind_fn = (cubind__cufftSetWorkArea_fn)cubind__target((cubind__fnptr)slow_cufftSetWorkArea, &cubind__cufft_offsets[20]);
+    cubind__cufftSetWorkArea_fn cubind_fn = (cubind__cufftSetWorkArea_fn)cubind__target((cubind__fnptr)cubind__slow_cufftSetWorkArea, &cubind__cufft_offsets[20]);
     cufftResult cubind_status = cubind_fn(plan, workArea);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(20, (int)cubind_status);
@@ -1927,15 +1307,16 @@ cufftResult cubind_cufft_set_work_area(cufftHandle plan, void *workArea)
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftSetAutoAllocation is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cufftResult slow_cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)
+/* What the wrapper calls until cufftSetAutoAllocation is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)
 {
-    return cubind_shape_6(plan, autoAllocate, 2);
+    return (cufftResult)cubind__shape_1(plan, autoAllocate, 34, (cubind__fnptr)cubind__slow_cufftSetAutoAllocation);
 }
 
 cufftResult cubind_cufft_set_auto_allocation(cufftHandle plan, int autoAllocate)
 {
-    cubind__cufftSetAutoAllocation_fn cubind_fn = (cubind__cufftSetAutoAllocation_fn)cubind__target((cubind__fnptr)slow_cufftSetAutoAllocation, &cubind__cufft_offsets[21]);
+    cubind__cufftSetAutoAllocation_fn cubind_fn = (cubind__cufftSetAutoAllocation_fn)cubind__target((cubind__fnptr)cubind__slow_cufftSetAutoAllocation, &cubind__cufft_offsets[21]);
     cufftResult cubind_status = cubind_fn(plan, autoAllocate);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(21, (int)cubind_status);
@@ -1943,15 +1324,16 @@ cufftResult cubind_cufft_set_auto_allocation(cufftHandle plan, int autoAllocate)
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftExecC2C is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cufftResult slow_cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
+/* What the wrapper calls until cufftExecC2C is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
 {
-    return cubind_shape_0(plan, (uintptr_t)idata, (uintptr_t)odata, direction, 4);
+    return (cufftResult)cubind__shape_3(plan, (uintptr_t)idata, (uintptr_t)odata, direction, 13, (cubind__fnptr)cubind__slow_cufftExecC2C);
 }
 
 cufftResult cubind_cufft_exec_c2c(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
 {
-    cubind__cufftExecC2C_fn cubind_fn = (cubind__cufftExecC2C_fn)cubind__target((cubind__fnptr)slow_cufftExecC2C, &cubind__cufft_offsets[22]);
+    cubind__cufftExecC2C_fn cubind_fn = (cubind__cufftExecC2C_fn)cubind__target((cubind__fnptr)cubind__slow_cufftExecC2C, &cubind__cufft_offsets[22]);
     cufftResult cubind_status = cubind_fn(plan, idata, odata, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(22, (int)cubind_status);
@@ -1959,15 +1341,16 @@ cufftResult cubind_cufft_exec_c2c(cufftHandle plan, cufftComplex *idata, cufftCo
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftExecR2C is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cufftResult slow_cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
+/* What the wrapper calls until cufftExecR2C is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
 {
-    return cubind_shape_7(plan, (uintptr_t)idata, (uintptr_t)odata, 0);
+    return (cufftResult)cubind__shape_2(plan, (uintptr_t)idata, (uintptr_t)odata, 5, (cubind__fnptr)cubind__slow_cufftExecR2C);
 }
 
 cufftResult cubind_cufft_exec_r2c(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
 {
-    cubind__cufftExecR2C_fn cubind_fn = (cubind__cufftExecR2C_fn)cubind__target((cubind__fnptr)slow_cufftExecR2C, &cubind__cufft_offsets[23]);
+    cubind__cufftExecR2C_fn cubind_fn = (cubind__cufftExecR2C_fn)cubind__target((cubind__fnptr)cubind__slow_cufftExecR2C, &cubind__cufft_offsets[23]);
     cufftResult cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(23, (int)cubind_status);
@@ -1975,15 +1358,16 @@ cufftResult cubind_cufft_exec_r2c(cufftHandle plan, cufftReal *idata, cufftCompl
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftExecC2R is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cufftResult slow_cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
+/* What the wrapper calls until cufftExecC2R is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
 {
-    return cubind_shape_7(plan, (uintptr_t)idata, (uintptr_t)odata, 1);
+    return (cufftResult)cubind__shape_2(plan, (uintptr_t)idata, (uintptr_t)odata, 6, (cubind__fnptr)cubind__slow_cufftExecC2R);
 }
 
 cufftResult cubind_cufft_exec_c2r(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
 {
-    cubind__cufftExecC2R_fn cubind_fn = (cubind__cufftExecC2R_fn)cubind__target((cubind__fnptr)slow_cufftExecC2R, &cubind__cufft_offsets[24]);
+    cubind__cufftExecC2R_fn cubind_fn = (cubind__cufftExecC2R_fn)cubind__target((cubind__fnptr)cubind__slow_cufftExecC2R, &cubind__cufft_offsets[24]);
     cufftResult cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(24, (int)cubind_status);
@@ -1991,15 +1375,16 @@ cufftResult cubind_cufft_exec_c2r(cufftHandle plan, cufftComplex *idata, cufftRe
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftExecZ2Z is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cufftResult slow_cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
+/* What the wrapper calls until cufftExecZ2Z is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
 {
-    return cubind_shape_0(plan, (uintptr_t)idata, (uintptr_t)odata, direction, 5);
+    return (cufftResult)cubind__shape_3(plan, (uintptr_t)idata, (uintptr_t)odata, direction, 14, (cubind__fnptr)cubind__slow_cufftExecZ2Z);
 }
 
 cufftResult cubind_cufft_exec_z2z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
 {
-    cubind__cufftExecZ2Z_fn cubind_fn = (cubind__cufftExecZ2Z_fn)cubind__target((cubind__fnptr)slow_cufftExecZ2Z, &cubind__cufft_offsets[25]);
+    cubind__cufftExecZ2Z_fn cubind_fn = (cubind__cufftExecZ2Z_fn)cubind__target((cubind__fnptr)cubind__slow_cufftExecZ2Z, &cubind__cufft_offsets[25]);
     cufftResult cubind_status = cubind_fn(plan, idata, odata, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(25, (int)cubind_status);
@@ -2007,15 +1392,16 @@ cufftResult cubind_cufft_exec_z2z(cufftHandle plan, cufftDoubleComplex *idata, c
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftExecD2Z is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cufftResult slow_cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
+/* What the wrapper calls until cufftExecD2Z is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
 {
-    return cubind_shape_7(plan, (uintptr_t)idata, (uintptr_t)odata, 2);
+    return (cufftResult)cubind__shape_2(plan, (uintptr_t)idata, (uintptr_t)odata, 7, (cubind__fnptr)cubind__slow_cufftExecD2Z);
 }
 
 cufftResult cubind_cufft_exec_d2z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
 {
-    cubind__cufftExecD2Z_fn cubind_fn = (cubind__cufftExecD2Z_fn)cubind__target((cubind__fnptr)slow_cufftExecD2Z, &cubind__cufft_offsets[26]);
+    cubind__cufftExecD2Z_fn cubind_fn = (cubind__cufftExecD2Z_fn)cubind__target((cubind__fnptr)cubind__slow_cufftExecD2Z, &cubind__cufft_offsets[26]);
     cufftResult cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(26, (int)cubind_status);
@@ -2023,15 +1409,16 @@ cufftResult cubind_cufft_exec_d2z(cufftHandle plan, cufftDoubleReal *idata, cuff
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftExecZ2D is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cufftResult slow_cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
+/* What the wrapper calls until cufftExecZ2D is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
 {
-    return cubind_shape_7(plan, (uintptr_t)idata, (uintptr_t)odata, 3);
+    return (cufftResult)cubind__shape_2(plan, (uintptr_t)idata, (uintptr_t)odata, 8, (cubind__fnptr)cubind__slow_cufftExecZ2D);
 }
 
 cufftResult cubind_cufft_exec_z2d(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
 {
-    cubind__cufftExecZ2D_fn cubind_fn = (cubind__cufftExecZ2D_fn)cubind__target((cubind__fnptr)slow_cufftExecZ2D, &cubind__cufft_offsets[27]);
+    cubind__cufftExecZ2D_fn cubind_fn = (cubind__cufftExecZ2D_fn)cubind__target((cubind__fnptr)cubind__slow_cufftExecZ2D, &cubind__cufft_offsets[27]);
     cufftResult cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(27, (int)cubind_status);
@@ -2039,15 +1426,16 @@ cufftResult cubind_cufft_exec_z2d(cufftHandle plan, cufftDoubleComplex *idata, c
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftSetStream is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cufftResult slow_cufftSetStream(cufftHandle plan, cudaStream_t stream)
+/* What the wrapper calls until cufftSetStream is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftSetStream(cufftHandle plan, cudaStream_t stream)
 {
-    return cubind_shape_6(plan, (uintptr_t)stream, 3);
+    return (cufftResult)cubind__shape_1(plan, (uintptr_t)stream, 35, (cubind__fnptr)cubind__slow_cufftSetStream);
 }
 
 cufftResult cubind_cufft_set_stream(cufftHandle plan, cudaStream_t stream)
 {
-    cubind__cufftSetStream_fn cubind_fn = (cubind__cufftSetStream_fn)cubind__target((cubind__fnptr)slow_cufftSetStream, &cubind__cufft_offsets[28]);
+    cubind__cufftSetStream_fn cubind_fn = (cubind__cufftSetStream_fn)cubind__target((cubind__fnptr)cubind__slow_cufftSetStream, &cubind__cufft_offsets[28]);
     cufftResult cubind_status = cubind_fn(plan, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(28, (int)cubind_status);
@@ -2055,15 +1443,16 @@ cufftResult cubind_cufft_set_stream(cufftHandle plan, cudaStream_t stream)
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftDestroy is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cufftResult slow_cufftDestroy(cufftHandle plan)
+/* What the wrapper calls until cufftDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftDestroy(cufftHandle plan)
 {
-    return cubind_shape_5(plan, 1);
+    return (cufftResult)cubind__shape_0(plan, 24, (cubind__fnptr)cubind__slow_cufftDestroy);
 }
 
 cufftResult cubind_cufft_destroy(cufftHandle plan)
 {
-    cubind__cufftDestroy_fn cubind_fn = (cubind__cufftDestroy_fn)cubind__target((cubind__fnptr)slow_cufftDestroy, &cubind__cufft_offsets[29]);
+    cubind__cufftDestroy_fn cubind_fn = (cubind__cufftDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cufftDestroy, &cubind__cufft_offsets[29]);
     cufftResult cubind_status = cubind_fn(plan);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(29, (int)cubind_status);
@@ -2071,15 +1460,16 @@ cufftResult cubind_cufft_destroy(cufftHandle plan)
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftGetVersion is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cufftResult slow_cufftGetVersion(int *version)
+/* What the wrapper calls until cufftGetVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftGetVersion(int *version)
 {
-    return cubind_shape_5((uintptr_t)version, 2);
+    return (cufftResult)cubind__shape_0((uintptr_t)version, 25, (cubind__fnptr)cubind__slow_cufftGetVersion);
 }
 
 cufftResult cubind_cufft_get_version(int *version)
 {
-    cubind__cufftGetVersion_fn cubind_fn = (cubind__cufftGetVersion_fn)cubind__target((cubind__fnptr)slow_cufftGetVersion, &cubind__cufft_offsets[30]);
+    cubind__cufftGetVersion_fn cubind_fn = (cubind__cufftGetVersion_fn)cubind__target((cubind__fnptr)cubind__slow_cufftGetVersion, &cubind__cufft_offsets[30]);
     cufftResult cubind_status = cubind_fn(version);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(30, (int)cubind_status);
@@ -2087,15 +1477,16 @@ cufftResult cubind_cufft_get_version(int *version)
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftGetProperty is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cufftResult slow_cufftGetProperty(libraryPropertyType type, int *value)
+/* What the wrapper calls until cufftGetProperty is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftGetProperty(libraryPropertyType type, int *value)
 {
-    return cubind_shape_6(type, (uintptr_t)value, 4);
+    return (cufftResult)cubind__shape_1(type, (uintptr_t)value, 36, (cubind__fnptr)cubind__slow_cufftGetProperty);
 }
 
 cufftResult cubind_cufft_get_property(libraryPropertyType type, int *value)
 {
-    cubind__cufftGetProperty_fn cubind_fn = (cubind__cufftGetProperty_fn)cubind__target((cubind__fnptr)slow_cufftGetProperty, &cubind__cufft_offsets[31]);
+    cubind__cufftGetProperty_fn cubind_fn = (cubind__cufftGetProperty_fn)cubind__target((cubind__fnptr)cubind__slow_cufftGetProperty, &cubind__cufft_offsets[31]);
     cufftResult cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(31, (int)cubind_status);
@@ -2103,15 +1494,16 @@ cufftResult cubind_cufft_get_property(libraryPropertyType type, int *value)
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftSetPlanPropertyInt64 is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cufftResult slow_cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
+/* What the wrapper calls until cufftSetPlanPropertyInt64 is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
 {
-    return cubind_shape_7(plan, property, inputValueInt, 4);
+    return (cufftResult)cubind__shape_2(plan, property, inputValueInt, 9, (cubind__fnptr)cubind__slow_cufftSetPlanPropertyInt64);
 }
 
 cufftResult cubind_cufft_set_plan_property_int64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
 {
-    cubind__cufftSetPlanPropertyInt64_fn cubind_fn = (cubind__cufftSetPlanPropertyInt64_fn)cubind__target((cubind__fnptr)slow_cufftSetPlanPropertyInt64, &cubind__cufft_offsets[32]);
+    cubind__cufftSetPlanPropertyInt64_fn cubind_fn = (cubind__cufftSetPlanPropertyInt64_fn)cubind__target((cubind__fnptr)cubind__slow_cufftSetPlanPropertyInt64, &cubind__cufft_offsets[32]);
     cufftResult cubind_status = cubind_fn(plan, property, inputValueInt);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(32, (int)cubind_status);
@@ -2119,15 +1511,16 @@ cufftResult cubind_cufft_set_plan_property_int64(cufftHandle plan, cufftProperty
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftGetPlanPropertyInt64 is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cufftResult slow_cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
+/* What the wrapper calls until cufftGetPlanPropertyInt64 is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
 {
-    return cubind_shape_7(plan, property, (uintptr_t)returnPtrValue, 5);
+    return (cufftResult)cubind__shape_2(plan, property, (uintptr_t)returnPtrValue, 10, (cubind__fnptr)cubind__slow_cufftGetPlanPropertyInt64);
 }
 
 cufftResult cubind_cufft_get_plan_property_int64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
 {
-    cubind__cufftGetPlanPropertyInt64_fn cubind_fn = (cubind__cufftGetPlanPropertyInt64_fn)cubind__target((cubind__fnptr)slow_cufftGetPlanPropertyInt64, &cubind__cufft_offsets[33]);
+    cubind__cufftGetPlanPropertyInt64_fn cubind_fn = (cubind__cufftGetPlanPropertyInt64_fn)cubind__target((cubind__fnptr)cubind__slow_cufftGetPlanPropertyInt64, &cubind__cufft_offsets[33]);
     cufftResult cubind_status = cubind_fn(plan, property, returnPtrValue);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(33, (int)cubind_status);
@@ -2135,15 +1528,16 @@ cufftResult cubind_cufft_get_plan_property_int64(cufftHandle plan, cufftProperty
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftResetPlanProperty is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cufftResult slow_cufftResetPlanProperty(cufftHandle plan, cufftProperty property)
+/* What the wrapper calls until cufftResetPlanProperty is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftResetPlanProperty(cufftHandle plan, cufftProperty property)
 {
-    return cubind_shape_6(plan, property, 5);
+    return (cufftResult)cubind__shape_1(plan, property, 37, (cubind__fnptr)cubind__slow_cufftResetPlanProperty);
 }
 
 cufftResult cubind_cufft_reset_plan_property(cufftHandle plan, cufftProperty property)
 {
-    cubind__cufftResetPlanProperty_fn cubind_fn = (cubind__cufftResetPlanProperty_fn)cubind__target((cubind__fnptr)slow_cufftResetPlanProperty, &cubind__cufft_offsets[34]);
+    cubind__cufftResetPlanProperty_fn cubind_fn = (cubind__cufftResetPlanProperty_fn)cubind__target((cubind__fnptr)cubind__slow_cufftResetPlanProperty, &cubind__cufft_offsets[34]);
     cufftResult cubind_status = cubind_fn(plan, property);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(34, (int)cubind_status);
@@ -2151,15 +1545,16 @@ cufftResult cubind_cufft_reset_plan_property(cufftHandle plan, cufftProperty pro
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftXtSetGPUs is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cufftResult slow_cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)
+/* What the wrapper calls until cufftXtSetGPUs is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)
 {
-    return cubind_shape_7(handle, nGPUs, (uintptr_t)whichGPUs, 6);
+    return (cufftResult)cubind__shape_2(handle, nGPUs, (uintptr_t)whichGPUs, 11, (cubind__fnptr)cubind__slow_cufftXtSetGPUs);
 }
 
 cufftResult cubind_cufft_xt_set_gpus(cufftHandle handle, int nGPUs, int *whichGPUs)
 {
-    cubind__cufftXtSetGPUs_fn cubind_fn = (cubind__cufftXtSetGPUs_fn)cubind__target((cubind__fnptr)slow_cufftXtSetGPUs, &cubind__cufft_offsets[35]);
+    cubind__cufftXtSetGPUs_fn cubind_fn = (cubind__cufftXtSetGPUs_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtSetGPUs, &cubind__cufft_offsets[35]);
     cufftResult cubind_status = cubind_fn(handle, nGPUs, whichGPUs);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(35, (int)cubind_status);
@@ -2167,15 +1562,16 @@ cufftResult cubind_cufft_xt_set_gpus(cufftHandle handle, int nGPUs, int *whichGP
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftXtMalloc is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cufftResult slow_cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
+/* What the wrapper calls until cufftXtMalloc is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
 {
-    return cubind_shape_7(plan, (uintptr_t)descriptor, format, 7);
+    return (cufftResult)cubind__shape_2(plan, (uintptr_t)descriptor, format, 12, (cubind__fnptr)cubind__slow_cufftXtMalloc);
 }
 
 cufftResult cubind_cufft_xt_malloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
 {
-    cubind__cufftXtMalloc_fn cubind_fn = (cubind__cufftXtMalloc_fn)cubind__target((cubind__fnptr)slow_cufftXtMalloc, &cubind__cufft_offsets[36]);
+    cubind__cufftXtMalloc_fn cubind_fn = (cubind__cufftXtMalloc_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtMalloc, &cubind__cufft_offsets[36]);
     cufftResult cubind_status = cubind_fn(plan, descriptor, format);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(36, (int)cubind_status);
@@ -2183,15 +1579,16 @@ cufftResult cubind_cufft_xt_malloc(cufftHandle plan, cudaLibXtDesc **descriptor,
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftXtMemcpy is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cufftResult slow_cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
+/* What the wrapper calls until cufftXtMemcpy is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
 {
-    return cubind_shape_0(plan, (uintptr_t)dstPointer, (uintptr_t)srcPointer, type, 6);
+    return (cufftResult)cubind__shape_3(plan, (uintptr_t)dstPointer, (uintptr_t)srcPointer, type, 15, (cubind__fnptr)cubind__slow_cufftXtMemcpy);
 }
 
 cufftResult cubind_cufft_xt_memcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
 {
-    cubind__cufftXtMemcpy_fn cubind_fn = (cubind__cufftXtMemcpy_fn)cubind__target((cubind__fnptr)slow_cufftXtMemcpy, &cubind__cufft_offsets[37]);
+    cubind__cufftXtMemcpy_fn cubind_fn = (cubind__cufftXtMemcpy_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtMemcpy, &cubind__cufft_offsets[37]);
     cufftResult cubind_status = cubind_fn(plan, dstPointer, srcPointer, type);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(37, (int)cubind_status);
@@ -2199,15 +1596,16 @@ cufftResult cubind_cufft_xt_memcpy(cufftHandle plan, void *dstPointer, void *src
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftXtFree is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cufftResult slow_cufftXtFree(cudaLibXtDesc *descriptor)
+/* What the wrapper calls until cufftXtFree is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtFree(cudaLibXtDesc *descriptor)
 {
-    return cubind_shape_5((uintptr_t)descriptor, 3);
+    return (cufftResult)cubind__shape_0((uintptr_t)descriptor, 26, (cubind__fnptr)cubind__slow_cufftXtFree);
 }
 
 cufftResult cubind_cufft_xt_free(cudaLibXtDesc *descriptor)
 {
-    cubind__cufftXtFree_fn cubind_fn = (cubind__cufftXtFree_fn)cubind__target((cubind__fnptr)slow_cufftXtFree, &cubind__cufft_offsets[38]);
+    cubind__cufftXtFree_fn cubind_fn = (cubind__cufftXtFree_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtFree, &cubind__cufft_offsets[38]);
     cufftResult cubind_status = cubind_fn(descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(38, (int)cubind_status);
@@ -2215,15 +1613,16 @@ cufftResult cubind_cufft_xt_free(cudaLibXtDesc *descriptor)
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftXtSetWorkArea is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cufftResult slow_cufftXtSetWorkArea(cufftHandle plan, void **workArea)
+/* What the wrapper calls until cufftXtSetWorkArea is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtSetWorkArea(cufftHandle plan, void **workArea)
 {
-    return cubind_shape_6(plan, (uintptr_t)workArea, 6);
+    return (cufftResult)cubind__shape_1(plan, (uintptr_t)workArea, 38, (cubind__fnptr)cubind__slow_cufftXtSetWorkArea);
 }
 
 cufftResult cubind_cufft_xt_set_work_area(cufftHandle plan, void **workArea)
 {
-    cubind__cufftXtSetWorkArea_fn cubind_fn = (cubind__cufftXtSetWorkArea_fn)cubind__target((cubind__fnptr)slow_cufftXtSetWorkArea, &cubind__cufft_offsets[39]);
+    cubind__cufftXtSetWorkArea_fn cubind_fn = (cubind__cufftXtSetWorkArea_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtSetWorkArea, &cubind__cufft_offsets[39]);
     cufftResult cubind_status = cubind_fn(plan, workArea);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(39, (int)cubind_status);
@@ -2231,15 +1630,16 @@ cufftResult cubind_cufft_xt_set_work_area(cufftHandle plan, void **workArea)
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftXtExecDescriptorC2C is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+/* What the wrapper calls until cufftXtExecDescriptorC2C is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    return cubind_shape_0(plan, (uintptr_t)input, (uintptr_t)output, direction, 7);
+    return (cufftResult)cubind__shape_3(plan, (uintptr_t)input, (uintptr_t)output, direction, 16, (cubind__fnptr)cubind__slow_cufftXtExecDescriptorC2C);
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor_c2c(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    cubind__cufftXtExecDescriptorC2C_fn cubind_fn = (cubind__cufftXtExecDescriptorC2C_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptorC2C, &cubind__cufft_offsets[40]);
+    cubind__cufftXtExecDescriptorC2C_fn cubind_fn = (cubind__cufftXtExecDescriptorC2C_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtExecDescriptorC2C, &cubind__cufft_offsets[40]);
     cufftResult cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(40, (int)cubind_status);
@@ -2247,15 +1647,16 @@ cufftResult cubind_cufft_xt_exec_descriptor_c2c(cufftHandle plan, cudaLibXtDesc 
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftXtExecDescriptorR2C is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+/* What the wrapper calls until cufftXtExecDescriptorR2C is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    return cubind_shape_7(plan, (uintptr_t)input, (uintptr_t)output, 8);
+    return (cufftResult)cubind__shape_2(plan, (uintptr_t)input, (uintptr_t)output, 13, (cubind__fnptr)cubind__slow_cufftXtExecDescriptorR2C);
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor_r2c(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    cubind__cufftXtExecDescriptorR2C_fn cubind_fn = (cubind__cufftXtExecDescriptorR2C_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptorR2C, &cubind__cufft_offsets[41]);
+    cubind__cufftXtExecDescriptorR2C_fn cubind_fn = (cubind__cufftXtExecDescriptorR2C_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtExecDescriptorR2C, &cubind__cufft_offsets[41]);
     cufftResult cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(41, (int)cubind_status);
@@ -2263,15 +1664,16 @@ cufftResult cubind_cufft_xt_exec_descriptor_r2c(cufftHandle plan, cudaLibXtDesc 
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftXtExecDescriptorC2R is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+/* What the wrapper calls until cufftXtExecDescriptorC2R is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    return cubind_shape_7(plan, (uintptr_t)input, (uintptr_t)output, 9);
+    return (cufftResult)cubind__shape_2(plan, (uintptr_t)input, (uintptr_t)output, 14, (cubind__fnptr)cubind__slow_cufftXtExecDescriptorC2R);
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor_c2r(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    cubind__cufftXtExecDescriptorC2R_fn cubind_fn = (cubind__cufftXtExecDescriptorC2R_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptorC2R, &cubind__cufft_offsets[42]);
+    cubind__cufftXtExecDescriptorC2R_fn cubind_fn = (cubind__cufftXtExecDescriptorC2R_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtExecDescriptorC2R, &cubind__cufft_offsets[42]);
     cufftResult cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(42, (int)cubind_status);
@@ -2279,15 +1681,16 @@ cufftResult cubind_cufft_xt_exec_descriptor_c2r(cufftHandle plan, cudaLibXtDesc 
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftXtExecDescriptorZ2Z is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+/* What the wrapper calls until cufftXtExecDescriptorZ2Z is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    return cubind_shape_0(plan, (uintptr_t)input, (uintptr_t)output, direction, 8);
+    return (cufftResult)cubind__shape_3(plan, (uintptr_t)input, (uintptr_t)output, direction, 17, (cubind__fnptr)cubind__slow_cufftXtExecDescriptorZ2Z);
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor_z2z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    cubind__cufftXtExecDescriptorZ2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2Z_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptorZ2Z, &cubind__cufft_offsets[43]);
+    cubind__cufftXtExecDescriptorZ2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2Z_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtExecDescriptorZ2Z, &cubind__cufft_offsets[43]);
     cufftResult cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(43, (int)cubind_status);
@@ -2295,15 +1698,16 @@ cufftResult cubind_cufft_xt_exec_descriptor_z2z(cufftHandle plan, cudaLibXtDesc 
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftXtExecDescriptorD2Z is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+/* What the wrapper calls until cufftXtExecDescriptorD2Z is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    return cubind_shape_7(plan, (uintptr_t)input, (uintptr_t)output, 10);
+    return (cufftResult)cubind__shape_2(plan, (uintptr_t)input, (uintptr_t)output, 15, (cubind__fnptr)cubind__slow_cufftXtExecDescriptorD2Z);
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor_d2z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    cubind__cufftXtExecDescriptorD2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorD2Z_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptorD2Z, &cubind__cufft_offsets[44]);
+    cubind__cufftXtExecDescriptorD2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorD2Z_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtExecDescriptorD2Z, &cubind__cufft_offsets[44]);
     cufftResult cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(44, (int)cubind_status);
@@ -2311,15 +1715,16 @@ cufftResult cubind_cufft_xt_exec_descriptor_d2z(cufftHandle plan, cudaLibXtDesc 
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftXtExecDescriptorZ2D is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+/* What the wrapper calls until cufftXtExecDescriptorZ2D is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    return cubind_shape_7(plan, (uintptr_t)input, (uintptr_t)output, 11);
+    return (cufftResult)cubind__shape_2(plan, (uintptr_t)input, (uintptr_t)output, 16, (cubind__fnptr)cubind__slow_cufftXtExecDescriptorZ2D);
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor_z2d(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    cubind__cufftXtExecDescriptorZ2D_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2D_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptorZ2D, &cubind__cufft_offsets[45]);
+    cubind__cufftXtExecDescriptorZ2D_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2D_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtExecDescriptorZ2D, &cubind__cufft_offsets[45]);
     cufftResult cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(45, (int)cubind_status);
@@ -2327,15 +1732,16 @@ cufftResult cubind_cufft_xt_exec_descriptor_z2d(cufftHandle plan, cudaLibXtDesc 
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftXtQueryPlan is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cufftResult slow_cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
+/* What the wrapper calls until cufftXtQueryPlan is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
 {
-    return cubind_shape_7(plan, (uintptr_t)queryStruct, queryType, 12);
+    return (cufftResult)cubind__shape_2(plan, (uintptr_t)queryStruct, queryType, 17, (cubind__fnptr)cubind__slow_cufftXtQueryPlan);
 }
 
 cufftResult cubind_cufft_xt_query_plan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
 {
-    cubind__cufftXtQueryPlan_fn cubind_fn = (cubind__cufftXtQueryPlan_fn)cubind__target((cubind__fnptr)slow_cufftXtQueryPlan, &cubind__cufft_offsets[46]);
+    cubind__cufftXtQueryPlan_fn cubind_fn = (cubind__cufftXtQueryPlan_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtQueryPlan, &cubind__cufft_offsets[46]);
     cufftResult cubind_status = cubind_fn(plan, queryStruct, queryType);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(46, (int)cubind_status);
@@ -2343,15 +1749,16 @@ cufftResult cubind_cufft_xt_query_plan(cufftHandle plan, void *queryStruct, cuff
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftXtSetCallback is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cufftResult slow_cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
+/* What the wrapper calls until cufftXtSetCallback is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
 {
-    return cubind_shape_0(plan, (uintptr_t)callback_routine, cbType, (uintptr_t)caller_info, 9);
+    return (cufftResult)cubind__shape_3(plan, (uintptr_t)callback_routine, cbType, (uintptr_t)caller_info, 18, (cubind__fnptr)cubind__slow_cufftXtSetCallback);
 }
 
 cufftResult cubind_cufft_xt_set_callback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
 {
-    cubind__cufftXtSetCallback_fn cubind_fn = (cubind__cufftXtSetCallback_fn)cubind__target((cubind__fnptr)slow_cufftXtSetCallback, &cubind__cufft_offsets[47]);
+    cubind__cufftXtSetCallback_fn cubind_fn = (cubind__cufftXtSetCallback_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtSetCallback, &cubind__cufft_offsets[47]);
     cufftResult cubind_status = cubind_fn(plan, callback_routine, cbType, caller_info);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(47, (int)cubind_status);
@@ -2359,15 +1766,16 @@ cufftResult cubind_cufft_xt_set_callback(cufftHandle plan, void **callback_routi
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftXtClearCallback is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cufftResult slow_cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)
+/* What the wrapper calls until cufftXtClearCallback is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)
 {
-    return cubind_shape_6(plan, cbType, 7);
+    return (cufftResult)cubind__shape_1(plan, cbType, 39, (cubind__fnptr)cubind__slow_cufftXtClearCallback);
 }
 
 cufftResult cubind_cufft_xt_clear_callback(cufftHandle plan, cufftXtCallbackType cbType)
 {
-    cubind__cufftXtClearCallback_fn cubind_fn = (cubind__cufftXtClearCallback_fn)cubind__target((cubind__fnptr)slow_cufftXtClearCallback, &cubind__cufft_offsets[48]);
+    cubind__cufftXtClearCallback_fn cubind_fn = (cubind__cufftXtClearCallback_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtClearCallback, &cubind__cufft_offsets[48]);
     cufftResult cubind_status = cubind_fn(plan, cbType);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(48, (int)cubind_status);
@@ -2375,15 +1783,16 @@ cufftResult cubind_cufft_xt_clear_callback(cufftHandle plan, cufftXtCallbackType
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftXtSetCallbackSharedSize is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cufftResult slow_cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
+/* What the wrapper calls until cufftXtSetCallbackSharedSize is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
 {
-    return cubind_shape_7(plan, cbType, sharedSize, 13);
+    return (cufftResult)cubind__shape_2(plan, cbType, sharedSize, 18, (cubind__fnptr)cubind__slow_cufftXtSetCallbackSharedSize);
 }
 
 cufftResult cubind_cufft_xt_set_callback_shared_size(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
 {
-    cubind__cufftXtSetCallbackSharedSize_fn cubind_fn = (cubind__cufftXtSetCallbackSharedSize_fn)cubind__target((cubind__fnptr)slow_cufftXtSetCallbackSharedSize, &cubind__cufft_offsets[49]);
+    cubind__cufftXtSetCallbackSharedSize_fn cubind_fn = (cubind__cufftXtSetCallbackSharedSize_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtSetCallbackSharedSize, &cubind__cufft_offsets[49]);
     cufftResult cubind_status = cubind_fn(plan, cbType, sharedSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(49, (int)cubind_status);
@@ -2391,15 +1800,16 @@ cufftResult cubind_cufft_xt_set_callback_shared_size(cufftHandle plan, cufftXtCa
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftXtSetJITCallback is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cufftResult slow_cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
+/* What the wrapper calls until cufftXtSetJITCallback is resolved, and every call while tracing: the slow path
+ * of its shape, 4 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
 {
-    return cubind_shape_3(plan, (uintptr_t)lto_callback_symbol_name, (uintptr_t)lto_callback_fatbin, lto_callback_fatbin_size, type, (uintptr_t)caller_info, 2.0);
+    return (cufftResult)cubind__shape_4(plan, (uintptr_t)lto_callback_symbol_name, (uintptr_t)lto_callback_fatbin, lto_callback_fatbin_size, type, (uintptr_t)caller_info, 37.0);
 }
 
 cufftResult cubind_cufft_xt_set_jit_callback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
 {
-    cubind__cufftXtSetJITCallback_fn cubind_fn = (cubind__cufftXtSetJITCallback_fn)cubind__target((cubind__fnptr)slow_cufftXtSetJITCallback, &cubind__cufft_offsets[50]);
+    cubind__cufftXtSetJITCallback_fn cubind_fn = (cubind__cufftXtSetJITCallback_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtSetJITCallback, &cubind__cufft_offsets[50]);
     cufftResult cubind_status = cubind_fn(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(50, (int)cubind_status);
@@ -2407,15 +1817,16 @@ cufftResult cubind_cufft_xt_set_jit_callback(cufftHandle plan, const char *lto_c
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftXtMakePlanMany is resolved, and every call while tracing: shape 8. */
-static CUBIND_COLD cufftResult slow_cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
+/* What the wrapper calls until cufftXtMakePlanMany is resolved, and every call while tracing: the slow path
+ * of its shape, 10 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
-    return cubind_shape_8(plan, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, inputtype, (uintptr_t)onembed, ostride, odist, outputtype, batch, (uintptr_t)workSize, executiontype, 0.0);
+    return (cufftResult)cubind__shape_10(plan, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, inputtype, (uintptr_t)onembed, ostride, odist, outputtype, batch, (uintptr_t)workSize, executiontype, 38.0);
 }
 
 cufftResult cubind_cufft_xt_make_plan_many(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
-    cubind__cufftXtMakePlanMany_fn cubind_fn = (cubind__cufftXtMakePlanMany_fn)cubind__target((cubind__fnptr)slow_cufftXtMakePlanMany, &cubind__cufft_offsets[51]);
+    cubind__cufftXtMakePlanMany_fn cubind_fn = (cubind__cufftXtMakePlanMany_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtMakePlanMany, &cubind__cufft_offsets[51]);
     cufftResult cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(51, (int)cubind_status);
@@ -2423,15 +1834,16 @@ cufftResult cubind_cufft_xt_make_plan_many(cufftHandle plan, int rank, long long
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftXtGetSizeMany is resolved, and every call while tracing: shape 8. */
-static CUBIND_COLD cufftResult slow_cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
+/* What the wrapper calls until cufftXtGetSizeMany is resolved, and every call while tracing: the slow path
+ * of its shape, 10 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
-    return cubind_shape_8(plan, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, inputtype, (uintptr_t)onembed, ostride, odist, outputtype, batch, (uintptr_t)workSize, executiontype, 1.0);
+    return (cufftResult)cubind__shape_10(plan, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, inputtype, (uintptr_t)onembed, ostride, odist, outputtype, batch, (uintptr_t)workSize, executiontype, 39.0);
 }
 
 cufftResult cubind_cufft_xt_get_size_many(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
-    cubind__cufftXtGetSizeMany_fn cubind_fn = (cubind__cufftXtGetSizeMany_fn)cubind__target((cubind__fnptr)slow_cufftXtGetSizeMany, &cubind__cufft_offsets[52]);
+    cubind__cufftXtGetSizeMany_fn cubind_fn = (cubind__cufftXtGetSizeMany_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtGetSizeMany, &cubind__cufft_offsets[52]);
     cufftResult cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(52, (int)cubind_status);
@@ -2439,15 +1851,16 @@ cufftResult cubind_cufft_xt_get_size_many(cufftHandle plan, int rank, long long 
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftXtExec is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cufftResult slow_cufftXtExec(cufftHandle plan, void *input, void *output, int direction)
+/* What the wrapper calls until cufftXtExec is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtExec(cufftHandle plan, void *input, void *output, int direction)
 {
-    return cubind_shape_0(plan, (uintptr_t)input, (uintptr_t)output, direction, 10);
+    return (cufftResult)cubind__shape_3(plan, (uintptr_t)input, (uintptr_t)output, direction, 19, (cubind__fnptr)cubind__slow_cufftXtExec);
 }
 
 cufftResult cubind_cufft_xt_exec(cufftHandle plan, void *input, void *output, int direction)
 {
-    cubind__cufftXtExec_fn cubind_fn = (cubind__cufftXtExec_fn)cubind__target((cubind__fnptr)slow_cufftXtExec, &cubind__cufft_offsets[53]);
+    cubind__cufftXtExec_fn cubind_fn = (cubind__cufftXtExec_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtExec, &cubind__cufft_offsets[53]);
     cufftResult cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(53, (int)cubind_status);
@@ -2455,15 +1868,16 @@ cufftResult cubind_cufft_xt_exec(cufftHandle plan, void *input, void *output, in
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftXtExecDescriptor is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+/* What the wrapper calls until cufftXtExecDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    return cubind_shape_0(plan, (uintptr_t)input, (uintptr_t)output, direction, 11);
+    return (cufftResult)cubind__shape_3(plan, (uintptr_t)input, (uintptr_t)output, direction, 20, (cubind__fnptr)cubind__slow_cufftXtExecDescriptor);
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    cubind__cufftXtExecDescriptor_fn cubind_fn = (cubind__cufftXtExecDescriptor_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptor, &cubind__cufft_offsets[54]);
+    cubind__cufftXtExecDescriptor_fn cubind_fn = (cubind__cufftXtExecDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtExecDescriptor, &cubind__cufft_offsets[54]);
     cufftResult cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(54, (int)cubind_status);
@@ -2471,15 +1885,16 @@ cufftResult cubind_cufft_xt_exec_descriptor(cufftHandle plan, cudaLibXtDesc *inp
     return cubind_status;
 }
 
-/* What the wrapper calls until cufftXtSetWorkAreaPolicy is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cufftResult slow_cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
+/* What the wrapper calls until cufftXtSetWorkAreaPolicy is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
 {
-    return cubind_shape_7(plan, policy, (uintptr_t)workSize, 14);
+    return (cufftResult)cubind__shape_2(plan, policy, (uintptr_t)workSize, 19, (cubind__fnptr)cubind__slow_cufftXtSetWorkAreaPolicy);
 }
 
 cufftResult cubind_cufft_xt_set_work_area_policy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
 {
-    cubind__cufftXtSetWorkAreaPolicy_fn cubind_fn = (cubind__cufftXtSetWorkAreaPolicy_fn)cubind__target((cubind__fnptr)slow_cufftXtSetWorkAreaPolicy, &cubind__cufft_offsets[55]);
+    cubind__cufftXtSetWorkAreaPolicy_fn cubind_fn = (cubind__cufftXtSetWorkAreaPolicy_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtSetWorkAreaPolicy, &cubind__cufft_offsets[55]);
     cufftResult cubind_status = cubind_fn(plan, policy, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         return (cufftResult)cubind_failed(55, (int)cubind_status);

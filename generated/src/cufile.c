@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -95,9 +96,9 @@ const struct cubind__cufile_symbols {
     struct trace_strings {
         char trace_0[14];
         char trace_1[7];
-        char trace_2[31];
-        char trace_3[16];
-        char trace_4[54];
+        char trace_2[17];
+        char trace_3[6];
+        char trace_4[44];
         char trace_5[3];
         char trace_6[3];
         char trace_7[10];
@@ -105,18 +106,26 @@ const struct cubind__cufile_symbols {
         char trace_9[23];
         char trace_10[19];
         char trace_11[20];
-        char trace_12[18];
-        char trace_13[32];
-        char trace_14[42];
-        char trace_15[14];
-        char trace_16[14];
-        char trace_17[82];
-        char trace_18[85];
-        char trace_19[18];
-        char trace_20[11];
+        char trace_12[10];
+        char trace_13[20];
+        char trace_14[34];
+        char trace_15[6];
+        char trace_16[6];
+        char trace_17[36];
+        char trace_18[39];
+        char trace_19[9];
+        char trace_20[6];
         char trace_21[12];
+        char param_0[12];
+        char param_1[10];
+        char param_2[7];
+        char param_3[16];
+        char param_4[14];
+        char param_5[6];
+        char param_6[7];
     } trace_strings;
     unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[7];
 #endif
 } cubind__cufile_symbols = {
     {CUBIND_LIB_CUFILE, SYMBOL_COUNT, offsetof(struct cubind__cufile_symbols, names),
@@ -209,13 +218,13 @@ const struct cubind__cufile_symbols {
         {AT(symbol_cuFileGetVersion), AT(symbol_cuFileGetVersion), AT(wrapper_cubind_cufile_get_version)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), 0, 0, 0, 0, sizeof(int)},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), 0, 0, 0, 7, 0, sizeof(int)},
     {
         "s;pfh;pdescr;",
         "v;pfh;",
-        "s;pbufPtr_base;ulength;iflags;",
-        "s;pbufPtr_base;",
-        "i;pfh;pbufPtr_base;usize;ifile_offset;ibufPtr_offset;",
+        "s;p\200;ulength;i\205;",
+        "s;p\200;",
+        "i;pfh;p\200;usize;ifile_offset;ibufPtr_offset;",
         "s;",
         "i;",
         "s;pprops;",
@@ -223,16 +232,23 @@ const struct cubind__cufile_symbols {
         "s;umax_direct_io_size;",
         "s;umax_cache_size;",
         "s;umax_pinned_size;",
-        "s;pbatch_idp;unr;",
-        "s;pbatch_idp;unr;piocbp;uflags;",
-        "s;pbatch_idp;umin_nr;pnr;piocbp;ptimeout;",
-        "s;pbatch_idp;",
-        "v;pbatch_idp;",
-        "s;pfh;pbufPtr_base;psize_p;pfile_offset_p;pbufPtr_offset_p;pbytes_read_p;pstream;",
-        "s;pfh;pbufPtr_base;psize_p;pfile_offset_p;pbufPtr_offset_p;pbytes_written_p;pstream;",
-        "s;pstream;uflags;",
-        "s;pstream;",
+        "s;p\201;unr;",
+        "s;p\201;unr;piocbp;u\205;",
+        "s;p\201;umin_nr;pnr;piocbp;ptimeout;",
+        "s;p\201;",
+        "v;p\201;",
+        "s;pfh;p\200;p\206;p\204;p\203;pbytes_read_p;p\202;",
+        "s;pfh;p\200;p\206;p\204;p\203;pbytes_written_p;p\202;",
+        "s;p\202;u\205;",
+        "s;p\202;",
         "s;pversion;",
+        "bufPtr_base",
+        "batch_idp",
+        "stream",
+        "bufPtr_offset_p",
+        "file_offset_p",
+        "flags",
+        "size_p",
     },
     {
         TRACE_AT(trace_0), /* cuFileHandleRegister */
@@ -261,6 +277,15 @@ const struct cubind__cufile_symbols {
         TRACE_AT(trace_20), /* cuFileStreamDeregister */
         TRACE_AT(trace_21), /* cuFileGetVersion */
     },
+    {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
+        TRACE_AT(param_2),
+        TRACE_AT(param_3),
+        TRACE_AT(param_4),
+        TRACE_AT(param_5),
+        TRACE_AT(param_6),
+    },
 #endif
 #undef FROM_TABLE
 #undef TRACE_AT
@@ -270,7 +295,6 @@ _Static_assert(sizeof(cubind__cufile_symbols.names) <= 0x10000, "the names' offs
 #if !defined(CUBIND_NO_TRACE)
 _Static_assert(sizeof(cubind__cufile_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
 #endif
-
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
  * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to

@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -376,85 +377,124 @@ const struct cubind__cupti_symbols {
         char trace_0[18];
         char trace_1[12];
         char trace_2[29];
-        char trace_3[35];
-        char trace_4[44];
-        char trace_5[15];
-        char trace_6[39];
-        char trace_7[39];
-        char trace_8[33];
-        char trace_9[23];
-        char trace_10[25];
-        char trace_11[20];
-        char trace_12[39];
-        char trace_13[23];
-        char trace_14[40];
-        char trace_15[52];
-        char trace_16[15];
-        char trace_17[32];
-        char trace_18[44];
-        char trace_19[27];
-        char trace_20[44];
-        char trace_21[38];
-        char trace_22[29];
-        char trace_23[31];
-        char trace_24[15];
-        char trace_25[43];
-        char trace_26[43];
-        char trace_27[22];
-        char trace_28[76];
-        char trace_29[123];
-        char trace_30[67];
-        char trace_31[19];
+        char trace_3[12];
+        char trace_4[15];
+        char trace_5[6];
+        char trace_6[17];
+        char trace_7[17];
+        char trace_8[14];
+        char trace_9[9];
+        char trace_10[17];
+        char trace_11[14];
+        char trace_12[17];
+        char trace_13[9];
+        char trace_14[12];
+        char trace_15[20];
+        char trace_16[6];
+        char trace_17[9];
+        char trace_18[17];
+        char trace_19[9];
+        char trace_20[21];
+        char trace_21[17];
+        char trace_22[20];
+        char trace_23[12];
+        char trace_24[6];
+        char trace_25[17];
+        char trace_26[17];
+        char trace_27[9];
+        char trace_28[20];
+        char trace_29[40];
+        char trace_30[15];
+        char trace_31[6];
         char trace_32[18];
-        char trace_33[12];
+        char trace_33[6];
         char trace_34[27];
-        char trace_35[15];
-        char trace_36[32];
-        char trace_37[23];
-        char trace_38[40];
-        char trace_39[39];
-        char trace_40[31];
-        char trace_41[22];
-        char trace_42[48];
-        char trace_43[20];
-        char trace_44[46];
-        char trace_45[36];
-        char trace_46[69];
-        char trace_47[126];
-        char trace_48[180];
+        char trace_35[6];
+        char trace_36[9];
+        char trace_37[9];
+        char trace_38[12];
+        char trace_39[17];
+        char trace_40[21];
+        char trace_41[9];
+        char trace_42[12];
+        char trace_43[15];
+        char trace_44[12];
+        char trace_45[12];
+        char trace_46[48];
+        char trace_47[38];
+        char trace_48[68];
         char trace_49[14];
-        char trace_50[23];
-        char trace_51[30];
-        char trace_52[47];
-        char trace_53[22];
+        char trace_50[17];
+        char trace_51[12];
+        char trace_52[29];
+        char trace_53[16];
         char trace_54[17];
         char trace_55[15];
         char trace_56[19];
-        char trace_57[11];
-        char trace_58[20];
-        char trace_59[31];
+        char trace_57[8];
+        char trace_58[11];
+        char trace_59[18];
         char trace_60[41];
         char trace_61[45];
-        char trace_62[28];
+        char trace_62[15];
         char trace_63[9];
-        char trace_64[30];
-        char trace_65[18];
-        char trace_66[19];
-        char trace_67[16];
+        char trace_64[18];
+        char trace_65[13];
+        char trace_66[13];
+        char trace_67[11];
         char trace_68[3];
         char trace_69[12];
         char trace_70[9];
-        char trace_71[26];
-        char trace_72[17];
+        char trace_71[20];
+        char trace_72[11];
         char trace_73[14];
-        char trace_74[16];
-        char trace_75[20];
-        char trace_76[11];
+        char trace_74[13];
+        char trace_75[17];
+        char trace_76[6];
         char trace_77[9];
         char trace_78[18];
-        char trace_79[17];
-        char trace_80[12];
+        char trace_79[9];
+        char trace_80[6];
         char trace_81[24];
+        char param_0[22];
+        char param_1[8];
+        char param_2[10];
+        char param_3[11];
+        char param_4[11];
+        char param_5[15];
+        char param_6[13];
+        char param_7[7];
+        char param_8[7];
+        char param_9[7];
+        char param_10[12];
+        char param_11[6];
+        char param_12[7];
+        char param_13[26];
+        char param_14[25];
+        char param_15[9];
+        char param_16[21];
+        char param_17[7];
+        char param_18[17];
+        char param_19[17];
+        char param_20[16];
+        char param_21[15];
+        char param_22[6];
+        char param_23[12];
+        char param_24[12];
+        char param_25[12];
+        char param_26[12];
+        char param_27[5];
+        char param_28[5];
+        char param_29[11];
+        char param_30[11];
+        char param_31[6];
+        char param_32[10];
+        char param_33[9];
+        char param_34[9];
+        char param_35[8];
+        char param_36[8];
+        char param_37[7];
+        char param_38[7];
         char enum_0[7];
         char enum_0_0[8];
         char enum_0_1[24];
@@ -662,6 +702,7 @@ const struct cubind__cupti_symbols {
         char enum_12_7[10];
     } trace_strings;
     unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[39];
     cubind__trace_enum_range enums[13];
     int values[192];
     unsigned short value_names[192];
@@ -1177,90 +1218,129 @@ const struct cubind__cupti_symbols {
         {AT(symbol_cuptiDeviceGetChipName), AT(symbol_cuptiDeviceGetChipName), AT(wrapper_cubind_cupti_device_get_chip_name)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 13, sizeof(int)},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 39, 13, sizeof(int)},
     {
         "s;e0:result;pstr;",
         "s;pversion;",
         "s;pdomainCount;pdomainTable;",
-        "s;psubscriber;pcallback;puserdata;",
-        "s;psubscriber;pcallback;puserdata;ppParams;",
-        "s;psubscriber;",
-        "s;penable;psubscriber;e1:domain;ucbid;",
-        "s;uenable;psubscriber;e1:domain;ucbid;",
-        "s;uenable;psubscriber;e1:domain;",
-        "s;uenable;psubscriber;",
-        "s;e1:domain;ucbid;pname;",
-        "s;pcontext;e2:mode;",
-        "s;idevice;e3:attrib;pvalueSize;pvalue;",
-        "s;idevice;pnumDomains;",
-        "s;idevice;parraySizeBytes;pdomainArray;",
-        "s;idevice;ueventDomain;e4:attrib;pvalueSize;pvalue;",
-        "s;pnumDomains;",
-        "s;parraySizeBytes;pdomainArray;",
-        "s;ueventDomain;e4:attrib;pvalueSize;pvalue;",
-        "s;ueventDomain;pnumEvents;",
-        "s;ueventDomain;parraySizeBytes;peventArray;",
-        "s;uevent;e5:attrib;pvalueSize;pvalue;",
-        "s;idevice;peventName;pevent;",
-        "s;pcontext;peventGroup;uflags;",
-        "s;peventGroup;",
-        "s;peventGroup;e6:attrib;pvalueSize;pvalue;",
-        "s;peventGroup;e6:attrib;uvalueSize;pvalue;",
-        "s;peventGroup;uevent;",
-        "s;peventGroup;e7:flags;uevent;peventValueBufferSizeBytes;peventValueBuffer;",
-        "s;peventGroup;e7:flags;peventValueBufferSizeBytes;peventValueBuffer;peventIdArraySizeBytes;peventIdArray;pnumEventIdsRead;",
-        "s;pcontext;ueventIdArraySizeBytes;peventIdArray;peventGroupPasses;",
-        "s;peventGroupSets;",
+        "s;p\204;p\241;p\242;",
+        "s;p\204;p\241;p\242;p\243;",
+        "s;p\204;",
+        "s;p\214;p\204;e1:\221;u\233;",
+        "s;u\214;p\204;e1:\221;u\233;",
+        "s;u\214;p\204;e1:\221;",
+        "s;u\214;p\204;",
+        "s;e1:\221;u\233;pname;",
+        "s;p\201;e2:mode;",
+        "s;i\207;e3:\211;p\202;p\213;",
+        "s;i\207;p\235;",
+        "s;i\207;p\205;p\227;",
+        "s;i\207;u\212;e4:\211;p\202;p\213;",
+        "s;p\235;",
+        "s;p\205;p\227;",
+        "s;u\212;e4:\211;p\202;p\213;",
+        "s;u\212;p\240;",
+        "s;u\212;p\205;peventArray;",
+        "s;u\226;e5:\211;p\202;p\213;",
+        "s;i\207;peventName;p\226;",
+        "s;p\201;p\203;u\237;",
+        "s;p\203;",
+        "s;p\203;e6:\211;p\202;p\213;",
+        "s;p\203;e6:\211;u\202;p\213;",
+        "s;p\203;u\226;",
+        "s;p\203;e7:\237;u\226;p\215;p\223;",
+        "s;p\203;e7:\237;p\215;p\223;p\200;p\206;pnumEventIdsRead;",
+        "s;p\201;u\200;p\206;p\222;",
+        "s;p\225;",
         "s;peventGroupSet;",
-        "s;pcontext;",
+        "s;p\201;",
         "s;pupdateFunc;pcustomData;",
-        "s;pnumMetrics;",
-        "s;parraySizeBytes;pmetricArray;",
-        "s;idevice;pnumMetrics;",
-        "s;idevice;parraySizeBytes;pmetricArray;",
-        "s;umetric;e8:attrib;pvalueSize;pvalue;",
-        "s;idevice;pmetricName;pmetric;",
-        "s;umetric;pnumEvents;",
-        "s;umetric;peventIdArraySizeBytes;peventIdArray;",
-        "s;umetric;pnumProp;",
-        "s;umetric;ppropIdArraySizeBytes;ppropIdArray;",
-        "s;pcontext;umetric;peventGroupSets;",
-        "s;pcontext;umetricIdArraySizeBytes;pmetricIdArray;peventGroupPasses;",
-        "s;idevice;umetric;ueventIdArraySizeBytes;peventIdArray;ueventValueArraySizeBytes;peventValueArray;utimeDuration;pmetricValue;",
-        "s;umetric;ueventIdArraySizeBytes;peventIdArray;ueventValueArraySizeBytes;peventValueArray;upropIdArraySizeBytes;ppropIdArray;upropValueArraySizeBytes;ppropValueArray;pmetricValue;",
+        "s;p\236;",
+        "s;p\205;p\230;",
+        "s;i\207;p\236;",
+        "s;i\207;p\205;p\230;",
+        "s;u\210;e8:\211;p\202;p\213;",
+        "s;i\207;pmetricName;p\210;",
+        "s;u\210;p\240;",
+        "s;u\210;p\200;p\206;",
+        "s;u\210;pnumProp;",
+        "s;u\210;p\220;p\232;",
+        "s;p\201;u\210;p\225;",
+        "s;p\201;umetricIdArraySizeBytes;pmetricIdArray;p\222;",
+        "s;i\207;u\210;u\200;p\206;u\216;p\224;utimeDuration;p\231;",
+        "s;u\210;u\200;p\206;u\216;p\224;u\220;p\232;upropValueArraySizeBytes;ppropValueArray;p\231;",
         "s;ptimestamp;",
-        "s;pcontext;pcontextId;",
-        "s;pcontext;pstream;pstreamId;",
-        "s;pcontext;pstream;uperThreadStream;pstreamId;",
-        "s;pcontext;pdeviceId;",
+        "s;p\201;pcontextId;",
+        "s;p\201;p\246;p\217;",
+        "s;p\201;p\246;uperThreadStream;p\217;",
+        "s;p\201;pdeviceId;",
         "s;pnode;pnodeId;",
         "s;pgraph;ppId;",
         "s;pgraphExec;ppId;",
-        "s;e9:kind;",
-        "s;pcontext;e9:kind;",
-        "s;pcontext;ustreamId;pdropped;",
+        "s;e9:\234;",
+        "s;p\201;e9:\234;",
+        "s;p\201;u\217;pdropped;",
         "s;pbuffer;uvalidBufferSizeBytes;precord;",
         "s;pfuncBufferRequested;pfuncBufferCompleted;",
-        "s;pcontext;ustreamId;uflag;",
+        "s;p\201;u\217;uflag;",
         "s;uflag;",
-        "s;e10:attr;pvalueSize;pvalue;",
-        "s;pconfig;ucount;",
-        "s;pcontext;pstate;",
-        "s;pctx;pconfig;",
+        "s;e10:attr;p\202;p\213;",
+        "s;p\245;ucount;",
+        "s;p\201;pstate;",
+        "s;pctx;p\245;",
         "s;",
         "s;e11:type;",
         "s;ptype;",
-        "s;imajor;iminor;psupport;",
-        "s;idev;psupport;",
+        "s;imajor;iminor;p\244;",
+        "s;idev;p\244;",
         "s;idev;pmode;",
-        "s;e12:kind;uid;",
-        "s;e12:kind;plastId;",
-        "s;uenable;",
+        "s;e12:\234;uid;",
+        "s;e12:\234;plastId;",
+        "s;u\214;",
         "s;utime;",
         "s;pfuncTimestamp;",
-        "s;ucbid;uenable;",
-        "s;ppParams;",
+        "s;u\233;u\214;",
+        "s;p\243;",
         "s;pfuncComputeCubinCrc;",
+        "eventIdArraySizeBytes",
+        "context",
+        "valueSize",
+        "eventGroup",
+        "subscriber",
+        "arraySizeBytes",
+        "eventIdArray",
+        "device",
+        "metric",
+        "attrib",
+        "eventDomain",
+        "value",
+        "enable",
+        "eventValueBufferSizeBytes",
+        "eventValueArraySizeBytes",
+        "streamId",
+        "propIdArraySizeBytes",
+        "domain",
+        "eventGroupPasses",
+        "eventValueBuffer",
+        "eventValueArray",
+        "eventGroupSets",
+        "event",
+        "domainArray",
+        "metricArray",
+        "metricValue",
+        "propIdArray",
+        "cbid",
+        "kind",
+        "numDomains",
+        "numMetrics",
+        "flags",
+        "numEvents",
+        "callback",
+        "userdata",
+        "pParams",
+        "support",
+        "config",
+        "stream",
         "CUPTI_",
         "SUCCESS",
         "ERROR_INVALID_PARAMETER",
@@ -1633,6 +1713,47 @@ const struct cubind__cupti_symbols {
         TRACE_AT(trace_80), /* cuptiSassMetricsGetDataProperties */
         TRACE_AT(trace_80), /* cuptiSassMetricsFlushData */
         TRACE_AT(trace_80), /* cuptiDeviceGetChipName */
+    },
+    {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
+        TRACE_AT(param_2),
+        TRACE_AT(param_3),
+        TRACE_AT(param_4),
+        TRACE_AT(param_5),
+        TRACE_AT(param_6),
+        TRACE_AT(param_7),
+        TRACE_AT(param_8),
+        TRACE_AT(param_9),
+        TRACE_AT(param_10),
+        TRACE_AT(param_11),
+        TRACE_AT(param_12),
+        TRACE_AT(param_13),
+        TRACE_AT(param_14),
+        TRACE_AT(param_15),
+        TRACE_AT(param_16),
+        TRACE_AT(param_17),
+        TRACE_AT(param_18),
+        TRACE_AT(param_19),
+        TRACE_AT(param_20),
+        TRACE_AT(param_21),
+        TRACE_AT(param_22),
+        TRACE_AT(param_23),
+        TRACE_AT(param_24),
+        TRACE_AT(param_25),
+        TRACE_AT(param_26),
+        TRACE_AT(param_27),
+        TRACE_AT(param_28),
+        TRACE_AT(param_29),
+        TRACE_AT(param_30),
+        TRACE_AT(param_31),
+        TRACE_AT(param_32),
+        TRACE_AT(param_33),
+        TRACE_AT(param_34),
+        TRACE_AT(param_35),
+        TRACE_AT(param_36),
+        TRACE_AT(param_37),
+        TRACE_AT(param_38),
     },
     {
         {TRACE_AT(enum_0), 0, 49}, /* CUptiResult */
@@ -2046,7 +2167,6 @@ _Static_assert(sizeof(cubind__cupti_symbols.names) <= 0x10000, "the names' offse
 #if !defined(CUBIND_NO_TRACE)
 _Static_assert(sizeof(cubind__cupti_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
 #endif
-
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
  * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
@@ -2223,1631 +2343,16 @@ typedef CUptiResult (*cubind__cuptiSassMetricsGetDataProperties_fn)(CUpti_SassMe
 typedef CUptiResult (*cubind__cuptiSassMetricsFlushData_fn)(CUpti_SassMetricsFlushData_Params *pParams);
 typedef CUptiResult (*cubind__cuptiDeviceGetChipName_fn)(CUpti_Device_GetChipName_Params *pParams);
 
-/* The wrappers whose parameters pass alike share a slow path, their shape's (generator/shapes.py):
- * each reaches it through a stub of its own type, declared here for the shapes to name. */
-static CUBIND_COLD CUptiResult slow_cuptiGetResultString(CUptiResult result, const char **str);
-static CUBIND_COLD CUptiResult slow_cuptiGetErrorMessage(CUptiResult result, const char **str);
-static CUBIND_COLD CUptiResult slow_cuptiGetVersion(uint32_t *version);
-static CUBIND_COLD CUptiResult slow_cuptiSupportedDomains(size_t *domainCount, CUpti_DomainTable *domainTable);
-static CUBIND_COLD CUptiResult slow_cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata);
-static CUBIND_COLD CUptiResult slow_cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata, CUpti_SubscriberParams *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiUnsubscribe(CUpti_SubscriberHandle subscriber);
-static CUBIND_COLD CUptiResult slow_cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
-static CUBIND_COLD CUptiResult slow_cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
-static CUBIND_COLD CUptiResult slow_cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain);
-static CUBIND_COLD CUptiResult slow_cuptiEnableAllDomains(uint32_t enable, CUpti_SubscriberHandle subscriber);
-static CUBIND_COLD CUptiResult slow_cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name);
-static CUBIND_COLD CUptiResult slow_cuptiSetEventCollectionMode(CUcontext context, CUpti_EventCollectionMode mode);
-static CUBIND_COLD CUptiResult slow_cuptiDeviceGetAttribute(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value);
-static CUBIND_COLD CUptiResult slow_cuptiDeviceGetNumEventDomains(CUdevice device, uint32_t *numDomains);
-static CUBIND_COLD CUptiResult slow_cuptiDeviceEnumEventDomains(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray);
-static CUBIND_COLD CUptiResult slow_cuptiDeviceGetEventDomainAttribute(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value);
-static CUBIND_COLD CUptiResult slow_cuptiGetNumEventDomains(uint32_t *numDomains);
-static CUBIND_COLD CUptiResult slow_cuptiEnumEventDomains(size_t *arraySizeBytes, CUpti_EventDomainID *domainArray);
-static CUBIND_COLD CUptiResult slow_cuptiEventDomainGetAttribute(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value);
-static CUBIND_COLD CUptiResult slow_cuptiEventDomainGetNumEvents(CUpti_EventDomainID eventDomain, uint32_t *numEvents);
-static CUBIND_COLD CUptiResult slow_cuptiEventDomainEnumEvents(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray);
-static CUBIND_COLD CUptiResult slow_cuptiEventGetAttribute(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value);
-static CUBIND_COLD CUptiResult slow_cuptiEventGetIdFromName(CUdevice device, const char *eventName, CUpti_EventID *event);
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupCreate(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags);
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupDestroy(CUpti_EventGroup eventGroup);
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupGetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value);
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupSetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t valueSize, void *value);
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupAddEvent(CUpti_EventGroup eventGroup, CUpti_EventID event);
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupRemoveEvent(CUpti_EventGroup eventGroup, CUpti_EventID event);
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupRemoveAllEvents(CUpti_EventGroup eventGroup);
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupResetAllEvents(CUpti_EventGroup eventGroup);
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupEnable(CUpti_EventGroup eventGroup);
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupDisable(CUpti_EventGroup eventGroup);
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupReadEvent(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer);
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupReadAllEvents(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead);
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupSetsCreate(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses);
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupSetsDestroy(CUpti_EventGroupSets *eventGroupSets);
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupSetEnable(CUpti_EventGroupSet *eventGroupSet);
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupSetDisable(CUpti_EventGroupSet *eventGroupSet);
-static CUBIND_COLD CUptiResult slow_cuptiEnableKernelReplayMode(CUcontext context);
-static CUBIND_COLD CUptiResult slow_cuptiDisableKernelReplayMode(CUcontext context);
-static CUBIND_COLD CUptiResult slow_cuptiKernelReplaySubscribeUpdate(CUpti_KernelReplayUpdateFunc updateFunc, void *customData);
-static CUBIND_COLD CUptiResult slow_cuptiGetNumMetrics(uint32_t *numMetrics);
-static CUBIND_COLD CUptiResult slow_cuptiEnumMetrics(size_t *arraySizeBytes, CUpti_MetricID *metricArray);
-static CUBIND_COLD CUptiResult slow_cuptiDeviceGetNumMetrics(CUdevice device, uint32_t *numMetrics);
-static CUBIND_COLD CUptiResult slow_cuptiDeviceEnumMetrics(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray);
-static CUBIND_COLD CUptiResult slow_cuptiMetricGetAttribute(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value);
-static CUBIND_COLD CUptiResult slow_cuptiMetricGetIdFromName(CUdevice device, const char *metricName, CUpti_MetricID *metric);
-static CUBIND_COLD CUptiResult slow_cuptiMetricGetNumEvents(CUpti_MetricID metric, uint32_t *numEvents);
-static CUBIND_COLD CUptiResult slow_cuptiMetricEnumEvents(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray);
-static CUBIND_COLD CUptiResult slow_cuptiMetricGetNumProperties(CUpti_MetricID metric, uint32_t *numProp);
-static CUBIND_COLD CUptiResult slow_cuptiMetricEnumProperties(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray);
-static CUBIND_COLD CUptiResult slow_cuptiMetricGetRequiredEventGroupSets(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets);
-static CUBIND_COLD CUptiResult slow_cuptiMetricCreateEventGroupSets(CUcontext context, size_t metricIdArraySizeBytes, CUpti_MetricID *metricIdArray, CUpti_EventGroupSets **eventGroupPasses);
-static CUBIND_COLD CUptiResult slow_cuptiMetricGetValue(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue);
-static CUBIND_COLD CUptiResult slow_cuptiMetricGetValue2(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue);
-static CUBIND_COLD CUptiResult slow_cuptiGetTimestamp(uint64_t *timestamp);
-static CUBIND_COLD CUptiResult slow_cuptiGetContextId(CUcontext context, uint32_t *contextId);
-static CUBIND_COLD CUptiResult slow_cuptiGetStreamId(CUcontext context, CUstream stream, uint32_t *streamId);
-static CUBIND_COLD CUptiResult slow_cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId);
-static CUBIND_COLD CUptiResult slow_cuptiGetDeviceId(CUcontext context, uint32_t *deviceId);
-static CUBIND_COLD CUptiResult slow_cuptiGetGraphNodeId(CUgraphNode node, uint64_t *nodeId);
-static CUBIND_COLD CUptiResult slow_cuptiGetGraphId(CUgraph graph, uint32_t *pId);
-static CUBIND_COLD CUptiResult slow_cuptiGetGraphExecId(CUgraphExec graphExec, uint32_t *pId);
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnable(CUpti_ActivityKind kind);
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableAndDump(CUpti_ActivityKind kind);
-static CUBIND_COLD CUptiResult slow_cuptiActivityDisable(CUpti_ActivityKind kind);
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableContext(CUcontext context, CUpti_ActivityKind kind);
-static CUBIND_COLD CUptiResult slow_cuptiActivityDisableContext(CUcontext context, CUpti_ActivityKind kind);
-static CUBIND_COLD CUptiResult slow_cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t streamId, size_t *dropped);
-static CUBIND_COLD CUptiResult slow_cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record);
-static CUBIND_COLD CUptiResult slow_cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested, CUpti_BuffersCallbackCompleteFunc funcBufferCompleted);
-static CUBIND_COLD CUptiResult slow_cuptiActivityFlush(CUcontext context, uint32_t streamId, uint32_t flag);
-static CUBIND_COLD CUptiResult slow_cuptiActivityFlushAll(uint32_t flag);
-static CUBIND_COLD CUptiResult slow_cuptiActivityGetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value);
-static CUBIND_COLD CUptiResult slow_cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value);
-static CUBIND_COLD CUptiResult slow_cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count);
-static CUBIND_COLD CUptiResult slow_cuptiGetAutoBoostState(CUcontext context, CUpti_ActivityAutoBoostState *state);
-static CUBIND_COLD CUptiResult slow_cuptiActivityConfigurePCSampling(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config);
-static CUBIND_COLD CUptiResult slow_cuptiGetLastError(void);
-static CUBIND_COLD CUptiResult slow_cuptiSetThreadIdType(CUpti_ActivityThreadIdType type);
-static CUBIND_COLD CUptiResult slow_cuptiGetThreadIdType(CUpti_ActivityThreadIdType *type);
-static CUBIND_COLD CUptiResult slow_cuptiComputeCapabilitySupported(int major, int minor, int *support);
-static CUBIND_COLD CUptiResult slow_cuptiDeviceSupported(CUdevice dev, int *support);
-static CUBIND_COLD CUptiResult slow_cuptiDeviceVirtualizationMode(CUdevice dev, CUpti_DeviceVirtualizationMode *mode);
-static CUBIND_COLD CUptiResult slow_cuptiFinalize(void);
-static CUBIND_COLD CUptiResult slow_cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t id);
-static CUBIND_COLD CUptiResult slow_cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t *lastId);
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableLatencyTimestamps(uint8_t enable);
-static CUBIND_COLD CUptiResult slow_cuptiActivityFlushPeriod(uint32_t time);
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableLaunchAttributes(uint8_t enable);
-static CUBIND_COLD CUptiResult slow_cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc funcTimestamp);
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableDeviceGraph(uint8_t enable);
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable);
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable);
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableHWTrace(uint8_t enable);
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableAllocationSource(uint8_t enable);
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableAllSyncRecords(uint8_t enable);
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableCudaEventDeviceTimestamps(uint8_t enable);
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingSetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoParams *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingGetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoParams *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingGetData(CUpti_PCSamplingGetDataParams *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingEnable(CUpti_PCSamplingEnableParams *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingDisable(CUpti_PCSamplingDisableParams *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingStart(CUpti_PCSamplingStartParams *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingStop(CUpti_PCSamplingStopParams *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingGetNumStallReasons(CUpti_PCSamplingGetNumStallReasonsParams *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingGetStallReasons(CUpti_PCSamplingGetStallReasonsParams *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiGetSassToSourceCorrelation(CUpti_GetSassToSourceCorrelationParams *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiGetCubinCrc(CUpti_GetCubinCrcParams *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiRegisterComputeCrcCallback(CUpti_ComputeCrcCallbackFunc funcComputeCubinCrc);
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingSetConfig(CUpti_PmSampling_SetConfig_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingEnable(CUpti_PmSampling_Enable_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingDisable(CUpti_PmSampling_Disable_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingStart(CUpti_PmSampling_Start_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingStop(CUpti_PmSampling_Stop_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingDecodeData(CUpti_PmSampling_DecodeData_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingGetCounterAvailability(CUpti_PmSampling_GetCounterAvailability_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingGetCounterDataSize(CUpti_PmSampling_GetCounterDataSize_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingCounterDataImageInitialize(CUpti_PmSampling_CounterDataImage_Initialize_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingGetCounterDataInfo(CUpti_PmSampling_GetCounterDataInfo_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingCounterDataGetSampleInfo(CUpti_PmSampling_CounterData_GetSampleInfo_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiProfilerDeInitialize(CUpti_Profiler_DeInitialize_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiProfilerCounterDataImageCalculateSize(CUpti_Profiler_CounterDataImage_CalculateSize_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiProfilerCounterDataImageInitialize(CUpti_Profiler_CounterDataImage_Initialize_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiProfilerCounterDataImageCalculateScratchBufferSize(CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiProfilerCounterDataImageInitializeScratchBuffer(CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiProfilerBeginSession(CUpti_Profiler_BeginSession_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiProfilerEndSession(CUpti_Profiler_EndSession_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiProfilerSetConfig(CUpti_Profiler_SetConfig_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiProfilerUnsetConfig(CUpti_Profiler_UnsetConfig_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiProfilerBeginPass(CUpti_Profiler_BeginPass_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiProfilerEndPass(CUpti_Profiler_EndPass_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiProfilerEnableProfiling(CUpti_Profiler_EnableProfiling_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiProfilerDisableProfiling(CUpti_Profiler_DisableProfiling_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiProfilerIsPassCollected(CUpti_Profiler_IsPassCollected_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiProfilerFlushCounterData(CUpti_Profiler_FlushCounterData_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiProfilerPushRange(CUpti_Profiler_PushRange_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiProfilerPopRange(CUpti_Profiler_PopRange_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerPushRange(CUpti_RangeProfiler_PushRange_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerPopRange(CUpti_RangeProfiler_PopRange_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerCounterDataImageInitialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerCounterDataGetRangeInfo(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsGetNumOfMetrics(CUpti_SassMetrics_GetNumOfMetrics_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsGetMetrics(CUpti_SassMetrics_GetMetrics_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsGetProperties(CUpti_SassMetrics_GetProperties_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsSetConfig(CUpti_SassMetricsSetConfig_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsUnsetConfig(CUpti_SassMetricsUnsetConfig_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsEnable(CUpti_SassMetricsEnable_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsDisable(CUpti_SassMetricsDisable_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsGetDataProperties(CUpti_SassMetricsGetDataProperties_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsFlushData(CUpti_SassMetricsFlushData_Params *pParams);
-static CUBIND_COLD CUptiResult slow_cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params *pParams);
-
-/* What the wrappers of shape 0 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cuptiGetResultString, cuptiGetErrorMessage, cuptiSupportedDomains, cuptiEnableAllDomains,
- * cuptiSetEventCollectionMode, cuptiDeviceGetNumEventDomains, cuptiEnumEventDomains,
- * cuptiEventDomainGetNumEvents, cuptiEventGroupAddEvent, cuptiEventGroupRemoveEvent,
- * cuptiKernelReplaySubscribeUpdate, cuptiEnumMetrics, cuptiDeviceGetNumMetrics,
- * cuptiMetricGetNumEvents, cuptiMetricGetNumProperties, cuptiGetContextId, cuptiGetDeviceId,
- * cuptiGetGraphNodeId, cuptiGetGraphId, cuptiGetGraphExecId, cuptiActivityEnableContext,
- * cuptiActivityDisableContext, cuptiActivityRegisterCallbacks,
- * cuptiActivityConfigureUnifiedMemoryCounter, cuptiGetAutoBoostState,
- * cuptiActivityConfigurePCSampling, cuptiDeviceSupported, cuptiDeviceVirtualizationMode,
- * cuptiActivityPushExternalCorrelationId, cuptiActivityPopExternalCorrelationId. */
-static CUBIND_COLD CUptiResult cubind_shape_0(cubind__word a0, cubind__word a1, unsigned cubind_member)
+/* What the wrapper calls until cuptiGetResultString is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetResultString(CUptiResult result, const char **str)
 {
-    static const unsigned short cubind_index[30] = { 0, 1, 3, 10, 12, 14, 18, 20, 28, 29, 42, 44, 45, 49, 51, 58, 61, 62, 63, 64, 68, 69, 72, 77, 78, 79, 84, 85, 87, 88 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    CUptiResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cuptiGetResultString;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cuptiGetErrorMessage;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cuptiSupportedDomains;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cuptiEnableAllDomains;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cuptiSetEventCollectionMode;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cuptiDeviceGetNumEventDomains;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cuptiEnumEventDomains;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cuptiEventDomainGetNumEvents;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_cuptiEventGroupAddEvent;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_cuptiEventGroupRemoveEvent;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_cuptiKernelReplaySubscribeUpdate;
-        break;
-    case 11:
-        cubind_self = (cubind__fnptr)slow_cuptiEnumMetrics;
-        break;
-    case 12:
-        cubind_self = (cubind__fnptr)slow_cuptiDeviceGetNumMetrics;
-        break;
-    case 13:
-        cubind_self = (cubind__fnptr)slow_cuptiMetricGetNumEvents;
-        break;
-    case 14:
-        cubind_self = (cubind__fnptr)slow_cuptiMetricGetNumProperties;
-        break;
-    case 15:
-        cubind_self = (cubind__fnptr)slow_cuptiGetContextId;
-        break;
-    case 16:
-        cubind_self = (cubind__fnptr)slow_cuptiGetDeviceId;
-        break;
-    case 17:
-        cubind_self = (cubind__fnptr)slow_cuptiGetGraphNodeId;
-        break;
-    case 18:
-        cubind_self = (cubind__fnptr)slow_cuptiGetGraphId;
-        break;
-    case 19:
-        cubind_self = (cubind__fnptr)slow_cuptiGetGraphExecId;
-        break;
-    case 20:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityEnableContext;
-        break;
-    case 21:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityDisableContext;
-        break;
-    case 22:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityRegisterCallbacks;
-        break;
-    case 23:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityConfigureUnifiedMemoryCounter;
-        break;
-    case 24:
-        cubind_self = (cubind__fnptr)slow_cuptiGetAutoBoostState;
-        break;
-    case 25:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityConfigurePCSampling;
-        break;
-    case 26:
-        cubind_self = (cubind__fnptr)slow_cuptiDeviceSupported;
-        break;
-    case 27:
-        cubind_self = (cubind__fnptr)slow_cuptiDeviceVirtualizationMode;
-        break;
-    case 28:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityPushExternalCorrelationId;
-        break;
-    case 29:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityPopExternalCorrelationId;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUPTI, cubind_i), a0, a1);
-    cubind_fn = cubind__resolve(&cubind__cupti_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cuptiGetResultString_fn)cubind_fn)((CUptiResult)a0, (const char **)(uintptr_t)a1);
-            break;
-        case 1:
-            cubind_status = ((cubind__cuptiGetErrorMessage_fn)cubind_fn)((CUptiResult)a0, (const char **)(uintptr_t)a1);
-            break;
-        case 2:
-            cubind_status = ((cubind__cuptiSupportedDomains_fn)cubind_fn)((size_t *)(uintptr_t)a0, (CUpti_DomainTable *)(uintptr_t)a1);
-            break;
-        case 3:
-            cubind_status = ((cubind__cuptiEnableAllDomains_fn)cubind_fn)((uint32_t)a0, (CUpti_SubscriberHandle)(uintptr_t)a1);
-            break;
-        case 4:
-            cubind_status = ((cubind__cuptiSetEventCollectionMode_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (CUpti_EventCollectionMode)a1);
-            break;
-        case 5:
-            cubind_status = ((cubind__cuptiDeviceGetNumEventDomains_fn)cubind_fn)((CUdevice)a0, (uint32_t *)(uintptr_t)a1);
-            break;
-        case 6:
-            cubind_status = ((cubind__cuptiEnumEventDomains_fn)cubind_fn)((size_t *)(uintptr_t)a0, (CUpti_EventDomainID *)(uintptr_t)a1);
-            break;
-        case 7:
-            cubind_status = ((cubind__cuptiEventDomainGetNumEvents_fn)cubind_fn)((CUpti_EventDomainID)a0, (uint32_t *)(uintptr_t)a1);
-            break;
-        case 8:
-            cubind_status = ((cubind__cuptiEventGroupAddEvent_fn)cubind_fn)((CUpti_EventGroup)(uintptr_t)a0, (CUpti_EventID)a1);
-            break;
-        case 9:
-            cubind_status = ((cubind__cuptiEventGroupRemoveEvent_fn)cubind_fn)((CUpti_EventGroup)(uintptr_t)a0, (CUpti_EventID)a1);
-            break;
-        case 10:
-            cubind_status = ((cubind__cuptiKernelReplaySubscribeUpdate_fn)cubind_fn)((CUpti_KernelReplayUpdateFunc)(uintptr_t)a0, (void *)(uintptr_t)a1);
-            break;
-        case 11:
-            cubind_status = ((cubind__cuptiEnumMetrics_fn)cubind_fn)((size_t *)(uintptr_t)a0, (CUpti_MetricID *)(uintptr_t)a1);
-            break;
-        case 12:
-            cubind_status = ((cubind__cuptiDeviceGetNumMetrics_fn)cubind_fn)((CUdevice)a0, (uint32_t *)(uintptr_t)a1);
-            break;
-        case 13:
-            cubind_status = ((cubind__cuptiMetricGetNumEvents_fn)cubind_fn)((CUpti_MetricID)a0, (uint32_t *)(uintptr_t)a1);
-            break;
-        case 14:
-            cubind_status = ((cubind__cuptiMetricGetNumProperties_fn)cubind_fn)((CUpti_MetricID)a0, (uint32_t *)(uintptr_t)a1);
-            break;
-        case 15:
-            cubind_status = ((cubind__cuptiGetContextId_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (uint32_t *)(uintptr_t)a1);
-            break;
-        case 16:
-            cubind_status = ((cubind__cuptiGetDeviceId_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (uint32_t *)(uintptr_t)a1);
-            break;
-        case 17:
-            cubind_status = ((cubind__cuptiGetGraphNodeId_fn)cubind_fn)((CUgraphNode)(uintptr_t)a0, (uint64_t *)(uintptr_t)a1);
-            break;
-        case 18:
-            cubind_status = ((cubind__cuptiGetGraphId_fn)cubind_fn)((CUgraph)(uintptr_t)a0, (uint32_t *)(uintptr_t)a1);
-            break;
-        case 19:
-            cubind_status = ((cubind__cuptiGetGraphExecId_fn)cubind_fn)((CUgraphExec)(uintptr_t)a0, (uint32_t *)(uintptr_t)a1);
-            break;
-        case 20:
-            cubind_status = ((cubind__cuptiActivityEnableContext_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (CUpti_ActivityKind)a1);
-            break;
-        case 21:
-            cubind_status = ((cubind__cuptiActivityDisableContext_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (CUpti_ActivityKind)a1);
-            break;
-        case 22:
-            cubind_status = ((cubind__cuptiActivityRegisterCallbacks_fn)cubind_fn)((CUpti_BuffersCallbackRequestFunc)(uintptr_t)a0, (CUpti_BuffersCallbackCompleteFunc)(uintptr_t)a1);
-            break;
-        case 23:
-            cubind_status = ((cubind__cuptiActivityConfigureUnifiedMemoryCounter_fn)cubind_fn)((CUpti_ActivityUnifiedMemoryCounterConfig *)(uintptr_t)a0, (uint32_t)a1);
-            break;
-        case 24:
-            cubind_status = ((cubind__cuptiGetAutoBoostState_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (CUpti_ActivityAutoBoostState *)(uintptr_t)a1);
-            break;
-        case 25:
-            cubind_status = ((cubind__cuptiActivityConfigurePCSampling_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (CUpti_ActivityPCSamplingConfig *)(uintptr_t)a1);
-            break;
-        case 26:
-            cubind_status = ((cubind__cuptiDeviceSupported_fn)cubind_fn)((CUdevice)a0, (int *)(uintptr_t)a1);
-            break;
-        case 27:
-            cubind_status = ((cubind__cuptiDeviceVirtualizationMode_fn)cubind_fn)((CUdevice)a0, (CUpti_DeviceVirtualizationMode *)(uintptr_t)a1);
-            break;
-        case 28:
-            cubind_status = ((cubind__cuptiActivityPushExternalCorrelationId_fn)cubind_fn)((CUpti_ExternalCorrelationKind)a0, (uint64_t)a1);
-            break;
-        default:
-            cubind_status = ((cubind__cuptiActivityPopExternalCorrelationId_fn)cubind_fn)((CUpti_ExternalCorrelationKind)a0, (uint64_t *)(uintptr_t)a1);
-            break;
-        }
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 1 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cuptiGetVersion, cuptiUnsubscribe, cuptiGetNumEventDomains, cuptiEventGroupDestroy,
- * cuptiEventGroupRemoveAllEvents, cuptiEventGroupResetAllEvents, cuptiEventGroupEnable,
- * cuptiEventGroupDisable, cuptiEventGroupSetsDestroy, cuptiEventGroupSetEnable,
- * cuptiEventGroupSetDisable, cuptiEnableKernelReplayMode, cuptiDisableKernelReplayMode,
- * cuptiGetNumMetrics, cuptiGetTimestamp, cuptiActivityEnable, cuptiActivityEnableAndDump,
- * cuptiActivityDisable, cuptiActivityFlushAll, cuptiSetThreadIdType, cuptiGetThreadIdType,
- * cuptiActivityFlushPeriod, cuptiActivityRegisterTimestampCallback,
- * cuptiPCSamplingSetConfigurationAttribute, cuptiPCSamplingGetConfigurationAttribute,
- * cuptiPCSamplingGetData, cuptiPCSamplingEnable, cuptiPCSamplingDisable, cuptiPCSamplingStart,
- * cuptiPCSamplingStop, cuptiPCSamplingGetNumStallReasons, cuptiPCSamplingGetStallReasons,
- * cuptiGetSassToSourceCorrelation, cuptiGetCubinCrc, cuptiRegisterComputeCrcCallback,
- * cuptiPmSamplingSetConfig, cuptiPmSamplingEnable, cuptiPmSamplingDisable, cuptiPmSamplingStart,
- * cuptiPmSamplingStop, cuptiPmSamplingDecodeData, cuptiPmSamplingGetCounterAvailability,
- * cuptiPmSamplingGetCounterDataSize, cuptiPmSamplingCounterDataImageInitialize,
- * cuptiPmSamplingGetCounterDataInfo, cuptiPmSamplingCounterDataGetSampleInfo,
- * cuptiProfilerInitialize, cuptiProfilerDeInitialize, cuptiProfilerCounterDataImageCalculateSize,
- * cuptiProfilerCounterDataImageInitialize,
- * cuptiProfilerCounterDataImageCalculateScratchBufferSize,
- * cuptiProfilerCounterDataImageInitializeScratchBuffer, cuptiProfilerBeginSession,
- * cuptiProfilerEndSession, cuptiProfilerSetConfig, cuptiProfilerUnsetConfig,
- * cuptiProfilerBeginPass, cuptiProfilerEndPass, cuptiProfilerEnableProfiling,
- * cuptiProfilerDisableProfiling, cuptiProfilerIsPassCollected, cuptiProfilerFlushCounterData,
- * cuptiProfilerPushRange, cuptiProfilerPopRange, cuptiProfilerGetCounterAvailability,
- * cuptiProfilerDeviceSupported, cuptiRangeProfilerSetConfig, cuptiRangeProfilerEnable,
- * cuptiRangeProfilerDisable, cuptiRangeProfilerStart, cuptiRangeProfilerStop,
- * cuptiRangeProfilerPushRange, cuptiRangeProfilerPopRange, cuptiRangeProfilerDecodeData,
- * cuptiRangeProfilerGetCounterDataSize, cuptiRangeProfilerCounterDataImageInitialize,
- * cuptiRangeProfilerGetCounterDataInfo, cuptiRangeProfilerCounterDataGetRangeInfo,
- * cuptiSassMetricsGetNumOfMetrics, cuptiSassMetricsGetMetrics, cuptiSassMetricsGetProperties,
- * cuptiSassMetricsSetConfig, cuptiSassMetricsUnsetConfig, cuptiSassMetricsEnable,
- * cuptiSassMetricsDisable, cuptiSassMetricsGetDataProperties, cuptiSassMetricsFlushData,
- * cuptiDeviceGetChipName. */
-static CUBIND_COLD CUptiResult cubind_shape_1(cubind__word a0, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[88] = { 2, 6, 17, 25, 30, 31, 32, 33, 37, 38, 39, 40, 41, 43, 57, 65, 66, 67, 74, 81, 82, 90, 92, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130, 131, 132, 133, 134, 135, 136, 137, 138, 139, 140, 141, 142, 143, 144, 145, 146, 147, 148, 149, 150, 151, 152, 153, 154, 155, 156, 157, 158, 159, 160, 161, 162, 163, 164 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    CUptiResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cuptiGetVersion;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cuptiUnsubscribe;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cuptiGetNumEventDomains;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cuptiEventGroupDestroy;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cuptiEventGroupRemoveAllEvents;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cuptiEventGroupResetAllEvents;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cuptiEventGroupEnable;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cuptiEventGroupDisable;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_cuptiEventGroupSetsDestroy;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_cuptiEventGroupSetEnable;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_cuptiEventGroupSetDisable;
-        break;
-    case 11:
-        cubind_self = (cubind__fnptr)slow_cuptiEnableKernelReplayMode;
-        break;
-    case 12:
-        cubind_self = (cubind__fnptr)slow_cuptiDisableKernelReplayMode;
-        break;
-    case 13:
-        cubind_self = (cubind__fnptr)slow_cuptiGetNumMetrics;
-        break;
-    case 14:
-        cubind_self = (cubind__fnptr)slow_cuptiGetTimestamp;
-        break;
-    case 15:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityEnable;
-        break;
-    case 16:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityEnableAndDump;
-        break;
-    case 17:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityDisable;
-        break;
-    case 18:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityFlushAll;
-        break;
-    case 19:
-        cubind_self = (cubind__fnptr)slow_cuptiSetThreadIdType;
-        break;
-    case 20:
-        cubind_self = (cubind__fnptr)slow_cuptiGetThreadIdType;
-        break;
-    case 21:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityFlushPeriod;
-        break;
-    case 22:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityRegisterTimestampCallback;
-        break;
-    case 23:
-        cubind_self = (cubind__fnptr)slow_cuptiPCSamplingSetConfigurationAttribute;
-        break;
-    case 24:
-        cubind_self = (cubind__fnptr)slow_cuptiPCSamplingGetConfigurationAttribute;
-        break;
-    case 25:
-        cubind_self = (cubind__fnptr)slow_cuptiPCSamplingGetData;
-        break;
-    case 26:
-        cubind_self = (cubind__fnptr)slow_cuptiPCSamplingEnable;
-        break;
-    case 27:
-        cubind_self = (cubind__fnptr)slow_cuptiPCSamplingDisable;
-        break;
-    case 28:
-        cubind_self = (cubind__fnptr)slow_cuptiPCSamplingStart;
-        break;
-    case 29:
-        cubind_self = (cubind__fnptr)slow_cuptiPCSamplingStop;
-        break;
-    case 30:
-        cubind_self = (cubind__fnptr)slow_cuptiPCSamplingGetNumStallReasons;
-        break;
-    case 31:
-        cubind_self = (cubind__fnptr)slow_cuptiPCSamplingGetStallReasons;
-        break;
-    case 32:
-        cubind_self = (cubind__fnptr)slow_cuptiGetSassToSourceCorrelation;
-        break;
-    case 33:
-        cubind_self = (cubind__fnptr)slow_cuptiGetCubinCrc;
-        break;
-    case 34:
-        cubind_self = (cubind__fnptr)slow_cuptiRegisterComputeCrcCallback;
-        break;
-    case 35:
-        cubind_self = (cubind__fnptr)slow_cuptiPmSamplingSetConfig;
-        break;
-    case 36:
-        cubind_self = (cubind__fnptr)slow_cuptiPmSamplingEnable;
-        break;
-    case 37:
-        cubind_self = (cubind__fnptr)slow_cuptiPmSamplingDisable;
-        break;
-    case 38:
-        cubind_self = (cubind__fnptr)slow_cuptiPmSamplingStart;
-        break;
-    case 39:
-        cubind_self = (cubind__fnptr)slow_cuptiPmSamplingStop;
-        break;
-    case 40:
-        cubind_self = (cubind__fnptr)slow_cuptiPmSamplingDecodeData;
-        break;
-    case 41:
-        cubind_self = (cubind__fnptr)slow_cuptiPmSamplingGetCounterAvailability;
-        break;
-    case 42:
-        cubind_self = (cubind__fnptr)slow_cuptiPmSamplingGetCounterDataSize;
-        break;
-    case 43:
-        cubind_self = (cubind__fnptr)slow_cuptiPmSamplingCounterDataImageInitialize;
-        break;
-    case 44:
-        cubind_self = (cubind__fnptr)slow_cuptiPmSamplingGetCounterDataInfo;
-        break;
-    case 45:
-        cubind_self = (cubind__fnptr)slow_cuptiPmSamplingCounterDataGetSampleInfo;
-        break;
-    case 46:
-        cubind_self = (cubind__fnptr)slow_cuptiProfilerInitialize;
-        break;
-    case 47:
-        cubind_self = (cubind__fnptr)slow_cuptiProfilerDeInitialize;
-        break;
-    case 48:
-        cubind_self = (cubind__fnptr)slow_cuptiProfilerCounterDataImageCalculateSize;
-        break;
-    case 49:
-        cubind_self = (cubind__fnptr)slow_cuptiProfilerCounterDataImageInitialize;
-        break;
-    case 50:
-        cubind_self = (cubind__fnptr)slow_cuptiProfilerCounterDataImageCalculateScratchBufferSize;
-        break;
-    case 51:
-        cubind_self = (cubind__fnptr)slow_cuptiProfilerCounterDataImageInitializeScratchBuffer;
-        break;
-    case 52:
-        cubind_self = (cubind__fnptr)slow_cuptiProfilerBeginSession;
-        break;
-    case 53:
-        cubind_self = (cubind__fnptr)slow_cuptiProfilerEndSession;
-        break;
-    case 54:
-        cubind_self = (cubind__fnptr)slow_cuptiProfilerSetConfig;
-        break;
-    case 55:
-        cubind_self = (cubind__fnptr)slow_cuptiProfilerUnsetConfig;
-        break;
-    case 56:
-        cubind_self = (cubind__fnptr)slow_cuptiProfilerBeginPass;
-        break;
-    case 57:
-        cubind_self = (cubind__fnptr)slow_cuptiProfilerEndPass;
-        break;
-    case 58:
-        cubind_self = (cubind__fnptr)slow_cuptiProfilerEnableProfiling;
-        break;
-    case 59:
-        cubind_self = (cubind__fnptr)slow_cuptiProfilerDisableProfiling;
-        break;
-    case 60:
-        cubind_self = (cubind__fnptr)slow_cuptiProfilerIsPassCollected;
-        break;
-    case 61:
-        cubind_self = (cubind__fnptr)slow_cuptiProfilerFlushCounterData;
-        break;
-    case 62:
-        cubind_self = (cubind__fnptr)slow_cuptiProfilerPushRange;
-        break;
-    case 63:
-        cubind_self = (cubind__fnptr)slow_cuptiProfilerPopRange;
-        break;
-    case 64:
-        cubind_self = (cubind__fnptr)slow_cuptiProfilerGetCounterAvailability;
-        break;
-    case 65:
-        cubind_self = (cubind__fnptr)slow_cuptiProfilerDeviceSupported;
-        break;
-    case 66:
-        cubind_self = (cubind__fnptr)slow_cuptiRangeProfilerSetConfig;
-        break;
-    case 67:
-        cubind_self = (cubind__fnptr)slow_cuptiRangeProfilerEnable;
-        break;
-    case 68:
-        cubind_self = (cubind__fnptr)slow_cuptiRangeProfilerDisable;
-        break;
-    case 69:
-        cubind_self = (cubind__fnptr)slow_cuptiRangeProfilerStart;
-        break;
-    case 70:
-        cubind_self = (cubind__fnptr)slow_cuptiRangeProfilerStop;
-        break;
-    case 71:
-        cubind_self = (cubind__fnptr)slow_cuptiRangeProfilerPushRange;
-        break;
-    case 72:
-        cubind_self = (cubind__fnptr)slow_cuptiRangeProfilerPopRange;
-        break;
-    case 73:
-        cubind_self = (cubind__fnptr)slow_cuptiRangeProfilerDecodeData;
-        break;
-    case 74:
-        cubind_self = (cubind__fnptr)slow_cuptiRangeProfilerGetCounterDataSize;
-        break;
-    case 75:
-        cubind_self = (cubind__fnptr)slow_cuptiRangeProfilerCounterDataImageInitialize;
-        break;
-    case 76:
-        cubind_self = (cubind__fnptr)slow_cuptiRangeProfilerGetCounterDataInfo;
-        break;
-    case 77:
-        cubind_self = (cubind__fnptr)slow_cuptiRangeProfilerCounterDataGetRangeInfo;
-        break;
-    case 78:
-        cubind_self = (cubind__fnptr)slow_cuptiSassMetricsGetNumOfMetrics;
-        break;
-    case 79:
-        cubind_self = (cubind__fnptr)slow_cuptiSassMetricsGetMetrics;
-        break;
-    case 80:
-        cubind_self = (cubind__fnptr)slow_cuptiSassMetricsGetProperties;
-        break;
-    case 81:
-        cubind_self = (cubind__fnptr)slow_cuptiSassMetricsSetConfig;
-        break;
-    case 82:
-        cubind_self = (cubind__fnptr)slow_cuptiSassMetricsUnsetConfig;
-        break;
-    case 83:
-        cubind_self = (cubind__fnptr)slow_cuptiSassMetricsEnable;
-        break;
-    case 84:
-        cubind_self = (cubind__fnptr)slow_cuptiSassMetricsDisable;
-        break;
-    case 85:
-        cubind_self = (cubind__fnptr)slow_cuptiSassMetricsGetDataProperties;
-        break;
-    case 86:
-        cubind_self = (cubind__fnptr)slow_cuptiSassMetricsFlushData;
-        break;
-    case 87:
-        cubind_self = (cubind__fnptr)slow_cuptiDeviceGetChipName;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUPTI, cubind_i), a0);
-    cubind_fn = cubind__resolve(&cubind__cupti_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cuptiGetVersion_fn)cubind_fn)((uint32_t *)(uintptr_t)a0);
-            break;
-        case 1:
-            cubind_status = ((cubind__cuptiUnsubscribe_fn)cubind_fn)((CUpti_SubscriberHandle)(uintptr_t)a0);
-            break;
-        case 2:
-            cubind_status = ((cubind__cuptiGetNumEventDomains_fn)cubind_fn)((uint32_t *)(uintptr_t)a0);
-            break;
-        case 3:
-            cubind_status = ((cubind__cuptiEventGroupDestroy_fn)cubind_fn)((CUpti_EventGroup)(uintptr_t)a0);
-            break;
-        case 4:
-            cubind_status = ((cubind__cuptiEventGroupRemoveAllEvents_fn)cubind_fn)((CUpti_EventGroup)(uintptr_t)a0);
-            break;
-        case 5:
-            cubind_status = ((cubind__cuptiEventGroupResetAllEvents_fn)cubind_fn)((CUpti_EventGroup)(uintptr_t)a0);
-            break;
-        case 6:
-            cubind_status = ((cubind__cuptiEventGroupEnable_fn)cubind_fn)((CUpti_EventGroup)(uintptr_t)a0);
-            break;
-        case 7:
-            cubind_status = ((cubind__cuptiEventGroupDisable_fn)cubind_fn)((CUpti_EventGroup)(uintptr_t)a0);
-            break;
-        case 8:
-            cubind_status = ((cubind__cuptiEventGroupSetsDestroy_fn)cubind_fn)((CUpti_EventGroupSets *)(uintptr_t)a0);
-            break;
-        case 9:
-            cubind_status = ((cubind__cuptiEventGroupSetEnable_fn)cubind_fn)((CUpti_EventGroupSet *)(uintptr_t)a0);
-            break;
-        case 10:
-            cubind_status = ((cubind__cuptiEventGroupSetDisable_fn)cubind_fn)((CUpti_EventGroupSet *)(uintptr_t)a0);
-            break;
-        case 11:
-            cubind_status = ((cubind__cuptiEnableKernelReplayMode_fn)cubind_fn)((CUcontext)(uintptr_t)a0);
-            break;
-        case 12:
-            cubind_status = ((cubind__cuptiDisableKernelReplayMode_fn)cubind_fn)((CUcontext)(uintptr_t)a0);
-            break;
-        case 13:
-            cubind_status = ((cubind__cuptiGetNumMetrics_fn)cubind_fn)((uint32_t *)(uintptr_t)a0);
-            break;
-        case 14:
-            cubind_status = ((cubind__cuptiGetTimestamp_fn)cubind_fn)((uint64_t *)(uintptr_t)a0);
-            break;
-        case 15:
-            cubind_status = ((cubind__cuptiActivityEnable_fn)cubind_fn)((CUpti_ActivityKind)a0);
-            break;
-        case 16:
-            cubind_status = ((cubind__cuptiActivityEnableAndDump_fn)cubind_fn)((CUpti_ActivityKind)a0);
-            break;
-        case 17:
-            cubind_status = ((cubind__cuptiActivityDisable_fn)cubind_fn)((CUpti_ActivityKind)a0);
-            break;
-        case 18:
-            cubind_status = ((cubind__cuptiActivityFlushAll_fn)cubind_fn)((uint32_t)a0);
-            break;
-        case 19:
-            cubind_status = ((cubind__cuptiSetThreadIdType_fn)cubind_fn)((CUpti_ActivityThreadIdType)a0);
-            break;
-        case 20:
-            cubind_status = ((cubind__cuptiGetThreadIdType_fn)cubind_fn)((CUpti_ActivityThreadIdType *)(uintptr_t)a0);
-            break;
-        case 21:
-            cubind_status = ((cubind__cuptiActivityFlushPeriod_fn)cubind_fn)((uint32_t)a0);
-            break;
-        case 22:
-            cubind_status = ((cubind__cuptiActivityRegisterTimestampCallback_fn)cubind_fn)((CUpti_TimestampCallbackFunc)(uintptr_t)a0);
-            break;
-        case 23:
-            cubind_status = ((cubind__cuptiPCSamplingSetConfigurationAttribute_fn)cubind_fn)((CUpti_PCSamplingConfigurationInfoParams *)(uintptr_t)a0);
-            break;
-        case 24:
-            cubind_status = ((cubind__cuptiPCSamplingGetConfigurationAttribute_fn)cubind_fn)((CUpti_PCSamplingConfigurationInfoParams *)(uintptr_t)a0);
-            break;
-        case 25:
-            cubind_status = ((cubind__cuptiPCSamplingGetData_fn)cubind_fn)((CUpti_PCSamplingGetDataParams *)(uintptr_t)a0);
-            break;
-        case 26:
-            cubind_status = ((cubind__cuptiPCSamplingEnable_fn)cubind_fn)((CUpti_PCSamplingEnableParams *)(uintptr_t)a0);
-            break;
-        case 27:
-            cubind_status = ((cubind__cuptiPCSamplingDisable_fn)cubind_fn)((CUpti_PCSamplingDisableParams *)(uintptr_t)a0);
-            break;
-        case 28:
-            cubind_status = ((cubind__cuptiPCSamplingStart_fn)cubind_fn)((CUpti_PCSamplingStartParams *)(uintptr_t)a0);
-            break;
-        case 29:
-            cubind_status = ((cubind__cuptiPCSamplingStop_fn)cubind_fn)((CUpti_PCSamplingStopParams *)(uintptr_t)a0);
-            break;
-        case 30:
-            cubind_status = ((cubind__cuptiPCSamplingGetNumStallReasons_fn)cubind_fn)((CUpti_PCSamplingGetNumStallReasonsParams *)(uintptr_t)a0);
-            break;
-        case 31:
-            cubind_status = ((cubind__cuptiPCSamplingGetStallReasons_fn)cubind_fn)((CUpti_PCSamplingGetStallReasonsParams *)(uintptr_t)a0);
-            break;
-        case 32:
-            cubind_status = ((cubind__cuptiGetSassToSourceCorrelation_fn)cubind_fn)((CUpti_GetSassToSourceCorrelationParams *)(uintptr_t)a0);
-            break;
-        case 33:
-            cubind_status = ((cubind__cuptiGetCubinCrc_fn)cubind_fn)((CUpti_GetCubinCrcParams *)(uintptr_t)a0);
-            break;
-        case 34:
-            cubind_status = ((cubind__cuptiRegisterComputeCrcCallback_fn)cubind_fn)((CUpti_ComputeCrcCallbackFunc)(uintptr_t)a0);
-            break;
-        case 35:
-            cubind_status = ((cubind__cuptiPmSamplingSetConfig_fn)cubind_fn)((CUpti_PmSampling_SetConfig_Params *)(uintptr_t)a0);
-            break;
-        case 36:
-            cubind_status = ((cubind__cuptiPmSamplingEnable_fn)cubind_fn)((CUpti_PmSampling_Enable_Params *)(uintptr_t)a0);
-            break;
-        case 37:
-            cubind_status = ((cubind__cuptiPmSamplingDisable_fn)cubind_fn)((CUpti_PmSampling_Disable_Params *)(uintptr_t)a0);
-            break;
-        case 38:
-            cubind_status = ((cubind__cuptiPmSamplingStart_fn)cubind_fn)((CUpti_PmSampling_Start_Params *)(uintptr_t)a0);
-            break;
-        case 39:
-            cubind_status = ((cubind__cuptiPmSamplingStop_fn)cubind_fn)((CUpti_PmSampling_Stop_Params *)(uintptr_t)a0);
-            break;
-        case 40:
-            cubind_status = ((cubind__cuptiPmSamplingDecodeData_fn)cubind_fn)((CUpti_PmSampling_DecodeData_Params *)(uintptr_t)a0);
-            break;
-        case 41:
-            cubind_status = ((cubind__cuptiPmSamplingGetCounterAvailability_fn)cubind_fn)((CUpti_PmSampling_GetCounterAvailability_Params *)(uintptr_t)a0);
-            break;
-        case 42:
-            cubind_status = ((cubind__cuptiPmSamplingGetCounterDataSize_fn)cubind_fn)((CUpti_PmSampling_GetCounterDataSize_Params *)(uintptr_t)a0);
-            break;
-        case 43:
-            cubind_status = ((cubind__cuptiPmSamplingCounterDataImageInitialize_fn)cubind_fn)((CUpti_PmSampling_CounterDataImage_Initialize_Params *)(uintptr_t)a0);
-            break;
-        case 44:
-            cubind_status = ((cubind__cuptiPmSamplingGetCounterDataInfo_fn)cubind_fn)((CUpti_PmSampling_GetCounterDataInfo_Params *)(uintptr_t)a0);
-            break;
-        case 45:
-            cubind_status = ((cubind__cuptiPmSamplingCounterDataGetSampleInfo_fn)cubind_fn)((CUpti_PmSampling_CounterData_GetSampleInfo_Params *)(uintptr_t)a0);
-            break;
-        case 46:
-            cubind_status = ((cubind__cuptiProfilerInitialize_fn)cubind_fn)((CUpti_Profiler_Initialize_Params *)(uintptr_t)a0);
-            break;
-        case 47:
-            cubind_status = ((cubind__cuptiProfilerDeInitialize_fn)cubind_fn)((CUpti_Profiler_DeInitialize_Params *)(uintptr_t)a0);
-            break;
-        case 48:
-            cubind_status = ((cubind__cuptiProfilerCounterDataImageCalculateSize_fn)cubind_fn)((CUpti_Profiler_CounterDataImage_CalculateSize_Params *)(uintptr_t)a0);
-            break;
-        case 49:
-            cubind_status = ((cubind__cuptiProfilerCounterDataImageInitialize_fn)cubind_fn)((CUpti_Profiler_CounterDataImage_Initialize_Params *)(uintptr_t)a0);
-            break;
-        case 50:
-            cubind_status = ((cubind__cuptiProfilerCounterDataImageCalculateScratchBufferSize_fn)cubind_fn)((CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params *)(uintptr_t)a0);
-            break;
-        case 51:
-            cubind_status = ((cubind__cuptiProfilerCounterDataImageInitializeScratchBuffer_fn)cubind_fn)((CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params *)(uintptr_t)a0);
-            break;
-        case 52:
-            cubind_status = ((cubind__cuptiProfilerBeginSession_fn)cubind_fn)((CUpti_Profiler_BeginSession_Params *)(uintptr_t)a0);
-            break;
-        case 53:
-            cubind_status = ((cubind__cuptiProfilerEndSession_fn)cubind_fn)((CUpti_Profiler_EndSession_Params *)(uintptr_t)a0);
-            break;
-        case 54:
-            cubind_status = ((cubind__cuptiProfilerSetConfig_fn)cubind_fn)((CUpti_Profiler_SetConfig_Params *)(uintptr_t)a0);
-            break;
-        case 55:
-            cubind_status = ((cubind__cuptiProfilerUnsetConfig_fn)cubind_fn)((CUpti_Profiler_UnsetConfig_Params *)(uintptr_t)a0);
-            break;
-        case 56:
-            cubind_status = ((cubind__cuptiProfilerBeginPass_fn)cubind_fn)((CUpti_Profiler_BeginPass_Params *)(uintptr_t)a0);
-            break;
-        case 57:
-            cubind_status = ((cubind__cuptiProfilerEndPass_fn)cubind_fn)((CUpti_Profiler_EndPass_Params *)(uintptr_t)a0);
-            break;
-        case 58:
-            cubind_status = ((cubind__cuptiProfilerEnableProfiling_fn)cubind_fn)((CUpti_Profiler_EnableProfiling_Params *)(uintptr_t)a0);
-            break;
-        case 59:
-            cubind_status = ((cubind__cuptiProfilerDisableProfiling_fn)cubind_fn)((CUpti_Profiler_DisableProfiling_Params *)(uintptr_t)a0);
-            break;
-        case 60:
-            cubind_status = ((cubind__cuptiProfilerIsPassCollected_fn)cubind_fn)((CUpti_Profiler_IsPassCollected_Params *)(uintptr_t)a0);
-            break;
-        case 61:
-            cubind_status = ((cubind__cuptiProfilerFlushCounterData_fn)cubind_fn)((CUpti_Profiler_FlushCounterData_Params *)(uintptr_t)a0);
-            break;
-        case 62:
-            cubind_status = ((cubind__cuptiProfilerPushRange_fn)cubind_fn)((CUpti_Profiler_PushRange_Params *)(uintptr_t)a0);
-            break;
-        case 63:
-            cubind_status = ((cubind__cuptiProfilerPopRange_fn)cubind_fn)((CUpti_Profiler_PopRange_Params *)(uintptr_t)a0);
-            break;
-        case 64:
-            cubind_status = ((cubind__cuptiProfilerGetCounterAvailability_fn)cubind_fn)((CUpti_Profiler_GetCounterAvailability_Params *)(uintptr_t)a0);
-            break;
-        case 65:
-            cubind_status = ((cubind__cuptiProfilerDeviceSupported_fn)cubind_fn)((CUpti_Profiler_DeviceSupported_Params *)(uintptr_t)a0);
-            break;
-        case 66:
-            cubind_status = ((cubind__cuptiRangeProfilerSetConfig_fn)cubind_fn)((CUpti_RangeProfiler_SetConfig_Params *)(uintptr_t)a0);
-            break;
-        case 67:
-            cubind_status = ((cubind__cuptiRangeProfilerEnable_fn)cubind_fn)((CUpti_RangeProfiler_Enable_Params *)(uintptr_t)a0);
-            break;
-        case 68:
-            cubind_status = ((cubind__cuptiRangeProfilerDisable_fn)cubind_fn)((CUpti_RangeProfiler_Disable_Params *)(uintptr_t)a0);
-            break;
-        case 69:
-            cubind_status = ((cubind__cuptiRangeProfilerStart_fn)cubind_fn)((CUpti_RangeProfiler_Start_Params *)(uintptr_t)a0);
-            break;
-        case 70:
-            cubind_status = ((cubind__cuptiRangeProfilerStop_fn)cubind_fn)((CUpti_RangeProfiler_Stop_Params *)(uintptr_t)a0);
-            break;
-        case 71:
-            cubind_status = ((cubind__cuptiRangeProfilerPushRange_fn)cubind_fn)((CUpti_RangeProfiler_PushRange_Params *)(uintptr_t)a0);
-            break;
-        case 72:
-            cubind_status = ((cubind__cuptiRangeProfilerPopRange_fn)cubind_fn)((CUpti_RangeProfiler_PopRange_Params *)(uintptr_t)a0);
-            break;
-        case 73:
-            cubind_status = ((cubind__cuptiRangeProfilerDecodeData_fn)cubind_fn)((CUpti_RangeProfiler_DecodeData_Params *)(uintptr_t)a0);
-            break;
-        case 74:
-            cubind_status = ((cubind__cuptiRangeProfilerGetCounterDataSize_fn)cubind_fn)((CUpti_RangeProfiler_GetCounterDataSize_Params *)(uintptr_t)a0);
-            break;
-        case 75:
-            cubind_status = ((cubind__cuptiRangeProfilerCounterDataImageInitialize_fn)cubind_fn)((CUpti_RangeProfiler_CounterDataImage_Initialize_Params *)(uintptr_t)a0);
-            break;
-        case 76:
-            cubind_status = ((cubind__cuptiRangeProfilerGetCounterDataInfo_fn)cubind_fn)((CUpti_RangeProfiler_GetCounterDataInfo_Params *)(uintptr_t)a0);
-            break;
-        case 77:
-            cubind_status = ((cubind__cuptiRangeProfilerCounterDataGetRangeInfo_fn)cubind_fn)((CUpti_RangeProfiler_CounterData_GetRangeInfo_Params *)(uintptr_t)a0);
-            break;
-        case 78:
-            cubind_status = ((cubind__cuptiSassMetricsGetNumOfMetrics_fn)cubind_fn)((CUpti_SassMetrics_GetNumOfMetrics_Params *)(uintptr_t)a0);
-            break;
-        case 79:
-            cubind_status = ((cubind__cuptiSassMetricsGetMetrics_fn)cubind_fn)((CUpti_SassMetrics_GetMetrics_Params *)(uintptr_t)a0);
-            break;
-        case 80:
-            cubind_status = ((cubind__cuptiSassMetricsGetProperties_fn)cubind_fn)((CUpti_SassMetrics_GetProperties_Params *)(uintptr_t)a0);
-            break;
-        case 81:
-            cubind_status = ((cubind__cuptiSassMetricsSetConfig_fn)cubind_fn)((CUpti_SassMetricsSetConfig_Params *)(uintptr_t)a0);
-            break;
-        case 82:
-            cubind_status = ((cubind__cuptiSassMetricsUnsetConfig_fn)cubind_fn)((CUpti_SassMetricsUnsetConfig_Params *)(uintptr_t)a0);
-            break;
-        case 83:
-            cubind_status = ((cubind__cuptiSassMetricsEnable_fn)cubind_fn)((CUpti_SassMetricsEnable_Params *)(uintptr_t)a0);
-            break;
-        case 84:
-            cubind_status = ((cubind__cuptiSassMetricsDisable_fn)cubind_fn)((CUpti_SassMetricsDisable_Params *)(uintptr_t)a0);
-            break;
-        case 85:
-            cubind_status = ((cubind__cuptiSassMetricsGetDataProperties_fn)cubind_fn)((CUpti_SassMetricsGetDataProperties_Params *)(uintptr_t)a0);
-            break;
-        case 86:
-            cubind_status = ((cubind__cuptiSassMetricsFlushData_fn)cubind_fn)((CUpti_SassMetricsFlushData_Params *)(uintptr_t)a0);
-            break;
-        default:
-            cubind_status = ((cubind__cuptiDeviceGetChipName_fn)cubind_fn)((CUpti_Device_GetChipName_Params *)(uintptr_t)a0);
-            break;
-        }
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 2 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cuptiSubscribe, cuptiEnableDomain, cuptiGetCallbackName, cuptiDeviceEnumEventDomains,
- * cuptiEventDomainEnumEvents, cuptiEventGetIdFromName, cuptiEventGroupCreate,
- * cuptiDeviceEnumMetrics, cuptiMetricGetIdFromName, cuptiMetricEnumEvents,
- * cuptiMetricEnumProperties, cuptiMetricGetRequiredEventGroupSets, cuptiGetStreamId,
- * cuptiActivityGetNumDroppedRecords, cuptiActivityGetNextRecord, cuptiActivityFlush,
- * cuptiActivityGetAttribute, cuptiActivitySetAttribute, cuptiComputeCapabilitySupported. */
-static CUBIND_COLD CUptiResult cubind_shape_2(cubind__word a0, cubind__word a1, cubind__word a2, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[19] = { 4, 9, 11, 15, 21, 23, 24, 46, 48, 50, 52, 53, 59, 70, 71, 73, 75, 76, 83 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    CUptiResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cuptiSubscribe;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cuptiEnableDomain;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cuptiGetCallbackName;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cuptiDeviceEnumEventDomains;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cuptiEventDomainEnumEvents;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cuptiEventGetIdFromName;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cuptiEventGroupCreate;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cuptiDeviceEnumMetrics;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_cuptiMetricGetIdFromName;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_cuptiMetricEnumEvents;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_cuptiMetricEnumProperties;
-        break;
-    case 11:
-        cubind_self = (cubind__fnptr)slow_cuptiMetricGetRequiredEventGroupSets;
-        break;
-    case 12:
-        cubind_self = (cubind__fnptr)slow_cuptiGetStreamId;
-        break;
-    case 13:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityGetNumDroppedRecords;
-        break;
-    case 14:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityGetNextRecord;
-        break;
-    case 15:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityFlush;
-        break;
-    case 16:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityGetAttribute;
-        break;
-    case 17:
-        cubind_self = (cubind__fnptr)slow_cuptiActivitySetAttribute;
-        break;
-    case 18:
-        cubind_self = (cubind__fnptr)slow_cuptiComputeCapabilitySupported;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUPTI, cubind_i), a0, a1, a2);
-    cubind_fn = cubind__resolve(&cubind__cupti_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cuptiSubscribe_fn)cubind_fn)((CUpti_SubscriberHandle *)(uintptr_t)a0, (CUpti_CallbackFunc)(uintptr_t)a1, (void *)(uintptr_t)a2);
-            break;
-        case 1:
-            cubind_status = ((cubind__cuptiEnableDomain_fn)cubind_fn)((uint32_t)a0, (CUpti_SubscriberHandle)(uintptr_t)a1, (CUpti_CallbackDomain)a2);
-            break;
-        case 2:
-            cubind_status = ((cubind__cuptiGetCallbackName_fn)cubind_fn)((CUpti_CallbackDomain)a0, (uint32_t)a1, (const char **)(uintptr_t)a2);
-            break;
-        case 3:
-            cubind_status = ((cubind__cuptiDeviceEnumEventDomains_fn)cubind_fn)((CUdevice)a0, (size_t *)(uintptr_t)a1, (CUpti_EventDomainID *)(uintptr_t)a2);
-            break;
-        case 4:
-            cubind_status = ((cubind__cuptiEventDomainEnumEvents_fn)cubind_fn)((CUpti_EventDomainID)a0, (size_t *)(uintptr_t)a1, (CUpti_EventID *)(uintptr_t)a2);
-            break;
-        case 5:
-            cubind_status = ((cubind__cuptiEventGetIdFromName_fn)cubind_fn)((CUdevice)a0, (const char *)(uintptr_t)a1, (CUpti_EventID *)(uintptr_t)a2);
-            break;
-        case 6:
-            cubind_status = ((cubind__cuptiEventGroupCreate_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (CUpti_EventGroup *)(uintptr_t)a1, (uint32_t)a2);
-            break;
-        case 7:
-            cubind_status = ((cubind__cuptiDeviceEnumMetrics_fn)cubind_fn)((CUdevice)a0, (size_t *)(uintptr_t)a1, (CUpti_MetricID *)(uintptr_t)a2);
-            break;
-        case 8:
-            cubind_status = ((cubind__cuptiMetricGetIdFromName_fn)cubind_fn)((CUdevice)a0, (const char *)(uintptr_t)a1, (CUpti_MetricID *)(uintptr_t)a2);
-            break;
-        case 9:
-            cubind_status = ((cubind__cuptiMetricEnumEvents_fn)cubind_fn)((CUpti_MetricID)a0, (size_t *)(uintptr_t)a1, (CUpti_EventID *)(uintptr_t)a2);
-            break;
-        case 10:
-            cubind_status = ((cubind__cuptiMetricEnumProperties_fn)cubind_fn)((CUpti_MetricID)a0, (size_t *)(uintptr_t)a1, (CUpti_MetricPropertyID *)(uintptr_t)a2);
-            break;
-        case 11:
-            cubind_status = ((cubind__cuptiMetricGetRequiredEventGroupSets_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (CUpti_MetricID)a1, (CUpti_EventGroupSets **)(uintptr_t)a2);
-            break;
-        case 12:
-            cubind_status = ((cubind__cuptiGetStreamId_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (CUstream)(uintptr_t)a1, (uint32_t *)(uintptr_t)a2);
-            break;
-        case 13:
-            cubind_status = ((cubind__cuptiActivityGetNumDroppedRecords_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (uint32_t)a1, (size_t *)(uintptr_t)a2);
-            break;
-        case 14:
-            cubind_status = ((cubind__cuptiActivityGetNextRecord_fn)cubind_fn)((uint8_t *)(uintptr_t)a0, (size_t)a1, (CUpti_Activity **)(uintptr_t)a2);
-            break;
-        case 15:
-            cubind_status = ((cubind__cuptiActivityFlush_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (uint32_t)a1, (uint32_t)a2);
-            break;
-        case 16:
-            cubind_status = ((cubind__cuptiActivityGetAttribute_fn)cubind_fn)((CUpti_ActivityAttribute)a0, (size_t *)(uintptr_t)a1, (void *)(uintptr_t)a2);
-            break;
-        case 17:
-            cubind_status = ((cubind__cuptiActivitySetAttribute_fn)cubind_fn)((CUpti_ActivityAttribute)a0, (size_t *)(uintptr_t)a1, (void *)(uintptr_t)a2);
-            break;
-        default:
-            cubind_status = ((cubind__cuptiComputeCapabilitySupported_fn)cubind_fn)((int)a0, (int)a1, (int *)(uintptr_t)a2);
-            break;
-        }
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 3 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cuptiSubscribe_v2, cuptiGetCallbackState, cuptiEnableCallback, cuptiDeviceGetAttribute,
- * cuptiEventDomainGetAttribute, cuptiEventGetAttribute, cuptiEventGroupGetAttribute,
- * cuptiEventGroupSetAttribute, cuptiEventGroupSetsCreate, cuptiMetricGetAttribute,
- * cuptiMetricCreateEventGroupSets. */
-static CUBIND_COLD CUptiResult cubind_shape_3(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[11] = { 5, 7, 8, 13, 19, 22, 26, 27, 36, 47, 54 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    CUptiResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cuptiSubscribe_v2;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cuptiGetCallbackState;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cuptiEnableCallback;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cuptiDeviceGetAttribute;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cuptiEventDomainGetAttribute;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cuptiEventGetAttribute;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cuptiEventGroupGetAttribute;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cuptiEventGroupSetAttribute;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_cuptiEventGroupSetsCreate;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_cuptiMetricGetAttribute;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_cuptiMetricCreateEventGroupSets;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUPTI, cubind_i), a0, a1, a2, a3);
-    cubind_fn = cubind__resolve(&cubind__cupti_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cuptiSubscribe_v2_fn)cubind_fn)((CUpti_SubscriberHandle *)(uintptr_t)a0, (CUpti_CallbackFunc)(uintptr_t)a1, (void *)(uintptr_t)a2, (CUpti_SubscriberParams *)(uintptr_t)a3);
-            break;
-        case 1:
-            cubind_status = ((cubind__cuptiGetCallbackState_fn)cubind_fn)((uint32_t *)(uintptr_t)a0, (CUpti_SubscriberHandle)(uintptr_t)a1, (CUpti_CallbackDomain)a2, (CUpti_CallbackId)a3);
-            break;
-        case 2:
-            cubind_status = ((cubind__cuptiEnableCallback_fn)cubind_fn)((uint32_t)a0, (CUpti_SubscriberHandle)(uintptr_t)a1, (CUpti_CallbackDomain)a2, (CUpti_CallbackId)a3);
-            break;
-        case 3:
-            cubind_status = ((cubind__cuptiDeviceGetAttribute_fn)cubind_fn)((CUdevice)a0, (CUpti_DeviceAttribute)a1, (size_t *)(uintptr_t)a2, (void *)(uintptr_t)a3);
-            break;
-        case 4:
-            cubind_status = ((cubind__cuptiEventDomainGetAttribute_fn)cubind_fn)((CUpti_EventDomainID)a0, (CUpti_EventDomainAttribute)a1, (size_t *)(uintptr_t)a2, (void *)(uintptr_t)a3);
-            break;
-        case 5:
-            cubind_status = ((cubind__cuptiEventGetAttribute_fn)cubind_fn)((CUpti_EventID)a0, (CUpti_EventAttribute)a1, (size_t *)(uintptr_t)a2, (void *)(uintptr_t)a3);
-            break;
-        case 6:
-            cubind_status = ((cubind__cuptiEventGroupGetAttribute_fn)cubind_fn)((CUpti_EventGroup)(uintptr_t)a0, (CUpti_EventGroupAttribute)a1, (size_t *)(uintptr_t)a2, (void *)(uintptr_t)a3);
-            break;
-        case 7:
-            cubind_status = ((cubind__cuptiEventGroupSetAttribute_fn)cubind_fn)((CUpti_EventGroup)(uintptr_t)a0, (CUpti_EventGroupAttribute)a1, (size_t)a2, (void *)(uintptr_t)a3);
-            break;
-        case 8:
-            cubind_status = ((cubind__cuptiEventGroupSetsCreate_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (size_t)a1, (CUpti_EventID *)(uintptr_t)a2, (CUpti_EventGroupSets **)(uintptr_t)a3);
-            break;
-        case 9:
-            cubind_status = ((cubind__cuptiMetricGetAttribute_fn)cubind_fn)((CUpti_MetricID)a0, (CUpti_MetricAttribute)a1, (size_t *)(uintptr_t)a2, (void *)(uintptr_t)a3);
-            break;
-        default:
-            cubind_status = ((cubind__cuptiMetricCreateEventGroupSets_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (size_t)a1, (CUpti_MetricID *)(uintptr_t)a2, (CUpti_EventGroupSets **)(uintptr_t)a3);
-            break;
-        }
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 4 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cuptiDeviceGetEventDomainAttribute, cuptiEventGroupReadEvent. */
-static CUBIND_COLD CUptiResult cubind_shape_4(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[2] = { 16, 34 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    CUptiResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cuptiDeviceGetEventDomainAttribute;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cuptiEventGroupReadEvent;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUPTI, cubind_i), a0, a1, a2, a3, a4);
-    cubind_fn = cubind__resolve(&cubind__cupti_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cuptiDeviceGetEventDomainAttribute_fn)cubind_fn)((CUdevice)a0, (CUpti_EventDomainID)a1, (CUpti_EventDomainAttribute)a2, (size_t *)(uintptr_t)a3, (void *)(uintptr_t)a4);
-            break;
-        default:
-            cubind_status = ((cubind__cuptiEventGroupReadEvent_fn)cubind_fn)((CUpti_EventGroup)(uintptr_t)a0, (CUpti_ReadEventFlags)a1, (CUpti_EventID)a2, (size_t *)(uintptr_t)a3, (uint64_t *)(uintptr_t)a4);
-            break;
-        }
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 5 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cuptiEventGroupReadAllEvents. */
-static CUBIND_COLD CUptiResult cubind_shape_5(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 35 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    CUptiResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cuptiEventGroupReadAllEvents;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUPTI, cubind_i), a0, a1, a2, a3, a4, a5, a6);
-    cubind_fn = cubind__resolve(&cubind__cupti_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cuptiEventGroupReadAllEvents_fn)cubind_fn)((CUpti_EventGroup)(uintptr_t)a0, (CUpti_ReadEventFlags)a1, (size_t *)(uintptr_t)a2, (uint64_t *)(uintptr_t)a3, (size_t *)(uintptr_t)a4, (CUpti_EventID *)(uintptr_t)a5, (size_t *)(uintptr_t)a6);
-            break;
-        }
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 6 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cuptiMetricGetValue. */
-static CUBIND_COLD CUptiResult cubind_shape_6(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 55 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    CUptiResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cuptiMetricGetValue;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUPTI, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7);
-    cubind_fn = cubind__resolve(&cubind__cupti_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cuptiMetricGetValue_fn)cubind_fn)((CUdevice)a0, (CUpti_MetricID)a1, (size_t)a2, (CUpti_EventID *)(uintptr_t)a3, (size_t)a4, (uint64_t *)(uintptr_t)a5, (uint64_t)a6, (CUpti_MetricValue *)(uintptr_t)a7);
-            break;
-        }
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 7 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cuptiMetricGetValue2. */
-static CUBIND_COLD CUptiResult cubind_shape_7(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 56 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    CUptiResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cuptiMetricGetValue2;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUPTI, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9);
-    cubind_fn = cubind__resolve(&cubind__cupti_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cuptiMetricGetValue2_fn)cubind_fn)((CUpti_MetricID)a0, (size_t)a1, (CUpti_EventID *)(uintptr_t)a2, (size_t)a3, (uint64_t *)(uintptr_t)a4, (size_t)a5, (CUpti_MetricPropertyID *)(uintptr_t)a6, (size_t)a7, (uint64_t *)(uintptr_t)a8, (CUpti_MetricValue *)(uintptr_t)a9);
-            break;
-        }
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 8 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cuptiGetStreamIdEx. */
-static CUBIND_COLD CUptiResult cubind_shape_8(cubind__word a0, cubind__word a1, unsigned char a2, cubind__word a3, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 60 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    CUptiResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cuptiGetStreamIdEx;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUPTI, cubind_i), a0, a1, (cubind__word)a2, a3);
-    cubind_fn = cubind__resolve(&cubind__cupti_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cuptiGetStreamIdEx_fn)cubind_fn)((CUcontext)(uintptr_t)a0, (CUstream)(uintptr_t)a1, a2, (uint32_t *)(uintptr_t)a3);
-            break;
-        }
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 9 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cuptiGetLastError, cuptiFinalize. */
-static CUBIND_COLD CUptiResult cubind_shape_9(unsigned cubind_member)
-{
-    static const unsigned short cubind_index[2] = { 80, 86 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    CUptiResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cuptiGetLastError;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cuptiFinalize;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUPTI, cubind_i));
-    cubind_fn = cubind__resolve(&cubind__cupti_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cuptiGetLastError_fn)cubind_fn)();
-            break;
-        default:
-            cubind_status = ((cubind__cuptiFinalize_fn)cubind_fn)();
-            break;
-        }
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 10 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cuptiActivityEnableLatencyTimestamps, cuptiActivityEnableLaunchAttributes,
- * cuptiActivityEnableDeviceGraph, cuptiActivityEnableHWTrace, cuptiActivityEnableAllocationSource,
- * cuptiActivityEnableAllSyncRecords, cuptiActivityEnableCudaEventDeviceTimestamps. */
-static CUBIND_COLD CUptiResult cubind_shape_10(unsigned char a0, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[7] = { 89, 91, 93, 96, 97, 98, 99 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    CUptiResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityEnableLatencyTimestamps;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityEnableLaunchAttributes;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityEnableDeviceGraph;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityEnableHWTrace;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityEnableAllocationSource;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityEnableAllSyncRecords;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityEnableCudaEventDeviceTimestamps;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUPTI, cubind_i), (cubind__word)a0);
-    cubind_fn = cubind__resolve(&cubind__cupti_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cuptiActivityEnableLatencyTimestamps_fn)cubind_fn)(a0);
-            break;
-        case 1:
-            cubind_status = ((cubind__cuptiActivityEnableLaunchAttributes_fn)cubind_fn)(a0);
-            break;
-        case 2:
-            cubind_status = ((cubind__cuptiActivityEnableDeviceGraph_fn)cubind_fn)(a0);
-            break;
-        case 3:
-            cubind_status = ((cubind__cuptiActivityEnableHWTrace_fn)cubind_fn)(a0);
-            break;
-        case 4:
-            cubind_status = ((cubind__cuptiActivityEnableAllocationSource_fn)cubind_fn)(a0);
-            break;
-        case 5:
-            cubind_status = ((cubind__cuptiActivityEnableAllSyncRecords_fn)cubind_fn)(a0);
-            break;
-        default:
-            cubind_status = ((cubind__cuptiActivityEnableCudaEventDeviceTimestamps_fn)cubind_fn)(a0);
-            break;
-        }
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 11 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cuptiActivityEnableDriverApi, cuptiActivityEnableRuntimeApi. */
-static CUBIND_COLD CUptiResult cubind_shape_11(cubind__word a0, unsigned char a1, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[2] = { 94, 95 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    CUptiResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityEnableDriverApi;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cuptiActivityEnableRuntimeApi;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUPTI, cubind_i), a0, (cubind__word)a1);
-    cubind_fn = cubind__resolve(&cubind__cupti_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cuptiActivityEnableDriverApi_fn)cubind_fn)((CUpti_CallbackId)a0, a1);
-            break;
-        default:
-            cubind_status = ((cubind__cuptiActivityEnableRuntimeApi_fn)cubind_fn)((CUpti_CallbackId)a0, a1);
-            break;
-        }
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrapper calls until cuptiGetResultString is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiGetResultString(CUptiResult result, const char **str)
-{
-    return cubind_shape_0(result, (uintptr_t)str, 0);
+    return (CUptiResult)cubind__shape_109(result, (uintptr_t)str, 91, (cubind__fnptr)cubind__slow_cuptiGetResultString);
 }
 
 CUptiResult cubind_cupti_get_result_string(CUptiResult result, const char **str)
 {
-    cubind__cuptiGetResultString_fn cubind_fn = (cubind__cuptiGetResultString_fn)cubind__target((cubind__fnptr)slow_cuptiGetResultString, &cubind__cupti_offsets[0]);
+    cubind__cuptiGetResultString_fn cubind_fn = (cubind__cuptiGetResultString_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetResultString, &cubind__cupti_offsets[0]);
     CUptiResult cubind_status = cubind_fn(result, str);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(0, (int)cubind_status);
@@ -3855,15 +2360,16 @@ CUptiResult cubind_cupti_get_result_string(CUptiResult result, const char **str)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiGetErrorMessage is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiGetErrorMessage(CUptiResult result, const char **str)
+/* What the wrapper calls until cuptiGetErrorMessage is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetErrorMessage(CUptiResult result, const char **str)
 {
-    return cubind_shape_0(result, (uintptr_t)str, 1);
+    return (CUptiResult)cubind__shape_109(result, (uintptr_t)str, 92, (cubind__fnptr)cubind__slow_cuptiGetErrorMessage);
 }
 
 CUptiResult cubind_cupti_get_error_message(CUptiResult result, const char **str)
 {
-    cubind__cuptiGetErrorMessage_fn cubind_fn = (cubind__cuptiGetErrorMessage_fn)cubind__target((cubind__fnptr)slow_cuptiGetErrorMessage, &cubind__cupti_offsets[1]);
+    cubind__cuptiGetErrorMessage_fn cubind_fn = (cubind__cuptiGetErrorMessage_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetErrorMessage, &cubind__cupti_offsets[1]);
     CUptiResult cubind_status = cubind_fn(result, str);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(1, (int)cubind_status);
@@ -3871,15 +2377,16 @@ CUptiResult cubind_cupti_get_error_message(CUptiResult result, const char **str)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiGetVersion is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiGetVersion(uint32_t *version)
+/* What the wrapper calls until cuptiGetVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetVersion(uint32_t *version)
 {
-    return cubind_shape_1((uintptr_t)version, 0);
+    return (CUptiResult)cubind__shape_110((uintptr_t)version, 25, (cubind__fnptr)cubind__slow_cuptiGetVersion);
 }
 
 CUptiResult cubind_cupti_get_version(uint32_t *version)
 {
-    cubind__cuptiGetVersion_fn cubind_fn = (cubind__cuptiGetVersion_fn)cubind__target((cubind__fnptr)slow_cuptiGetVersion, &cubind__cupti_offsets[2]);
+    cubind__cuptiGetVersion_fn cubind_fn = (cubind__cuptiGetVersion_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetVersion, &cubind__cupti_offsets[2]);
     CUptiResult cubind_status = cubind_fn(version);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(2, (int)cubind_status);
@@ -3887,15 +2394,16 @@ CUptiResult cubind_cupti_get_version(uint32_t *version)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiSupportedDomains is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiSupportedDomains(size_t *domainCount, CUpti_DomainTable *domainTable)
+/* What the wrapper calls until cuptiSupportedDomains is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSupportedDomains(size_t *domainCount, CUpti_DomainTable *domainTable)
 {
-    return cubind_shape_0((uintptr_t)domainCount, (uintptr_t)domainTable, 2);
+    return (CUptiResult)cubind__shape_109((uintptr_t)domainCount, (uintptr_t)domainTable, 93, (cubind__fnptr)cubind__slow_cuptiSupportedDomains);
 }
 
 CUptiResult cubind_cupti_supported_domains(size_t *domainCount, CUpti_DomainTable *domainTable)
 {
-    cubind__cuptiSupportedDomains_fn cubind_fn = (cubind__cuptiSupportedDomains_fn)cubind__target((cubind__fnptr)slow_cuptiSupportedDomains, &cubind__cupti_offsets[3]);
+    cubind__cuptiSupportedDomains_fn cubind_fn = (cubind__cuptiSupportedDomains_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSupportedDomains, &cubind__cupti_offsets[3]);
     CUptiResult cubind_status = cubind_fn(domainCount, domainTable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(3, (int)cubind_status);
@@ -3903,15 +2411,16 @@ CUptiResult cubind_cupti_supported_domains(size_t *domainCount, CUpti_DomainTabl
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiSubscribe is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD CUptiResult slow_cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata)
+/* What the wrapper calls until cuptiSubscribe is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata)
 {
-    return cubind_shape_2((uintptr_t)subscriber, (uintptr_t)callback, (uintptr_t)userdata, 0);
+    return (CUptiResult)cubind__shape_108((uintptr_t)subscriber, (uintptr_t)callback, (uintptr_t)userdata, 94, (cubind__fnptr)cubind__slow_cuptiSubscribe);
 }
 
 CUptiResult cubind_cupti_subscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata)
 {
-    cubind__cuptiSubscribe_fn cubind_fn = (cubind__cuptiSubscribe_fn)cubind__target((cubind__fnptr)slow_cuptiSubscribe, &cubind__cupti_offsets[4]);
+    cubind__cuptiSubscribe_fn cubind_fn = (cubind__cuptiSubscribe_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSubscribe, &cubind__cupti_offsets[4]);
     CUptiResult cubind_status = cubind_fn(subscriber, callback, userdata);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(4, (int)cubind_status);
@@ -3919,15 +2428,16 @@ CUptiResult cubind_cupti_subscribe(CUpti_SubscriberHandle *subscriber, CUpti_Cal
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiSubscribe_v2 is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD CUptiResult slow_cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata, CUpti_SubscriberParams *pParams)
+/* What the wrapper calls until cuptiSubscribe_v2 is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata, CUpti_SubscriberParams *pParams)
 {
-    return cubind_shape_3((uintptr_t)subscriber, (uintptr_t)callback, (uintptr_t)userdata, (uintptr_t)pParams, 0);
+    return (CUptiResult)cubind__shape_86((uintptr_t)subscriber, (uintptr_t)callback, (uintptr_t)userdata, (uintptr_t)pParams, 93, (cubind__fnptr)cubind__slow_cuptiSubscribe_v2);
 }
 
 CUptiResult cubind_cupti_subscribe_v2(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata, CUpti_SubscriberParams *pParams)
 {
-    cubind__cuptiSubscribe_v2_fn cubind_fn = (cubind__cuptiSubscribe_v2_fn)cubind__target((cubind__fnptr)slow_cuptiSubscribe_v2, &cubind__cupti_offsets[5]);
+    cubind__cuptiSubscribe_v2_fn cubind_fn = (cubind__cuptiSubscribe_v2_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSubscribe_v2, &cubind__cupti_offsets[5]);
     CUptiResult cubind_status = cubind_fn(subscriber, callback, userdata, pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(5, (int)cubind_status);
@@ -3935,15 +2445,16 @@ CUptiResult cubind_cupti_subscribe_v2(CUpti_SubscriberHandle *subscriber, CUpti_
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiUnsubscribe is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)
+/* What the wrapper calls until cuptiUnsubscribe is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)
 {
-    return cubind_shape_1((uintptr_t)subscriber, 1);
+    return (CUptiResult)cubind__shape_110((uintptr_t)subscriber, 26, (cubind__fnptr)cubind__slow_cuptiUnsubscribe);
 }
 
 CUptiResult cubind_cupti_unsubscribe(CUpti_SubscriberHandle subscriber)
 {
-    cubind__cuptiUnsubscribe_fn cubind_fn = (cubind__cuptiUnsubscribe_fn)cubind__target((cubind__fnptr)slow_cuptiUnsubscribe, &cubind__cupti_offsets[6]);
+    cubind__cuptiUnsubscribe_fn cubind_fn = (cubind__cuptiUnsubscribe_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiUnsubscribe, &cubind__cupti_offsets[6]);
     CUptiResult cubind_status = cubind_fn(subscriber);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(6, (int)cubind_status);
@@ -3951,15 +2462,16 @@ CUptiResult cubind_cupti_unsubscribe(CUpti_SubscriberHandle subscriber)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiGetCallbackState is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD CUptiResult slow_cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+/* What the wrapper calls until cuptiGetCallbackState is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
 {
-    return cubind_shape_3((uintptr_t)enable, (uintptr_t)subscriber, domain, cbid, 1);
+    return (CUptiResult)cubind__shape_86((uintptr_t)enable, (uintptr_t)subscriber, domain, cbid, 94, (cubind__fnptr)cubind__slow_cuptiGetCallbackState);
 }
 
 CUptiResult cubind_cupti_get_callback_state(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
 {
-    cubind__cuptiGetCallbackState_fn cubind_fn = (cubind__cuptiGetCallbackState_fn)cubind__target((cubind__fnptr)slow_cuptiGetCallbackState, &cubind__cupti_offsets[7]);
+    cubind__cuptiGetCallbackState_fn cubind_fn = (cubind__cuptiGetCallbackState_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetCallbackState, &cubind__cupti_offsets[7]);
     CUptiResult cubind_status = cubind_fn(enable, subscriber, domain, cbid);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(7, (int)cubind_status);
@@ -3967,15 +2479,16 @@ CUptiResult cubind_cupti_get_callback_state(uint32_t *enable, CUpti_SubscriberHa
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEnableCallback is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD CUptiResult slow_cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+/* What the wrapper calls until cuptiEnableCallback is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
 {
-    return cubind_shape_3(enable, (uintptr_t)subscriber, domain, cbid, 2);
+    return (CUptiResult)cubind__shape_86(enable, (uintptr_t)subscriber, domain, cbid, 95, (cubind__fnptr)cubind__slow_cuptiEnableCallback);
 }
 
 CUptiResult cubind_cupti_enable_callback(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
 {
-    cubind__cuptiEnableCallback_fn cubind_fn = (cubind__cuptiEnableCallback_fn)cubind__target((cubind__fnptr)slow_cuptiEnableCallback, &cubind__cupti_offsets[8]);
+    cubind__cuptiEnableCallback_fn cubind_fn = (cubind__cuptiEnableCallback_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEnableCallback, &cubind__cupti_offsets[8]);
     CUptiResult cubind_status = cubind_fn(enable, subscriber, domain, cbid);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(8, (int)cubind_status);
@@ -3983,15 +2496,16 @@ CUptiResult cubind_cupti_enable_callback(uint32_t enable, CUpti_SubscriberHandle
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEnableDomain is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD CUptiResult slow_cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain)
+/* What the wrapper calls until cuptiEnableDomain is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain)
 {
-    return cubind_shape_2(enable, (uintptr_t)subscriber, domain, 1);
+    return (CUptiResult)cubind__shape_108(enable, (uintptr_t)subscriber, domain, 95, (cubind__fnptr)cubind__slow_cuptiEnableDomain);
 }
 
 CUptiResult cubind_cupti_enable_domain(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain)
 {
-    cubind__cuptiEnableDomain_fn cubind_fn = (cubind__cuptiEnableDomain_fn)cubind__target((cubind__fnptr)slow_cuptiEnableDomain, &cubind__cupti_offsets[9]);
+    cubind__cuptiEnableDomain_fn cubind_fn = (cubind__cuptiEnableDomain_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEnableDomain, &cubind__cupti_offsets[9]);
     CUptiResult cubind_status = cubind_fn(enable, subscriber, domain);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(9, (int)cubind_status);
@@ -3999,15 +2513,16 @@ CUptiResult cubind_cupti_enable_domain(uint32_t enable, CUpti_SubscriberHandle s
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEnableAllDomains is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiEnableAllDomains(uint32_t enable, CUpti_SubscriberHandle subscriber)
+/* What the wrapper calls until cuptiEnableAllDomains is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEnableAllDomains(uint32_t enable, CUpti_SubscriberHandle subscriber)
 {
-    return cubind_shape_0(enable, (uintptr_t)subscriber, 3);
+    return (CUptiResult)cubind__shape_109(enable, (uintptr_t)subscriber, 94, (cubind__fnptr)cubind__slow_cuptiEnableAllDomains);
 }
 
 CUptiResult cubind_cupti_enable_all_domains(uint32_t enable, CUpti_SubscriberHandle subscriber)
 {
-    cubind__cuptiEnableAllDomains_fn cubind_fn = (cubind__cuptiEnableAllDomains_fn)cubind__target((cubind__fnptr)slow_cuptiEnableAllDomains, &cubind__cupti_offsets[10]);
+    cubind__cuptiEnableAllDomains_fn cubind_fn = (cubind__cuptiEnableAllDomains_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEnableAllDomains, &cubind__cupti_offsets[10]);
     CUptiResult cubind_status = cubind_fn(enable, subscriber);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(10, (int)cubind_status);
@@ -4015,15 +2530,16 @@ CUptiResult cubind_cupti_enable_all_domains(uint32_t enable, CUpti_SubscriberHan
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiGetCallbackName is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD CUptiResult slow_cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)
+/* What the wrapper calls until cuptiGetCallbackName is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)
 {
-    return cubind_shape_2(domain, cbid, (uintptr_t)name, 2);
+    return (CUptiResult)cubind__shape_111(domain, cbid, (uintptr_t)name, 0, (cubind__fnptr)cubind__slow_cuptiGetCallbackName);
 }
 
 CUptiResult cubind_cupti_get_callback_name(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)
 {
-    cubind__cuptiGetCallbackName_fn cubind_fn = (cubind__cuptiGetCallbackName_fn)cubind__target((cubind__fnptr)slow_cuptiGetCallbackName, &cubind__cupti_offsets[11]);
+    cubind__cuptiGetCallbackName_fn cubind_fn = (cubind__cuptiGetCallbackName_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetCallbackName, &cubind__cupti_offsets[11]);
     CUptiResult cubind_status = cubind_fn(domain, cbid, name);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(11, (int)cubind_status);
@@ -4031,15 +2547,16 @@ CUptiResult cubind_cupti_get_callback_name(CUpti_CallbackDomain domain, uint32_t
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiSetEventCollectionMode is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiSetEventCollectionMode(CUcontext context, CUpti_EventCollectionMode mode)
+/* What the wrapper calls until cuptiSetEventCollectionMode is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSetEventCollectionMode(CUcontext context, CUpti_EventCollectionMode mode)
 {
-    return cubind_shape_0((uintptr_t)context, mode, 4);
+    return (CUptiResult)cubind__shape_109((uintptr_t)context, mode, 95, (cubind__fnptr)cubind__slow_cuptiSetEventCollectionMode);
 }
 
 CUptiResult cubind_cupti_set_event_collection_mode(CUcontext context, CUpti_EventCollectionMode mode)
 {
-    cubind__cuptiSetEventCollectionMode_fn cubind_fn = (cubind__cuptiSetEventCollectionMode_fn)cubind__target((cubind__fnptr)slow_cuptiSetEventCollectionMode, &cubind__cupti_offsets[12]);
+    cubind__cuptiSetEventCollectionMode_fn cubind_fn = (cubind__cuptiSetEventCollectionMode_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSetEventCollectionMode, &cubind__cupti_offsets[12]);
     CUptiResult cubind_status = cubind_fn(context, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(12, (int)cubind_status);
@@ -4047,15 +2564,16 @@ CUptiResult cubind_cupti_set_event_collection_mode(CUcontext context, CUpti_Even
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiDeviceGetAttribute is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD CUptiResult slow_cuptiDeviceGetAttribute(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value)
+/* What the wrapper calls until cuptiDeviceGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiDeviceGetAttribute(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value)
 {
-    return cubind_shape_3(device, attrib, (uintptr_t)valueSize, (uintptr_t)value, 3);
+    return (CUptiResult)cubind__shape_112(device, attrib, (uintptr_t)valueSize, (uintptr_t)value, 0, (cubind__fnptr)cubind__slow_cuptiDeviceGetAttribute);
 }
 
 CUptiResult cubind_cupti_device_get_attribute(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value)
 {
-    cubind__cuptiDeviceGetAttribute_fn cubind_fn = (cubind__cuptiDeviceGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceGetAttribute, &cubind__cupti_offsets[13]);
+    cubind__cuptiDeviceGetAttribute_fn cubind_fn = (cubind__cuptiDeviceGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiDeviceGetAttribute, &cubind__cupti_offsets[13]);
     CUptiResult cubind_status = cubind_fn(device, attrib, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(13, (int)cubind_status);
@@ -4063,15 +2581,16 @@ CUptiResult cubind_cupti_device_get_attribute(CUdevice device, CUpti_DeviceAttri
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiDeviceGetNumEventDomains is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiDeviceGetNumEventDomains(CUdevice device, uint32_t *numDomains)
+/* What the wrapper calls until cuptiDeviceGetNumEventDomains is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiDeviceGetNumEventDomains(CUdevice device, uint32_t *numDomains)
 {
-    return cubind_shape_0(device, (uintptr_t)numDomains, 5);
+    return (CUptiResult)cubind__shape_113(device, (uintptr_t)numDomains, 0, (cubind__fnptr)cubind__slow_cuptiDeviceGetNumEventDomains);
 }
 
 CUptiResult cubind_cupti_device_get_num_event_domains(CUdevice device, uint32_t *numDomains)
 {
-    cubind__cuptiDeviceGetNumEventDomains_fn cubind_fn = (cubind__cuptiDeviceGetNumEventDomains_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceGetNumEventDomains, &cubind__cupti_offsets[14]);
+    cubind__cuptiDeviceGetNumEventDomains_fn cubind_fn = (cubind__cuptiDeviceGetNumEventDomains_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiDeviceGetNumEventDomains, &cubind__cupti_offsets[14]);
     CUptiResult cubind_status = cubind_fn(device, numDomains);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(14, (int)cubind_status);
@@ -4079,15 +2598,16 @@ CUptiResult cubind_cupti_device_get_num_event_domains(CUdevice device, uint32_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiDeviceEnumEventDomains is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD CUptiResult slow_cuptiDeviceEnumEventDomains(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)
+/* What the wrapper calls until cuptiDeviceEnumEventDomains is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiDeviceEnumEventDomains(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)
 {
-    return cubind_shape_2(device, (uintptr_t)arraySizeBytes, (uintptr_t)domainArray, 3);
+    return (CUptiResult)cubind__shape_111(device, (uintptr_t)arraySizeBytes, (uintptr_t)domainArray, 1, (cubind__fnptr)cubind__slow_cuptiDeviceEnumEventDomains);
 }
 
 CUptiResult cubind_cupti_device_enum_event_domains(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)
 {
-    cubind__cuptiDeviceEnumEventDomains_fn cubind_fn = (cubind__cuptiDeviceEnumEventDomains_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceEnumEventDomains, &cubind__cupti_offsets[15]);
+    cubind__cuptiDeviceEnumEventDomains_fn cubind_fn = (cubind__cuptiDeviceEnumEventDomains_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiDeviceEnumEventDomains, &cubind__cupti_offsets[15]);
     CUptiResult cubind_status = cubind_fn(device, arraySizeBytes, domainArray);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(15, (int)cubind_status);
@@ -4095,15 +2615,16 @@ CUptiResult cubind_cupti_device_enum_event_domains(CUdevice device, size_t *arra
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiDeviceGetEventDomainAttribute is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD CUptiResult slow_cuptiDeviceGetEventDomainAttribute(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)
+/* What the wrapper calls until cuptiDeviceGetEventDomainAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiDeviceGetEventDomainAttribute(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)
 {
-    return cubind_shape_4(device, eventDomain, attrib, (uintptr_t)valueSize, (uintptr_t)value, 0);
+    return (CUptiResult)cubind__shape_75(device, eventDomain, attrib, (uintptr_t)valueSize, (uintptr_t)value, 90);
 }
 
 CUptiResult cubind_cupti_device_get_event_domain_attribute(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)
 {
-    cubind__cuptiDeviceGetEventDomainAttribute_fn cubind_fn = (cubind__cuptiDeviceGetEventDomainAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceGetEventDomainAttribute, &cubind__cupti_offsets[16]);
+    cubind__cuptiDeviceGetEventDomainAttribute_fn cubind_fn = (cubind__cuptiDeviceGetEventDomainAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiDeviceGetEventDomainAttribute, &cubind__cupti_offsets[16]);
     CUptiResult cubind_status = cubind_fn(device, eventDomain, attrib, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(16, (int)cubind_status);
@@ -4111,15 +2632,16 @@ CUptiResult cubind_cupti_device_get_event_domain_attribute(CUdevice device, CUpt
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiGetNumEventDomains is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiGetNumEventDomains(uint32_t *numDomains)
+/* What the wrapper calls until cuptiGetNumEventDomains is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetNumEventDomains(uint32_t *numDomains)
 {
-    return cubind_shape_1((uintptr_t)numDomains, 2);
+    return (CUptiResult)cubind__shape_110((uintptr_t)numDomains, 27, (cubind__fnptr)cubind__slow_cuptiGetNumEventDomains);
 }
 
 CUptiResult cubind_cupti_get_num_event_domains(uint32_t *numDomains)
 {
-    cubind__cuptiGetNumEventDomains_fn cubind_fn = (cubind__cuptiGetNumEventDomains_fn)cubind__target((cubind__fnptr)slow_cuptiGetNumEventDomains, &cubind__cupti_offsets[17]);
+    cubind__cuptiGetNumEventDomains_fn cubind_fn = (cubind__cuptiGetNumEventDomains_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetNumEventDomains, &cubind__cupti_offsets[17]);
     CUptiResult cubind_status = cubind_fn(numDomains);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(17, (int)cubind_status);
@@ -4127,15 +2649,16 @@ CUptiResult cubind_cupti_get_num_event_domains(uint32_t *numDomains)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEnumEventDomains is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiEnumEventDomains(size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)
+/* What the wrapper calls until cuptiEnumEventDomains is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEnumEventDomains(size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)
 {
-    return cubind_shape_0((uintptr_t)arraySizeBytes, (uintptr_t)domainArray, 6);
+    return (CUptiResult)cubind__shape_113((uintptr_t)arraySizeBytes, (uintptr_t)domainArray, 1, (cubind__fnptr)cubind__slow_cuptiEnumEventDomains);
 }
 
 CUptiResult cubind_cupti_enum_event_domains(size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)
 {
-    cubind__cuptiEnumEventDomains_fn cubind_fn = (cubind__cuptiEnumEventDomains_fn)cubind__target((cubind__fnptr)slow_cuptiEnumEventDomains, &cubind__cupti_offsets[18]);
+    cubind__cuptiEnumEventDomains_fn cubind_fn = (cubind__cuptiEnumEventDomains_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEnumEventDomains, &cubind__cupti_offsets[18]);
     CUptiResult cubind_status = cubind_fn(arraySizeBytes, domainArray);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(18, (int)cubind_status);
@@ -4143,15 +2666,16 @@ CUptiResult cubind_cupti_enum_event_domains(size_t *arraySizeBytes, CUpti_EventD
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEventDomainGetAttribute is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD CUptiResult slow_cuptiEventDomainGetAttribute(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)
+/* What the wrapper calls until cuptiEventDomainGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventDomainGetAttribute(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)
 {
-    return cubind_shape_3(eventDomain, attrib, (uintptr_t)valueSize, (uintptr_t)value, 4);
+    return (CUptiResult)cubind__shape_112(eventDomain, attrib, (uintptr_t)valueSize, (uintptr_t)value, 1, (cubind__fnptr)cubind__slow_cuptiEventDomainGetAttribute);
 }
 
 CUptiResult cubind_cupti_event_domain_get_attribute(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)
 {
-    cubind__cuptiEventDomainGetAttribute_fn cubind_fn = (cubind__cuptiEventDomainGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiEventDomainGetAttribute, &cubind__cupti_offsets[19]);
+    cubind__cuptiEventDomainGetAttribute_fn cubind_fn = (cubind__cuptiEventDomainGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventDomainGetAttribute, &cubind__cupti_offsets[19]);
     CUptiResult cubind_status = cubind_fn(eventDomain, attrib, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(19, (int)cubind_status);
@@ -4159,15 +2683,16 @@ CUptiResult cubind_cupti_event_domain_get_attribute(CUpti_EventDomainID eventDom
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEventDomainGetNumEvents is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiEventDomainGetNumEvents(CUpti_EventDomainID eventDomain, uint32_t *numEvents)
+/* What the wrapper calls until cuptiEventDomainGetNumEvents is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventDomainGetNumEvents(CUpti_EventDomainID eventDomain, uint32_t *numEvents)
 {
-    return cubind_shape_0(eventDomain, (uintptr_t)numEvents, 7);
+    return (CUptiResult)cubind__shape_113(eventDomain, (uintptr_t)numEvents, 2, (cubind__fnptr)cubind__slow_cuptiEventDomainGetNumEvents);
 }
 
 CUptiResult cubind_cupti_event_domain_get_num_events(CUpti_EventDomainID eventDomain, uint32_t *numEvents)
 {
-    cubind__cuptiEventDomainGetNumEvents_fn cubind_fn = (cubind__cuptiEventDomainGetNumEvents_fn)cubind__target((cubind__fnptr)slow_cuptiEventDomainGetNumEvents, &cubind__cupti_offsets[20]);
+    cubind__cuptiEventDomainGetNumEvents_fn cubind_fn = (cubind__cuptiEventDomainGetNumEvents_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventDomainGetNumEvents, &cubind__cupti_offsets[20]);
     CUptiResult cubind_status = cubind_fn(eventDomain, numEvents);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(20, (int)cubind_status);
@@ -4175,15 +2700,16 @@ CUptiResult cubind_cupti_event_domain_get_num_events(CUpti_EventDomainID eventDo
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEventDomainEnumEvents is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD CUptiResult slow_cuptiEventDomainEnumEvents(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray)
+/* What the wrapper calls until cuptiEventDomainEnumEvents is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventDomainEnumEvents(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray)
 {
-    return cubind_shape_2(eventDomain, (uintptr_t)arraySizeBytes, (uintptr_t)eventArray, 4);
+    return (CUptiResult)cubind__shape_111(eventDomain, (uintptr_t)arraySizeBytes, (uintptr_t)eventArray, 2, (cubind__fnptr)cubind__slow_cuptiEventDomainEnumEvents);
 }
 
 CUptiResult cubind_cupti_event_domain_enum_events(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray)
 {
-    cubind__cuptiEventDomainEnumEvents_fn cubind_fn = (cubind__cuptiEventDomainEnumEvents_fn)cubind__target((cubind__fnptr)slow_cuptiEventDomainEnumEvents, &cubind__cupti_offsets[21]);
+    cubind__cuptiEventDomainEnumEvents_fn cubind_fn = (cubind__cuptiEventDomainEnumEvents_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventDomainEnumEvents, &cubind__cupti_offsets[21]);
     CUptiResult cubind_status = cubind_fn(eventDomain, arraySizeBytes, eventArray);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(21, (int)cubind_status);
@@ -4191,15 +2717,16 @@ CUptiResult cubind_cupti_event_domain_enum_events(CUpti_EventDomainID eventDomai
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEventGetAttribute is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD CUptiResult slow_cuptiEventGetAttribute(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value)
+/* What the wrapper calls until cuptiEventGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGetAttribute(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value)
 {
-    return cubind_shape_3(event, attrib, (uintptr_t)valueSize, (uintptr_t)value, 5);
+    return (CUptiResult)cubind__shape_112(event, attrib, (uintptr_t)valueSize, (uintptr_t)value, 2, (cubind__fnptr)cubind__slow_cuptiEventGetAttribute);
 }
 
 CUptiResult cubind_cupti_event_get_attribute(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value)
 {
-    cubind__cuptiEventGetAttribute_fn cubind_fn = (cubind__cuptiEventGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiEventGetAttribute, &cubind__cupti_offsets[22]);
+    cubind__cuptiEventGetAttribute_fn cubind_fn = (cubind__cuptiEventGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGetAttribute, &cubind__cupti_offsets[22]);
     CUptiResult cubind_status = cubind_fn(event, attrib, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(22, (int)cubind_status);
@@ -4207,15 +2734,16 @@ CUptiResult cubind_cupti_event_get_attribute(CUpti_EventID event, CUpti_EventAtt
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEventGetIdFromName is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD CUptiResult slow_cuptiEventGetIdFromName(CUdevice device, const char *eventName, CUpti_EventID *event)
+/* What the wrapper calls until cuptiEventGetIdFromName is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGetIdFromName(CUdevice device, const char *eventName, CUpti_EventID *event)
 {
-    return cubind_shape_2(device, (uintptr_t)eventName, (uintptr_t)event, 5);
+    return (CUptiResult)cubind__shape_111(device, (uintptr_t)eventName, (uintptr_t)event, 3, (cubind__fnptr)cubind__slow_cuptiEventGetIdFromName);
 }
 
 CUptiResult cubind_cupti_event_get_id_from_name(CUdevice device, const char *eventName, CUpti_EventID *event)
 {
-    cubind__cuptiEventGetIdFromName_fn cubind_fn = (cubind__cuptiEventGetIdFromName_fn)cubind__target((cubind__fnptr)slow_cuptiEventGetIdFromName, &cubind__cupti_offsets[23]);
+    cubind__cuptiEventGetIdFromName_fn cubind_fn = (cubind__cuptiEventGetIdFromName_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGetIdFromName, &cubind__cupti_offsets[23]);
     CUptiResult cubind_status = cubind_fn(device, eventName, event);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(23, (int)cubind_status);
@@ -4223,15 +2751,16 @@ CUptiResult cubind_cupti_event_get_id_from_name(CUdevice device, const char *eve
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEventGroupCreate is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupCreate(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags)
+/* What the wrapper calls until cuptiEventGroupCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupCreate(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags)
 {
-    return cubind_shape_2((uintptr_t)context, (uintptr_t)eventGroup, flags, 6);
+    return (CUptiResult)cubind__shape_111((uintptr_t)context, (uintptr_t)eventGroup, flags, 4, (cubind__fnptr)cubind__slow_cuptiEventGroupCreate);
 }
 
 CUptiResult cubind_cupti_event_group_create(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags)
 {
-    cubind__cuptiEventGroupCreate_fn cubind_fn = (cubind__cuptiEventGroupCreate_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupCreate, &cubind__cupti_offsets[24]);
+    cubind__cuptiEventGroupCreate_fn cubind_fn = (cubind__cuptiEventGroupCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupCreate, &cubind__cupti_offsets[24]);
     CUptiResult cubind_status = cubind_fn(context, eventGroup, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(24, (int)cubind_status);
@@ -4239,15 +2768,16 @@ CUptiResult cubind_cupti_event_group_create(CUcontext context, CUpti_EventGroup 
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEventGroupDestroy is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupDestroy(CUpti_EventGroup eventGroup)
+/* What the wrapper calls until cuptiEventGroupDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupDestroy(CUpti_EventGroup eventGroup)
 {
-    return cubind_shape_1((uintptr_t)eventGroup, 3);
+    return (CUptiResult)cubind__shape_110((uintptr_t)eventGroup, 28, (cubind__fnptr)cubind__slow_cuptiEventGroupDestroy);
 }
 
 CUptiResult cubind_cupti_event_group_destroy(CUpti_EventGroup eventGroup)
 {
-    cubind__cuptiEventGroupDestroy_fn cubind_fn = (cubind__cuptiEventGroupDestroy_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupDestroy, &cubind__cupti_offsets[25]);
+    cubind__cuptiEventGroupDestroy_fn cubind_fn = (cubind__cuptiEventGroupDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupDestroy, &cubind__cupti_offsets[25]);
     CUptiResult cubind_status = cubind_fn(eventGroup);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(25, (int)cubind_status);
@@ -4255,15 +2785,16 @@ CUptiResult cubind_cupti_event_group_destroy(CUpti_EventGroup eventGroup)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEventGroupGetAttribute is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupGetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value)
+/* What the wrapper calls until cuptiEventGroupGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupGetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value)
 {
-    return cubind_shape_3((uintptr_t)eventGroup, attrib, (uintptr_t)valueSize, (uintptr_t)value, 6);
+    return (CUptiResult)cubind__shape_112((uintptr_t)eventGroup, attrib, (uintptr_t)valueSize, (uintptr_t)value, 3, (cubind__fnptr)cubind__slow_cuptiEventGroupGetAttribute);
 }
 
 CUptiResult cubind_cupti_event_group_get_attribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value)
 {
-    cubind__cuptiEventGroupGetAttribute_fn cubind_fn = (cubind__cuptiEventGroupGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupGetAttribute, &cubind__cupti_offsets[26]);
+    cubind__cuptiEventGroupGetAttribute_fn cubind_fn = (cubind__cuptiEventGroupGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupGetAttribute, &cubind__cupti_offsets[26]);
     CUptiResult cubind_status = cubind_fn(eventGroup, attrib, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(26, (int)cubind_status);
@@ -4271,15 +2802,16 @@ CUptiResult cubind_cupti_event_group_get_attribute(CUpti_EventGroup eventGroup, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEventGroupSetAttribute is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupSetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t valueSize, void *value)
+/* What the wrapper calls until cuptiEventGroupSetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupSetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t valueSize, void *value)
 {
-    return cubind_shape_3((uintptr_t)eventGroup, attrib, valueSize, (uintptr_t)value, 7);
+    return (CUptiResult)cubind__shape_112((uintptr_t)eventGroup, attrib, valueSize, (uintptr_t)value, 4, (cubind__fnptr)cubind__slow_cuptiEventGroupSetAttribute);
 }
 
 CUptiResult cubind_cupti_event_group_set_attribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t valueSize, void *value)
 {
-    cubind__cuptiEventGroupSetAttribute_fn cubind_fn = (cubind__cuptiEventGroupSetAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupSetAttribute, &cubind__cupti_offsets[27]);
+    cubind__cuptiEventGroupSetAttribute_fn cubind_fn = (cubind__cuptiEventGroupSetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupSetAttribute, &cubind__cupti_offsets[27]);
     CUptiResult cubind_status = cubind_fn(eventGroup, attrib, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(27, (int)cubind_status);
@@ -4287,15 +2819,16 @@ CUptiResult cubind_cupti_event_group_set_attribute(CUpti_EventGroup eventGroup, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEventGroupAddEvent is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupAddEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)
+/* What the wrapper calls until cuptiEventGroupAddEvent is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupAddEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)
 {
-    return cubind_shape_0((uintptr_t)eventGroup, event, 8);
+    return (CUptiResult)cubind__shape_113((uintptr_t)eventGroup, event, 3, (cubind__fnptr)cubind__slow_cuptiEventGroupAddEvent);
 }
 
 CUptiResult cubind_cupti_event_group_add_event(CUpti_EventGroup eventGroup, CUpti_EventID event)
 {
-    cubind__cuptiEventGroupAddEvent_fn cubind_fn = (cubind__cuptiEventGroupAddEvent_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupAddEvent, &cubind__cupti_offsets[28]);
+    cubind__cuptiEventGroupAddEvent_fn cubind_fn = (cubind__cuptiEventGroupAddEvent_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupAddEvent, &cubind__cupti_offsets[28]);
     CUptiResult cubind_status = cubind_fn(eventGroup, event);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(28, (int)cubind_status);
@@ -4303,15 +2836,16 @@ CUptiResult cubind_cupti_event_group_add_event(CUpti_EventGroup eventGroup, CUpt
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEventGroupRemoveEvent is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupRemoveEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)
+/* What the wrapper calls until cuptiEventGroupRemoveEvent is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupRemoveEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)
 {
-    return cubind_shape_0((uintptr_t)eventGroup, event, 9);
+    return (CUptiResult)cubind__shape_113((uintptr_t)eventGroup, event, 4, (cubind__fnptr)cubind__slow_cuptiEventGroupRemoveEvent);
 }
 
 CUptiResult cubind_cupti_event_group_remove_event(CUpti_EventGroup eventGroup, CUpti_EventID event)
 {
-    cubind__cuptiEventGroupRemoveEvent_fn cubind_fn = (cubind__cuptiEventGroupRemoveEvent_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupRemoveEvent, &cubind__cupti_offsets[29]);
+    cubind__cuptiEventGroupRemoveEvent_fn cubind_fn = (cubind__cuptiEventGroupRemoveEvent_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupRemoveEvent, &cubind__cupti_offsets[29]);
     CUptiResult cubind_status = cubind_fn(eventGroup, event);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(29, (int)cubind_status);
@@ -4319,15 +2853,16 @@ CUptiResult cubind_cupti_event_group_remove_event(CUpti_EventGroup eventGroup, C
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEventGroupRemoveAllEvents is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupRemoveAllEvents(CUpti_EventGroup eventGroup)
+/* What the wrapper calls until cuptiEventGroupRemoveAllEvents is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupRemoveAllEvents(CUpti_EventGroup eventGroup)
 {
-    return cubind_shape_1((uintptr_t)eventGroup, 4);
+    return (CUptiResult)cubind__shape_110((uintptr_t)eventGroup, 29, (cubind__fnptr)cubind__slow_cuptiEventGroupRemoveAllEvents);
 }
 
 CUptiResult cubind_cupti_event_group_remove_all_events(CUpti_EventGroup eventGroup)
 {
-    cubind__cuptiEventGroupRemoveAllEvents_fn cubind_fn = (cubind__cuptiEventGroupRemoveAllEvents_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupRemoveAllEvents, &cubind__cupti_offsets[30]);
+    cubind__cuptiEventGroupRemoveAllEvents_fn cubind_fn = (cubind__cuptiEventGroupRemoveAllEvents_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupRemoveAllEvents, &cubind__cupti_offsets[30]);
     CUptiResult cubind_status = cubind_fn(eventGroup);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(30, (int)cubind_status);
@@ -4335,15 +2870,16 @@ CUptiResult cubind_cupti_event_group_remove_all_events(CUpti_EventGroup eventGro
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEventGroupResetAllEvents is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupResetAllEvents(CUpti_EventGroup eventGroup)
+/* What the wrapper calls until cuptiEventGroupResetAllEvents is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupResetAllEvents(CUpti_EventGroup eventGroup)
 {
-    return cubind_shape_1((uintptr_t)eventGroup, 5);
+    return (CUptiResult)cubind__shape_110((uintptr_t)eventGroup, 30, (cubind__fnptr)cubind__slow_cuptiEventGroupResetAllEvents);
 }
 
 CUptiResult cubind_cupti_event_group_reset_all_events(CUpti_EventGroup eventGroup)
 {
-    cubind__cuptiEventGroupResetAllEvents_fn cubind_fn = (cubind__cuptiEventGroupResetAllEvents_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupResetAllEvents, &cubind__cupti_offsets[31]);
+    cubind__cuptiEventGroupResetAllEvents_fn cubind_fn = (cubind__cuptiEventGroupResetAllEvents_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupResetAllEvents, &cubind__cupti_offsets[31]);
     CUptiResult cubind_status = cubind_fn(eventGroup);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(31, (int)cubind_status);
@@ -4351,15 +2887,16 @@ CUptiResult cubind_cupti_event_group_reset_all_events(CUpti_EventGroup eventGrou
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEventGroupEnable is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupEnable(CUpti_EventGroup eventGroup)
+/* What the wrapper calls until cuptiEventGroupEnable is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupEnable(CUpti_EventGroup eventGroup)
 {
-    return cubind_shape_1((uintptr_t)eventGroup, 6);
+    return (CUptiResult)cubind__shape_110((uintptr_t)eventGroup, 31, (cubind__fnptr)cubind__slow_cuptiEventGroupEnable);
 }
 
 CUptiResult cubind_cupti_event_group_enable(CUpti_EventGroup eventGroup)
 {
-    cubind__cuptiEventGroupEnable_fn cubind_fn = (cubind__cuptiEventGroupEnable_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupEnable, &cubind__cupti_offsets[32]);
+    cubind__cuptiEventGroupEnable_fn cubind_fn = (cubind__cuptiEventGroupEnable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupEnable, &cubind__cupti_offsets[32]);
     CUptiResult cubind_status = cubind_fn(eventGroup);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(32, (int)cubind_status);
@@ -4367,15 +2904,16 @@ CUptiResult cubind_cupti_event_group_enable(CUpti_EventGroup eventGroup)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEventGroupDisable is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupDisable(CUpti_EventGroup eventGroup)
+/* What the wrapper calls until cuptiEventGroupDisable is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupDisable(CUpti_EventGroup eventGroup)
 {
-    return cubind_shape_1((uintptr_t)eventGroup, 7);
+    return (CUptiResult)cubind__shape_110((uintptr_t)eventGroup, 32, (cubind__fnptr)cubind__slow_cuptiEventGroupDisable);
 }
 
 CUptiResult cubind_cupti_event_group_disable(CUpti_EventGroup eventGroup)
 {
-    cubind__cuptiEventGroupDisable_fn cubind_fn = (cubind__cuptiEventGroupDisable_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupDisable, &cubind__cupti_offsets[33]);
+    cubind__cuptiEventGroupDisable_fn cubind_fn = (cubind__cuptiEventGroupDisable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupDisable, &cubind__cupti_offsets[33]);
     CUptiResult cubind_status = cubind_fn(eventGroup);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(33, (int)cubind_status);
@@ -4383,15 +2921,16 @@ CUptiResult cubind_cupti_event_group_disable(CUpti_EventGroup eventGroup)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEventGroupReadEvent is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupReadEvent(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer)
+/* What the wrapper calls until cuptiEventGroupReadEvent is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupReadEvent(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer)
 {
-    return cubind_shape_4((uintptr_t)eventGroup, flags, event, (uintptr_t)eventValueBufferSizeBytes, (uintptr_t)eventValueBuffer, 1);
+    return (CUptiResult)cubind__shape_75((uintptr_t)eventGroup, flags, event, (uintptr_t)eventValueBufferSizeBytes, (uintptr_t)eventValueBuffer, 91);
 }
 
 CUptiResult cubind_cupti_event_group_read_event(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer)
 {
-    cubind__cuptiEventGroupReadEvent_fn cubind_fn = (cubind__cuptiEventGroupReadEvent_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupReadEvent, &cubind__cupti_offsets[34]);
+    cubind__cuptiEventGroupReadEvent_fn cubind_fn = (cubind__cuptiEventGroupReadEvent_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupReadEvent, &cubind__cupti_offsets[34]);
     CUptiResult cubind_status = cubind_fn(eventGroup, flags, event, eventValueBufferSizeBytes, eventValueBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(34, (int)cubind_status);
@@ -4399,15 +2938,16 @@ CUptiResult cubind_cupti_event_group_read_event(CUpti_EventGroup eventGroup, CUp
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEventGroupReadAllEvents is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupReadAllEvents(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead)
+/* What the wrapper calls until cuptiEventGroupReadAllEvents is resolved, and every call while tracing: the slow path
+ * of its shape, 94 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupReadAllEvents(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead)
 {
-    return cubind_shape_5((uintptr_t)eventGroup, flags, (uintptr_t)eventValueBufferSizeBytes, (uintptr_t)eventValueBuffer, (uintptr_t)eventIdArraySizeBytes, (uintptr_t)eventIdArray, (uintptr_t)numEventIdsRead, 0.0);
+    return (CUptiResult)cubind__shape_94((uintptr_t)eventGroup, flags, (uintptr_t)eventValueBufferSizeBytes, (uintptr_t)eventValueBuffer, (uintptr_t)eventIdArraySizeBytes, (uintptr_t)eventIdArray, (uintptr_t)numEventIdsRead, 17.0);
 }
 
 CUptiResult cubind_cupti_event_group_read_all_events(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead)
 {
-    cubind__cuptiEventGroupReadAllEvents_fn cubind_fn = (cubind__cuptiEventGroupReadAllEvents_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupReadAllEvents, &cubind__cupti_offsets[35]);
+    cubind__cuptiEventGroupReadAllEvents_fn cubind_fn = (cubind__cuptiEventGroupReadAllEvents_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupReadAllEvents, &cubind__cupti_offsets[35]);
     CUptiResult cubind_status = cubind_fn(eventGroup, flags, eventValueBufferSizeBytes, eventValueBuffer, eventIdArraySizeBytes, eventIdArray, numEventIdsRead);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(35, (int)cubind_status);
@@ -4415,15 +2955,16 @@ CUptiResult cubind_cupti_event_group_read_all_events(CUpti_EventGroup eventGroup
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEventGroupSetsCreate is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupSetsCreate(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses)
+/* What the wrapper calls until cuptiEventGroupSetsCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupSetsCreate(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses)
 {
-    return cubind_shape_3((uintptr_t)context, eventIdArraySizeBytes, (uintptr_t)eventIdArray, (uintptr_t)eventGroupPasses, 8);
+    return (CUptiResult)cubind__shape_112((uintptr_t)context, eventIdArraySizeBytes, (uintptr_t)eventIdArray, (uintptr_t)eventGroupPasses, 5, (cubind__fnptr)cubind__slow_cuptiEventGroupSetsCreate);
 }
 
 CUptiResult cubind_cupti_event_group_sets_create(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses)
 {
-    cubind__cuptiEventGroupSetsCreate_fn cubind_fn = (cubind__cuptiEventGroupSetsCreate_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupSetsCreate, &cubind__cupti_offsets[36]);
+    cubind__cuptiEventGroupSetsCreate_fn cubind_fn = (cubind__cuptiEventGroupSetsCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupSetsCreate, &cubind__cupti_offsets[36]);
     CUptiResult cubind_status = cubind_fn(context, eventIdArraySizeBytes, eventIdArray, eventGroupPasses);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(36, (int)cubind_status);
@@ -4431,15 +2972,16 @@ CUptiResult cubind_cupti_event_group_sets_create(CUcontext context, size_t event
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEventGroupSetsDestroy is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupSetsDestroy(CUpti_EventGroupSets *eventGroupSets)
+/* What the wrapper calls until cuptiEventGroupSetsDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupSetsDestroy(CUpti_EventGroupSets *eventGroupSets)
 {
-    return cubind_shape_1((uintptr_t)eventGroupSets, 8);
+    return (CUptiResult)cubind__shape_110((uintptr_t)eventGroupSets, 33, (cubind__fnptr)cubind__slow_cuptiEventGroupSetsDestroy);
 }
 
 CUptiResult cubind_cupti_event_group_sets_destroy(CUpti_EventGroupSets *eventGroupSets)
 {
-    cubind__cuptiEventGroupSetsDestroy_fn cubind_fn = (cubind__cuptiEventGroupSetsDestroy_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupSetsDestroy, &cubind__cupti_offsets[37]);
+    cubind__cuptiEventGroupSetsDestroy_fn cubind_fn = (cubind__cuptiEventGroupSetsDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupSetsDestroy, &cubind__cupti_offsets[37]);
     CUptiResult cubind_status = cubind_fn(eventGroupSets);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(37, (int)cubind_status);
@@ -4447,15 +2989,16 @@ CUptiResult cubind_cupti_event_group_sets_destroy(CUpti_EventGroupSets *eventGro
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEventGroupSetEnable is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupSetEnable(CUpti_EventGroupSet *eventGroupSet)
+/* What the wrapper calls until cuptiEventGroupSetEnable is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupSetEnable(CUpti_EventGroupSet *eventGroupSet)
 {
-    return cubind_shape_1((uintptr_t)eventGroupSet, 9);
+    return (CUptiResult)cubind__shape_110((uintptr_t)eventGroupSet, 34, (cubind__fnptr)cubind__slow_cuptiEventGroupSetEnable);
 }
 
 CUptiResult cubind_cupti_event_group_set_enable(CUpti_EventGroupSet *eventGroupSet)
 {
-    cubind__cuptiEventGroupSetEnable_fn cubind_fn = (cubind__cuptiEventGroupSetEnable_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupSetEnable, &cubind__cupti_offsets[38]);
+    cubind__cuptiEventGroupSetEnable_fn cubind_fn = (cubind__cuptiEventGroupSetEnable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupSetEnable, &cubind__cupti_offsets[38]);
     CUptiResult cubind_status = cubind_fn(eventGroupSet);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(38, (int)cubind_status);
@@ -4463,15 +3006,16 @@ CUptiResult cubind_cupti_event_group_set_enable(CUpti_EventGroupSet *eventGroupS
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEventGroupSetDisable is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupSetDisable(CUpti_EventGroupSet *eventGroupSet)
+/* What the wrapper calls until cuptiEventGroupSetDisable is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupSetDisable(CUpti_EventGroupSet *eventGroupSet)
 {
-    return cubind_shape_1((uintptr_t)eventGroupSet, 10);
+    return (CUptiResult)cubind__shape_110((uintptr_t)eventGroupSet, 35, (cubind__fnptr)cubind__slow_cuptiEventGroupSetDisable);
 }
 
 CUptiResult cubind_cupti_event_group_set_disable(CUpti_EventGroupSet *eventGroupSet)
 {
-    cubind__cuptiEventGroupSetDisable_fn cubind_fn = (cubind__cuptiEventGroupSetDisable_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupSetDisable, &cubind__cupti_offsets[39]);
+    cubind__cuptiEventGroupSetDisable_fn cubind_fn = (cubind__cuptiEventGroupSetDisable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupSetDisable, &cubind__cupti_offsets[39]);
     CUptiResult cubind_status = cubind_fn(eventGroupSet);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(39, (int)cubind_status);
@@ -4479,15 +3023,16 @@ CUptiResult cubind_cupti_event_group_set_disable(CUpti_EventGroupSet *eventGroup
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEnableKernelReplayMode is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiEnableKernelReplayMode(CUcontext context)
+/* What the wrapper calls until cuptiEnableKernelReplayMode is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEnableKernelReplayMode(CUcontext context)
 {
-    return cubind_shape_1((uintptr_t)context, 11);
+    return (CUptiResult)cubind__shape_110((uintptr_t)context, 36, (cubind__fnptr)cubind__slow_cuptiEnableKernelReplayMode);
 }
 
 CUptiResult cubind_cupti_enable_kernel_replay_mode(CUcontext context)
 {
-    cubind__cuptiEnableKernelReplayMode_fn cubind_fn = (cubind__cuptiEnableKernelReplayMode_fn)cubind__target((cubind__fnptr)slow_cuptiEnableKernelReplayMode, &cubind__cupti_offsets[40]);
+    cubind__cuptiEnableKernelReplayMode_fn cubind_fn = (cubind__cuptiEnableKernelReplayMode_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEnableKernelReplayMode, &cubind__cupti_offsets[40]);
     CUptiResult cubind_status = cubind_fn(context);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(40, (int)cubind_status);
@@ -4495,15 +3040,16 @@ CUptiResult cubind_cupti_enable_kernel_replay_mode(CUcontext context)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiDisableKernelReplayMode is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiDisableKernelReplayMode(CUcontext context)
+/* What the wrapper calls until cuptiDisableKernelReplayMode is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiDisableKernelReplayMode(CUcontext context)
 {
-    return cubind_shape_1((uintptr_t)context, 12);
+    return (CUptiResult)cubind__shape_110((uintptr_t)context, 37, (cubind__fnptr)cubind__slow_cuptiDisableKernelReplayMode);
 }
 
 CUptiResult cubind_cupti_disable_kernel_replay_mode(CUcontext context)
 {
-    cubind__cuptiDisableKernelReplayMode_fn cubind_fn = (cubind__cuptiDisableKernelReplayMode_fn)cubind__target((cubind__fnptr)slow_cuptiDisableKernelReplayMode, &cubind__cupti_offsets[41]);
+    cubind__cuptiDisableKernelReplayMode_fn cubind_fn = (cubind__cuptiDisableKernelReplayMode_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiDisableKernelReplayMode, &cubind__cupti_offsets[41]);
     CUptiResult cubind_status = cubind_fn(context);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(41, (int)cubind_status);
@@ -4511,15 +3057,16 @@ CUptiResult cubind_cupti_disable_kernel_replay_mode(CUcontext context)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiKernelReplaySubscribeUpdate is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiKernelReplaySubscribeUpdate(CUpti_KernelReplayUpdateFunc updateFunc, void *customData)
+/* What the wrapper calls until cuptiKernelReplaySubscribeUpdate is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiKernelReplaySubscribeUpdate(CUpti_KernelReplayUpdateFunc updateFunc, void *customData)
 {
-    return cubind_shape_0((uintptr_t)updateFunc, (uintptr_t)customData, 10);
+    return (CUptiResult)cubind__shape_113((uintptr_t)updateFunc, (uintptr_t)customData, 5, (cubind__fnptr)cubind__slow_cuptiKernelReplaySubscribeUpdate);
 }
 
 CUptiResult cubind_cupti_kernel_replay_subscribe_update(CUpti_KernelReplayUpdateFunc updateFunc, void *customData)
 {
-    cubind__cuptiKernelReplaySubscribeUpdate_fn cubind_fn = (cubind__cuptiKernelReplaySubscribeUpdate_fn)cubind__target((cubind__fnptr)slow_cuptiKernelReplaySubscribeUpdate, &cubind__cupti_offsets[42]);
+    cubind__cuptiKernelReplaySubscribeUpdate_fn cubind_fn = (cubind__cuptiKernelReplaySubscribeUpdate_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiKernelReplaySubscribeUpdate, &cubind__cupti_offsets[42]);
     CUptiResult cubind_status = cubind_fn(updateFunc, customData);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(42, (int)cubind_status);
@@ -4527,15 +3074,16 @@ CUptiResult cubind_cupti_kernel_replay_subscribe_update(CUpti_KernelReplayUpdate
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiGetNumMetrics is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiGetNumMetrics(uint32_t *numMetrics)
+/* What the wrapper calls until cuptiGetNumMetrics is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetNumMetrics(uint32_t *numMetrics)
 {
-    return cubind_shape_1((uintptr_t)numMetrics, 13);
+    return (CUptiResult)cubind__shape_110((uintptr_t)numMetrics, 38, (cubind__fnptr)cubind__slow_cuptiGetNumMetrics);
 }
 
 CUptiResult cubind_cupti_get_num_metrics(uint32_t *numMetrics)
 {
-    cubind__cuptiGetNumMetrics_fn cubind_fn = (cubind__cuptiGetNumMetrics_fn)cubind__target((cubind__fnptr)slow_cuptiGetNumMetrics, &cubind__cupti_offsets[43]);
+    cubind__cuptiGetNumMetrics_fn cubind_fn = (cubind__cuptiGetNumMetrics_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetNumMetrics, &cubind__cupti_offsets[43]);
     CUptiResult cubind_status = cubind_fn(numMetrics);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(43, (int)cubind_status);
@@ -4543,15 +3091,16 @@ CUptiResult cubind_cupti_get_num_metrics(uint32_t *numMetrics)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiEnumMetrics is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiEnumMetrics(size_t *arraySizeBytes, CUpti_MetricID *metricArray)
+/* What the wrapper calls until cuptiEnumMetrics is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEnumMetrics(size_t *arraySizeBytes, CUpti_MetricID *metricArray)
 {
-    return cubind_shape_0((uintptr_t)arraySizeBytes, (uintptr_t)metricArray, 11);
+    return (CUptiResult)cubind__shape_113((uintptr_t)arraySizeBytes, (uintptr_t)metricArray, 6, (cubind__fnptr)cubind__slow_cuptiEnumMetrics);
 }
 
 CUptiResult cubind_cupti_enum_metrics(size_t *arraySizeBytes, CUpti_MetricID *metricArray)
 {
-    cubind__cuptiEnumMetrics_fn cubind_fn = (cubind__cuptiEnumMetrics_fn)cubind__target((cubind__fnptr)slow_cuptiEnumMetrics, &cubind__cupti_offsets[44]);
+    cubind__cuptiEnumMetrics_fn cubind_fn = (cubind__cuptiEnumMetrics_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEnumMetrics, &cubind__cupti_offsets[44]);
     CUptiResult cubind_status = cubind_fn(arraySizeBytes, metricArray);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(44, (int)cubind_status);
@@ -4559,15 +3108,16 @@ CUptiResult cubind_cupti_enum_metrics(size_t *arraySizeBytes, CUpti_MetricID *me
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiDeviceGetNumMetrics is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiDeviceGetNumMetrics(CUdevice device, uint32_t *numMetrics)
+/* What the wrapper calls until cuptiDeviceGetNumMetrics is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiDeviceGetNumMetrics(CUdevice device, uint32_t *numMetrics)
 {
-    return cubind_shape_0(device, (uintptr_t)numMetrics, 12);
+    return (CUptiResult)cubind__shape_113(device, (uintptr_t)numMetrics, 7, (cubind__fnptr)cubind__slow_cuptiDeviceGetNumMetrics);
 }
 
 CUptiResult cubind_cupti_device_get_num_metrics(CUdevice device, uint32_t *numMetrics)
 {
-    cubind__cuptiDeviceGetNumMetrics_fn cubind_fn = (cubind__cuptiDeviceGetNumMetrics_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceGetNumMetrics, &cubind__cupti_offsets[45]);
+    cubind__cuptiDeviceGetNumMetrics_fn cubind_fn = (cubind__cuptiDeviceGetNumMetrics_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiDeviceGetNumMetrics, &cubind__cupti_offsets[45]);
     CUptiResult cubind_status = cubind_fn(device, numMetrics);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(45, (int)cubind_status);
@@ -4575,15 +3125,16 @@ CUptiResult cubind_cupti_device_get_num_metrics(CUdevice device, uint32_t *numMe
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiDeviceEnumMetrics is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD CUptiResult slow_cuptiDeviceEnumMetrics(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray)
+/* What the wrapper calls until cuptiDeviceEnumMetrics is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiDeviceEnumMetrics(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray)
 {
-    return cubind_shape_2(device, (uintptr_t)arraySizeBytes, (uintptr_t)metricArray, 7);
+    return (CUptiResult)cubind__shape_111(device, (uintptr_t)arraySizeBytes, (uintptr_t)metricArray, 5, (cubind__fnptr)cubind__slow_cuptiDeviceEnumMetrics);
 }
 
 CUptiResult cubind_cupti_device_enum_metrics(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray)
 {
-    cubind__cuptiDeviceEnumMetrics_fn cubind_fn = (cubind__cuptiDeviceEnumMetrics_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceEnumMetrics, &cubind__cupti_offsets[46]);
+    cubind__cuptiDeviceEnumMetrics_fn cubind_fn = (cubind__cuptiDeviceEnumMetrics_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiDeviceEnumMetrics, &cubind__cupti_offsets[46]);
     CUptiResult cubind_status = cubind_fn(device, arraySizeBytes, metricArray);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(46, (int)cubind_status);
@@ -4591,15 +3142,16 @@ CUptiResult cubind_cupti_device_enum_metrics(CUdevice device, size_t *arraySizeB
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiMetricGetAttribute is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD CUptiResult slow_cuptiMetricGetAttribute(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value)
+/* What the wrapper calls until cuptiMetricGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiMetricGetAttribute(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value)
 {
-    return cubind_shape_3(metric, attrib, (uintptr_t)valueSize, (uintptr_t)value, 9);
+    return (CUptiResult)cubind__shape_112(metric, attrib, (uintptr_t)valueSize, (uintptr_t)value, 6, (cubind__fnptr)cubind__slow_cuptiMetricGetAttribute);
 }
 
 CUptiResult cubind_cupti_metric_get_attribute(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value)
 {
-    cubind__cuptiMetricGetAttribute_fn cubind_fn = (cubind__cuptiMetricGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiMetricGetAttribute, &cubind__cupti_offsets[47]);
+    cubind__cuptiMetricGetAttribute_fn cubind_fn = (cubind__cuptiMetricGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiMetricGetAttribute, &cubind__cupti_offsets[47]);
     CUptiResult cubind_status = cubind_fn(metric, attrib, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(47, (int)cubind_status);
@@ -4607,15 +3159,16 @@ CUptiResult cubind_cupti_metric_get_attribute(CUpti_MetricID metric, CUpti_Metri
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiMetricGetIdFromName is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD CUptiResult slow_cuptiMetricGetIdFromName(CUdevice device, const char *metricName, CUpti_MetricID *metric)
+/* What the wrapper calls until cuptiMetricGetIdFromName is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiMetricGetIdFromName(CUdevice device, const char *metricName, CUpti_MetricID *metric)
 {
-    return cubind_shape_2(device, (uintptr_t)metricName, (uintptr_t)metric, 8);
+    return (CUptiResult)cubind__shape_111(device, (uintptr_t)metricName, (uintptr_t)metric, 6, (cubind__fnptr)cubind__slow_cuptiMetricGetIdFromName);
 }
 
 CUptiResult cubind_cupti_metric_get_id_from_name(CUdevice device, const char *metricName, CUpti_MetricID *metric)
 {
-    cubind__cuptiMetricGetIdFromName_fn cubind_fn = (cubind__cuptiMetricGetIdFromName_fn)cubind__target((cubind__fnptr)slow_cuptiMetricGetIdFromName, &cubind__cupti_offsets[48]);
+    cubind__cuptiMetricGetIdFromName_fn cubind_fn = (cubind__cuptiMetricGetIdFromName_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiMetricGetIdFromName, &cubind__cupti_offsets[48]);
     CUptiResult cubind_status = cubind_fn(device, metricName, metric);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(48, (int)cubind_status);
@@ -4623,15 +3176,16 @@ CUptiResult cubind_cupti_metric_get_id_from_name(CUdevice device, const char *me
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiMetricGetNumEvents is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiMetricGetNumEvents(CUpti_MetricID metric, uint32_t *numEvents)
+/* What the wrapper calls until cuptiMetricGetNumEvents is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiMetricGetNumEvents(CUpti_MetricID metric, uint32_t *numEvents)
 {
-    return cubind_shape_0(metric, (uintptr_t)numEvents, 13);
+    return (CUptiResult)cubind__shape_113(metric, (uintptr_t)numEvents, 8, (cubind__fnptr)cubind__slow_cuptiMetricGetNumEvents);
 }
 
 CUptiResult cubind_cupti_metric_get_num_events(CUpti_MetricID metric, uint32_t *numEvents)
 {
-    cubind__cuptiMetricGetNumEvents_fn cubind_fn = (cubind__cuptiMetricGetNumEvents_fn)cubind__target((cubind__fnptr)slow_cuptiMetricGetNumEvents, &cubind__cupti_offsets[49]);
+    cubind__cuptiMetricGetNumEvents_fn cubind_fn = (cubind__cuptiMetricGetNumEvents_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiMetricGetNumEvents, &cubind__cupti_offsets[49]);
     CUptiResult cubind_status = cubind_fn(metric, numEvents);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(49, (int)cubind_status);
@@ -4639,15 +3193,16 @@ CUptiResult cubind_cupti_metric_get_num_events(CUpti_MetricID metric, uint32_t *
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiMetricEnumEvents is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD CUptiResult slow_cuptiMetricEnumEvents(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray)
+/* What the wrapper calls until cuptiMetricEnumEvents is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiMetricEnumEvents(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray)
 {
-    return cubind_shape_2(metric, (uintptr_t)eventIdArraySizeBytes, (uintptr_t)eventIdArray, 9);
+    return (CUptiResult)cubind__shape_111(metric, (uintptr_t)eventIdArraySizeBytes, (uintptr_t)eventIdArray, 7, (cubind__fnptr)cubind__slow_cuptiMetricEnumEvents);
 }
 
 CUptiResult cubind_cupti_metric_enum_events(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray)
 {
-    cubind__cuptiMetricEnumEvents_fn cubind_fn = (cubind__cuptiMetricEnumEvents_fn)cubind__target((cubind__fnptr)slow_cuptiMetricEnumEvents, &cubind__cupti_offsets[50]);
+    cubind__cuptiMetricEnumEvents_fn cubind_fn = (cubind__cuptiMetricEnumEvents_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiMetricEnumEvents, &cubind__cupti_offsets[50]);
     CUptiResult cubind_status = cubind_fn(metric, eventIdArraySizeBytes, eventIdArray);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(50, (int)cubind_status);
@@ -4655,15 +3210,16 @@ CUptiResult cubind_cupti_metric_enum_events(CUpti_MetricID metric, size_t *event
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiMetricGetNumProperties is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiMetricGetNumProperties(CUpti_MetricID metric, uint32_t *numProp)
+/* What the wrapper calls until cuptiMetricGetNumProperties is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiMetricGetNumProperties(CUpti_MetricID metric, uint32_t *numProp)
 {
-    return cubind_shape_0(metric, (uintptr_t)numProp, 14);
+    return (CUptiResult)cubind__shape_113(metric, (uintptr_t)numProp, 9, (cubind__fnptr)cubind__slow_cuptiMetricGetNumProperties);
 }
 
 CUptiResult cubind_cupti_metric_get_num_properties(CUpti_MetricID metric, uint32_t *numProp)
 {
-    cubind__cuptiMetricGetNumProperties_fn cubind_fn = (cubind__cuptiMetricGetNumProperties_fn)cubind__target((cubind__fnptr)slow_cuptiMetricGetNumProperties, &cubind__cupti_offsets[51]);
+    cubind__cuptiMetricGetNumProperties_fn cubind_fn = (cubind__cuptiMetricGetNumProperties_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiMetricGetNumProperties, &cubind__cupti_offsets[51]);
     CUptiResult cubind_status = cubind_fn(metric, numProp);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(51, (int)cubind_status);
@@ -4671,15 +3227,16 @@ CUptiResult cubind_cupti_metric_get_num_properties(CUpti_MetricID metric, uint32
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiMetricEnumProperties is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD CUptiResult slow_cuptiMetricEnumProperties(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray)
+/* What the wrapper calls until cuptiMetricEnumProperties is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiMetricEnumProperties(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray)
 {
-    return cubind_shape_2(metric, (uintptr_t)propIdArraySizeBytes, (uintptr_t)propIdArray, 10);
+    return (CUptiResult)cubind__shape_111(metric, (uintptr_t)propIdArraySizeBytes, (uintptr_t)propIdArray, 8, (cubind__fnptr)cubind__slow_cuptiMetricEnumProperties);
 }
 
 CUptiResult cubind_cupti_metric_enum_properties(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray)
 {
-    cubind__cuptiMetricEnumProperties_fn cubind_fn = (cubind__cuptiMetricEnumProperties_fn)cubind__target((cubind__fnptr)slow_cuptiMetricEnumProperties, &cubind__cupti_offsets[52]);
+    cubind__cuptiMetricEnumProperties_fn cubind_fn = (cubind__cuptiMetricEnumProperties_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiMetricEnumProperties, &cubind__cupti_offsets[52]);
     CUptiResult cubind_status = cubind_fn(metric, propIdArraySizeBytes, propIdArray);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(52, (int)cubind_status);
@@ -4687,15 +3244,16 @@ CUptiResult cubind_cupti_metric_enum_properties(CUpti_MetricID metric, size_t *p
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiMetricGetRequiredEventGroupSets is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD CUptiResult slow_cuptiMetricGetRequiredEventGroupSets(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets)
+/* What the wrapper calls until cuptiMetricGetRequiredEventGroupSets is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiMetricGetRequiredEventGroupSets(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets)
 {
-    return cubind_shape_2((uintptr_t)context, metric, (uintptr_t)eventGroupSets, 11);
+    return (CUptiResult)cubind__shape_111((uintptr_t)context, metric, (uintptr_t)eventGroupSets, 9, (cubind__fnptr)cubind__slow_cuptiMetricGetRequiredEventGroupSets);
 }
 
 CUptiResult cubind_cupti_metric_get_required_event_group_sets(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets)
 {
-    cubind__cuptiMetricGetRequiredEventGroupSets_fn cubind_fn = (cubind__cuptiMetricGetRequiredEventGroupSets_fn)cubind__target((cubind__fnptr)slow_cuptiMetricGetRequiredEventGroupSets, &cubind__cupti_offsets[53]);
+    cubind__cuptiMetricGetRequiredEventGroupSets_fn cubind_fn = (cubind__cuptiMetricGetRequiredEventGroupSets_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiMetricGetRequiredEventGroupSets, &cubind__cupti_offsets[53]);
     CUptiResult cubind_status = cubind_fn(context, metric, eventGroupSets);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(53, (int)cubind_status);
@@ -4703,15 +3261,16 @@ CUptiResult cubind_cupti_metric_get_required_event_group_sets(CUcontext context,
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiMetricCreateEventGroupSets is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD CUptiResult slow_cuptiMetricCreateEventGroupSets(CUcontext context, size_t metricIdArraySizeBytes, CUpti_MetricID *metricIdArray, CUpti_EventGroupSets **eventGroupPasses)
+/* What the wrapper calls until cuptiMetricCreateEventGroupSets is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiMetricCreateEventGroupSets(CUcontext context, size_t metricIdArraySizeBytes, CUpti_MetricID *metricIdArray, CUpti_EventGroupSets **eventGroupPasses)
 {
-    return cubind_shape_3((uintptr_t)context, metricIdArraySizeBytes, (uintptr_t)metricIdArray, (uintptr_t)eventGroupPasses, 10);
+    return (CUptiResult)cubind__shape_112((uintptr_t)context, metricIdArraySizeBytes, (uintptr_t)metricIdArray, (uintptr_t)eventGroupPasses, 7, (cubind__fnptr)cubind__slow_cuptiMetricCreateEventGroupSets);
 }
 
 CUptiResult cubind_cupti_metric_create_event_group_sets(CUcontext context, size_t metricIdArraySizeBytes, CUpti_MetricID *metricIdArray, CUpti_EventGroupSets **eventGroupPasses)
 {
-    cubind__cuptiMetricCreateEventGroupSets_fn cubind_fn = (cubind__cuptiMetricCreateEventGroupSets_fn)cubind__target((cubind__fnptr)slow_cuptiMetricCreateEventGroupSets, &cubind__cupti_offsets[54]);
+    cubind__cuptiMetricCreateEventGroupSets_fn cubind_fn = (cubind__cuptiMetricCreateEventGroupSets_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiMetricCreateEventGroupSets, &cubind__cupti_offsets[54]);
     CUptiResult cubind_status = cubind_fn(context, metricIdArraySizeBytes, metricIdArray, eventGroupPasses);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(54, (int)cubind_status);
@@ -4719,15 +3278,16 @@ CUptiResult cubind_cupti_metric_create_event_group_sets(CUcontext context, size_
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiMetricGetValue is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD CUptiResult slow_cuptiMetricGetValue(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue)
+/* What the wrapper calls until cuptiMetricGetValue is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiMetricGetValue(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue)
 {
-    return cubind_shape_6(device, metric, eventIdArraySizeBytes, (uintptr_t)eventIdArray, eventValueArraySizeBytes, (uintptr_t)eventValueArray, timeDuration, (uintptr_t)metricValue, 0.0);
+    return (CUptiResult)cubind__shape_59(device, metric, eventIdArraySizeBytes, (uintptr_t)eventIdArray, eventValueArraySizeBytes, (uintptr_t)eventValueArray, timeDuration, (uintptr_t)metricValue, 55.0);
 }
 
 CUptiResult cubind_cupti_metric_get_value(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue)
 {
-    cubind__cuptiMetricGetValue_fn cubind_fn = (cubind__cuptiMetricGetValue_fn)cubind__target((cubind__fnptr)slow_cuptiMetricGetValue, &cubind__cupti_offsets[55]);
+    cubind__cuptiMetricGetValue_fn cubind_fn = (cubind__cuptiMetricGetValue_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiMetricGetValue, &cubind__cupti_offsets[55]);
     CUptiResult cubind_status = cubind_fn(device, metric, eventIdArraySizeBytes, eventIdArray, eventValueArraySizeBytes, eventValueArray, timeDuration, metricValue);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(55, (int)cubind_status);
@@ -4735,15 +3295,16 @@ CUptiResult cubind_cupti_metric_get_value(CUdevice device, CUpti_MetricID metric
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiMetricGetValue2 is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD CUptiResult slow_cuptiMetricGetValue2(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue)
+/* What the wrapper calls until cuptiMetricGetValue2 is resolved, and every call while tracing: the slow path
+ * of its shape, 62 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiMetricGetValue2(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue)
 {
-    return cubind_shape_7(metric, eventIdArraySizeBytes, (uintptr_t)eventIdArray, eventValueArraySizeBytes, (uintptr_t)eventValueArray, propIdArraySizeBytes, (uintptr_t)propIdArray, propValueArraySizeBytes, (uintptr_t)propValueArray, (uintptr_t)metricValue, 0.0);
+    return (CUptiResult)cubind__shape_62(metric, eventIdArraySizeBytes, (uintptr_t)eventIdArray, eventValueArraySizeBytes, (uintptr_t)eventValueArray, propIdArraySizeBytes, (uintptr_t)propIdArray, propValueArraySizeBytes, (uintptr_t)propValueArray, (uintptr_t)metricValue, 54.0);
 }
 
 CUptiResult cubind_cupti_metric_get_value2(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue)
 {
-    cubind__cuptiMetricGetValue2_fn cubind_fn = (cubind__cuptiMetricGetValue2_fn)cubind__target((cubind__fnptr)slow_cuptiMetricGetValue2, &cubind__cupti_offsets[56]);
+    cubind__cuptiMetricGetValue2_fn cubind_fn = (cubind__cuptiMetricGetValue2_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiMetricGetValue2, &cubind__cupti_offsets[56]);
     CUptiResult cubind_status = cubind_fn(metric, eventIdArraySizeBytes, eventIdArray, eventValueArraySizeBytes, eventValueArray, propIdArraySizeBytes, propIdArray, propValueArraySizeBytes, propValueArray, metricValue);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(56, (int)cubind_status);
@@ -4751,15 +3312,16 @@ CUptiResult cubind_cupti_metric_get_value2(CUpti_MetricID metric, size_t eventId
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiGetTimestamp is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiGetTimestamp(uint64_t *timestamp)
+/* What the wrapper calls until cuptiGetTimestamp is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetTimestamp(uint64_t *timestamp)
 {
-    return cubind_shape_1((uintptr_t)timestamp, 14);
+    return (CUptiResult)cubind__shape_110((uintptr_t)timestamp, 39, (cubind__fnptr)cubind__slow_cuptiGetTimestamp);
 }
 
 CUptiResult cubind_cupti_get_timestamp(uint64_t *timestamp)
 {
-    cubind__cuptiGetTimestamp_fn cubind_fn = (cubind__cuptiGetTimestamp_fn)cubind__target((cubind__fnptr)slow_cuptiGetTimestamp, &cubind__cupti_offsets[57]);
+    cubind__cuptiGetTimestamp_fn cubind_fn = (cubind__cuptiGetTimestamp_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetTimestamp, &cubind__cupti_offsets[57]);
     CUptiResult cubind_status = cubind_fn(timestamp);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(57, (int)cubind_status);
@@ -4767,15 +3329,16 @@ CUptiResult cubind_cupti_get_timestamp(uint64_t *timestamp)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiGetContextId is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiGetContextId(CUcontext context, uint32_t *contextId)
+/* What the wrapper calls until cuptiGetContextId is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetContextId(CUcontext context, uint32_t *contextId)
 {
-    return cubind_shape_0((uintptr_t)context, (uintptr_t)contextId, 15);
+    return (CUptiResult)cubind__shape_113((uintptr_t)context, (uintptr_t)contextId, 10, (cubind__fnptr)cubind__slow_cuptiGetContextId);
 }
 
 CUptiResult cubind_cupti_get_context_id(CUcontext context, uint32_t *contextId)
 {
-    cubind__cuptiGetContextId_fn cubind_fn = (cubind__cuptiGetContextId_fn)cubind__target((cubind__fnptr)slow_cuptiGetContextId, &cubind__cupti_offsets[58]);
+    cubind__cuptiGetContextId_fn cubind_fn = (cubind__cuptiGetContextId_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetContextId, &cubind__cupti_offsets[58]);
     CUptiResult cubind_status = cubind_fn(context, contextId);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(58, (int)cubind_status);
@@ -4783,15 +3346,16 @@ CUptiResult cubind_cupti_get_context_id(CUcontext context, uint32_t *contextId)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiGetStreamId is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD CUptiResult slow_cuptiGetStreamId(CUcontext context, CUstream stream, uint32_t *streamId)
+/* What the wrapper calls until cuptiGetStreamId is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetStreamId(CUcontext context, CUstream stream, uint32_t *streamId)
 {
-    return cubind_shape_2((uintptr_t)context, (uintptr_t)stream, (uintptr_t)streamId, 12);
+    return (CUptiResult)cubind__shape_111((uintptr_t)context, (uintptr_t)stream, (uintptr_t)streamId, 10, (cubind__fnptr)cubind__slow_cuptiGetStreamId);
 }
 
 CUptiResult cubind_cupti_get_stream_id(CUcontext context, CUstream stream, uint32_t *streamId)
 {
-    cubind__cuptiGetStreamId_fn cubind_fn = (cubind__cuptiGetStreamId_fn)cubind__target((cubind__fnptr)slow_cuptiGetStreamId, &cubind__cupti_offsets[59]);
+    cubind__cuptiGetStreamId_fn cubind_fn = (cubind__cuptiGetStreamId_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetStreamId, &cubind__cupti_offsets[59]);
     CUptiResult cubind_status = cubind_fn(context, stream, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(59, (int)cubind_status);
@@ -4799,15 +3363,16 @@ CUptiResult cubind_cupti_get_stream_id(CUcontext context, CUstream stream, uint3
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiGetStreamIdEx is resolved, and every call while tracing: shape 8. */
-static CUBIND_COLD CUptiResult slow_cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId)
+/* What the wrapper calls until cuptiGetStreamIdEx is resolved, and every call while tracing: the slow path
+ * of its shape, 114 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId)
 {
-    return cubind_shape_8((uintptr_t)context, (uintptr_t)stream, perThreadStream, (uintptr_t)streamId, 0);
+    return (CUptiResult)cubind__shape_114((uintptr_t)context, (uintptr_t)stream, perThreadStream, (uintptr_t)streamId, 0, (cubind__fnptr)cubind__slow_cuptiGetStreamIdEx);
 }
 
 CUptiResult cubind_cupti_get_stream_id_ex(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId)
 {
-    cubind__cuptiGetStreamIdEx_fn cubind_fn = (cubind__cuptiGetStreamIdEx_fn)cubind__target((cubind__fnptr)slow_cuptiGetStreamIdEx, &cubind__cupti_offsets[60]);
+    cubind__cuptiGetStreamIdEx_fn cubind_fn = (cubind__cuptiGetStreamIdEx_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetStreamIdEx, &cubind__cupti_offsets[60]);
     CUptiResult cubind_status = cubind_fn(context, stream, perThreadStream, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(60, (int)cubind_status);
@@ -4815,15 +3380,16 @@ CUptiResult cubind_cupti_get_stream_id_ex(CUcontext context, CUstream stream, ui
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiGetDeviceId is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiGetDeviceId(CUcontext context, uint32_t *deviceId)
+/* What the wrapper calls until cuptiGetDeviceId is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetDeviceId(CUcontext context, uint32_t *deviceId)
 {
-    return cubind_shape_0((uintptr_t)context, (uintptr_t)deviceId, 16);
+    return (CUptiResult)cubind__shape_113((uintptr_t)context, (uintptr_t)deviceId, 11, (cubind__fnptr)cubind__slow_cuptiGetDeviceId);
 }
 
 CUptiResult cubind_cupti_get_device_id(CUcontext context, uint32_t *deviceId)
 {
-    cubind__cuptiGetDeviceId_fn cubind_fn = (cubind__cuptiGetDeviceId_fn)cubind__target((cubind__fnptr)slow_cuptiGetDeviceId, &cubind__cupti_offsets[61]);
+    cubind__cuptiGetDeviceId_fn cubind_fn = (cubind__cuptiGetDeviceId_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetDeviceId, &cubind__cupti_offsets[61]);
     CUptiResult cubind_status = cubind_fn(context, deviceId);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(61, (int)cubind_status);
@@ -4831,15 +3397,16 @@ CUptiResult cubind_cupti_get_device_id(CUcontext context, uint32_t *deviceId)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiGetGraphNodeId is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiGetGraphNodeId(CUgraphNode node, uint64_t *nodeId)
+/* What the wrapper calls until cuptiGetGraphNodeId is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetGraphNodeId(CUgraphNode node, uint64_t *nodeId)
 {
-    return cubind_shape_0((uintptr_t)node, (uintptr_t)nodeId, 17);
+    return (CUptiResult)cubind__shape_113((uintptr_t)node, (uintptr_t)nodeId, 12, (cubind__fnptr)cubind__slow_cuptiGetGraphNodeId);
 }
 
 CUptiResult cubind_cupti_get_graph_node_id(CUgraphNode node, uint64_t *nodeId)
 {
-    cubind__cuptiGetGraphNodeId_fn cubind_fn = (cubind__cuptiGetGraphNodeId_fn)cubind__target((cubind__fnptr)slow_cuptiGetGraphNodeId, &cubind__cupti_offsets[62]);
+    cubind__cuptiGetGraphNodeId_fn cubind_fn = (cubind__cuptiGetGraphNodeId_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetGraphNodeId, &cubind__cupti_offsets[62]);
     CUptiResult cubind_status = cubind_fn(node, nodeId);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(62, (int)cubind_status);
@@ -4847,15 +3414,16 @@ CUptiResult cubind_cupti_get_graph_node_id(CUgraphNode node, uint64_t *nodeId)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiGetGraphId is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiGetGraphId(CUgraph graph, uint32_t *pId)
+/* What the wrapper calls until cuptiGetGraphId is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetGraphId(CUgraph graph, uint32_t *pId)
 {
-    return cubind_shape_0((uintptr_t)graph, (uintptr_t)pId, 18);
+    return (CUptiResult)cubind__shape_113((uintptr_t)graph, (uintptr_t)pId, 13, (cubind__fnptr)cubind__slow_cuptiGetGraphId);
 }
 
 CUptiResult cubind_cupti_get_graph_id(CUgraph graph, uint32_t *pId)
 {
-    cubind__cuptiGetGraphId_fn cubind_fn = (cubind__cuptiGetGraphId_fn)cubind__target((cubind__fnptr)slow_cuptiGetGraphId, &cubind__cupti_offsets[63]);
+    cubind__cuptiGetGraphId_fn cubind_fn = (cubind__cuptiGetGraphId_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetGraphId, &cubind__cupti_offsets[63]);
     CUptiResult cubind_status = cubind_fn(graph, pId);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(63, (int)cubind_status);
@@ -4863,15 +3431,16 @@ CUptiResult cubind_cupti_get_graph_id(CUgraph graph, uint32_t *pId)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiGetGraphExecId is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiGetGraphExecId(CUgraphExec graphExec, uint32_t *pId)
+/* What the wrapper calls until cuptiGetGraphExecId is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetGraphExecId(CUgraphExec graphExec, uint32_t *pId)
 {
-    return cubind_shape_0((uintptr_t)graphExec, (uintptr_t)pId, 19);
+    return (CUptiResult)cubind__shape_113((uintptr_t)graphExec, (uintptr_t)pId, 14, (cubind__fnptr)cubind__slow_cuptiGetGraphExecId);
 }
 
 CUptiResult cubind_cupti_get_graph_exec_id(CUgraphExec graphExec, uint32_t *pId)
 {
-    cubind__cuptiGetGraphExecId_fn cubind_fn = (cubind__cuptiGetGraphExecId_fn)cubind__target((cubind__fnptr)slow_cuptiGetGraphExecId, &cubind__cupti_offsets[64]);
+    cubind__cuptiGetGraphExecId_fn cubind_fn = (cubind__cuptiGetGraphExecId_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetGraphExecId, &cubind__cupti_offsets[64]);
     CUptiResult cubind_status = cubind_fn(graphExec, pId);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(64, (int)cubind_status);
@@ -4879,15 +3448,16 @@ CUptiResult cubind_cupti_get_graph_exec_id(CUgraphExec graphExec, uint32_t *pId)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityEnable is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnable(CUpti_ActivityKind kind)
+/* What the wrapper calls until cuptiActivityEnable is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityEnable(CUpti_ActivityKind kind)
 {
-    return cubind_shape_1(kind, 15);
+    return (CUptiResult)cubind__shape_110(kind, 40, (cubind__fnptr)cubind__slow_cuptiActivityEnable);
 }
 
 CUptiResult cubind_cupti_activity_enable(CUpti_ActivityKind kind)
 {
-    cubind__cuptiActivityEnable_fn cubind_fn = (cubind__cuptiActivityEnable_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnable, &cubind__cupti_offsets[65]);
+    cubind__cuptiActivityEnable_fn cubind_fn = (cubind__cuptiActivityEnable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityEnable, &cubind__cupti_offsets[65]);
     CUptiResult cubind_status = cubind_fn(kind);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(65, (int)cubind_status);
@@ -4895,15 +3465,16 @@ CUptiResult cubind_cupti_activity_enable(CUpti_ActivityKind kind)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityEnableAndDump is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableAndDump(CUpti_ActivityKind kind)
+/* What the wrapper calls until cuptiActivityEnableAndDump is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityEnableAndDump(CUpti_ActivityKind kind)
 {
-    return cubind_shape_1(kind, 16);
+    return (CUptiResult)cubind__shape_110(kind, 41, (cubind__fnptr)cubind__slow_cuptiActivityEnableAndDump);
 }
 
 CUptiResult cubind_cupti_activity_enable_and_dump(CUpti_ActivityKind kind)
 {
-    cubind__cuptiActivityEnableAndDump_fn cubind_fn = (cubind__cuptiActivityEnableAndDump_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableAndDump, &cubind__cupti_offsets[66]);
+    cubind__cuptiActivityEnableAndDump_fn cubind_fn = (cubind__cuptiActivityEnableAndDump_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityEnableAndDump, &cubind__cupti_offsets[66]);
     CUptiResult cubind_status = cubind_fn(kind);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(66, (int)cubind_status);
@@ -4911,15 +3482,16 @@ CUptiResult cubind_cupti_activity_enable_and_dump(CUpti_ActivityKind kind)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityDisable is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityDisable(CUpti_ActivityKind kind)
+/* What the wrapper calls until cuptiActivityDisable is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityDisable(CUpti_ActivityKind kind)
 {
-    return cubind_shape_1(kind, 17);
+    return (CUptiResult)cubind__shape_110(kind, 42, (cubind__fnptr)cubind__slow_cuptiActivityDisable);
 }
 
 CUptiResult cubind_cupti_activity_disable(CUpti_ActivityKind kind)
 {
-    cubind__cuptiActivityDisable_fn cubind_fn = (cubind__cuptiActivityDisable_fn)cubind__target((cubind__fnptr)slow_cuptiActivityDisable, &cubind__cupti_offsets[67]);
+    cubind__cuptiActivityDisable_fn cubind_fn = (cubind__cuptiActivityDisable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityDisable, &cubind__cupti_offsets[67]);
     CUptiResult cubind_status = cubind_fn(kind);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(67, (int)cubind_status);
@@ -4927,15 +3499,16 @@ CUptiResult cubind_cupti_activity_disable(CUpti_ActivityKind kind)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityEnableContext is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableContext(CUcontext context, CUpti_ActivityKind kind)
+/* What the wrapper calls until cuptiActivityEnableContext is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityEnableContext(CUcontext context, CUpti_ActivityKind kind)
 {
-    return cubind_shape_0((uintptr_t)context, kind, 20);
+    return (CUptiResult)cubind__shape_113((uintptr_t)context, kind, 15, (cubind__fnptr)cubind__slow_cuptiActivityEnableContext);
 }
 
 CUptiResult cubind_cupti_activity_enable_context(CUcontext context, CUpti_ActivityKind kind)
 {
-    cubind__cuptiActivityEnableContext_fn cubind_fn = (cubind__cuptiActivityEnableContext_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableContext, &cubind__cupti_offsets[68]);
+    cubind__cuptiActivityEnableContext_fn cubind_fn = (cubind__cuptiActivityEnableContext_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityEnableContext, &cubind__cupti_offsets[68]);
     CUptiResult cubind_status = cubind_fn(context, kind);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(68, (int)cubind_status);
@@ -4943,15 +3516,16 @@ CUptiResult cubind_cupti_activity_enable_context(CUcontext context, CUpti_Activi
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityDisableContext is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityDisableContext(CUcontext context, CUpti_ActivityKind kind)
+/* What the wrapper calls until cuptiActivityDisableContext is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityDisableContext(CUcontext context, CUpti_ActivityKind kind)
 {
-    return cubind_shape_0((uintptr_t)context, kind, 21);
+    return (CUptiResult)cubind__shape_113((uintptr_t)context, kind, 16, (cubind__fnptr)cubind__slow_cuptiActivityDisableContext);
 }
 
 CUptiResult cubind_cupti_activity_disable_context(CUcontext context, CUpti_ActivityKind kind)
 {
-    cubind__cuptiActivityDisableContext_fn cubind_fn = (cubind__cuptiActivityDisableContext_fn)cubind__target((cubind__fnptr)slow_cuptiActivityDisableContext, &cubind__cupti_offsets[69]);
+    cubind__cuptiActivityDisableContext_fn cubind_fn = (cubind__cuptiActivityDisableContext_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityDisableContext, &cubind__cupti_offsets[69]);
     CUptiResult cubind_status = cubind_fn(context, kind);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(69, (int)cubind_status);
@@ -4959,15 +3533,16 @@ CUptiResult cubind_cupti_activity_disable_context(CUcontext context, CUpti_Activ
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityGetNumDroppedRecords is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t streamId, size_t *dropped)
+/* What the wrapper calls until cuptiActivityGetNumDroppedRecords is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t streamId, size_t *dropped)
 {
-    return cubind_shape_2((uintptr_t)context, streamId, (uintptr_t)dropped, 13);
+    return (CUptiResult)cubind__shape_111((uintptr_t)context, streamId, (uintptr_t)dropped, 11, (cubind__fnptr)cubind__slow_cuptiActivityGetNumDroppedRecords);
 }
 
 CUptiResult cubind_cupti_activity_get_num_dropped_records(CUcontext context, uint32_t streamId, size_t *dropped)
 {
-    cubind__cuptiActivityGetNumDroppedRecords_fn cubind_fn = (cubind__cuptiActivityGetNumDroppedRecords_fn)cubind__target((cubind__fnptr)slow_cuptiActivityGetNumDroppedRecords, &cubind__cupti_offsets[70]);
+    cubind__cuptiActivityGetNumDroppedRecords_fn cubind_fn = (cubind__cuptiActivityGetNumDroppedRecords_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityGetNumDroppedRecords, &cubind__cupti_offsets[70]);
     CUptiResult cubind_status = cubind_fn(context, streamId, dropped);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(70, (int)cubind_status);
@@ -4975,15 +3550,16 @@ CUptiResult cubind_cupti_activity_get_num_dropped_records(CUcontext context, uin
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityGetNextRecord is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record)
+/* What the wrapper calls until cuptiActivityGetNextRecord is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record)
 {
-    return cubind_shape_2((uintptr_t)buffer, validBufferSizeBytes, (uintptr_t)record, 14);
+    return (CUptiResult)cubind__shape_111((uintptr_t)buffer, validBufferSizeBytes, (uintptr_t)record, 12, (cubind__fnptr)cubind__slow_cuptiActivityGetNextRecord);
 }
 
 CUptiResult cubind_cupti_activity_get_next_record(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record)
 {
-    cubind__cuptiActivityGetNextRecord_fn cubind_fn = (cubind__cuptiActivityGetNextRecord_fn)cubind__target((cubind__fnptr)slow_cuptiActivityGetNextRecord, &cubind__cupti_offsets[71]);
+    cubind__cuptiActivityGetNextRecord_fn cubind_fn = (cubind__cuptiActivityGetNextRecord_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityGetNextRecord, &cubind__cupti_offsets[71]);
     CUptiResult cubind_status = cubind_fn(buffer, validBufferSizeBytes, record);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(71, (int)cubind_status);
@@ -4991,15 +3567,16 @@ CUptiResult cubind_cupti_activity_get_next_record(uint8_t *buffer, size_t validB
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityRegisterCallbacks is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested, CUpti_BuffersCallbackCompleteFunc funcBufferCompleted)
+/* What the wrapper calls until cuptiActivityRegisterCallbacks is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested, CUpti_BuffersCallbackCompleteFunc funcBufferCompleted)
 {
-    return cubind_shape_0((uintptr_t)funcBufferRequested, (uintptr_t)funcBufferCompleted, 22);
+    return (CUptiResult)cubind__shape_113((uintptr_t)funcBufferRequested, (uintptr_t)funcBufferCompleted, 17, (cubind__fnptr)cubind__slow_cuptiActivityRegisterCallbacks);
 }
 
 CUptiResult cubind_cupti_activity_register_callbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested, CUpti_BuffersCallbackCompleteFunc funcBufferCompleted)
 {
-    cubind__cuptiActivityRegisterCallbacks_fn cubind_fn = (cubind__cuptiActivityRegisterCallbacks_fn)cubind__target((cubind__fnptr)slow_cuptiActivityRegisterCallbacks, &cubind__cupti_offsets[72]);
+    cubind__cuptiActivityRegisterCallbacks_fn cubind_fn = (cubind__cuptiActivityRegisterCallbacks_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityRegisterCallbacks, &cubind__cupti_offsets[72]);
     CUptiResult cubind_status = cubind_fn(funcBufferRequested, funcBufferCompleted);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(72, (int)cubind_status);
@@ -5007,15 +3584,16 @@ CUptiResult cubind_cupti_activity_register_callbacks(CUpti_BuffersCallbackReques
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityFlush is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityFlush(CUcontext context, uint32_t streamId, uint32_t flag)
+/* What the wrapper calls until cuptiActivityFlush is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityFlush(CUcontext context, uint32_t streamId, uint32_t flag)
 {
-    return cubind_shape_2((uintptr_t)context, streamId, flag, 15);
+    return (CUptiResult)cubind__shape_111((uintptr_t)context, streamId, flag, 13, (cubind__fnptr)cubind__slow_cuptiActivityFlush);
 }
 
 CUptiResult cubind_cupti_activity_flush(CUcontext context, uint32_t streamId, uint32_t flag)
 {
-    cubind__cuptiActivityFlush_fn cubind_fn = (cubind__cuptiActivityFlush_fn)cubind__target((cubind__fnptr)slow_cuptiActivityFlush, &cubind__cupti_offsets[73]);
+    cubind__cuptiActivityFlush_fn cubind_fn = (cubind__cuptiActivityFlush_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityFlush, &cubind__cupti_offsets[73]);
     CUptiResult cubind_status = cubind_fn(context, streamId, flag);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(73, (int)cubind_status);
@@ -5023,15 +3601,16 @@ CUptiResult cubind_cupti_activity_flush(CUcontext context, uint32_t streamId, ui
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityFlushAll is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityFlushAll(uint32_t flag)
+/* What the wrapper calls until cuptiActivityFlushAll is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityFlushAll(uint32_t flag)
 {
-    return cubind_shape_1(flag, 18);
+    return (CUptiResult)cubind__shape_110(flag, 43, (cubind__fnptr)cubind__slow_cuptiActivityFlushAll);
 }
 
 CUptiResult cubind_cupti_activity_flush_all(uint32_t flag)
 {
-    cubind__cuptiActivityFlushAll_fn cubind_fn = (cubind__cuptiActivityFlushAll_fn)cubind__target((cubind__fnptr)slow_cuptiActivityFlushAll, &cubind__cupti_offsets[74]);
+    cubind__cuptiActivityFlushAll_fn cubind_fn = (cubind__cuptiActivityFlushAll_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityFlushAll, &cubind__cupti_offsets[74]);
     CUptiResult cubind_status = cubind_fn(flag);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(74, (int)cubind_status);
@@ -5039,15 +3618,16 @@ CUptiResult cubind_cupti_activity_flush_all(uint32_t flag)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityGetAttribute is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityGetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)
+/* What the wrapper calls until cuptiActivityGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityGetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)
 {
-    return cubind_shape_2(attr, (uintptr_t)valueSize, (uintptr_t)value, 16);
+    return (CUptiResult)cubind__shape_111(attr, (uintptr_t)valueSize, (uintptr_t)value, 14, (cubind__fnptr)cubind__slow_cuptiActivityGetAttribute);
 }
 
 CUptiResult cubind_cupti_activity_get_attribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)
 {
-    cubind__cuptiActivityGetAttribute_fn cubind_fn = (cubind__cuptiActivityGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiActivityGetAttribute, &cubind__cupti_offsets[75]);
+    cubind__cuptiActivityGetAttribute_fn cubind_fn = (cubind__cuptiActivityGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityGetAttribute, &cubind__cupti_offsets[75]);
     CUptiResult cubind_status = cubind_fn(attr, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(75, (int)cubind_status);
@@ -5055,15 +3635,16 @@ CUptiResult cubind_cupti_activity_get_attribute(CUpti_ActivityAttribute attr, si
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivitySetAttribute is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD CUptiResult slow_cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)
+/* What the wrapper calls until cuptiActivitySetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)
 {
-    return cubind_shape_2(attr, (uintptr_t)valueSize, (uintptr_t)value, 17);
+    return (CUptiResult)cubind__shape_111(attr, (uintptr_t)valueSize, (uintptr_t)value, 15, (cubind__fnptr)cubind__slow_cuptiActivitySetAttribute);
 }
 
 CUptiResult cubind_cupti_activity_set_attribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)
 {
-    cubind__cuptiActivitySetAttribute_fn cubind_fn = (cubind__cuptiActivitySetAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiActivitySetAttribute, &cubind__cupti_offsets[76]);
+    cubind__cuptiActivitySetAttribute_fn cubind_fn = (cubind__cuptiActivitySetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivitySetAttribute, &cubind__cupti_offsets[76]);
     CUptiResult cubind_status = cubind_fn(attr, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(76, (int)cubind_status);
@@ -5071,15 +3652,16 @@ CUptiResult cubind_cupti_activity_set_attribute(CUpti_ActivityAttribute attr, si
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityConfigureUnifiedMemoryCounter is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count)
+/* What the wrapper calls until cuptiActivityConfigureUnifiedMemoryCounter is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count)
 {
-    return cubind_shape_0((uintptr_t)config, count, 23);
+    return (CUptiResult)cubind__shape_113((uintptr_t)config, count, 18, (cubind__fnptr)cubind__slow_cuptiActivityConfigureUnifiedMemoryCounter);
 }
 
 CUptiResult cubind_cupti_activity_configure_unified_memory_counter(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count)
 {
-    cubind__cuptiActivityConfigureUnifiedMemoryCounter_fn cubind_fn = (cubind__cuptiActivityConfigureUnifiedMemoryCounter_fn)cubind__target((cubind__fnptr)slow_cuptiActivityConfigureUnifiedMemoryCounter, &cubind__cupti_offsets[77]);
+    cubind__cuptiActivityConfigureUnifiedMemoryCounter_fn cubind_fn = (cubind__cuptiActivityConfigureUnifiedMemoryCounter_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityConfigureUnifiedMemoryCounter, &cubind__cupti_offsets[77]);
     CUptiResult cubind_status = cubind_fn(config, count);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(77, (int)cubind_status);
@@ -5087,15 +3669,16 @@ CUptiResult cubind_cupti_activity_configure_unified_memory_counter(CUpti_Activit
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiGetAutoBoostState is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiGetAutoBoostState(CUcontext context, CUpti_ActivityAutoBoostState *state)
+/* What the wrapper calls until cuptiGetAutoBoostState is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetAutoBoostState(CUcontext context, CUpti_ActivityAutoBoostState *state)
 {
-    return cubind_shape_0((uintptr_t)context, (uintptr_t)state, 24);
+    return (CUptiResult)cubind__shape_113((uintptr_t)context, (uintptr_t)state, 19, (cubind__fnptr)cubind__slow_cuptiGetAutoBoostState);
 }
 
 CUptiResult cubind_cupti_get_auto_boost_state(CUcontext context, CUpti_ActivityAutoBoostState *state)
 {
-    cubind__cuptiGetAutoBoostState_fn cubind_fn = (cubind__cuptiGetAutoBoostState_fn)cubind__target((cubind__fnptr)slow_cuptiGetAutoBoostState, &cubind__cupti_offsets[78]);
+    cubind__cuptiGetAutoBoostState_fn cubind_fn = (cubind__cuptiGetAutoBoostState_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetAutoBoostState, &cubind__cupti_offsets[78]);
     CUptiResult cubind_status = cubind_fn(context, state);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(78, (int)cubind_status);
@@ -5103,15 +3686,16 @@ CUptiResult cubind_cupti_get_auto_boost_state(CUcontext context, CUpti_ActivityA
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityConfigurePCSampling is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityConfigurePCSampling(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config)
+/* What the wrapper calls until cuptiActivityConfigurePCSampling is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityConfigurePCSampling(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config)
 {
-    return cubind_shape_0((uintptr_t)ctx, (uintptr_t)config, 25);
+    return (CUptiResult)cubind__shape_113((uintptr_t)ctx, (uintptr_t)config, 20, (cubind__fnptr)cubind__slow_cuptiActivityConfigurePCSampling);
 }
 
 CUptiResult cubind_cupti_activity_configure_pc_sampling(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config)
 {
-    cubind__cuptiActivityConfigurePCSampling_fn cubind_fn = (cubind__cuptiActivityConfigurePCSampling_fn)cubind__target((cubind__fnptr)slow_cuptiActivityConfigurePCSampling, &cubind__cupti_offsets[79]);
+    cubind__cuptiActivityConfigurePCSampling_fn cubind_fn = (cubind__cuptiActivityConfigurePCSampling_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityConfigurePCSampling, &cubind__cupti_offsets[79]);
     CUptiResult cubind_status = cubind_fn(ctx, config);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(79, (int)cubind_status);
@@ -5119,15 +3703,16 @@ CUptiResult cubind_cupti_activity_configure_pc_sampling(CUcontext ctx, CUpti_Act
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiGetLastError is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD CUptiResult slow_cuptiGetLastError(void)
+/* What the wrapper calls until cuptiGetLastError is resolved, and every call while tracing: the slow path
+ * of its shape, 22 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetLastError(void)
 {
-    return cubind_shape_9(0);
+    return (CUptiResult)cubind__shape_22(22, (cubind__fnptr)cubind__slow_cuptiGetLastError);
 }
 
 CUptiResult cubind_cupti_get_last_error(void)
 {
-    cubind__cuptiGetLastError_fn cubind_fn = (cubind__cuptiGetLastError_fn)cubind__target((cubind__fnptr)slow_cuptiGetLastError, &cubind__cupti_offsets[80]);
+    cubind__cuptiGetLastError_fn cubind_fn = (cubind__cuptiGetLastError_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetLastError, &cubind__cupti_offsets[80]);
     CUptiResult cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(80, (int)cubind_status);
@@ -5135,15 +3720,16 @@ CUptiResult cubind_cupti_get_last_error(void)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiSetThreadIdType is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiSetThreadIdType(CUpti_ActivityThreadIdType type)
+/* What the wrapper calls until cuptiSetThreadIdType is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSetThreadIdType(CUpti_ActivityThreadIdType type)
 {
-    return cubind_shape_1(type, 19);
+    return (CUptiResult)cubind__shape_110(type, 44, (cubind__fnptr)cubind__slow_cuptiSetThreadIdType);
 }
 
 CUptiResult cubind_cupti_set_thread_id_type(CUpti_ActivityThreadIdType type)
 {
-    cubind__cuptiSetThreadIdType_fn cubind_fn = (cubind__cuptiSetThreadIdType_fn)cubind__target((cubind__fnptr)slow_cuptiSetThreadIdType, &cubind__cupti_offsets[81]);
+    cubind__cuptiSetThreadIdType_fn cubind_fn = (cubind__cuptiSetThreadIdType_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSetThreadIdType, &cubind__cupti_offsets[81]);
     CUptiResult cubind_status = cubind_fn(type);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(81, (int)cubind_status);
@@ -5151,15 +3737,16 @@ CUptiResult cubind_cupti_set_thread_id_type(CUpti_ActivityThreadIdType type)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiGetThreadIdType is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiGetThreadIdType(CUpti_ActivityThreadIdType *type)
+/* What the wrapper calls until cuptiGetThreadIdType is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetThreadIdType(CUpti_ActivityThreadIdType *type)
 {
-    return cubind_shape_1((uintptr_t)type, 20);
+    return (CUptiResult)cubind__shape_110((uintptr_t)type, 45, (cubind__fnptr)cubind__slow_cuptiGetThreadIdType);
 }
 
 CUptiResult cubind_cupti_get_thread_id_type(CUpti_ActivityThreadIdType *type)
 {
-    cubind__cuptiGetThreadIdType_fn cubind_fn = (cubind__cuptiGetThreadIdType_fn)cubind__target((cubind__fnptr)slow_cuptiGetThreadIdType, &cubind__cupti_offsets[82]);
+    cubind__cuptiGetThreadIdType_fn cubind_fn = (cubind__cuptiGetThreadIdType_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetThreadIdType, &cubind__cupti_offsets[82]);
     CUptiResult cubind_status = cubind_fn(type);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(82, (int)cubind_status);
@@ -5167,15 +3754,16 @@ CUptiResult cubind_cupti_get_thread_id_type(CUpti_ActivityThreadIdType *type)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiComputeCapabilitySupported is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD CUptiResult slow_cuptiComputeCapabilitySupported(int major, int minor, int *support)
+/* What the wrapper calls until cuptiComputeCapabilitySupported is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiComputeCapabilitySupported(int major, int minor, int *support)
 {
-    return cubind_shape_2(major, minor, (uintptr_t)support, 18);
+    return (CUptiResult)cubind__shape_111(major, minor, (uintptr_t)support, 16, (cubind__fnptr)cubind__slow_cuptiComputeCapabilitySupported);
 }
 
 CUptiResult cubind_cupti_compute_capability_supported(int major, int minor, int *support)
 {
-    cubind__cuptiComputeCapabilitySupported_fn cubind_fn = (cubind__cuptiComputeCapabilitySupported_fn)cubind__target((cubind__fnptr)slow_cuptiComputeCapabilitySupported, &cubind__cupti_offsets[83]);
+    cubind__cuptiComputeCapabilitySupported_fn cubind_fn = (cubind__cuptiComputeCapabilitySupported_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiComputeCapabilitySupported, &cubind__cupti_offsets[83]);
     CUptiResult cubind_status = cubind_fn(major, minor, support);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(83, (int)cubind_status);
@@ -5183,15 +3771,16 @@ CUptiResult cubind_cupti_compute_capability_supported(int major, int minor, int 
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiDeviceSupported is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiDeviceSupported(CUdevice dev, int *support)
+/* What the wrapper calls until cuptiDeviceSupported is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiDeviceSupported(CUdevice dev, int *support)
 {
-    return cubind_shape_0(dev, (uintptr_t)support, 26);
+    return (CUptiResult)cubind__shape_113(dev, (uintptr_t)support, 21, (cubind__fnptr)cubind__slow_cuptiDeviceSupported);
 }
 
 CUptiResult cubind_cupti_device_supported(CUdevice dev, int *support)
 {
-    cubind__cuptiDeviceSupported_fn cubind_fn = (cubind__cuptiDeviceSupported_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceSupported, &cubind__cupti_offsets[84]);
+    cubind__cuptiDeviceSupported_fn cubind_fn = (cubind__cuptiDeviceSupported_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiDeviceSupported, &cubind__cupti_offsets[84]);
     CUptiResult cubind_status = cubind_fn(dev, support);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(84, (int)cubind_status);
@@ -5199,15 +3788,16 @@ CUptiResult cubind_cupti_device_supported(CUdevice dev, int *support)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiDeviceVirtualizationMode is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiDeviceVirtualizationMode(CUdevice dev, CUpti_DeviceVirtualizationMode *mode)
+/* What the wrapper calls until cuptiDeviceVirtualizationMode is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiDeviceVirtualizationMode(CUdevice dev, CUpti_DeviceVirtualizationMode *mode)
 {
-    return cubind_shape_0(dev, (uintptr_t)mode, 27);
+    return (CUptiResult)cubind__shape_113(dev, (uintptr_t)mode, 22, (cubind__fnptr)cubind__slow_cuptiDeviceVirtualizationMode);
 }
 
 CUptiResult cubind_cupti_device_virtualization_mode(CUdevice dev, CUpti_DeviceVirtualizationMode *mode)
 {
-    cubind__cuptiDeviceVirtualizationMode_fn cubind_fn = (cubind__cuptiDeviceVirtualizationMode_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceVirtualizationMode, &cubind__cupti_offsets[85]);
+    cubind__cuptiDeviceVirtualizationMode_fn cubind_fn = (cubind__cuptiDeviceVirtualizationMode_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiDeviceVirtualizationMode, &cubind__cupti_offsets[85]);
     CUptiResult cubind_status = cubind_fn(dev, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(85, (int)cubind_status);
@@ -5215,15 +3805,16 @@ CUptiResult cubind_cupti_device_virtualization_mode(CUdevice dev, CUpti_DeviceVi
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiFinalize is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD CUptiResult slow_cuptiFinalize(void)
+/* What the wrapper calls until cuptiFinalize is resolved, and every call while tracing: the slow path
+ * of its shape, 22 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiFinalize(void)
 {
-    return cubind_shape_9(1);
+    return (CUptiResult)cubind__shape_22(23, (cubind__fnptr)cubind__slow_cuptiFinalize);
 }
 
 CUptiResult cubind_cupti_finalize(void)
 {
-    cubind__cuptiFinalize_fn cubind_fn = (cubind__cuptiFinalize_fn)cubind__target((cubind__fnptr)slow_cuptiFinalize, &cubind__cupti_offsets[86]);
+    cubind__cuptiFinalize_fn cubind_fn = (cubind__cuptiFinalize_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiFinalize, &cubind__cupti_offsets[86]);
     CUptiResult cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(86, (int)cubind_status);
@@ -5231,15 +3822,16 @@ CUptiResult cubind_cupti_finalize(void)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityPushExternalCorrelationId is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t id)
+/* What the wrapper calls until cuptiActivityPushExternalCorrelationId is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t id)
 {
-    return cubind_shape_0(kind, id, 28);
+    return (CUptiResult)cubind__shape_113(kind, id, 23, (cubind__fnptr)cubind__slow_cuptiActivityPushExternalCorrelationId);
 }
 
 CUptiResult cubind_cupti_activity_push_external_correlation_id(CUpti_ExternalCorrelationKind kind, uint64_t id)
 {
-    cubind__cuptiActivityPushExternalCorrelationId_fn cubind_fn = (cubind__cuptiActivityPushExternalCorrelationId_fn)cubind__target((cubind__fnptr)slow_cuptiActivityPushExternalCorrelationId, &cubind__cupti_offsets[87]);
+    cubind__cuptiActivityPushExternalCorrelationId_fn cubind_fn = (cubind__cuptiActivityPushExternalCorrelationId_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityPushExternalCorrelationId, &cubind__cupti_offsets[87]);
     CUptiResult cubind_status = cubind_fn(kind, id);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(87, (int)cubind_status);
@@ -5247,15 +3839,16 @@ CUptiResult cubind_cupti_activity_push_external_correlation_id(CUpti_ExternalCor
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityPopExternalCorrelationId is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t *lastId)
+/* What the wrapper calls until cuptiActivityPopExternalCorrelationId is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t *lastId)
 {
-    return cubind_shape_0(kind, (uintptr_t)lastId, 29);
+    return (CUptiResult)cubind__shape_113(kind, (uintptr_t)lastId, 24, (cubind__fnptr)cubind__slow_cuptiActivityPopExternalCorrelationId);
 }
 
 CUptiResult cubind_cupti_activity_pop_external_correlation_id(CUpti_ExternalCorrelationKind kind, uint64_t *lastId)
 {
-    cubind__cuptiActivityPopExternalCorrelationId_fn cubind_fn = (cubind__cuptiActivityPopExternalCorrelationId_fn)cubind__target((cubind__fnptr)slow_cuptiActivityPopExternalCorrelationId, &cubind__cupti_offsets[88]);
+    cubind__cuptiActivityPopExternalCorrelationId_fn cubind_fn = (cubind__cuptiActivityPopExternalCorrelationId_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityPopExternalCorrelationId, &cubind__cupti_offsets[88]);
     CUptiResult cubind_status = cubind_fn(kind, lastId);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(88, (int)cubind_status);
@@ -5263,15 +3856,16 @@ CUptiResult cubind_cupti_activity_pop_external_correlation_id(CUpti_ExternalCorr
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityEnableLatencyTimestamps is resolved, and every call while tracing: shape 10. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableLatencyTimestamps(uint8_t enable)
+/* What the wrapper calls until cuptiActivityEnableLatencyTimestamps is resolved, and every call while tracing: the slow path
+ * of its shape, 115 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityEnableLatencyTimestamps(uint8_t enable)
 {
-    return cubind_shape_10(enable, 0);
+    return (CUptiResult)cubind__shape_115(enable, 0, (cubind__fnptr)cubind__slow_cuptiActivityEnableLatencyTimestamps);
 }
 
 CUptiResult cubind_cupti_activity_enable_latency_timestamps(uint8_t enable)
 {
-    cubind__cuptiActivityEnableLatencyTimestamps_fn cubind_fn = (cubind__cuptiActivityEnableLatencyTimestamps_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableLatencyTimestamps, &cubind__cupti_offsets[89]);
+    cubind__cuptiActivityEnableLatencyTimestamps_fn cubind_fn = (cubind__cuptiActivityEnableLatencyTimestamps_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityEnableLatencyTimestamps, &cubind__cupti_offsets[89]);
     CUptiResult cubind_status = cubind_fn(enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(89, (int)cubind_status);
@@ -5279,15 +3873,16 @@ CUptiResult cubind_cupti_activity_enable_latency_timestamps(uint8_t enable)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityFlushPeriod is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityFlushPeriod(uint32_t time)
+/* What the wrapper calls until cuptiActivityFlushPeriod is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityFlushPeriod(uint32_t time)
 {
-    return cubind_shape_1(time, 21);
+    return (CUptiResult)cubind__shape_110(time, 46, (cubind__fnptr)cubind__slow_cuptiActivityFlushPeriod);
 }
 
 CUptiResult cubind_cupti_activity_flush_period(uint32_t time)
 {
-    cubind__cuptiActivityFlushPeriod_fn cubind_fn = (cubind__cuptiActivityFlushPeriod_fn)cubind__target((cubind__fnptr)slow_cuptiActivityFlushPeriod, &cubind__cupti_offsets[90]);
+    cubind__cuptiActivityFlushPeriod_fn cubind_fn = (cubind__cuptiActivityFlushPeriod_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityFlushPeriod, &cubind__cupti_offsets[90]);
     CUptiResult cubind_status = cubind_fn(time);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(90, (int)cubind_status);
@@ -5295,15 +3890,16 @@ CUptiResult cubind_cupti_activity_flush_period(uint32_t time)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityEnableLaunchAttributes is resolved, and every call while tracing: shape 10. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableLaunchAttributes(uint8_t enable)
+/* What the wrapper calls until cuptiActivityEnableLaunchAttributes is resolved, and every call while tracing: the slow path
+ * of its shape, 115 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityEnableLaunchAttributes(uint8_t enable)
 {
-    return cubind_shape_10(enable, 1);
+    return (CUptiResult)cubind__shape_115(enable, 1, (cubind__fnptr)cubind__slow_cuptiActivityEnableLaunchAttributes);
 }
 
 CUptiResult cubind_cupti_activity_enable_launch_attributes(uint8_t enable)
 {
-    cubind__cuptiActivityEnableLaunchAttributes_fn cubind_fn = (cubind__cuptiActivityEnableLaunchAttributes_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableLaunchAttributes, &cubind__cupti_offsets[91]);
+    cubind__cuptiActivityEnableLaunchAttributes_fn cubind_fn = (cubind__cuptiActivityEnableLaunchAttributes_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityEnableLaunchAttributes, &cubind__cupti_offsets[91]);
     CUptiResult cubind_status = cubind_fn(enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(91, (int)cubind_status);
@@ -5311,15 +3907,16 @@ CUptiResult cubind_cupti_activity_enable_launch_attributes(uint8_t enable)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityRegisterTimestampCallback is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc funcTimestamp)
+/* What the wrapper calls until cuptiActivityRegisterTimestampCallback is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc funcTimestamp)
 {
-    return cubind_shape_1((uintptr_t)funcTimestamp, 22);
+    return (CUptiResult)cubind__shape_110((uintptr_t)funcTimestamp, 47, (cubind__fnptr)cubind__slow_cuptiActivityRegisterTimestampCallback);
 }
 
 CUptiResult cubind_cupti_activity_register_timestamp_callback(CUpti_TimestampCallbackFunc funcTimestamp)
 {
-    cubind__cuptiActivityRegisterTimestampCallback_fn cubind_fn = (cubind__cuptiActivityRegisterTimestampCallback_fn)cubind__target((cubind__fnptr)slow_cuptiActivityRegisterTimestampCallback, &cubind__cupti_offsets[92]);
+    cubind__cuptiActivityRegisterTimestampCallback_fn cubind_fn = (cubind__cuptiActivityRegisterTimestampCallback_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityRegisterTimestampCallback, &cubind__cupti_offsets[92]);
     CUptiResult cubind_status = cubind_fn(funcTimestamp);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(92, (int)cubind_status);
@@ -5327,15 +3924,16 @@ CUptiResult cubind_cupti_activity_register_timestamp_callback(CUpti_TimestampCal
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityEnableDeviceGraph is resolved, and every call while tracing: shape 10. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableDeviceGraph(uint8_t enable)
+/* What the wrapper calls until cuptiActivityEnableDeviceGraph is resolved, and every call while tracing: the slow path
+ * of its shape, 115 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityEnableDeviceGraph(uint8_t enable)
 {
-    return cubind_shape_10(enable, 2);
+    return (CUptiResult)cubind__shape_115(enable, 2, (cubind__fnptr)cubind__slow_cuptiActivityEnableDeviceGraph);
 }
 
 CUptiResult cubind_cupti_activity_enable_device_graph(uint8_t enable)
 {
-    cubind__cuptiActivityEnableDeviceGraph_fn cubind_fn = (cubind__cuptiActivityEnableDeviceGraph_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableDeviceGraph, &cubind__cupti_offsets[93]);
+    cubind__cuptiActivityEnableDeviceGraph_fn cubind_fn = (cubind__cuptiActivityEnableDeviceGraph_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityEnableDeviceGraph, &cubind__cupti_offsets[93]);
     CUptiResult cubind_status = cubind_fn(enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(93, (int)cubind_status);
@@ -5343,15 +3941,16 @@ CUptiResult cubind_cupti_activity_enable_device_graph(uint8_t enable)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityEnableDriverApi is resolved, and every call while tracing: shape 11. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable)
+/* What the wrapper calls until cuptiActivityEnableDriverApi is resolved, and every call while tracing: the slow path
+ * of its shape, 116 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable)
 {
-    return cubind_shape_11(cbid, enable, 0);
+    return (CUptiResult)cubind__shape_116(cbid, enable, 0, (cubind__fnptr)cubind__slow_cuptiActivityEnableDriverApi);
 }
 
 CUptiResult cubind_cupti_activity_enable_driver_api(CUpti_CallbackId cbid, uint8_t enable)
 {
-    cubind__cuptiActivityEnableDriverApi_fn cubind_fn = (cubind__cuptiActivityEnableDriverApi_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableDriverApi, &cubind__cupti_offsets[94]);
+    cubind__cuptiActivityEnableDriverApi_fn cubind_fn = (cubind__cuptiActivityEnableDriverApi_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityEnableDriverApi, &cubind__cupti_offsets[94]);
     CUptiResult cubind_status = cubind_fn(cbid, enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(94, (int)cubind_status);
@@ -5359,15 +3958,16 @@ CUptiResult cubind_cupti_activity_enable_driver_api(CUpti_CallbackId cbid, uint8
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityEnableRuntimeApi is resolved, and every call while tracing: shape 11. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)
+/* What the wrapper calls until cuptiActivityEnableRuntimeApi is resolved, and every call while tracing: the slow path
+ * of its shape, 116 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)
 {
-    return cubind_shape_11(cbid, enable, 1);
+    return (CUptiResult)cubind__shape_116(cbid, enable, 1, (cubind__fnptr)cubind__slow_cuptiActivityEnableRuntimeApi);
 }
 
 CUptiResult cubind_cupti_activity_enable_runtime_api(CUpti_CallbackId cbid, uint8_t enable)
 {
-    cubind__cuptiActivityEnableRuntimeApi_fn cubind_fn = (cubind__cuptiActivityEnableRuntimeApi_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableRuntimeApi, &cubind__cupti_offsets[95]);
+    cubind__cuptiActivityEnableRuntimeApi_fn cubind_fn = (cubind__cuptiActivityEnableRuntimeApi_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityEnableRuntimeApi, &cubind__cupti_offsets[95]);
     CUptiResult cubind_status = cubind_fn(cbid, enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(95, (int)cubind_status);
@@ -5375,15 +3975,16 @@ CUptiResult cubind_cupti_activity_enable_runtime_api(CUpti_CallbackId cbid, uint
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityEnableHWTrace is resolved, and every call while tracing: shape 10. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableHWTrace(uint8_t enable)
+/* What the wrapper calls until cuptiActivityEnableHWTrace is resolved, and every call while tracing: the slow path
+ * of its shape, 115 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityEnableHWTrace(uint8_t enable)
 {
-    return cubind_shape_10(enable, 3);
+    return (CUptiResult)cubind__shape_115(enable, 3, (cubind__fnptr)cubind__slow_cuptiActivityEnableHWTrace);
 }
 
 CUptiResult cubind_cupti_activity_enable_hw_trace(uint8_t enable)
 {
-    cubind__cuptiActivityEnableHWTrace_fn cubind_fn = (cubind__cuptiActivityEnableHWTrace_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableHWTrace, &cubind__cupti_offsets[96]);
+    cubind__cuptiActivityEnableHWTrace_fn cubind_fn = (cubind__cuptiActivityEnableHWTrace_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityEnableHWTrace, &cubind__cupti_offsets[96]);
     CUptiResult cubind_status = cubind_fn(enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(96, (int)cubind_status);
@@ -5391,15 +3992,16 @@ CUptiResult cubind_cupti_activity_enable_hw_trace(uint8_t enable)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityEnableAllocationSource is resolved, and every call while tracing: shape 10. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableAllocationSource(uint8_t enable)
+/* What the wrapper calls until cuptiActivityEnableAllocationSource is resolved, and every call while tracing: the slow path
+ * of its shape, 115 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityEnableAllocationSource(uint8_t enable)
 {
-    return cubind_shape_10(enable, 4);
+    return (CUptiResult)cubind__shape_115(enable, 4, (cubind__fnptr)cubind__slow_cuptiActivityEnableAllocationSource);
 }
 
 CUptiResult cubind_cupti_activity_enable_allocation_source(uint8_t enable)
 {
-    cubind__cuptiActivityEnableAllocationSource_fn cubind_fn = (cubind__cuptiActivityEnableAllocationSource_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableAllocationSource, &cubind__cupti_offsets[97]);
+    cubind__cuptiActivityEnableAllocationSource_fn cubind_fn = (cubind__cuptiActivityEnableAllocationSource_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityEnableAllocationSource, &cubind__cupti_offsets[97]);
     CUptiResult cubind_status = cubind_fn(enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(97, (int)cubind_status);
@@ -5407,15 +4009,16 @@ CUptiResult cubind_cupti_activity_enable_allocation_source(uint8_t enable)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityEnableAllSyncRecords is resolved, and every call while tracing: shape 10. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableAllSyncRecords(uint8_t enable)
+/* What the wrapper calls until cuptiActivityEnableAllSyncRecords is resolved, and every call while tracing: the slow path
+ * of its shape, 115 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityEnableAllSyncRecords(uint8_t enable)
 {
-    return cubind_shape_10(enable, 5);
+    return (CUptiResult)cubind__shape_115(enable, 5, (cubind__fnptr)cubind__slow_cuptiActivityEnableAllSyncRecords);
 }
 
 CUptiResult cubind_cupti_activity_enable_all_sync_records(uint8_t enable)
 {
-    cubind__cuptiActivityEnableAllSyncRecords_fn cubind_fn = (cubind__cuptiActivityEnableAllSyncRecords_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableAllSyncRecords, &cubind__cupti_offsets[98]);
+    cubind__cuptiActivityEnableAllSyncRecords_fn cubind_fn = (cubind__cuptiActivityEnableAllSyncRecords_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityEnableAllSyncRecords, &cubind__cupti_offsets[98]);
     CUptiResult cubind_status = cubind_fn(enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(98, (int)cubind_status);
@@ -5423,15 +4026,16 @@ CUptiResult cubind_cupti_activity_enable_all_sync_records(uint8_t enable)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiActivityEnableCudaEventDeviceTimestamps is resolved, and every call while tracing: shape 10. */
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableCudaEventDeviceTimestamps(uint8_t enable)
+/* What the wrapper calls until cuptiActivityEnableCudaEventDeviceTimestamps is resolved, and every call while tracing: the slow path
+ * of its shape, 115 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityEnableCudaEventDeviceTimestamps(uint8_t enable)
 {
-    return cubind_shape_10(enable, 6);
+    return (CUptiResult)cubind__shape_115(enable, 6, (cubind__fnptr)cubind__slow_cuptiActivityEnableCudaEventDeviceTimestamps);
 }
 
 CUptiResult cubind_cupti_activity_enable_cuda_event_device_timestamps(uint8_t enable)
 {
-    cubind__cuptiActivityEnableCudaEventDeviceTimestamps_fn cubind_fn = (cubind__cuptiActivityEnableCudaEventDeviceTimestamps_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableCudaEventDeviceTimestamps, &cubind__cupti_offsets[99]);
+    cubind__cuptiActivityEnableCudaEventDeviceTimestamps_fn cubind_fn = (cubind__cuptiActivityEnableCudaEventDeviceTimestamps_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityEnableCudaEventDeviceTimestamps, &cubind__cupti_offsets[99]);
     CUptiResult cubind_status = cubind_fn(enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(99, (int)cubind_status);
@@ -5439,15 +4043,16 @@ CUptiResult cubind_cupti_activity_enable_cuda_event_device_timestamps(uint8_t en
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiPCSamplingSetConfigurationAttribute is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingSetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoParams *pParams)
+/* What the wrapper calls until cuptiPCSamplingSetConfigurationAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPCSamplingSetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoParams *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 23);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 48, (cubind__fnptr)cubind__slow_cuptiPCSamplingSetConfigurationAttribute);
 }
 
 CUptiResult cubind_cupti_pc_sampling_set_configuration_attribute(CUpti_PCSamplingConfigurationInfoParams *pParams)
 {
-    cubind__cuptiPCSamplingSetConfigurationAttribute_fn cubind_fn = (cubind__cuptiPCSamplingSetConfigurationAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingSetConfigurationAttribute, &cubind__cupti_offsets[100]);
+    cubind__cuptiPCSamplingSetConfigurationAttribute_fn cubind_fn = (cubind__cuptiPCSamplingSetConfigurationAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPCSamplingSetConfigurationAttribute, &cubind__cupti_offsets[100]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(100, (int)cubind_status);
@@ -5455,15 +4060,16 @@ CUptiResult cubind_cupti_pc_sampling_set_configuration_attribute(CUpti_PCSamplin
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiPCSamplingGetConfigurationAttribute is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingGetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoParams *pParams)
+/* What the wrapper calls until cuptiPCSamplingGetConfigurationAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPCSamplingGetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoParams *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 24);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 49, (cubind__fnptr)cubind__slow_cuptiPCSamplingGetConfigurationAttribute);
 }
 
 CUptiResult cubind_cupti_pc_sampling_get_configuration_attribute(CUpti_PCSamplingConfigurationInfoParams *pParams)
 {
-    cubind__cuptiPCSamplingGetConfigurationAttribute_fn cubind_fn = (cubind__cuptiPCSamplingGetConfigurationAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingGetConfigurationAttribute, &cubind__cupti_offsets[101]);
+    cubind__cuptiPCSamplingGetConfigurationAttribute_fn cubind_fn = (cubind__cuptiPCSamplingGetConfigurationAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPCSamplingGetConfigurationAttribute, &cubind__cupti_offsets[101]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(101, (int)cubind_status);
@@ -5471,15 +4077,16 @@ CUptiResult cubind_cupti_pc_sampling_get_configuration_attribute(CUpti_PCSamplin
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiPCSamplingGetData is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingGetData(CUpti_PCSamplingGetDataParams *pParams)
+/* What the wrapper calls until cuptiPCSamplingGetData is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPCSamplingGetData(CUpti_PCSamplingGetDataParams *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 25);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 50, (cubind__fnptr)cubind__slow_cuptiPCSamplingGetData);
 }
 
 CUptiResult cubind_cupti_pc_sampling_get_data(CUpti_PCSamplingGetDataParams *pParams)
 {
-    cubind__cuptiPCSamplingGetData_fn cubind_fn = (cubind__cuptiPCSamplingGetData_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingGetData, &cubind__cupti_offsets[102]);
+    cubind__cuptiPCSamplingGetData_fn cubind_fn = (cubind__cuptiPCSamplingGetData_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPCSamplingGetData, &cubind__cupti_offsets[102]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(102, (int)cubind_status);
@@ -5487,15 +4094,16 @@ CUptiResult cubind_cupti_pc_sampling_get_data(CUpti_PCSamplingGetDataParams *pPa
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiPCSamplingEnable is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingEnable(CUpti_PCSamplingEnableParams *pParams)
+/* What the wrapper calls until cuptiPCSamplingEnable is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPCSamplingEnable(CUpti_PCSamplingEnableParams *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 26);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 51, (cubind__fnptr)cubind__slow_cuptiPCSamplingEnable);
 }
 
 CUptiResult cubind_cupti_pc_sampling_enable(CUpti_PCSamplingEnableParams *pParams)
 {
-    cubind__cuptiPCSamplingEnable_fn cubind_fn = (cubind__cuptiPCSamplingEnable_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingEnable, &cubind__cupti_offsets[103]);
+    cubind__cuptiPCSamplingEnable_fn cubind_fn = (cubind__cuptiPCSamplingEnable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPCSamplingEnable, &cubind__cupti_offsets[103]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(103, (int)cubind_status);
@@ -5503,15 +4111,16 @@ CUptiResult cubind_cupti_pc_sampling_enable(CUpti_PCSamplingEnableParams *pParam
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiPCSamplingDisable is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingDisable(CUpti_PCSamplingDisableParams *pParams)
+/* What the wrapper calls until cuptiPCSamplingDisable is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPCSamplingDisable(CUpti_PCSamplingDisableParams *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 27);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 52, (cubind__fnptr)cubind__slow_cuptiPCSamplingDisable);
 }
 
 CUptiResult cubind_cupti_pc_sampling_disable(CUpti_PCSamplingDisableParams *pParams)
 {
-    cubind__cuptiPCSamplingDisable_fn cubind_fn = (cubind__cuptiPCSamplingDisable_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingDisable, &cubind__cupti_offsets[104]);
+    cubind__cuptiPCSamplingDisable_fn cubind_fn = (cubind__cuptiPCSamplingDisable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPCSamplingDisable, &cubind__cupti_offsets[104]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(104, (int)cubind_status);
@@ -5519,15 +4128,16 @@ CUptiResult cubind_cupti_pc_sampling_disable(CUpti_PCSamplingDisableParams *pPar
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiPCSamplingStart is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingStart(CUpti_PCSamplingStartParams *pParams)
+/* What the wrapper calls until cuptiPCSamplingStart is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPCSamplingStart(CUpti_PCSamplingStartParams *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 28);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 53, (cubind__fnptr)cubind__slow_cuptiPCSamplingStart);
 }
 
 CUptiResult cubind_cupti_pc_sampling_start(CUpti_PCSamplingStartParams *pParams)
 {
-    cubind__cuptiPCSamplingStart_fn cubind_fn = (cubind__cuptiPCSamplingStart_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingStart, &cubind__cupti_offsets[105]);
+    cubind__cuptiPCSamplingStart_fn cubind_fn = (cubind__cuptiPCSamplingStart_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPCSamplingStart, &cubind__cupti_offsets[105]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(105, (int)cubind_status);
@@ -5535,15 +4145,16 @@ CUptiResult cubind_cupti_pc_sampling_start(CUpti_PCSamplingStartParams *pParams)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiPCSamplingStop is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingStop(CUpti_PCSamplingStopParams *pParams)
+/* What the wrapper calls until cuptiPCSamplingStop is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPCSamplingStop(CUpti_PCSamplingStopParams *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 29);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 54, (cubind__fnptr)cubind__slow_cuptiPCSamplingStop);
 }
 
 CUptiResult cubind_cupti_pc_sampling_stop(CUpti_PCSamplingStopParams *pParams)
 {
-    cubind__cuptiPCSamplingStop_fn cubind_fn = (cubind__cuptiPCSamplingStop_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingStop, &cubind__cupti_offsets[106]);
+    cubind__cuptiPCSamplingStop_fn cubind_fn = (cubind__cuptiPCSamplingStop_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPCSamplingStop, &cubind__cupti_offsets[106]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(106, (int)cubind_status);
@@ -5551,15 +4162,16 @@ CUptiResult cubind_cupti_pc_sampling_stop(CUpti_PCSamplingStopParams *pParams)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiPCSamplingGetNumStallReasons is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingGetNumStallReasons(CUpti_PCSamplingGetNumStallReasonsParams *pParams)
+/* What the wrapper calls until cuptiPCSamplingGetNumStallReasons is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPCSamplingGetNumStallReasons(CUpti_PCSamplingGetNumStallReasonsParams *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 30);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 55, (cubind__fnptr)cubind__slow_cuptiPCSamplingGetNumStallReasons);
 }
 
 CUptiResult cubind_cupti_pc_sampling_get_num_stall_reasons(CUpti_PCSamplingGetNumStallReasonsParams *pParams)
 {
-    cubind__cuptiPCSamplingGetNumStallReasons_fn cubind_fn = (cubind__cuptiPCSamplingGetNumStallReasons_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingGetNumStallReasons, &cubind__cupti_offsets[107]);
+    cubind__cuptiPCSamplingGetNumStallReasons_fn cubind_fn = (cubind__cuptiPCSamplingGetNumStallReasons_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPCSamplingGetNumStallReasons, &cubind__cupti_offsets[107]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(107, (int)cubind_status);
@@ -5567,15 +4179,16 @@ CUptiResult cubind_cupti_pc_sampling_get_num_stall_reasons(CUpti_PCSamplingGetNu
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiPCSamplingGetStallReasons is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingGetStallReasons(CUpti_PCSamplingGetStallReasonsParams *pParams)
+/* What the wrapper calls until cuptiPCSamplingGetStallReasons is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPCSamplingGetStallReasons(CUpti_PCSamplingGetStallReasonsParams *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 31);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 56, (cubind__fnptr)cubind__slow_cuptiPCSamplingGetStallReasons);
 }
 
 CUptiResult cubind_cupti_pc_sampling_get_stall_reasons(CUpti_PCSamplingGetStallReasonsParams *pParams)
 {
-    cubind__cuptiPCSamplingGetStallReasons_fn cubind_fn = (cubind__cuptiPCSamplingGetStallReasons_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingGetStallReasons, &cubind__cupti_offsets[108]);
+    cubind__cuptiPCSamplingGetStallReasons_fn cubind_fn = (cubind__cuptiPCSamplingGetStallReasons_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPCSamplingGetStallReasons, &cubind__cupti_offsets[108]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(108, (int)cubind_status);
@@ -5583,15 +4196,16 @@ CUptiResult cubind_cupti_pc_sampling_get_stall_reasons(CUpti_PCSamplingGetStallR
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiGetSassToSourceCorrelation is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiGetSassToSourceCorrelation(CUpti_GetSassToSourceCorrelationParams *pParams)
+/* What the wrapper calls until cuptiGetSassToSourceCorrelation is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetSassToSourceCorrelation(CUpti_GetSassToSourceCorrelationParams *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 32);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 57, (cubind__fnptr)cubind__slow_cuptiGetSassToSourceCorrelation);
 }
 
 CUptiResult cubind_cupti_get_sass_to_source_correlation(CUpti_GetSassToSourceCorrelationParams *pParams)
 {
-    cubind__cuptiGetSassToSourceCorrelation_fn cubind_fn = (cubind__cuptiGetSassToSourceCorrelation_fn)cubind__target((cubind__fnptr)slow_cuptiGetSassToSourceCorrelation, &cubind__cupti_offsets[109]);
+    cubind__cuptiGetSassToSourceCorrelation_fn cubind_fn = (cubind__cuptiGetSassToSourceCorrelation_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetSassToSourceCorrelation, &cubind__cupti_offsets[109]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(109, (int)cubind_status);
@@ -5599,15 +4213,16 @@ CUptiResult cubind_cupti_get_sass_to_source_correlation(CUpti_GetSassToSourceCor
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiGetCubinCrc is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiGetCubinCrc(CUpti_GetCubinCrcParams *pParams)
+/* What the wrapper calls until cuptiGetCubinCrc is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetCubinCrc(CUpti_GetCubinCrcParams *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 33);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 58, (cubind__fnptr)cubind__slow_cuptiGetCubinCrc);
 }
 
 CUptiResult cubind_cupti_get_cubin_crc(CUpti_GetCubinCrcParams *pParams)
 {
-    cubind__cuptiGetCubinCrc_fn cubind_fn = (cubind__cuptiGetCubinCrc_fn)cubind__target((cubind__fnptr)slow_cuptiGetCubinCrc, &cubind__cupti_offsets[110]);
+    cubind__cuptiGetCubinCrc_fn cubind_fn = (cubind__cuptiGetCubinCrc_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetCubinCrc, &cubind__cupti_offsets[110]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(110, (int)cubind_status);
@@ -5615,15 +4230,16 @@ CUptiResult cubind_cupti_get_cubin_crc(CUpti_GetCubinCrcParams *pParams)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiRegisterComputeCrcCallback is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiRegisterComputeCrcCallback(CUpti_ComputeCrcCallbackFunc funcComputeCubinCrc)
+/* What the wrapper calls until cuptiRegisterComputeCrcCallback is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRegisterComputeCrcCallback(CUpti_ComputeCrcCallbackFunc funcComputeCubinCrc)
 {
-    return cubind_shape_1((uintptr_t)funcComputeCubinCrc, 34);
+    return (CUptiResult)cubind__shape_110((uintptr_t)funcComputeCubinCrc, 59, (cubind__fnptr)cubind__slow_cuptiRegisterComputeCrcCallback);
 }
 
 CUptiResult cubind_cupti_register_compute_crc_callback(CUpti_ComputeCrcCallbackFunc funcComputeCubinCrc)
 {
-    cubind__cuptiRegisterComputeCrcCallback_fn cubind_fn = (cubind__cuptiRegisterComputeCrcCallback_fn)cubind__target((cubind__fnptr)slow_cuptiRegisterComputeCrcCallback, &cubind__cupti_offsets[111]);
+    cubind__cuptiRegisterComputeCrcCallback_fn cubind_fn = (cubind__cuptiRegisterComputeCrcCallback_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRegisterComputeCrcCallback, &cubind__cupti_offsets[111]);
     CUptiResult cubind_status = cubind_fn(funcComputeCubinCrc);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(111, (int)cubind_status);
@@ -5631,15 +4247,16 @@ CUptiResult cubind_cupti_register_compute_crc_callback(CUpti_ComputeCrcCallbackF
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiPmSamplingSetConfig is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingSetConfig(CUpti_PmSampling_SetConfig_Params *pParams)
+/* What the wrapper calls until cuptiPmSamplingSetConfig is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPmSamplingSetConfig(CUpti_PmSampling_SetConfig_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 35);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 60, (cubind__fnptr)cubind__slow_cuptiPmSamplingSetConfig);
 }
 
 CUptiResult cubind_cupti_pm_sampling_set_config(CUpti_PmSampling_SetConfig_Params *pParams)
 {
-    cubind__cuptiPmSamplingSetConfig_fn cubind_fn = (cubind__cuptiPmSamplingSetConfig_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingSetConfig, &cubind__cupti_offsets[112]);
+    cubind__cuptiPmSamplingSetConfig_fn cubind_fn = (cubind__cuptiPmSamplingSetConfig_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPmSamplingSetConfig, &cubind__cupti_offsets[112]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(112, (int)cubind_status);
@@ -5647,15 +4264,16 @@ CUptiResult cubind_cupti_pm_sampling_set_config(CUpti_PmSampling_SetConfig_Param
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiPmSamplingEnable is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingEnable(CUpti_PmSampling_Enable_Params *pParams)
+/* What the wrapper calls until cuptiPmSamplingEnable is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPmSamplingEnable(CUpti_PmSampling_Enable_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 36);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 61, (cubind__fnptr)cubind__slow_cuptiPmSamplingEnable);
 }
 
 CUptiResult cubind_cupti_pm_sampling_enable(CUpti_PmSampling_Enable_Params *pParams)
 {
-    cubind__cuptiPmSamplingEnable_fn cubind_fn = (cubind__cuptiPmSamplingEnable_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingEnable, &cubind__cupti_offsets[113]);
+    cubind__cuptiPmSamplingEnable_fn cubind_fn = (cubind__cuptiPmSamplingEnable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPmSamplingEnable, &cubind__cupti_offsets[113]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(113, (int)cubind_status);
@@ -5663,15 +4281,16 @@ CUptiResult cubind_cupti_pm_sampling_enable(CUpti_PmSampling_Enable_Params *pPar
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiPmSamplingDisable is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingDisable(CUpti_PmSampling_Disable_Params *pParams)
+/* What the wrapper calls until cuptiPmSamplingDisable is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPmSamplingDisable(CUpti_PmSampling_Disable_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 37);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 62, (cubind__fnptr)cubind__slow_cuptiPmSamplingDisable);
 }
 
 CUptiResult cubind_cupti_pm_sampling_disable(CUpti_PmSampling_Disable_Params *pParams)
 {
-    cubind__cuptiPmSamplingDisable_fn cubind_fn = (cubind__cuptiPmSamplingDisable_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingDisable, &cubind__cupti_offsets[114]);
+    cubind__cuptiPmSamplingDisable_fn cubind_fn = (cubind__cuptiPmSamplingDisable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPmSamplingDisable, &cubind__cupti_offsets[114]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(114, (int)cubind_status);
@@ -5679,15 +4298,16 @@ CUptiResult cubind_cupti_pm_sampling_disable(CUpti_PmSampling_Disable_Params *pP
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiPmSamplingStart is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingStart(CUpti_PmSampling_Start_Params *pParams)
+/* What the wrapper calls until cuptiPmSamplingStart is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPmSamplingStart(CUpti_PmSampling_Start_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 38);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 63, (cubind__fnptr)cubind__slow_cuptiPmSamplingStart);
 }
 
 CUptiResult cubind_cupti_pm_sampling_start(CUpti_PmSampling_Start_Params *pParams)
 {
-    cubind__cuptiPmSamplingStart_fn cubind_fn = (cubind__cuptiPmSamplingStart_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingStart, &cubind__cupti_offsets[115]);
+    cubind__cuptiPmSamplingStart_fn cubind_fn = (cubind__cuptiPmSamplingStart_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPmSamplingStart, &cubind__cupti_offsets[115]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(115, (int)cubind_status);
@@ -5695,15 +4315,16 @@ CUptiResult cubind_cupti_pm_sampling_start(CUpti_PmSampling_Start_Params *pParam
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiPmSamplingStop is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingStop(CUpti_PmSampling_Stop_Params *pParams)
+/* What the wrapper calls until cuptiPmSamplingStop is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPmSamplingStop(CUpti_PmSampling_Stop_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 39);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 64, (cubind__fnptr)cubind__slow_cuptiPmSamplingStop);
 }
 
 CUptiResult cubind_cupti_pm_sampling_stop(CUpti_PmSampling_Stop_Params *pParams)
 {
-    cubind__cuptiPmSamplingStop_fn cubind_fn = (cubind__cuptiPmSamplingStop_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingStop, &cubind__cupti_offsets[116]);
+    cubind__cuptiPmSamplingStop_fn cubind_fn = (cubind__cuptiPmSamplingStop_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPmSamplingStop, &cubind__cupti_offsets[116]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(116, (int)cubind_status);
@@ -5711,15 +4332,16 @@ CUptiResult cubind_cupti_pm_sampling_stop(CUpti_PmSampling_Stop_Params *pParams)
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiPmSamplingDecodeData is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingDecodeData(CUpti_PmSampling_DecodeData_Params *pParams)
+/* What the wrapper calls until cuptiPmSamplingDecodeData is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPmSamplingDecodeData(CUpti_PmSampling_DecodeData_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 40);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 65, (cubind__fnptr)cubind__slow_cuptiPmSamplingDecodeData);
 }
 
 CUptiResult cubind_cupti_pm_sampling_decode_data(CUpti_PmSampling_DecodeData_Params *pParams)
 {
-    cubind__cuptiPmSamplingDecodeData_fn cubind_fn = (cubind__cuptiPmSamplingDecodeData_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingDecodeData, &cubind__cupti_offsets[117]);
+    cubind__cuptiPmSamplingDecodeData_fn cubind_fn = (cubind__cuptiPmSamplingDecodeData_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPmSamplingDecodeData, &cubind__cupti_offsets[117]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(117, (int)cubind_status);
@@ -5727,15 +4349,16 @@ CUptiResult cubind_cupti_pm_sampling_decode_data(CUpti_PmSampling_DecodeData_Par
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiPmSamplingGetCounterAvailability is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingGetCounterAvailability(CUpti_PmSampling_GetCounterAvailability_Params *pParams)
+/* What the wrapper calls until cuptiPmSamplingGetCounterAvailability is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPmSamplingGetCounterAvailability(CUpti_PmSampling_GetCounterAvailability_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 41);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 66, (cubind__fnptr)cubind__slow_cuptiPmSamplingGetCounterAvailability);
 }
 
 CUptiResult cubind_cupti_pm_sampling_get_counter_availability(CUpti_PmSampling_GetCounterAvailability_Params *pParams)
 {
-    cubind__cuptiPmSamplingGetCounterAvailability_fn cubind_fn = (cubind__cuptiPmSamplingGetCounterAvailability_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingGetCounterAvailability, &cubind__cupti_offsets[118]);
+    cubind__cuptiPmSamplingGetCounterAvailability_fn cubind_fn = (cubind__cuptiPmSamplingGetCounterAvailability_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPmSamplingGetCounterAvailability, &cubind__cupti_offsets[118]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(118, (int)cubind_status);
@@ -5743,15 +4366,16 @@ CUptiResult cubind_cupti_pm_sampling_get_counter_availability(CUpti_PmSampling_G
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiPmSamplingGetCounterDataSize is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingGetCounterDataSize(CUpti_PmSampling_GetCounterDataSize_Params *pParams)
+/* What the wrapper calls until cuptiPmSamplingGetCounterDataSize is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPmSamplingGetCounterDataSize(CUpti_PmSampling_GetCounterDataSize_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 42);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 67, (cubind__fnptr)cubind__slow_cuptiPmSamplingGetCounterDataSize);
 }
 
 CUptiResult cubind_cupti_pm_sampling_get_counter_data_size(CUpti_PmSampling_GetCounterDataSize_Params *pParams)
 {
-    cubind__cuptiPmSamplingGetCounterDataSize_fn cubind_fn = (cubind__cuptiPmSamplingGetCounterDataSize_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingGetCounterDataSize, &cubind__cupti_offsets[119]);
+    cubind__cuptiPmSamplingGetCounterDataSize_fn cubind_fn = (cubind__cuptiPmSamplingGetCounterDataSize_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPmSamplingGetCounterDataSize, &cubind__cupti_offsets[119]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(119, (int)cubind_status);
@@ -5759,15 +4383,16 @@ CUptiResult cubind_cupti_pm_sampling_get_counter_data_size(CUpti_PmSampling_GetC
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiPmSamplingCounterDataImageInitialize is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingCounterDataImageInitialize(CUpti_PmSampling_CounterDataImage_Initialize_Params *pParams)
+/* What the wrapper calls until cuptiPmSamplingCounterDataImageInitialize is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPmSamplingCounterDataImageInitialize(CUpti_PmSampling_CounterDataImage_Initialize_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 43);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 68, (cubind__fnptr)cubind__slow_cuptiPmSamplingCounterDataImageInitialize);
 }
 
 CUptiResult cubind_cupti_pm_sampling_counter_data_image_initialize(CUpti_PmSampling_CounterDataImage_Initialize_Params *pParams)
 {
-    cubind__cuptiPmSamplingCounterDataImageInitialize_fn cubind_fn = (cubind__cuptiPmSamplingCounterDataImageInitialize_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingCounterDataImageInitialize, &cubind__cupti_offsets[120]);
+    cubind__cuptiPmSamplingCounterDataImageInitialize_fn cubind_fn = (cubind__cuptiPmSamplingCounterDataImageInitialize_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPmSamplingCounterDataImageInitialize, &cubind__cupti_offsets[120]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(120, (int)cubind_status);
@@ -5775,15 +4400,16 @@ CUptiResult cubind_cupti_pm_sampling_counter_data_image_initialize(CUpti_PmSampl
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiPmSamplingGetCounterDataInfo is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingGetCounterDataInfo(CUpti_PmSampling_GetCounterDataInfo_Params *pParams)
+/* What the wrapper calls until cuptiPmSamplingGetCounterDataInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPmSamplingGetCounterDataInfo(CUpti_PmSampling_GetCounterDataInfo_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 44);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 69, (cubind__fnptr)cubind__slow_cuptiPmSamplingGetCounterDataInfo);
 }
 
 CUptiResult cubind_cupti_pm_sampling_get_counter_data_info(CUpti_PmSampling_GetCounterDataInfo_Params *pParams)
 {
-    cubind__cuptiPmSamplingGetCounterDataInfo_fn cubind_fn = (cubind__cuptiPmSamplingGetCounterDataInfo_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingGetCounterDataInfo, &cubind__cupti_offsets[121]);
+    cubind__cuptiPmSamplingGetCounterDataInfo_fn cubind_fn = (cubind__cuptiPmSamplingGetCounterDataInfo_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPmSamplingGetCounterDataInfo, &cubind__cupti_offsets[121]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(121, (int)cubind_status);
@@ -5791,15 +4417,16 @@ CUptiResult cubind_cupti_pm_sampling_get_counter_data_info(CUpti_PmSampling_GetC
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiPmSamplingCounterDataGetSampleInfo is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingCounterDataGetSampleInfo(CUpti_PmSampling_CounterData_GetSampleInfo_Params *pParams)
+/* What the wrapper calls until cuptiPmSamplingCounterDataGetSampleInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPmSamplingCounterDataGetSampleInfo(CUpti_PmSampling_CounterData_GetSampleInfo_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 45);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 70, (cubind__fnptr)cubind__slow_cuptiPmSamplingCounterDataGetSampleInfo);
 }
 
 CUptiResult cubind_cupti_pm_sampling_counter_data_get_sample_info(CUpti_PmSampling_CounterData_GetSampleInfo_Params *pParams)
 {
-    cubind__cuptiPmSamplingCounterDataGetSampleInfo_fn cubind_fn = (cubind__cuptiPmSamplingCounterDataGetSampleInfo_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingCounterDataGetSampleInfo, &cubind__cupti_offsets[122]);
+    cubind__cuptiPmSamplingCounterDataGetSampleInfo_fn cubind_fn = (cubind__cuptiPmSamplingCounterDataGetSampleInfo_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPmSamplingCounterDataGetSampleInfo, &cubind__cupti_offsets[122]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(122, (int)cubind_status);
@@ -5807,15 +4434,16 @@ CUptiResult cubind_cupti_pm_sampling_counter_data_get_sample_info(CUpti_PmSampli
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiProfilerInitialize is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params *pParams)
+/* What the wrapper calls until cuptiProfilerInitialize is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 46);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 71, (cubind__fnptr)cubind__slow_cuptiProfilerInitialize);
 }
 
 CUptiResult cubind_cupti_profiler_initialize(CUpti_Profiler_Initialize_Params *pParams)
 {
-    cubind__cuptiProfilerInitialize_fn cubind_fn = (cubind__cuptiProfilerInitialize_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerInitialize, &cubind__cupti_offsets[123]);
+    cubind__cuptiProfilerInitialize_fn cubind_fn = (cubind__cuptiProfilerInitialize_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerInitialize, &cubind__cupti_offsets[123]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(123, (int)cubind_status);
@@ -5823,15 +4451,16 @@ CUptiResult cubind_cupti_profiler_initialize(CUpti_Profiler_Initialize_Params *p
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiProfilerDeInitialize is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerDeInitialize(CUpti_Profiler_DeInitialize_Params *pParams)
+/* What the wrapper calls until cuptiProfilerDeInitialize is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerDeInitialize(CUpti_Profiler_DeInitialize_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 47);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 72, (cubind__fnptr)cubind__slow_cuptiProfilerDeInitialize);
 }
 
 CUptiResult cubind_cupti_profiler_de_initialize(CUpti_Profiler_DeInitialize_Params *pParams)
 {
-    cubind__cuptiProfilerDeInitialize_fn cubind_fn = (cubind__cuptiProfilerDeInitialize_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerDeInitialize, &cubind__cupti_offsets[124]);
+    cubind__cuptiProfilerDeInitialize_fn cubind_fn = (cubind__cuptiProfilerDeInitialize_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerDeInitialize, &cubind__cupti_offsets[124]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(124, (int)cubind_status);
@@ -5839,15 +4468,16 @@ CUptiResult cubind_cupti_profiler_de_initialize(CUpti_Profiler_DeInitialize_Para
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiProfilerCounterDataImageCalculateSize is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerCounterDataImageCalculateSize(CUpti_Profiler_CounterDataImage_CalculateSize_Params *pParams)
+/* What the wrapper calls until cuptiProfilerCounterDataImageCalculateSize is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerCounterDataImageCalculateSize(CUpti_Profiler_CounterDataImage_CalculateSize_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 48);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 73, (cubind__fnptr)cubind__slow_cuptiProfilerCounterDataImageCalculateSize);
 }
 
 CUptiResult cubind_cupti_profiler_counter_data_image_calculate_size(CUpti_Profiler_CounterDataImage_CalculateSize_Params *pParams)
 {
-    cubind__cuptiProfilerCounterDataImageCalculateSize_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageCalculateSize_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerCounterDataImageCalculateSize, &cubind__cupti_offsets[125]);
+    cubind__cuptiProfilerCounterDataImageCalculateSize_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageCalculateSize_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerCounterDataImageCalculateSize, &cubind__cupti_offsets[125]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(125, (int)cubind_status);
@@ -5855,15 +4485,16 @@ CUptiResult cubind_cupti_profiler_counter_data_image_calculate_size(CUpti_Profil
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiProfilerCounterDataImageInitialize is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerCounterDataImageInitialize(CUpti_Profiler_CounterDataImage_Initialize_Params *pParams)
+/* What the wrapper calls until cuptiProfilerCounterDataImageInitialize is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerCounterDataImageInitialize(CUpti_Profiler_CounterDataImage_Initialize_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 49);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 74, (cubind__fnptr)cubind__slow_cuptiProfilerCounterDataImageInitialize);
 }
 
 CUptiResult cubind_cupti_profiler_counter_data_image_initialize(CUpti_Profiler_CounterDataImage_Initialize_Params *pParams)
 {
-    cubind__cuptiProfilerCounterDataImageInitialize_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageInitialize_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerCounterDataImageInitialize, &cubind__cupti_offsets[126]);
+    cubind__cuptiProfilerCounterDataImageInitialize_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageInitialize_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerCounterDataImageInitialize, &cubind__cupti_offsets[126]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(126, (int)cubind_status);
@@ -5871,15 +4502,16 @@ CUptiResult cubind_cupti_profiler_counter_data_image_initialize(CUpti_Profiler_C
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiProfilerCounterDataImageCalculateScratchBufferSize is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerCounterDataImageCalculateScratchBufferSize(CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params *pParams)
+/* What the wrapper calls until cuptiProfilerCounterDataImageCalculateScratchBufferSize is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerCounterDataImageCalculateScratchBufferSize(CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 50);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 75, (cubind__fnptr)cubind__slow_cuptiProfilerCounterDataImageCalculateScratchBufferSize);
 }
 
 CUptiResult cubind_cupti_profiler_counter_data_image_calculate_scratch_buffer_size(CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params *pParams)
 {
-    cubind__cuptiProfilerCounterDataImageCalculateScratchBufferSize_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageCalculateScratchBufferSize_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerCounterDataImageCalculateScratchBufferSize, &cubind__cupti_offsets[127]);
+    cubind__cuptiProfilerCounterDataImageCalculateScratchBufferSize_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageCalculateScratchBufferSize_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerCounterDataImageCalculateScratchBufferSize, &cubind__cupti_offsets[127]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(127, (int)cubind_status);
@@ -5887,15 +4519,16 @@ CUptiResult cubind_cupti_profiler_counter_data_image_calculate_scratch_buffer_si
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiProfilerCounterDataImageInitializeScratchBuffer is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerCounterDataImageInitializeScratchBuffer(CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params *pParams)
+/* What the wrapper calls until cuptiProfilerCounterDataImageInitializeScratchBuffer is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerCounterDataImageInitializeScratchBuffer(CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 51);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 76, (cubind__fnptr)cubind__slow_cuptiProfilerCounterDataImageInitializeScratchBuffer);
 }
 
 CUptiResult cubind_cupti_profiler_counter_data_image_initialize_scratch_buffer(CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params *pParams)
 {
-    cubind__cuptiProfilerCounterDataImageInitializeScratchBuffer_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageInitializeScratchBuffer_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerCounterDataImageInitializeScratchBuffer, &cubind__cupti_offsets[128]);
+    cubind__cuptiProfilerCounterDataImageInitializeScratchBuffer_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageInitializeScratchBuffer_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerCounterDataImageInitializeScratchBuffer, &cubind__cupti_offsets[128]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(128, (int)cubind_status);
@@ -5903,15 +4536,16 @@ CUptiResult cubind_cupti_profiler_counter_data_image_initialize_scratch_buffer(C
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiProfilerBeginSession is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerBeginSession(CUpti_Profiler_BeginSession_Params *pParams)
+/* What the wrapper calls until cuptiProfilerBeginSession is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerBeginSession(CUpti_Profiler_BeginSession_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 52);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 77, (cubind__fnptr)cubind__slow_cuptiProfilerBeginSession);
 }
 
 CUptiResult cubind_cupti_profiler_begin_session(CUpti_Profiler_BeginSession_Params *pParams)
 {
-    cubind__cuptiProfilerBeginSession_fn cubind_fn = (cubind__cuptiProfilerBeginSession_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerBeginSession, &cubind__cupti_offsets[129]);
+    cubind__cuptiProfilerBeginSession_fn cubind_fn = (cubind__cuptiProfilerBeginSession_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerBeginSession, &cubind__cupti_offsets[129]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(129, (int)cubind_status);
@@ -5919,15 +4553,16 @@ CUptiResult cubind_cupti_profiler_begin_session(CUpti_Profiler_BeginSession_Para
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiProfilerEndSession is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerEndSession(CUpti_Profiler_EndSession_Params *pParams)
+/* What the wrapper calls until cuptiProfilerEndSession is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerEndSession(CUpti_Profiler_EndSession_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 53);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 78, (cubind__fnptr)cubind__slow_cuptiProfilerEndSession);
 }
 
 CUptiResult cubind_cupti_profiler_end_session(CUpti_Profiler_EndSession_Params *pParams)
 {
-    cubind__cuptiProfilerEndSession_fn cubind_fn = (cubind__cuptiProfilerEndSession_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerEndSession, &cubind__cupti_offsets[130]);
+    cubind__cuptiProfilerEndSession_fn cubind_fn = (cubind__cuptiProfilerEndSession_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerEndSession, &cubind__cupti_offsets[130]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(130, (int)cubind_status);
@@ -5935,15 +4570,16 @@ CUptiResult cubind_cupti_profiler_end_session(CUpti_Profiler_EndSession_Params *
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiProfilerSetConfig is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerSetConfig(CUpti_Profiler_SetConfig_Params *pParams)
+/* What the wrapper calls until cuptiProfilerSetConfig is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerSetConfig(CUpti_Profiler_SetConfig_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 54);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 79, (cubind__fnptr)cubind__slow_cuptiProfilerSetConfig);
 }
 
 CUptiResult cubind_cupti_profiler_set_config(CUpti_Profiler_SetConfig_Params *pParams)
 {
-    cubind__cuptiProfilerSetConfig_fn cubind_fn = (cubind__cuptiProfilerSetConfig_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerSetConfig, &cubind__cupti_offsets[131]);
+    cubind__cuptiProfilerSetConfig_fn cubind_fn = (cubind__cuptiProfilerSetConfig_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerSetConfig, &cubind__cupti_offsets[131]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(131, (int)cubind_status);
@@ -5951,15 +4587,16 @@ CUptiResult cubind_cupti_profiler_set_config(CUpti_Profiler_SetConfig_Params *pP
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiProfilerUnsetConfig is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerUnsetConfig(CUpti_Profiler_UnsetConfig_Params *pParams)
+/* What the wrapper calls until cuptiProfilerUnsetConfig is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerUnsetConfig(CUpti_Profiler_UnsetConfig_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 55);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 80, (cubind__fnptr)cubind__slow_cuptiProfilerUnsetConfig);
 }
 
 CUptiResult cubind_cupti_profiler_unset_config(CUpti_Profiler_UnsetConfig_Params *pParams)
 {
-    cubind__cuptiProfilerUnsetConfig_fn cubind_fn = (cubind__cuptiProfilerUnsetConfig_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerUnsetConfig, &cubind__cupti_offsets[132]);
+    cubind__cuptiProfilerUnsetConfig_fn cubind_fn = (cubind__cuptiProfilerUnsetConfig_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerUnsetConfig, &cubind__cupti_offsets[132]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(132, (int)cubind_status);
@@ -5967,15 +4604,16 @@ CUptiResult cubind_cupti_profiler_unset_config(CUpti_Profiler_UnsetConfig_Params
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiProfilerBeginPass is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerBeginPass(CUpti_Profiler_BeginPass_Params *pParams)
+/* What the wrapper calls until cuptiProfilerBeginPass is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerBeginPass(CUpti_Profiler_BeginPass_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 56);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 81, (cubind__fnptr)cubind__slow_cuptiProfilerBeginPass);
 }
 
 CUptiResult cubind_cupti_profiler_begin_pass(CUpti_Profiler_BeginPass_Params *pParams)
 {
-    cubind__cuptiProfilerBeginPass_fn cubind_fn = (cubind__cuptiProfilerBeginPass_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerBeginPass, &cubind__cupti_offsets[133]);
+    cubind__cuptiProfilerBeginPass_fn cubind_fn = (cubind__cuptiProfilerBeginPass_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerBeginPass, &cubind__cupti_offsets[133]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(133, (int)cubind_status);
@@ -5983,15 +4621,16 @@ CUptiResult cubind_cupti_profiler_begin_pass(CUpti_Profiler_BeginPass_Params *pP
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiProfilerEndPass is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerEndPass(CUpti_Profiler_EndPass_Params *pParams)
+/* What the wrapper calls until cuptiProfilerEndPass is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerEndPass(CUpti_Profiler_EndPass_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 57);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 82, (cubind__fnptr)cubind__slow_cuptiProfilerEndPass);
 }
 
 CUptiResult cubind_cupti_profiler_end_pass(CUpti_Profiler_EndPass_Params *pParams)
 {
-    cubind__cuptiProfilerEndPass_fn cubind_fn = (cubind__cuptiProfilerEndPass_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerEndPass, &cubind__cupti_offsets[134]);
+    cubind__cuptiProfilerEndPass_fn cubind_fn = (cubind__cuptiProfilerEndPass_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerEndPass, &cubind__cupti_offsets[134]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(134, (int)cubind_status);
@@ -5999,15 +4638,16 @@ CUptiResult cubind_cupti_profiler_end_pass(CUpti_Profiler_EndPass_Params *pParam
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiProfilerEnableProfiling is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerEnableProfiling(CUpti_Profiler_EnableProfiling_Params *pParams)
+/* What the wrapper calls until cuptiProfilerEnableProfiling is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerEnableProfiling(CUpti_Profiler_EnableProfiling_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 58);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 83, (cubind__fnptr)cubind__slow_cuptiProfilerEnableProfiling);
 }
 
 CUptiResult cubind_cupti_profiler_enable_profiling(CUpti_Profiler_EnableProfiling_Params *pParams)
 {
-    cubind__cuptiProfilerEnableProfiling_fn cubind_fn = (cubind__cuptiProfilerEnableProfiling_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerEnableProfiling, &cubind__cupti_offsets[135]);
+    cubind__cuptiProfilerEnableProfiling_fn cubind_fn = (cubind__cuptiProfilerEnableProfiling_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerEnableProfiling, &cubind__cupti_offsets[135]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(135, (int)cubind_status);
@@ -6015,15 +4655,16 @@ CUptiResult cubind_cupti_profiler_enable_profiling(CUpti_Profiler_EnableProfilin
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiProfilerDisableProfiling is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerDisableProfiling(CUpti_Profiler_DisableProfiling_Params *pParams)
+/* What the wrapper calls until cuptiProfilerDisableProfiling is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerDisableProfiling(CUpti_Profiler_DisableProfiling_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 59);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 84, (cubind__fnptr)cubind__slow_cuptiProfilerDisableProfiling);
 }
 
 CUptiResult cubind_cupti_profiler_disable_profiling(CUpti_Profiler_DisableProfiling_Params *pParams)
 {
-    cubind__cuptiProfilerDisableProfiling_fn cubind_fn = (cubind__cuptiProfilerDisableProfiling_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerDisableProfiling, &cubind__cupti_offsets[136]);
+    cubind__cuptiProfilerDisableProfiling_fn cubind_fn = (cubind__cuptiProfilerDisableProfiling_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerDisableProfiling, &cubind__cupti_offsets[136]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(136, (int)cubind_status);
@@ -6031,15 +4672,16 @@ CUptiResult cubind_cupti_profiler_disable_profiling(CUpti_Profiler_DisableProfil
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiProfilerIsPassCollected is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerIsPassCollected(CUpti_Profiler_IsPassCollected_Params *pParams)
+/* What the wrapper calls until cuptiProfilerIsPassCollected is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerIsPassCollected(CUpti_Profiler_IsPassCollected_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 60);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 85, (cubind__fnptr)cubind__slow_cuptiProfilerIsPassCollected);
 }
 
 CUptiResult cubind_cupti_profiler_is_pass_collected(CUpti_Profiler_IsPassCollected_Params *pParams)
 {
-    cubind__cuptiProfilerIsPassCollected_fn cubind_fn = (cubind__cuptiProfilerIsPassCollected_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerIsPassCollected, &cubind__cupti_offsets[137]);
+    cubind__cuptiProfilerIsPassCollected_fn cubind_fn = (cubind__cuptiProfilerIsPassCollected_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerIsPassCollected, &cubind__cupti_offsets[137]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(137, (int)cubind_status);
@@ -6047,15 +4689,16 @@ CUptiResult cubind_cupti_profiler_is_pass_collected(CUpti_Profiler_IsPassCollect
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiProfilerFlushCounterData is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerFlushCounterData(CUpti_Profiler_FlushCounterData_Params *pParams)
+/* What the wrapper calls until cuptiProfilerFlushCounterData is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerFlushCounterData(CUpti_Profiler_FlushCounterData_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 61);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 86, (cubind__fnptr)cubind__slow_cuptiProfilerFlushCounterData);
 }
 
 CUptiResult cubind_cupti_profiler_flush_counter_data(CUpti_Profiler_FlushCounterData_Params *pParams)
 {
-    cubind__cuptiProfilerFlushCounterData_fn cubind_fn = (cubind__cuptiProfilerFlushCounterData_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerFlushCounterData, &cubind__cupti_offsets[138]);
+    cubind__cuptiProfilerFlushCounterData_fn cubind_fn = (cubind__cuptiProfilerFlushCounterData_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerFlushCounterData, &cubind__cupti_offsets[138]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(138, (int)cubind_status);
@@ -6063,15 +4706,16 @@ CUptiResult cubind_cupti_profiler_flush_counter_data(CUpti_Profiler_FlushCounter
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiProfilerPushRange is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerPushRange(CUpti_Profiler_PushRange_Params *pParams)
+/* What the wrapper calls until cuptiProfilerPushRange is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerPushRange(CUpti_Profiler_PushRange_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 62);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 87, (cubind__fnptr)cubind__slow_cuptiProfilerPushRange);
 }
 
 CUptiResult cubind_cupti_profiler_push_range(CUpti_Profiler_PushRange_Params *pParams)
 {
-    cubind__cuptiProfilerPushRange_fn cubind_fn = (cubind__cuptiProfilerPushRange_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerPushRange, &cubind__cupti_offsets[139]);
+    cubind__cuptiProfilerPushRange_fn cubind_fn = (cubind__cuptiProfilerPushRange_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerPushRange, &cubind__cupti_offsets[139]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(139, (int)cubind_status);
@@ -6079,15 +4723,16 @@ CUptiResult cubind_cupti_profiler_push_range(CUpti_Profiler_PushRange_Params *pP
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiProfilerPopRange is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerPopRange(CUpti_Profiler_PopRange_Params *pParams)
+/* What the wrapper calls until cuptiProfilerPopRange is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerPopRange(CUpti_Profiler_PopRange_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 63);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 88, (cubind__fnptr)cubind__slow_cuptiProfilerPopRange);
 }
 
 CUptiResult cubind_cupti_profiler_pop_range(CUpti_Profiler_PopRange_Params *pParams)
 {
-    cubind__cuptiProfilerPopRange_fn cubind_fn = (cubind__cuptiProfilerPopRange_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerPopRange, &cubind__cupti_offsets[140]);
+    cubind__cuptiProfilerPopRange_fn cubind_fn = (cubind__cuptiProfilerPopRange_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerPopRange, &cubind__cupti_offsets[140]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(140, (int)cubind_status);
@@ -6095,15 +4740,16 @@ CUptiResult cubind_cupti_profiler_pop_range(CUpti_Profiler_PopRange_Params *pPar
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiProfilerGetCounterAvailability is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params *pParams)
+/* What the wrapper calls until cuptiProfilerGetCounterAvailability is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 64);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 89, (cubind__fnptr)cubind__slow_cuptiProfilerGetCounterAvailability);
 }
 
 CUptiResult cubind_cupti_profiler_get_counter_availability(CUpti_Profiler_GetCounterAvailability_Params *pParams)
 {
-    cubind__cuptiProfilerGetCounterAvailability_fn cubind_fn = (cubind__cuptiProfilerGetCounterAvailability_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerGetCounterAvailability, &cubind__cupti_offsets[141]);
+    cubind__cuptiProfilerGetCounterAvailability_fn cubind_fn = (cubind__cuptiProfilerGetCounterAvailability_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerGetCounterAvailability, &cubind__cupti_offsets[141]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(141, (int)cubind_status);
@@ -6111,15 +4757,16 @@ CUptiResult cubind_cupti_profiler_get_counter_availability(CUpti_Profiler_GetCou
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiProfilerDeviceSupported is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported_Params *pParams)
+/* What the wrapper calls until cuptiProfilerDeviceSupported is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 65);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 90, (cubind__fnptr)cubind__slow_cuptiProfilerDeviceSupported);
 }
 
 CUptiResult cubind_cupti_profiler_device_supported(CUpti_Profiler_DeviceSupported_Params *pParams)
 {
-    cubind__cuptiProfilerDeviceSupported_fn cubind_fn = (cubind__cuptiProfilerDeviceSupported_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerDeviceSupported, &cubind__cupti_offsets[142]);
+    cubind__cuptiProfilerDeviceSupported_fn cubind_fn = (cubind__cuptiProfilerDeviceSupported_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerDeviceSupported, &cubind__cupti_offsets[142]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(142, (int)cubind_status);
@@ -6127,15 +4774,16 @@ CUptiResult cubind_cupti_profiler_device_supported(CUpti_Profiler_DeviceSupporte
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiRangeProfilerSetConfig is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params *pParams)
+/* What the wrapper calls until cuptiRangeProfilerSetConfig is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 66);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 91, (cubind__fnptr)cubind__slow_cuptiRangeProfilerSetConfig);
 }
 
 CUptiResult cubind_cupti_range_profiler_set_config(CUpti_RangeProfiler_SetConfig_Params *pParams)
 {
-    cubind__cuptiRangeProfilerSetConfig_fn cubind_fn = (cubind__cuptiRangeProfilerSetConfig_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerSetConfig, &cubind__cupti_offsets[143]);
+    cubind__cuptiRangeProfilerSetConfig_fn cubind_fn = (cubind__cuptiRangeProfilerSetConfig_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRangeProfilerSetConfig, &cubind__cupti_offsets[143]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(143, (int)cubind_status);
@@ -6143,15 +4791,16 @@ CUptiResult cubind_cupti_range_profiler_set_config(CUpti_RangeProfiler_SetConfig
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiRangeProfilerEnable is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params *pParams)
+/* What the wrapper calls until cuptiRangeProfilerEnable is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 67);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 92, (cubind__fnptr)cubind__slow_cuptiRangeProfilerEnable);
 }
 
 CUptiResult cubind_cupti_range_profiler_enable(CUpti_RangeProfiler_Enable_Params *pParams)
 {
-    cubind__cuptiRangeProfilerEnable_fn cubind_fn = (cubind__cuptiRangeProfilerEnable_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerEnable, &cubind__cupti_offsets[144]);
+    cubind__cuptiRangeProfilerEnable_fn cubind_fn = (cubind__cuptiRangeProfilerEnable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRangeProfilerEnable, &cubind__cupti_offsets[144]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(144, (int)cubind_status);
@@ -6159,15 +4808,16 @@ CUptiResult cubind_cupti_range_profiler_enable(CUpti_RangeProfiler_Enable_Params
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiRangeProfilerDisable is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params *pParams)
+/* What the wrapper calls until cuptiRangeProfilerDisable is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 68);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 93, (cubind__fnptr)cubind__slow_cuptiRangeProfilerDisable);
 }
 
 CUptiResult cubind_cupti_range_profiler_disable(CUpti_RangeProfiler_Disable_Params *pParams)
 {
-    cubind__cuptiRangeProfilerDisable_fn cubind_fn = (cubind__cuptiRangeProfilerDisable_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerDisable, &cubind__cupti_offsets[145]);
+    cubind__cuptiRangeProfilerDisable_fn cubind_fn = (cubind__cuptiRangeProfilerDisable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRangeProfilerDisable, &cubind__cupti_offsets[145]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(145, (int)cubind_status);
@@ -6175,15 +4825,16 @@ CUptiResult cubind_cupti_range_profiler_disable(CUpti_RangeProfiler_Disable_Para
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiRangeProfilerStart is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *pParams)
+/* What the wrapper calls until cuptiRangeProfilerStart is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 69);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 94, (cubind__fnptr)cubind__slow_cuptiRangeProfilerStart);
 }
 
 CUptiResult cubind_cupti_range_profiler_start(CUpti_RangeProfiler_Start_Params *pParams)
 {
-    cubind__cuptiRangeProfilerStart_fn cubind_fn = (cubind__cuptiRangeProfilerStart_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerStart, &cubind__cupti_offsets[146]);
+    cubind__cuptiRangeProfilerStart_fn cubind_fn = (cubind__cuptiRangeProfilerStart_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRangeProfilerStart, &cubind__cupti_offsets[146]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(146, (int)cubind_status);
@@ -6191,15 +4842,16 @@ CUptiResult cubind_cupti_range_profiler_start(CUpti_RangeProfiler_Start_Params *
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiRangeProfilerStop is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *pParams)
+/* What the wrapper calls until cuptiRangeProfilerStop is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 70);
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 95, (cubind__fnptr)cubind__slow_cuptiRangeProfilerStop);
 }
 
 CUptiResult cubind_cupti_range_profiler_stop(CUpti_RangeProfiler_Stop_Params *pParams)
 {
-    cubind__cuptiRangeProfilerStop_fn cubind_fn = (cubind__cuptiRangeProfilerStop_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerStop, &cubind__cupti_offsets[147]);
+    cubind__cuptiRangeProfilerStop_fn cubind_fn = (cubind__cuptiRangeProfilerStop_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRangeProfilerStop, &cubind__cupti_offsets[147]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(147, (int)cubind_status);
@@ -6207,15 +4859,16 @@ CUptiResult cubind_cupti_range_profiler_stop(CUpti_RangeProfiler_Stop_Params *pP
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiRangeProfilerPushRange is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerPushRange(CUpti_RangeProfiler_PushRange_Params *pParams)
+/* What the wrapper calls until cuptiRangeProfilerPushRange is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRangeProfilerPushRange(CUpti_RangeProfiler_PushRange_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 71);
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 0, (cubind__fnptr)cubind__slow_cuptiRangeProfilerPushRange);
 }
 
 CUptiResult cubind_cupti_range_profiler_push_range(CUpti_RangeProfiler_PushRange_Params *pParams)
 {
-    cubind__cuptiRangeProfilerPushRange_fn cubind_fn = (cubind__cuptiRangeProfilerPushRange_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerPushRange, &cubind__cupti_offsets[148]);
+    cubind__cuptiRangeProfilerPushRange_fn cubind_fn = (cubind__cuptiRangeProfilerPushRange_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRangeProfilerPushRange, &cubind__cupti_offsets[148]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(148, (int)cubind_status);
@@ -6223,15 +4876,16 @@ CUptiResult cubind_cupti_range_profiler_push_range(CUpti_RangeProfiler_PushRange
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiRangeProfilerPopRange is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerPopRange(CUpti_RangeProfiler_PopRange_Params *pParams)
+/* What the wrapper calls until cuptiRangeProfilerPopRange is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRangeProfilerPopRange(CUpti_RangeProfiler_PopRange_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 72);
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 1, (cubind__fnptr)cubind__slow_cuptiRangeProfilerPopRange);
 }
 
 CUptiResult cubind_cupti_range_profiler_pop_range(CUpti_RangeProfiler_PopRange_Params *pParams)
 {
-    cubind__cuptiRangeProfilerPopRange_fn cubind_fn = (cubind__cuptiRangeProfilerPopRange_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerPopRange, &cubind__cupti_offsets[149]);
+    cubind__cuptiRangeProfilerPopRange_fn cubind_fn = (cubind__cuptiRangeProfilerPopRange_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRangeProfilerPopRange, &cubind__cupti_offsets[149]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(149, (int)cubind_status);
@@ -6239,15 +4893,16 @@ CUptiResult cubind_cupti_range_profiler_pop_range(CUpti_RangeProfiler_PopRange_P
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiRangeProfilerDecodeData is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params *pParams)
+/* What the wrapper calls until cuptiRangeProfilerDecodeData is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 73);
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 2, (cubind__fnptr)cubind__slow_cuptiRangeProfilerDecodeData);
 }
 
 CUptiResult cubind_cupti_range_profiler_decode_data(CUpti_RangeProfiler_DecodeData_Params *pParams)
 {
-    cubind__cuptiRangeProfilerDecodeData_fn cubind_fn = (cubind__cuptiRangeProfilerDecodeData_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerDecodeData, &cubind__cupti_offsets[150]);
+    cubind__cuptiRangeProfilerDecodeData_fn cubind_fn = (cubind__cuptiRangeProfilerDecodeData_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRangeProfilerDecodeData, &cubind__cupti_offsets[150]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(150, (int)cubind_status);
@@ -6255,15 +4910,16 @@ CUptiResult cubind_cupti_range_profiler_decode_data(CUpti_RangeProfiler_DecodeDa
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiRangeProfilerGetCounterDataSize is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params *pParams)
+/* What the wrapper calls until cuptiRangeProfilerGetCounterDataSize is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 74);
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 3, (cubind__fnptr)cubind__slow_cuptiRangeProfilerGetCounterDataSize);
 }
 
 CUptiResult cubind_cupti_range_profiler_get_counter_data_size(CUpti_RangeProfiler_GetCounterDataSize_Params *pParams)
 {
-    cubind__cuptiRangeProfilerGetCounterDataSize_fn cubind_fn = (cubind__cuptiRangeProfilerGetCounterDataSize_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerGetCounterDataSize, &cubind__cupti_offsets[151]);
+    cubind__cuptiRangeProfilerGetCounterDataSize_fn cubind_fn = (cubind__cuptiRangeProfilerGetCounterDataSize_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRangeProfilerGetCounterDataSize, &cubind__cupti_offsets[151]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(151, (int)cubind_status);
@@ -6271,15 +4927,16 @@ CUptiResult cubind_cupti_range_profiler_get_counter_data_size(CUpti_RangeProfile
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiRangeProfilerCounterDataImageInitialize is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerCounterDataImageInitialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *pParams)
+/* What the wrapper calls until cuptiRangeProfilerCounterDataImageInitialize is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRangeProfilerCounterDataImageInitialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 75);
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 4, (cubind__fnptr)cubind__slow_cuptiRangeProfilerCounterDataImageInitialize);
 }
 
 CUptiResult cubind_cupti_range_profiler_counter_data_image_initialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *pParams)
 {
-    cubind__cuptiRangeProfilerCounterDataImageInitialize_fn cubind_fn = (cubind__cuptiRangeProfilerCounterDataImageInitialize_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerCounterDataImageInitialize, &cubind__cupti_offsets[152]);
+    cubind__cuptiRangeProfilerCounterDataImageInitialize_fn cubind_fn = (cubind__cuptiRangeProfilerCounterDataImageInitialize_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRangeProfilerCounterDataImageInitialize, &cubind__cupti_offsets[152]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(152, (int)cubind_status);
@@ -6287,15 +4944,16 @@ CUptiResult cubind_cupti_range_profiler_counter_data_image_initialize(CUpti_Rang
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiRangeProfilerGetCounterDataInfo is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params *pParams)
+/* What the wrapper calls until cuptiRangeProfilerGetCounterDataInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 76);
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 5, (cubind__fnptr)cubind__slow_cuptiRangeProfilerGetCounterDataInfo);
 }
 
 CUptiResult cubind_cupti_range_profiler_get_counter_data_info(CUpti_RangeProfiler_GetCounterDataInfo_Params *pParams)
 {
-    cubind__cuptiRangeProfilerGetCounterDataInfo_fn cubind_fn = (cubind__cuptiRangeProfilerGetCounterDataInfo_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerGetCounterDataInfo, &cubind__cupti_offsets[153]);
+    cubind__cuptiRangeProfilerGetCounterDataInfo_fn cubind_fn = (cubind__cuptiRangeProfilerGetCounterDataInfo_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRangeProfilerGetCounterDataInfo, &cubind__cupti_offsets[153]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(153, (int)cubind_status);
@@ -6303,15 +4961,16 @@ CUptiResult cubind_cupti_range_profiler_get_counter_data_info(CUpti_RangeProfile
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiRangeProfilerCounterDataGetRangeInfo is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerCounterDataGetRangeInfo(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params *pParams)
+/* What the wrapper calls until cuptiRangeProfilerCounterDataGetRangeInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRangeProfilerCounterDataGetRangeInfo(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 77);
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 6, (cubind__fnptr)cubind__slow_cuptiRangeProfilerCounterDataGetRangeInfo);
 }
 
 CUptiResult cubind_cupti_range_profiler_counter_data_get_range_info(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params *pParams)
 {
-    cubind__cuptiRangeProfilerCounterDataGetRangeInfo_fn cubind_fn = (cubind__cuptiRangeProfilerCounterDataGetRangeInfo_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerCounterDataGetRangeInfo, &cubind__cupti_offsets[154]);
+    cubind__cuptiRangeProfilerCounterDataGetRangeInfo_fn cubind_fn = (cubind__cuptiRangeProfilerCounterDataGetRangeInfo_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRangeProfilerCounterDataGetRangeInfo, &cubind__cupti_offsets[154]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(154, (int)cubind_status);
@@ -6319,15 +4978,16 @@ CUptiResult cubind_cupti_range_profiler_counter_data_get_range_info(CUpti_RangeP
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiSassMetricsGetNumOfMetrics is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsGetNumOfMetrics(CUpti_SassMetrics_GetNumOfMetrics_Params *pParams)
+/* What the wrapper calls until cuptiSassMetricsGetNumOfMetrics is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSassMetricsGetNumOfMetrics(CUpti_SassMetrics_GetNumOfMetrics_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 78);
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 7, (cubind__fnptr)cubind__slow_cuptiSassMetricsGetNumOfMetrics);
 }
 
 CUptiResult cubind_cupti_sass_metrics_get_num_of_metrics(CUpti_SassMetrics_GetNumOfMetrics_Params *pParams)
 {
-    cubind__cuptiSassMetricsGetNumOfMetrics_fn cubind_fn = (cubind__cuptiSassMetricsGetNumOfMetrics_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsGetNumOfMetrics, &cubind__cupti_offsets[155]);
+    cubind__cuptiSassMetricsGetNumOfMetrics_fn cubind_fn = (cubind__cuptiSassMetricsGetNumOfMetrics_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSassMetricsGetNumOfMetrics, &cubind__cupti_offsets[155]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(155, (int)cubind_status);
@@ -6335,15 +4995,16 @@ CUptiResult cubind_cupti_sass_metrics_get_num_of_metrics(CUpti_SassMetrics_GetNu
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiSassMetricsGetMetrics is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsGetMetrics(CUpti_SassMetrics_GetMetrics_Params *pParams)
+/* What the wrapper calls until cuptiSassMetricsGetMetrics is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSassMetricsGetMetrics(CUpti_SassMetrics_GetMetrics_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 79);
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 8, (cubind__fnptr)cubind__slow_cuptiSassMetricsGetMetrics);
 }
 
 CUptiResult cubind_cupti_sass_metrics_get_metrics(CUpti_SassMetrics_GetMetrics_Params *pParams)
 {
-    cubind__cuptiSassMetricsGetMetrics_fn cubind_fn = (cubind__cuptiSassMetricsGetMetrics_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsGetMetrics, &cubind__cupti_offsets[156]);
+    cubind__cuptiSassMetricsGetMetrics_fn cubind_fn = (cubind__cuptiSassMetricsGetMetrics_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSassMetricsGetMetrics, &cubind__cupti_offsets[156]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(156, (int)cubind_status);
@@ -6351,15 +5012,16 @@ CUptiResult cubind_cupti_sass_metrics_get_metrics(CUpti_SassMetrics_GetMetrics_P
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiSassMetricsGetProperties is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsGetProperties(CUpti_SassMetrics_GetProperties_Params *pParams)
+/* What the wrapper calls until cuptiSassMetricsGetProperties is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSassMetricsGetProperties(CUpti_SassMetrics_GetProperties_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 80);
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 9, (cubind__fnptr)cubind__slow_cuptiSassMetricsGetProperties);
 }
 
 CUptiResult cubind_cupti_sass_metrics_get_properties(CUpti_SassMetrics_GetProperties_Params *pParams)
 {
-    cubind__cuptiSassMetricsGetProperties_fn cubind_fn = (cubind__cuptiSassMetricsGetProperties_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsGetProperties, &cubind__cupti_offsets[157]);
+    cubind__cuptiSassMetricsGetProperties_fn cubind_fn = (cubind__cuptiSassMetricsGetProperties_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSassMetricsGetProperties, &cubind__cupti_offsets[157]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(157, (int)cubind_status);
@@ -6367,15 +5029,16 @@ CUptiResult cubind_cupti_sass_metrics_get_properties(CUpti_SassMetrics_GetProper
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiSassMetricsSetConfig is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsSetConfig(CUpti_SassMetricsSetConfig_Params *pParams)
+/* What the wrapper calls until cuptiSassMetricsSetConfig is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSassMetricsSetConfig(CUpti_SassMetricsSetConfig_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 81);
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 10, (cubind__fnptr)cubind__slow_cuptiSassMetricsSetConfig);
 }
 
 CUptiResult cubind_cupti_sass_metrics_set_config(CUpti_SassMetricsSetConfig_Params *pParams)
 {
-    cubind__cuptiSassMetricsSetConfig_fn cubind_fn = (cubind__cuptiSassMetricsSetConfig_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsSetConfig, &cubind__cupti_offsets[158]);
+    cubind__cuptiSassMetricsSetConfig_fn cubind_fn = (cubind__cuptiSassMetricsSetConfig_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSassMetricsSetConfig, &cubind__cupti_offsets[158]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(158, (int)cubind_status);
@@ -6383,15 +5046,16 @@ CUptiResult cubind_cupti_sass_metrics_set_config(CUpti_SassMetricsSetConfig_Para
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiSassMetricsUnsetConfig is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsUnsetConfig(CUpti_SassMetricsUnsetConfig_Params *pParams)
+/* What the wrapper calls until cuptiSassMetricsUnsetConfig is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSassMetricsUnsetConfig(CUpti_SassMetricsUnsetConfig_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 82);
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 11, (cubind__fnptr)cubind__slow_cuptiSassMetricsUnsetConfig);
 }
 
 CUptiResult cubind_cupti_sass_metrics_unset_config(CUpti_SassMetricsUnsetConfig_Params *pParams)
 {
-    cubind__cuptiSassMetricsUnsetConfig_fn cubind_fn = (cubind__cuptiSassMetricsUnsetConfig_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsUnsetConfig, &cubind__cupti_offsets[159]);
+    cubind__cuptiSassMetricsUnsetConfig_fn cubind_fn = (cubind__cuptiSassMetricsUnsetConfig_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSassMetricsUnsetConfig, &cubind__cupti_offsets[159]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(159, (int)cubind_status);
@@ -6399,15 +5063,16 @@ CUptiResult cubind_cupti_sass_metrics_unset_config(CUpti_SassMetricsUnsetConfig_
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiSassMetricsEnable is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsEnable(CUpti_SassMetricsEnable_Params *pParams)
+/* What the wrapper calls until cuptiSassMetricsEnable is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSassMetricsEnable(CUpti_SassMetricsEnable_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 83);
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 12, (cubind__fnptr)cubind__slow_cuptiSassMetricsEnable);
 }
 
 CUptiResult cubind_cupti_sass_metrics_enable(CUpti_SassMetricsEnable_Params *pParams)
 {
-    cubind__cuptiSassMetricsEnable_fn cubind_fn = (cubind__cuptiSassMetricsEnable_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsEnable, &cubind__cupti_offsets[160]);
+    cubind__cuptiSassMetricsEnable_fn cubind_fn = (cubind__cuptiSassMetricsEnable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSassMetricsEnable, &cubind__cupti_offsets[160]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(160, (int)cubind_status);
@@ -6415,15 +5080,16 @@ CUptiResult cubind_cupti_sass_metrics_enable(CUpti_SassMetricsEnable_Params *pPa
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiSassMetricsDisable is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsDisable(CUpti_SassMetricsDisable_Params *pParams)
+/* What the wrapper calls until cuptiSassMetricsDisable is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSassMetricsDisable(CUpti_SassMetricsDisable_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 84);
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 13, (cubind__fnptr)cubind__slow_cuptiSassMetricsDisable);
 }
 
 CUptiResult cubind_cupti_sass_metrics_disable(CUpti_SassMetricsDisable_Params *pParams)
 {
-    cubind__cuptiSassMetricsDisable_fn cubind_fn = (cubind__cuptiSassMetricsDisable_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsDisable, &cubind__cupti_offsets[161]);
+    cubind__cuptiSassMetricsDisable_fn cubind_fn = (cubind__cuptiSassMetricsDisable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSassMetricsDisable, &cubind__cupti_offsets[161]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(161, (int)cubind_status);
@@ -6431,15 +5097,16 @@ CUptiResult cubind_cupti_sass_metrics_disable(CUpti_SassMetricsDisable_Params *p
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiSassMetricsGetDataProperties is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsGetDataProperties(CUpti_SassMetricsGetDataProperties_Params *pParams)
+/* What the wrapper calls until cuptiSassMetricsGetDataProperties is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSassMetricsGetDataProperties(CUpti_SassMetricsGetDataProperties_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 85);
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 14, (cubind__fnptr)cubind__slow_cuptiSassMetricsGetDataProperties);
 }
 
 CUptiResult cubind_cupti_sass_metrics_get_data_properties(CUpti_SassMetricsGetDataProperties_Params *pParams)
 {
-    cubind__cuptiSassMetricsGetDataProperties_fn cubind_fn = (cubind__cuptiSassMetricsGetDataProperties_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsGetDataProperties, &cubind__cupti_offsets[162]);
+    cubind__cuptiSassMetricsGetDataProperties_fn cubind_fn = (cubind__cuptiSassMetricsGetDataProperties_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSassMetricsGetDataProperties, &cubind__cupti_offsets[162]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(162, (int)cubind_status);
@@ -6447,15 +5114,16 @@ CUptiResult cubind_cupti_sass_metrics_get_data_properties(CUpti_SassMetricsGetDa
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiSassMetricsFlushData is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsFlushData(CUpti_SassMetricsFlushData_Params *pParams)
+/* What the wrapper calls until cuptiSassMetricsFlushData is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSassMetricsFlushData(CUpti_SassMetricsFlushData_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 86);
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 15, (cubind__fnptr)cubind__slow_cuptiSassMetricsFlushData);
 }
 
 CUptiResult cubind_cupti_sass_metrics_flush_data(CUpti_SassMetricsFlushData_Params *pParams)
 {
-    cubind__cuptiSassMetricsFlushData_fn cubind_fn = (cubind__cuptiSassMetricsFlushData_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsFlushData, &cubind__cupti_offsets[163]);
+    cubind__cuptiSassMetricsFlushData_fn cubind_fn = (cubind__cuptiSassMetricsFlushData_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSassMetricsFlushData, &cubind__cupti_offsets[163]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(163, (int)cubind_status);
@@ -6463,15 +5131,16 @@ CUptiResult cubind_cupti_sass_metrics_flush_data(CUpti_SassMetricsFlushData_Para
     return cubind_status;
 }
 
-/* What the wrapper calls until cuptiDeviceGetChipName is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD CUptiResult slow_cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params *pParams)
+/* What the wrapper calls until cuptiDeviceGetChipName is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params *pParams)
 {
-    return cubind_shape_1((uintptr_t)pParams, 87);
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 16, (cubind__fnptr)cubind__slow_cuptiDeviceGetChipName);
 }
 
 CUptiResult cubind_cupti_device_get_chip_name(CUpti_Device_GetChipName_Params *pParams)
 {
-    cubind__cuptiDeviceGetChipName_fn cubind_fn = (cubind__cuptiDeviceGetChipName_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceGetChipName, &cubind__cupti_offsets[164]);
+    cubind__cuptiDeviceGetChipName_fn cubind_fn = (cubind__cuptiDeviceGetChipName_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiDeviceGetChipName, &cubind__cupti_offsets[164]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
         return (CUptiResult)cubind_failed(164, (int)cubind_status);

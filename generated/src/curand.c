@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -101,25 +102,30 @@ const struct cubind__curand_symbols {
 #if !defined(CUBIND_NO_TRACE)
     cubind__trace_table trace;
     struct trace_strings {
-        char trace_0[26];
-        char trace_1[14];
+        char trace_0[18];
+        char trace_1[6];
         char trace_2[12];
         char trace_3[18];
-        char trace_4[22];
-        char trace_5[20];
-        char trace_6[22];
-        char trace_7[23];
-        char trace_8[30];
-        char trace_9[30];
-        char trace_10[42];
-        char trace_11[34];
-        char trace_12[26];
-        char trace_13[36];
-        char trace_14[46];
-        char trace_15[36];
-        char trace_16[46];
+        char trace_4[14];
+        char trace_5[12];
+        char trace_6[14];
+        char trace_7[15];
+        char trace_8[22];
+        char trace_9[14];
+        char trace_10[26];
+        char trace_11[9];
+        char trace_12[6];
+        char trace_13[15];
+        char trace_14[20];
+        char trace_15[20];
+        char trace_16[25];
         char trace_17[19];
         char trace_18[14];
+        char param_0[10];
+        char param_1[10];
+        char param_2[22];
+        char param_3[7];
+        char param_4[7];
         char enum_0[12];
         char enum_0_0[5];
         char enum_0_1[15];
@@ -166,6 +172,7 @@ const struct cubind__curand_symbols {
         char enum_4_3[39];
     } trace_strings;
     unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[5];
     cubind__trace_enum_range enums[5];
     int values[39];
     unsigned short value_names[39];
@@ -273,27 +280,32 @@ const struct cubind__curand_symbols {
         {AT(symbol_curandGetScrambleConstants64), AT(symbol_curandGetScrambleConstants64), AT(wrapper_cubind_curand_get_scramble_constants64)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 5, sizeof(int)},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 5, 5, sizeof(int)},
     {
-        "s;pgenerator;e0:rng_type;",
-        "s;pgenerator;",
+        "s;p\200;e0:rng_type;",
+        "s;p\200;",
         "s;pversion;",
         "s;e1:type;pvalue;",
-        "s;pgenerator;pstream;",
-        "s;pgenerator;useed;",
-        "s;pgenerator;uoffset;",
-        "s;pgenerator;e2:order;",
-        "s;pgenerator;unum_dimensions;",
-        "s;pgenerator;poutputPtr;unum;",
-        "s;pgenerator;poutputPtr;un;fmean;fstddev;",
-        "s;flambda;pdiscrete_distribution;",
-        "s;pdiscrete_distribution;",
-        "s;pgenerator;poutputPtr;un;flambda;",
-        "s;pgenerator;poutputPtr;un;flambda;e3:method;",
-        "s;pgenerator;poutputPtr;unum;un;fp;",
-        "s;pgenerator;poutputPtr;unum;un;fp;e3:method;",
+        "s;p\200;pstream;",
+        "s;p\200;useed;",
+        "s;p\200;uoffset;",
+        "s;p\200;e2:order;",
+        "s;p\200;unum_dimensions;",
+        "s;p\200;p\201;unum;",
+        "s;p\200;p\201;un;fmean;fstddev;",
+        "s;f\203;p\202;",
+        "s;p\202;",
+        "s;p\200;p\201;un;f\203;",
+        "s;p\200;p\201;un;f\203;e3:\204;",
+        "s;p\200;p\201;unum;un;fp;",
+        "s;p\200;p\201;unum;un;fp;e3:\204;",
         "s;pvectors;e4:set;",
         "s;pconstants;",
+        "generator",
+        "outputPtr",
+        "discrete_distribution",
+        "lambda",
+        "method",
         "CURAND_RNG_",
         "TEST",
         "PSEUDO_DEFAULT",
@@ -369,6 +381,13 @@ const struct cubind__curand_symbols {
         TRACE_AT(trace_18), /* curandGetScrambleConstants32 */
         TRACE_AT(trace_17), /* curandGetDirectionVectors64 */
         TRACE_AT(trace_18), /* curandGetScrambleConstants64 */
+    },
+    {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
+        TRACE_AT(param_2),
+        TRACE_AT(param_3),
+        TRACE_AT(param_4),
     },
     {
         {TRACE_AT(enum_0), 0, 12}, /* curandRngType */
@@ -468,7 +487,6 @@ _Static_assert(sizeof(cubind__curand_symbols.names) <= 0x10000, "the names' offs
 #if !defined(CUBIND_NO_TRACE)
 _Static_assert(sizeof(cubind__curand_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
 #endif
-
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
  * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
@@ -509,565 +527,16 @@ typedef curandStatus_t (*cubind__curandGetScrambleConstants32_fn)(unsigned int *
 typedef curandStatus_t (*cubind__curandGetDirectionVectors64_fn)(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set);
 typedef curandStatus_t (*cubind__curandGetScrambleConstants64_fn)(unsigned long long **constants);
 
-/* The wrappers whose parameters pass alike share a slow path, their shape's (generator/shapes.py):
- * each reaches it through a stub of its own type, declared here for the shapes to name. */
-static CUBIND_COLD curandStatus_t slow_curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type);
-static CUBIND_COLD curandStatus_t slow_curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type);
-static CUBIND_COLD curandStatus_t slow_curandDestroyGenerator(curandGenerator_t generator);
-static CUBIND_COLD curandStatus_t slow_curandGetVersion(int *version);
-static CUBIND_COLD curandStatus_t slow_curandGetProperty(libraryPropertyType type, int *value);
-static CUBIND_COLD curandStatus_t slow_curandSetStream(curandGenerator_t generator, cudaStream_t stream);
-static CUBIND_COLD curandStatus_t slow_curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed);
-static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset);
-static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order);
-static CUBIND_COLD curandStatus_t slow_curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions);
-static CUBIND_COLD curandStatus_t slow_curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num);
-static CUBIND_COLD curandStatus_t slow_curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num);
-static CUBIND_COLD curandStatus_t slow_curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num);
-static CUBIND_COLD curandStatus_t slow_curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num);
-static CUBIND_COLD curandStatus_t slow_curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
-static CUBIND_COLD curandStatus_t slow_curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
-static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
-static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
-static CUBIND_COLD curandStatus_t slow_curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution);
-static CUBIND_COLD curandStatus_t slow_curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution);
-static CUBIND_COLD curandStatus_t slow_curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda);
-static CUBIND_COLD curandStatus_t slow_curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method);
-static CUBIND_COLD curandStatus_t slow_curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p);
-static CUBIND_COLD curandStatus_t slow_curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method);
-static CUBIND_COLD curandStatus_t slow_curandGenerateSeeds(curandGenerator_t generator);
-static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set);
-static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants32(unsigned int **constants);
-static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set);
-static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants64(unsigned long long **constants);
-
-/* What the wrappers of shape 0 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: curandCreateGenerator, curandCreateGeneratorHost, curandGetProperty, curandSetStream,
- * curandSetPseudoRandomGeneratorSeed, curandSetGeneratorOffset, curandSetGeneratorOrdering,
- * curandSetQuasiRandomGeneratorDimensions, curandGetDirectionVectors32,
- * curandGetDirectionVectors64. */
-static CUBIND_COLD curandStatus_t cubind_shape_0(cubind__word a0, cubind__word a1, unsigned cubind_member)
+/* What the wrapper calls until curandCreateGenerator is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)
 {
-    static const unsigned short cubind_index[10] = { 0, 1, 4, 5, 6, 7, 8, 9, 25, 27 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    curandStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_curandCreateGenerator;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_curandCreateGeneratorHost;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_curandGetProperty;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_curandSetStream;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_curandSetPseudoRandomGeneratorSeed;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_curandSetGeneratorOffset;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_curandSetGeneratorOrdering;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_curandSetQuasiRandomGeneratorDimensions;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_curandGetDirectionVectors32;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_curandGetDirectionVectors64;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CURAND, cubind_i), a0, a1);
-    cubind_fn = cubind__resolve(&cubind__curand_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__curandCreateGenerator_fn)cubind_fn)((curandGenerator_t *)(uintptr_t)a0, (curandRngType_t)a1);
-            break;
-        case 1:
-            cubind_status = ((cubind__curandCreateGeneratorHost_fn)cubind_fn)((curandGenerator_t *)(uintptr_t)a0, (curandRngType_t)a1);
-            break;
-        case 2:
-            cubind_status = ((cubind__curandGetProperty_fn)cubind_fn)((libraryPropertyType)a0, (int *)(uintptr_t)a1);
-            break;
-        case 3:
-            cubind_status = ((cubind__curandSetStream_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (cudaStream_t)(uintptr_t)a1);
-            break;
-        case 4:
-            cubind_status = ((cubind__curandSetPseudoRandomGeneratorSeed_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (unsigned long long)a1);
-            break;
-        case 5:
-            cubind_status = ((cubind__curandSetGeneratorOffset_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (unsigned long long)a1);
-            break;
-        case 6:
-            cubind_status = ((cubind__curandSetGeneratorOrdering_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (curandOrdering_t)a1);
-            break;
-        case 7:
-            cubind_status = ((cubind__curandSetQuasiRandomGeneratorDimensions_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (unsigned int)a1);
-            break;
-        case 8:
-            cubind_status = ((cubind__curandGetDirectionVectors32_fn)cubind_fn)((curandDirectionVectors32_t **)(uintptr_t)a0, (curandDirectionVectorSet_t)a1);
-            break;
-        default:
-            cubind_status = ((cubind__curandGetDirectionVectors64_fn)cubind_fn)((curandDirectionVectors64_t **)(uintptr_t)a0, (curandDirectionVectorSet_t)a1);
-            break;
-        }
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 1 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: curandDestroyGenerator, curandGetVersion, curandDestroyDistribution, curandGenerateSeeds,
- * curandGetScrambleConstants32, curandGetScrambleConstants64. */
-static CUBIND_COLD curandStatus_t cubind_shape_1(cubind__word a0, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[6] = { 2, 3, 19, 24, 26, 28 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    curandStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_curandDestroyGenerator;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_curandGetVersion;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_curandDestroyDistribution;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_curandGenerateSeeds;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_curandGetScrambleConstants32;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_curandGetScrambleConstants64;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CURAND, cubind_i), a0);
-    cubind_fn = cubind__resolve(&cubind__curand_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__curandDestroyGenerator_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0);
-            break;
-        case 1:
-            cubind_status = ((cubind__curandGetVersion_fn)cubind_fn)((int *)(uintptr_t)a0);
-            break;
-        case 2:
-            cubind_status = ((cubind__curandDestroyDistribution_fn)cubind_fn)((curandDiscreteDistribution_t)(uintptr_t)a0);
-            break;
-        case 3:
-            cubind_status = ((cubind__curandGenerateSeeds_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0);
-            break;
-        case 4:
-            cubind_status = ((cubind__curandGetScrambleConstants32_fn)cubind_fn)((unsigned int **)(uintptr_t)a0);
-            break;
-        default:
-            cubind_status = ((cubind__curandGetScrambleConstants64_fn)cubind_fn)((unsigned long long **)(uintptr_t)a0);
-            break;
-        }
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 2 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: curandGenerate, curandGenerateLongLong, curandGenerateUniform, curandGenerateUniformDouble. */
-static CUBIND_COLD curandStatus_t cubind_shape_2(cubind__word a0, cubind__word a1, cubind__word a2, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[4] = { 10, 11, 12, 13 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    curandStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_curandGenerate;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_curandGenerateLongLong;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_curandGenerateUniform;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_curandGenerateUniformDouble;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CURAND, cubind_i), a0, a1, a2);
-    cubind_fn = cubind__resolve(&cubind__curand_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__curandGenerate_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (size_t)a2);
-            break;
-        case 1:
-            cubind_status = ((cubind__curandGenerateLongLong_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (unsigned long long *)(uintptr_t)a1, (size_t)a2);
-            break;
-        case 2:
-            cubind_status = ((cubind__curandGenerateUniform_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (float *)(uintptr_t)a1, (size_t)a2);
-            break;
-        default:
-            cubind_status = ((cubind__curandGenerateUniformDouble_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (double *)(uintptr_t)a1, (size_t)a2);
-            break;
-        }
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 3 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: curandGenerateNormal, curandGenerateLogNormal. */
-static CUBIND_COLD curandStatus_t cubind_shape_3(cubind__word a0, cubind__word a1, cubind__word a2, float a3, float a4, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[2] = { 14, 16 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    curandStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_curandGenerateNormal;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_curandGenerateLogNormal;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CURAND, cubind_i), a0, a1, a2, (double)a3, (double)a4);
-    cubind_fn = cubind__resolve(&cubind__curand_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__curandGenerateNormal_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (float *)(uintptr_t)a1, (size_t)a2, a3, a4);
-            break;
-        default:
-            cubind_status = ((cubind__curandGenerateLogNormal_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (float *)(uintptr_t)a1, (size_t)a2, a3, a4);
-            break;
-        }
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 4 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: curandGenerateNormalDouble, curandGenerateLogNormalDouble. */
-static CUBIND_COLD curandStatus_t cubind_shape_4(cubind__word a0, cubind__word a1, cubind__word a2, double a3, double a4, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[2] = { 15, 17 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    curandStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_curandGenerateNormalDouble;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_curandGenerateLogNormalDouble;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CURAND, cubind_i), a0, a1, a2, (double)a3, (double)a4);
-    cubind_fn = cubind__resolve(&cubind__curand_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__curandGenerateNormalDouble_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (double *)(uintptr_t)a1, (size_t)a2, a3, a4);
-            break;
-        default:
-            cubind_status = ((cubind__curandGenerateLogNormalDouble_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (double *)(uintptr_t)a1, (size_t)a2, a3, a4);
-            break;
-        }
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 5 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: curandCreatePoissonDistribution. */
-static CUBIND_COLD curandStatus_t cubind_shape_5(double a0, cubind__word a1, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 18 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    curandStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_curandCreatePoissonDistribution;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CURAND, cubind_i), (double)a0, a1);
-    cubind_fn = cubind__resolve(&cubind__curand_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__curandCreatePoissonDistribution_fn)cubind_fn)(a0, (curandDiscreteDistribution_t *)(uintptr_t)a1);
-            break;
-        }
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 6 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: curandGeneratePoisson. */
-static CUBIND_COLD curandStatus_t cubind_shape_6(cubind__word a0, cubind__word a1, cubind__word a2, double a3, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 20 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    curandStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_curandGeneratePoisson;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CURAND, cubind_i), a0, a1, a2, (double)a3);
-    cubind_fn = cubind__resolve(&cubind__curand_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__curandGeneratePoisson_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (size_t)a2, a3);
-            break;
-        }
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 7 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: curandGeneratePoissonMethod. */
-static CUBIND_COLD curandStatus_t cubind_shape_7(cubind__word a0, cubind__word a1, cubind__word a2, double a3, cubind__word a4, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 21 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    curandStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_curandGeneratePoissonMethod;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CURAND, cubind_i), a0, a1, a2, (double)a3, a4);
-    cubind_fn = cubind__resolve(&cubind__curand_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__curandGeneratePoissonMethod_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (size_t)a2, a3, (curandMethod_t)a4);
-            break;
-        }
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 8 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: curandGenerateBinomial. */
-static CUBIND_COLD curandStatus_t cubind_shape_8(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, double a4, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 22 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    curandStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_curandGenerateBinomial;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CURAND, cubind_i), a0, a1, a2, a3, (double)a4);
-    cubind_fn = cubind__resolve(&cubind__curand_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__curandGenerateBinomial_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (size_t)a2, (unsigned int)a3, a4);
-            break;
-        }
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 9 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: curandGenerateBinomialMethod. */
-static CUBIND_COLD curandStatus_t cubind_shape_9(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, double a4, cubind__word a5, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 23 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    curandStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_curandGenerateBinomialMethod;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CURAND, cubind_i), a0, a1, a2, a3, (double)a4, a5);
-    cubind_fn = cubind__resolve(&cubind__curand_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__curandGenerateBinomialMethod_fn)cubind_fn)((curandGenerator_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (size_t)a2, (unsigned int)a3, a4, (curandMethod_t)a5);
-            break;
-        }
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrapper calls until curandCreateGenerator is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD curandStatus_t slow_curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)
-{
-    return cubind_shape_0((uintptr_t)generator, rng_type, 0);
+    return (curandStatus_t)cubind__shape_1((uintptr_t)generator, rng_type, 40, (cubind__fnptr)cubind__slow_curandCreateGenerator);
 }
 
 curandStatus_t cubind_curand_create_generator(curandGenerator_t *generator, curandRngType_t rng_type)
 {
-    cubind__curandCreateGenerator_fn cubind_fn = (cubind__curandCreateGenerator_fn)cubind__target((cubind__fnptr)slow_curandCreateGenerator, &cubind__curand_offsets[0]);
+    cubind__curandCreateGenerator_fn cubind_fn = (cubind__curandCreateGenerator_fn)cubind__target((cubind__fnptr)cubind__slow_curandCreateGenerator, &cubind__curand_offsets[0]);
     curandStatus_t cubind_status = cubind_fn(generator, rng_type);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(0, (int)cubind_status);
@@ -1075,15 +544,16 @@ curandStatus_t cubind_curand_create_generator(curandGenerator_t *generator, cura
     return cubind_status;
 }
 
-/* What the wrapper calls until curandCreateGeneratorHost is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD curandStatus_t slow_curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)
+/* What the wrapper calls until curandCreateGeneratorHost is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)
 {
-    return cubind_shape_0((uintptr_t)generator, rng_type, 1);
+    return (curandStatus_t)cubind__shape_1((uintptr_t)generator, rng_type, 41, (cubind__fnptr)cubind__slow_curandCreateGeneratorHost);
 }
 
 curandStatus_t cubind_curand_create_generator_host(curandGenerator_t *generator, curandRngType_t rng_type)
 {
-    cubind__curandCreateGeneratorHost_fn cubind_fn = (cubind__curandCreateGeneratorHost_fn)cubind__target((cubind__fnptr)slow_curandCreateGeneratorHost, &cubind__curand_offsets[1]);
+    cubind__curandCreateGeneratorHost_fn cubind_fn = (cubind__curandCreateGeneratorHost_fn)cubind__target((cubind__fnptr)cubind__slow_curandCreateGeneratorHost, &cubind__curand_offsets[1]);
     curandStatus_t cubind_status = cubind_fn(generator, rng_type);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(1, (int)cubind_status);
@@ -1091,15 +561,16 @@ curandStatus_t cubind_curand_create_generator_host(curandGenerator_t *generator,
     return cubind_status;
 }
 
-/* What the wrapper calls until curandDestroyGenerator is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD curandStatus_t slow_curandDestroyGenerator(curandGenerator_t generator)
+/* What the wrapper calls until curandDestroyGenerator is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandDestroyGenerator(curandGenerator_t generator)
 {
-    return cubind_shape_1((uintptr_t)generator, 0);
+    return (curandStatus_t)cubind__shape_0((uintptr_t)generator, 27, (cubind__fnptr)cubind__slow_curandDestroyGenerator);
 }
 
 curandStatus_t cubind_curand_destroy_generator(curandGenerator_t generator)
 {
-    cubind__curandDestroyGenerator_fn cubind_fn = (cubind__curandDestroyGenerator_fn)cubind__target((cubind__fnptr)slow_curandDestroyGenerator, &cubind__curand_offsets[2]);
+    cubind__curandDestroyGenerator_fn cubind_fn = (cubind__curandDestroyGenerator_fn)cubind__target((cubind__fnptr)cubind__slow_curandDestroyGenerator, &cubind__curand_offsets[2]);
     curandStatus_t cubind_status = cubind_fn(generator);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(2, (int)cubind_status);
@@ -1107,15 +578,16 @@ curandStatus_t cubind_curand_destroy_generator(curandGenerator_t generator)
     return cubind_status;
 }
 
-/* What the wrapper calls until curandGetVersion is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD curandStatus_t slow_curandGetVersion(int *version)
+/* What the wrapper calls until curandGetVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGetVersion(int *version)
 {
-    return cubind_shape_1((uintptr_t)version, 1);
+    return (curandStatus_t)cubind__shape_0((uintptr_t)version, 28, (cubind__fnptr)cubind__slow_curandGetVersion);
 }
 
 curandStatus_t cubind_curand_get_version(int *version)
 {
-    cubind__curandGetVersion_fn cubind_fn = (cubind__curandGetVersion_fn)cubind__target((cubind__fnptr)slow_curandGetVersion, &cubind__curand_offsets[3]);
+    cubind__curandGetVersion_fn cubind_fn = (cubind__curandGetVersion_fn)cubind__target((cubind__fnptr)cubind__slow_curandGetVersion, &cubind__curand_offsets[3]);
     curandStatus_t cubind_status = cubind_fn(version);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(3, (int)cubind_status);
@@ -1123,15 +595,16 @@ curandStatus_t cubind_curand_get_version(int *version)
     return cubind_status;
 }
 
-/* What the wrapper calls until curandGetProperty is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD curandStatus_t slow_curandGetProperty(libraryPropertyType type, int *value)
+/* What the wrapper calls until curandGetProperty is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGetProperty(libraryPropertyType type, int *value)
 {
-    return cubind_shape_0(type, (uintptr_t)value, 2);
+    return (curandStatus_t)cubind__shape_1(type, (uintptr_t)value, 42, (cubind__fnptr)cubind__slow_curandGetProperty);
 }
 
 curandStatus_t cubind_curand_get_property(libraryPropertyType type, int *value)
 {
-    cubind__curandGetProperty_fn cubind_fn = (cubind__curandGetProperty_fn)cubind__target((cubind__fnptr)slow_curandGetProperty, &cubind__curand_offsets[4]);
+    cubind__curandGetProperty_fn cubind_fn = (cubind__curandGetProperty_fn)cubind__target((cubind__fnptr)cubind__slow_curandGetProperty, &cubind__curand_offsets[4]);
     curandStatus_t cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(4, (int)cubind_status);
@@ -1139,15 +612,16 @@ curandStatus_t cubind_curand_get_property(libraryPropertyType type, int *value)
     return cubind_status;
 }
 
-/* What the wrapper calls until curandSetStream is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD curandStatus_t slow_curandSetStream(curandGenerator_t generator, cudaStream_t stream)
+/* What the wrapper calls until curandSetStream is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandSetStream(curandGenerator_t generator, cudaStream_t stream)
 {
-    return cubind_shape_0((uintptr_t)generator, (uintptr_t)stream, 3);
+    return (curandStatus_t)cubind__shape_1((uintptr_t)generator, (uintptr_t)stream, 43, (cubind__fnptr)cubind__slow_curandSetStream);
 }
 
 curandStatus_t cubind_curand_set_stream(curandGenerator_t generator, cudaStream_t stream)
 {
-    cubind__curandSetStream_fn cubind_fn = (cubind__curandSetStream_fn)cubind__target((cubind__fnptr)slow_curandSetStream, &cubind__curand_offsets[5]);
+    cubind__curandSetStream_fn cubind_fn = (cubind__curandSetStream_fn)cubind__target((cubind__fnptr)cubind__slow_curandSetStream, &cubind__curand_offsets[5]);
     curandStatus_t cubind_status = cubind_fn(generator, stream);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(5, (int)cubind_status);
@@ -1155,15 +629,16 @@ curandStatus_t cubind_curand_set_stream(curandGenerator_t generator, cudaStream_
     return cubind_status;
 }
 
-/* What the wrapper calls until curandSetPseudoRandomGeneratorSeed is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD curandStatus_t slow_curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)
+/* What the wrapper calls until curandSetPseudoRandomGeneratorSeed is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)
 {
-    return cubind_shape_0((uintptr_t)generator, seed, 4);
+    return (curandStatus_t)cubind__shape_1((uintptr_t)generator, seed, 44, (cubind__fnptr)cubind__slow_curandSetPseudoRandomGeneratorSeed);
 }
 
 curandStatus_t cubind_curand_set_pseudo_random_generator_seed(curandGenerator_t generator, unsigned long long seed)
 {
-    cubind__curandSetPseudoRandomGeneratorSeed_fn cubind_fn = (cubind__curandSetPseudoRandomGeneratorSeed_fn)cubind__target((cubind__fnptr)slow_curandSetPseudoRandomGeneratorSeed, &cubind__curand_offsets[6]);
+    cubind__curandSetPseudoRandomGeneratorSeed_fn cubind_fn = (cubind__curandSetPseudoRandomGeneratorSeed_fn)cubind__target((cubind__fnptr)cubind__slow_curandSetPseudoRandomGeneratorSeed, &cubind__curand_offsets[6]);
     curandStatus_t cubind_status = cubind_fn(generator, seed);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(6, (int)cubind_status);
@@ -1171,15 +646,16 @@ curandStatus_t cubind_curand_set_pseudo_random_generator_seed(curandGenerator_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until curandSetGeneratorOffset is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)
+/* What the wrapper calls until curandSetGeneratorOffset is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)
 {
-    return cubind_shape_0((uintptr_t)generator, offset, 5);
+    return (curandStatus_t)cubind__shape_1((uintptr_t)generator, offset, 45, (cubind__fnptr)cubind__slow_curandSetGeneratorOffset);
 }
 
 curandStatus_t cubind_curand_set_generator_offset(curandGenerator_t generator, unsigned long long offset)
 {
-    cubind__curandSetGeneratorOffset_fn cubind_fn = (cubind__curandSetGeneratorOffset_fn)cubind__target((cubind__fnptr)slow_curandSetGeneratorOffset, &cubind__curand_offsets[7]);
+    cubind__curandSetGeneratorOffset_fn cubind_fn = (cubind__curandSetGeneratorOffset_fn)cubind__target((cubind__fnptr)cubind__slow_curandSetGeneratorOffset, &cubind__curand_offsets[7]);
     curandStatus_t cubind_status = cubind_fn(generator, offset);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(7, (int)cubind_status);
@@ -1187,15 +663,16 @@ curandStatus_t cubind_curand_set_generator_offset(curandGenerator_t generator, u
     return cubind_status;
 }
 
-/* What the wrapper calls until curandSetGeneratorOrdering is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)
+/* What the wrapper calls until curandSetGeneratorOrdering is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)
 {
-    return cubind_shape_0((uintptr_t)generator, order, 6);
+    return (curandStatus_t)cubind__shape_1((uintptr_t)generator, order, 46, (cubind__fnptr)cubind__slow_curandSetGeneratorOrdering);
 }
 
 curandStatus_t cubind_curand_set_generator_ordering(curandGenerator_t generator, curandOrdering_t order)
 {
-    cubind__curandSetGeneratorOrdering_fn cubind_fn = (cubind__curandSetGeneratorOrdering_fn)cubind__target((cubind__fnptr)slow_curandSetGeneratorOrdering, &cubind__curand_offsets[8]);
+    cubind__curandSetGeneratorOrdering_fn cubind_fn = (cubind__curandSetGeneratorOrdering_fn)cubind__target((cubind__fnptr)cubind__slow_curandSetGeneratorOrdering, &cubind__curand_offsets[8]);
     curandStatus_t cubind_status = cubind_fn(generator, order);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(8, (int)cubind_status);
@@ -1203,15 +680,16 @@ curandStatus_t cubind_curand_set_generator_ordering(curandGenerator_t generator,
     return cubind_status;
 }
 
-/* What the wrapper calls until curandSetQuasiRandomGeneratorDimensions is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD curandStatus_t slow_curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)
+/* What the wrapper calls until curandSetQuasiRandomGeneratorDimensions is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)
 {
-    return cubind_shape_0((uintptr_t)generator, num_dimensions, 7);
+    return (curandStatus_t)cubind__shape_1((uintptr_t)generator, num_dimensions, 47, (cubind__fnptr)cubind__slow_curandSetQuasiRandomGeneratorDimensions);
 }
 
 curandStatus_t cubind_curand_set_quasi_random_generator_dimensions(curandGenerator_t generator, unsigned int num_dimensions)
 {
-    cubind__curandSetQuasiRandomGeneratorDimensions_fn cubind_fn = (cubind__curandSetQuasiRandomGeneratorDimensions_fn)cubind__target((cubind__fnptr)slow_curandSetQuasiRandomGeneratorDimensions, &cubind__curand_offsets[9]);
+    cubind__curandSetQuasiRandomGeneratorDimensions_fn cubind_fn = (cubind__curandSetQuasiRandomGeneratorDimensions_fn)cubind__target((cubind__fnptr)cubind__slow_curandSetQuasiRandomGeneratorDimensions, &cubind__curand_offsets[9]);
     curandStatus_t cubind_status = cubind_fn(generator, num_dimensions);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(9, (int)cubind_status);
@@ -1219,15 +697,16 @@ curandStatus_t cubind_curand_set_quasi_random_generator_dimensions(curandGenerat
     return cubind_status;
 }
 
-/* What the wrapper calls until curandGenerate is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD curandStatus_t slow_curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
+/* What the wrapper calls until curandGenerate is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
 {
-    return cubind_shape_2((uintptr_t)generator, (uintptr_t)outputPtr, num, 0);
+    return (curandStatus_t)cubind__shape_2((uintptr_t)generator, (uintptr_t)outputPtr, num, 20, (cubind__fnptr)cubind__slow_curandGenerate);
 }
 
 curandStatus_t cubind_curand_generate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
 {
-    cubind__curandGenerate_fn cubind_fn = (cubind__curandGenerate_fn)cubind__target((cubind__fnptr)slow_curandGenerate, &cubind__curand_offsets[10]);
+    cubind__curandGenerate_fn cubind_fn = (cubind__curandGenerate_fn)cubind__target((cubind__fnptr)cubind__slow_curandGenerate, &cubind__curand_offsets[10]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(10, (int)cubind_status);
@@ -1235,15 +714,16 @@ curandStatus_t cubind_curand_generate(curandGenerator_t generator, unsigned int 
     return cubind_status;
 }
 
-/* What the wrapper calls until curandGenerateLongLong is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD curandStatus_t slow_curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
+/* What the wrapper calls until curandGenerateLongLong is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
 {
-    return cubind_shape_2((uintptr_t)generator, (uintptr_t)outputPtr, num, 1);
+    return (curandStatus_t)cubind__shape_2((uintptr_t)generator, (uintptr_t)outputPtr, num, 21, (cubind__fnptr)cubind__slow_curandGenerateLongLong);
 }
 
 curandStatus_t cubind_curand_generate_long_long(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
 {
-    cubind__curandGenerateLongLong_fn cubind_fn = (cubind__curandGenerateLongLong_fn)cubind__target((cubind__fnptr)slow_curandGenerateLongLong, &cubind__curand_offsets[11]);
+    cubind__curandGenerateLongLong_fn cubind_fn = (cubind__curandGenerateLongLong_fn)cubind__target((cubind__fnptr)cubind__slow_curandGenerateLongLong, &cubind__curand_offsets[11]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(11, (int)cubind_status);
@@ -1251,15 +731,16 @@ curandStatus_t cubind_curand_generate_long_long(curandGenerator_t generator, uns
     return cubind_status;
 }
 
-/* What the wrapper calls until curandGenerateUniform is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD curandStatus_t slow_curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)
+/* What the wrapper calls until curandGenerateUniform is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)
 {
-    return cubind_shape_2((uintptr_t)generator, (uintptr_t)outputPtr, num, 2);
+    return (curandStatus_t)cubind__shape_2((uintptr_t)generator, (uintptr_t)outputPtr, num, 22, (cubind__fnptr)cubind__slow_curandGenerateUniform);
 }
 
 curandStatus_t cubind_curand_generate_uniform(curandGenerator_t generator, float *outputPtr, size_t num)
 {
-    cubind__curandGenerateUniform_fn cubind_fn = (cubind__curandGenerateUniform_fn)cubind__target((cubind__fnptr)slow_curandGenerateUniform, &cubind__curand_offsets[12]);
+    cubind__curandGenerateUniform_fn cubind_fn = (cubind__curandGenerateUniform_fn)cubind__target((cubind__fnptr)cubind__slow_curandGenerateUniform, &cubind__curand_offsets[12]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(12, (int)cubind_status);
@@ -1267,15 +748,16 @@ curandStatus_t cubind_curand_generate_uniform(curandGenerator_t generator, float
     return cubind_status;
 }
 
-/* What the wrapper calls until curandGenerateUniformDouble is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD curandStatus_t slow_curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)
+/* What the wrapper calls until curandGenerateUniformDouble is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)
 {
-    return cubind_shape_2((uintptr_t)generator, (uintptr_t)outputPtr, num, 3);
+    return (curandStatus_t)cubind__shape_2((uintptr_t)generator, (uintptr_t)outputPtr, num, 23, (cubind__fnptr)cubind__slow_curandGenerateUniformDouble);
 }
 
 curandStatus_t cubind_curand_generate_uniform_double(curandGenerator_t generator, double *outputPtr, size_t num)
 {
-    cubind__curandGenerateUniformDouble_fn cubind_fn = (cubind__curandGenerateUniformDouble_fn)cubind__target((cubind__fnptr)slow_curandGenerateUniformDouble, &cubind__curand_offsets[13]);
+    cubind__curandGenerateUniformDouble_fn cubind_fn = (cubind__curandGenerateUniformDouble_fn)cubind__target((cubind__fnptr)cubind__slow_curandGenerateUniformDouble, &cubind__curand_offsets[13]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(13, (int)cubind_status);
@@ -1283,15 +765,16 @@ curandStatus_t cubind_curand_generate_uniform_double(curandGenerator_t generator
     return cubind_status;
 }
 
-/* What the wrapper calls until curandGenerateNormal is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD curandStatus_t slow_curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
+/* What the wrapper calls until curandGenerateNormal is resolved, and every call while tracing: the slow path
+ * of its shape, 23 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
-    return cubind_shape_3((uintptr_t)generator, (uintptr_t)outputPtr, n, mean, stddev, 0);
+    return (curandStatus_t)cubind__shape_23((uintptr_t)generator, (uintptr_t)outputPtr, n, mean, stddev, 0, (cubind__fnptr)cubind__slow_curandGenerateNormal);
 }
 
 curandStatus_t cubind_curand_generate_normal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
-    cubind__curandGenerateNormal_fn cubind_fn = (cubind__curandGenerateNormal_fn)cubind__target((cubind__fnptr)slow_curandGenerateNormal, &cubind__curand_offsets[14]);
+    cubind__curandGenerateNormal_fn cubind_fn = (cubind__curandGenerateNormal_fn)cubind__target((cubind__fnptr)cubind__slow_curandGenerateNormal, &cubind__curand_offsets[14]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(14, (int)cubind_status);
@@ -1299,15 +782,16 @@ curandStatus_t cubind_curand_generate_normal(curandGenerator_t generator, float 
     return cubind_status;
 }
 
-/* What the wrapper calls until curandGenerateNormalDouble is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD curandStatus_t slow_curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
+/* What the wrapper calls until curandGenerateNormalDouble is resolved, and every call while tracing: the slow path
+ * of its shape, 24 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
-    return cubind_shape_4((uintptr_t)generator, (uintptr_t)outputPtr, n, mean, stddev, 0);
+    return (curandStatus_t)cubind__shape_24((uintptr_t)generator, (uintptr_t)outputPtr, n, mean, stddev, 0, (cubind__fnptr)cubind__slow_curandGenerateNormalDouble);
 }
 
 curandStatus_t cubind_curand_generate_normal_double(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
-    cubind__curandGenerateNormalDouble_fn cubind_fn = (cubind__curandGenerateNormalDouble_fn)cubind__target((cubind__fnptr)slow_curandGenerateNormalDouble, &cubind__curand_offsets[15]);
+    cubind__curandGenerateNormalDouble_fn cubind_fn = (cubind__curandGenerateNormalDouble_fn)cubind__target((cubind__fnptr)cubind__slow_curandGenerateNormalDouble, &cubind__curand_offsets[15]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(15, (int)cubind_status);
@@ -1315,15 +799,16 @@ curandStatus_t cubind_curand_generate_normal_double(curandGenerator_t generator,
     return cubind_status;
 }
 
-/* What the wrapper calls until curandGenerateLogNormal is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
+/* What the wrapper calls until curandGenerateLogNormal is resolved, and every call while tracing: the slow path
+ * of its shape, 23 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
-    return cubind_shape_3((uintptr_t)generator, (uintptr_t)outputPtr, n, mean, stddev, 1);
+    return (curandStatus_t)cubind__shape_23((uintptr_t)generator, (uintptr_t)outputPtr, n, mean, stddev, 1, (cubind__fnptr)cubind__slow_curandGenerateLogNormal);
 }
 
 curandStatus_t cubind_curand_generate_log_normal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
-    cubind__curandGenerateLogNormal_fn cubind_fn = (cubind__curandGenerateLogNormal_fn)cubind__target((cubind__fnptr)slow_curandGenerateLogNormal, &cubind__curand_offsets[16]);
+    cubind__curandGenerateLogNormal_fn cubind_fn = (cubind__curandGenerateLogNormal_fn)cubind__target((cubind__fnptr)cubind__slow_curandGenerateLogNormal, &cubind__curand_offsets[16]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(16, (int)cubind_status);
@@ -1331,15 +816,16 @@ curandStatus_t cubind_curand_generate_log_normal(curandGenerator_t generator, fl
     return cubind_status;
 }
 
-/* What the wrapper calls until curandGenerateLogNormalDouble is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
+/* What the wrapper calls until curandGenerateLogNormalDouble is resolved, and every call while tracing: the slow path
+ * of its shape, 24 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
-    return cubind_shape_4((uintptr_t)generator, (uintptr_t)outputPtr, n, mean, stddev, 1);
+    return (curandStatus_t)cubind__shape_24((uintptr_t)generator, (uintptr_t)outputPtr, n, mean, stddev, 1, (cubind__fnptr)cubind__slow_curandGenerateLogNormalDouble);
 }
 
 curandStatus_t cubind_curand_generate_log_normal_double(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
-    cubind__curandGenerateLogNormalDouble_fn cubind_fn = (cubind__curandGenerateLogNormalDouble_fn)cubind__target((cubind__fnptr)slow_curandGenerateLogNormalDouble, &cubind__curand_offsets[17]);
+    cubind__curandGenerateLogNormalDouble_fn cubind_fn = (cubind__curandGenerateLogNormalDouble_fn)cubind__target((cubind__fnptr)cubind__slow_curandGenerateLogNormalDouble, &cubind__curand_offsets[17]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(17, (int)cubind_status);
@@ -1347,15 +833,16 @@ curandStatus_t cubind_curand_generate_log_normal_double(curandGenerator_t genera
     return cubind_status;
 }
 
-/* What the wrapper calls until curandCreatePoissonDistribution is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD curandStatus_t slow_curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
+/* What the wrapper calls until curandCreatePoissonDistribution is resolved, and every call while tracing: the slow path
+ * of its shape, 25 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
 {
-    return cubind_shape_5(lambda, (uintptr_t)discrete_distribution, 0);
+    return (curandStatus_t)cubind__shape_25(lambda, (uintptr_t)discrete_distribution, 0, (cubind__fnptr)cubind__slow_curandCreatePoissonDistribution);
 }
 
 curandStatus_t cubind_curand_create_poisson_distribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
 {
-    cubind__curandCreatePoissonDistribution_fn cubind_fn = (cubind__curandCreatePoissonDistribution_fn)cubind__target((cubind__fnptr)slow_curandCreatePoissonDistribution, &cubind__curand_offsets[18]);
+    cubind__curandCreatePoissonDistribution_fn cubind_fn = (cubind__curandCreatePoissonDistribution_fn)cubind__target((cubind__fnptr)cubind__slow_curandCreatePoissonDistribution, &cubind__curand_offsets[18]);
     curandStatus_t cubind_status = cubind_fn(lambda, discrete_distribution);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(18, (int)cubind_status);
@@ -1363,15 +850,16 @@ curandStatus_t cubind_curand_create_poisson_distribution(double lambda, curandDi
     return cubind_status;
 }
 
-/* What the wrapper calls until curandDestroyDistribution is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD curandStatus_t slow_curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)
+/* What the wrapper calls until curandDestroyDistribution is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)
 {
-    return cubind_shape_1((uintptr_t)discrete_distribution, 2);
+    return (curandStatus_t)cubind__shape_0((uintptr_t)discrete_distribution, 29, (cubind__fnptr)cubind__slow_curandDestroyDistribution);
 }
 
 curandStatus_t cubind_curand_destroy_distribution(curandDiscreteDistribution_t discrete_distribution)
 {
-    cubind__curandDestroyDistribution_fn cubind_fn = (cubind__curandDestroyDistribution_fn)cubind__target((cubind__fnptr)slow_curandDestroyDistribution, &cubind__curand_offsets[19]);
+    cubind__curandDestroyDistribution_fn cubind_fn = (cubind__curandDestroyDistribution_fn)cubind__target((cubind__fnptr)cubind__slow_curandDestroyDistribution, &cubind__curand_offsets[19]);
     curandStatus_t cubind_status = cubind_fn(discrete_distribution);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(19, (int)cubind_status);
@@ -1379,15 +867,16 @@ curandStatus_t cubind_curand_destroy_distribution(curandDiscreteDistribution_t d
     return cubind_status;
 }
 
-/* What the wrapper calls until curandGeneratePoisson is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD curandStatus_t slow_curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
+/* What the wrapper calls until curandGeneratePoisson is resolved, and every call while tracing: the slow path
+ * of its shape, 26 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
 {
-    return cubind_shape_6((uintptr_t)generator, (uintptr_t)outputPtr, n, lambda, 0);
+    return (curandStatus_t)cubind__shape_26((uintptr_t)generator, (uintptr_t)outputPtr, n, lambda, 0, (cubind__fnptr)cubind__slow_curandGeneratePoisson);
 }
 
 curandStatus_t cubind_curand_generate_poisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
 {
-    cubind__curandGeneratePoisson_fn cubind_fn = (cubind__curandGeneratePoisson_fn)cubind__target((cubind__fnptr)slow_curandGeneratePoisson, &cubind__curand_offsets[20]);
+    cubind__curandGeneratePoisson_fn cubind_fn = (cubind__curandGeneratePoisson_fn)cubind__target((cubind__fnptr)cubind__slow_curandGeneratePoisson, &cubind__curand_offsets[20]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, n, lambda);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(20, (int)cubind_status);
@@ -1395,15 +884,16 @@ curandStatus_t cubind_curand_generate_poisson(curandGenerator_t generator, unsig
     return cubind_status;
 }
 
-/* What the wrapper calls until curandGeneratePoissonMethod is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD curandStatus_t slow_curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
+/* What the wrapper calls until curandGeneratePoissonMethod is resolved, and every call while tracing: the slow path
+ * of its shape, 27 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
 {
-    return cubind_shape_7((uintptr_t)generator, (uintptr_t)outputPtr, n, lambda, method, 0);
+    return (curandStatus_t)cubind__shape_27((uintptr_t)generator, (uintptr_t)outputPtr, n, lambda, method, 0, (cubind__fnptr)cubind__slow_curandGeneratePoissonMethod);
 }
 
 curandStatus_t cubind_curand_generate_poisson_method(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
 {
-    cubind__curandGeneratePoissonMethod_fn cubind_fn = (cubind__curandGeneratePoissonMethod_fn)cubind__target((cubind__fnptr)slow_curandGeneratePoissonMethod, &cubind__curand_offsets[21]);
+    cubind__curandGeneratePoissonMethod_fn cubind_fn = (cubind__curandGeneratePoissonMethod_fn)cubind__target((cubind__fnptr)cubind__slow_curandGeneratePoissonMethod, &cubind__curand_offsets[21]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, n, lambda, method);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(21, (int)cubind_status);
@@ -1411,15 +901,16 @@ curandStatus_t cubind_curand_generate_poisson_method(curandGenerator_t generator
     return cubind_status;
 }
 
-/* What the wrapper calls until curandGenerateBinomial is resolved, and every call while tracing: shape 8. */
-static CUBIND_COLD curandStatus_t slow_curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
+/* What the wrapper calls until curandGenerateBinomial is resolved, and every call while tracing: the slow path
+ * of its shape, 28 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
 {
-    return cubind_shape_8((uintptr_t)generator, (uintptr_t)outputPtr, num, n, p, 0);
+    return (curandStatus_t)cubind__shape_28((uintptr_t)generator, (uintptr_t)outputPtr, num, n, p, 0, (cubind__fnptr)cubind__slow_curandGenerateBinomial);
 }
 
 curandStatus_t cubind_curand_generate_binomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
 {
-    cubind__curandGenerateBinomial_fn cubind_fn = (cubind__curandGenerateBinomial_fn)cubind__target((cubind__fnptr)slow_curandGenerateBinomial, &cubind__curand_offsets[22]);
+    cubind__curandGenerateBinomial_fn cubind_fn = (cubind__curandGenerateBinomial_fn)cubind__target((cubind__fnptr)cubind__slow_curandGenerateBinomial, &cubind__curand_offsets[22]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, num, n, p);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(22, (int)cubind_status);
@@ -1427,15 +918,16 @@ curandStatus_t cubind_curand_generate_binomial(curandGenerator_t generator, unsi
     return cubind_status;
 }
 
-/* What the wrapper calls until curandGenerateBinomialMethod is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD curandStatus_t slow_curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
+/* What the wrapper calls until curandGenerateBinomialMethod is resolved, and every call while tracing: the slow path
+ * of its shape, 29 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
 {
-    return cubind_shape_9((uintptr_t)generator, (uintptr_t)outputPtr, num, n, p, method, 0);
+    return (curandStatus_t)cubind__shape_29((uintptr_t)generator, (uintptr_t)outputPtr, num, n, p, method, 0);
 }
 
 curandStatus_t cubind_curand_generate_binomial_method(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
 {
-    cubind__curandGenerateBinomialMethod_fn cubind_fn = (cubind__curandGenerateBinomialMethod_fn)cubind__target((cubind__fnptr)slow_curandGenerateBinomialMethod, &cubind__curand_offsets[23]);
+    cubind__curandGenerateBinomialMethod_fn cubind_fn = (cubind__curandGenerateBinomialMethod_fn)cubind__target((cubind__fnptr)cubind__slow_curandGenerateBinomialMethod, &cubind__curand_offsets[23]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, num, n, p, method);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(23, (int)cubind_status);
@@ -1443,15 +935,16 @@ curandStatus_t cubind_curand_generate_binomial_method(curandGenerator_t generato
     return cubind_status;
 }
 
-/* What the wrapper calls until curandGenerateSeeds is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD curandStatus_t slow_curandGenerateSeeds(curandGenerator_t generator)
+/* What the wrapper calls until curandGenerateSeeds is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGenerateSeeds(curandGenerator_t generator)
 {
-    return cubind_shape_1((uintptr_t)generator, 3);
+    return (curandStatus_t)cubind__shape_0((uintptr_t)generator, 30, (cubind__fnptr)cubind__slow_curandGenerateSeeds);
 }
 
 curandStatus_t cubind_curand_generate_seeds(curandGenerator_t generator)
 {
-    cubind__curandGenerateSeeds_fn cubind_fn = (cubind__curandGenerateSeeds_fn)cubind__target((cubind__fnptr)slow_curandGenerateSeeds, &cubind__curand_offsets[24]);
+    cubind__curandGenerateSeeds_fn cubind_fn = (cubind__curandGenerateSeeds_fn)cubind__target((cubind__fnptr)cubind__slow_curandGenerateSeeds, &cubind__curand_offsets[24]);
     curandStatus_t cubind_status = cubind_fn(generator);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(24, (int)cubind_status);
@@ -1459,15 +952,16 @@ curandStatus_t cubind_curand_generate_seeds(curandGenerator_t generator)
     return cubind_status;
 }
 
-/* What the wrapper calls until curandGetDirectionVectors32 is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
+/* What the wrapper calls until curandGetDirectionVectors32 is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
 {
-    return cubind_shape_0((uintptr_t)vectors, set, 8);
+    return (curandStatus_t)cubind__shape_1((uintptr_t)vectors, set, 48, (cubind__fnptr)cubind__slow_curandGetDirectionVectors32);
 }
 
 curandStatus_t cubind_curand_get_direction_vectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
 {
-    cubind__curandGetDirectionVectors32_fn cubind_fn = (cubind__curandGetDirectionVectors32_fn)cubind__target((cubind__fnptr)slow_curandGetDirectionVectors32, &cubind__curand_offsets[25]);
+    cubind__curandGetDirectionVectors32_fn cubind_fn = (cubind__curandGetDirectionVectors32_fn)cubind__target((cubind__fnptr)cubind__slow_curandGetDirectionVectors32, &cubind__curand_offsets[25]);
     curandStatus_t cubind_status = cubind_fn(vectors, set);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(25, (int)cubind_status);
@@ -1475,15 +969,16 @@ curandStatus_t cubind_curand_get_direction_vectors32(curandDirectionVectors32_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until curandGetScrambleConstants32 is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants32(unsigned int **constants)
+/* What the wrapper calls until curandGetScrambleConstants32 is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGetScrambleConstants32(unsigned int **constants)
 {
-    return cubind_shape_1((uintptr_t)constants, 4);
+    return (curandStatus_t)cubind__shape_0((uintptr_t)constants, 31, (cubind__fnptr)cubind__slow_curandGetScrambleConstants32);
 }
 
 curandStatus_t cubind_curand_get_scramble_constants32(unsigned int **constants)
 {
-    cubind__curandGetScrambleConstants32_fn cubind_fn = (cubind__curandGetScrambleConstants32_fn)cubind__target((cubind__fnptr)slow_curandGetScrambleConstants32, &cubind__curand_offsets[26]);
+    cubind__curandGetScrambleConstants32_fn cubind_fn = (cubind__curandGetScrambleConstants32_fn)cubind__target((cubind__fnptr)cubind__slow_curandGetScrambleConstants32, &cubind__curand_offsets[26]);
     curandStatus_t cubind_status = cubind_fn(constants);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(26, (int)cubind_status);
@@ -1491,15 +986,16 @@ curandStatus_t cubind_curand_get_scramble_constants32(unsigned int **constants)
     return cubind_status;
 }
 
-/* What the wrapper calls until curandGetDirectionVectors64 is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
+/* What the wrapper calls until curandGetDirectionVectors64 is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
 {
-    return cubind_shape_0((uintptr_t)vectors, set, 9);
+    return (curandStatus_t)cubind__shape_1((uintptr_t)vectors, set, 49, (cubind__fnptr)cubind__slow_curandGetDirectionVectors64);
 }
 
 curandStatus_t cubind_curand_get_direction_vectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
 {
-    cubind__curandGetDirectionVectors64_fn cubind_fn = (cubind__curandGetDirectionVectors64_fn)cubind__target((cubind__fnptr)slow_curandGetDirectionVectors64, &cubind__curand_offsets[27]);
+    cubind__curandGetDirectionVectors64_fn cubind_fn = (cubind__curandGetDirectionVectors64_fn)cubind__target((cubind__fnptr)cubind__slow_curandGetDirectionVectors64, &cubind__curand_offsets[27]);
     curandStatus_t cubind_status = cubind_fn(vectors, set);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(27, (int)cubind_status);
@@ -1507,15 +1003,16 @@ curandStatus_t cubind_curand_get_direction_vectors64(curandDirectionVectors64_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until curandGetScrambleConstants64 is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants64(unsigned long long **constants)
+/* What the wrapper calls until curandGetScrambleConstants64 is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGetScrambleConstants64(unsigned long long **constants)
 {
-    return cubind_shape_1((uintptr_t)constants, 5);
+    return (curandStatus_t)cubind__shape_0((uintptr_t)constants, 32, (cubind__fnptr)cubind__slow_curandGetScrambleConstants64);
 }
 
 curandStatus_t cubind_curand_get_scramble_constants64(unsigned long long **constants)
 {
-    cubind__curandGetScrambleConstants64_fn cubind_fn = (cubind__curandGetScrambleConstants64_fn)cubind__target((cubind__fnptr)slow_curandGetScrambleConstants64, &cubind__curand_offsets[28]);
+    cubind__curandGetScrambleConstants64_fn cubind_fn = (cubind__curandGetScrambleConstants64_fn)cubind__target((cubind__fnptr)cubind__slow_curandGetScrambleConstants64, &cubind__curand_offsets[28]);
     curandStatus_t cubind_status = cubind_fn(constants);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         return (curandStatus_t)cubind_failed(28, (int)cubind_status);

@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -81,22 +82,39 @@ const struct cubind__cusolverMg_symbols {
 #if !defined(CUBIND_NO_TRACE)
     cubind__trace_table trace;
     struct trace_strings {
-        char trace_0[11];
-        char trace_1[32];
-        char trace_2[60];
-        char trace_3[9];
-        char trace_4[73];
+        char trace_0[6];
+        char trace_1[20];
+        char trace_2[50];
+        char trace_3[6];
+        char trace_4[70];
         char trace_5[9];
-        char trace_6[95];
-        char trace_7[115];
-        char trace_8[80];
-        char trace_9[100];
-        char trace_10[119];
-        char trace_11[139];
-        char trace_12[71];
-        char trace_13[93];
-        char trace_14[104];
-        char trace_15[126];
+        char trace_6[50];
+        char trace_7[56];
+        char trace_8[35];
+        char trace_9[41];
+        char trace_10[61];
+        char trace_11[67];
+        char trace_12[34];
+        char trace_13[40];
+        char trace_14[54];
+        char trace_15[60];
+        char param_0[12];
+        char param_1[10];
+        char param_2[7];
+        char param_3[7];
+        char param_4[13];
+        char param_5[6];
+        char param_6[13];
+        char param_7[10];
+        char param_8[7];
+        char param_9[5];
+        char param_10[3];
+        char param_11[3];
+        char param_12[10];
+        char param_13[9];
+        char param_14[5];
+        char param_15[5];
+        char param_16[7];
         char enum_0[24];
         char enum_0_0[10];
         char enum_0_1[10];
@@ -149,6 +167,7 @@ const struct cubind__cusolverMg_symbols {
         char enum_4_3[6];
     } trace_strings;
     unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[17];
     cubind__trace_enum_range enums[5];
     int values[45];
     unsigned short value_names[45];
@@ -226,24 +245,41 @@ const struct cubind__cusolverMg_symbols {
         {AT(symbol_cusolverMgPotri), AT(symbol_cusolverMgPotri), AT(wrapper_cubind_cusolverMg_potri)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 5, sizeof(int)},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 17, 5, sizeof(int)},
     {
-        "s;phandle;",
-        "s;phandle;inbDevices;pdeviceId;",
-        "s;pgrid;inumRowDevices;inumColDevices;pdeviceId;e0:mapping;",
-        "s;pgrid;",
-        "s;pdesc;inumRows;inumCols;irowBlockSize;icolBlockSize;e1:dataType;pgrid;",
+        "s;p\202;",
+        "s;p\202;inbDevices;p\215;",
+        "s;p\216;inumRowDevices;inumColDevices;p\215;e0:mapping;",
+        "s;p\216;",
+        "s;pdesc;inumRows;inumCols;irowBlockSize;icolBlockSize;e1:dataType;p\216;",
         "s;pdesc;",
-        "s;phandle;e2:jobz;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;pW;e1:dataTypeW;e1:computeType;plwork;",
-        "s;phandle;e2:jobz;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;pW;e1:dataTypeW;e1:computeType;parray_d_work;ilwork;pinfo;",
-        "s;phandle;iM;iN;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;e1:computeType;plwork;",
-        "s;phandle;iM;iN;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;e1:computeType;parray_d_work;ilwork;pinfo;",
-        "s;phandle;e4:TRANS;iN;iNRHS;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;parray_d_B;iIB;iJB;pdescrB;e1:computeType;plwork;",
-        "s;phandle;e4:TRANS;iN;iNRHS;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;parray_d_B;iIB;iJB;pdescrB;e1:computeType;parray_d_work;ilwork;pinfo;",
-        "s;phandle;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;e1:computeType;plwork;",
-        "s;phandle;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;e1:computeType;parray_d_work;ilwork;ph_info;",
-        "s;phandle;e3:uplo;in;inrhs;parray_d_A;iIA;iJA;pdescrA;parray_d_B;iIB;iJB;pdescrB;e1:computeType;plwork;",
-        "s;phandle;e3:uplo;in;inrhs;parray_d_A;iIA;iJA;pdescrA;parray_d_B;iIB;iJB;pdescrB;e1:computeType;parray_d_work;ilwork;ph_info;",
+        "s;p\202;e2:jobz;e3:\211;iN;p\201;i\212;i\213;p\203;pW;e1:\214;e1:\200;p\205;",
+        "s;p\202;e2:jobz;e3:\211;iN;p\201;i\212;i\213;p\203;pW;e1:\214;e1:\200;p\204;i\205;p\217;",
+        "s;p\202;iM;iN;p\201;i\212;i\213;p\203;p\206;e1:\200;p\205;",
+        "s;p\202;iM;iN;p\201;i\212;i\213;p\203;p\206;e1:\200;p\204;i\205;p\217;",
+        "s;p\202;e4:TRANS;iN;iNRHS;p\201;i\212;i\213;p\203;p\206;p\207;iIB;iJB;p\210;e1:\200;p\205;",
+        "s;p\202;e4:TRANS;iN;iNRHS;p\201;i\212;i\213;p\203;p\206;p\207;iIB;iJB;p\210;e1:\200;p\204;i\205;p\217;",
+        "s;p\202;e3:\211;iN;p\201;i\212;i\213;p\203;e1:\200;p\205;",
+        "s;p\202;e3:\211;iN;p\201;i\212;i\213;p\203;e1:\200;p\204;i\205;p\220;",
+        "s;p\202;e3:\211;in;inrhs;p\201;i\212;i\213;p\203;p\207;iIB;iJB;p\210;e1:\200;p\205;",
+        "s;p\202;e3:\211;in;inrhs;p\201;i\212;i\213;p\203;p\207;iIB;iJB;p\210;e1:\200;p\204;i\205;p\220;",
+        "computeType",
+        "array_d_A",
+        "handle",
+        "descrA",
+        "array_d_work",
+        "lwork",
+        "array_d_IPIV",
+        "array_d_B",
+        "descrB",
+        "uplo",
+        "IA",
+        "JA",
+        "dataTypeW",
+        "deviceId",
+        "grid",
+        "info",
+        "h_info",
         "CUDALIBMG_GRID_MAPPING_",
         "COL_MAJOR",
         "ROW_MAJOR",
@@ -315,6 +351,25 @@ const struct cubind__cusolverMg_symbols {
         TRACE_AT(trace_15), /* cusolverMgPotrs */
         TRACE_AT(trace_12), /* cusolverMgPotri_bufferSize */
         TRACE_AT(trace_13), /* cusolverMgPotri */
+    },
+    {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
+        TRACE_AT(param_2),
+        TRACE_AT(param_3),
+        TRACE_AT(param_4),
+        TRACE_AT(param_5),
+        TRACE_AT(param_6),
+        TRACE_AT(param_7),
+        TRACE_AT(param_8),
+        TRACE_AT(param_9),
+        TRACE_AT(param_10),
+        TRACE_AT(param_11),
+        TRACE_AT(param_12),
+        TRACE_AT(param_13),
+        TRACE_AT(param_14),
+        TRACE_AT(param_15),
+        TRACE_AT(param_16),
     },
     {
         {TRACE_AT(enum_0), 0, 2}, /* cusolverMgGridMapping_t */
@@ -426,7 +481,6 @@ _Static_assert(sizeof(cubind__cusolverMg_symbols.names) <= 0x10000, "the names' 
 #if !defined(CUBIND_NO_TRACE)
 _Static_assert(sizeof(cubind__cusolverMg_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
 #endif
-
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
  * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
@@ -457,559 +511,16 @@ typedef cusolverStatus_t (*cubind__cusolverMgPotrs_fn)(cusolverMgHandle_t handle
 typedef cusolverStatus_t (*cubind__cusolverMgPotri_bufferSize_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork);
 typedef cusolverStatus_t (*cubind__cusolverMgPotri_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
 
-/* The wrappers whose parameters pass alike share a slow path, their shape's (generator/shapes.py):
- * each reaches it through a stub of its own type, declared here for the shapes to name. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreate(cusolverMgHandle_t *handle);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroy(cusolverMgHandle_t handle);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgDeviceSelect(cusolverMgHandle_t handle, int nbDevices, int deviceId[]);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreateDeviceGrid(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroyGrid(cudaLibMgGrid_t grid);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreateMatrixDesc(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroyMatrixDesc(cudaLibMgMatrixDesc_t desc);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgSyevd_bufferSize(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgSyevd(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrf_bufferSize(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrf(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrs_bufferSize(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrs(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrf_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrf(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrs_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrs(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotri_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
-
-/* What the wrappers of shape 0 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cusolverMgCreate, cusolverMgDestroy, cusolverMgDestroyGrid, cusolverMgDestroyMatrixDesc. */
-static CUBIND_COLD cusolverStatus_t cubind_shape_0(cubind__word a0, unsigned cubind_member)
+/* What the wrapper calls until cusolverMgCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgCreate(cusolverMgHandle_t *handle)
 {
-    static const unsigned short cubind_index[4] = { 0, 1, 4, 6 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cusolverStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cusolverMgCreate;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cusolverMgDestroy;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cusolverMgDestroyGrid;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cusolverMgDestroyMatrixDesc;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUSOLVERMG, cubind_i), a0);
-    cubind_fn = cubind__resolve(&cubind__cusolverMg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cusolverMgCreate_fn)cubind_fn)((cusolverMgHandle_t *)(uintptr_t)a0);
-            break;
-        case 1:
-            cubind_status = ((cubind__cusolverMgDestroy_fn)cubind_fn)((cusolverMgHandle_t)(uintptr_t)a0);
-            break;
-        case 2:
-            cubind_status = ((cubind__cusolverMgDestroyGrid_fn)cubind_fn)((cudaLibMgGrid_t)(uintptr_t)a0);
-            break;
-        default:
-            cubind_status = ((cubind__cusolverMgDestroyMatrixDesc_fn)cubind_fn)((cudaLibMgMatrixDesc_t)(uintptr_t)a0);
-            break;
-        }
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 1 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cusolverMgDeviceSelect. */
-static CUBIND_COLD cusolverStatus_t cubind_shape_1(cubind__word a0, cubind__word a1, cubind__word a2, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 2 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cusolverStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cusolverMgDeviceSelect;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUSOLVERMG, cubind_i), a0, a1, a2);
-    cubind_fn = cubind__resolve(&cubind__cusolverMg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cusolverMgDeviceSelect_fn)cubind_fn)((cusolverMgHandle_t)(uintptr_t)a0, (int)a1, (int *)(uintptr_t)a2);
-            break;
-        }
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 2 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cusolverMgCreateDeviceGrid. */
-static CUBIND_COLD cusolverStatus_t cubind_shape_2(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 3 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cusolverStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cusolverMgCreateDeviceGrid;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUSOLVERMG, cubind_i), a0, a1, a2, a3, a4);
-    cubind_fn = cubind__resolve(&cubind__cusolverMg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cusolverMgCreateDeviceGrid_fn)cubind_fn)((cudaLibMgGrid_t *)(uintptr_t)a0, (int32_t)a1, (int32_t)a2, (const int32_t *)(uintptr_t)a3, (cusolverMgGridMapping_t)a4);
-            break;
-        }
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 3 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cusolverMgCreateMatrixDesc. */
-static CUBIND_COLD cusolverStatus_t cubind_shape_3(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 5 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cusolverStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cusolverMgCreateMatrixDesc;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUSOLVERMG, cubind_i), a0, a1, a2, a3, a4, a5, a6);
-    cubind_fn = cubind__resolve(&cubind__cusolverMg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cusolverMgCreateMatrixDesc_fn)cubind_fn)((cudaLibMgMatrixDesc_t *)(uintptr_t)a0, (int64_t)a1, (int64_t)a2, (int64_t)a3, (int64_t)a4, (cudaDataType)a5, (const cudaLibMgGrid_t)(uintptr_t)a6);
-            break;
-        }
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 4 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cusolverMgSyevd_bufferSize, cusolverMgGetrf. */
-static CUBIND_COLD cusolverStatus_t cubind_shape_4(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, double cubind_member)
-{
-    static const unsigned short cubind_index[2] = { 7, 10 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cusolverStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cusolverMgSyevd_bufferSize;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cusolverMgGetrf;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUSOLVERMG, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);
-    cubind_fn = cubind__resolve(&cubind__cusolverMg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cusolverMgSyevd_bufferSize_fn)cubind_fn)((cusolverMgHandle_t)(uintptr_t)a0, (cusolverEigMode_t)a1, (cublasFillMode_t)a2, (int)a3, (void **)(uintptr_t)a4, (int)a5, (int)a6, (cudaLibMgMatrixDesc_t)(uintptr_t)a7, (void *)(uintptr_t)a8, (cudaDataType)a9, (cudaDataType)a10, (int64_t *)(uintptr_t)a11);
-            break;
-        default:
-            cubind_status = ((cubind__cusolverMgGetrf_fn)cubind_fn)((cusolverMgHandle_t)(uintptr_t)a0, (int)a1, (int)a2, (void **)(uintptr_t)a3, (int)a4, (int)a5, (cudaLibMgMatrixDesc_t)(uintptr_t)a6, (int **)(uintptr_t)a7, (cudaDataType)a8, (void **)(uintptr_t)a9, (int64_t)a10, (int *)(uintptr_t)a11);
-            break;
-        }
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 5 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cusolverMgSyevd, cusolverMgPotrs_bufferSize. */
-static CUBIND_COLD cusolverStatus_t cubind_shape_5(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, double cubind_member)
-{
-    static const unsigned short cubind_index[2] = { 8, 15 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cusolverStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cusolverMgSyevd;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cusolverMgPotrs_bufferSize;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUSOLVERMG, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13);
-    cubind_fn = cubind__resolve(&cubind__cusolverMg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cusolverMgSyevd_fn)cubind_fn)((cusolverMgHandle_t)(uintptr_t)a0, (cusolverEigMode_t)a1, (cublasFillMode_t)a2, (int)a3, (void **)(uintptr_t)a4, (int)a5, (int)a6, (cudaLibMgMatrixDesc_t)(uintptr_t)a7, (void *)(uintptr_t)a8, (cudaDataType)a9, (cudaDataType)a10, (void **)(uintptr_t)a11, (int64_t)a12, (int *)(uintptr_t)a13);
-            break;
-        default:
-            cubind_status = ((cubind__cusolverMgPotrs_bufferSize_fn)cubind_fn)((cusolverMgHandle_t)(uintptr_t)a0, (cublasFillMode_t)a1, (int)a2, (int)a3, (void **)(uintptr_t)a4, (int)a5, (int)a6, (cudaLibMgMatrixDesc_t)(uintptr_t)a7, (void **)(uintptr_t)a8, (int)a9, (int)a10, (cudaLibMgMatrixDesc_t)(uintptr_t)a11, (cudaDataType)a12, (int64_t *)(uintptr_t)a13);
-            break;
-        }
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 6 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cusolverMgGetrf_bufferSize. */
-static CUBIND_COLD cusolverStatus_t cubind_shape_6(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 9 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cusolverStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cusolverMgGetrf_bufferSize;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUSOLVERMG, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9);
-    cubind_fn = cubind__resolve(&cubind__cusolverMg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cusolverMgGetrf_bufferSize_fn)cubind_fn)((cusolverMgHandle_t)(uintptr_t)a0, (int)a1, (int)a2, (void **)(uintptr_t)a3, (int)a4, (int)a5, (cudaLibMgMatrixDesc_t)(uintptr_t)a6, (int **)(uintptr_t)a7, (cudaDataType)a8, (int64_t *)(uintptr_t)a9);
-            break;
-        }
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 7 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cusolverMgGetrs_bufferSize. */
-static CUBIND_COLD cusolverStatus_t cubind_shape_7(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 11 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cusolverStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cusolverMgGetrs_bufferSize;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUSOLVERMG, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14);
-    cubind_fn = cubind__resolve(&cubind__cusolverMg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cusolverMgGetrs_bufferSize_fn)cubind_fn)((cusolverMgHandle_t)(uintptr_t)a0, (cublasOperation_t)a1, (int)a2, (int)a3, (void **)(uintptr_t)a4, (int)a5, (int)a6, (cudaLibMgMatrixDesc_t)(uintptr_t)a7, (int **)(uintptr_t)a8, (void **)(uintptr_t)a9, (int)a10, (int)a11, (cudaLibMgMatrixDesc_t)(uintptr_t)a12, (cudaDataType)a13, (int64_t *)(uintptr_t)a14);
-            break;
-        }
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 8 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cusolverMgGetrs. */
-static CUBIND_COLD cusolverStatus_t cubind_shape_8(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, cubind__word a15, cubind__word a16, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 12 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cusolverStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cusolverMgGetrs;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUSOLVERMG, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16);
-    cubind_fn = cubind__resolve(&cubind__cusolverMg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cusolverMgGetrs_fn)cubind_fn)((cusolverMgHandle_t)(uintptr_t)a0, (cublasOperation_t)a1, (int)a2, (int)a3, (void **)(uintptr_t)a4, (int)a5, (int)a6, (cudaLibMgMatrixDesc_t)(uintptr_t)a7, (int **)(uintptr_t)a8, (void **)(uintptr_t)a9, (int)a10, (int)a11, (cudaLibMgMatrixDesc_t)(uintptr_t)a12, (cudaDataType)a13, (void **)(uintptr_t)a14, (int64_t)a15, (int *)(uintptr_t)a16);
-            break;
-        }
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 9 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cusolverMgPotrf_bufferSize, cusolverMgPotri_bufferSize. */
-static CUBIND_COLD cusolverStatus_t cubind_shape_9(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, double cubind_member)
-{
-    static const unsigned short cubind_index[2] = { 13, 17 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cusolverStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cusolverMgPotrf_bufferSize;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cusolverMgPotri_bufferSize;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUSOLVERMG, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8);
-    cubind_fn = cubind__resolve(&cubind__cusolverMg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cusolverMgPotrf_bufferSize_fn)cubind_fn)((cusolverMgHandle_t)(uintptr_t)a0, (cublasFillMode_t)a1, (int)a2, (void **)(uintptr_t)a3, (int)a4, (int)a5, (cudaLibMgMatrixDesc_t)(uintptr_t)a6, (cudaDataType)a7, (int64_t *)(uintptr_t)a8);
-            break;
-        default:
-            cubind_status = ((cubind__cusolverMgPotri_bufferSize_fn)cubind_fn)((cusolverMgHandle_t)(uintptr_t)a0, (cublasFillMode_t)a1, (int)a2, (void **)(uintptr_t)a3, (int)a4, (int)a5, (cudaLibMgMatrixDesc_t)(uintptr_t)a6, (cudaDataType)a7, (int64_t *)(uintptr_t)a8);
-            break;
-        }
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 10 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cusolverMgPotrf, cusolverMgPotri. */
-static CUBIND_COLD cusolverStatus_t cubind_shape_10(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, double cubind_member)
-{
-    static const unsigned short cubind_index[2] = { 14, 18 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cusolverStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cusolverMgPotrf;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cusolverMgPotri;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUSOLVERMG, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
-    cubind_fn = cubind__resolve(&cubind__cusolverMg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cusolverMgPotrf_fn)cubind_fn)((cusolverMgHandle_t)(uintptr_t)a0, (cublasFillMode_t)a1, (int)a2, (void **)(uintptr_t)a3, (int)a4, (int)a5, (cudaLibMgMatrixDesc_t)(uintptr_t)a6, (cudaDataType)a7, (void **)(uintptr_t)a8, (int64_t)a9, (int *)(uintptr_t)a10);
-            break;
-        default:
-            cubind_status = ((cubind__cusolverMgPotri_fn)cubind_fn)((cusolverMgHandle_t)(uintptr_t)a0, (cublasFillMode_t)a1, (int)a2, (void **)(uintptr_t)a3, (int)a4, (int)a5, (cudaLibMgMatrixDesc_t)(uintptr_t)a6, (cudaDataType)a7, (void **)(uintptr_t)a8, (int64_t)a9, (int *)(uintptr_t)a10);
-            break;
-        }
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 11 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cusolverMgPotrs. */
-static CUBIND_COLD cusolverStatus_t cubind_shape_11(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, cubind__word a9, cubind__word a10, cubind__word a11, cubind__word a12, cubind__word a13, cubind__word a14, cubind__word a15, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 16 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cusolverStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cusolverMgPotrs;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUSOLVERMG, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15);
-    cubind_fn = cubind__resolve(&cubind__cusolverMg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__cusolverMgPotrs_fn)cubind_fn)((cusolverMgHandle_t)(uintptr_t)a0, (cublasFillMode_t)a1, (int)a2, (int)a3, (void **)(uintptr_t)a4, (int)a5, (int)a6, (cudaLibMgMatrixDesc_t)(uintptr_t)a7, (void **)(uintptr_t)a8, (int)a9, (int)a10, (cudaLibMgMatrixDesc_t)(uintptr_t)a11, (cudaDataType)a12, (void **)(uintptr_t)a13, (int64_t)a14, (int *)(uintptr_t)a15);
-            break;
-        }
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrapper calls until cusolverMgCreate is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreate(cusolverMgHandle_t *handle)
-{
-    return cubind_shape_0((uintptr_t)handle, 0);
+    return (cusolverStatus_t)cubind__shape_0((uintptr_t)handle, 72, (cubind__fnptr)cubind__slow_cusolverMgCreate);
 }
 
 cusolverStatus_t cubind_cusolverMg_create(cusolverMgHandle_t *handle)
 {
-    cubind__cusolverMgCreate_fn cubind_fn = (cubind__cusolverMgCreate_fn)cubind__target((cubind__fnptr)slow_cusolverMgCreate, &cubind__cusolverMg_offsets[0]);
+    cubind__cusolverMgCreate_fn cubind_fn = (cubind__cusolverMgCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgCreate, &cubind__cusolverMg_offsets[0]);
     cusolverStatus_t cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         return (cusolverStatus_t)cubind_failed(0, (int)cubind_status);
@@ -1017,15 +528,16 @@ cusolverStatus_t cubind_cusolverMg_create(cusolverMgHandle_t *handle)
     return cubind_status;
 }
 
-/* What the wrapper calls until cusolverMgDestroy is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroy(cusolverMgHandle_t handle)
+/* What the wrapper calls until cusolverMgDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgDestroy(cusolverMgHandle_t handle)
 {
-    return cubind_shape_0((uintptr_t)handle, 1);
+    return (cusolverStatus_t)cubind__shape_0((uintptr_t)handle, 73, (cubind__fnptr)cubind__slow_cusolverMgDestroy);
 }
 
 cusolverStatus_t cubind_cusolverMg_destroy(cusolverMgHandle_t handle)
 {
-    cubind__cusolverMgDestroy_fn cubind_fn = (cubind__cusolverMgDestroy_fn)cubind__target((cubind__fnptr)slow_cusolverMgDestroy, &cubind__cusolverMg_offsets[1]);
+    cubind__cusolverMgDestroy_fn cubind_fn = (cubind__cusolverMgDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgDestroy, &cubind__cusolverMg_offsets[1]);
     cusolverStatus_t cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         return (cusolverStatus_t)cubind_failed(1, (int)cubind_status);
@@ -1033,15 +545,16 @@ cusolverStatus_t cubind_cusolverMg_destroy(cusolverMgHandle_t handle)
     return cubind_status;
 }
 
-/* What the wrapper calls until cusolverMgDeviceSelect is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgDeviceSelect(cusolverMgHandle_t handle, int nbDevices, int deviceId[])
+/* What the wrapper calls until cusolverMgDeviceSelect is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgDeviceSelect(cusolverMgHandle_t handle, int nbDevices, int deviceId[])
 {
-    return cubind_shape_1((uintptr_t)handle, nbDevices, (uintptr_t)deviceId, 0);
+    return (cusolverStatus_t)cubind__shape_2((uintptr_t)handle, nbDevices, (uintptr_t)deviceId, 39, (cubind__fnptr)cubind__slow_cusolverMgDeviceSelect);
 }
 
 cusolverStatus_t cubind_cusolverMg_device_select(cusolverMgHandle_t handle, int nbDevices, int deviceId[])
 {
-    cubind__cusolverMgDeviceSelect_fn cubind_fn = (cubind__cusolverMgDeviceSelect_fn)cubind__target((cubind__fnptr)slow_cusolverMgDeviceSelect, &cubind__cusolverMg_offsets[2]);
+    cubind__cusolverMgDeviceSelect_fn cubind_fn = (cubind__cusolverMgDeviceSelect_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgDeviceSelect, &cubind__cusolverMg_offsets[2]);
     cusolverStatus_t cubind_status = cubind_fn(handle, nbDevices, deviceId);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         return (cusolverStatus_t)cubind_failed(2, (int)cubind_status);
@@ -1049,15 +562,16 @@ cusolverStatus_t cubind_cusolverMg_device_select(cusolverMgHandle_t handle, int 
     return cubind_status;
 }
 
-/* What the wrapper calls until cusolverMgCreateDeviceGrid is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreateDeviceGrid(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping)
+/* What the wrapper calls until cusolverMgCreateDeviceGrid is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgCreateDeviceGrid(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping)
 {
-    return cubind_shape_2((uintptr_t)grid, numRowDevices, numColDevices, (uintptr_t)deviceId, mapping, 0);
+    return (cusolverStatus_t)cubind__shape_7((uintptr_t)grid, numRowDevices, numColDevices, (uintptr_t)deviceId, mapping, 69);
 }
 
 cusolverStatus_t cubind_cusolverMg_create_device_grid(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping)
 {
-    cubind__cusolverMgCreateDeviceGrid_fn cubind_fn = (cubind__cusolverMgCreateDeviceGrid_fn)cubind__target((cubind__fnptr)slow_cusolverMgCreateDeviceGrid, &cubind__cusolverMg_offsets[3]);
+    cubind__cusolverMgCreateDeviceGrid_fn cubind_fn = (cubind__cusolverMgCreateDeviceGrid_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgCreateDeviceGrid, &cubind__cusolverMg_offsets[3]);
     cusolverStatus_t cubind_status = cubind_fn(grid, numRowDevices, numColDevices, deviceId, mapping);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         return (cusolverStatus_t)cubind_failed(3, (int)cubind_status);
@@ -1065,15 +579,16 @@ cusolverStatus_t cubind_cusolverMg_create_device_grid(cudaLibMgGrid_t *grid, int
     return cubind_status;
 }
 
-/* What the wrapper calls until cusolverMgDestroyGrid is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroyGrid(cudaLibMgGrid_t grid)
+/* What the wrapper calls until cusolverMgDestroyGrid is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgDestroyGrid(cudaLibMgGrid_t grid)
 {
-    return cubind_shape_0((uintptr_t)grid, 2);
+    return (cusolverStatus_t)cubind__shape_0((uintptr_t)grid, 74, (cubind__fnptr)cubind__slow_cusolverMgDestroyGrid);
 }
 
 cusolverStatus_t cubind_cusolverMg_destroy_grid(cudaLibMgGrid_t grid)
 {
-    cubind__cusolverMgDestroyGrid_fn cubind_fn = (cubind__cusolverMgDestroyGrid_fn)cubind__target((cubind__fnptr)slow_cusolverMgDestroyGrid, &cubind__cusolverMg_offsets[4]);
+    cubind__cusolverMgDestroyGrid_fn cubind_fn = (cubind__cusolverMgDestroyGrid_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgDestroyGrid, &cubind__cusolverMg_offsets[4]);
     cusolverStatus_t cubind_status = cubind_fn(grid);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         return (cusolverStatus_t)cubind_failed(4, (int)cubind_status);
@@ -1081,15 +596,16 @@ cusolverStatus_t cubind_cusolverMg_destroy_grid(cudaLibMgGrid_t grid)
     return cubind_status;
 }
 
-/* What the wrapper calls until cusolverMgCreateMatrixDesc is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreateMatrixDesc(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid)
+/* What the wrapper calls until cusolverMgCreateMatrixDesc is resolved, and every call while tracing: the slow path
+ * of its shape, 5 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgCreateMatrixDesc(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid)
 {
-    return cubind_shape_3((uintptr_t)desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, (uintptr_t)grid, 0.0);
+    return (cusolverStatus_t)cubind__shape_5((uintptr_t)desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, (uintptr_t)grid, 70.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_create_matrix_desc(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid)
 {
-    cubind__cusolverMgCreateMatrixDesc_fn cubind_fn = (cubind__cusolverMgCreateMatrixDesc_fn)cubind__target((cubind__fnptr)slow_cusolverMgCreateMatrixDesc, &cubind__cusolverMg_offsets[5]);
+    cubind__cusolverMgCreateMatrixDesc_fn cubind_fn = (cubind__cusolverMgCreateMatrixDesc_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgCreateMatrixDesc, &cubind__cusolverMg_offsets[5]);
     cusolverStatus_t cubind_status = cubind_fn(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         return (cusolverStatus_t)cubind_failed(5, (int)cubind_status);
@@ -1097,15 +613,16 @@ cusolverStatus_t cubind_cusolverMg_create_matrix_desc(cudaLibMgMatrixDesc_t *des
     return cubind_status;
 }
 
-/* What the wrapper calls until cusolverMgDestroyMatrixDesc is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroyMatrixDesc(cudaLibMgMatrixDesc_t desc)
+/* What the wrapper calls until cusolverMgDestroyMatrixDesc is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgDestroyMatrixDesc(cudaLibMgMatrixDesc_t desc)
 {
-    return cubind_shape_0((uintptr_t)desc, 3);
+    return (cusolverStatus_t)cubind__shape_0((uintptr_t)desc, 75, (cubind__fnptr)cubind__slow_cusolverMgDestroyMatrixDesc);
 }
 
 cusolverStatus_t cubind_cusolverMg_destroy_matrix_desc(cudaLibMgMatrixDesc_t desc)
 {
-    cubind__cusolverMgDestroyMatrixDesc_fn cubind_fn = (cubind__cusolverMgDestroyMatrixDesc_fn)cubind__target((cubind__fnptr)slow_cusolverMgDestroyMatrixDesc, &cubind__cusolverMg_offsets[6]);
+    cubind__cusolverMgDestroyMatrixDesc_fn cubind_fn = (cubind__cusolverMgDestroyMatrixDesc_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgDestroyMatrixDesc, &cubind__cusolverMg_offsets[6]);
     cusolverStatus_t cubind_status = cubind_fn(desc);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         return (cusolverStatus_t)cubind_failed(6, (int)cubind_status);
@@ -1113,15 +630,16 @@ cusolverStatus_t cubind_cusolverMg_destroy_matrix_desc(cudaLibMgMatrixDesc_t des
     return cubind_status;
 }
 
-/* What the wrapper calls until cusolverMgSyevd_bufferSize is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgSyevd_bufferSize(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork)
+/* What the wrapper calls until cusolverMgSyevd_bufferSize is resolved, and every call while tracing: the slow path
+ * of its shape, 41 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgSyevd_bufferSize(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork)
 {
-    return cubind_shape_4((uintptr_t)handle, jobz, uplo, N, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, (uintptr_t)W, dataTypeW, computeType, (uintptr_t)lwork, 0.0);
+    return (cusolverStatus_t)cubind__shape_41((uintptr_t)handle, jobz, uplo, N, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, (uintptr_t)W, dataTypeW, computeType, (uintptr_t)lwork, 10.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_syevd_buffer_size(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgSyevd_bufferSize_fn cubind_fn = (cubind__cusolverMgSyevd_bufferSize_fn)cubind__target((cubind__fnptr)slow_cusolverMgSyevd_bufferSize, &cubind__cusolverMg_offsets[7]);
+    cubind__cusolverMgSyevd_bufferSize_fn cubind_fn = (cubind__cusolverMgSyevd_bufferSize_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgSyevd_bufferSize, &cubind__cusolverMg_offsets[7]);
     cusolverStatus_t cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         return (cusolverStatus_t)cubind_failed(7, (int)cubind_status);
@@ -1129,15 +647,16 @@ cusolverStatus_t cubind_cusolverMg_syevd_buffer_size(cusolverMgHandle_t handle, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cusolverMgSyevd is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgSyevd(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
+/* What the wrapper calls until cusolverMgSyevd is resolved, and every call while tracing: the slow path
+ * of its shape, 43 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgSyevd(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    return cubind_shape_5((uintptr_t)handle, jobz, uplo, N, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, (uintptr_t)W, dataTypeW, computeType, (uintptr_t)array_d_work, lwork, (uintptr_t)info, 0.0);
+    return (cusolverStatus_t)cubind__shape_43((uintptr_t)handle, jobz, uplo, N, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, (uintptr_t)W, dataTypeW, computeType, (uintptr_t)array_d_work, lwork, (uintptr_t)info, 2.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_syevd(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    cubind__cusolverMgSyevd_fn cubind_fn = (cubind__cusolverMgSyevd_fn)cubind__target((cubind__fnptr)slow_cusolverMgSyevd, &cubind__cusolverMg_offsets[8]);
+    cubind__cusolverMgSyevd_fn cubind_fn = (cubind__cusolverMgSyevd_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgSyevd, &cubind__cusolverMg_offsets[8]);
     cusolverStatus_t cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         return (cusolverStatus_t)cubind_failed(8, (int)cubind_status);
@@ -1145,15 +664,16 @@ cusolverStatus_t cubind_cusolverMg_syevd(cusolverMgHandle_t handle, cusolverEigM
     return cubind_status;
 }
 
-/* What the wrapper calls until cusolverMgGetrf_bufferSize is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrf_bufferSize(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork)
+/* What the wrapper calls until cusolverMgGetrf_bufferSize is resolved, and every call while tracing: the slow path
+ * of its shape, 12 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgGetrf_bufferSize(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork)
 {
-    return cubind_shape_6((uintptr_t)handle, M, N, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, computeType, (uintptr_t)lwork, 0.0);
+    return (cusolverStatus_t)cubind__shape_12((uintptr_t)handle, M, N, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, computeType, (uintptr_t)lwork, 93.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_getrf_buffer_size(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgGetrf_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrf_bufferSize_fn)cubind__target((cubind__fnptr)slow_cusolverMgGetrf_bufferSize, &cubind__cusolverMg_offsets[9]);
+    cubind__cusolverMgGetrf_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrf_bufferSize_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgGetrf_bufferSize, &cubind__cusolverMg_offsets[9]);
     cusolverStatus_t cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         return (cusolverStatus_t)cubind_failed(9, (int)cubind_status);
@@ -1161,15 +681,16 @@ cusolverStatus_t cubind_cusolverMg_getrf_buffer_size(cusolverMgHandle_t handle, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cusolverMgGetrf is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrf(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
+/* What the wrapper calls until cusolverMgGetrf is resolved, and every call while tracing: the slow path
+ * of its shape, 41 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgGetrf(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    return cubind_shape_4((uintptr_t)handle, M, N, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, computeType, (uintptr_t)array_d_work, lwork, (uintptr_t)info, 1.0);
+    return (cusolverStatus_t)cubind__shape_41((uintptr_t)handle, M, N, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, computeType, (uintptr_t)array_d_work, lwork, (uintptr_t)info, 11.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_getrf(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    cubind__cusolverMgGetrf_fn cubind_fn = (cubind__cusolverMgGetrf_fn)cubind__target((cubind__fnptr)slow_cusolverMgGetrf, &cubind__cusolverMg_offsets[10]);
+    cubind__cusolverMgGetrf_fn cubind_fn = (cubind__cusolverMgGetrf_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgGetrf, &cubind__cusolverMg_offsets[10]);
     cusolverStatus_t cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         return (cusolverStatus_t)cubind_failed(10, (int)cubind_status);
@@ -1177,15 +698,16 @@ cusolverStatus_t cubind_cusolverMg_getrf(cusolverMgHandle_t handle, int M, int N
     return cubind_status;
 }
 
-/* What the wrapper calls until cusolverMgGetrs_bufferSize is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrs_bufferSize(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
+/* What the wrapper calls until cusolverMgGetrs_bufferSize is resolved, and every call while tracing: the slow path
+ * of its shape, 17 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgGetrs_bufferSize(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
-    return cubind_shape_7((uintptr_t)handle, TRANS, N, NRHS, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, (uintptr_t)array_d_B, IB, JB, (uintptr_t)descrB, computeType, (uintptr_t)lwork, 0.0);
+    return (cusolverStatus_t)cubind__shape_17((uintptr_t)handle, TRANS, N, NRHS, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, (uintptr_t)array_d_B, IB, JB, (uintptr_t)descrB, computeType, (uintptr_t)lwork, 14.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_getrs_buffer_size(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgGetrs_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrs_bufferSize_fn)cubind__target((cubind__fnptr)slow_cusolverMgGetrs_bufferSize, &cubind__cusolverMg_offsets[11]);
+    cubind__cusolverMgGetrs_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrs_bufferSize_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgGetrs_bufferSize, &cubind__cusolverMg_offsets[11]);
     cusolverStatus_t cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         return (cusolverStatus_t)cubind_failed(11, (int)cubind_status);
@@ -1193,15 +715,16 @@ cusolverStatus_t cubind_cusolverMg_getrs_buffer_size(cusolverMgHandle_t handle, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cusolverMgGetrs is resolved, and every call while tracing: shape 8. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrs(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
+/* What the wrapper calls until cusolverMgGetrs is resolved, and every call while tracing: the slow path
+ * of its shape, 15 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgGetrs(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    return cubind_shape_8((uintptr_t)handle, TRANS, N, NRHS, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, (uintptr_t)array_d_B, IB, JB, (uintptr_t)descrB, computeType, (uintptr_t)array_d_work, lwork, (uintptr_t)info, 0.0);
+    return (cusolverStatus_t)cubind__shape_15((uintptr_t)handle, TRANS, N, NRHS, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, (uintptr_t)array_d_B, IB, JB, (uintptr_t)descrB, computeType, (uintptr_t)array_d_work, lwork, (uintptr_t)info, 9.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_getrs(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    cubind__cusolverMgGetrs_fn cubind_fn = (cubind__cusolverMgGetrs_fn)cubind__target((cubind__fnptr)slow_cusolverMgGetrs, &cubind__cusolverMg_offsets[12]);
+    cubind__cusolverMgGetrs_fn cubind_fn = (cubind__cusolverMgGetrs_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgGetrs, &cubind__cusolverMg_offsets[12]);
     cusolverStatus_t cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         return (cusolverStatus_t)cubind_failed(12, (int)cubind_status);
@@ -1209,15 +732,16 @@ cusolverStatus_t cubind_cusolverMg_getrs(cusolverMgHandle_t handle, cublasOperat
     return cubind_status;
 }
 
-/* What the wrapper calls until cusolverMgPotrf_bufferSize is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrf_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
+/* What the wrapper calls until cusolverMgPotrf_bufferSize is resolved, and every call while tracing: the slow path
+ * of its shape, 11 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgPotrf_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
-    return cubind_shape_9((uintptr_t)handle, uplo, N, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, computeType, (uintptr_t)lwork, 0.0);
+    return (cusolverStatus_t)cubind__shape_11((uintptr_t)handle, uplo, N, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, computeType, (uintptr_t)lwork, 76.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_potrf_buffer_size(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgPotrf_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrf_bufferSize_fn)cubind__target((cubind__fnptr)slow_cusolverMgPotrf_bufferSize, &cubind__cusolverMg_offsets[13]);
+    cubind__cusolverMgPotrf_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrf_bufferSize_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgPotrf_bufferSize, &cubind__cusolverMg_offsets[13]);
     cusolverStatus_t cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         return (cusolverStatus_t)cubind_failed(13, (int)cubind_status);
@@ -1225,15 +749,16 @@ cusolverStatus_t cubind_cusolverMg_potrf_buffer_size(cusolverMgHandle_t handle, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cusolverMgPotrf is resolved, and every call while tracing: shape 10. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrf(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
+/* What the wrapper calls until cusolverMgPotrf is resolved, and every call while tracing: the slow path
+ * of its shape, 8 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgPotrf(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    return cubind_shape_10((uintptr_t)handle, uplo, N, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, computeType, (uintptr_t)array_d_work, lwork, (uintptr_t)h_info, 0.0);
+    return (cusolverStatus_t)cubind__shape_8((uintptr_t)handle, uplo, N, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, computeType, (uintptr_t)array_d_work, lwork, (uintptr_t)h_info, 70.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_potrf(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    cubind__cusolverMgPotrf_fn cubind_fn = (cubind__cusolverMgPotrf_fn)cubind__target((cubind__fnptr)slow_cusolverMgPotrf, &cubind__cusolverMg_offsets[14]);
+    cubind__cusolverMgPotrf_fn cubind_fn = (cubind__cusolverMgPotrf_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgPotrf, &cubind__cusolverMg_offsets[14]);
     cusolverStatus_t cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         return (cusolverStatus_t)cubind_failed(14, (int)cubind_status);
@@ -1241,15 +766,16 @@ cusolverStatus_t cubind_cusolverMg_potrf(cusolverMgHandle_t handle, cublasFillMo
     return cubind_status;
 }
 
-/* What the wrapper calls until cusolverMgPotrs_bufferSize is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrs_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
+/* What the wrapper calls until cusolverMgPotrs_bufferSize is resolved, and every call while tracing: the slow path
+ * of its shape, 43 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgPotrs_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
-    return cubind_shape_5((uintptr_t)handle, uplo, n, nrhs, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, (uintptr_t)array_d_B, IB, JB, (uintptr_t)descrB, computeType, (uintptr_t)lwork, 1.0);
+    return (cusolverStatus_t)cubind__shape_43((uintptr_t)handle, uplo, n, nrhs, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, (uintptr_t)array_d_B, IB, JB, (uintptr_t)descrB, computeType, (uintptr_t)lwork, 3.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_potrs_buffer_size(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgPotrs_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrs_bufferSize_fn)cubind__target((cubind__fnptr)slow_cusolverMgPotrs_bufferSize, &cubind__cusolverMg_offsets[15]);
+    cubind__cusolverMgPotrs_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrs_bufferSize_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgPotrs_bufferSize, &cubind__cusolverMg_offsets[15]);
     cusolverStatus_t cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         return (cusolverStatus_t)cubind_failed(15, (int)cubind_status);
@@ -1257,15 +783,16 @@ cusolverStatus_t cubind_cusolverMg_potrs_buffer_size(cusolverMgHandle_t handle, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cusolverMgPotrs is resolved, and every call while tracing: shape 11. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrs(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
+/* What the wrapper calls until cusolverMgPotrs is resolved, and every call while tracing: the slow path
+ * of its shape, 14 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgPotrs(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    return cubind_shape_11((uintptr_t)handle, uplo, n, nrhs, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, (uintptr_t)array_d_B, IB, JB, (uintptr_t)descrB, computeType, (uintptr_t)array_d_work, lwork, (uintptr_t)h_info, 0.0);
+    return (cusolverStatus_t)cubind__shape_14((uintptr_t)handle, uplo, n, nrhs, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, (uintptr_t)array_d_B, IB, JB, (uintptr_t)descrB, computeType, (uintptr_t)array_d_work, lwork, (uintptr_t)h_info, 34.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_potrs(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    cubind__cusolverMgPotrs_fn cubind_fn = (cubind__cusolverMgPotrs_fn)cubind__target((cubind__fnptr)slow_cusolverMgPotrs, &cubind__cusolverMg_offsets[16]);
+    cubind__cusolverMgPotrs_fn cubind_fn = (cubind__cusolverMgPotrs_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgPotrs, &cubind__cusolverMg_offsets[16]);
     cusolverStatus_t cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         return (cusolverStatus_t)cubind_failed(16, (int)cubind_status);
@@ -1273,15 +800,16 @@ cusolverStatus_t cubind_cusolverMg_potrs(cusolverMgHandle_t handle, cublasFillMo
     return cubind_status;
 }
 
-/* What the wrapper calls until cusolverMgPotri_bufferSize is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotri_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
+/* What the wrapper calls until cusolverMgPotri_bufferSize is resolved, and every call while tracing: the slow path
+ * of its shape, 11 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgPotri_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
-    return cubind_shape_9((uintptr_t)handle, uplo, N, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, computeType, (uintptr_t)lwork, 1.0);
+    return (cusolverStatus_t)cubind__shape_11((uintptr_t)handle, uplo, N, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, computeType, (uintptr_t)lwork, 77.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_potri_buffer_size(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgPotri_bufferSize_fn cubind_fn = (cubind__cusolverMgPotri_bufferSize_fn)cubind__target((cubind__fnptr)slow_cusolverMgPotri_bufferSize, &cubind__cusolverMg_offsets[17]);
+    cubind__cusolverMgPotri_bufferSize_fn cubind_fn = (cubind__cusolverMgPotri_bufferSize_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgPotri_bufferSize, &cubind__cusolverMg_offsets[17]);
     cusolverStatus_t cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         return (cusolverStatus_t)cubind_failed(17, (int)cubind_status);
@@ -1289,15 +817,16 @@ cusolverStatus_t cubind_cusolverMg_potri_buffer_size(cusolverMgHandle_t handle, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cusolverMgPotri is resolved, and every call while tracing: shape 10. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
+/* What the wrapper calls until cusolverMgPotri is resolved, and every call while tracing: the slow path
+ * of its shape, 8 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgPotri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    return cubind_shape_10((uintptr_t)handle, uplo, N, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, computeType, (uintptr_t)array_d_work, lwork, (uintptr_t)h_info, 1.0);
+    return (cusolverStatus_t)cubind__shape_8((uintptr_t)handle, uplo, N, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, computeType, (uintptr_t)array_d_work, lwork, (uintptr_t)h_info, 71.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_potri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    cubind__cusolverMgPotri_fn cubind_fn = (cubind__cusolverMgPotri_fn)cubind__target((cubind__fnptr)slow_cusolverMgPotri, &cubind__cusolverMg_offsets[18]);
+    cubind__cusolverMgPotri_fn cubind_fn = (cubind__cusolverMgPotri_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgPotri, &cubind__cusolverMg_offsets[18]);
     cusolverStatus_t cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         return (cusolverStatus_t)cubind_failed(18, (int)cubind_status);

@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -125,42 +126,57 @@ const struct cubind__nccl_symbols {
 #if !defined(CUBIND_NO_TRACE)
     cubind__trace_table trace;
     struct trace_strings {
-        char trace_0[14];
+        char trace_0[11];
         char trace_1[8];
         char trace_2[12];
         char trace_3[13];
-        char trace_4[39];
-        char trace_5[31];
-        char trace_6[24];
-        char trace_7[9];
-        char trace_8[22];
-        char trace_9[38];
-        char trace_10[76];
-        char trace_11[50];
+        char trace_4[18];
+        char trace_5[15];
+        char trace_6[21];
+        char trace_7[6];
+        char trace_8[19];
+        char trace_9[24];
+        char trace_10[62];
+        char trace_11[34];
         char trace_12[13];
-        char trace_13[9];
+        char trace_13[6];
         char trace_14[3];
-        char trace_15[21];
-        char trace_16[16];
-        char trace_17[17];
-        char trace_18[15];
-        char trace_19[29];
-        char trace_20[17];
-        char trace_21[36];
-        char trace_22[14];
-        char trace_23[46];
-        char trace_24[15];
-        char trace_25[68];
-        char trace_26[48];
-        char trace_27[62];
-        char trace_28[62];
-        char trace_29[66];
-        char trace_30[60];
-        char trace_31[56];
-        char trace_32[52];
-        char trace_33[52];
+        char trace_15[18];
+        char trace_16[9];
+        char trace_17[14];
+        char trace_18[9];
+        char trace_19[15];
+        char trace_20[9];
+        char trace_21[27];
+        char trace_22[11];
+        char trace_23[36];
+        char trace_24[12];
+        char trace_25[32];
+        char trace_26[23];
+        char trace_27[26];
+        char trace_28[29];
+        char trace_29[37];
+        char trace_30[31];
+        char trace_31[23];
+        char trace_32[26];
+        char trace_33[26];
         char trace_34[3];
         char trace_35[12];
+        char param_0[5];
+        char param_1[9];
+        char param_2[9];
+        char param_3[9];
+        char param_4[7];
+        char param_5[6];
+        char param_6[7];
+        char param_7[8];
+        char param_8[7];
+        char param_9[5];
+        char param_10[5];
+        char param_11[5];
+        char param_12[5];
+        char param_13[7];
+        char param_14[7];
         char enum_0[1];
         char enum_0_0[12];
         char enum_0_1[23];
@@ -198,6 +214,7 @@ const struct cubind__nccl_symbols {
         char enum_3_6[13];
     } trace_strings;
     unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[15];
     cubind__trace_enum_range enums[4];
     int values[31];
     unsigned short value_names[31];
@@ -341,44 +358,59 @@ const struct cubind__nccl_symbols {
         {AT(symbol_ncclGroupSimulateEnd), AT(symbol_ncclGroupSimulateEnd), AT(wrapper_cubind_nccl_group_simulate_end)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 4, sizeof(int)},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 15, 4, sizeof(int)},
     {
-        "s;pptr;usize;",
+        "s;pptr;u\214;",
         "s;pptr;",
         "s;pversion;",
         "s;puniqueId;",
-        "s;pcomm;inranks;rcommId;irank;pconfig;",
-        "s;pcomm;inranks;rcommId;irank;",
-        "s;pcomm;indev;pdevlist;",
-        "s;pcomm;",
-        "s;pcomm;irevokeFlags;",
-        "s;pcomm;icolor;ikey;pnewcomm;pconfig;",
-        "s;pcomm;pexcludeRanksList;iexcludeRanksCount;pnewcomm;pconfig;ishrinkFlags;",
-        "s;pnewcomm;inranks;imyrank;inId;pcommIds;pconfig;",
+        "s;p\200;i\210;r\215;i\212;p\206;",
+        "s;p\200;i\210;r\215;i\212;",
+        "s;p\200;indev;pdevlist;",
+        "s;p\200;",
+        "s;p\200;irevokeFlags;",
+        "s;p\200;icolor;ikey;p\207;p\206;",
+        "s;p\200;pexcludeRanksList;iexcludeRanksCount;p\207;p\206;ishrinkFlags;",
+        "s;p\207;i\210;imyrank;inId;pcommIds;p\206;",
         "p;e0:result;",
-        "p;pcomm;",
+        "p;p\200;",
         "v;",
-        "s;pcomm;pasyncError;",
-        "s;pcomm;pcount;",
-        "s;pcomm;pdevice;",
-        "s;pcomm;prank;",
-        "s;pcomm;pbuff;usize;phandle;",
-        "s;pcomm;phandle;",
-        "s;pcomm;pbuff;usize;pwin;iwinFlags;",
-        "s;pcomm;pwin;",
-        "s;pop;pscalar;e1:datatype;e2:residence;pcomm;",
-        "s;e3:op;pcomm;",
-        "s;psendbuff;precvbuff;ucount;e1:datatype;e3:op;iroot;pcomm;pstream;",
-        "s;pbuff;ucount;e1:datatype;iroot;pcomm;pstream;",
-        "s;psendbuff;precvbuff;ucount;e1:datatype;iroot;pcomm;pstream;",
-        "s;psendbuff;precvbuff;ucount;e1:datatype;e3:op;pcomm;pstream;",
-        "s;psendbuff;precvbuff;urecvcount;e1:datatype;e3:op;pcomm;pstream;",
-        "s;psendbuff;precvbuff;usendcount;e1:datatype;pcomm;pstream;",
-        "s;psendbuff;precvbuff;ucount;e1:datatype;pcomm;pstream;",
-        "s;psendbuff;ucount;e1:datatype;ipeer;pcomm;pstream;",
-        "s;precvbuff;ucount;e1:datatype;ipeer;pcomm;pstream;",
+        "s;p\200;pasyncError;",
+        "s;p\200;p\205;",
+        "s;p\200;pdevice;",
+        "s;p\200;p\212;",
+        "s;p\200;p\211;u\214;p\216;",
+        "s;p\200;p\216;",
+        "s;p\200;p\211;u\214;pwin;iwinFlags;",
+        "s;p\200;pwin;",
+        "s;pop;pscalar;e1:\201;e2:residence;p\200;",
+        "s;e3:op;p\200;",
+        "s;p\203;p\202;u\205;e1:\201;e3:op;i\213;p\200;p\204;",
+        "s;p\211;u\205;e1:\201;i\213;p\200;p\204;",
+        "s;p\203;p\202;u\205;e1:\201;i\213;p\200;p\204;",
+        "s;p\203;p\202;u\205;e1:\201;e3:op;p\200;p\204;",
+        "s;p\203;p\202;urecvcount;e1:\201;e3:op;p\200;p\204;",
+        "s;p\203;p\202;usendcount;e1:\201;p\200;p\204;",
+        "s;p\203;p\202;u\205;e1:\201;p\200;p\204;",
+        "s;p\203;u\205;e1:\201;ipeer;p\200;p\204;",
+        "s;p\202;u\205;e1:\201;ipeer;p\200;p\204;",
         "s;",
         "s;psimInfo;",
+        "comm",
+        "datatype",
+        "recvbuff",
+        "sendbuff",
+        "stream",
+        "count",
+        "config",
+        "newcomm",
+        "nranks",
+        "buff",
+        "rank",
+        "root",
+        "size",
+        "commId",
+        "handle",
         "",
         "ncclSuccess",
         "ncclUnhandledCudaError",
@@ -457,6 +489,23 @@ const struct cubind__nccl_symbols {
         TRACE_AT(trace_34), /* ncclGroupStart */
         TRACE_AT(trace_34), /* ncclGroupEnd */
         TRACE_AT(trace_35), /* ncclGroupSimulateEnd */
+    },
+    {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
+        TRACE_AT(param_2),
+        TRACE_AT(param_3),
+        TRACE_AT(param_4),
+        TRACE_AT(param_5),
+        TRACE_AT(param_6),
+        TRACE_AT(param_7),
+        TRACE_AT(param_8),
+        TRACE_AT(param_9),
+        TRACE_AT(param_10),
+        TRACE_AT(param_11),
+        TRACE_AT(param_12),
+        TRACE_AT(param_13),
+        TRACE_AT(param_14),
     },
     {
         {TRACE_AT(enum_0), 0, 9}, /* ncclResult_t */
@@ -539,7 +588,6 @@ _Static_assert(sizeof(cubind__nccl_symbols.names) <= 0x10000, "the names' offset
 #if !defined(CUBIND_NO_TRACE)
 _Static_assert(sizeof(cubind__nccl_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
 #endif
-
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
  * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
@@ -592,579 +640,16 @@ typedef ncclResult_t (*cubind__ncclGroupStart_fn)(void);
 typedef ncclResult_t (*cubind__ncclGroupEnd_fn)(void);
 typedef ncclResult_t (*cubind__ncclGroupSimulateEnd_fn)(ncclSimInfo_t *simInfo);
 
-/* The wrappers whose parameters pass alike share a slow path, their shape's (generator/shapes.py):
- * each reaches it through a stub of its own type, declared here for the shapes to name. */
-static CUBIND_COLD ncclResult_t slow_ncclMemAlloc(void **ptr, size_t size);
-static CUBIND_COLD ncclResult_t slow_ncclMemFree(void *ptr);
-static CUBIND_COLD ncclResult_t slow_ncclGetVersion(int *version);
-static CUBIND_COLD ncclResult_t slow_ncclGetUniqueId(ncclUniqueId *uniqueId);
-static CUBIND_COLD ncclResult_t slow_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist);
-static CUBIND_COLD ncclResult_t slow_ncclCommFinalize(ncclComm_t comm);
-static CUBIND_COLD ncclResult_t slow_ncclCommDestroy(ncclComm_t comm);
-static CUBIND_COLD ncclResult_t slow_ncclCommAbort(ncclComm_t comm);
-static CUBIND_COLD ncclResult_t slow_ncclCommRevoke(ncclComm_t comm, int revokeFlags);
-static CUBIND_COLD ncclResult_t slow_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config);
-static CUBIND_COLD ncclResult_t slow_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags);
-static CUBIND_COLD ncclResult_t slow_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config);
-static CUBIND_COLD ncclResult_t slow_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError);
-static CUBIND_COLD ncclResult_t slow_ncclCommCount(const ncclComm_t comm, int *count);
-static CUBIND_COLD ncclResult_t slow_ncclCommCuDevice(const ncclComm_t comm, int *device);
-static CUBIND_COLD ncclResult_t slow_ncclCommUserRank(const ncclComm_t comm, int *rank);
-static CUBIND_COLD ncclResult_t slow_ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle);
-static CUBIND_COLD ncclResult_t slow_ncclCommDeregister(const ncclComm_t comm, void *handle);
-static CUBIND_COLD ncclResult_t slow_ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags);
-static CUBIND_COLD ncclResult_t slow_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win);
-static CUBIND_COLD ncclResult_t slow_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm);
-static CUBIND_COLD ncclResult_t slow_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm);
-static CUBIND_COLD ncclResult_t slow_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream);
-static CUBIND_COLD ncclResult_t slow_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
-static CUBIND_COLD ncclResult_t slow_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
-static CUBIND_COLD ncclResult_t slow_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
-static CUBIND_COLD ncclResult_t slow_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
-static CUBIND_COLD ncclResult_t slow_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
-static CUBIND_COLD ncclResult_t slow_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
-static CUBIND_COLD ncclResult_t slow_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
-static CUBIND_COLD ncclResult_t slow_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
-static CUBIND_COLD ncclResult_t slow_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
-static CUBIND_COLD ncclResult_t slow_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
-static CUBIND_COLD ncclResult_t slow_ncclGroupStart(void);
-static CUBIND_COLD ncclResult_t slow_ncclGroupEnd(void);
-static CUBIND_COLD ncclResult_t slow_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo);
-
-/* What the wrappers of shape 0 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: ncclMemAlloc, ncclCommRevoke, ncclCommGetAsyncError, ncclCommCount, ncclCommCuDevice,
- * ncclCommUserRank, ncclCommDeregister, ncclCommWindowDeregister, ncclRedOpDestroy. */
-static CUBIND_COLD ncclResult_t cubind_shape_0(cubind__word a0, cubind__word a1, unsigned cubind_member)
+/* What the wrapper calls until ncclMemAlloc is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclMemAlloc(void **ptr, size_t size)
 {
-    static const unsigned short cubind_index[9] = { 0, 10, 17, 18, 19, 20, 22, 24, 26 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    ncclResult_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_ncclMemAlloc;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_ncclCommRevoke;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_ncclCommGetAsyncError;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_ncclCommCount;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_ncclCommCuDevice;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_ncclCommUserRank;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_ncclCommDeregister;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_ncclCommWindowDeregister;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_ncclRedOpDestroy;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, cubind_i), a0, a1);
-    cubind_fn = cubind__resolve(&cubind__nccl_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__ncclMemAlloc_fn)cubind_fn)((void **)(uintptr_t)a0, (size_t)a1);
-            break;
-        case 1:
-            cubind_status = ((cubind__ncclCommRevoke_fn)cubind_fn)((ncclComm_t)(uintptr_t)a0, (int)a1);
-            break;
-        case 2:
-            cubind_status = ((cubind__ncclCommGetAsyncError_fn)cubind_fn)((ncclComm_t)(uintptr_t)a0, (ncclResult_t *)(uintptr_t)a1);
-            break;
-        case 3:
-            cubind_status = ((cubind__ncclCommCount_fn)cubind_fn)((const ncclComm_t)(uintptr_t)a0, (int *)(uintptr_t)a1);
-            break;
-        case 4:
-            cubind_status = ((cubind__ncclCommCuDevice_fn)cubind_fn)((const ncclComm_t)(uintptr_t)a0, (int *)(uintptr_t)a1);
-            break;
-        case 5:
-            cubind_status = ((cubind__ncclCommUserRank_fn)cubind_fn)((const ncclComm_t)(uintptr_t)a0, (int *)(uintptr_t)a1);
-            break;
-        case 6:
-            cubind_status = ((cubind__ncclCommDeregister_fn)cubind_fn)((const ncclComm_t)(uintptr_t)a0, (void *)(uintptr_t)a1);
-            break;
-        case 7:
-            cubind_status = ((cubind__ncclCommWindowDeregister_fn)cubind_fn)((ncclComm_t)(uintptr_t)a0, (ncclWindow_t)(uintptr_t)a1);
-            break;
-        default:
-            cubind_status = ((cubind__ncclRedOpDestroy_fn)cubind_fn)((ncclRedOp_t)a0, (ncclComm_t)(uintptr_t)a1);
-            break;
-        }
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 1 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: ncclMemFree, ncclGetVersion, ncclGetUniqueId, ncclCommFinalize, ncclCommDestroy, ncclCommAbort,
- * ncclGroupSimulateEnd. */
-static CUBIND_COLD ncclResult_t cubind_shape_1(cubind__word a0, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[7] = { 1, 2, 3, 7, 8, 9, 40 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    ncclResult_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_ncclMemFree;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_ncclGetVersion;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_ncclGetUniqueId;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_ncclCommFinalize;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_ncclCommDestroy;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_ncclCommAbort;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_ncclGroupSimulateEnd;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, cubind_i), a0);
-    cubind_fn = cubind__resolve(&cubind__nccl_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__ncclMemFree_fn)cubind_fn)((void *)(uintptr_t)a0);
-            break;
-        case 1:
-            cubind_status = ((cubind__ncclGetVersion_fn)cubind_fn)((int *)(uintptr_t)a0);
-            break;
-        case 2:
-            cubind_status = ((cubind__ncclGetUniqueId_fn)cubind_fn)((ncclUniqueId *)(uintptr_t)a0);
-            break;
-        case 3:
-            cubind_status = ((cubind__ncclCommFinalize_fn)cubind_fn)((ncclComm_t)(uintptr_t)a0);
-            break;
-        case 4:
-            cubind_status = ((cubind__ncclCommDestroy_fn)cubind_fn)((ncclComm_t)(uintptr_t)a0);
-            break;
-        case 5:
-            cubind_status = ((cubind__ncclCommAbort_fn)cubind_fn)((ncclComm_t)(uintptr_t)a0);
-            break;
-        default:
-            cubind_status = ((cubind__ncclGroupSimulateEnd_fn)cubind_fn)((ncclSimInfo_t *)(uintptr_t)a0);
-            break;
-        }
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 2 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: ncclCommInitAll. */
-static CUBIND_COLD ncclResult_t cubind_shape_2(cubind__word a0, cubind__word a1, cubind__word a2, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 6 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    ncclResult_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_ncclCommInitAll;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, cubind_i), a0, a1, a2);
-    cubind_fn = cubind__resolve(&cubind__nccl_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__ncclCommInitAll_fn)cubind_fn)((ncclComm_t *)(uintptr_t)a0, (int)a1, (const int *)(uintptr_t)a2);
-            break;
-        }
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 3 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: ncclCommSplit, ncclCommWindowRegister, ncclRedOpCreatePreMulSum. */
-static CUBIND_COLD ncclResult_t cubind_shape_3(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[3] = { 11, 23, 25 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    ncclResult_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_ncclCommSplit;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_ncclCommWindowRegister;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_ncclRedOpCreatePreMulSum;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, cubind_i), a0, a1, a2, a3, a4);
-    cubind_fn = cubind__resolve(&cubind__nccl_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__ncclCommSplit_fn)cubind_fn)((ncclComm_t)(uintptr_t)a0, (int)a1, (int)a2, (ncclComm_t *)(uintptr_t)a3, (ncclConfig_t *)(uintptr_t)a4);
-            break;
-        case 1:
-            cubind_status = ((cubind__ncclCommWindowRegister_fn)cubind_fn)((ncclComm_t)(uintptr_t)a0, (void *)(uintptr_t)a1, (size_t)a2, (ncclWindow_t *)(uintptr_t)a3, (int)a4);
-            break;
-        default:
-            cubind_status = ((cubind__ncclRedOpCreatePreMulSum_fn)cubind_fn)((ncclRedOp_t *)(uintptr_t)a0, (void *)(uintptr_t)a1, (ncclDataType_t)a2, (ncclScalarResidence_t)a3, (ncclComm_t)(uintptr_t)a4);
-            break;
-        }
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 4 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: ncclCommShrink, ncclCommInitRankScalable, ncclBcast, ncclAllGather, ncclAlltoAll, ncclSend,
- * ncclRecv. */
-static CUBIND_COLD ncclResult_t cubind_shape_4(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, double cubind_member)
-{
-    static const unsigned short cubind_index[7] = { 12, 13, 28, 32, 33, 36, 37 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    ncclResult_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_ncclCommShrink;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_ncclCommInitRankScalable;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_ncclBcast;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_ncclAllGather;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_ncclAlltoAll;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_ncclSend;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_ncclRecv;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, cubind_i), a0, a1, a2, a3, a4, a5);
-    cubind_fn = cubind__resolve(&cubind__nccl_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__ncclCommShrink_fn)cubind_fn)((ncclComm_t)(uintptr_t)a0, (int *)(uintptr_t)a1, (int)a2, (ncclComm_t *)(uintptr_t)a3, (ncclConfig_t *)(uintptr_t)a4, (int)a5);
-            break;
-        case 1:
-            cubind_status = ((cubind__ncclCommInitRankScalable_fn)cubind_fn)((ncclComm_t *)(uintptr_t)a0, (int)a1, (int)a2, (int)a3, (ncclUniqueId *)(uintptr_t)a4, (ncclConfig_t *)(uintptr_t)a5);
-            break;
-        case 2:
-            cubind_status = ((cubind__ncclBcast_fn)cubind_fn)((void *)(uintptr_t)a0, (size_t)a1, (ncclDataType_t)a2, (int)a3, (ncclComm_t)(uintptr_t)a4, (cudaStream_t)(uintptr_t)a5);
-            break;
-        case 3:
-            cubind_status = ((cubind__ncclAllGather_fn)cubind_fn)((const void *)(uintptr_t)a0, (void *)(uintptr_t)a1, (size_t)a2, (ncclDataType_t)a3, (ncclComm_t)(uintptr_t)a4, (cudaStream_t)(uintptr_t)a5);
-            break;
-        case 4:
-            cubind_status = ((cubind__ncclAlltoAll_fn)cubind_fn)((const void *)(uintptr_t)a0, (void *)(uintptr_t)a1, (size_t)a2, (ncclDataType_t)a3, (ncclComm_t)(uintptr_t)a4, (cudaStream_t)(uintptr_t)a5);
-            break;
-        case 5:
-            cubind_status = ((cubind__ncclSend_fn)cubind_fn)((const void *)(uintptr_t)a0, (size_t)a1, (ncclDataType_t)a2, (int)a3, (ncclComm_t)(uintptr_t)a4, (cudaStream_t)(uintptr_t)a5);
-            break;
-        default:
-            cubind_status = ((cubind__ncclRecv_fn)cubind_fn)((void *)(uintptr_t)a0, (size_t)a1, (ncclDataType_t)a2, (int)a3, (ncclComm_t)(uintptr_t)a4, (cudaStream_t)(uintptr_t)a5);
-            break;
-        }
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 5 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: ncclCommRegister. */
-static CUBIND_COLD ncclResult_t cubind_shape_5(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 21 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    ncclResult_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_ncclCommRegister;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, cubind_i), a0, a1, a2, a3);
-    cubind_fn = cubind__resolve(&cubind__nccl_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__ncclCommRegister_fn)cubind_fn)((const ncclComm_t)(uintptr_t)a0, (void *)(uintptr_t)a1, (size_t)a2, (void **)(uintptr_t)a3);
-            break;
-        }
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 6 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: ncclReduce. */
-static CUBIND_COLD ncclResult_t cubind_shape_6(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 27 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    ncclResult_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_ncclReduce;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7);
-    cubind_fn = cubind__resolve(&cubind__nccl_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__ncclReduce_fn)cubind_fn)((const void *)(uintptr_t)a0, (void *)(uintptr_t)a1, (size_t)a2, (ncclDataType_t)a3, (ncclRedOp_t)a4, (int)a5, (ncclComm_t)(uintptr_t)a6, (cudaStream_t)(uintptr_t)a7);
-            break;
-        }
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 7 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: ncclBroadcast, ncclAllReduce, ncclReduceScatter, ncclGather, ncclScatter. */
-static CUBIND_COLD ncclResult_t cubind_shape_7(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, double cubind_member)
-{
-    static const unsigned short cubind_index[5] = { 29, 30, 31, 34, 35 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    ncclResult_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_ncclBroadcast;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_ncclAllReduce;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_ncclReduceScatter;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_ncclGather;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_ncclScatter;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, cubind_i), a0, a1, a2, a3, a4, a5, a6);
-    cubind_fn = cubind__resolve(&cubind__nccl_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__ncclBroadcast_fn)cubind_fn)((const void *)(uintptr_t)a0, (void *)(uintptr_t)a1, (size_t)a2, (ncclDataType_t)a3, (int)a4, (ncclComm_t)(uintptr_t)a5, (cudaStream_t)(uintptr_t)a6);
-            break;
-        case 1:
-            cubind_status = ((cubind__ncclAllReduce_fn)cubind_fn)((const void *)(uintptr_t)a0, (void *)(uintptr_t)a1, (size_t)a2, (ncclDataType_t)a3, (ncclRedOp_t)a4, (ncclComm_t)(uintptr_t)a5, (cudaStream_t)(uintptr_t)a6);
-            break;
-        case 2:
-            cubind_status = ((cubind__ncclReduceScatter_fn)cubind_fn)((const void *)(uintptr_t)a0, (void *)(uintptr_t)a1, (size_t)a2, (ncclDataType_t)a3, (ncclRedOp_t)a4, (ncclComm_t)(uintptr_t)a5, (cudaStream_t)(uintptr_t)a6);
-            break;
-        case 3:
-            cubind_status = ((cubind__ncclGather_fn)cubind_fn)((const void *)(uintptr_t)a0, (void *)(uintptr_t)a1, (size_t)a2, (ncclDataType_t)a3, (int)a4, (ncclComm_t)(uintptr_t)a5, (cudaStream_t)(uintptr_t)a6);
-            break;
-        default:
-            cubind_status = ((cubind__ncclScatter_fn)cubind_fn)((const void *)(uintptr_t)a0, (void *)(uintptr_t)a1, (size_t)a2, (ncclDataType_t)a3, (int)a4, (ncclComm_t)(uintptr_t)a5, (cudaStream_t)(uintptr_t)a6);
-            break;
-        }
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 8 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: ncclGroupStart, ncclGroupEnd. */
-static CUBIND_COLD ncclResult_t cubind_shape_8(unsigned cubind_member)
-{
-    static const unsigned short cubind_index[2] = { 38, 39 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    ncclResult_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_ncclGroupStart;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_ncclGroupEnd;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, cubind_i));
-    cubind_fn = cubind__resolve(&cubind__nccl_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__ncclGroupStart_fn)cubind_fn)();
-            break;
-        default:
-            cubind_status = ((cubind__ncclGroupEnd_fn)cubind_fn)();
-            break;
-        }
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrapper calls until ncclMemAlloc is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD ncclResult_t slow_ncclMemAlloc(void **ptr, size_t size)
-{
-    return cubind_shape_0((uintptr_t)ptr, size, 0);
+    return (ncclResult_t)cubind__shape_90((uintptr_t)ptr, size, 77, (cubind__fnptr)cubind__slow_ncclMemAlloc);
 }
 
 ncclResult_t cubind_nccl_mem_alloc(void **ptr, size_t size)
 {
-    cubind__ncclMemAlloc_fn cubind_fn = (cubind__ncclMemAlloc_fn)cubind__target((cubind__fnptr)slow_ncclMemAlloc, &cubind__nccl_offsets[0]);
+    cubind__ncclMemAlloc_fn cubind_fn = (cubind__ncclMemAlloc_fn)cubind__target((cubind__fnptr)cubind__slow_ncclMemAlloc, &cubind__nccl_offsets[0]);
     ncclResult_t cubind_status = cubind_fn(ptr, size);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(0, (int)cubind_status);
@@ -1172,15 +657,16 @@ ncclResult_t cubind_nccl_mem_alloc(void **ptr, size_t size)
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclMemFree is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD ncclResult_t slow_ncclMemFree(void *ptr)
+/* What the wrapper calls until ncclMemFree is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclMemFree(void *ptr)
 {
-    return cubind_shape_1((uintptr_t)ptr, 0);
+    return (ncclResult_t)cubind__shape_87((uintptr_t)ptr, 29, (cubind__fnptr)cubind__slow_ncclMemFree);
 }
 
 ncclResult_t cubind_nccl_mem_free(void *ptr)
 {
-    cubind__ncclMemFree_fn cubind_fn = (cubind__ncclMemFree_fn)cubind__target((cubind__fnptr)slow_ncclMemFree, &cubind__nccl_offsets[1]);
+    cubind__ncclMemFree_fn cubind_fn = (cubind__ncclMemFree_fn)cubind__target((cubind__fnptr)cubind__slow_ncclMemFree, &cubind__nccl_offsets[1]);
     ncclResult_t cubind_status = cubind_fn(ptr);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(1, (int)cubind_status);
@@ -1188,15 +674,16 @@ ncclResult_t cubind_nccl_mem_free(void *ptr)
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclGetVersion is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD ncclResult_t slow_ncclGetVersion(int *version)
+/* What the wrapper calls until ncclGetVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclGetVersion(int *version)
 {
-    return cubind_shape_1((uintptr_t)version, 1);
+    return (ncclResult_t)cubind__shape_87((uintptr_t)version, 30, (cubind__fnptr)cubind__slow_ncclGetVersion);
 }
 
 ncclResult_t cubind_nccl_get_version(int *version)
 {
-    cubind__ncclGetVersion_fn cubind_fn = (cubind__ncclGetVersion_fn)cubind__target((cubind__fnptr)slow_ncclGetVersion, &cubind__nccl_offsets[2]);
+    cubind__ncclGetVersion_fn cubind_fn = (cubind__ncclGetVersion_fn)cubind__target((cubind__fnptr)cubind__slow_ncclGetVersion, &cubind__nccl_offsets[2]);
     ncclResult_t cubind_status = cubind_fn(version);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(2, (int)cubind_status);
@@ -1204,15 +691,16 @@ ncclResult_t cubind_nccl_get_version(int *version)
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclGetUniqueId is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD ncclResult_t slow_ncclGetUniqueId(ncclUniqueId *uniqueId)
+/* What the wrapper calls until ncclGetUniqueId is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclGetUniqueId(ncclUniqueId *uniqueId)
 {
-    return cubind_shape_1((uintptr_t)uniqueId, 2);
+    return (ncclResult_t)cubind__shape_87((uintptr_t)uniqueId, 31, (cubind__fnptr)cubind__slow_ncclGetUniqueId);
 }
 
 ncclResult_t cubind_nccl_get_unique_id(ncclUniqueId *uniqueId)
 {
-    cubind__ncclGetUniqueId_fn cubind_fn = (cubind__ncclGetUniqueId_fn)cubind__target((cubind__fnptr)slow_ncclGetUniqueId, &cubind__nccl_offsets[3]);
+    cubind__ncclGetUniqueId_fn cubind_fn = (cubind__ncclGetUniqueId_fn)cubind__target((cubind__fnptr)cubind__slow_ncclGetUniqueId, &cubind__nccl_offsets[3]);
     ncclResult_t cubind_status = cubind_fn(uniqueId);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(3, (int)cubind_status);
@@ -1286,15 +774,16 @@ ncclResult_t cubind_nccl_comm_init_rank(ncclComm_t *comm, int nranks, ncclUnique
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclCommInitAll is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD ncclResult_t slow_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
+/* What the wrapper calls until ncclCommInitAll is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
 {
-    return cubind_shape_2((uintptr_t)comm, ndev, (uintptr_t)devlist, 0);
+    return (ncclResult_t)cubind__shape_91((uintptr_t)comm, ndev, (uintptr_t)devlist, 47, (cubind__fnptr)cubind__slow_ncclCommInitAll);
 }
 
 ncclResult_t cubind_nccl_comm_init_all(ncclComm_t *comm, int ndev, const int *devlist)
 {
-    cubind__ncclCommInitAll_fn cubind_fn = (cubind__ncclCommInitAll_fn)cubind__target((cubind__fnptr)slow_ncclCommInitAll, &cubind__nccl_offsets[6]);
+    cubind__ncclCommInitAll_fn cubind_fn = (cubind__ncclCommInitAll_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommInitAll, &cubind__nccl_offsets[6]);
     ncclResult_t cubind_status = cubind_fn(comm, ndev, devlist);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(6, (int)cubind_status);
@@ -1302,15 +791,16 @@ ncclResult_t cubind_nccl_comm_init_all(ncclComm_t *comm, int ndev, const int *de
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclCommFinalize is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD ncclResult_t slow_ncclCommFinalize(ncclComm_t comm)
+/* What the wrapper calls until ncclCommFinalize is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommFinalize(ncclComm_t comm)
 {
-    return cubind_shape_1((uintptr_t)comm, 3);
+    return (ncclResult_t)cubind__shape_87((uintptr_t)comm, 32, (cubind__fnptr)cubind__slow_ncclCommFinalize);
 }
 
 ncclResult_t cubind_nccl_comm_finalize(ncclComm_t comm)
 {
-    cubind__ncclCommFinalize_fn cubind_fn = (cubind__ncclCommFinalize_fn)cubind__target((cubind__fnptr)slow_ncclCommFinalize, &cubind__nccl_offsets[7]);
+    cubind__ncclCommFinalize_fn cubind_fn = (cubind__ncclCommFinalize_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommFinalize, &cubind__nccl_offsets[7]);
     ncclResult_t cubind_status = cubind_fn(comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(7, (int)cubind_status);
@@ -1318,15 +808,16 @@ ncclResult_t cubind_nccl_comm_finalize(ncclComm_t comm)
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclCommDestroy is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD ncclResult_t slow_ncclCommDestroy(ncclComm_t comm)
+/* What the wrapper calls until ncclCommDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommDestroy(ncclComm_t comm)
 {
-    return cubind_shape_1((uintptr_t)comm, 4);
+    return (ncclResult_t)cubind__shape_87((uintptr_t)comm, 33, (cubind__fnptr)cubind__slow_ncclCommDestroy);
 }
 
 ncclResult_t cubind_nccl_comm_destroy(ncclComm_t comm)
 {
-    cubind__ncclCommDestroy_fn cubind_fn = (cubind__ncclCommDestroy_fn)cubind__target((cubind__fnptr)slow_ncclCommDestroy, &cubind__nccl_offsets[8]);
+    cubind__ncclCommDestroy_fn cubind_fn = (cubind__ncclCommDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommDestroy, &cubind__nccl_offsets[8]);
     ncclResult_t cubind_status = cubind_fn(comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(8, (int)cubind_status);
@@ -1334,15 +825,16 @@ ncclResult_t cubind_nccl_comm_destroy(ncclComm_t comm)
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclCommAbort is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD ncclResult_t slow_ncclCommAbort(ncclComm_t comm)
+/* What the wrapper calls until ncclCommAbort is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommAbort(ncclComm_t comm)
 {
-    return cubind_shape_1((uintptr_t)comm, 5);
+    return (ncclResult_t)cubind__shape_87((uintptr_t)comm, 34, (cubind__fnptr)cubind__slow_ncclCommAbort);
 }
 
 ncclResult_t cubind_nccl_comm_abort(ncclComm_t comm)
 {
-    cubind__ncclCommAbort_fn cubind_fn = (cubind__ncclCommAbort_fn)cubind__target((cubind__fnptr)slow_ncclCommAbort, &cubind__nccl_offsets[9]);
+    cubind__ncclCommAbort_fn cubind_fn = (cubind__ncclCommAbort_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommAbort, &cubind__nccl_offsets[9]);
     ncclResult_t cubind_status = cubind_fn(comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(9, (int)cubind_status);
@@ -1350,15 +842,16 @@ ncclResult_t cubind_nccl_comm_abort(ncclComm_t comm)
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclCommRevoke is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD ncclResult_t slow_ncclCommRevoke(ncclComm_t comm, int revokeFlags)
+/* What the wrapper calls until ncclCommRevoke is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommRevoke(ncclComm_t comm, int revokeFlags)
 {
-    return cubind_shape_0((uintptr_t)comm, revokeFlags, 1);
+    return (ncclResult_t)cubind__shape_90((uintptr_t)comm, revokeFlags, 78, (cubind__fnptr)cubind__slow_ncclCommRevoke);
 }
 
 ncclResult_t cubind_nccl_comm_revoke(ncclComm_t comm, int revokeFlags)
 {
-    cubind__ncclCommRevoke_fn cubind_fn = (cubind__ncclCommRevoke_fn)cubind__target((cubind__fnptr)slow_ncclCommRevoke, &cubind__nccl_offsets[10]);
+    cubind__ncclCommRevoke_fn cubind_fn = (cubind__ncclCommRevoke_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommRevoke, &cubind__nccl_offsets[10]);
     ncclResult_t cubind_status = cubind_fn(comm, revokeFlags);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(10, (int)cubind_status);
@@ -1366,15 +859,16 @@ ncclResult_t cubind_nccl_comm_revoke(ncclComm_t comm, int revokeFlags)
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclCommSplit is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD ncclResult_t slow_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
+/* What the wrapper calls until ncclCommSplit is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
 {
-    return cubind_shape_3((uintptr_t)comm, color, key, (uintptr_t)newcomm, (uintptr_t)config, 0);
+    return (ncclResult_t)cubind__shape_75((uintptr_t)comm, color, key, (uintptr_t)newcomm, (uintptr_t)config, 52);
 }
 
 ncclResult_t cubind_nccl_comm_split(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
 {
-    cubind__ncclCommSplit_fn cubind_fn = (cubind__ncclCommSplit_fn)cubind__target((cubind__fnptr)slow_ncclCommSplit, &cubind__nccl_offsets[11]);
+    cubind__ncclCommSplit_fn cubind_fn = (cubind__ncclCommSplit_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommSplit, &cubind__nccl_offsets[11]);
     ncclResult_t cubind_status = cubind_fn(comm, color, key, newcomm, config);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(11, (int)cubind_status);
@@ -1382,15 +876,16 @@ ncclResult_t cubind_nccl_comm_split(ncclComm_t comm, int color, int key, ncclCom
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclCommShrink is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD ncclResult_t slow_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
+/* What the wrapper calls until ncclCommShrink is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
 {
-    return cubind_shape_4((uintptr_t)comm, (uintptr_t)excludeRanksList, excludeRanksCount, (uintptr_t)newcomm, (uintptr_t)config, shrinkFlags, 0.0);
+    return (ncclResult_t)cubind__shape_89((uintptr_t)comm, (uintptr_t)excludeRanksList, excludeRanksCount, (uintptr_t)newcomm, (uintptr_t)config, shrinkFlags, 5.0);
 }
 
 ncclResult_t cubind_nccl_comm_shrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
 {
-    cubind__ncclCommShrink_fn cubind_fn = (cubind__ncclCommShrink_fn)cubind__target((cubind__fnptr)slow_ncclCommShrink, &cubind__nccl_offsets[12]);
+    cubind__ncclCommShrink_fn cubind_fn = (cubind__ncclCommShrink_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommShrink, &cubind__nccl_offsets[12]);
     ncclResult_t cubind_status = cubind_fn(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(12, (int)cubind_status);
@@ -1398,15 +893,16 @@ ncclResult_t cubind_nccl_comm_shrink(ncclComm_t comm, int *excludeRanksList, int
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclCommInitRankScalable is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD ncclResult_t slow_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
+/* What the wrapper calls until ncclCommInitRankScalable is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
 {
-    return cubind_shape_4((uintptr_t)newcomm, nranks, myrank, nId, (uintptr_t)commIds, (uintptr_t)config, 1.0);
+    return (ncclResult_t)cubind__shape_89((uintptr_t)newcomm, nranks, myrank, nId, (uintptr_t)commIds, (uintptr_t)config, 6.0);
 }
 
 ncclResult_t cubind_nccl_comm_init_rank_scalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
 {
-    cubind__ncclCommInitRankScalable_fn cubind_fn = (cubind__ncclCommInitRankScalable_fn)cubind__target((cubind__fnptr)slow_ncclCommInitRankScalable, &cubind__nccl_offsets[13]);
+    cubind__ncclCommInitRankScalable_fn cubind_fn = (cubind__ncclCommInitRankScalable_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommInitRankScalable, &cubind__nccl_offsets[13]);
     ncclResult_t cubind_status = cubind_fn(newcomm, nranks, myrank, nId, commIds, config);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(13, (int)cubind_status);
@@ -1468,15 +964,16 @@ void cubind_nccl_reset_debug_init(void)
     cubind_fn();
 }
 
-/* What the wrapper calls until ncclCommGetAsyncError is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD ncclResult_t slow_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
+/* What the wrapper calls until ncclCommGetAsyncError is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
 {
-    return cubind_shape_0((uintptr_t)comm, (uintptr_t)asyncError, 2);
+    return (ncclResult_t)cubind__shape_90((uintptr_t)comm, (uintptr_t)asyncError, 79, (cubind__fnptr)cubind__slow_ncclCommGetAsyncError);
 }
 
 ncclResult_t cubind_nccl_comm_get_async_error(ncclComm_t comm, ncclResult_t *asyncError)
 {
-    cubind__ncclCommGetAsyncError_fn cubind_fn = (cubind__ncclCommGetAsyncError_fn)cubind__target((cubind__fnptr)slow_ncclCommGetAsyncError, &cubind__nccl_offsets[17]);
+    cubind__ncclCommGetAsyncError_fn cubind_fn = (cubind__ncclCommGetAsyncError_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommGetAsyncError, &cubind__nccl_offsets[17]);
     ncclResult_t cubind_status = cubind_fn(comm, asyncError);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(17, (int)cubind_status);
@@ -1484,15 +981,16 @@ ncclResult_t cubind_nccl_comm_get_async_error(ncclComm_t comm, ncclResult_t *asy
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclCommCount is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD ncclResult_t slow_ncclCommCount(const ncclComm_t comm, int *count)
+/* What the wrapper calls until ncclCommCount is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommCount(const ncclComm_t comm, int *count)
 {
-    return cubind_shape_0((uintptr_t)comm, (uintptr_t)count, 3);
+    return (ncclResult_t)cubind__shape_90((uintptr_t)comm, (uintptr_t)count, 80, (cubind__fnptr)cubind__slow_ncclCommCount);
 }
 
 ncclResult_t cubind_nccl_comm_count(const ncclComm_t comm, int *count)
 {
-    cubind__ncclCommCount_fn cubind_fn = (cubind__ncclCommCount_fn)cubind__target((cubind__fnptr)slow_ncclCommCount, &cubind__nccl_offsets[18]);
+    cubind__ncclCommCount_fn cubind_fn = (cubind__ncclCommCount_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommCount, &cubind__nccl_offsets[18]);
     ncclResult_t cubind_status = cubind_fn(comm, count);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(18, (int)cubind_status);
@@ -1500,15 +998,16 @@ ncclResult_t cubind_nccl_comm_count(const ncclComm_t comm, int *count)
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclCommCuDevice is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD ncclResult_t slow_ncclCommCuDevice(const ncclComm_t comm, int *device)
+/* What the wrapper calls until ncclCommCuDevice is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommCuDevice(const ncclComm_t comm, int *device)
 {
-    return cubind_shape_0((uintptr_t)comm, (uintptr_t)device, 4);
+    return (ncclResult_t)cubind__shape_90((uintptr_t)comm, (uintptr_t)device, 81, (cubind__fnptr)cubind__slow_ncclCommCuDevice);
 }
 
 ncclResult_t cubind_nccl_comm_cu_device(const ncclComm_t comm, int *device)
 {
-    cubind__ncclCommCuDevice_fn cubind_fn = (cubind__ncclCommCuDevice_fn)cubind__target((cubind__fnptr)slow_ncclCommCuDevice, &cubind__nccl_offsets[19]);
+    cubind__ncclCommCuDevice_fn cubind_fn = (cubind__ncclCommCuDevice_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommCuDevice, &cubind__nccl_offsets[19]);
     ncclResult_t cubind_status = cubind_fn(comm, device);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(19, (int)cubind_status);
@@ -1516,15 +1015,16 @@ ncclResult_t cubind_nccl_comm_cu_device(const ncclComm_t comm, int *device)
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclCommUserRank is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD ncclResult_t slow_ncclCommUserRank(const ncclComm_t comm, int *rank)
+/* What the wrapper calls until ncclCommUserRank is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommUserRank(const ncclComm_t comm, int *rank)
 {
-    return cubind_shape_0((uintptr_t)comm, (uintptr_t)rank, 5);
+    return (ncclResult_t)cubind__shape_90((uintptr_t)comm, (uintptr_t)rank, 82, (cubind__fnptr)cubind__slow_ncclCommUserRank);
 }
 
 ncclResult_t cubind_nccl_comm_user_rank(const ncclComm_t comm, int *rank)
 {
-    cubind__ncclCommUserRank_fn cubind_fn = (cubind__ncclCommUserRank_fn)cubind__target((cubind__fnptr)slow_ncclCommUserRank, &cubind__nccl_offsets[20]);
+    cubind__ncclCommUserRank_fn cubind_fn = (cubind__ncclCommUserRank_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommUserRank, &cubind__nccl_offsets[20]);
     ncclResult_t cubind_status = cubind_fn(comm, rank);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(20, (int)cubind_status);
@@ -1532,15 +1032,16 @@ ncclResult_t cubind_nccl_comm_user_rank(const ncclComm_t comm, int *rank)
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclCommRegister is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD ncclResult_t slow_ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)
+/* What the wrapper calls until ncclCommRegister is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)
 {
-    return cubind_shape_5((uintptr_t)comm, (uintptr_t)buff, size, (uintptr_t)handle, 0);
+    return (ncclResult_t)cubind__shape_86((uintptr_t)comm, (uintptr_t)buff, size, (uintptr_t)handle, 36, (cubind__fnptr)cubind__slow_ncclCommRegister);
 }
 
 ncclResult_t cubind_nccl_comm_register(const ncclComm_t comm, void *buff, size_t size, void **handle)
 {
-    cubind__ncclCommRegister_fn cubind_fn = (cubind__ncclCommRegister_fn)cubind__target((cubind__fnptr)slow_ncclCommRegister, &cubind__nccl_offsets[21]);
+    cubind__ncclCommRegister_fn cubind_fn = (cubind__ncclCommRegister_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommRegister, &cubind__nccl_offsets[21]);
     ncclResult_t cubind_status = cubind_fn(comm, buff, size, handle);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(21, (int)cubind_status);
@@ -1548,15 +1049,16 @@ ncclResult_t cubind_nccl_comm_register(const ncclComm_t comm, void *buff, size_t
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclCommDeregister is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD ncclResult_t slow_ncclCommDeregister(const ncclComm_t comm, void *handle)
+/* What the wrapper calls until ncclCommDeregister is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommDeregister(const ncclComm_t comm, void *handle)
 {
-    return cubind_shape_0((uintptr_t)comm, (uintptr_t)handle, 6);
+    return (ncclResult_t)cubind__shape_90((uintptr_t)comm, (uintptr_t)handle, 83, (cubind__fnptr)cubind__slow_ncclCommDeregister);
 }
 
 ncclResult_t cubind_nccl_comm_deregister(const ncclComm_t comm, void *handle)
 {
-    cubind__ncclCommDeregister_fn cubind_fn = (cubind__ncclCommDeregister_fn)cubind__target((cubind__fnptr)slow_ncclCommDeregister, &cubind__nccl_offsets[22]);
+    cubind__ncclCommDeregister_fn cubind_fn = (cubind__ncclCommDeregister_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommDeregister, &cubind__nccl_offsets[22]);
     ncclResult_t cubind_status = cubind_fn(comm, handle);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(22, (int)cubind_status);
@@ -1564,15 +1066,16 @@ ncclResult_t cubind_nccl_comm_deregister(const ncclComm_t comm, void *handle)
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclCommWindowRegister is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD ncclResult_t slow_ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
+/* What the wrapper calls until ncclCommWindowRegister is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
 {
-    return cubind_shape_3((uintptr_t)comm, (uintptr_t)buff, size, (uintptr_t)win, winFlags, 1);
+    return (ncclResult_t)cubind__shape_75((uintptr_t)comm, (uintptr_t)buff, size, (uintptr_t)win, winFlags, 53);
 }
 
 ncclResult_t cubind_nccl_comm_window_register(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
 {
-    cubind__ncclCommWindowRegister_fn cubind_fn = (cubind__ncclCommWindowRegister_fn)cubind__target((cubind__fnptr)slow_ncclCommWindowRegister, &cubind__nccl_offsets[23]);
+    cubind__ncclCommWindowRegister_fn cubind_fn = (cubind__ncclCommWindowRegister_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommWindowRegister, &cubind__nccl_offsets[23]);
     ncclResult_t cubind_status = cubind_fn(comm, buff, size, win, winFlags);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(23, (int)cubind_status);
@@ -1580,15 +1083,16 @@ ncclResult_t cubind_nccl_comm_window_register(ncclComm_t comm, void *buff, size_
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclCommWindowDeregister is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD ncclResult_t slow_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
+/* What the wrapper calls until ncclCommWindowDeregister is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
 {
-    return cubind_shape_0((uintptr_t)comm, (uintptr_t)win, 7);
+    return (ncclResult_t)cubind__shape_90((uintptr_t)comm, (uintptr_t)win, 84, (cubind__fnptr)cubind__slow_ncclCommWindowDeregister);
 }
 
 ncclResult_t cubind_nccl_comm_window_deregister(ncclComm_t comm, ncclWindow_t win)
 {
-    cubind__ncclCommWindowDeregister_fn cubind_fn = (cubind__ncclCommWindowDeregister_fn)cubind__target((cubind__fnptr)slow_ncclCommWindowDeregister, &cubind__nccl_offsets[24]);
+    cubind__ncclCommWindowDeregister_fn cubind_fn = (cubind__ncclCommWindowDeregister_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommWindowDeregister, &cubind__nccl_offsets[24]);
     ncclResult_t cubind_status = cubind_fn(comm, win);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(24, (int)cubind_status);
@@ -1596,15 +1100,16 @@ ncclResult_t cubind_nccl_comm_window_deregister(ncclComm_t comm, ncclWindow_t wi
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclRedOpCreatePreMulSum is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD ncclResult_t slow_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
+/* What the wrapper calls until ncclRedOpCreatePreMulSum is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
 {
-    return cubind_shape_3((uintptr_t)op, (uintptr_t)scalar, datatype, residence, (uintptr_t)comm, 2);
+    return (ncclResult_t)cubind__shape_75((uintptr_t)op, (uintptr_t)scalar, datatype, residence, (uintptr_t)comm, 54);
 }
 
 ncclResult_t cubind_nccl_red_op_create_pre_mul_sum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
 {
-    cubind__ncclRedOpCreatePreMulSum_fn cubind_fn = (cubind__ncclRedOpCreatePreMulSum_fn)cubind__target((cubind__fnptr)slow_ncclRedOpCreatePreMulSum, &cubind__nccl_offsets[25]);
+    cubind__ncclRedOpCreatePreMulSum_fn cubind_fn = (cubind__ncclRedOpCreatePreMulSum_fn)cubind__target((cubind__fnptr)cubind__slow_ncclRedOpCreatePreMulSum, &cubind__nccl_offsets[25]);
     ncclResult_t cubind_status = cubind_fn(op, scalar, datatype, residence, comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(25, (int)cubind_status);
@@ -1612,15 +1117,16 @@ ncclResult_t cubind_nccl_red_op_create_pre_mul_sum(ncclRedOp_t *op, void *scalar
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclRedOpDestroy is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD ncclResult_t slow_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
+/* What the wrapper calls until ncclRedOpDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
 {
-    return cubind_shape_0(op, (uintptr_t)comm, 8);
+    return (ncclResult_t)cubind__shape_90(op, (uintptr_t)comm, 85, (cubind__fnptr)cubind__slow_ncclRedOpDestroy);
 }
 
 ncclResult_t cubind_nccl_red_op_destroy(ncclRedOp_t op, ncclComm_t comm)
 {
-    cubind__ncclRedOpDestroy_fn cubind_fn = (cubind__ncclRedOpDestroy_fn)cubind__target((cubind__fnptr)slow_ncclRedOpDestroy, &cubind__nccl_offsets[26]);
+    cubind__ncclRedOpDestroy_fn cubind_fn = (cubind__ncclRedOpDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_ncclRedOpDestroy, &cubind__nccl_offsets[26]);
     ncclResult_t cubind_status = cubind_fn(op, comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(26, (int)cubind_status);
@@ -1628,15 +1134,16 @@ ncclResult_t cubind_nccl_red_op_destroy(ncclRedOp_t op, ncclComm_t comm)
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclReduce is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD ncclResult_t slow_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclReduce is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    return cubind_shape_6((uintptr_t)sendbuff, (uintptr_t)recvbuff, count, datatype, op, root, (uintptr_t)comm, (uintptr_t)stream, 0.0);
+    return (ncclResult_t)cubind__shape_59((uintptr_t)sendbuff, (uintptr_t)recvbuff, count, datatype, op, root, (uintptr_t)comm, (uintptr_t)stream, 34.0);
 }
 
 ncclResult_t cubind_nccl_reduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclReduce_fn cubind_fn = (cubind__ncclReduce_fn)cubind__target((cubind__fnptr)slow_ncclReduce, &cubind__nccl_offsets[27]);
+    cubind__ncclReduce_fn cubind_fn = (cubind__ncclReduce_fn)cubind__target((cubind__fnptr)cubind__slow_ncclReduce, &cubind__nccl_offsets[27]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(27, (int)cubind_status);
@@ -1644,15 +1151,16 @@ ncclResult_t cubind_nccl_reduce(const void *sendbuff, void *recvbuff, size_t cou
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclBcast is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD ncclResult_t slow_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclBcast is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    return cubind_shape_4((uintptr_t)buff, count, datatype, root, (uintptr_t)comm, (uintptr_t)stream, 2.0);
+    return (ncclResult_t)cubind__shape_89((uintptr_t)buff, count, datatype, root, (uintptr_t)comm, (uintptr_t)stream, 7.0);
 }
 
 ncclResult_t cubind_nccl_bcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclBcast_fn cubind_fn = (cubind__ncclBcast_fn)cubind__target((cubind__fnptr)slow_ncclBcast, &cubind__nccl_offsets[28]);
+    cubind__ncclBcast_fn cubind_fn = (cubind__ncclBcast_fn)cubind__target((cubind__fnptr)cubind__slow_ncclBcast, &cubind__nccl_offsets[28]);
     ncclResult_t cubind_status = cubind_fn(buff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(28, (int)cubind_status);
@@ -1660,15 +1168,16 @@ ncclResult_t cubind_nccl_bcast(void *buff, size_t count, ncclDataType_t datatype
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclBroadcast is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD ncclResult_t slow_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclBroadcast is resolved, and every call while tracing: the slow path
+ * of its shape, 5 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    return cubind_shape_7((uintptr_t)sendbuff, (uintptr_t)recvbuff, count, datatype, root, (uintptr_t)comm, (uintptr_t)stream, 0.0);
+    return (ncclResult_t)cubind__shape_5((uintptr_t)sendbuff, (uintptr_t)recvbuff, count, datatype, root, (uintptr_t)comm, (uintptr_t)stream, 88.0);
 }
 
 ncclResult_t cubind_nccl_broadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclBroadcast_fn cubind_fn = (cubind__ncclBroadcast_fn)cubind__target((cubind__fnptr)slow_ncclBroadcast, &cubind__nccl_offsets[29]);
+    cubind__ncclBroadcast_fn cubind_fn = (cubind__ncclBroadcast_fn)cubind__target((cubind__fnptr)cubind__slow_ncclBroadcast, &cubind__nccl_offsets[29]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(29, (int)cubind_status);
@@ -1676,15 +1185,16 @@ ncclResult_t cubind_nccl_broadcast(const void *sendbuff, void *recvbuff, size_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclAllReduce is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD ncclResult_t slow_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclAllReduce is resolved, and every call while tracing: the slow path
+ * of its shape, 5 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    return cubind_shape_7((uintptr_t)sendbuff, (uintptr_t)recvbuff, count, datatype, op, (uintptr_t)comm, (uintptr_t)stream, 1.0);
+    return (ncclResult_t)cubind__shape_5((uintptr_t)sendbuff, (uintptr_t)recvbuff, count, datatype, op, (uintptr_t)comm, (uintptr_t)stream, 89.0);
 }
 
 ncclResult_t cubind_nccl_all_reduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclAllReduce_fn cubind_fn = (cubind__ncclAllReduce_fn)cubind__target((cubind__fnptr)slow_ncclAllReduce, &cubind__nccl_offsets[30]);
+    cubind__ncclAllReduce_fn cubind_fn = (cubind__ncclAllReduce_fn)cubind__target((cubind__fnptr)cubind__slow_ncclAllReduce, &cubind__nccl_offsets[30]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(30, (int)cubind_status);
@@ -1692,15 +1202,16 @@ ncclResult_t cubind_nccl_all_reduce(const void *sendbuff, void *recvbuff, size_t
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclReduceScatter is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD ncclResult_t slow_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclReduceScatter is resolved, and every call while tracing: the slow path
+ * of its shape, 5 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    return cubind_shape_7((uintptr_t)sendbuff, (uintptr_t)recvbuff, recvcount, datatype, op, (uintptr_t)comm, (uintptr_t)stream, 2.0);
+    return (ncclResult_t)cubind__shape_5((uintptr_t)sendbuff, (uintptr_t)recvbuff, recvcount, datatype, op, (uintptr_t)comm, (uintptr_t)stream, 90.0);
 }
 
 ncclResult_t cubind_nccl_reduce_scatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclReduceScatter_fn cubind_fn = (cubind__ncclReduceScatter_fn)cubind__target((cubind__fnptr)slow_ncclReduceScatter, &cubind__nccl_offsets[31]);
+    cubind__ncclReduceScatter_fn cubind_fn = (cubind__ncclReduceScatter_fn)cubind__target((cubind__fnptr)cubind__slow_ncclReduceScatter, &cubind__nccl_offsets[31]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(31, (int)cubind_status);
@@ -1708,15 +1219,16 @@ ncclResult_t cubind_nccl_reduce_scatter(const void *sendbuff, void *recvbuff, si
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclAllGather is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD ncclResult_t slow_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclAllGather is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    return cubind_shape_4((uintptr_t)sendbuff, (uintptr_t)recvbuff, sendcount, datatype, (uintptr_t)comm, (uintptr_t)stream, 3.0);
+    return (ncclResult_t)cubind__shape_89((uintptr_t)sendbuff, (uintptr_t)recvbuff, sendcount, datatype, (uintptr_t)comm, (uintptr_t)stream, 8.0);
 }
 
 ncclResult_t cubind_nccl_all_gather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclAllGather_fn cubind_fn = (cubind__ncclAllGather_fn)cubind__target((cubind__fnptr)slow_ncclAllGather, &cubind__nccl_offsets[32]);
+    cubind__ncclAllGather_fn cubind_fn = (cubind__ncclAllGather_fn)cubind__target((cubind__fnptr)cubind__slow_ncclAllGather, &cubind__nccl_offsets[32]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, sendcount, datatype, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(32, (int)cubind_status);
@@ -1724,15 +1236,16 @@ ncclResult_t cubind_nccl_all_gather(const void *sendbuff, void *recvbuff, size_t
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclAlltoAll is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD ncclResult_t slow_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclAlltoAll is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    return cubind_shape_4((uintptr_t)sendbuff, (uintptr_t)recvbuff, count, datatype, (uintptr_t)comm, (uintptr_t)stream, 4.0);
+    return (ncclResult_t)cubind__shape_89((uintptr_t)sendbuff, (uintptr_t)recvbuff, count, datatype, (uintptr_t)comm, (uintptr_t)stream, 9.0);
 }
 
 ncclResult_t cubind_nccl_allto_all(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclAlltoAll_fn cubind_fn = (cubind__ncclAlltoAll_fn)cubind__target((cubind__fnptr)slow_ncclAlltoAll, &cubind__nccl_offsets[33]);
+    cubind__ncclAlltoAll_fn cubind_fn = (cubind__ncclAlltoAll_fn)cubind__target((cubind__fnptr)cubind__slow_ncclAlltoAll, &cubind__nccl_offsets[33]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(33, (int)cubind_status);
@@ -1740,15 +1253,16 @@ ncclResult_t cubind_nccl_allto_all(const void *sendbuff, void *recvbuff, size_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclGather is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD ncclResult_t slow_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclGather is resolved, and every call while tracing: the slow path
+ * of its shape, 5 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    return cubind_shape_7((uintptr_t)sendbuff, (uintptr_t)recvbuff, count, datatype, root, (uintptr_t)comm, (uintptr_t)stream, 3.0);
+    return (ncclResult_t)cubind__shape_5((uintptr_t)sendbuff, (uintptr_t)recvbuff, count, datatype, root, (uintptr_t)comm, (uintptr_t)stream, 91.0);
 }
 
 ncclResult_t cubind_nccl_gather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclGather_fn cubind_fn = (cubind__ncclGather_fn)cubind__target((cubind__fnptr)slow_ncclGather, &cubind__nccl_offsets[34]);
+    cubind__ncclGather_fn cubind_fn = (cubind__ncclGather_fn)cubind__target((cubind__fnptr)cubind__slow_ncclGather, &cubind__nccl_offsets[34]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(34, (int)cubind_status);
@@ -1756,15 +1270,16 @@ ncclResult_t cubind_nccl_gather(const void *sendbuff, void *recvbuff, size_t cou
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclScatter is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD ncclResult_t slow_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclScatter is resolved, and every call while tracing: the slow path
+ * of its shape, 5 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    return cubind_shape_7((uintptr_t)sendbuff, (uintptr_t)recvbuff, count, datatype, root, (uintptr_t)comm, (uintptr_t)stream, 4.0);
+    return (ncclResult_t)cubind__shape_5((uintptr_t)sendbuff, (uintptr_t)recvbuff, count, datatype, root, (uintptr_t)comm, (uintptr_t)stream, 92.0);
 }
 
 ncclResult_t cubind_nccl_scatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclScatter_fn cubind_fn = (cubind__ncclScatter_fn)cubind__target((cubind__fnptr)slow_ncclScatter, &cubind__nccl_offsets[35]);
+    cubind__ncclScatter_fn cubind_fn = (cubind__ncclScatter_fn)cubind__target((cubind__fnptr)cubind__slow_ncclScatter, &cubind__nccl_offsets[35]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(35, (int)cubind_status);
@@ -1772,15 +1287,16 @@ ncclResult_t cubind_nccl_scatter(const void *sendbuff, void *recvbuff, size_t co
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclSend is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD ncclResult_t slow_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclSend is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    return cubind_shape_4((uintptr_t)sendbuff, count, datatype, peer, (uintptr_t)comm, (uintptr_t)stream, 5.0);
+    return (ncclResult_t)cubind__shape_89((uintptr_t)sendbuff, count, datatype, peer, (uintptr_t)comm, (uintptr_t)stream, 10.0);
 }
 
 ncclResult_t cubind_nccl_send(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclSend_fn cubind_fn = (cubind__ncclSend_fn)cubind__target((cubind__fnptr)slow_ncclSend, &cubind__nccl_offsets[36]);
+    cubind__ncclSend_fn cubind_fn = (cubind__ncclSend_fn)cubind__target((cubind__fnptr)cubind__slow_ncclSend, &cubind__nccl_offsets[36]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, count, datatype, peer, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(36, (int)cubind_status);
@@ -1788,15 +1304,16 @@ ncclResult_t cubind_nccl_send(const void *sendbuff, size_t count, ncclDataType_t
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclRecv is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD ncclResult_t slow_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclRecv is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    return cubind_shape_4((uintptr_t)recvbuff, count, datatype, peer, (uintptr_t)comm, (uintptr_t)stream, 6.0);
+    return (ncclResult_t)cubind__shape_89((uintptr_t)recvbuff, count, datatype, peer, (uintptr_t)comm, (uintptr_t)stream, 11.0);
 }
 
 ncclResult_t cubind_nccl_recv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclRecv_fn cubind_fn = (cubind__ncclRecv_fn)cubind__target((cubind__fnptr)slow_ncclRecv, &cubind__nccl_offsets[37]);
+    cubind__ncclRecv_fn cubind_fn = (cubind__ncclRecv_fn)cubind__target((cubind__fnptr)cubind__slow_ncclRecv, &cubind__nccl_offsets[37]);
     ncclResult_t cubind_status = cubind_fn(recvbuff, count, datatype, peer, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(37, (int)cubind_status);
@@ -1804,15 +1321,16 @@ ncclResult_t cubind_nccl_recv(void *recvbuff, size_t count, ncclDataType_t datat
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclGroupStart is resolved, and every call while tracing: shape 8. */
-static CUBIND_COLD ncclResult_t slow_ncclGroupStart(void)
+/* What the wrapper calls until ncclGroupStart is resolved, and every call while tracing: the slow path
+ * of its shape, 22 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclGroupStart(void)
 {
-    return cubind_shape_8(0);
+    return (ncclResult_t)cubind__shape_22(14, (cubind__fnptr)cubind__slow_ncclGroupStart);
 }
 
 ncclResult_t cubind_nccl_group_start(void)
 {
-    cubind__ncclGroupStart_fn cubind_fn = (cubind__ncclGroupStart_fn)cubind__target((cubind__fnptr)slow_ncclGroupStart, &cubind__nccl_offsets[38]);
+    cubind__ncclGroupStart_fn cubind_fn = (cubind__ncclGroupStart_fn)cubind__target((cubind__fnptr)cubind__slow_ncclGroupStart, &cubind__nccl_offsets[38]);
     ncclResult_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(38, (int)cubind_status);
@@ -1820,15 +1338,16 @@ ncclResult_t cubind_nccl_group_start(void)
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclGroupEnd is resolved, and every call while tracing: shape 8. */
-static CUBIND_COLD ncclResult_t slow_ncclGroupEnd(void)
+/* What the wrapper calls until ncclGroupEnd is resolved, and every call while tracing: the slow path
+ * of its shape, 22 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclGroupEnd(void)
 {
-    return cubind_shape_8(1);
+    return (ncclResult_t)cubind__shape_22(15, (cubind__fnptr)cubind__slow_ncclGroupEnd);
 }
 
 ncclResult_t cubind_nccl_group_end(void)
 {
-    cubind__ncclGroupEnd_fn cubind_fn = (cubind__ncclGroupEnd_fn)cubind__target((cubind__fnptr)slow_ncclGroupEnd, &cubind__nccl_offsets[39]);
+    cubind__ncclGroupEnd_fn cubind_fn = (cubind__ncclGroupEnd_fn)cubind__target((cubind__fnptr)cubind__slow_ncclGroupEnd, &cubind__nccl_offsets[39]);
     ncclResult_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(39, (int)cubind_status);
@@ -1836,15 +1355,16 @@ ncclResult_t cubind_nccl_group_end(void)
     return cubind_status;
 }
 
-/* What the wrapper calls until ncclGroupSimulateEnd is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD ncclResult_t slow_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
+/* What the wrapper calls until ncclGroupSimulateEnd is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
 {
-    return cubind_shape_1((uintptr_t)simInfo, 6);
+    return (ncclResult_t)cubind__shape_87((uintptr_t)simInfo, 35, (cubind__fnptr)cubind__slow_ncclGroupSimulateEnd);
 }
 
 ncclResult_t cubind_nccl_group_simulate_end(ncclSimInfo_t *simInfo)
 {
-    cubind__ncclGroupSimulateEnd_fn cubind_fn = (cubind__ncclGroupSimulateEnd_fn)cubind__target((cubind__fnptr)slow_ncclGroupSimulateEnd, &cubind__nccl_offsets[40]);
+    cubind__ncclGroupSimulateEnd_fn cubind_fn = (cubind__ncclGroupSimulateEnd_fn)cubind__target((cubind__fnptr)cubind__slow_ncclGroupSimulateEnd, &cubind__nccl_offsets[40]);
     ncclResult_t cubind_status = cubind_fn(simInfo);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         return (ncclResult_t)cubind_failed(40, (int)cubind_status);

@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -62,13 +63,17 @@ const struct cubind__nvfatbin_symbols {
     cubind__trace_table trace;
     struct trace_strings {
         char trace_0[13];
-        char trace_1[43];
-        char trace_2[20];
-        char trace_3[57];
-        char trace_4[41];
-        char trace_5[17];
-        char trace_6[19];
+        char trace_1[29];
+        char trace_2[6];
+        char trace_3[40];
+        char trace_4[24];
+        char trace_5[9];
+        char trace_6[14];
         char trace_7[17];
+        char param_0[7];
+        char param_1[16];
+        char param_2[11];
+        char param_3[5];
         char enum_0[10];
         char enum_0_0[8];
         char enum_0_1[15];
@@ -84,6 +89,7 @@ const struct cubind__nvfatbin_symbols {
         char enum_0_11[18];
     } trace_strings;
     unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[4];
     cubind__trace_enum_range enums[1];
     int values[12];
     unsigned short value_names[12];
@@ -131,16 +137,20 @@ const struct cubind__nvfatbin_symbols {
         {AT(symbol_nvFatbinVersion), AT(symbol_nvFatbinVersion), AT(wrapper_cubind_nvfatbin_version)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 1, sizeof(int)},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 4, 1, sizeof(int)},
     {
         "p;e0:result;",
-        "s;phandle_indirect;poptions;uoptionsCount;",
-        "s;phandle_indirect;",
-        "s;phandle;pcode;usize;parch;pidentifier;poptionsCmdLine;",
-        "s;phandle;pcode;usize;parch;pidentifier;",
-        "s;phandle;psize;",
-        "s;phandle;pbuffer;",
+        "s;p\201;poptions;uoptionsCount;",
+        "s;p\201;",
+        "s;p\200;pcode;u\203;parch;p\202;poptionsCmdLine;",
+        "s;p\200;pcode;u\203;parch;p\202;",
+        "s;p\200;p\203;",
+        "s;p\200;pbuffer;",
         "s;pmajor;pminor;",
+        "handle",
+        "handle_indirect",
+        "identifier",
+        "size",
         "NVFATBIN_",
         "SUCCESS",
         "ERROR_INTERNAL",
@@ -165,6 +175,12 @@ const struct cubind__nvfatbin_symbols {
         TRACE_AT(trace_5), /* nvFatbinSize */
         TRACE_AT(trace_6), /* nvFatbinGet */
         TRACE_AT(trace_7), /* nvFatbinVersion */
+    },
+    {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
+        TRACE_AT(param_2),
+        TRACE_AT(param_3),
     },
     {
         {TRACE_AT(enum_0), 0, 12}, /* nvFatbinResult */
@@ -206,7 +222,6 @@ _Static_assert(sizeof(cubind__nvfatbin_symbols.names) <= 0x10000, "the names' of
 #if !defined(CUBIND_NO_TRACE)
 _Static_assert(sizeof(cubind__nvfatbin_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
 #endif
-
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
  * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
@@ -227,235 +242,6 @@ typedef nvFatbinResult (*cubind__nvFatbinSize_fn)(nvFatbinHandle handle, size_t 
 typedef nvFatbinResult (*cubind__nvFatbinGet_fn)(nvFatbinHandle handle, void *buffer);
 typedef nvFatbinResult (*cubind__nvFatbinVersion_fn)(unsigned int *major, unsigned int *minor);
 
-/* The wrappers whose parameters pass alike share a slow path, their shape's (generator/shapes.py):
- * each reaches it through a stub of its own type, declared here for the shapes to name. */
-static CUBIND_COLD nvFatbinResult slow_nvFatbinCreate(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount);
-static CUBIND_COLD nvFatbinResult slow_nvFatbinDestroy(nvFatbinHandle *handle_indirect);
-static CUBIND_COLD nvFatbinResult slow_nvFatbinAddPTX(nvFatbinHandle handle, const char *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine);
-static CUBIND_COLD nvFatbinResult slow_nvFatbinAddCubin(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier);
-static CUBIND_COLD nvFatbinResult slow_nvFatbinAddLTOIR(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine);
-static CUBIND_COLD nvFatbinResult slow_nvFatbinSize(nvFatbinHandle handle, size_t *size);
-static CUBIND_COLD nvFatbinResult slow_nvFatbinGet(nvFatbinHandle handle, void *buffer);
-static CUBIND_COLD nvFatbinResult slow_nvFatbinVersion(unsigned int *major, unsigned int *minor);
-
-/* What the wrappers of shape 0 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvFatbinCreate. */
-static CUBIND_COLD nvFatbinResult cubind_shape_0(cubind__word a0, cubind__word a1, cubind__word a2, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 1 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvFatbinResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvFatbinCreate;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVFATBIN, cubind_i), a0, a1, a2);
-    cubind_fn = cubind__resolve(&cubind__nvfatbin_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvFatbinResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__nvFatbinCreate_fn)cubind_fn)((nvFatbinHandle *)(uintptr_t)a0, (const char **)(uintptr_t)a1, (size_t)a2);
-            break;
-        }
-        if (cubind_status != NVFATBIN_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVFATBIN_SUCCESS)
-        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 1 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvFatbinDestroy. */
-static CUBIND_COLD nvFatbinResult cubind_shape_1(cubind__word a0, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 2 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvFatbinResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvFatbinDestroy;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVFATBIN, cubind_i), a0);
-    cubind_fn = cubind__resolve(&cubind__nvfatbin_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvFatbinResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__nvFatbinDestroy_fn)cubind_fn)((nvFatbinHandle *)(uintptr_t)a0);
-            break;
-        }
-        if (cubind_status != NVFATBIN_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVFATBIN_SUCCESS)
-        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 2 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvFatbinAddPTX, nvFatbinAddLTOIR. */
-static CUBIND_COLD nvFatbinResult cubind_shape_2(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, double cubind_member)
-{
-    static const unsigned short cubind_index[2] = { 3, 5 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvFatbinResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvFatbinAddPTX;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_nvFatbinAddLTOIR;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVFATBIN, cubind_i), a0, a1, a2, a3, a4, a5);
-    cubind_fn = cubind__resolve(&cubind__nvfatbin_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvFatbinResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__nvFatbinAddPTX_fn)cubind_fn)((nvFatbinHandle)(uintptr_t)a0, (const char *)(uintptr_t)a1, (size_t)a2, (const char *)(uintptr_t)a3, (const char *)(uintptr_t)a4, (const char *)(uintptr_t)a5);
-            break;
-        default:
-            cubind_status = ((cubind__nvFatbinAddLTOIR_fn)cubind_fn)((nvFatbinHandle)(uintptr_t)a0, (const void *)(uintptr_t)a1, (size_t)a2, (const char *)(uintptr_t)a3, (const char *)(uintptr_t)a4, (const char *)(uintptr_t)a5);
-            break;
-        }
-        if (cubind_status != NVFATBIN_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVFATBIN_SUCCESS)
-        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 3 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvFatbinAddCubin. */
-static CUBIND_COLD nvFatbinResult cubind_shape_3(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 4 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvFatbinResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvFatbinAddCubin;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVFATBIN, cubind_i), a0, a1, a2, a3, a4);
-    cubind_fn = cubind__resolve(&cubind__nvfatbin_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvFatbinResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__nvFatbinAddCubin_fn)cubind_fn)((nvFatbinHandle)(uintptr_t)a0, (const void *)(uintptr_t)a1, (size_t)a2, (const char *)(uintptr_t)a3, (const char *)(uintptr_t)a4);
-            break;
-        }
-        if (cubind_status != NVFATBIN_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVFATBIN_SUCCESS)
-        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 4 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvFatbinSize, nvFatbinGet, nvFatbinVersion. */
-static CUBIND_COLD nvFatbinResult cubind_shape_4(cubind__word a0, cubind__word a1, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[3] = { 6, 7, 8 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvFatbinResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvFatbinSize;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_nvFatbinGet;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_nvFatbinVersion;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVFATBIN, cubind_i), a0, a1);
-    cubind_fn = cubind__resolve(&cubind__nvfatbin_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvFatbinResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__nvFatbinSize_fn)cubind_fn)((nvFatbinHandle)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
-            break;
-        case 1:
-            cubind_status = ((cubind__nvFatbinGet_fn)cubind_fn)((nvFatbinHandle)(uintptr_t)a0, (void *)(uintptr_t)a1);
-            break;
-        default:
-            cubind_status = ((cubind__nvFatbinVersion_fn)cubind_fn)((unsigned int *)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        }
-        if (cubind_status != NVFATBIN_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVFATBIN_SUCCESS)
-        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
 /* What the wrapper calls until nvFatbinGetErrorString is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD const char *slow_nvFatbinGetErrorString(nvFatbinResult result)
@@ -474,15 +260,16 @@ const char *cubind_nvfatbin_get_error_string(nvFatbinResult result)
     return cubind_fn(result);
 }
 
-/* What the wrapper calls until nvFatbinCreate is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvFatbinResult slow_nvFatbinCreate(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount)
+/* What the wrapper calls until nvFatbinCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvFatbinResult cubind__slow_nvFatbinCreate(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount)
 {
-    return cubind_shape_0((uintptr_t)handle_indirect, (uintptr_t)options, optionsCount, 0);
+    return (nvFatbinResult)cubind__shape_108((uintptr_t)handle_indirect, (uintptr_t)options, optionsCount, 72, (cubind__fnptr)cubind__slow_nvFatbinCreate);
 }
 
 nvFatbinResult cubind_nvfatbin_create(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount)
 {
-    cubind__nvFatbinCreate_fn cubind_fn = (cubind__nvFatbinCreate_fn)cubind__target((cubind__fnptr)slow_nvFatbinCreate, &cubind__nvfatbin_offsets[1]);
+    cubind__nvFatbinCreate_fn cubind_fn = (cubind__nvFatbinCreate_fn)cubind__target((cubind__fnptr)cubind__slow_nvFatbinCreate, &cubind__nvfatbin_offsets[1]);
     nvFatbinResult cubind_status = cubind_fn(handle_indirect, options, optionsCount);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
         return (nvFatbinResult)cubind_failed(1, (int)cubind_status);
@@ -490,15 +277,16 @@ nvFatbinResult cubind_nvfatbin_create(nvFatbinHandle *handle_indirect, const cha
     return cubind_status;
 }
 
-/* What the wrapper calls until nvFatbinDestroy is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvFatbinResult slow_nvFatbinDestroy(nvFatbinHandle *handle_indirect)
+/* What the wrapper calls until nvFatbinDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvFatbinResult cubind__slow_nvFatbinDestroy(nvFatbinHandle *handle_indirect)
 {
-    return cubind_shape_1((uintptr_t)handle_indirect, 0);
+    return (nvFatbinResult)cubind__shape_110((uintptr_t)handle_indirect, 14, (cubind__fnptr)cubind__slow_nvFatbinDestroy);
 }
 
 nvFatbinResult cubind_nvfatbin_destroy(nvFatbinHandle *handle_indirect)
 {
-    cubind__nvFatbinDestroy_fn cubind_fn = (cubind__nvFatbinDestroy_fn)cubind__target((cubind__fnptr)slow_nvFatbinDestroy, &cubind__nvfatbin_offsets[2]);
+    cubind__nvFatbinDestroy_fn cubind_fn = (cubind__nvFatbinDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_nvFatbinDestroy, &cubind__nvfatbin_offsets[2]);
     nvFatbinResult cubind_status = cubind_fn(handle_indirect);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
         return (nvFatbinResult)cubind_failed(2, (int)cubind_status);
@@ -506,15 +294,16 @@ nvFatbinResult cubind_nvfatbin_destroy(nvFatbinHandle *handle_indirect)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvFatbinAddPTX is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvFatbinResult slow_nvFatbinAddPTX(nvFatbinHandle handle, const char *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)
+/* What the wrapper calls until nvFatbinAddPTX is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvFatbinResult cubind__slow_nvFatbinAddPTX(nvFatbinHandle handle, const char *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)
 {
-    return cubind_shape_2((uintptr_t)handle, (uintptr_t)code, size, (uintptr_t)arch, (uintptr_t)identifier, (uintptr_t)optionsCmdLine, 0.0);
+    return (nvFatbinResult)cubind__shape_89((uintptr_t)handle, (uintptr_t)code, size, (uintptr_t)arch, (uintptr_t)identifier, (uintptr_t)optionsCmdLine, 23.0);
 }
 
 nvFatbinResult cubind_nvfatbin_add_ptx(nvFatbinHandle handle, const char *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)
 {
-    cubind__nvFatbinAddPTX_fn cubind_fn = (cubind__nvFatbinAddPTX_fn)cubind__target((cubind__fnptr)slow_nvFatbinAddPTX, &cubind__nvfatbin_offsets[3]);
+    cubind__nvFatbinAddPTX_fn cubind_fn = (cubind__nvFatbinAddPTX_fn)cubind__target((cubind__fnptr)cubind__slow_nvFatbinAddPTX, &cubind__nvfatbin_offsets[3]);
     nvFatbinResult cubind_status = cubind_fn(handle, code, size, arch, identifier, optionsCmdLine);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
         return (nvFatbinResult)cubind_failed(3, (int)cubind_status);
@@ -522,15 +311,16 @@ nvFatbinResult cubind_nvfatbin_add_ptx(nvFatbinHandle handle, const char *code, 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvFatbinAddCubin is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvFatbinResult slow_nvFatbinAddCubin(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier)
+/* What the wrapper calls until nvFatbinAddCubin is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvFatbinResult cubind__slow_nvFatbinAddCubin(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier)
 {
-    return cubind_shape_3((uintptr_t)handle, (uintptr_t)code, size, (uintptr_t)arch, (uintptr_t)identifier, 0);
+    return (nvFatbinResult)cubind__shape_75((uintptr_t)handle, (uintptr_t)code, size, (uintptr_t)arch, (uintptr_t)identifier, 79);
 }
 
 nvFatbinResult cubind_nvfatbin_add_cubin(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier)
 {
-    cubind__nvFatbinAddCubin_fn cubind_fn = (cubind__nvFatbinAddCubin_fn)cubind__target((cubind__fnptr)slow_nvFatbinAddCubin, &cubind__nvfatbin_offsets[4]);
+    cubind__nvFatbinAddCubin_fn cubind_fn = (cubind__nvFatbinAddCubin_fn)cubind__target((cubind__fnptr)cubind__slow_nvFatbinAddCubin, &cubind__nvfatbin_offsets[4]);
     nvFatbinResult cubind_status = cubind_fn(handle, code, size, arch, identifier);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
         return (nvFatbinResult)cubind_failed(4, (int)cubind_status);
@@ -538,15 +328,16 @@ nvFatbinResult cubind_nvfatbin_add_cubin(nvFatbinHandle handle, const void *code
     return cubind_status;
 }
 
-/* What the wrapper calls until nvFatbinAddLTOIR is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvFatbinResult slow_nvFatbinAddLTOIR(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)
+/* What the wrapper calls until nvFatbinAddLTOIR is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvFatbinResult cubind__slow_nvFatbinAddLTOIR(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)
 {
-    return cubind_shape_2((uintptr_t)handle, (uintptr_t)code, size, (uintptr_t)arch, (uintptr_t)identifier, (uintptr_t)optionsCmdLine, 1.0);
+    return (nvFatbinResult)cubind__shape_89((uintptr_t)handle, (uintptr_t)code, size, (uintptr_t)arch, (uintptr_t)identifier, (uintptr_t)optionsCmdLine, 24.0);
 }
 
 nvFatbinResult cubind_nvfatbin_add_ltoir(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)
 {
-    cubind__nvFatbinAddLTOIR_fn cubind_fn = (cubind__nvFatbinAddLTOIR_fn)cubind__target((cubind__fnptr)slow_nvFatbinAddLTOIR, &cubind__nvfatbin_offsets[5]);
+    cubind__nvFatbinAddLTOIR_fn cubind_fn = (cubind__nvFatbinAddLTOIR_fn)cubind__target((cubind__fnptr)cubind__slow_nvFatbinAddLTOIR, &cubind__nvfatbin_offsets[5]);
     nvFatbinResult cubind_status = cubind_fn(handle, code, size, arch, identifier, optionsCmdLine);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
         return (nvFatbinResult)cubind_failed(5, (int)cubind_status);
@@ -554,15 +345,16 @@ nvFatbinResult cubind_nvfatbin_add_ltoir(nvFatbinHandle handle, const void *code
     return cubind_status;
 }
 
-/* What the wrapper calls until nvFatbinSize is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvFatbinResult slow_nvFatbinSize(nvFatbinHandle handle, size_t *size)
+/* What the wrapper calls until nvFatbinSize is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvFatbinResult cubind__slow_nvFatbinSize(nvFatbinHandle handle, size_t *size)
 {
-    return cubind_shape_4((uintptr_t)handle, (uintptr_t)size, 0);
+    return (nvFatbinResult)cubind__shape_109((uintptr_t)handle, (uintptr_t)size, 68, (cubind__fnptr)cubind__slow_nvFatbinSize);
 }
 
 nvFatbinResult cubind_nvfatbin_size(nvFatbinHandle handle, size_t *size)
 {
-    cubind__nvFatbinSize_fn cubind_fn = (cubind__nvFatbinSize_fn)cubind__target((cubind__fnptr)slow_nvFatbinSize, &cubind__nvfatbin_offsets[6]);
+    cubind__nvFatbinSize_fn cubind_fn = (cubind__nvFatbinSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvFatbinSize, &cubind__nvfatbin_offsets[6]);
     nvFatbinResult cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
         return (nvFatbinResult)cubind_failed(6, (int)cubind_status);
@@ -570,15 +362,16 @@ nvFatbinResult cubind_nvfatbin_size(nvFatbinHandle handle, size_t *size)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvFatbinGet is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvFatbinResult slow_nvFatbinGet(nvFatbinHandle handle, void *buffer)
+/* What the wrapper calls until nvFatbinGet is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvFatbinResult cubind__slow_nvFatbinGet(nvFatbinHandle handle, void *buffer)
 {
-    return cubind_shape_4((uintptr_t)handle, (uintptr_t)buffer, 1);
+    return (nvFatbinResult)cubind__shape_109((uintptr_t)handle, (uintptr_t)buffer, 69, (cubind__fnptr)cubind__slow_nvFatbinGet);
 }
 
 nvFatbinResult cubind_nvfatbin_get(nvFatbinHandle handle, void *buffer)
 {
-    cubind__nvFatbinGet_fn cubind_fn = (cubind__nvFatbinGet_fn)cubind__target((cubind__fnptr)slow_nvFatbinGet, &cubind__nvfatbin_offsets[7]);
+    cubind__nvFatbinGet_fn cubind_fn = (cubind__nvFatbinGet_fn)cubind__target((cubind__fnptr)cubind__slow_nvFatbinGet, &cubind__nvfatbin_offsets[7]);
     nvFatbinResult cubind_status = cubind_fn(handle, buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
         return (nvFatbinResult)cubind_failed(7, (int)cubind_status);
@@ -586,15 +379,16 @@ nvFatbinResult cubind_nvfatbin_get(nvFatbinHandle handle, void *buffer)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvFatbinVersion is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvFatbinResult slow_nvFatbinVersion(unsigned int *major, unsigned int *minor)
+/* What the wrapper calls until nvFatbinVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvFatbinResult cubind__slow_nvFatbinVersion(unsigned int *major, unsigned int *minor)
 {
-    return cubind_shape_4((uintptr_t)major, (uintptr_t)minor, 2);
+    return (nvFatbinResult)cubind__shape_109((uintptr_t)major, (uintptr_t)minor, 70, (cubind__fnptr)cubind__slow_nvFatbinVersion);
 }
 
 nvFatbinResult cubind_nvfatbin_version(unsigned int *major, unsigned int *minor)
 {
-    cubind__nvFatbinVersion_fn cubind_fn = (cubind__nvFatbinVersion_fn)cubind__target((cubind__fnptr)slow_nvFatbinVersion, &cubind__nvfatbin_offsets[8]);
+    cubind__nvFatbinVersion_fn cubind_fn = (cubind__nvFatbinVersion_fn)cubind__target((cubind__fnptr)cubind__slow_nvFatbinVersion, &cubind__nvfatbin_offsets[8]);
     nvFatbinResult cubind_status = cubind_fn(major, minor);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
         return (nvFatbinResult)cubind_failed(8, (int)cubind_status);

@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -84,15 +85,17 @@ const struct cubind__nvjitlink_symbols {
 #if !defined(CUBIND_NO_TRACE)
     cubind__trace_table trace;
     struct trace_strings {
-        char trace_0[32];
-        char trace_1[11];
-        char trace_2[42];
-        char trace_3[34];
-        char trace_4[17];
-        char trace_5[18];
-        char trace_6[16];
-        char trace_7[16];
+        char trace_0[27];
+        char trace_1[6];
+        char trace_2[29];
+        char trace_3[21];
+        char trace_4[12];
+        char trace_5[13];
+        char trace_6[11];
+        char trace_7[11];
         char trace_8[17];
+        char param_0[7];
+        char param_1[10];
         char enum_0[17];
         char enum_0_0[5];
         char enum_0_1[6];
@@ -105,6 +108,7 @@ const struct cubind__nvjitlink_symbols {
         char enum_0_8[4];
     } trace_strings;
     unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[2];
     cubind__trace_enum_range enums[1];
     int values[9];
     unsigned short value_names[9];
@@ -180,17 +184,19 @@ const struct cubind__nvjitlink_symbols {
         {AT(symbol_nvJitLinkVersion), AT(symbol_nvJitLinkVersion), AT(wrapper_cubind_nvjitlink_version)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 1, sizeof(int)},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 2, 1, sizeof(int)},
     {
-        "s;phandle;unumOptions;poptions;",
-        "s;phandle;",
-        "s;phandle;e0:inputType;pdata;usize;pname;",
-        "s;phandle;e0:inputType;pfileName;",
-        "s;phandle;psize;",
-        "s;phandle;pcubin;",
-        "s;phandle;pptx;",
-        "s;phandle;plog;",
+        "s;p\200;unumOptions;poptions;",
+        "s;p\200;",
+        "s;p\200;e0:\201;pdata;usize;pname;",
+        "s;p\200;e0:\201;pfileName;",
+        "s;p\200;psize;",
+        "s;p\200;pcubin;",
+        "s;p\200;pptx;",
+        "s;p\200;plog;",
         "s;pmajor;pminor;",
+        "handle",
+        "inputType",
         "NVJITLINK_INPUT_",
         "NONE",
         "CUBIN",
@@ -217,6 +223,10 @@ const struct cubind__nvjitlink_symbols {
         TRACE_AT(trace_4), /* __nvJitLinkGetInfoLogSize_13_0 */
         TRACE_AT(trace_7), /* __nvJitLinkGetInfoLog_13_0 */
         TRACE_AT(trace_8), /* nvJitLinkVersion */
+    },
+    {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
     },
     {
         {TRACE_AT(enum_0), 0, 9}, /* nvJitLinkInputType */
@@ -252,7 +262,6 @@ _Static_assert(sizeof(cubind__nvjitlink_symbols.names) <= 0x10000, "the names' o
 #if !defined(CUBIND_NO_TRACE)
 _Static_assert(sizeof(cubind__nvjitlink_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
 #endif
-
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
  * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
@@ -278,255 +287,16 @@ typedef nvJitLinkResult (*cubind____nvJitLinkGetInfoLogSize_13_0_fn)(nvJitLinkHa
 typedef nvJitLinkResult (*cubind____nvJitLinkGetInfoLog_13_0_fn)(nvJitLinkHandle handle, char *log);
 typedef nvJitLinkResult (*cubind__nvJitLinkVersion_fn)(unsigned int *major, unsigned int *minor);
 
-/* The wrappers whose parameters pass alike share a slow path, their shape's (generator/shapes.py):
- * each reaches it through a stub of its own type, declared here for the shapes to name. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options);
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkDestroy_13_0(nvJitLinkHandle *handle);
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkComplete_13_0(nvJitLinkHandle handle);
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size);
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin);
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size);
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx);
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size);
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log);
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size);
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log);
-static CUBIND_COLD nvJitLinkResult slow_nvJitLinkVersion(unsigned int *major, unsigned int *minor);
-
-/* What the wrappers of shape 0 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: __nvJitLinkCreate_13_0, __nvJitLinkAddFile_13_0. */
-static CUBIND_COLD nvJitLinkResult cubind_shape_0(cubind__word a0, cubind__word a1, cubind__word a2, unsigned cubind_member)
+/* What the wrapper calls until __nvJitLinkCreate_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
 {
-    static const unsigned short cubind_index[2] = { 0, 3 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvJitLinkResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow___nvJitLinkCreate_13_0;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow___nvJitLinkAddFile_13_0;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVJITLINK, cubind_i), a0, a1, a2);
-    cubind_fn = cubind__resolve(&cubind__nvjitlink_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind____nvJitLinkCreate_13_0_fn)cubind_fn)((nvJitLinkHandle *)(uintptr_t)a0, (uint32_t)a1, (const char *const *)(uintptr_t)a2);
-            break;
-        default:
-            cubind_status = ((cubind____nvJitLinkAddFile_13_0_fn)cubind_fn)((nvJitLinkHandle)(uintptr_t)a0, (nvJitLinkInputType)a1, (const char *)(uintptr_t)a2);
-            break;
-        }
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 1 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: __nvJitLinkDestroy_13_0, __nvJitLinkComplete_13_0. */
-static CUBIND_COLD nvJitLinkResult cubind_shape_1(cubind__word a0, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[2] = { 1, 4 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvJitLinkResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow___nvJitLinkDestroy_13_0;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow___nvJitLinkComplete_13_0;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVJITLINK, cubind_i), a0);
-    cubind_fn = cubind__resolve(&cubind__nvjitlink_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind____nvJitLinkDestroy_13_0_fn)cubind_fn)((nvJitLinkHandle *)(uintptr_t)a0);
-            break;
-        default:
-            cubind_status = ((cubind____nvJitLinkComplete_13_0_fn)cubind_fn)((nvJitLinkHandle)(uintptr_t)a0);
-            break;
-        }
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 2 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: __nvJitLinkAddData_13_0. */
-static CUBIND_COLD nvJitLinkResult cubind_shape_2(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 2 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvJitLinkResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow___nvJitLinkAddData_13_0;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVJITLINK, cubind_i), a0, a1, a2, a3, a4);
-    cubind_fn = cubind__resolve(&cubind__nvjitlink_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind____nvJitLinkAddData_13_0_fn)cubind_fn)((nvJitLinkHandle)(uintptr_t)a0, (nvJitLinkInputType)a1, (const void *)(uintptr_t)a2, (size_t)a3, (const char *)(uintptr_t)a4);
-            break;
-        }
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 3 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: __nvJitLinkGetLinkedCubinSize_13_0, __nvJitLinkGetLinkedCubin_13_0,
- * __nvJitLinkGetLinkedPtxSize_13_0, __nvJitLinkGetLinkedPtx_13_0, __nvJitLinkGetErrorLogSize_13_0,
- * __nvJitLinkGetErrorLog_13_0, __nvJitLinkGetInfoLogSize_13_0, __nvJitLinkGetInfoLog_13_0,
- * nvJitLinkVersion. */
-static CUBIND_COLD nvJitLinkResult cubind_shape_3(cubind__word a0, cubind__word a1, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[9] = { 5, 6, 7, 8, 9, 10, 11, 12, 13 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvJitLinkResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow___nvJitLinkGetLinkedCubinSize_13_0;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow___nvJitLinkGetLinkedCubin_13_0;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow___nvJitLinkGetLinkedPtxSize_13_0;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow___nvJitLinkGetLinkedPtx_13_0;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow___nvJitLinkGetErrorLogSize_13_0;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow___nvJitLinkGetErrorLog_13_0;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow___nvJitLinkGetInfoLogSize_13_0;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow___nvJitLinkGetInfoLog_13_0;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_nvJitLinkVersion;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVJITLINK, cubind_i), a0, a1);
-    cubind_fn = cubind__resolve(&cubind__nvjitlink_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)cubind_fn)((nvJitLinkHandle)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
-            break;
-        case 1:
-            cubind_status = ((cubind____nvJitLinkGetLinkedCubin_13_0_fn)cubind_fn)((nvJitLinkHandle)(uintptr_t)a0, (void *)(uintptr_t)a1);
-            break;
-        case 2:
-            cubind_status = ((cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)cubind_fn)((nvJitLinkHandle)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
-            break;
-        case 3:
-            cubind_status = ((cubind____nvJitLinkGetLinkedPtx_13_0_fn)cubind_fn)((nvJitLinkHandle)(uintptr_t)a0, (char *)(uintptr_t)a1);
-            break;
-        case 4:
-            cubind_status = ((cubind____nvJitLinkGetErrorLogSize_13_0_fn)cubind_fn)((nvJitLinkHandle)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
-            break;
-        case 5:
-            cubind_status = ((cubind____nvJitLinkGetErrorLog_13_0_fn)cubind_fn)((nvJitLinkHandle)(uintptr_t)a0, (char *)(uintptr_t)a1);
-            break;
-        case 6:
-            cubind_status = ((cubind____nvJitLinkGetInfoLogSize_13_0_fn)cubind_fn)((nvJitLinkHandle)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
-            break;
-        case 7:
-            cubind_status = ((cubind____nvJitLinkGetInfoLog_13_0_fn)cubind_fn)((nvJitLinkHandle)(uintptr_t)a0, (char *)(uintptr_t)a1);
-            break;
-        default:
-            cubind_status = ((cubind__nvJitLinkVersion_fn)cubind_fn)((unsigned int *)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        }
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrapper calls until __nvJitLinkCreate_13_0 is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
-{
-    return cubind_shape_0((uintptr_t)handle, numOptions, (uintptr_t)options, 0);
+    return (nvJitLinkResult)cubind__shape_91((uintptr_t)handle, numOptions, (uintptr_t)options, 45, (cubind__fnptr)cubind__slow___nvJitLinkCreate_13_0);
 }
 
 nvJitLinkResult cubind_nvjitlink_create(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
 {
-    cubind____nvJitLinkCreate_13_0_fn cubind_fn = (cubind____nvJitLinkCreate_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkCreate_13_0, &cubind__nvjitlink_offsets[0]);
+    cubind____nvJitLinkCreate_13_0_fn cubind_fn = (cubind____nvJitLinkCreate_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkCreate_13_0, &cubind__nvjitlink_offsets[0]);
     nvJitLinkResult cubind_status = cubind_fn(handle, numOptions, options);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         return (nvJitLinkResult)cubind_failed(0, (int)cubind_status);
@@ -534,15 +304,16 @@ nvJitLinkResult cubind_nvjitlink_create(nvJitLinkHandle *handle, uint32_t numOpt
     return cubind_status;
 }
 
-/* What the wrapper calls until __nvJitLinkDestroy_13_0 is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)
+/* What the wrapper calls until __nvJitLinkDestroy_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)
 {
-    return cubind_shape_1((uintptr_t)handle, 0);
+    return (nvJitLinkResult)cubind__shape_87((uintptr_t)handle, 27, (cubind__fnptr)cubind__slow___nvJitLinkDestroy_13_0);
 }
 
 nvJitLinkResult cubind_nvjitlink_destroy(nvJitLinkHandle *handle)
 {
-    cubind____nvJitLinkDestroy_13_0_fn cubind_fn = (cubind____nvJitLinkDestroy_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkDestroy_13_0, &cubind__nvjitlink_offsets[1]);
+    cubind____nvJitLinkDestroy_13_0_fn cubind_fn = (cubind____nvJitLinkDestroy_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkDestroy_13_0, &cubind__nvjitlink_offsets[1]);
     nvJitLinkResult cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         return (nvJitLinkResult)cubind_failed(1, (int)cubind_status);
@@ -550,15 +321,16 @@ nvJitLinkResult cubind_nvjitlink_destroy(nvJitLinkHandle *handle)
     return cubind_status;
 }
 
-/* What the wrapper calls until __nvJitLinkAddData_13_0 is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)
+/* What the wrapper calls until __nvJitLinkAddData_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)
 {
-    return cubind_shape_2((uintptr_t)handle, inputType, (uintptr_t)data, size, (uintptr_t)name, 0);
+    return (nvJitLinkResult)cubind__shape_75((uintptr_t)handle, inputType, (uintptr_t)data, size, (uintptr_t)name, 51);
 }
 
 nvJitLinkResult cubind_nvjitlink_add_data(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)
 {
-    cubind____nvJitLinkAddData_13_0_fn cubind_fn = (cubind____nvJitLinkAddData_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkAddData_13_0, &cubind__nvjitlink_offsets[2]);
+    cubind____nvJitLinkAddData_13_0_fn cubind_fn = (cubind____nvJitLinkAddData_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkAddData_13_0, &cubind__nvjitlink_offsets[2]);
     nvJitLinkResult cubind_status = cubind_fn(handle, inputType, data, size, name);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         return (nvJitLinkResult)cubind_failed(2, (int)cubind_status);
@@ -566,15 +338,16 @@ nvJitLinkResult cubind_nvjitlink_add_data(nvJitLinkHandle handle, nvJitLinkInput
     return cubind_status;
 }
 
-/* What the wrapper calls until __nvJitLinkAddFile_13_0 is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)
+/* What the wrapper calls until __nvJitLinkAddFile_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)
 {
-    return cubind_shape_0((uintptr_t)handle, inputType, (uintptr_t)fileName, 1);
+    return (nvJitLinkResult)cubind__shape_91((uintptr_t)handle, inputType, (uintptr_t)fileName, 46, (cubind__fnptr)cubind__slow___nvJitLinkAddFile_13_0);
 }
 
 nvJitLinkResult cubind_nvjitlink_add_file(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)
 {
-    cubind____nvJitLinkAddFile_13_0_fn cubind_fn = (cubind____nvJitLinkAddFile_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkAddFile_13_0, &cubind__nvjitlink_offsets[3]);
+    cubind____nvJitLinkAddFile_13_0_fn cubind_fn = (cubind____nvJitLinkAddFile_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkAddFile_13_0, &cubind__nvjitlink_offsets[3]);
     nvJitLinkResult cubind_status = cubind_fn(handle, inputType, fileName);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         return (nvJitLinkResult)cubind_failed(3, (int)cubind_status);
@@ -582,15 +355,16 @@ nvJitLinkResult cubind_nvjitlink_add_file(nvJitLinkHandle handle, nvJitLinkInput
     return cubind_status;
 }
 
-/* What the wrapper calls until __nvJitLinkComplete_13_0 is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkComplete_13_0(nvJitLinkHandle handle)
+/* What the wrapper calls until __nvJitLinkComplete_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkComplete_13_0(nvJitLinkHandle handle)
 {
-    return cubind_shape_1((uintptr_t)handle, 1);
+    return (nvJitLinkResult)cubind__shape_87((uintptr_t)handle, 28, (cubind__fnptr)cubind__slow___nvJitLinkComplete_13_0);
 }
 
 nvJitLinkResult cubind_nvjitlink_complete(nvJitLinkHandle handle)
 {
-    cubind____nvJitLinkComplete_13_0_fn cubind_fn = (cubind____nvJitLinkComplete_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkComplete_13_0, &cubind__nvjitlink_offsets[4]);
+    cubind____nvJitLinkComplete_13_0_fn cubind_fn = (cubind____nvJitLinkComplete_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkComplete_13_0, &cubind__nvjitlink_offsets[4]);
     nvJitLinkResult cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         return (nvJitLinkResult)cubind_failed(4, (int)cubind_status);
@@ -598,15 +372,16 @@ nvJitLinkResult cubind_nvjitlink_complete(nvJitLinkHandle handle)
     return cubind_status;
 }
 
-/* What the wrapper calls until __nvJitLinkGetLinkedCubinSize_13_0 is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size)
+/* What the wrapper calls until __nvJitLinkGetLinkedCubinSize_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
-    return cubind_shape_3((uintptr_t)handle, (uintptr_t)size, 0);
+    return (nvJitLinkResult)cubind__shape_90((uintptr_t)handle, (uintptr_t)size, 68, (cubind__fnptr)cubind__slow___nvJitLinkGetLinkedCubinSize_13_0);
 }
 
 nvJitLinkResult cubind_nvjitlink_get_linked_cubin_size(nvJitLinkHandle handle, size_t *size)
 {
-    cubind____nvJitLinkGetLinkedCubinSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetLinkedCubinSize_13_0, &cubind__nvjitlink_offsets[5]);
+    cubind____nvJitLinkGetLinkedCubinSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkGetLinkedCubinSize_13_0, &cubind__nvjitlink_offsets[5]);
     nvJitLinkResult cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         return (nvJitLinkResult)cubind_failed(5, (int)cubind_status);
@@ -614,15 +389,16 @@ nvJitLinkResult cubind_nvjitlink_get_linked_cubin_size(nvJitLinkHandle handle, s
     return cubind_status;
 }
 
-/* What the wrapper calls until __nvJitLinkGetLinkedCubin_13_0 is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin)
+/* What the wrapper calls until __nvJitLinkGetLinkedCubin_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin)
 {
-    return cubind_shape_3((uintptr_t)handle, (uintptr_t)cubin, 1);
+    return (nvJitLinkResult)cubind__shape_90((uintptr_t)handle, (uintptr_t)cubin, 69, (cubind__fnptr)cubind__slow___nvJitLinkGetLinkedCubin_13_0);
 }
 
 nvJitLinkResult cubind_nvjitlink_get_linked_cubin(nvJitLinkHandle handle, void *cubin)
 {
-    cubind____nvJitLinkGetLinkedCubin_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubin_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetLinkedCubin_13_0, &cubind__nvjitlink_offsets[6]);
+    cubind____nvJitLinkGetLinkedCubin_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubin_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkGetLinkedCubin_13_0, &cubind__nvjitlink_offsets[6]);
     nvJitLinkResult cubind_status = cubind_fn(handle, cubin);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         return (nvJitLinkResult)cubind_failed(6, (int)cubind_status);
@@ -630,15 +406,16 @@ nvJitLinkResult cubind_nvjitlink_get_linked_cubin(nvJitLinkHandle handle, void *
     return cubind_status;
 }
 
-/* What the wrapper calls until __nvJitLinkGetLinkedPtxSize_13_0 is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size)
+/* What the wrapper calls until __nvJitLinkGetLinkedPtxSize_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
-    return cubind_shape_3((uintptr_t)handle, (uintptr_t)size, 2);
+    return (nvJitLinkResult)cubind__shape_90((uintptr_t)handle, (uintptr_t)size, 70, (cubind__fnptr)cubind__slow___nvJitLinkGetLinkedPtxSize_13_0);
 }
 
 nvJitLinkResult cubind_nvjitlink_get_linked_ptx_size(nvJitLinkHandle handle, size_t *size)
 {
-    cubind____nvJitLinkGetLinkedPtxSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetLinkedPtxSize_13_0, &cubind__nvjitlink_offsets[7]);
+    cubind____nvJitLinkGetLinkedPtxSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkGetLinkedPtxSize_13_0, &cubind__nvjitlink_offsets[7]);
     nvJitLinkResult cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         return (nvJitLinkResult)cubind_failed(7, (int)cubind_status);
@@ -646,15 +423,16 @@ nvJitLinkResult cubind_nvjitlink_get_linked_ptx_size(nvJitLinkHandle handle, siz
     return cubind_status;
 }
 
-/* What the wrapper calls until __nvJitLinkGetLinkedPtx_13_0 is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx)
+/* What the wrapper calls until __nvJitLinkGetLinkedPtx_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx)
 {
-    return cubind_shape_3((uintptr_t)handle, (uintptr_t)ptx, 3);
+    return (nvJitLinkResult)cubind__shape_90((uintptr_t)handle, (uintptr_t)ptx, 71, (cubind__fnptr)cubind__slow___nvJitLinkGetLinkedPtx_13_0);
 }
 
 nvJitLinkResult cubind_nvjitlink_get_linked_ptx(nvJitLinkHandle handle, char *ptx)
 {
-    cubind____nvJitLinkGetLinkedPtx_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtx_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetLinkedPtx_13_0, &cubind__nvjitlink_offsets[8]);
+    cubind____nvJitLinkGetLinkedPtx_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtx_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkGetLinkedPtx_13_0, &cubind__nvjitlink_offsets[8]);
     nvJitLinkResult cubind_status = cubind_fn(handle, ptx);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         return (nvJitLinkResult)cubind_failed(8, (int)cubind_status);
@@ -662,15 +440,16 @@ nvJitLinkResult cubind_nvjitlink_get_linked_ptx(nvJitLinkHandle handle, char *pt
     return cubind_status;
 }
 
-/* What the wrapper calls until __nvJitLinkGetErrorLogSize_13_0 is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size)
+/* What the wrapper calls until __nvJitLinkGetErrorLogSize_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
-    return cubind_shape_3((uintptr_t)handle, (uintptr_t)size, 4);
+    return (nvJitLinkResult)cubind__shape_90((uintptr_t)handle, (uintptr_t)size, 72, (cubind__fnptr)cubind__slow___nvJitLinkGetErrorLogSize_13_0);
 }
 
 nvJitLinkResult cubind_nvjitlink_get_error_log_size(nvJitLinkHandle handle, size_t *size)
 {
-    cubind____nvJitLinkGetErrorLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLogSize_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetErrorLogSize_13_0, &cubind__nvjitlink_offsets[9]);
+    cubind____nvJitLinkGetErrorLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLogSize_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkGetErrorLogSize_13_0, &cubind__nvjitlink_offsets[9]);
     nvJitLinkResult cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         return (nvJitLinkResult)cubind_failed(9, (int)cubind_status);
@@ -678,15 +457,16 @@ nvJitLinkResult cubind_nvjitlink_get_error_log_size(nvJitLinkHandle handle, size
     return cubind_status;
 }
 
-/* What the wrapper calls until __nvJitLinkGetErrorLog_13_0 is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log)
+/* What the wrapper calls until __nvJitLinkGetErrorLog_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log)
 {
-    return cubind_shape_3((uintptr_t)handle, (uintptr_t)log, 5);
+    return (nvJitLinkResult)cubind__shape_90((uintptr_t)handle, (uintptr_t)log, 73, (cubind__fnptr)cubind__slow___nvJitLinkGetErrorLog_13_0);
 }
 
 nvJitLinkResult cubind_nvjitlink_get_error_log(nvJitLinkHandle handle, char *log)
 {
-    cubind____nvJitLinkGetErrorLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLog_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetErrorLog_13_0, &cubind__nvjitlink_offsets[10]);
+    cubind____nvJitLinkGetErrorLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLog_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkGetErrorLog_13_0, &cubind__nvjitlink_offsets[10]);
     nvJitLinkResult cubind_status = cubind_fn(handle, log);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         return (nvJitLinkResult)cubind_failed(10, (int)cubind_status);
@@ -694,15 +474,16 @@ nvJitLinkResult cubind_nvjitlink_get_error_log(nvJitLinkHandle handle, char *log
     return cubind_status;
 }
 
-/* What the wrapper calls until __nvJitLinkGetInfoLogSize_13_0 is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size)
+/* What the wrapper calls until __nvJitLinkGetInfoLogSize_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
-    return cubind_shape_3((uintptr_t)handle, (uintptr_t)size, 6);
+    return (nvJitLinkResult)cubind__shape_90((uintptr_t)handle, (uintptr_t)size, 74, (cubind__fnptr)cubind__slow___nvJitLinkGetInfoLogSize_13_0);
 }
 
 nvJitLinkResult cubind_nvjitlink_get_info_log_size(nvJitLinkHandle handle, size_t *size)
 {
-    cubind____nvJitLinkGetInfoLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLogSize_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetInfoLogSize_13_0, &cubind__nvjitlink_offsets[11]);
+    cubind____nvJitLinkGetInfoLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLogSize_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkGetInfoLogSize_13_0, &cubind__nvjitlink_offsets[11]);
     nvJitLinkResult cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         return (nvJitLinkResult)cubind_failed(11, (int)cubind_status);
@@ -710,15 +491,16 @@ nvJitLinkResult cubind_nvjitlink_get_info_log_size(nvJitLinkHandle handle, size_
     return cubind_status;
 }
 
-/* What the wrapper calls until __nvJitLinkGetInfoLog_13_0 is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log)
+/* What the wrapper calls until __nvJitLinkGetInfoLog_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log)
 {
-    return cubind_shape_3((uintptr_t)handle, (uintptr_t)log, 7);
+    return (nvJitLinkResult)cubind__shape_90((uintptr_t)handle, (uintptr_t)log, 75, (cubind__fnptr)cubind__slow___nvJitLinkGetInfoLog_13_0);
 }
 
 nvJitLinkResult cubind_nvjitlink_get_info_log(nvJitLinkHandle handle, char *log)
 {
-    cubind____nvJitLinkGetInfoLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLog_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetInfoLog_13_0, &cubind__nvjitlink_offsets[12]);
+    cubind____nvJitLinkGetInfoLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLog_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkGetInfoLog_13_0, &cubind__nvjitlink_offsets[12]);
     nvJitLinkResult cubind_status = cubind_fn(handle, log);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         return (nvJitLinkResult)cubind_failed(12, (int)cubind_status);
@@ -726,15 +508,16 @@ nvJitLinkResult cubind_nvjitlink_get_info_log(nvJitLinkHandle handle, char *log)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvJitLinkVersion is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvJitLinkResult slow_nvJitLinkVersion(unsigned int *major, unsigned int *minor)
+/* What the wrapper calls until nvJitLinkVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow_nvJitLinkVersion(unsigned int *major, unsigned int *minor)
 {
-    return cubind_shape_3((uintptr_t)major, (uintptr_t)minor, 8);
+    return (nvJitLinkResult)cubind__shape_90((uintptr_t)major, (uintptr_t)minor, 76, (cubind__fnptr)cubind__slow_nvJitLinkVersion);
 }
 
 nvJitLinkResult cubind_nvjitlink_version(unsigned int *major, unsigned int *minor)
 {
-    cubind__nvJitLinkVersion_fn cubind_fn = (cubind__nvJitLinkVersion_fn)cubind__target((cubind__fnptr)slow_nvJitLinkVersion, &cubind__nvjitlink_offsets[13]);
+    cubind__nvJitLinkVersion_fn cubind_fn = (cubind__nvJitLinkVersion_fn)cubind__target((cubind__fnptr)cubind__slow_nvJitLinkVersion, &cubind__nvjitlink_offsets[13]);
     nvJitLinkResult cubind_status = cubind_fn(major, minor);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         return (nvJitLinkResult)cubind_failed(13, (int)cubind_status);

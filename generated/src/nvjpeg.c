@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -200,70 +201,101 @@ const struct cubind__nvjpeg_symbols {
     cubind__trace_table trace;
     struct trace_strings {
         char trace_0[18];
-        char trace_1[37];
-        char trace_2[11];
-        char trace_3[62];
-        char trace_4[20];
-        char trace_5[20];
-        char trace_6[46];
-        char trace_7[24];
-        char trace_8[16];
-        char trace_9[68];
-        char trace_10[76];
-        char trace_11[70];
-        char trace_12[61];
-        char trace_13[90];
-        char trace_14[38];
-        char trace_15[34];
-        char trace_16[18];
-        char trace_17[35];
-        char trace_18[19];
-        char trace_19[36];
-        char trace_20[36];
-        char trace_21[38];
-        char trace_22[49];
-        char trace_23[73];
-        char trace_24[107];
-        char trace_25[101];
-        char trace_26[48];
-        char trace_27[37];
-        char trace_28[25];
-        char trace_29[11];
-        char trace_30[37];
-        char trace_31[22];
-        char trace_32[33];
-        char trace_33[33];
-        char trace_34[24];
-        char trace_35[16];
-        char trace_36[66];
-        char trace_37[38];
-        char trace_38[31];
-        char trace_39[31];
-        char trace_40[32];
-        char trace_41[42];
-        char trace_42[34];
-        char trace_43[27];
-        char trace_44[36];
-        char trace_45[26];
-        char trace_46[18];
-        char trace_47[35];
-        char trace_48[61];
-        char trace_49[30];
-        char trace_50[34];
-        char trace_51[33];
-        char trace_52[52];
-        char trace_53[19];
-        char trace_54[61];
-        char trace_55[38];
-        char trace_56[53];
-        char trace_57[49];
-        char trace_58[87];
-        char trace_59[63];
-        char trace_60[56];
-        char trace_61[56];
-        char trace_62[76];
-        char trace_63[54];
-        char trace_64[39];
+        char trace_1[14];
+        char trace_2[6];
+        char trace_3[24];
+        char trace_4[9];
+        char trace_5[9];
+        char trace_6[41];
+        char trace_7[9];
+        char trace_8[6];
+        char trace_9[55];
+        char trace_10[26];
+        char trace_11[34];
+        char trace_12[21];
+        char trace_13[28];
+        char trace_14[15];
+        char trace_15[12];
+        char trace_16[6];
+        char trace_17[12];
+        char trace_18[6];
+        char trace_19[18];
+        char trace_20[18];
+        char trace_21[20];
+        char trace_22[14];
+        char trace_23[34];
+        char trace_24[29];
+        char trace_25[40];
+        char trace_26[18];
+        char trace_27[12];
+        char trace_28[15];
+        char trace_29[6];
+        char trace_30[27];
+        char trace_31[17];
+        char trace_32[21];
+        char trace_33[21];
+        char trace_34[9];
+        char trace_35[6];
+        char trace_36[43];
+        char trace_37[15];
+        char trace_38[21];
+        char trace_39[12];
+        char trace_40[22];
+        char trace_41[23];
+        char trace_42[24];
+        char trace_43[17];
+        char trace_44[9];
+        char trace_45[9];
+        char trace_46[6];
+        char trace_47[11];
+        char trace_48[49];
+        char trace_49[18];
+        char trace_50[22];
+        char trace_51[21];
+        char trace_52[27];
+        char trace_53[6];
+        char trace_54[15];
+        char trace_55[12];
+        char trace_56[15];
+        char trace_57[12];
+        char trace_58[37];
+        char trace_59[18];
+        char trace_60[18];
+        char trace_61[18];
+        char trace_62[24];
+        char trace_63[15];
+        char trace_64[12];
+        char param_0[12];
+        char param_1[7];
+        char param_2[14];
+        char param_3[15];
+        char param_4[7];
+        char param_5[14];
+        char param_6[12];
+        char param_7[14];
+        char param_8[19];
+        char param_9[15];
+        char param_10[14];
+        char param_11[7];
+        char param_12[13];
+        char param_13[13];
+        char param_14[5];
+        char param_15[7];
+        char param_16[12];
+        char param_17[12];
+        char param_18[8];
+        char param_19[17];
+        char param_20[14];
+        char param_21[14];
+        char param_22[14];
+        char param_23[13];
+        char param_24[7];
+        char param_25[11];
+        char param_26[6];
+        char param_27[8];
+        char param_28[8];
+        char param_29[8];
+        char param_30[7];
         char enum_0[1];
         char enum_0_0[14];
         char enum_0_1[14];
@@ -323,6 +355,7 @@ const struct cubind__nvjpeg_symbols {
         char enum_7_8[11];
     } trace_strings;
     unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[31];
     cubind__trace_enum_range enums[8];
     int values[49];
     unsigned short value_names[49];
@@ -577,73 +610,104 @@ const struct cubind__nvjpeg_symbols {
         {AT(symbol_nvjpegEncoderParamsCopyHuffmanTables), AT(symbol_nvjpegEncoderParamsCopyHuffmanTables), AT(wrapper_cubind_nvjpeg_encoder_params_copy_huffman_tables)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 8, sizeof(int)},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 31, 8, sizeof(int)},
     {
         "s;e0:type;pvalue;",
-        "s;e1:backend;pdev_allocator;phandle;",
-        "s;phandle;",
-        "s;e1:backend;pdev_allocator;ppinned_allocator;uflags;phandle;",
-        "s;upadding;phandle;",
-        "s;ppadding;phandle;",
-        "s;phandle;pnum_engines;pnum_cores_per_engine;",
-        "s;phandle;pjpeg_handle;",
-        "s;pjpeg_handle;",
-        "s;phandle;pdata;ulength;pnComponents;psubsampling;pwidths;pheights;",
-        "s;phandle;pjpeg_handle;pdata;ulength;e2:output_format;pdestination;pstream;",
-        "s;phandle;pjpeg_handle;ibatch_size;imax_cpu_threads;e2:output_format;",
-        "s;phandle;pjpeg_handle;pdata;plengths;pdestinations;pstream;",
-        "s;phandle;pjpeg_handle;ibatch_size;iwidth;iheight;e3:chroma_subsampling;e2:output_format;",
-        "s;phandle;pjpeg_handle;pdata;ulength;",
-        "s;phandle;pencoder_state;pstream;",
-        "s;pencoder_state;",
-        "s;phandle;pencoder_params;pstream;",
-        "s;pencoder_params;",
-        "s;pencoder_params;iquality;pstream;",
-        "s;pencoder_params;e4:etype;pstream;",
-        "s;pencoder_params;ioptimized;pstream;",
-        "s;pencoder_params;e3:chroma_subsampling;pstream;",
-        "s;phandle;pencoder_params;iimage_width;iimage_height;pmax_stream_length;",
-        "s;phandle;pencoder_state;pencoder_params;psource;e3:chroma_subsampling;iimage_width;iimage_height;pstream;",
-        "s;phandle;pencoder_state;pencoder_params;psource;e5:input_format;iimage_width;iimage_height;pstream;",
-        "s;phandle;pencoder_state;pdata;plength;pstream;",
-        "s;phandle;ppinned_allocator;pbuffer;",
-        "s;pbuffer;usize;pstream;",
-        "s;pbuffer;",
-        "s;phandle;pdevice_allocator;pbuffer;",
-        "s;pbuffer;psize;pptr;",
-        "s;pdecoder_state;ppinned_buffer;",
-        "s;pdecoder_state;pdevice_buffer;",
-        "s;phandle;pjpeg_stream;",
-        "s;pjpeg_stream;",
-        "s;phandle;pdata;ulength;isave_metadata;isave_stream;pjpeg_stream;",
-        "s;phandle;pdata;ulength;pjpeg_stream;",
-        "s;pjpeg_stream;pjpeg_encoding;",
-        "s;pjpeg_stream;pwidth;pheight;",
-        "s;pjpeg_stream;pcomponents_num;",
-        "s;pjpeg_stream;ucomponent;pwidth;pheight;",
-        "s;pjpeg_stream;porientation_flag;",
-        "s;pjpeg_stream;pprecision;",
-        "s;pjpeg_stream;pchroma_subsampling;",
-        "s;phandle;pdecode_params;",
-        "s;pdecode_params;",
-        "s;pdecode_params;e2:output_format;",
-        "s;pdecode_params;ioffset_x;ioffset_y;iroi_width;iroi_height;",
-        "s;pdecode_params;iallow_cmyk;",
-        "s;pdecode_params;e6:scale_factor;",
-        "s;pdecode_params;e7:orientation;",
-        "s;pnvjpeg_handle;e1:implementation;pdecoder_handle;",
-        "s;pdecoder_handle;",
-        "s;pdecoder_handle;pjpeg_stream;pdecode_params;pis_supported;",
-        "s;phandle;pjpeg_stream;pis_supported;",
-        "s;phandle;pjpeg_stream;pdecode_params;pis_supported;",
-        "s;pnvjpeg_handle;pdecoder_handle;pdecoder_state;",
-        "s;phandle;pdecoder;pdecoder_state;pjpeg_bitstream;pdestination;pdecode_params;pstream;",
-        "s;phandle;pdecoder;pdecoder_state;pdecode_params;pjpeg_stream;",
-        "s;phandle;pdecoder;pdecoder_state;pjpeg_stream;pstream;",
-        "s;phandle;pdecoder;pdecoder_state;pdestination;pstream;",
-        "s;phandle;pjpeg_handle;pdata;plengths;pdestinations;pdecode_params;pstream;",
-        "s;pencoder_state;pencode_params;pjpeg_stream;pstream;",
-        "s;pencode_params;pjpeg_stream;pstream;",
+        "s;e1:\233;p\224;p\201;",
+        "s;p\201;",
+        "s;e1:\233;p\224;p\223;uflags;p\201;",
+        "s;u\235;p\201;",
+        "s;p\235;p\201;",
+        "s;p\201;pnum_engines;pnum_cores_per_engine;",
+        "s;p\201;p\206;",
+        "s;p\206;",
+        "s;p\201;p\216;u\213;pnComponents;psubsampling;pwidths;pheights;",
+        "s;p\201;p\206;p\216;u\213;e2:\212;p\220;p\204;",
+        "s;p\201;p\206;i\231;imax_cpu_threads;e2:\212;",
+        "s;p\201;p\206;p\216;p\234;p\227;p\204;",
+        "s;p\201;p\206;i\231;i\232;i\230;e3:\210;e2:\212;",
+        "s;p\201;p\206;p\216;u\213;",
+        "s;p\201;p\207;p\204;",
+        "s;p\207;",
+        "s;p\201;p\203;p\204;",
+        "s;p\203;",
+        "s;p\203;iquality;p\204;",
+        "s;p\203;e4:etype;p\204;",
+        "s;p\203;ioptimized;p\204;",
+        "s;p\203;e3:\210;p\204;",
+        "s;p\201;p\203;i\221;i\214;pmax_stream_length;",
+        "s;p\201;p\207;p\203;p\236;e3:\210;i\221;i\214;p\204;",
+        "s;p\201;p\207;p\203;p\236;e5:input_format;i\221;i\214;p\204;",
+        "s;p\201;p\207;p\216;p\213;p\204;",
+        "s;p\201;p\223;p\217;",
+        "s;p\217;usize;p\204;",
+        "s;p\217;",
+        "s;p\201;pdevice_allocator;p\217;",
+        "s;p\217;psize;pptr;",
+        "s;p\205;ppinned_buffer;",
+        "s;p\205;pdevice_buffer;",
+        "s;p\201;p\200;",
+        "s;p\200;",
+        "s;p\201;p\216;u\213;isave_metadata;isave_stream;p\200;",
+        "s;p\201;p\216;u\213;p\200;",
+        "s;p\200;pjpeg_encoding;",
+        "s;p\200;p\232;p\230;",
+        "s;p\200;pcomponents_num;",
+        "s;p\200;ucomponent;p\232;p\230;",
+        "s;p\200;porientation_flag;",
+        "s;p\200;pprecision;",
+        "s;p\200;p\210;",
+        "s;p\201;p\202;",
+        "s;p\202;",
+        "s;p\202;e2:\212;",
+        "s;p\202;ioffset_x;ioffset_y;iroi_width;iroi_height;",
+        "s;p\202;iallow_cmyk;",
+        "s;p\202;e6:scale_factor;",
+        "s;p\202;e7:orientation;",
+        "s;p\226;e1:implementation;p\211;",
+        "s;p\211;",
+        "s;p\211;p\200;p\202;p\215;",
+        "s;p\201;p\200;p\215;",
+        "s;p\201;p\200;p\202;p\215;",
+        "s;p\226;p\211;p\205;",
+        "s;p\201;p\222;p\205;pjpeg_bitstream;p\220;p\202;p\204;",
+        "s;p\201;p\222;p\205;p\202;p\200;",
+        "s;p\201;p\222;p\205;p\200;p\204;",
+        "s;p\201;p\222;p\205;p\220;p\204;",
+        "s;p\201;p\206;p\216;p\234;p\227;p\202;p\204;",
+        "s;p\207;p\225;p\200;p\204;",
+        "s;p\225;p\200;p\204;",
+        "jpeg_stream",
+        "handle",
+        "decode_params",
+        "encoder_params",
+        "stream",
+        "decoder_state",
+        "jpeg_handle",
+        "encoder_state",
+        "chroma_subsampling",
+        "decoder_handle",
+        "output_format",
+        "length",
+        "image_height",
+        "is_supported",
+        "data",
+        "buffer",
+        "destination",
+        "image_width",
+        "decoder",
+        "pinned_allocator",
+        "dev_allocator",
+        "encode_params",
+        "nvjpeg_handle",
+        "destinations",
+        "height",
+        "batch_size",
+        "width",
+        "backend",
+        "lengths",
+        "padding",
+        "source",
         "",
         "MAJOR_VERSION",
         "MINOR_VERSION",
@@ -783,6 +847,39 @@ const struct cubind__nvjpeg_symbols {
         TRACE_AT(trace_63), /* nvjpegEncoderParamsCopyHuffmanTables */
     },
     {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
+        TRACE_AT(param_2),
+        TRACE_AT(param_3),
+        TRACE_AT(param_4),
+        TRACE_AT(param_5),
+        TRACE_AT(param_6),
+        TRACE_AT(param_7),
+        TRACE_AT(param_8),
+        TRACE_AT(param_9),
+        TRACE_AT(param_10),
+        TRACE_AT(param_11),
+        TRACE_AT(param_12),
+        TRACE_AT(param_13),
+        TRACE_AT(param_14),
+        TRACE_AT(param_15),
+        TRACE_AT(param_16),
+        TRACE_AT(param_17),
+        TRACE_AT(param_18),
+        TRACE_AT(param_19),
+        TRACE_AT(param_20),
+        TRACE_AT(param_21),
+        TRACE_AT(param_22),
+        TRACE_AT(param_23),
+        TRACE_AT(param_24),
+        TRACE_AT(param_25),
+        TRACE_AT(param_26),
+        TRACE_AT(param_27),
+        TRACE_AT(param_28),
+        TRACE_AT(param_29),
+        TRACE_AT(param_30),
+    },
+    {
         {TRACE_AT(enum_0), 0, 3}, /* libraryPropertyType_t */
         {TRACE_AT(enum_1), 3, 7}, /* nvjpegBackend_t */
         {TRACE_AT(enum_2), 10, 8}, /* nvjpegOutputFormat_t */
@@ -903,7 +1000,6 @@ _Static_assert(sizeof(cubind__nvjpeg_symbols.names) <= 0x10000, "the names' offs
 #if !defined(CUBIND_NO_TRACE)
 _Static_assert(sizeof(cubind__nvjpeg_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
 #endif
-
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
  * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
@@ -993,858 +1089,16 @@ typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsCopyMetadata_fn)(nvjpegEncod
 typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsCopyQuantizationTables_fn)(nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
 typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsCopyHuffmanTables_fn)(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
 
-/* The wrappers whose parameters pass alike share a slow path, their shape's (generator/shapes.py):
- * each reaches it through a stub of its own type, declared here for the shapes to name. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetProperty(libraryPropertyType type, int *value);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetCudartProperty(libraryPropertyType type, int *value);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegCreate(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegHandle_t *handle);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegCreateSimple(nvjpegHandle_t *handle);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegCreateEx(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegPinnedAllocator_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegCreateExV2(nvjpegBackend_t backend, nvjpegDevAllocatorV2_t *dev_allocator, nvjpegPinnedAllocatorV2_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDestroy(nvjpegHandle_t handle);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegSetDeviceMemoryPadding(size_t padding, nvjpegHandle_t handle);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetDeviceMemoryPadding(size_t *padding, nvjpegHandle_t handle);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegSetPinnedMemoryPadding(size_t padding, nvjpegHandle_t handle);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetPinnedMemoryPadding(size_t *padding, nvjpegHandle_t handle);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetHardwareDecoderInfo(nvjpegHandle_t handle, unsigned int *num_engines, unsigned int *num_cores_per_engine);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStateCreate(nvjpegHandle_t handle, nvjpegJpegState_t *jpeg_handle);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStateDestroy(nvjpegJpegState_t jpeg_handle);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetImageInfo(nvjpegHandle_t handle, const unsigned char *data, size_t length, int *nComponents, nvjpegChromaSubsampling_t *subsampling, int *widths, int *heights);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecode(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, size_t length, nvjpegOutputFormat_t output_format, nvjpegImage_t *destination, cudaStream_t stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedInitialize(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int max_cpu_threads, nvjpegOutputFormat_t output_format);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatched(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, cudaStream_t stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedPreAllocate(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int width, int height, nvjpegChromaSubsampling_t chroma_subsampling, nvjpegOutputFormat_t output_format);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedParseJpegTables(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, const size_t length);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderStateCreate(nvjpegHandle_t handle, nvjpegEncoderState_t *encoder_state, cudaStream_t stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderStateDestroy(nvjpegEncoderState_t encoder_state);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsCreate(nvjpegHandle_t handle, nvjpegEncoderParams_t *encoder_params, cudaStream_t stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsDestroy(nvjpegEncoderParams_t encoder_params);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsSetQuality(nvjpegEncoderParams_t encoder_params, const int quality, cudaStream_t stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsSetEncoding(nvjpegEncoderParams_t encoder_params, nvjpegJpegEncoding_t etype, cudaStream_t stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsSetOptimizedHuffman(nvjpegEncoderParams_t encoder_params, const int optimized, cudaStream_t stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsSetSamplingFactors(nvjpegEncoderParams_t encoder_params, const nvjpegChromaSubsampling_t chroma_subsampling, cudaStream_t stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeGetBufferSize(nvjpegHandle_t handle, const nvjpegEncoderParams_t encoder_params, int image_width, int image_height, size_t *max_stream_length);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeYUV(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegChromaSubsampling_t chroma_subsampling, int image_width, int image_height, cudaStream_t stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeImage(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegInputFormat_t input_format, int image_width, int image_height, cudaStream_t stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeRetrieveBitstreamDevice(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeRetrieveBitstream(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedCreate(nvjpegHandle_t handle, nvjpegPinnedAllocator_t *pinned_allocator, nvjpegBufferPinned_t *buffer);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedCreateV2(nvjpegHandle_t handle, nvjpegPinnedAllocatorV2_t *pinned_allocator, nvjpegBufferPinned_t *buffer);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedResize(nvjpegBufferPinned_t buffer, size_t size, cudaStream_t stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedDestroy(nvjpegBufferPinned_t buffer);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceCreate(nvjpegHandle_t handle, nvjpegDevAllocator_t *device_allocator, nvjpegBufferDevice_t *buffer);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceCreateV2(nvjpegHandle_t handle, nvjpegDevAllocatorV2_t *device_allocator, nvjpegBufferDevice_t *buffer);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceResize(nvjpegBufferDevice_t buffer, size_t size, cudaStream_t stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceDestroy(nvjpegBufferDevice_t buffer);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedRetrieve(nvjpegBufferPinned_t buffer, size_t *size, void **ptr);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceRetrieve(nvjpegBufferDevice_t buffer, size_t *size, void **ptr);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegStateAttachPinnedBuffer(nvjpegJpegState_t decoder_state, nvjpegBufferPinned_t pinned_buffer);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegStateAttachDeviceBuffer(nvjpegJpegState_t decoder_state, nvjpegBufferDevice_t device_buffer);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamCreate(nvjpegHandle_t handle, nvjpegJpegStream_t *jpeg_stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamDestroy(nvjpegJpegStream_t jpeg_stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamParse(nvjpegHandle_t handle, const unsigned char *data, size_t length, int save_metadata, int save_stream, nvjpegJpegStream_t jpeg_stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamParseHeader(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamParseTables(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetJpegEncoding(nvjpegJpegStream_t jpeg_stream, nvjpegJpegEncoding_t *jpeg_encoding);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetFrameDimensions(nvjpegJpegStream_t jpeg_stream, unsigned int *width, unsigned int *height);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetComponentsNum(nvjpegJpegStream_t jpeg_stream, unsigned int *components_num);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetComponentDimensions(nvjpegJpegStream_t jpeg_stream, unsigned int component, unsigned int *width, unsigned int *height);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetExifOrientation(nvjpegJpegStream_t jpeg_stream, nvjpegExifOrientation_t *orientation_flag);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetSamplePrecision(nvjpegJpegStream_t jpeg_stream, unsigned int *precision);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetChromaSubsampling(nvjpegJpegStream_t jpeg_stream, nvjpegChromaSubsampling_t *chroma_subsampling);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsCreate(nvjpegHandle_t handle, nvjpegDecodeParams_t *decode_params);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsDestroy(nvjpegDecodeParams_t decode_params);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetOutputFormat(nvjpegDecodeParams_t decode_params, nvjpegOutputFormat_t output_format);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetROI(nvjpegDecodeParams_t decode_params, int offset_x, int offset_y, int roi_width, int roi_height);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetAllowCMYK(nvjpegDecodeParams_t decode_params, int allow_cmyk);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetScaleFactor(nvjpegDecodeParams_t decode_params, nvjpegScaleFactor_t scale_factor);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetExifOrientation(nvjpegDecodeParams_t decode_params, nvjpegExifOrientation_t orientation);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecoderCreate(nvjpegHandle_t nvjpeg_handle, nvjpegBackend_t implementation, nvjpegJpegDecoder_t *decoder_handle);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecoderDestroy(nvjpegJpegDecoder_t decoder_handle);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecoderJpegSupported(nvjpegJpegDecoder_t decoder_handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedSupported(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, int *is_supported);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedSupportedEx(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecoderStateCreate(nvjpegHandle_t nvjpeg_handle, nvjpegJpegDecoder_t decoder_handle, nvjpegJpegState_t *decoder_state);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeJpeg(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_bitstream, nvjpegImage_t *destination, nvjpegDecodeParams_t decode_params, cudaStream_t stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeJpegHost(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegDecodeParams_t decode_params, nvjpegJpegStream_t jpeg_stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeJpegTransferToDevice(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeJpegDevice(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegImage_t *destination, cudaStream_t stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedEx(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, nvjpegDecodeParams_t *decode_params, cudaStream_t stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsCopyMetadata(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsCopyQuantizationTables(nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsCopyHuffmanTables(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
-
-/* What the wrappers of shape 0 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvjpegGetProperty, nvjpegGetCudartProperty, nvjpegSetDeviceMemoryPadding,
- * nvjpegGetDeviceMemoryPadding, nvjpegSetPinnedMemoryPadding, nvjpegGetPinnedMemoryPadding,
- * nvjpegJpegStateCreate, nvjpegStateAttachPinnedBuffer, nvjpegStateAttachDeviceBuffer,
- * nvjpegJpegStreamCreate, nvjpegJpegStreamGetJpegEncoding, nvjpegJpegStreamGetComponentsNum,
- * nvjpegJpegStreamGetExifOrientation, nvjpegJpegStreamGetSamplePrecision,
- * nvjpegJpegStreamGetChromaSubsampling, nvjpegDecodeParamsCreate,
- * nvjpegDecodeParamsSetOutputFormat, nvjpegDecodeParamsSetAllowCMYK,
- * nvjpegDecodeParamsSetScaleFactor, nvjpegDecodeParamsSetExifOrientation. */
-static CUBIND_COLD nvjpegStatus_t cubind_shape_0(cubind__word a0, cubind__word a1, unsigned cubind_member)
+/* What the wrapper calls until nvjpegGetProperty is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegGetProperty(libraryPropertyType type, int *value)
 {
-    static const unsigned short cubind_index[20] = { 0, 1, 7, 8, 9, 10, 12, 43, 44, 45, 50, 52, 54, 55, 56, 57, 59, 61, 62, 63 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvjpegStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvjpegGetProperty;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_nvjpegGetCudartProperty;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_nvjpegSetDeviceMemoryPadding;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_nvjpegGetDeviceMemoryPadding;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_nvjpegSetPinnedMemoryPadding;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_nvjpegGetPinnedMemoryPadding;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_nvjpegJpegStateCreate;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_nvjpegStateAttachPinnedBuffer;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_nvjpegStateAttachDeviceBuffer;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_nvjpegJpegStreamCreate;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_nvjpegJpegStreamGetJpegEncoding;
-        break;
-    case 11:
-        cubind_self = (cubind__fnptr)slow_nvjpegJpegStreamGetComponentsNum;
-        break;
-    case 12:
-        cubind_self = (cubind__fnptr)slow_nvjpegJpegStreamGetExifOrientation;
-        break;
-    case 13:
-        cubind_self = (cubind__fnptr)slow_nvjpegJpegStreamGetSamplePrecision;
-        break;
-    case 14:
-        cubind_self = (cubind__fnptr)slow_nvjpegJpegStreamGetChromaSubsampling;
-        break;
-    case 15:
-        cubind_self = (cubind__fnptr)slow_nvjpegDecodeParamsCreate;
-        break;
-    case 16:
-        cubind_self = (cubind__fnptr)slow_nvjpegDecodeParamsSetOutputFormat;
-        break;
-    case 17:
-        cubind_self = (cubind__fnptr)slow_nvjpegDecodeParamsSetAllowCMYK;
-        break;
-    case 18:
-        cubind_self = (cubind__fnptr)slow_nvjpegDecodeParamsSetScaleFactor;
-        break;
-    case 19:
-        cubind_self = (cubind__fnptr)slow_nvjpegDecodeParamsSetExifOrientation;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVJPEG, cubind_i), a0, a1);
-    cubind_fn = cubind__resolve(&cubind__nvjpeg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__nvjpegGetProperty_fn)cubind_fn)((libraryPropertyType)a0, (int *)(uintptr_t)a1);
-            break;
-        case 1:
-            cubind_status = ((cubind__nvjpegGetCudartProperty_fn)cubind_fn)((libraryPropertyType)a0, (int *)(uintptr_t)a1);
-            break;
-        case 2:
-            cubind_status = ((cubind__nvjpegSetDeviceMemoryPadding_fn)cubind_fn)((size_t)a0, (nvjpegHandle_t)(uintptr_t)a1);
-            break;
-        case 3:
-            cubind_status = ((cubind__nvjpegGetDeviceMemoryPadding_fn)cubind_fn)((size_t *)(uintptr_t)a0, (nvjpegHandle_t)(uintptr_t)a1);
-            break;
-        case 4:
-            cubind_status = ((cubind__nvjpegSetPinnedMemoryPadding_fn)cubind_fn)((size_t)a0, (nvjpegHandle_t)(uintptr_t)a1);
-            break;
-        case 5:
-            cubind_status = ((cubind__nvjpegGetPinnedMemoryPadding_fn)cubind_fn)((size_t *)(uintptr_t)a0, (nvjpegHandle_t)(uintptr_t)a1);
-            break;
-        case 6:
-            cubind_status = ((cubind__nvjpegJpegStateCreate_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegState_t *)(uintptr_t)a1);
-            break;
-        case 7:
-            cubind_status = ((cubind__nvjpegStateAttachPinnedBuffer_fn)cubind_fn)((nvjpegJpegState_t)(uintptr_t)a0, (nvjpegBufferPinned_t)(uintptr_t)a1);
-            break;
-        case 8:
-            cubind_status = ((cubind__nvjpegStateAttachDeviceBuffer_fn)cubind_fn)((nvjpegJpegState_t)(uintptr_t)a0, (nvjpegBufferDevice_t)(uintptr_t)a1);
-            break;
-        case 9:
-            cubind_status = ((cubind__nvjpegJpegStreamCreate_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegStream_t *)(uintptr_t)a1);
-            break;
-        case 10:
-            cubind_status = ((cubind__nvjpegJpegStreamGetJpegEncoding_fn)cubind_fn)((nvjpegJpegStream_t)(uintptr_t)a0, (nvjpegJpegEncoding_t *)(uintptr_t)a1);
-            break;
-        case 11:
-            cubind_status = ((cubind__nvjpegJpegStreamGetComponentsNum_fn)cubind_fn)((nvjpegJpegStream_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 12:
-            cubind_status = ((cubind__nvjpegJpegStreamGetExifOrientation_fn)cubind_fn)((nvjpegJpegStream_t)(uintptr_t)a0, (nvjpegExifOrientation_t *)(uintptr_t)a1);
-            break;
-        case 13:
-            cubind_status = ((cubind__nvjpegJpegStreamGetSamplePrecision_fn)cubind_fn)((nvjpegJpegStream_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 14:
-            cubind_status = ((cubind__nvjpegJpegStreamGetChromaSubsampling_fn)cubind_fn)((nvjpegJpegStream_t)(uintptr_t)a0, (nvjpegChromaSubsampling_t *)(uintptr_t)a1);
-            break;
-        case 15:
-            cubind_status = ((cubind__nvjpegDecodeParamsCreate_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegDecodeParams_t *)(uintptr_t)a1);
-            break;
-        case 16:
-            cubind_status = ((cubind__nvjpegDecodeParamsSetOutputFormat_fn)cubind_fn)((nvjpegDecodeParams_t)(uintptr_t)a0, (nvjpegOutputFormat_t)a1);
-            break;
-        case 17:
-            cubind_status = ((cubind__nvjpegDecodeParamsSetAllowCMYK_fn)cubind_fn)((nvjpegDecodeParams_t)(uintptr_t)a0, (int)a1);
-            break;
-        case 18:
-            cubind_status = ((cubind__nvjpegDecodeParamsSetScaleFactor_fn)cubind_fn)((nvjpegDecodeParams_t)(uintptr_t)a0, (nvjpegScaleFactor_t)a1);
-            break;
-        default:
-            cubind_status = ((cubind__nvjpegDecodeParamsSetExifOrientation_fn)cubind_fn)((nvjpegDecodeParams_t)(uintptr_t)a0, (nvjpegExifOrientation_t)a1);
-            break;
-        }
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 1 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvjpegCreate, nvjpegGetHardwareDecoderInfo, nvjpegEncoderStateCreate, nvjpegEncoderParamsCreate,
- * nvjpegEncoderParamsSetQuality, nvjpegEncoderParamsSetEncoding,
- * nvjpegEncoderParamsSetOptimizedHuffman, nvjpegEncoderParamsSetSamplingFactors,
- * nvjpegBufferPinnedCreate, nvjpegBufferPinnedCreateV2, nvjpegBufferPinnedResize,
- * nvjpegBufferDeviceCreate, nvjpegBufferDeviceCreateV2, nvjpegBufferDeviceResize,
- * nvjpegBufferPinnedRetrieve, nvjpegBufferDeviceRetrieve, nvjpegJpegStreamGetFrameDimensions,
- * nvjpegDecoderCreate, nvjpegDecodeBatchedSupported, nvjpegDecoderStateCreate,
- * nvjpegEncoderParamsCopyQuantizationTables. */
-static CUBIND_COLD nvjpegStatus_t cubind_shape_1(cubind__word a0, cubind__word a1, cubind__word a2, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[21] = { 2, 11, 20, 22, 24, 25, 26, 27, 33, 34, 35, 37, 38, 39, 41, 42, 51, 64, 67, 69, 76 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvjpegStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvjpegCreate;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_nvjpegGetHardwareDecoderInfo;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_nvjpegEncoderStateCreate;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_nvjpegEncoderParamsCreate;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_nvjpegEncoderParamsSetQuality;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_nvjpegEncoderParamsSetEncoding;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_nvjpegEncoderParamsSetOptimizedHuffman;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_nvjpegEncoderParamsSetSamplingFactors;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_nvjpegBufferPinnedCreate;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_nvjpegBufferPinnedCreateV2;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_nvjpegBufferPinnedResize;
-        break;
-    case 11:
-        cubind_self = (cubind__fnptr)slow_nvjpegBufferDeviceCreate;
-        break;
-    case 12:
-        cubind_self = (cubind__fnptr)slow_nvjpegBufferDeviceCreateV2;
-        break;
-    case 13:
-        cubind_self = (cubind__fnptr)slow_nvjpegBufferDeviceResize;
-        break;
-    case 14:
-        cubind_self = (cubind__fnptr)slow_nvjpegBufferPinnedRetrieve;
-        break;
-    case 15:
-        cubind_self = (cubind__fnptr)slow_nvjpegBufferDeviceRetrieve;
-        break;
-    case 16:
-        cubind_self = (cubind__fnptr)slow_nvjpegJpegStreamGetFrameDimensions;
-        break;
-    case 17:
-        cubind_self = (cubind__fnptr)slow_nvjpegDecoderCreate;
-        break;
-    case 18:
-        cubind_self = (cubind__fnptr)slow_nvjpegDecodeBatchedSupported;
-        break;
-    case 19:
-        cubind_self = (cubind__fnptr)slow_nvjpegDecoderStateCreate;
-        break;
-    case 20:
-        cubind_self = (cubind__fnptr)slow_nvjpegEncoderParamsCopyQuantizationTables;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVJPEG, cubind_i), a0, a1, a2);
-    cubind_fn = cubind__resolve(&cubind__nvjpeg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__nvjpegCreate_fn)cubind_fn)((nvjpegBackend_t)a0, (nvjpegDevAllocator_t *)(uintptr_t)a1, (nvjpegHandle_t *)(uintptr_t)a2);
-            break;
-        case 1:
-            cubind_status = ((cubind__nvjpegGetHardwareDecoderInfo_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 2:
-            cubind_status = ((cubind__nvjpegEncoderStateCreate_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegEncoderState_t *)(uintptr_t)a1, (cudaStream_t)(uintptr_t)a2);
-            break;
-        case 3:
-            cubind_status = ((cubind__nvjpegEncoderParamsCreate_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegEncoderParams_t *)(uintptr_t)a1, (cudaStream_t)(uintptr_t)a2);
-            break;
-        case 4:
-            cubind_status = ((cubind__nvjpegEncoderParamsSetQuality_fn)cubind_fn)((nvjpegEncoderParams_t)(uintptr_t)a0, (const int)a1, (cudaStream_t)(uintptr_t)a2);
-            break;
-        case 5:
-            cubind_status = ((cubind__nvjpegEncoderParamsSetEncoding_fn)cubind_fn)((nvjpegEncoderParams_t)(uintptr_t)a0, (nvjpegJpegEncoding_t)a1, (cudaStream_t)(uintptr_t)a2);
-            break;
-        case 6:
-            cubind_status = ((cubind__nvjpegEncoderParamsSetOptimizedHuffman_fn)cubind_fn)((nvjpegEncoderParams_t)(uintptr_t)a0, (const int)a1, (cudaStream_t)(uintptr_t)a2);
-            break;
-        case 7:
-            cubind_status = ((cubind__nvjpegEncoderParamsSetSamplingFactors_fn)cubind_fn)((nvjpegEncoderParams_t)(uintptr_t)a0, (const nvjpegChromaSubsampling_t)a1, (cudaStream_t)(uintptr_t)a2);
-            break;
-        case 8:
-            cubind_status = ((cubind__nvjpegBufferPinnedCreate_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegPinnedAllocator_t *)(uintptr_t)a1, (nvjpegBufferPinned_t *)(uintptr_t)a2);
-            break;
-        case 9:
-            cubind_status = ((cubind__nvjpegBufferPinnedCreateV2_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegPinnedAllocatorV2_t *)(uintptr_t)a1, (nvjpegBufferPinned_t *)(uintptr_t)a2);
-            break;
-        case 10:
-            cubind_status = ((cubind__nvjpegBufferPinnedResize_fn)cubind_fn)((nvjpegBufferPinned_t)(uintptr_t)a0, (size_t)a1, (cudaStream_t)(uintptr_t)a2);
-            break;
-        case 11:
-            cubind_status = ((cubind__nvjpegBufferDeviceCreate_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegDevAllocator_t *)(uintptr_t)a1, (nvjpegBufferDevice_t *)(uintptr_t)a2);
-            break;
-        case 12:
-            cubind_status = ((cubind__nvjpegBufferDeviceCreateV2_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegDevAllocatorV2_t *)(uintptr_t)a1, (nvjpegBufferDevice_t *)(uintptr_t)a2);
-            break;
-        case 13:
-            cubind_status = ((cubind__nvjpegBufferDeviceResize_fn)cubind_fn)((nvjpegBufferDevice_t)(uintptr_t)a0, (size_t)a1, (cudaStream_t)(uintptr_t)a2);
-            break;
-        case 14:
-            cubind_status = ((cubind__nvjpegBufferPinnedRetrieve_fn)cubind_fn)((nvjpegBufferPinned_t)(uintptr_t)a0, (size_t *)(uintptr_t)a1, (void **)(uintptr_t)a2);
-            break;
-        case 15:
-            cubind_status = ((cubind__nvjpegBufferDeviceRetrieve_fn)cubind_fn)((nvjpegBufferDevice_t)(uintptr_t)a0, (size_t *)(uintptr_t)a1, (void **)(uintptr_t)a2);
-            break;
-        case 16:
-            cubind_status = ((cubind__nvjpegJpegStreamGetFrameDimensions_fn)cubind_fn)((nvjpegJpegStream_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 17:
-            cubind_status = ((cubind__nvjpegDecoderCreate_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegBackend_t)a1, (nvjpegJpegDecoder_t *)(uintptr_t)a2);
-            break;
-        case 18:
-            cubind_status = ((cubind__nvjpegDecodeBatchedSupported_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegStream_t)(uintptr_t)a1, (int *)(uintptr_t)a2);
-            break;
-        case 19:
-            cubind_status = ((cubind__nvjpegDecoderStateCreate_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegDecoder_t)(uintptr_t)a1, (nvjpegJpegState_t *)(uintptr_t)a2);
-            break;
-        default:
-            cubind_status = ((cubind__nvjpegEncoderParamsCopyQuantizationTables_fn)cubind_fn)((nvjpegEncoderParams_t)(uintptr_t)a0, (nvjpegJpegStream_t)(uintptr_t)a1, (cudaStream_t)(uintptr_t)a2);
-            break;
-        }
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 2 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvjpegCreateSimple, nvjpegDestroy, nvjpegJpegStateDestroy, nvjpegEncoderStateDestroy,
- * nvjpegEncoderParamsDestroy, nvjpegBufferPinnedDestroy, nvjpegBufferDeviceDestroy,
- * nvjpegJpegStreamDestroy, nvjpegDecodeParamsDestroy, nvjpegDecoderDestroy. */
-static CUBIND_COLD nvjpegStatus_t cubind_shape_2(cubind__word a0, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[10] = { 3, 6, 13, 21, 23, 36, 40, 46, 58, 65 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvjpegStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvjpegCreateSimple;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_nvjpegDestroy;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_nvjpegJpegStateDestroy;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_nvjpegEncoderStateDestroy;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_nvjpegEncoderParamsDestroy;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_nvjpegBufferPinnedDestroy;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_nvjpegBufferDeviceDestroy;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_nvjpegJpegStreamDestroy;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_nvjpegDecodeParamsDestroy;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_nvjpegDecoderDestroy;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVJPEG, cubind_i), a0);
-    cubind_fn = cubind__resolve(&cubind__nvjpeg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__nvjpegCreateSimple_fn)cubind_fn)((nvjpegHandle_t *)(uintptr_t)a0);
-            break;
-        case 1:
-            cubind_status = ((cubind__nvjpegDestroy_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0);
-            break;
-        case 2:
-            cubind_status = ((cubind__nvjpegJpegStateDestroy_fn)cubind_fn)((nvjpegJpegState_t)(uintptr_t)a0);
-            break;
-        case 3:
-            cubind_status = ((cubind__nvjpegEncoderStateDestroy_fn)cubind_fn)((nvjpegEncoderState_t)(uintptr_t)a0);
-            break;
-        case 4:
-            cubind_status = ((cubind__nvjpegEncoderParamsDestroy_fn)cubind_fn)((nvjpegEncoderParams_t)(uintptr_t)a0);
-            break;
-        case 5:
-            cubind_status = ((cubind__nvjpegBufferPinnedDestroy_fn)cubind_fn)((nvjpegBufferPinned_t)(uintptr_t)a0);
-            break;
-        case 6:
-            cubind_status = ((cubind__nvjpegBufferDeviceDestroy_fn)cubind_fn)((nvjpegBufferDevice_t)(uintptr_t)a0);
-            break;
-        case 7:
-            cubind_status = ((cubind__nvjpegJpegStreamDestroy_fn)cubind_fn)((nvjpegJpegStream_t)(uintptr_t)a0);
-            break;
-        case 8:
-            cubind_status = ((cubind__nvjpegDecodeParamsDestroy_fn)cubind_fn)((nvjpegDecodeParams_t)(uintptr_t)a0);
-            break;
-        default:
-            cubind_status = ((cubind__nvjpegDecoderDestroy_fn)cubind_fn)((nvjpegJpegDecoder_t)(uintptr_t)a0);
-            break;
-        }
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 3 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvjpegCreateEx, nvjpegCreateExV2, nvjpegDecodeBatchedInitialize, nvjpegEncodeGetBufferSize,
- * nvjpegEncodeRetrieveBitstreamDevice, nvjpegEncodeRetrieveBitstream, nvjpegDecodeParamsSetROI,
- * nvjpegDecodeJpegHost, nvjpegDecodeJpegTransferToDevice, nvjpegDecodeJpegDevice. */
-static CUBIND_COLD nvjpegStatus_t cubind_shape_3(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[10] = { 4, 5, 16, 28, 31, 32, 60, 71, 72, 73 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvjpegStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvjpegCreateEx;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_nvjpegCreateExV2;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_nvjpegDecodeBatchedInitialize;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_nvjpegEncodeGetBufferSize;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_nvjpegEncodeRetrieveBitstreamDevice;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_nvjpegEncodeRetrieveBitstream;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_nvjpegDecodeParamsSetROI;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_nvjpegDecodeJpegHost;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_nvjpegDecodeJpegTransferToDevice;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_nvjpegDecodeJpegDevice;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVJPEG, cubind_i), a0, a1, a2, a3, a4);
-    cubind_fn = cubind__resolve(&cubind__nvjpeg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__nvjpegCreateEx_fn)cubind_fn)((nvjpegBackend_t)a0, (nvjpegDevAllocator_t *)(uintptr_t)a1, (nvjpegPinnedAllocator_t *)(uintptr_t)a2, (unsigned int)a3, (nvjpegHandle_t *)(uintptr_t)a4);
-            break;
-        case 1:
-            cubind_status = ((cubind__nvjpegCreateExV2_fn)cubind_fn)((nvjpegBackend_t)a0, (nvjpegDevAllocatorV2_t *)(uintptr_t)a1, (nvjpegPinnedAllocatorV2_t *)(uintptr_t)a2, (unsigned int)a3, (nvjpegHandle_t *)(uintptr_t)a4);
-            break;
-        case 2:
-            cubind_status = ((cubind__nvjpegDecodeBatchedInitialize_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegState_t)(uintptr_t)a1, (int)a2, (int)a3, (nvjpegOutputFormat_t)a4);
-            break;
-        case 3:
-            cubind_status = ((cubind__nvjpegEncodeGetBufferSize_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (const nvjpegEncoderParams_t)(uintptr_t)a1, (int)a2, (int)a3, (size_t *)(uintptr_t)a4);
-            break;
-        case 4:
-            cubind_status = ((cubind__nvjpegEncodeRetrieveBitstreamDevice_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegEncoderState_t)(uintptr_t)a1, (unsigned char *)(uintptr_t)a2, (size_t *)(uintptr_t)a3, (cudaStream_t)(uintptr_t)a4);
-            break;
-        case 5:
-            cubind_status = ((cubind__nvjpegEncodeRetrieveBitstream_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegEncoderState_t)(uintptr_t)a1, (unsigned char *)(uintptr_t)a2, (size_t *)(uintptr_t)a3, (cudaStream_t)(uintptr_t)a4);
-            break;
-        case 6:
-            cubind_status = ((cubind__nvjpegDecodeParamsSetROI_fn)cubind_fn)((nvjpegDecodeParams_t)(uintptr_t)a0, (int)a1, (int)a2, (int)a3, (int)a4);
-            break;
-        case 7:
-            cubind_status = ((cubind__nvjpegDecodeJpegHost_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegDecoder_t)(uintptr_t)a1, (nvjpegJpegState_t)(uintptr_t)a2, (nvjpegDecodeParams_t)(uintptr_t)a3, (nvjpegJpegStream_t)(uintptr_t)a4);
-            break;
-        case 8:
-            cubind_status = ((cubind__nvjpegDecodeJpegTransferToDevice_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegDecoder_t)(uintptr_t)a1, (nvjpegJpegState_t)(uintptr_t)a2, (nvjpegJpegStream_t)(uintptr_t)a3, (cudaStream_t)(uintptr_t)a4);
-            break;
-        default:
-            cubind_status = ((cubind__nvjpegDecodeJpegDevice_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegDecoder_t)(uintptr_t)a1, (nvjpegJpegState_t)(uintptr_t)a2, (nvjpegImage_t *)(uintptr_t)a3, (cudaStream_t)(uintptr_t)a4);
-            break;
-        }
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 4 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvjpegGetImageInfo, nvjpegDecode, nvjpegDecodeBatchedPreAllocate, nvjpegDecodeJpeg,
- * nvjpegDecodeBatchedEx. */
-static CUBIND_COLD nvjpegStatus_t cubind_shape_4(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, double cubind_member)
-{
-    static const unsigned short cubind_index[5] = { 14, 15, 18, 70, 74 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvjpegStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvjpegGetImageInfo;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_nvjpegDecode;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_nvjpegDecodeBatchedPreAllocate;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_nvjpegDecodeJpeg;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_nvjpegDecodeBatchedEx;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVJPEG, cubind_i), a0, a1, a2, a3, a4, a5, a6);
-    cubind_fn = cubind__resolve(&cubind__nvjpeg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__nvjpegGetImageInfo_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (const unsigned char *)(uintptr_t)a1, (size_t)a2, (int *)(uintptr_t)a3, (nvjpegChromaSubsampling_t *)(uintptr_t)a4, (int *)(uintptr_t)a5, (int *)(uintptr_t)a6);
-            break;
-        case 1:
-            cubind_status = ((cubind__nvjpegDecode_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegState_t)(uintptr_t)a1, (const unsigned char *)(uintptr_t)a2, (size_t)a3, (nvjpegOutputFormat_t)a4, (nvjpegImage_t *)(uintptr_t)a5, (cudaStream_t)(uintptr_t)a6);
-            break;
-        case 2:
-            cubind_status = ((cubind__nvjpegDecodeBatchedPreAllocate_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegState_t)(uintptr_t)a1, (int)a2, (int)a3, (int)a4, (nvjpegChromaSubsampling_t)a5, (nvjpegOutputFormat_t)a6);
-            break;
-        case 3:
-            cubind_status = ((cubind__nvjpegDecodeJpeg_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegDecoder_t)(uintptr_t)a1, (nvjpegJpegState_t)(uintptr_t)a2, (nvjpegJpegStream_t)(uintptr_t)a3, (nvjpegImage_t *)(uintptr_t)a4, (nvjpegDecodeParams_t)(uintptr_t)a5, (cudaStream_t)(uintptr_t)a6);
-            break;
-        default:
-            cubind_status = ((cubind__nvjpegDecodeBatchedEx_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegState_t)(uintptr_t)a1, (const unsigned char *const *)(uintptr_t)a2, (const size_t *)(uintptr_t)a3, (nvjpegImage_t *)(uintptr_t)a4, (nvjpegDecodeParams_t *)(uintptr_t)a5, (cudaStream_t)(uintptr_t)a6);
-            break;
-        }
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 5 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvjpegDecodeBatched, nvjpegJpegStreamParse. */
-static CUBIND_COLD nvjpegStatus_t cubind_shape_5(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, double cubind_member)
-{
-    static const unsigned short cubind_index[2] = { 17, 47 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvjpegStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvjpegDecodeBatched;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_nvjpegJpegStreamParse;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVJPEG, cubind_i), a0, a1, a2, a3, a4, a5);
-    cubind_fn = cubind__resolve(&cubind__nvjpeg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__nvjpegDecodeBatched_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegState_t)(uintptr_t)a1, (const unsigned char *const *)(uintptr_t)a2, (const size_t *)(uintptr_t)a3, (nvjpegImage_t *)(uintptr_t)a4, (cudaStream_t)(uintptr_t)a5);
-            break;
-        default:
-            cubind_status = ((cubind__nvjpegJpegStreamParse_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (const unsigned char *)(uintptr_t)a1, (size_t)a2, (int)a3, (int)a4, (nvjpegJpegStream_t)(uintptr_t)a5);
-            break;
-        }
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 6 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvjpegDecodeBatchedParseJpegTables, nvjpegJpegStreamParseHeader, nvjpegJpegStreamParseTables,
- * nvjpegJpegStreamGetComponentDimensions, nvjpegDecoderJpegSupported,
- * nvjpegDecodeBatchedSupportedEx, nvjpegEncoderParamsCopyMetadata,
- * nvjpegEncoderParamsCopyHuffmanTables. */
-static CUBIND_COLD nvjpegStatus_t cubind_shape_6(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[8] = { 19, 48, 49, 53, 66, 68, 75, 77 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvjpegStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvjpegDecodeBatchedParseJpegTables;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_nvjpegJpegStreamParseHeader;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_nvjpegJpegStreamParseTables;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_nvjpegJpegStreamGetComponentDimensions;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_nvjpegDecoderJpegSupported;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_nvjpegDecodeBatchedSupportedEx;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_nvjpegEncoderParamsCopyMetadata;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_nvjpegEncoderParamsCopyHuffmanTables;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVJPEG, cubind_i), a0, a1, a2, a3);
-    cubind_fn = cubind__resolve(&cubind__nvjpeg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__nvjpegDecodeBatchedParseJpegTables_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegState_t)(uintptr_t)a1, (const unsigned char *)(uintptr_t)a2, (const size_t)a3);
-            break;
-        case 1:
-            cubind_status = ((cubind__nvjpegJpegStreamParseHeader_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (const unsigned char *)(uintptr_t)a1, (size_t)a2, (nvjpegJpegStream_t)(uintptr_t)a3);
-            break;
-        case 2:
-            cubind_status = ((cubind__nvjpegJpegStreamParseTables_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (const unsigned char *)(uintptr_t)a1, (size_t)a2, (nvjpegJpegStream_t)(uintptr_t)a3);
-            break;
-        case 3:
-            cubind_status = ((cubind__nvjpegJpegStreamGetComponentDimensions_fn)cubind_fn)((nvjpegJpegStream_t)(uintptr_t)a0, (unsigned int)a1, (unsigned int *)(uintptr_t)a2, (unsigned int *)(uintptr_t)a3);
-            break;
-        case 4:
-            cubind_status = ((cubind__nvjpegDecoderJpegSupported_fn)cubind_fn)((nvjpegJpegDecoder_t)(uintptr_t)a0, (nvjpegJpegStream_t)(uintptr_t)a1, (nvjpegDecodeParams_t)(uintptr_t)a2, (int *)(uintptr_t)a3);
-            break;
-        case 5:
-            cubind_status = ((cubind__nvjpegDecodeBatchedSupportedEx_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegJpegStream_t)(uintptr_t)a1, (nvjpegDecodeParams_t)(uintptr_t)a2, (int *)(uintptr_t)a3);
-            break;
-        case 6:
-            cubind_status = ((cubind__nvjpegEncoderParamsCopyMetadata_fn)cubind_fn)((nvjpegEncoderState_t)(uintptr_t)a0, (nvjpegEncoderParams_t)(uintptr_t)a1, (nvjpegJpegStream_t)(uintptr_t)a2, (cudaStream_t)(uintptr_t)a3);
-            break;
-        default:
-            cubind_status = ((cubind__nvjpegEncoderParamsCopyHuffmanTables_fn)cubind_fn)((nvjpegEncoderState_t)(uintptr_t)a0, (nvjpegEncoderParams_t)(uintptr_t)a1, (nvjpegJpegStream_t)(uintptr_t)a2, (cudaStream_t)(uintptr_t)a3);
-            break;
-        }
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 7 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvjpegEncodeYUV, nvjpegEncodeImage. */
-static CUBIND_COLD nvjpegStatus_t cubind_shape_7(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, double cubind_member)
-{
-    static const unsigned short cubind_index[2] = { 29, 30 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvjpegStatus_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvjpegEncodeYUV;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_nvjpegEncodeImage;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVJPEG, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7);
-    cubind_fn = cubind__resolve(&cubind__nvjpeg_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__nvjpegEncodeYUV_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegEncoderState_t)(uintptr_t)a1, (const nvjpegEncoderParams_t)(uintptr_t)a2, (const nvjpegImage_t *)(uintptr_t)a3, (nvjpegChromaSubsampling_t)a4, (int)a5, (int)a6, (cudaStream_t)(uintptr_t)a7);
-            break;
-        default:
-            cubind_status = ((cubind__nvjpegEncodeImage_fn)cubind_fn)((nvjpegHandle_t)(uintptr_t)a0, (nvjpegEncoderState_t)(uintptr_t)a1, (const nvjpegEncoderParams_t)(uintptr_t)a2, (const nvjpegImage_t *)(uintptr_t)a3, (nvjpegInputFormat_t)a4, (int)a5, (int)a6, (cudaStream_t)(uintptr_t)a7);
-            break;
-        }
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrapper calls until nvjpegGetProperty is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetProperty(libraryPropertyType type, int *value)
-{
-    return cubind_shape_0(type, (uintptr_t)value, 0);
+    return (nvjpegStatus_t)cubind__shape_109(type, (uintptr_t)value, 71, (cubind__fnptr)cubind__slow_nvjpegGetProperty);
 }
 
 nvjpegStatus_t cubind_nvjpeg_get_property(libraryPropertyType type, int *value)
 {
-    cubind__nvjpegGetProperty_fn cubind_fn = (cubind__nvjpegGetProperty_fn)cubind__target((cubind__fnptr)slow_nvjpegGetProperty, &cubind__nvjpeg_offsets[0]);
+    cubind__nvjpegGetProperty_fn cubind_fn = (cubind__nvjpegGetProperty_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegGetProperty, &cubind__nvjpeg_offsets[0]);
     nvjpegStatus_t cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(0, (int)cubind_status);
@@ -1852,15 +1106,16 @@ nvjpegStatus_t cubind_nvjpeg_get_property(libraryPropertyType type, int *value)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegGetCudartProperty is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetCudartProperty(libraryPropertyType type, int *value)
+/* What the wrapper calls until nvjpegGetCudartProperty is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegGetCudartProperty(libraryPropertyType type, int *value)
 {
-    return cubind_shape_0(type, (uintptr_t)value, 1);
+    return (nvjpegStatus_t)cubind__shape_109(type, (uintptr_t)value, 72, (cubind__fnptr)cubind__slow_nvjpegGetCudartProperty);
 }
 
 nvjpegStatus_t cubind_nvjpeg_get_cudart_property(libraryPropertyType type, int *value)
 {
-    cubind__nvjpegGetCudartProperty_fn cubind_fn = (cubind__nvjpegGetCudartProperty_fn)cubind__target((cubind__fnptr)slow_nvjpegGetCudartProperty, &cubind__nvjpeg_offsets[1]);
+    cubind__nvjpegGetCudartProperty_fn cubind_fn = (cubind__nvjpegGetCudartProperty_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegGetCudartProperty, &cubind__nvjpeg_offsets[1]);
     nvjpegStatus_t cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(1, (int)cubind_status);
@@ -1868,15 +1123,16 @@ nvjpegStatus_t cubind_nvjpeg_get_cudart_property(libraryPropertyType type, int *
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegCreate is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegCreate(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegHandle_t *handle)
+/* What the wrapper calls until nvjpegCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegCreate(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegHandle_t *handle)
 {
-    return cubind_shape_1(backend, (uintptr_t)dev_allocator, (uintptr_t)handle, 0);
+    return (nvjpegStatus_t)cubind__shape_108(backend, (uintptr_t)dev_allocator, (uintptr_t)handle, 73, (cubind__fnptr)cubind__slow_nvjpegCreate);
 }
 
 nvjpegStatus_t cubind_nvjpeg_create(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegHandle_t *handle)
 {
-    cubind__nvjpegCreate_fn cubind_fn = (cubind__nvjpegCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegCreate, &cubind__nvjpeg_offsets[2]);
+    cubind__nvjpegCreate_fn cubind_fn = (cubind__nvjpegCreate_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegCreate, &cubind__nvjpeg_offsets[2]);
     nvjpegStatus_t cubind_status = cubind_fn(backend, dev_allocator, handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(2, (int)cubind_status);
@@ -1884,15 +1140,16 @@ nvjpegStatus_t cubind_nvjpeg_create(nvjpegBackend_t backend, nvjpegDevAllocator_
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegCreateSimple is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegCreateSimple(nvjpegHandle_t *handle)
+/* What the wrapper calls until nvjpegCreateSimple is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegCreateSimple(nvjpegHandle_t *handle)
 {
-    return cubind_shape_2((uintptr_t)handle, 0);
+    return (nvjpegStatus_t)cubind__shape_110((uintptr_t)handle, 15, (cubind__fnptr)cubind__slow_nvjpegCreateSimple);
 }
 
 nvjpegStatus_t cubind_nvjpeg_create_simple(nvjpegHandle_t *handle)
 {
-    cubind__nvjpegCreateSimple_fn cubind_fn = (cubind__nvjpegCreateSimple_fn)cubind__target((cubind__fnptr)slow_nvjpegCreateSimple, &cubind__nvjpeg_offsets[3]);
+    cubind__nvjpegCreateSimple_fn cubind_fn = (cubind__nvjpegCreateSimple_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegCreateSimple, &cubind__nvjpeg_offsets[3]);
     nvjpegStatus_t cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(3, (int)cubind_status);
@@ -1900,15 +1157,16 @@ nvjpegStatus_t cubind_nvjpeg_create_simple(nvjpegHandle_t *handle)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegCreateEx is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegCreateEx(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegPinnedAllocator_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle)
+/* What the wrapper calls until nvjpegCreateEx is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegCreateEx(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegPinnedAllocator_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle)
 {
-    return cubind_shape_3(backend, (uintptr_t)dev_allocator, (uintptr_t)pinned_allocator, flags, (uintptr_t)handle, 0);
+    return (nvjpegStatus_t)cubind__shape_75(backend, (uintptr_t)dev_allocator, (uintptr_t)pinned_allocator, flags, (uintptr_t)handle, 80);
 }
 
 nvjpegStatus_t cubind_nvjpeg_create_ex(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegPinnedAllocator_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle)
 {
-    cubind__nvjpegCreateEx_fn cubind_fn = (cubind__nvjpegCreateEx_fn)cubind__target((cubind__fnptr)slow_nvjpegCreateEx, &cubind__nvjpeg_offsets[4]);
+    cubind__nvjpegCreateEx_fn cubind_fn = (cubind__nvjpegCreateEx_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegCreateEx, &cubind__nvjpeg_offsets[4]);
     nvjpegStatus_t cubind_status = cubind_fn(backend, dev_allocator, pinned_allocator, flags, handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(4, (int)cubind_status);
@@ -1916,15 +1174,16 @@ nvjpegStatus_t cubind_nvjpeg_create_ex(nvjpegBackend_t backend, nvjpegDevAllocat
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegCreateExV2 is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegCreateExV2(nvjpegBackend_t backend, nvjpegDevAllocatorV2_t *dev_allocator, nvjpegPinnedAllocatorV2_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle)
+/* What the wrapper calls until nvjpegCreateExV2 is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegCreateExV2(nvjpegBackend_t backend, nvjpegDevAllocatorV2_t *dev_allocator, nvjpegPinnedAllocatorV2_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle)
 {
-    return cubind_shape_3(backend, (uintptr_t)dev_allocator, (uintptr_t)pinned_allocator, flags, (uintptr_t)handle, 1);
+    return (nvjpegStatus_t)cubind__shape_75(backend, (uintptr_t)dev_allocator, (uintptr_t)pinned_allocator, flags, (uintptr_t)handle, 81);
 }
 
 nvjpegStatus_t cubind_nvjpeg_create_ex_v2(nvjpegBackend_t backend, nvjpegDevAllocatorV2_t *dev_allocator, nvjpegPinnedAllocatorV2_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle)
 {
-    cubind__nvjpegCreateExV2_fn cubind_fn = (cubind__nvjpegCreateExV2_fn)cubind__target((cubind__fnptr)slow_nvjpegCreateExV2, &cubind__nvjpeg_offsets[5]);
+    cubind__nvjpegCreateExV2_fn cubind_fn = (cubind__nvjpegCreateExV2_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegCreateExV2, &cubind__nvjpeg_offsets[5]);
     nvjpegStatus_t cubind_status = cubind_fn(backend, dev_allocator, pinned_allocator, flags, handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(5, (int)cubind_status);
@@ -1932,15 +1191,16 @@ nvjpegStatus_t cubind_nvjpeg_create_ex_v2(nvjpegBackend_t backend, nvjpegDevAllo
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegDestroy is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDestroy(nvjpegHandle_t handle)
+/* What the wrapper calls until nvjpegDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDestroy(nvjpegHandle_t handle)
 {
-    return cubind_shape_2((uintptr_t)handle, 1);
+    return (nvjpegStatus_t)cubind__shape_110((uintptr_t)handle, 16, (cubind__fnptr)cubind__slow_nvjpegDestroy);
 }
 
 nvjpegStatus_t cubind_nvjpeg_destroy(nvjpegHandle_t handle)
 {
-    cubind__nvjpegDestroy_fn cubind_fn = (cubind__nvjpegDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegDestroy, &cubind__nvjpeg_offsets[6]);
+    cubind__nvjpegDestroy_fn cubind_fn = (cubind__nvjpegDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDestroy, &cubind__nvjpeg_offsets[6]);
     nvjpegStatus_t cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(6, (int)cubind_status);
@@ -1948,15 +1208,16 @@ nvjpegStatus_t cubind_nvjpeg_destroy(nvjpegHandle_t handle)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegSetDeviceMemoryPadding is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegSetDeviceMemoryPadding(size_t padding, nvjpegHandle_t handle)
+/* What the wrapper calls until nvjpegSetDeviceMemoryPadding is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegSetDeviceMemoryPadding(size_t padding, nvjpegHandle_t handle)
 {
-    return cubind_shape_0(padding, (uintptr_t)handle, 2);
+    return (nvjpegStatus_t)cubind__shape_109(padding, (uintptr_t)handle, 73, (cubind__fnptr)cubind__slow_nvjpegSetDeviceMemoryPadding);
 }
 
 nvjpegStatus_t cubind_nvjpeg_set_device_memory_padding(size_t padding, nvjpegHandle_t handle)
 {
-    cubind__nvjpegSetDeviceMemoryPadding_fn cubind_fn = (cubind__nvjpegSetDeviceMemoryPadding_fn)cubind__target((cubind__fnptr)slow_nvjpegSetDeviceMemoryPadding, &cubind__nvjpeg_offsets[7]);
+    cubind__nvjpegSetDeviceMemoryPadding_fn cubind_fn = (cubind__nvjpegSetDeviceMemoryPadding_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegSetDeviceMemoryPadding, &cubind__nvjpeg_offsets[7]);
     nvjpegStatus_t cubind_status = cubind_fn(padding, handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(7, (int)cubind_status);
@@ -1964,15 +1225,16 @@ nvjpegStatus_t cubind_nvjpeg_set_device_memory_padding(size_t padding, nvjpegHan
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegGetDeviceMemoryPadding is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetDeviceMemoryPadding(size_t *padding, nvjpegHandle_t handle)
+/* What the wrapper calls until nvjpegGetDeviceMemoryPadding is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegGetDeviceMemoryPadding(size_t *padding, nvjpegHandle_t handle)
 {
-    return cubind_shape_0((uintptr_t)padding, (uintptr_t)handle, 3);
+    return (nvjpegStatus_t)cubind__shape_109((uintptr_t)padding, (uintptr_t)handle, 74, (cubind__fnptr)cubind__slow_nvjpegGetDeviceMemoryPadding);
 }
 
 nvjpegStatus_t cubind_nvjpeg_get_device_memory_padding(size_t *padding, nvjpegHandle_t handle)
 {
-    cubind__nvjpegGetDeviceMemoryPadding_fn cubind_fn = (cubind__nvjpegGetDeviceMemoryPadding_fn)cubind__target((cubind__fnptr)slow_nvjpegGetDeviceMemoryPadding, &cubind__nvjpeg_offsets[8]);
+    cubind__nvjpegGetDeviceMemoryPadding_fn cubind_fn = (cubind__nvjpegGetDeviceMemoryPadding_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegGetDeviceMemoryPadding, &cubind__nvjpeg_offsets[8]);
     nvjpegStatus_t cubind_status = cubind_fn(padding, handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(8, (int)cubind_status);
@@ -1980,15 +1242,16 @@ nvjpegStatus_t cubind_nvjpeg_get_device_memory_padding(size_t *padding, nvjpegHa
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegSetPinnedMemoryPadding is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegSetPinnedMemoryPadding(size_t padding, nvjpegHandle_t handle)
+/* What the wrapper calls until nvjpegSetPinnedMemoryPadding is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegSetPinnedMemoryPadding(size_t padding, nvjpegHandle_t handle)
 {
-    return cubind_shape_0(padding, (uintptr_t)handle, 4);
+    return (nvjpegStatus_t)cubind__shape_109(padding, (uintptr_t)handle, 75, (cubind__fnptr)cubind__slow_nvjpegSetPinnedMemoryPadding);
 }
 
 nvjpegStatus_t cubind_nvjpeg_set_pinned_memory_padding(size_t padding, nvjpegHandle_t handle)
 {
-    cubind__nvjpegSetPinnedMemoryPadding_fn cubind_fn = (cubind__nvjpegSetPinnedMemoryPadding_fn)cubind__target((cubind__fnptr)slow_nvjpegSetPinnedMemoryPadding, &cubind__nvjpeg_offsets[9]);
+    cubind__nvjpegSetPinnedMemoryPadding_fn cubind_fn = (cubind__nvjpegSetPinnedMemoryPadding_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegSetPinnedMemoryPadding, &cubind__nvjpeg_offsets[9]);
     nvjpegStatus_t cubind_status = cubind_fn(padding, handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(9, (int)cubind_status);
@@ -1996,15 +1259,16 @@ nvjpegStatus_t cubind_nvjpeg_set_pinned_memory_padding(size_t padding, nvjpegHan
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegGetPinnedMemoryPadding is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetPinnedMemoryPadding(size_t *padding, nvjpegHandle_t handle)
+/* What the wrapper calls until nvjpegGetPinnedMemoryPadding is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegGetPinnedMemoryPadding(size_t *padding, nvjpegHandle_t handle)
 {
-    return cubind_shape_0((uintptr_t)padding, (uintptr_t)handle, 5);
+    return (nvjpegStatus_t)cubind__shape_109((uintptr_t)padding, (uintptr_t)handle, 76, (cubind__fnptr)cubind__slow_nvjpegGetPinnedMemoryPadding);
 }
 
 nvjpegStatus_t cubind_nvjpeg_get_pinned_memory_padding(size_t *padding, nvjpegHandle_t handle)
 {
-    cubind__nvjpegGetPinnedMemoryPadding_fn cubind_fn = (cubind__nvjpegGetPinnedMemoryPadding_fn)cubind__target((cubind__fnptr)slow_nvjpegGetPinnedMemoryPadding, &cubind__nvjpeg_offsets[10]);
+    cubind__nvjpegGetPinnedMemoryPadding_fn cubind_fn = (cubind__nvjpegGetPinnedMemoryPadding_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegGetPinnedMemoryPadding, &cubind__nvjpeg_offsets[10]);
     nvjpegStatus_t cubind_status = cubind_fn(padding, handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(10, (int)cubind_status);
@@ -2012,15 +1276,16 @@ nvjpegStatus_t cubind_nvjpeg_get_pinned_memory_padding(size_t *padding, nvjpegHa
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegGetHardwareDecoderInfo is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetHardwareDecoderInfo(nvjpegHandle_t handle, unsigned int *num_engines, unsigned int *num_cores_per_engine)
+/* What the wrapper calls until nvjpegGetHardwareDecoderInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegGetHardwareDecoderInfo(nvjpegHandle_t handle, unsigned int *num_engines, unsigned int *num_cores_per_engine)
 {
-    return cubind_shape_1((uintptr_t)handle, (uintptr_t)num_engines, (uintptr_t)num_cores_per_engine, 1);
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)handle, (uintptr_t)num_engines, (uintptr_t)num_cores_per_engine, 74, (cubind__fnptr)cubind__slow_nvjpegGetHardwareDecoderInfo);
 }
 
 nvjpegStatus_t cubind_nvjpeg_get_hardware_decoder_info(nvjpegHandle_t handle, unsigned int *num_engines, unsigned int *num_cores_per_engine)
 {
-    cubind__nvjpegGetHardwareDecoderInfo_fn cubind_fn = (cubind__nvjpegGetHardwareDecoderInfo_fn)cubind__target((cubind__fnptr)slow_nvjpegGetHardwareDecoderInfo, &cubind__nvjpeg_offsets[11]);
+    cubind__nvjpegGetHardwareDecoderInfo_fn cubind_fn = (cubind__nvjpegGetHardwareDecoderInfo_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegGetHardwareDecoderInfo, &cubind__nvjpeg_offsets[11]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, num_engines, num_cores_per_engine);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(11, (int)cubind_status);
@@ -2028,15 +1293,16 @@ nvjpegStatus_t cubind_nvjpeg_get_hardware_decoder_info(nvjpegHandle_t handle, un
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegJpegStateCreate is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStateCreate(nvjpegHandle_t handle, nvjpegJpegState_t *jpeg_handle)
+/* What the wrapper calls until nvjpegJpegStateCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStateCreate(nvjpegHandle_t handle, nvjpegJpegState_t *jpeg_handle)
 {
-    return cubind_shape_0((uintptr_t)handle, (uintptr_t)jpeg_handle, 6);
+    return (nvjpegStatus_t)cubind__shape_109((uintptr_t)handle, (uintptr_t)jpeg_handle, 77, (cubind__fnptr)cubind__slow_nvjpegJpegStateCreate);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_state_create(nvjpegHandle_t handle, nvjpegJpegState_t *jpeg_handle)
 {
-    cubind__nvjpegJpegStateCreate_fn cubind_fn = (cubind__nvjpegJpegStateCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStateCreate, &cubind__nvjpeg_offsets[12]);
+    cubind__nvjpegJpegStateCreate_fn cubind_fn = (cubind__nvjpegJpegStateCreate_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStateCreate, &cubind__nvjpeg_offsets[12]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(12, (int)cubind_status);
@@ -2044,15 +1310,16 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_state_create(nvjpegHandle_t handle, nvjpegJpeg
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegJpegStateDestroy is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStateDestroy(nvjpegJpegState_t jpeg_handle)
+/* What the wrapper calls until nvjpegJpegStateDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStateDestroy(nvjpegJpegState_t jpeg_handle)
 {
-    return cubind_shape_2((uintptr_t)jpeg_handle, 2);
+    return (nvjpegStatus_t)cubind__shape_110((uintptr_t)jpeg_handle, 17, (cubind__fnptr)cubind__slow_nvjpegJpegStateDestroy);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_state_destroy(nvjpegJpegState_t jpeg_handle)
 {
-    cubind__nvjpegJpegStateDestroy_fn cubind_fn = (cubind__nvjpegJpegStateDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStateDestroy, &cubind__nvjpeg_offsets[13]);
+    cubind__nvjpegJpegStateDestroy_fn cubind_fn = (cubind__nvjpegJpegStateDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStateDestroy, &cubind__nvjpeg_offsets[13]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(13, (int)cubind_status);
@@ -2060,15 +1327,16 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_state_destroy(nvjpegJpegState_t jpeg_handle)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegGetImageInfo is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetImageInfo(nvjpegHandle_t handle, const unsigned char *data, size_t length, int *nComponents, nvjpegChromaSubsampling_t *subsampling, int *widths, int *heights)
+/* What the wrapper calls until nvjpegGetImageInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 94 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegGetImageInfo(nvjpegHandle_t handle, const unsigned char *data, size_t length, int *nComponents, nvjpegChromaSubsampling_t *subsampling, int *widths, int *heights)
 {
-    return cubind_shape_4((uintptr_t)handle, (uintptr_t)data, length, (uintptr_t)nComponents, (uintptr_t)subsampling, (uintptr_t)widths, (uintptr_t)heights, 0.0);
+    return (nvjpegStatus_t)cubind__shape_94((uintptr_t)handle, (uintptr_t)data, length, (uintptr_t)nComponents, (uintptr_t)subsampling, (uintptr_t)widths, (uintptr_t)heights, 12.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_get_image_info(nvjpegHandle_t handle, const unsigned char *data, size_t length, int *nComponents, nvjpegChromaSubsampling_t *subsampling, int *widths, int *heights)
 {
-    cubind__nvjpegGetImageInfo_fn cubind_fn = (cubind__nvjpegGetImageInfo_fn)cubind__target((cubind__fnptr)slow_nvjpegGetImageInfo, &cubind__nvjpeg_offsets[14]);
+    cubind__nvjpegGetImageInfo_fn cubind_fn = (cubind__nvjpegGetImageInfo_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegGetImageInfo, &cubind__nvjpeg_offsets[14]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, data, length, nComponents, subsampling, widths, heights);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(14, (int)cubind_status);
@@ -2076,15 +1344,16 @@ nvjpegStatus_t cubind_nvjpeg_get_image_info(nvjpegHandle_t handle, const unsigne
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegDecode is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecode(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, size_t length, nvjpegOutputFormat_t output_format, nvjpegImage_t *destination, cudaStream_t stream)
+/* What the wrapper calls until nvjpegDecode is resolved, and every call while tracing: the slow path
+ * of its shape, 94 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecode(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, size_t length, nvjpegOutputFormat_t output_format, nvjpegImage_t *destination, cudaStream_t stream)
 {
-    return cubind_shape_4((uintptr_t)handle, (uintptr_t)jpeg_handle, (uintptr_t)data, length, output_format, (uintptr_t)destination, (uintptr_t)stream, 1.0);
+    return (nvjpegStatus_t)cubind__shape_94((uintptr_t)handle, (uintptr_t)jpeg_handle, (uintptr_t)data, length, output_format, (uintptr_t)destination, (uintptr_t)stream, 13.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, size_t length, nvjpegOutputFormat_t output_format, nvjpegImage_t *destination, cudaStream_t stream)
 {
-    cubind__nvjpegDecode_fn cubind_fn = (cubind__nvjpegDecode_fn)cubind__target((cubind__fnptr)slow_nvjpegDecode, &cubind__nvjpeg_offsets[15]);
+    cubind__nvjpegDecode_fn cubind_fn = (cubind__nvjpegDecode_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecode, &cubind__nvjpeg_offsets[15]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_handle, data, length, output_format, destination, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(15, (int)cubind_status);
@@ -2092,15 +1361,16 @@ nvjpegStatus_t cubind_nvjpeg_decode(nvjpegHandle_t handle, nvjpegJpegState_t jpe
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegDecodeBatchedInitialize is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedInitialize(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int max_cpu_threads, nvjpegOutputFormat_t output_format)
+/* What the wrapper calls until nvjpegDecodeBatchedInitialize is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeBatchedInitialize(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int max_cpu_threads, nvjpegOutputFormat_t output_format)
 {
-    return cubind_shape_3((uintptr_t)handle, (uintptr_t)jpeg_handle, batch_size, max_cpu_threads, output_format, 2);
+    return (nvjpegStatus_t)cubind__shape_75((uintptr_t)handle, (uintptr_t)jpeg_handle, batch_size, max_cpu_threads, output_format, 82);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_batched_initialize(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int max_cpu_threads, nvjpegOutputFormat_t output_format)
 {
-    cubind__nvjpegDecodeBatchedInitialize_fn cubind_fn = (cubind__nvjpegDecodeBatchedInitialize_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeBatchedInitialize, &cubind__nvjpeg_offsets[16]);
+    cubind__nvjpegDecodeBatchedInitialize_fn cubind_fn = (cubind__nvjpegDecodeBatchedInitialize_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeBatchedInitialize, &cubind__nvjpeg_offsets[16]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_handle, batch_size, max_cpu_threads, output_format);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(16, (int)cubind_status);
@@ -2108,15 +1378,16 @@ nvjpegStatus_t cubind_nvjpeg_decode_batched_initialize(nvjpegHandle_t handle, nv
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegDecodeBatched is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatched(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, cudaStream_t stream)
+/* What the wrapper calls until nvjpegDecodeBatched is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeBatched(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, cudaStream_t stream)
 {
-    return cubind_shape_5((uintptr_t)handle, (uintptr_t)jpeg_handle, (uintptr_t)data, (uintptr_t)lengths, (uintptr_t)destinations, (uintptr_t)stream, 0.0);
+    return (nvjpegStatus_t)cubind__shape_89((uintptr_t)handle, (uintptr_t)jpeg_handle, (uintptr_t)data, (uintptr_t)lengths, (uintptr_t)destinations, (uintptr_t)stream, 25.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_batched(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, cudaStream_t stream)
 {
-    cubind__nvjpegDecodeBatched_fn cubind_fn = (cubind__nvjpegDecodeBatched_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeBatched, &cubind__nvjpeg_offsets[17]);
+    cubind__nvjpegDecodeBatched_fn cubind_fn = (cubind__nvjpegDecodeBatched_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeBatched, &cubind__nvjpeg_offsets[17]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_handle, data, lengths, destinations, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(17, (int)cubind_status);
@@ -2124,15 +1395,16 @@ nvjpegStatus_t cubind_nvjpeg_decode_batched(nvjpegHandle_t handle, nvjpegJpegSta
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegDecodeBatchedPreAllocate is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedPreAllocate(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int width, int height, nvjpegChromaSubsampling_t chroma_subsampling, nvjpegOutputFormat_t output_format)
+/* What the wrapper calls until nvjpegDecodeBatchedPreAllocate is resolved, and every call while tracing: the slow path
+ * of its shape, 94 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeBatchedPreAllocate(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int width, int height, nvjpegChromaSubsampling_t chroma_subsampling, nvjpegOutputFormat_t output_format)
 {
-    return cubind_shape_4((uintptr_t)handle, (uintptr_t)jpeg_handle, batch_size, width, height, chroma_subsampling, output_format, 2.0);
+    return (nvjpegStatus_t)cubind__shape_94((uintptr_t)handle, (uintptr_t)jpeg_handle, batch_size, width, height, chroma_subsampling, output_format, 14.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_batched_pre_allocate(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int width, int height, nvjpegChromaSubsampling_t chroma_subsampling, nvjpegOutputFormat_t output_format)
 {
-    cubind__nvjpegDecodeBatchedPreAllocate_fn cubind_fn = (cubind__nvjpegDecodeBatchedPreAllocate_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeBatchedPreAllocate, &cubind__nvjpeg_offsets[18]);
+    cubind__nvjpegDecodeBatchedPreAllocate_fn cubind_fn = (cubind__nvjpegDecodeBatchedPreAllocate_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeBatchedPreAllocate, &cubind__nvjpeg_offsets[18]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_handle, batch_size, width, height, chroma_subsampling, output_format);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(18, (int)cubind_status);
@@ -2140,15 +1412,16 @@ nvjpegStatus_t cubind_nvjpeg_decode_batched_pre_allocate(nvjpegHandle_t handle, 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegDecodeBatchedParseJpegTables is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedParseJpegTables(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, const size_t length)
+/* What the wrapper calls until nvjpegDecodeBatchedParseJpegTables is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeBatchedParseJpegTables(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, const size_t length)
 {
-    return cubind_shape_6((uintptr_t)handle, (uintptr_t)jpeg_handle, (uintptr_t)data, length, 0);
+    return (nvjpegStatus_t)cubind__shape_86((uintptr_t)handle, (uintptr_t)jpeg_handle, (uintptr_t)data, length, 85, (cubind__fnptr)cubind__slow_nvjpegDecodeBatchedParseJpegTables);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_batched_parse_jpeg_tables(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, const size_t length)
 {
-    cubind__nvjpegDecodeBatchedParseJpegTables_fn cubind_fn = (cubind__nvjpegDecodeBatchedParseJpegTables_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeBatchedParseJpegTables, &cubind__nvjpeg_offsets[19]);
+    cubind__nvjpegDecodeBatchedParseJpegTables_fn cubind_fn = (cubind__nvjpegDecodeBatchedParseJpegTables_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeBatchedParseJpegTables, &cubind__nvjpeg_offsets[19]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_handle, data, length);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(19, (int)cubind_status);
@@ -2156,15 +1429,16 @@ nvjpegStatus_t cubind_nvjpeg_decode_batched_parse_jpeg_tables(nvjpegHandle_t han
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegEncoderStateCreate is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderStateCreate(nvjpegHandle_t handle, nvjpegEncoderState_t *encoder_state, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncoderStateCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncoderStateCreate(nvjpegHandle_t handle, nvjpegEncoderState_t *encoder_state, cudaStream_t stream)
 {
-    return cubind_shape_1((uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)stream, 2);
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)stream, 75, (cubind__fnptr)cubind__slow_nvjpegEncoderStateCreate);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_state_create(nvjpegHandle_t handle, nvjpegEncoderState_t *encoder_state, cudaStream_t stream)
 {
-    cubind__nvjpegEncoderStateCreate_fn cubind_fn = (cubind__nvjpegEncoderStateCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderStateCreate, &cubind__nvjpeg_offsets[20]);
+    cubind__nvjpegEncoderStateCreate_fn cubind_fn = (cubind__nvjpegEncoderStateCreate_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncoderStateCreate, &cubind__nvjpeg_offsets[20]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, encoder_state, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(20, (int)cubind_status);
@@ -2172,15 +1446,16 @@ nvjpegStatus_t cubind_nvjpeg_encoder_state_create(nvjpegHandle_t handle, nvjpegE
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegEncoderStateDestroy is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderStateDestroy(nvjpegEncoderState_t encoder_state)
+/* What the wrapper calls until nvjpegEncoderStateDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncoderStateDestroy(nvjpegEncoderState_t encoder_state)
 {
-    return cubind_shape_2((uintptr_t)encoder_state, 3);
+    return (nvjpegStatus_t)cubind__shape_110((uintptr_t)encoder_state, 18, (cubind__fnptr)cubind__slow_nvjpegEncoderStateDestroy);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_state_destroy(nvjpegEncoderState_t encoder_state)
 {
-    cubind__nvjpegEncoderStateDestroy_fn cubind_fn = (cubind__nvjpegEncoderStateDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderStateDestroy, &cubind__nvjpeg_offsets[21]);
+    cubind__nvjpegEncoderStateDestroy_fn cubind_fn = (cubind__nvjpegEncoderStateDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncoderStateDestroy, &cubind__nvjpeg_offsets[21]);
     nvjpegStatus_t cubind_status = cubind_fn(encoder_state);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(21, (int)cubind_status);
@@ -2188,15 +1463,16 @@ nvjpegStatus_t cubind_nvjpeg_encoder_state_destroy(nvjpegEncoderState_t encoder_
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegEncoderParamsCreate is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsCreate(nvjpegHandle_t handle, nvjpegEncoderParams_t *encoder_params, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncoderParamsCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncoderParamsCreate(nvjpegHandle_t handle, nvjpegEncoderParams_t *encoder_params, cudaStream_t stream)
 {
-    return cubind_shape_1((uintptr_t)handle, (uintptr_t)encoder_params, (uintptr_t)stream, 3);
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)handle, (uintptr_t)encoder_params, (uintptr_t)stream, 76, (cubind__fnptr)cubind__slow_nvjpegEncoderParamsCreate);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_create(nvjpegHandle_t handle, nvjpegEncoderParams_t *encoder_params, cudaStream_t stream)
 {
-    cubind__nvjpegEncoderParamsCreate_fn cubind_fn = (cubind__nvjpegEncoderParamsCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsCreate, &cubind__nvjpeg_offsets[22]);
+    cubind__nvjpegEncoderParamsCreate_fn cubind_fn = (cubind__nvjpegEncoderParamsCreate_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncoderParamsCreate, &cubind__nvjpeg_offsets[22]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, encoder_params, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(22, (int)cubind_status);
@@ -2204,15 +1480,16 @@ nvjpegStatus_t cubind_nvjpeg_encoder_params_create(nvjpegHandle_t handle, nvjpeg
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegEncoderParamsDestroy is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsDestroy(nvjpegEncoderParams_t encoder_params)
+/* What the wrapper calls until nvjpegEncoderParamsDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncoderParamsDestroy(nvjpegEncoderParams_t encoder_params)
 {
-    return cubind_shape_2((uintptr_t)encoder_params, 4);
+    return (nvjpegStatus_t)cubind__shape_110((uintptr_t)encoder_params, 19, (cubind__fnptr)cubind__slow_nvjpegEncoderParamsDestroy);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_destroy(nvjpegEncoderParams_t encoder_params)
 {
-    cubind__nvjpegEncoderParamsDestroy_fn cubind_fn = (cubind__nvjpegEncoderParamsDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsDestroy, &cubind__nvjpeg_offsets[23]);
+    cubind__nvjpegEncoderParamsDestroy_fn cubind_fn = (cubind__nvjpegEncoderParamsDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncoderParamsDestroy, &cubind__nvjpeg_offsets[23]);
     nvjpegStatus_t cubind_status = cubind_fn(encoder_params);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(23, (int)cubind_status);
@@ -2220,15 +1497,16 @@ nvjpegStatus_t cubind_nvjpeg_encoder_params_destroy(nvjpegEncoderParams_t encode
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegEncoderParamsSetQuality is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsSetQuality(nvjpegEncoderParams_t encoder_params, const int quality, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncoderParamsSetQuality is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncoderParamsSetQuality(nvjpegEncoderParams_t encoder_params, const int quality, cudaStream_t stream)
 {
-    return cubind_shape_1((uintptr_t)encoder_params, quality, (uintptr_t)stream, 4);
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)encoder_params, quality, (uintptr_t)stream, 77, (cubind__fnptr)cubind__slow_nvjpegEncoderParamsSetQuality);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_set_quality(nvjpegEncoderParams_t encoder_params, const int quality, cudaStream_t stream)
 {
-    cubind__nvjpegEncoderParamsSetQuality_fn cubind_fn = (cubind__nvjpegEncoderParamsSetQuality_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsSetQuality, &cubind__nvjpeg_offsets[24]);
+    cubind__nvjpegEncoderParamsSetQuality_fn cubind_fn = (cubind__nvjpegEncoderParamsSetQuality_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncoderParamsSetQuality, &cubind__nvjpeg_offsets[24]);
     nvjpegStatus_t cubind_status = cubind_fn(encoder_params, quality, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(24, (int)cubind_status);
@@ -2236,15 +1514,16 @@ nvjpegStatus_t cubind_nvjpeg_encoder_params_set_quality(nvjpegEncoderParams_t en
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegEncoderParamsSetEncoding is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsSetEncoding(nvjpegEncoderParams_t encoder_params, nvjpegJpegEncoding_t etype, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncoderParamsSetEncoding is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncoderParamsSetEncoding(nvjpegEncoderParams_t encoder_params, nvjpegJpegEncoding_t etype, cudaStream_t stream)
 {
-    return cubind_shape_1((uintptr_t)encoder_params, etype, (uintptr_t)stream, 5);
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)encoder_params, etype, (uintptr_t)stream, 78, (cubind__fnptr)cubind__slow_nvjpegEncoderParamsSetEncoding);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_set_encoding(nvjpegEncoderParams_t encoder_params, nvjpegJpegEncoding_t etype, cudaStream_t stream)
 {
-    cubind__nvjpegEncoderParamsSetEncoding_fn cubind_fn = (cubind__nvjpegEncoderParamsSetEncoding_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsSetEncoding, &cubind__nvjpeg_offsets[25]);
+    cubind__nvjpegEncoderParamsSetEncoding_fn cubind_fn = (cubind__nvjpegEncoderParamsSetEncoding_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncoderParamsSetEncoding, &cubind__nvjpeg_offsets[25]);
     nvjpegStatus_t cubind_status = cubind_fn(encoder_params, etype, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(25, (int)cubind_status);
@@ -2252,15 +1531,16 @@ nvjpegStatus_t cubind_nvjpeg_encoder_params_set_encoding(nvjpegEncoderParams_t e
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegEncoderParamsSetOptimizedHuffman is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsSetOptimizedHuffman(nvjpegEncoderParams_t encoder_params, const int optimized, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncoderParamsSetOptimizedHuffman is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncoderParamsSetOptimizedHuffman(nvjpegEncoderParams_t encoder_params, const int optimized, cudaStream_t stream)
 {
-    return cubind_shape_1((uintptr_t)encoder_params, optimized, (uintptr_t)stream, 6);
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)encoder_params, optimized, (uintptr_t)stream, 79, (cubind__fnptr)cubind__slow_nvjpegEncoderParamsSetOptimizedHuffman);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_set_optimized_huffman(nvjpegEncoderParams_t encoder_params, const int optimized, cudaStream_t stream)
 {
-    cubind__nvjpegEncoderParamsSetOptimizedHuffman_fn cubind_fn = (cubind__nvjpegEncoderParamsSetOptimizedHuffman_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsSetOptimizedHuffman, &cubind__nvjpeg_offsets[26]);
+    cubind__nvjpegEncoderParamsSetOptimizedHuffman_fn cubind_fn = (cubind__nvjpegEncoderParamsSetOptimizedHuffman_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncoderParamsSetOptimizedHuffman, &cubind__nvjpeg_offsets[26]);
     nvjpegStatus_t cubind_status = cubind_fn(encoder_params, optimized, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(26, (int)cubind_status);
@@ -2268,15 +1548,16 @@ nvjpegStatus_t cubind_nvjpeg_encoder_params_set_optimized_huffman(nvjpegEncoderP
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegEncoderParamsSetSamplingFactors is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsSetSamplingFactors(nvjpegEncoderParams_t encoder_params, const nvjpegChromaSubsampling_t chroma_subsampling, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncoderParamsSetSamplingFactors is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncoderParamsSetSamplingFactors(nvjpegEncoderParams_t encoder_params, const nvjpegChromaSubsampling_t chroma_subsampling, cudaStream_t stream)
 {
-    return cubind_shape_1((uintptr_t)encoder_params, chroma_subsampling, (uintptr_t)stream, 7);
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)encoder_params, chroma_subsampling, (uintptr_t)stream, 80, (cubind__fnptr)cubind__slow_nvjpegEncoderParamsSetSamplingFactors);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_set_sampling_factors(nvjpegEncoderParams_t encoder_params, const nvjpegChromaSubsampling_t chroma_subsampling, cudaStream_t stream)
 {
-    cubind__nvjpegEncoderParamsSetSamplingFactors_fn cubind_fn = (cubind__nvjpegEncoderParamsSetSamplingFactors_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsSetSamplingFactors, &cubind__nvjpeg_offsets[27]);
+    cubind__nvjpegEncoderParamsSetSamplingFactors_fn cubind_fn = (cubind__nvjpegEncoderParamsSetSamplingFactors_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncoderParamsSetSamplingFactors, &cubind__nvjpeg_offsets[27]);
     nvjpegStatus_t cubind_status = cubind_fn(encoder_params, chroma_subsampling, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(27, (int)cubind_status);
@@ -2284,15 +1565,16 @@ nvjpegStatus_t cubind_nvjpeg_encoder_params_set_sampling_factors(nvjpegEncoderPa
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegEncodeGetBufferSize is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeGetBufferSize(nvjpegHandle_t handle, const nvjpegEncoderParams_t encoder_params, int image_width, int image_height, size_t *max_stream_length)
+/* What the wrapper calls until nvjpegEncodeGetBufferSize is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncodeGetBufferSize(nvjpegHandle_t handle, const nvjpegEncoderParams_t encoder_params, int image_width, int image_height, size_t *max_stream_length)
 {
-    return cubind_shape_3((uintptr_t)handle, (uintptr_t)encoder_params, image_width, image_height, (uintptr_t)max_stream_length, 3);
+    return (nvjpegStatus_t)cubind__shape_75((uintptr_t)handle, (uintptr_t)encoder_params, image_width, image_height, (uintptr_t)max_stream_length, 83);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encode_get_buffer_size(nvjpegHandle_t handle, const nvjpegEncoderParams_t encoder_params, int image_width, int image_height, size_t *max_stream_length)
 {
-    cubind__nvjpegEncodeGetBufferSize_fn cubind_fn = (cubind__nvjpegEncodeGetBufferSize_fn)cubind__target((cubind__fnptr)slow_nvjpegEncodeGetBufferSize, &cubind__nvjpeg_offsets[28]);
+    cubind__nvjpegEncodeGetBufferSize_fn cubind_fn = (cubind__nvjpegEncodeGetBufferSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncodeGetBufferSize, &cubind__nvjpeg_offsets[28]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, encoder_params, image_width, image_height, max_stream_length);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(28, (int)cubind_status);
@@ -2300,15 +1582,16 @@ nvjpegStatus_t cubind_nvjpeg_encode_get_buffer_size(nvjpegHandle_t handle, const
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegEncodeYUV is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeYUV(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegChromaSubsampling_t chroma_subsampling, int image_width, int image_height, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncodeYUV is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncodeYUV(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegChromaSubsampling_t chroma_subsampling, int image_width, int image_height, cudaStream_t stream)
 {
-    return cubind_shape_7((uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)encoder_params, (uintptr_t)source, chroma_subsampling, image_width, image_height, (uintptr_t)stream, 0.0);
+    return (nvjpegStatus_t)cubind__shape_59((uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)encoder_params, (uintptr_t)source, chroma_subsampling, image_width, image_height, (uintptr_t)stream, 53.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encode_yuv(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegChromaSubsampling_t chroma_subsampling, int image_width, int image_height, cudaStream_t stream)
 {
-    cubind__nvjpegEncodeYUV_fn cubind_fn = (cubind__nvjpegEncodeYUV_fn)cubind__target((cubind__fnptr)slow_nvjpegEncodeYUV, &cubind__nvjpeg_offsets[29]);
+    cubind__nvjpegEncodeYUV_fn cubind_fn = (cubind__nvjpegEncodeYUV_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncodeYUV, &cubind__nvjpeg_offsets[29]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, encoder_state, encoder_params, source, chroma_subsampling, image_width, image_height, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(29, (int)cubind_status);
@@ -2316,15 +1599,16 @@ nvjpegStatus_t cubind_nvjpeg_encode_yuv(nvjpegHandle_t handle, nvjpegEncoderStat
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegEncodeImage is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeImage(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegInputFormat_t input_format, int image_width, int image_height, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncodeImage is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncodeImage(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegInputFormat_t input_format, int image_width, int image_height, cudaStream_t stream)
 {
-    return cubind_shape_7((uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)encoder_params, (uintptr_t)source, input_format, image_width, image_height, (uintptr_t)stream, 1.0);
+    return (nvjpegStatus_t)cubind__shape_59((uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)encoder_params, (uintptr_t)source, input_format, image_width, image_height, (uintptr_t)stream, 54.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encode_image(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegInputFormat_t input_format, int image_width, int image_height, cudaStream_t stream)
 {
-    cubind__nvjpegEncodeImage_fn cubind_fn = (cubind__nvjpegEncodeImage_fn)cubind__target((cubind__fnptr)slow_nvjpegEncodeImage, &cubind__nvjpeg_offsets[30]);
+    cubind__nvjpegEncodeImage_fn cubind_fn = (cubind__nvjpegEncodeImage_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncodeImage, &cubind__nvjpeg_offsets[30]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, encoder_state, encoder_params, source, input_format, image_width, image_height, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(30, (int)cubind_status);
@@ -2332,15 +1616,16 @@ nvjpegStatus_t cubind_nvjpeg_encode_image(nvjpegHandle_t handle, nvjpegEncoderSt
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegEncodeRetrieveBitstreamDevice is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeRetrieveBitstreamDevice(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncodeRetrieveBitstreamDevice is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncodeRetrieveBitstreamDevice(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream)
 {
-    return cubind_shape_3((uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)data, (uintptr_t)length, (uintptr_t)stream, 4);
+    return (nvjpegStatus_t)cubind__shape_75((uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)data, (uintptr_t)length, (uintptr_t)stream, 84);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encode_retrieve_bitstream_device(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream)
 {
-    cubind__nvjpegEncodeRetrieveBitstreamDevice_fn cubind_fn = (cubind__nvjpegEncodeRetrieveBitstreamDevice_fn)cubind__target((cubind__fnptr)slow_nvjpegEncodeRetrieveBitstreamDevice, &cubind__nvjpeg_offsets[31]);
+    cubind__nvjpegEncodeRetrieveBitstreamDevice_fn cubind_fn = (cubind__nvjpegEncodeRetrieveBitstreamDevice_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncodeRetrieveBitstreamDevice, &cubind__nvjpeg_offsets[31]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, encoder_state, data, length, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(31, (int)cubind_status);
@@ -2348,15 +1633,16 @@ nvjpegStatus_t cubind_nvjpeg_encode_retrieve_bitstream_device(nvjpegHandle_t han
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegEncodeRetrieveBitstream is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeRetrieveBitstream(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncodeRetrieveBitstream is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncodeRetrieveBitstream(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream)
 {
-    return cubind_shape_3((uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)data, (uintptr_t)length, (uintptr_t)stream, 5);
+    return (nvjpegStatus_t)cubind__shape_75((uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)data, (uintptr_t)length, (uintptr_t)stream, 85);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encode_retrieve_bitstream(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream)
 {
-    cubind__nvjpegEncodeRetrieveBitstream_fn cubind_fn = (cubind__nvjpegEncodeRetrieveBitstream_fn)cubind__target((cubind__fnptr)slow_nvjpegEncodeRetrieveBitstream, &cubind__nvjpeg_offsets[32]);
+    cubind__nvjpegEncodeRetrieveBitstream_fn cubind_fn = (cubind__nvjpegEncodeRetrieveBitstream_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncodeRetrieveBitstream, &cubind__nvjpeg_offsets[32]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, encoder_state, data, length, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(32, (int)cubind_status);
@@ -2364,15 +1650,16 @@ nvjpegStatus_t cubind_nvjpeg_encode_retrieve_bitstream(nvjpegHandle_t handle, nv
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegBufferPinnedCreate is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedCreate(nvjpegHandle_t handle, nvjpegPinnedAllocator_t *pinned_allocator, nvjpegBufferPinned_t *buffer)
+/* What the wrapper calls until nvjpegBufferPinnedCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegBufferPinnedCreate(nvjpegHandle_t handle, nvjpegPinnedAllocator_t *pinned_allocator, nvjpegBufferPinned_t *buffer)
 {
-    return cubind_shape_1((uintptr_t)handle, (uintptr_t)pinned_allocator, (uintptr_t)buffer, 8);
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)handle, (uintptr_t)pinned_allocator, (uintptr_t)buffer, 81, (cubind__fnptr)cubind__slow_nvjpegBufferPinnedCreate);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_pinned_create(nvjpegHandle_t handle, nvjpegPinnedAllocator_t *pinned_allocator, nvjpegBufferPinned_t *buffer)
 {
-    cubind__nvjpegBufferPinnedCreate_fn cubind_fn = (cubind__nvjpegBufferPinnedCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferPinnedCreate, &cubind__nvjpeg_offsets[33]);
+    cubind__nvjpegBufferPinnedCreate_fn cubind_fn = (cubind__nvjpegBufferPinnedCreate_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegBufferPinnedCreate, &cubind__nvjpeg_offsets[33]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, pinned_allocator, buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(33, (int)cubind_status);
@@ -2380,15 +1667,16 @@ nvjpegStatus_t cubind_nvjpeg_buffer_pinned_create(nvjpegHandle_t handle, nvjpegP
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegBufferPinnedCreateV2 is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedCreateV2(nvjpegHandle_t handle, nvjpegPinnedAllocatorV2_t *pinned_allocator, nvjpegBufferPinned_t *buffer)
+/* What the wrapper calls until nvjpegBufferPinnedCreateV2 is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegBufferPinnedCreateV2(nvjpegHandle_t handle, nvjpegPinnedAllocatorV2_t *pinned_allocator, nvjpegBufferPinned_t *buffer)
 {
-    return cubind_shape_1((uintptr_t)handle, (uintptr_t)pinned_allocator, (uintptr_t)buffer, 9);
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)handle, (uintptr_t)pinned_allocator, (uintptr_t)buffer, 82, (cubind__fnptr)cubind__slow_nvjpegBufferPinnedCreateV2);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_pinned_create_v2(nvjpegHandle_t handle, nvjpegPinnedAllocatorV2_t *pinned_allocator, nvjpegBufferPinned_t *buffer)
 {
-    cubind__nvjpegBufferPinnedCreateV2_fn cubind_fn = (cubind__nvjpegBufferPinnedCreateV2_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferPinnedCreateV2, &cubind__nvjpeg_offsets[34]);
+    cubind__nvjpegBufferPinnedCreateV2_fn cubind_fn = (cubind__nvjpegBufferPinnedCreateV2_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegBufferPinnedCreateV2, &cubind__nvjpeg_offsets[34]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, pinned_allocator, buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(34, (int)cubind_status);
@@ -2396,15 +1684,16 @@ nvjpegStatus_t cubind_nvjpeg_buffer_pinned_create_v2(nvjpegHandle_t handle, nvjp
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegBufferPinnedResize is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedResize(nvjpegBufferPinned_t buffer, size_t size, cudaStream_t stream)
+/* What the wrapper calls until nvjpegBufferPinnedResize is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegBufferPinnedResize(nvjpegBufferPinned_t buffer, size_t size, cudaStream_t stream)
 {
-    return cubind_shape_1((uintptr_t)buffer, size, (uintptr_t)stream, 10);
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)buffer, size, (uintptr_t)stream, 83, (cubind__fnptr)cubind__slow_nvjpegBufferPinnedResize);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_pinned_resize(nvjpegBufferPinned_t buffer, size_t size, cudaStream_t stream)
 {
-    cubind__nvjpegBufferPinnedResize_fn cubind_fn = (cubind__nvjpegBufferPinnedResize_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferPinnedResize, &cubind__nvjpeg_offsets[35]);
+    cubind__nvjpegBufferPinnedResize_fn cubind_fn = (cubind__nvjpegBufferPinnedResize_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegBufferPinnedResize, &cubind__nvjpeg_offsets[35]);
     nvjpegStatus_t cubind_status = cubind_fn(buffer, size, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(35, (int)cubind_status);
@@ -2412,15 +1701,16 @@ nvjpegStatus_t cubind_nvjpeg_buffer_pinned_resize(nvjpegBufferPinned_t buffer, s
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegBufferPinnedDestroy is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedDestroy(nvjpegBufferPinned_t buffer)
+/* What the wrapper calls until nvjpegBufferPinnedDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegBufferPinnedDestroy(nvjpegBufferPinned_t buffer)
 {
-    return cubind_shape_2((uintptr_t)buffer, 5);
+    return (nvjpegStatus_t)cubind__shape_110((uintptr_t)buffer, 20, (cubind__fnptr)cubind__slow_nvjpegBufferPinnedDestroy);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_pinned_destroy(nvjpegBufferPinned_t buffer)
 {
-    cubind__nvjpegBufferPinnedDestroy_fn cubind_fn = (cubind__nvjpegBufferPinnedDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferPinnedDestroy, &cubind__nvjpeg_offsets[36]);
+    cubind__nvjpegBufferPinnedDestroy_fn cubind_fn = (cubind__nvjpegBufferPinnedDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegBufferPinnedDestroy, &cubind__nvjpeg_offsets[36]);
     nvjpegStatus_t cubind_status = cubind_fn(buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(36, (int)cubind_status);
@@ -2428,15 +1718,16 @@ nvjpegStatus_t cubind_nvjpeg_buffer_pinned_destroy(nvjpegBufferPinned_t buffer)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegBufferDeviceCreate is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceCreate(nvjpegHandle_t handle, nvjpegDevAllocator_t *device_allocator, nvjpegBufferDevice_t *buffer)
+/* What the wrapper calls until nvjpegBufferDeviceCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegBufferDeviceCreate(nvjpegHandle_t handle, nvjpegDevAllocator_t *device_allocator, nvjpegBufferDevice_t *buffer)
 {
-    return cubind_shape_1((uintptr_t)handle, (uintptr_t)device_allocator, (uintptr_t)buffer, 11);
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)handle, (uintptr_t)device_allocator, (uintptr_t)buffer, 84, (cubind__fnptr)cubind__slow_nvjpegBufferDeviceCreate);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_device_create(nvjpegHandle_t handle, nvjpegDevAllocator_t *device_allocator, nvjpegBufferDevice_t *buffer)
 {
-    cubind__nvjpegBufferDeviceCreate_fn cubind_fn = (cubind__nvjpegBufferDeviceCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferDeviceCreate, &cubind__nvjpeg_offsets[37]);
+    cubind__nvjpegBufferDeviceCreate_fn cubind_fn = (cubind__nvjpegBufferDeviceCreate_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegBufferDeviceCreate, &cubind__nvjpeg_offsets[37]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, device_allocator, buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(37, (int)cubind_status);
@@ -2444,15 +1735,16 @@ nvjpegStatus_t cubind_nvjpeg_buffer_device_create(nvjpegHandle_t handle, nvjpegD
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegBufferDeviceCreateV2 is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceCreateV2(nvjpegHandle_t handle, nvjpegDevAllocatorV2_t *device_allocator, nvjpegBufferDevice_t *buffer)
+/* What the wrapper calls until nvjpegBufferDeviceCreateV2 is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegBufferDeviceCreateV2(nvjpegHandle_t handle, nvjpegDevAllocatorV2_t *device_allocator, nvjpegBufferDevice_t *buffer)
 {
-    return cubind_shape_1((uintptr_t)handle, (uintptr_t)device_allocator, (uintptr_t)buffer, 12);
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)handle, (uintptr_t)device_allocator, (uintptr_t)buffer, 85, (cubind__fnptr)cubind__slow_nvjpegBufferDeviceCreateV2);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_device_create_v2(nvjpegHandle_t handle, nvjpegDevAllocatorV2_t *device_allocator, nvjpegBufferDevice_t *buffer)
 {
-    cubind__nvjpegBufferDeviceCreateV2_fn cubind_fn = (cubind__nvjpegBufferDeviceCreateV2_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferDeviceCreateV2, &cubind__nvjpeg_offsets[38]);
+    cubind__nvjpegBufferDeviceCreateV2_fn cubind_fn = (cubind__nvjpegBufferDeviceCreateV2_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegBufferDeviceCreateV2, &cubind__nvjpeg_offsets[38]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, device_allocator, buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(38, (int)cubind_status);
@@ -2460,15 +1752,16 @@ nvjpegStatus_t cubind_nvjpeg_buffer_device_create_v2(nvjpegHandle_t handle, nvjp
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegBufferDeviceResize is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceResize(nvjpegBufferDevice_t buffer, size_t size, cudaStream_t stream)
+/* What the wrapper calls until nvjpegBufferDeviceResize is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegBufferDeviceResize(nvjpegBufferDevice_t buffer, size_t size, cudaStream_t stream)
 {
-    return cubind_shape_1((uintptr_t)buffer, size, (uintptr_t)stream, 13);
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)buffer, size, (uintptr_t)stream, 86, (cubind__fnptr)cubind__slow_nvjpegBufferDeviceResize);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_device_resize(nvjpegBufferDevice_t buffer, size_t size, cudaStream_t stream)
 {
-    cubind__nvjpegBufferDeviceResize_fn cubind_fn = (cubind__nvjpegBufferDeviceResize_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferDeviceResize, &cubind__nvjpeg_offsets[39]);
+    cubind__nvjpegBufferDeviceResize_fn cubind_fn = (cubind__nvjpegBufferDeviceResize_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegBufferDeviceResize, &cubind__nvjpeg_offsets[39]);
     nvjpegStatus_t cubind_status = cubind_fn(buffer, size, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(39, (int)cubind_status);
@@ -2476,15 +1769,16 @@ nvjpegStatus_t cubind_nvjpeg_buffer_device_resize(nvjpegBufferDevice_t buffer, s
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegBufferDeviceDestroy is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceDestroy(nvjpegBufferDevice_t buffer)
+/* What the wrapper calls until nvjpegBufferDeviceDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegBufferDeviceDestroy(nvjpegBufferDevice_t buffer)
 {
-    return cubind_shape_2((uintptr_t)buffer, 6);
+    return (nvjpegStatus_t)cubind__shape_110((uintptr_t)buffer, 21, (cubind__fnptr)cubind__slow_nvjpegBufferDeviceDestroy);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_device_destroy(nvjpegBufferDevice_t buffer)
 {
-    cubind__nvjpegBufferDeviceDestroy_fn cubind_fn = (cubind__nvjpegBufferDeviceDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferDeviceDestroy, &cubind__nvjpeg_offsets[40]);
+    cubind__nvjpegBufferDeviceDestroy_fn cubind_fn = (cubind__nvjpegBufferDeviceDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegBufferDeviceDestroy, &cubind__nvjpeg_offsets[40]);
     nvjpegStatus_t cubind_status = cubind_fn(buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(40, (int)cubind_status);
@@ -2492,15 +1786,16 @@ nvjpegStatus_t cubind_nvjpeg_buffer_device_destroy(nvjpegBufferDevice_t buffer)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegBufferPinnedRetrieve is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedRetrieve(nvjpegBufferPinned_t buffer, size_t *size, void **ptr)
+/* What the wrapper calls until nvjpegBufferPinnedRetrieve is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegBufferPinnedRetrieve(nvjpegBufferPinned_t buffer, size_t *size, void **ptr)
 {
-    return cubind_shape_1((uintptr_t)buffer, (uintptr_t)size, (uintptr_t)ptr, 14);
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)buffer, (uintptr_t)size, (uintptr_t)ptr, 87, (cubind__fnptr)cubind__slow_nvjpegBufferPinnedRetrieve);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_pinned_retrieve(nvjpegBufferPinned_t buffer, size_t *size, void **ptr)
 {
-    cubind__nvjpegBufferPinnedRetrieve_fn cubind_fn = (cubind__nvjpegBufferPinnedRetrieve_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferPinnedRetrieve, &cubind__nvjpeg_offsets[41]);
+    cubind__nvjpegBufferPinnedRetrieve_fn cubind_fn = (cubind__nvjpegBufferPinnedRetrieve_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegBufferPinnedRetrieve, &cubind__nvjpeg_offsets[41]);
     nvjpegStatus_t cubind_status = cubind_fn(buffer, size, ptr);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(41, (int)cubind_status);
@@ -2508,15 +1803,16 @@ nvjpegStatus_t cubind_nvjpeg_buffer_pinned_retrieve(nvjpegBufferPinned_t buffer,
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegBufferDeviceRetrieve is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceRetrieve(nvjpegBufferDevice_t buffer, size_t *size, void **ptr)
+/* What the wrapper calls until nvjpegBufferDeviceRetrieve is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegBufferDeviceRetrieve(nvjpegBufferDevice_t buffer, size_t *size, void **ptr)
 {
-    return cubind_shape_1((uintptr_t)buffer, (uintptr_t)size, (uintptr_t)ptr, 15);
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)buffer, (uintptr_t)size, (uintptr_t)ptr, 88, (cubind__fnptr)cubind__slow_nvjpegBufferDeviceRetrieve);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_device_retrieve(nvjpegBufferDevice_t buffer, size_t *size, void **ptr)
 {
-    cubind__nvjpegBufferDeviceRetrieve_fn cubind_fn = (cubind__nvjpegBufferDeviceRetrieve_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferDeviceRetrieve, &cubind__nvjpeg_offsets[42]);
+    cubind__nvjpegBufferDeviceRetrieve_fn cubind_fn = (cubind__nvjpegBufferDeviceRetrieve_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegBufferDeviceRetrieve, &cubind__nvjpeg_offsets[42]);
     nvjpegStatus_t cubind_status = cubind_fn(buffer, size, ptr);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(42, (int)cubind_status);
@@ -2524,15 +1820,16 @@ nvjpegStatus_t cubind_nvjpeg_buffer_device_retrieve(nvjpegBufferDevice_t buffer,
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegStateAttachPinnedBuffer is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegStateAttachPinnedBuffer(nvjpegJpegState_t decoder_state, nvjpegBufferPinned_t pinned_buffer)
+/* What the wrapper calls until nvjpegStateAttachPinnedBuffer is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegStateAttachPinnedBuffer(nvjpegJpegState_t decoder_state, nvjpegBufferPinned_t pinned_buffer)
 {
-    return cubind_shape_0((uintptr_t)decoder_state, (uintptr_t)pinned_buffer, 7);
+    return (nvjpegStatus_t)cubind__shape_109((uintptr_t)decoder_state, (uintptr_t)pinned_buffer, 78, (cubind__fnptr)cubind__slow_nvjpegStateAttachPinnedBuffer);
 }
 
 nvjpegStatus_t cubind_nvjpeg_state_attach_pinned_buffer(nvjpegJpegState_t decoder_state, nvjpegBufferPinned_t pinned_buffer)
 {
-    cubind__nvjpegStateAttachPinnedBuffer_fn cubind_fn = (cubind__nvjpegStateAttachPinnedBuffer_fn)cubind__target((cubind__fnptr)slow_nvjpegStateAttachPinnedBuffer, &cubind__nvjpeg_offsets[43]);
+    cubind__nvjpegStateAttachPinnedBuffer_fn cubind_fn = (cubind__nvjpegStateAttachPinnedBuffer_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegStateAttachPinnedBuffer, &cubind__nvjpeg_offsets[43]);
     nvjpegStatus_t cubind_status = cubind_fn(decoder_state, pinned_buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(43, (int)cubind_status);
@@ -2540,15 +1837,16 @@ nvjpegStatus_t cubind_nvjpeg_state_attach_pinned_buffer(nvjpegJpegState_t decode
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegStateAttachDeviceBuffer is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegStateAttachDeviceBuffer(nvjpegJpegState_t decoder_state, nvjpegBufferDevice_t device_buffer)
+/* What the wrapper calls until nvjpegStateAttachDeviceBuffer is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegStateAttachDeviceBuffer(nvjpegJpegState_t decoder_state, nvjpegBufferDevice_t device_buffer)
 {
-    return cubind_shape_0((uintptr_t)decoder_state, (uintptr_t)device_buffer, 8);
+    return (nvjpegStatus_t)cubind__shape_109((uintptr_t)decoder_state, (uintptr_t)device_buffer, 79, (cubind__fnptr)cubind__slow_nvjpegStateAttachDeviceBuffer);
 }
 
 nvjpegStatus_t cubind_nvjpeg_state_attach_device_buffer(nvjpegJpegState_t decoder_state, nvjpegBufferDevice_t device_buffer)
 {
-    cubind__nvjpegStateAttachDeviceBuffer_fn cubind_fn = (cubind__nvjpegStateAttachDeviceBuffer_fn)cubind__target((cubind__fnptr)slow_nvjpegStateAttachDeviceBuffer, &cubind__nvjpeg_offsets[44]);
+    cubind__nvjpegStateAttachDeviceBuffer_fn cubind_fn = (cubind__nvjpegStateAttachDeviceBuffer_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegStateAttachDeviceBuffer, &cubind__nvjpeg_offsets[44]);
     nvjpegStatus_t cubind_status = cubind_fn(decoder_state, device_buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(44, (int)cubind_status);
@@ -2556,15 +1854,16 @@ nvjpegStatus_t cubind_nvjpeg_state_attach_device_buffer(nvjpegJpegState_t decode
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegJpegStreamCreate is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamCreate(nvjpegHandle_t handle, nvjpegJpegStream_t *jpeg_stream)
+/* What the wrapper calls until nvjpegJpegStreamCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStreamCreate(nvjpegHandle_t handle, nvjpegJpegStream_t *jpeg_stream)
 {
-    return cubind_shape_0((uintptr_t)handle, (uintptr_t)jpeg_stream, 9);
+    return (nvjpegStatus_t)cubind__shape_109((uintptr_t)handle, (uintptr_t)jpeg_stream, 80, (cubind__fnptr)cubind__slow_nvjpegJpegStreamCreate);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_create(nvjpegHandle_t handle, nvjpegJpegStream_t *jpeg_stream)
 {
-    cubind__nvjpegJpegStreamCreate_fn cubind_fn = (cubind__nvjpegJpegStreamCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamCreate, &cubind__nvjpeg_offsets[45]);
+    cubind__nvjpegJpegStreamCreate_fn cubind_fn = (cubind__nvjpegJpegStreamCreate_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStreamCreate, &cubind__nvjpeg_offsets[45]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(45, (int)cubind_status);
@@ -2572,15 +1871,16 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_stream_create(nvjpegHandle_t handle, nvjpegJpe
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegJpegStreamDestroy is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamDestroy(nvjpegJpegStream_t jpeg_stream)
+/* What the wrapper calls until nvjpegJpegStreamDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStreamDestroy(nvjpegJpegStream_t jpeg_stream)
 {
-    return cubind_shape_2((uintptr_t)jpeg_stream, 7);
+    return (nvjpegStatus_t)cubind__shape_110((uintptr_t)jpeg_stream, 22, (cubind__fnptr)cubind__slow_nvjpegJpegStreamDestroy);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_destroy(nvjpegJpegStream_t jpeg_stream)
 {
-    cubind__nvjpegJpegStreamDestroy_fn cubind_fn = (cubind__nvjpegJpegStreamDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamDestroy, &cubind__nvjpeg_offsets[46]);
+    cubind__nvjpegJpegStreamDestroy_fn cubind_fn = (cubind__nvjpegJpegStreamDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStreamDestroy, &cubind__nvjpeg_offsets[46]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(46, (int)cubind_status);
@@ -2588,15 +1888,16 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_stream_destroy(nvjpegJpegStream_t jpeg_stream)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegJpegStreamParse is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamParse(nvjpegHandle_t handle, const unsigned char *data, size_t length, int save_metadata, int save_stream, nvjpegJpegStream_t jpeg_stream)
+/* What the wrapper calls until nvjpegJpegStreamParse is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStreamParse(nvjpegHandle_t handle, const unsigned char *data, size_t length, int save_metadata, int save_stream, nvjpegJpegStream_t jpeg_stream)
 {
-    return cubind_shape_5((uintptr_t)handle, (uintptr_t)data, length, save_metadata, save_stream, (uintptr_t)jpeg_stream, 1.0);
+    return (nvjpegStatus_t)cubind__shape_89((uintptr_t)handle, (uintptr_t)data, length, save_metadata, save_stream, (uintptr_t)jpeg_stream, 26.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_parse(nvjpegHandle_t handle, const unsigned char *data, size_t length, int save_metadata, int save_stream, nvjpegJpegStream_t jpeg_stream)
 {
-    cubind__nvjpegJpegStreamParse_fn cubind_fn = (cubind__nvjpegJpegStreamParse_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamParse, &cubind__nvjpeg_offsets[47]);
+    cubind__nvjpegJpegStreamParse_fn cubind_fn = (cubind__nvjpegJpegStreamParse_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStreamParse, &cubind__nvjpeg_offsets[47]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, data, length, save_metadata, save_stream, jpeg_stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(47, (int)cubind_status);
@@ -2604,15 +1905,16 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_stream_parse(nvjpegHandle_t handle, const unsi
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegJpegStreamParseHeader is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamParseHeader(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream)
+/* What the wrapper calls until nvjpegJpegStreamParseHeader is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStreamParseHeader(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream)
 {
-    return cubind_shape_6((uintptr_t)handle, (uintptr_t)data, length, (uintptr_t)jpeg_stream, 1);
+    return (nvjpegStatus_t)cubind__shape_86((uintptr_t)handle, (uintptr_t)data, length, (uintptr_t)jpeg_stream, 86, (cubind__fnptr)cubind__slow_nvjpegJpegStreamParseHeader);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_parse_header(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream)
 {
-    cubind__nvjpegJpegStreamParseHeader_fn cubind_fn = (cubind__nvjpegJpegStreamParseHeader_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamParseHeader, &cubind__nvjpeg_offsets[48]);
+    cubind__nvjpegJpegStreamParseHeader_fn cubind_fn = (cubind__nvjpegJpegStreamParseHeader_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStreamParseHeader, &cubind__nvjpeg_offsets[48]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, data, length, jpeg_stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(48, (int)cubind_status);
@@ -2620,15 +1922,16 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_stream_parse_header(nvjpegHandle_t handle, con
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegJpegStreamParseTables is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamParseTables(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream)
+/* What the wrapper calls until nvjpegJpegStreamParseTables is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStreamParseTables(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream)
 {
-    return cubind_shape_6((uintptr_t)handle, (uintptr_t)data, length, (uintptr_t)jpeg_stream, 2);
+    return (nvjpegStatus_t)cubind__shape_86((uintptr_t)handle, (uintptr_t)data, length, (uintptr_t)jpeg_stream, 87, (cubind__fnptr)cubind__slow_nvjpegJpegStreamParseTables);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_parse_tables(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream)
 {
-    cubind__nvjpegJpegStreamParseTables_fn cubind_fn = (cubind__nvjpegJpegStreamParseTables_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamParseTables, &cubind__nvjpeg_offsets[49]);
+    cubind__nvjpegJpegStreamParseTables_fn cubind_fn = (cubind__nvjpegJpegStreamParseTables_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStreamParseTables, &cubind__nvjpeg_offsets[49]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, data, length, jpeg_stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(49, (int)cubind_status);
@@ -2636,15 +1939,16 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_stream_parse_tables(nvjpegHandle_t handle, con
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegJpegStreamGetJpegEncoding is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetJpegEncoding(nvjpegJpegStream_t jpeg_stream, nvjpegJpegEncoding_t *jpeg_encoding)
+/* What the wrapper calls until nvjpegJpegStreamGetJpegEncoding is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStreamGetJpegEncoding(nvjpegJpegStream_t jpeg_stream, nvjpegJpegEncoding_t *jpeg_encoding)
 {
-    return cubind_shape_0((uintptr_t)jpeg_stream, (uintptr_t)jpeg_encoding, 10);
+    return (nvjpegStatus_t)cubind__shape_109((uintptr_t)jpeg_stream, (uintptr_t)jpeg_encoding, 81, (cubind__fnptr)cubind__slow_nvjpegJpegStreamGetJpegEncoding);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_jpeg_encoding(nvjpegJpegStream_t jpeg_stream, nvjpegJpegEncoding_t *jpeg_encoding)
 {
-    cubind__nvjpegJpegStreamGetJpegEncoding_fn cubind_fn = (cubind__nvjpegJpegStreamGetJpegEncoding_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamGetJpegEncoding, &cubind__nvjpeg_offsets[50]);
+    cubind__nvjpegJpegStreamGetJpegEncoding_fn cubind_fn = (cubind__nvjpegJpegStreamGetJpegEncoding_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStreamGetJpegEncoding, &cubind__nvjpeg_offsets[50]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_stream, jpeg_encoding);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(50, (int)cubind_status);
@@ -2652,15 +1956,16 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_jpeg_encoding(nvjpegJpegStream_t jp
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegJpegStreamGetFrameDimensions is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetFrameDimensions(nvjpegJpegStream_t jpeg_stream, unsigned int *width, unsigned int *height)
+/* What the wrapper calls until nvjpegJpegStreamGetFrameDimensions is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStreamGetFrameDimensions(nvjpegJpegStream_t jpeg_stream, unsigned int *width, unsigned int *height)
 {
-    return cubind_shape_1((uintptr_t)jpeg_stream, (uintptr_t)width, (uintptr_t)height, 16);
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)jpeg_stream, (uintptr_t)width, (uintptr_t)height, 89, (cubind__fnptr)cubind__slow_nvjpegJpegStreamGetFrameDimensions);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_frame_dimensions(nvjpegJpegStream_t jpeg_stream, unsigned int *width, unsigned int *height)
 {
-    cubind__nvjpegJpegStreamGetFrameDimensions_fn cubind_fn = (cubind__nvjpegJpegStreamGetFrameDimensions_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamGetFrameDimensions, &cubind__nvjpeg_offsets[51]);
+    cubind__nvjpegJpegStreamGetFrameDimensions_fn cubind_fn = (cubind__nvjpegJpegStreamGetFrameDimensions_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStreamGetFrameDimensions, &cubind__nvjpeg_offsets[51]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_stream, width, height);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(51, (int)cubind_status);
@@ -2668,15 +1973,16 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_frame_dimensions(nvjpegJpegStream_t
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegJpegStreamGetComponentsNum is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetComponentsNum(nvjpegJpegStream_t jpeg_stream, unsigned int *components_num)
+/* What the wrapper calls until nvjpegJpegStreamGetComponentsNum is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStreamGetComponentsNum(nvjpegJpegStream_t jpeg_stream, unsigned int *components_num)
 {
-    return cubind_shape_0((uintptr_t)jpeg_stream, (uintptr_t)components_num, 11);
+    return (nvjpegStatus_t)cubind__shape_109((uintptr_t)jpeg_stream, (uintptr_t)components_num, 82, (cubind__fnptr)cubind__slow_nvjpegJpegStreamGetComponentsNum);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_components_num(nvjpegJpegStream_t jpeg_stream, unsigned int *components_num)
 {
-    cubind__nvjpegJpegStreamGetComponentsNum_fn cubind_fn = (cubind__nvjpegJpegStreamGetComponentsNum_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamGetComponentsNum, &cubind__nvjpeg_offsets[52]);
+    cubind__nvjpegJpegStreamGetComponentsNum_fn cubind_fn = (cubind__nvjpegJpegStreamGetComponentsNum_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStreamGetComponentsNum, &cubind__nvjpeg_offsets[52]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_stream, components_num);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(52, (int)cubind_status);
@@ -2684,15 +1990,16 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_components_num(nvjpegJpegStream_t j
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegJpegStreamGetComponentDimensions is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetComponentDimensions(nvjpegJpegStream_t jpeg_stream, unsigned int component, unsigned int *width, unsigned int *height)
+/* What the wrapper calls until nvjpegJpegStreamGetComponentDimensions is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStreamGetComponentDimensions(nvjpegJpegStream_t jpeg_stream, unsigned int component, unsigned int *width, unsigned int *height)
 {
-    return cubind_shape_6((uintptr_t)jpeg_stream, component, (uintptr_t)width, (uintptr_t)height, 3);
+    return (nvjpegStatus_t)cubind__shape_86((uintptr_t)jpeg_stream, component, (uintptr_t)width, (uintptr_t)height, 88, (cubind__fnptr)cubind__slow_nvjpegJpegStreamGetComponentDimensions);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_component_dimensions(nvjpegJpegStream_t jpeg_stream, unsigned int component, unsigned int *width, unsigned int *height)
 {
-    cubind__nvjpegJpegStreamGetComponentDimensions_fn cubind_fn = (cubind__nvjpegJpegStreamGetComponentDimensions_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamGetComponentDimensions, &cubind__nvjpeg_offsets[53]);
+    cubind__nvjpegJpegStreamGetComponentDimensions_fn cubind_fn = (cubind__nvjpegJpegStreamGetComponentDimensions_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStreamGetComponentDimensions, &cubind__nvjpeg_offsets[53]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_stream, component, width, height);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(53, (int)cubind_status);
@@ -2700,15 +2007,16 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_component_dimensions(nvjpegJpegStre
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegJpegStreamGetExifOrientation is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetExifOrientation(nvjpegJpegStream_t jpeg_stream, nvjpegExifOrientation_t *orientation_flag)
+/* What the wrapper calls until nvjpegJpegStreamGetExifOrientation is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStreamGetExifOrientation(nvjpegJpegStream_t jpeg_stream, nvjpegExifOrientation_t *orientation_flag)
 {
-    return cubind_shape_0((uintptr_t)jpeg_stream, (uintptr_t)orientation_flag, 12);
+    return (nvjpegStatus_t)cubind__shape_109((uintptr_t)jpeg_stream, (uintptr_t)orientation_flag, 83, (cubind__fnptr)cubind__slow_nvjpegJpegStreamGetExifOrientation);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_exif_orientation(nvjpegJpegStream_t jpeg_stream, nvjpegExifOrientation_t *orientation_flag)
 {
-    cubind__nvjpegJpegStreamGetExifOrientation_fn cubind_fn = (cubind__nvjpegJpegStreamGetExifOrientation_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamGetExifOrientation, &cubind__nvjpeg_offsets[54]);
+    cubind__nvjpegJpegStreamGetExifOrientation_fn cubind_fn = (cubind__nvjpegJpegStreamGetExifOrientation_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStreamGetExifOrientation, &cubind__nvjpeg_offsets[54]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_stream, orientation_flag);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(54, (int)cubind_status);
@@ -2716,15 +2024,16 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_exif_orientation(nvjpegJpegStream_t
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegJpegStreamGetSamplePrecision is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetSamplePrecision(nvjpegJpegStream_t jpeg_stream, unsigned int *precision)
+/* What the wrapper calls until nvjpegJpegStreamGetSamplePrecision is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStreamGetSamplePrecision(nvjpegJpegStream_t jpeg_stream, unsigned int *precision)
 {
-    return cubind_shape_0((uintptr_t)jpeg_stream, (uintptr_t)precision, 13);
+    return (nvjpegStatus_t)cubind__shape_109((uintptr_t)jpeg_stream, (uintptr_t)precision, 84, (cubind__fnptr)cubind__slow_nvjpegJpegStreamGetSamplePrecision);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_sample_precision(nvjpegJpegStream_t jpeg_stream, unsigned int *precision)
 {
-    cubind__nvjpegJpegStreamGetSamplePrecision_fn cubind_fn = (cubind__nvjpegJpegStreamGetSamplePrecision_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamGetSamplePrecision, &cubind__nvjpeg_offsets[55]);
+    cubind__nvjpegJpegStreamGetSamplePrecision_fn cubind_fn = (cubind__nvjpegJpegStreamGetSamplePrecision_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStreamGetSamplePrecision, &cubind__nvjpeg_offsets[55]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_stream, precision);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(55, (int)cubind_status);
@@ -2732,15 +2041,16 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_sample_precision(nvjpegJpegStream_t
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegJpegStreamGetChromaSubsampling is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetChromaSubsampling(nvjpegJpegStream_t jpeg_stream, nvjpegChromaSubsampling_t *chroma_subsampling)
+/* What the wrapper calls until nvjpegJpegStreamGetChromaSubsampling is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStreamGetChromaSubsampling(nvjpegJpegStream_t jpeg_stream, nvjpegChromaSubsampling_t *chroma_subsampling)
 {
-    return cubind_shape_0((uintptr_t)jpeg_stream, (uintptr_t)chroma_subsampling, 14);
+    return (nvjpegStatus_t)cubind__shape_109((uintptr_t)jpeg_stream, (uintptr_t)chroma_subsampling, 85, (cubind__fnptr)cubind__slow_nvjpegJpegStreamGetChromaSubsampling);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_chroma_subsampling(nvjpegJpegStream_t jpeg_stream, nvjpegChromaSubsampling_t *chroma_subsampling)
 {
-    cubind__nvjpegJpegStreamGetChromaSubsampling_fn cubind_fn = (cubind__nvjpegJpegStreamGetChromaSubsampling_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamGetChromaSubsampling, &cubind__nvjpeg_offsets[56]);
+    cubind__nvjpegJpegStreamGetChromaSubsampling_fn cubind_fn = (cubind__nvjpegJpegStreamGetChromaSubsampling_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStreamGetChromaSubsampling, &cubind__nvjpeg_offsets[56]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_stream, chroma_subsampling);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(56, (int)cubind_status);
@@ -2748,15 +2058,16 @@ nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_chroma_subsampling(nvjpegJpegStream
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegDecodeParamsCreate is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsCreate(nvjpegHandle_t handle, nvjpegDecodeParams_t *decode_params)
+/* What the wrapper calls until nvjpegDecodeParamsCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeParamsCreate(nvjpegHandle_t handle, nvjpegDecodeParams_t *decode_params)
 {
-    return cubind_shape_0((uintptr_t)handle, (uintptr_t)decode_params, 15);
+    return (nvjpegStatus_t)cubind__shape_109((uintptr_t)handle, (uintptr_t)decode_params, 86, (cubind__fnptr)cubind__slow_nvjpegDecodeParamsCreate);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_params_create(nvjpegHandle_t handle, nvjpegDecodeParams_t *decode_params)
 {
-    cubind__nvjpegDecodeParamsCreate_fn cubind_fn = (cubind__nvjpegDecodeParamsCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeParamsCreate, &cubind__nvjpeg_offsets[57]);
+    cubind__nvjpegDecodeParamsCreate_fn cubind_fn = (cubind__nvjpegDecodeParamsCreate_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeParamsCreate, &cubind__nvjpeg_offsets[57]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, decode_params);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(57, (int)cubind_status);
@@ -2764,15 +2075,16 @@ nvjpegStatus_t cubind_nvjpeg_decode_params_create(nvjpegHandle_t handle, nvjpegD
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegDecodeParamsDestroy is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsDestroy(nvjpegDecodeParams_t decode_params)
+/* What the wrapper calls until nvjpegDecodeParamsDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeParamsDestroy(nvjpegDecodeParams_t decode_params)
 {
-    return cubind_shape_2((uintptr_t)decode_params, 8);
+    return (nvjpegStatus_t)cubind__shape_110((uintptr_t)decode_params, 23, (cubind__fnptr)cubind__slow_nvjpegDecodeParamsDestroy);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_params_destroy(nvjpegDecodeParams_t decode_params)
 {
-    cubind__nvjpegDecodeParamsDestroy_fn cubind_fn = (cubind__nvjpegDecodeParamsDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeParamsDestroy, &cubind__nvjpeg_offsets[58]);
+    cubind__nvjpegDecodeParamsDestroy_fn cubind_fn = (cubind__nvjpegDecodeParamsDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeParamsDestroy, &cubind__nvjpeg_offsets[58]);
     nvjpegStatus_t cubind_status = cubind_fn(decode_params);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(58, (int)cubind_status);
@@ -2780,15 +2092,16 @@ nvjpegStatus_t cubind_nvjpeg_decode_params_destroy(nvjpegDecodeParams_t decode_p
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegDecodeParamsSetOutputFormat is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetOutputFormat(nvjpegDecodeParams_t decode_params, nvjpegOutputFormat_t output_format)
+/* What the wrapper calls until nvjpegDecodeParamsSetOutputFormat is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeParamsSetOutputFormat(nvjpegDecodeParams_t decode_params, nvjpegOutputFormat_t output_format)
 {
-    return cubind_shape_0((uintptr_t)decode_params, output_format, 16);
+    return (nvjpegStatus_t)cubind__shape_109((uintptr_t)decode_params, output_format, 87, (cubind__fnptr)cubind__slow_nvjpegDecodeParamsSetOutputFormat);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_params_set_output_format(nvjpegDecodeParams_t decode_params, nvjpegOutputFormat_t output_format)
 {
-    cubind__nvjpegDecodeParamsSetOutputFormat_fn cubind_fn = (cubind__nvjpegDecodeParamsSetOutputFormat_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeParamsSetOutputFormat, &cubind__nvjpeg_offsets[59]);
+    cubind__nvjpegDecodeParamsSetOutputFormat_fn cubind_fn = (cubind__nvjpegDecodeParamsSetOutputFormat_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeParamsSetOutputFormat, &cubind__nvjpeg_offsets[59]);
     nvjpegStatus_t cubind_status = cubind_fn(decode_params, output_format);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(59, (int)cubind_status);
@@ -2796,15 +2109,16 @@ nvjpegStatus_t cubind_nvjpeg_decode_params_set_output_format(nvjpegDecodeParams_
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegDecodeParamsSetROI is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetROI(nvjpegDecodeParams_t decode_params, int offset_x, int offset_y, int roi_width, int roi_height)
+/* What the wrapper calls until nvjpegDecodeParamsSetROI is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeParamsSetROI(nvjpegDecodeParams_t decode_params, int offset_x, int offset_y, int roi_width, int roi_height)
 {
-    return cubind_shape_3((uintptr_t)decode_params, offset_x, offset_y, roi_width, roi_height, 6);
+    return (nvjpegStatus_t)cubind__shape_75((uintptr_t)decode_params, offset_x, offset_y, roi_width, roi_height, 86);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_params_set_roi(nvjpegDecodeParams_t decode_params, int offset_x, int offset_y, int roi_width, int roi_height)
 {
-    cubind__nvjpegDecodeParamsSetROI_fn cubind_fn = (cubind__nvjpegDecodeParamsSetROI_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeParamsSetROI, &cubind__nvjpeg_offsets[60]);
+    cubind__nvjpegDecodeParamsSetROI_fn cubind_fn = (cubind__nvjpegDecodeParamsSetROI_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeParamsSetROI, &cubind__nvjpeg_offsets[60]);
     nvjpegStatus_t cubind_status = cubind_fn(decode_params, offset_x, offset_y, roi_width, roi_height);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(60, (int)cubind_status);
@@ -2812,15 +2126,16 @@ nvjpegStatus_t cubind_nvjpeg_decode_params_set_roi(nvjpegDecodeParams_t decode_p
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegDecodeParamsSetAllowCMYK is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetAllowCMYK(nvjpegDecodeParams_t decode_params, int allow_cmyk)
+/* What the wrapper calls until nvjpegDecodeParamsSetAllowCMYK is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeParamsSetAllowCMYK(nvjpegDecodeParams_t decode_params, int allow_cmyk)
 {
-    return cubind_shape_0((uintptr_t)decode_params, allow_cmyk, 17);
+    return (nvjpegStatus_t)cubind__shape_109((uintptr_t)decode_params, allow_cmyk, 88, (cubind__fnptr)cubind__slow_nvjpegDecodeParamsSetAllowCMYK);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_params_set_allow_cmyk(nvjpegDecodeParams_t decode_params, int allow_cmyk)
 {
-    cubind__nvjpegDecodeParamsSetAllowCMYK_fn cubind_fn = (cubind__nvjpegDecodeParamsSetAllowCMYK_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeParamsSetAllowCMYK, &cubind__nvjpeg_offsets[61]);
+    cubind__nvjpegDecodeParamsSetAllowCMYK_fn cubind_fn = (cubind__nvjpegDecodeParamsSetAllowCMYK_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeParamsSetAllowCMYK, &cubind__nvjpeg_offsets[61]);
     nvjpegStatus_t cubind_status = cubind_fn(decode_params, allow_cmyk);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(61, (int)cubind_status);
@@ -2828,15 +2143,16 @@ nvjpegStatus_t cubind_nvjpeg_decode_params_set_allow_cmyk(nvjpegDecodeParams_t d
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegDecodeParamsSetScaleFactor is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetScaleFactor(nvjpegDecodeParams_t decode_params, nvjpegScaleFactor_t scale_factor)
+/* What the wrapper calls until nvjpegDecodeParamsSetScaleFactor is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeParamsSetScaleFactor(nvjpegDecodeParams_t decode_params, nvjpegScaleFactor_t scale_factor)
 {
-    return cubind_shape_0((uintptr_t)decode_params, scale_factor, 18);
+    return (nvjpegStatus_t)cubind__shape_109((uintptr_t)decode_params, scale_factor, 89, (cubind__fnptr)cubind__slow_nvjpegDecodeParamsSetScaleFactor);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_params_set_scale_factor(nvjpegDecodeParams_t decode_params, nvjpegScaleFactor_t scale_factor)
 {
-    cubind__nvjpegDecodeParamsSetScaleFactor_fn cubind_fn = (cubind__nvjpegDecodeParamsSetScaleFactor_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeParamsSetScaleFactor, &cubind__nvjpeg_offsets[62]);
+    cubind__nvjpegDecodeParamsSetScaleFactor_fn cubind_fn = (cubind__nvjpegDecodeParamsSetScaleFactor_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeParamsSetScaleFactor, &cubind__nvjpeg_offsets[62]);
     nvjpegStatus_t cubind_status = cubind_fn(decode_params, scale_factor);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(62, (int)cubind_status);
@@ -2844,15 +2160,16 @@ nvjpegStatus_t cubind_nvjpeg_decode_params_set_scale_factor(nvjpegDecodeParams_t
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegDecodeParamsSetExifOrientation is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetExifOrientation(nvjpegDecodeParams_t decode_params, nvjpegExifOrientation_t orientation)
+/* What the wrapper calls until nvjpegDecodeParamsSetExifOrientation is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeParamsSetExifOrientation(nvjpegDecodeParams_t decode_params, nvjpegExifOrientation_t orientation)
 {
-    return cubind_shape_0((uintptr_t)decode_params, orientation, 19);
+    return (nvjpegStatus_t)cubind__shape_109((uintptr_t)decode_params, orientation, 90, (cubind__fnptr)cubind__slow_nvjpegDecodeParamsSetExifOrientation);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_params_set_exif_orientation(nvjpegDecodeParams_t decode_params, nvjpegExifOrientation_t orientation)
 {
-    cubind__nvjpegDecodeParamsSetExifOrientation_fn cubind_fn = (cubind__nvjpegDecodeParamsSetExifOrientation_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeParamsSetExifOrientation, &cubind__nvjpeg_offsets[63]);
+    cubind__nvjpegDecodeParamsSetExifOrientation_fn cubind_fn = (cubind__nvjpegDecodeParamsSetExifOrientation_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeParamsSetExifOrientation, &cubind__nvjpeg_offsets[63]);
     nvjpegStatus_t cubind_status = cubind_fn(decode_params, orientation);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(63, (int)cubind_status);
@@ -2860,15 +2177,16 @@ nvjpegStatus_t cubind_nvjpeg_decode_params_set_exif_orientation(nvjpegDecodePara
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegDecoderCreate is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecoderCreate(nvjpegHandle_t nvjpeg_handle, nvjpegBackend_t implementation, nvjpegJpegDecoder_t *decoder_handle)
+/* What the wrapper calls until nvjpegDecoderCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecoderCreate(nvjpegHandle_t nvjpeg_handle, nvjpegBackend_t implementation, nvjpegJpegDecoder_t *decoder_handle)
 {
-    return cubind_shape_1((uintptr_t)nvjpeg_handle, implementation, (uintptr_t)decoder_handle, 17);
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)nvjpeg_handle, implementation, (uintptr_t)decoder_handle, 90, (cubind__fnptr)cubind__slow_nvjpegDecoderCreate);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decoder_create(nvjpegHandle_t nvjpeg_handle, nvjpegBackend_t implementation, nvjpegJpegDecoder_t *decoder_handle)
 {
-    cubind__nvjpegDecoderCreate_fn cubind_fn = (cubind__nvjpegDecoderCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegDecoderCreate, &cubind__nvjpeg_offsets[64]);
+    cubind__nvjpegDecoderCreate_fn cubind_fn = (cubind__nvjpegDecoderCreate_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecoderCreate, &cubind__nvjpeg_offsets[64]);
     nvjpegStatus_t cubind_status = cubind_fn(nvjpeg_handle, implementation, decoder_handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(64, (int)cubind_status);
@@ -2876,15 +2194,16 @@ nvjpegStatus_t cubind_nvjpeg_decoder_create(nvjpegHandle_t nvjpeg_handle, nvjpeg
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegDecoderDestroy is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecoderDestroy(nvjpegJpegDecoder_t decoder_handle)
+/* What the wrapper calls until nvjpegDecoderDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecoderDestroy(nvjpegJpegDecoder_t decoder_handle)
 {
-    return cubind_shape_2((uintptr_t)decoder_handle, 9);
+    return (nvjpegStatus_t)cubind__shape_110((uintptr_t)decoder_handle, 24, (cubind__fnptr)cubind__slow_nvjpegDecoderDestroy);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decoder_destroy(nvjpegJpegDecoder_t decoder_handle)
 {
-    cubind__nvjpegDecoderDestroy_fn cubind_fn = (cubind__nvjpegDecoderDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegDecoderDestroy, &cubind__nvjpeg_offsets[65]);
+    cubind__nvjpegDecoderDestroy_fn cubind_fn = (cubind__nvjpegDecoderDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecoderDestroy, &cubind__nvjpeg_offsets[65]);
     nvjpegStatus_t cubind_status = cubind_fn(decoder_handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(65, (int)cubind_status);
@@ -2892,15 +2211,16 @@ nvjpegStatus_t cubind_nvjpeg_decoder_destroy(nvjpegJpegDecoder_t decoder_handle)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegDecoderJpegSupported is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecoderJpegSupported(nvjpegJpegDecoder_t decoder_handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported)
+/* What the wrapper calls until nvjpegDecoderJpegSupported is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecoderJpegSupported(nvjpegJpegDecoder_t decoder_handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported)
 {
-    return cubind_shape_6((uintptr_t)decoder_handle, (uintptr_t)jpeg_stream, (uintptr_t)decode_params, (uintptr_t)is_supported, 4);
+    return (nvjpegStatus_t)cubind__shape_86((uintptr_t)decoder_handle, (uintptr_t)jpeg_stream, (uintptr_t)decode_params, (uintptr_t)is_supported, 89, (cubind__fnptr)cubind__slow_nvjpegDecoderJpegSupported);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decoder_jpeg_supported(nvjpegJpegDecoder_t decoder_handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported)
 {
-    cubind__nvjpegDecoderJpegSupported_fn cubind_fn = (cubind__nvjpegDecoderJpegSupported_fn)cubind__target((cubind__fnptr)slow_nvjpegDecoderJpegSupported, &cubind__nvjpeg_offsets[66]);
+    cubind__nvjpegDecoderJpegSupported_fn cubind_fn = (cubind__nvjpegDecoderJpegSupported_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecoderJpegSupported, &cubind__nvjpeg_offsets[66]);
     nvjpegStatus_t cubind_status = cubind_fn(decoder_handle, jpeg_stream, decode_params, is_supported);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(66, (int)cubind_status);
@@ -2908,15 +2228,16 @@ nvjpegStatus_t cubind_nvjpeg_decoder_jpeg_supported(nvjpegJpegDecoder_t decoder_
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegDecodeBatchedSupported is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedSupported(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, int *is_supported)
+/* What the wrapper calls until nvjpegDecodeBatchedSupported is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeBatchedSupported(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, int *is_supported)
 {
-    return cubind_shape_1((uintptr_t)handle, (uintptr_t)jpeg_stream, (uintptr_t)is_supported, 18);
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)handle, (uintptr_t)jpeg_stream, (uintptr_t)is_supported, 91, (cubind__fnptr)cubind__slow_nvjpegDecodeBatchedSupported);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_batched_supported(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, int *is_supported)
 {
-    cubind__nvjpegDecodeBatchedSupported_fn cubind_fn = (cubind__nvjpegDecodeBatchedSupported_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeBatchedSupported, &cubind__nvjpeg_offsets[67]);
+    cubind__nvjpegDecodeBatchedSupported_fn cubind_fn = (cubind__nvjpegDecodeBatchedSupported_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeBatchedSupported, &cubind__nvjpeg_offsets[67]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_stream, is_supported);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(67, (int)cubind_status);
@@ -2924,15 +2245,16 @@ nvjpegStatus_t cubind_nvjpeg_decode_batched_supported(nvjpegHandle_t handle, nvj
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegDecodeBatchedSupportedEx is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedSupportedEx(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported)
+/* What the wrapper calls until nvjpegDecodeBatchedSupportedEx is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeBatchedSupportedEx(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported)
 {
-    return cubind_shape_6((uintptr_t)handle, (uintptr_t)jpeg_stream, (uintptr_t)decode_params, (uintptr_t)is_supported, 5);
+    return (nvjpegStatus_t)cubind__shape_86((uintptr_t)handle, (uintptr_t)jpeg_stream, (uintptr_t)decode_params, (uintptr_t)is_supported, 90, (cubind__fnptr)cubind__slow_nvjpegDecodeBatchedSupportedEx);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_batched_supported_ex(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported)
 {
-    cubind__nvjpegDecodeBatchedSupportedEx_fn cubind_fn = (cubind__nvjpegDecodeBatchedSupportedEx_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeBatchedSupportedEx, &cubind__nvjpeg_offsets[68]);
+    cubind__nvjpegDecodeBatchedSupportedEx_fn cubind_fn = (cubind__nvjpegDecodeBatchedSupportedEx_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeBatchedSupportedEx, &cubind__nvjpeg_offsets[68]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_stream, decode_params, is_supported);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(68, (int)cubind_status);
@@ -2940,15 +2262,16 @@ nvjpegStatus_t cubind_nvjpeg_decode_batched_supported_ex(nvjpegHandle_t handle, 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegDecoderStateCreate is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecoderStateCreate(nvjpegHandle_t nvjpeg_handle, nvjpegJpegDecoder_t decoder_handle, nvjpegJpegState_t *decoder_state)
+/* What the wrapper calls until nvjpegDecoderStateCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecoderStateCreate(nvjpegHandle_t nvjpeg_handle, nvjpegJpegDecoder_t decoder_handle, nvjpegJpegState_t *decoder_state)
 {
-    return cubind_shape_1((uintptr_t)nvjpeg_handle, (uintptr_t)decoder_handle, (uintptr_t)decoder_state, 19);
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)nvjpeg_handle, (uintptr_t)decoder_handle, (uintptr_t)decoder_state, 92, (cubind__fnptr)cubind__slow_nvjpegDecoderStateCreate);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decoder_state_create(nvjpegHandle_t nvjpeg_handle, nvjpegJpegDecoder_t decoder_handle, nvjpegJpegState_t *decoder_state)
 {
-    cubind__nvjpegDecoderStateCreate_fn cubind_fn = (cubind__nvjpegDecoderStateCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegDecoderStateCreate, &cubind__nvjpeg_offsets[69]);
+    cubind__nvjpegDecoderStateCreate_fn cubind_fn = (cubind__nvjpegDecoderStateCreate_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecoderStateCreate, &cubind__nvjpeg_offsets[69]);
     nvjpegStatus_t cubind_status = cubind_fn(nvjpeg_handle, decoder_handle, decoder_state);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(69, (int)cubind_status);
@@ -2956,15 +2279,16 @@ nvjpegStatus_t cubind_nvjpeg_decoder_state_create(nvjpegHandle_t nvjpeg_handle, 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegDecodeJpeg is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeJpeg(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_bitstream, nvjpegImage_t *destination, nvjpegDecodeParams_t decode_params, cudaStream_t stream)
+/* What the wrapper calls until nvjpegDecodeJpeg is resolved, and every call while tracing: the slow path
+ * of its shape, 94 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeJpeg(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_bitstream, nvjpegImage_t *destination, nvjpegDecodeParams_t decode_params, cudaStream_t stream)
 {
-    return cubind_shape_4((uintptr_t)handle, (uintptr_t)decoder, (uintptr_t)decoder_state, (uintptr_t)jpeg_bitstream, (uintptr_t)destination, (uintptr_t)decode_params, (uintptr_t)stream, 3.0);
+    return (nvjpegStatus_t)cubind__shape_94((uintptr_t)handle, (uintptr_t)decoder, (uintptr_t)decoder_state, (uintptr_t)jpeg_bitstream, (uintptr_t)destination, (uintptr_t)decode_params, (uintptr_t)stream, 15.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_jpeg(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_bitstream, nvjpegImage_t *destination, nvjpegDecodeParams_t decode_params, cudaStream_t stream)
 {
-    cubind__nvjpegDecodeJpeg_fn cubind_fn = (cubind__nvjpegDecodeJpeg_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeJpeg, &cubind__nvjpeg_offsets[70]);
+    cubind__nvjpegDecodeJpeg_fn cubind_fn = (cubind__nvjpegDecodeJpeg_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeJpeg, &cubind__nvjpeg_offsets[70]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, decoder, decoder_state, jpeg_bitstream, destination, decode_params, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(70, (int)cubind_status);
@@ -2972,15 +2296,16 @@ nvjpegStatus_t cubind_nvjpeg_decode_jpeg(nvjpegHandle_t handle, nvjpegJpegDecode
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegDecodeJpegHost is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeJpegHost(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegDecodeParams_t decode_params, nvjpegJpegStream_t jpeg_stream)
+/* What the wrapper calls until nvjpegDecodeJpegHost is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeJpegHost(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegDecodeParams_t decode_params, nvjpegJpegStream_t jpeg_stream)
 {
-    return cubind_shape_3((uintptr_t)handle, (uintptr_t)decoder, (uintptr_t)decoder_state, (uintptr_t)decode_params, (uintptr_t)jpeg_stream, 7);
+    return (nvjpegStatus_t)cubind__shape_75((uintptr_t)handle, (uintptr_t)decoder, (uintptr_t)decoder_state, (uintptr_t)decode_params, (uintptr_t)jpeg_stream, 87);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_jpeg_host(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegDecodeParams_t decode_params, nvjpegJpegStream_t jpeg_stream)
 {
-    cubind__nvjpegDecodeJpegHost_fn cubind_fn = (cubind__nvjpegDecodeJpegHost_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeJpegHost, &cubind__nvjpeg_offsets[71]);
+    cubind__nvjpegDecodeJpegHost_fn cubind_fn = (cubind__nvjpegDecodeJpegHost_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeJpegHost, &cubind__nvjpeg_offsets[71]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, decoder, decoder_state, decode_params, jpeg_stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(71, (int)cubind_status);
@@ -2988,15 +2313,16 @@ nvjpegStatus_t cubind_nvjpeg_decode_jpeg_host(nvjpegHandle_t handle, nvjpegJpegD
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegDecodeJpegTransferToDevice is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeJpegTransferToDevice(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
+/* What the wrapper calls until nvjpegDecodeJpegTransferToDevice is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeJpegTransferToDevice(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
 {
-    return cubind_shape_3((uintptr_t)handle, (uintptr_t)decoder, (uintptr_t)decoder_state, (uintptr_t)jpeg_stream, (uintptr_t)stream, 8);
+    return (nvjpegStatus_t)cubind__shape_75((uintptr_t)handle, (uintptr_t)decoder, (uintptr_t)decoder_state, (uintptr_t)jpeg_stream, (uintptr_t)stream, 88);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_jpeg_transfer_to_device(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
 {
-    cubind__nvjpegDecodeJpegTransferToDevice_fn cubind_fn = (cubind__nvjpegDecodeJpegTransferToDevice_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeJpegTransferToDevice, &cubind__nvjpeg_offsets[72]);
+    cubind__nvjpegDecodeJpegTransferToDevice_fn cubind_fn = (cubind__nvjpegDecodeJpegTransferToDevice_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeJpegTransferToDevice, &cubind__nvjpeg_offsets[72]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, decoder, decoder_state, jpeg_stream, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(72, (int)cubind_status);
@@ -3004,15 +2330,16 @@ nvjpegStatus_t cubind_nvjpeg_decode_jpeg_transfer_to_device(nvjpegHandle_t handl
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegDecodeJpegDevice is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeJpegDevice(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegImage_t *destination, cudaStream_t stream)
+/* What the wrapper calls until nvjpegDecodeJpegDevice is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeJpegDevice(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegImage_t *destination, cudaStream_t stream)
 {
-    return cubind_shape_3((uintptr_t)handle, (uintptr_t)decoder, (uintptr_t)decoder_state, (uintptr_t)destination, (uintptr_t)stream, 9);
+    return (nvjpegStatus_t)cubind__shape_75((uintptr_t)handle, (uintptr_t)decoder, (uintptr_t)decoder_state, (uintptr_t)destination, (uintptr_t)stream, 89);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_jpeg_device(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegImage_t *destination, cudaStream_t stream)
 {
-    cubind__nvjpegDecodeJpegDevice_fn cubind_fn = (cubind__nvjpegDecodeJpegDevice_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeJpegDevice, &cubind__nvjpeg_offsets[73]);
+    cubind__nvjpegDecodeJpegDevice_fn cubind_fn = (cubind__nvjpegDecodeJpegDevice_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeJpegDevice, &cubind__nvjpeg_offsets[73]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, decoder, decoder_state, destination, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(73, (int)cubind_status);
@@ -3020,15 +2347,16 @@ nvjpegStatus_t cubind_nvjpeg_decode_jpeg_device(nvjpegHandle_t handle, nvjpegJpe
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegDecodeBatchedEx is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedEx(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, nvjpegDecodeParams_t *decode_params, cudaStream_t stream)
+/* What the wrapper calls until nvjpegDecodeBatchedEx is resolved, and every call while tracing: the slow path
+ * of its shape, 94 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeBatchedEx(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, nvjpegDecodeParams_t *decode_params, cudaStream_t stream)
 {
-    return cubind_shape_4((uintptr_t)handle, (uintptr_t)jpeg_handle, (uintptr_t)data, (uintptr_t)lengths, (uintptr_t)destinations, (uintptr_t)decode_params, (uintptr_t)stream, 4.0);
+    return (nvjpegStatus_t)cubind__shape_94((uintptr_t)handle, (uintptr_t)jpeg_handle, (uintptr_t)data, (uintptr_t)lengths, (uintptr_t)destinations, (uintptr_t)decode_params, (uintptr_t)stream, 16.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_batched_ex(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, nvjpegDecodeParams_t *decode_params, cudaStream_t stream)
 {
-    cubind__nvjpegDecodeBatchedEx_fn cubind_fn = (cubind__nvjpegDecodeBatchedEx_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeBatchedEx, &cubind__nvjpeg_offsets[74]);
+    cubind__nvjpegDecodeBatchedEx_fn cubind_fn = (cubind__nvjpegDecodeBatchedEx_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeBatchedEx, &cubind__nvjpeg_offsets[74]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_handle, data, lengths, destinations, decode_params, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(74, (int)cubind_status);
@@ -3036,15 +2364,16 @@ nvjpegStatus_t cubind_nvjpeg_decode_batched_ex(nvjpegHandle_t handle, nvjpegJpeg
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegEncoderParamsCopyMetadata is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsCopyMetadata(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncoderParamsCopyMetadata is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncoderParamsCopyMetadata(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
 {
-    return cubind_shape_6((uintptr_t)encoder_state, (uintptr_t)encode_params, (uintptr_t)jpeg_stream, (uintptr_t)stream, 6);
+    return (nvjpegStatus_t)cubind__shape_86((uintptr_t)encoder_state, (uintptr_t)encode_params, (uintptr_t)jpeg_stream, (uintptr_t)stream, 91, (cubind__fnptr)cubind__slow_nvjpegEncoderParamsCopyMetadata);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_copy_metadata(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
 {
-    cubind__nvjpegEncoderParamsCopyMetadata_fn cubind_fn = (cubind__nvjpegEncoderParamsCopyMetadata_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsCopyMetadata, &cubind__nvjpeg_offsets[75]);
+    cubind__nvjpegEncoderParamsCopyMetadata_fn cubind_fn = (cubind__nvjpegEncoderParamsCopyMetadata_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncoderParamsCopyMetadata, &cubind__nvjpeg_offsets[75]);
     nvjpegStatus_t cubind_status = cubind_fn(encoder_state, encode_params, jpeg_stream, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(75, (int)cubind_status);
@@ -3052,15 +2381,16 @@ nvjpegStatus_t cubind_nvjpeg_encoder_params_copy_metadata(nvjpegEncoderState_t e
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegEncoderParamsCopyQuantizationTables is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsCopyQuantizationTables(nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncoderParamsCopyQuantizationTables is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncoderParamsCopyQuantizationTables(nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
 {
-    return cubind_shape_1((uintptr_t)encode_params, (uintptr_t)jpeg_stream, (uintptr_t)stream, 20);
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)encode_params, (uintptr_t)jpeg_stream, (uintptr_t)stream, 93, (cubind__fnptr)cubind__slow_nvjpegEncoderParamsCopyQuantizationTables);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_copy_quantization_tables(nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
 {
-    cubind__nvjpegEncoderParamsCopyQuantizationTables_fn cubind_fn = (cubind__nvjpegEncoderParamsCopyQuantizationTables_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsCopyQuantizationTables, &cubind__nvjpeg_offsets[76]);
+    cubind__nvjpegEncoderParamsCopyQuantizationTables_fn cubind_fn = (cubind__nvjpegEncoderParamsCopyQuantizationTables_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncoderParamsCopyQuantizationTables, &cubind__nvjpeg_offsets[76]);
     nvjpegStatus_t cubind_status = cubind_fn(encode_params, jpeg_stream, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(76, (int)cubind_status);
@@ -3068,15 +2398,16 @@ nvjpegStatus_t cubind_nvjpeg_encoder_params_copy_quantization_tables(nvjpegEncod
     return cubind_status;
 }
 
-/* What the wrapper calls until nvjpegEncoderParamsCopyHuffmanTables is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsCopyHuffmanTables(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncoderParamsCopyHuffmanTables is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncoderParamsCopyHuffmanTables(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
 {
-    return cubind_shape_6((uintptr_t)encoder_state, (uintptr_t)encode_params, (uintptr_t)jpeg_stream, (uintptr_t)stream, 7);
+    return (nvjpegStatus_t)cubind__shape_86((uintptr_t)encoder_state, (uintptr_t)encode_params, (uintptr_t)jpeg_stream, (uintptr_t)stream, 92, (cubind__fnptr)cubind__slow_nvjpegEncoderParamsCopyHuffmanTables);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_copy_huffman_tables(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
 {
-    cubind__nvjpegEncoderParamsCopyHuffmanTables_fn cubind_fn = (cubind__nvjpegEncoderParamsCopyHuffmanTables_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsCopyHuffmanTables, &cubind__nvjpeg_offsets[77]);
+    cubind__nvjpegEncoderParamsCopyHuffmanTables_fn cubind_fn = (cubind__nvjpegEncoderParamsCopyHuffmanTables_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncoderParamsCopyHuffmanTables, &cubind__nvjpeg_offsets[77]);
     nvjpegStatus_t cubind_status = cubind_fn(encoder_state, encode_params, jpeg_stream, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
         return (nvjpegStatus_t)cubind_failed(77, (int)cubind_status);

@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -712,279 +713,356 @@ const struct cubind__nvml_symbols {
     cubind__trace_table trace;
     struct trace_strings {
         char trace_0[3];
-        char trace_1[10];
+        char trace_1[6];
         char trace_2[13];
-        char trace_3[20];
+        char trace_3[9];
         char trace_4[22];
-        char trace_5[22];
+        char trace_5[17];
         char trace_6[27];
-        char trace_7[34];
+        char trace_7[20];
         char trace_8[14];
-        char trace_9[16];
-        char trace_10[15];
-        char trace_11[16];
-        char trace_12[14];
-        char trace_13[21];
-        char trace_14[20];
-        char trace_15[31];
-        char trace_16[16];
-        char trace_17[23];
-        char trace_18[18];
-        char trace_19[19];
-        char trace_20[17];
-        char trace_21[21];
-        char trace_22[25];
-        char trace_23[17];
-        char trace_24[18];
-        char trace_25[27];
-        char trace_26[21];
-        char trace_27[24];
-        char trace_28[40];
-        char trace_29[38];
-        char trace_30[31];
-        char trace_31[11];
-        char trace_32[17];
-        char trace_33[31];
-        char trace_34[40];
-        char trace_35[44];
-        char trace_36[25];
-        char trace_37[24];
-        char trace_38[31];
-        char trace_39[38];
-        char trace_40[28];
-        char trace_41[21];
-        char trace_42[34];
-        char trace_43[20];
-        char trace_44[21];
-        char trace_45[17];
-        char trace_46[16];
-        char trace_47[23];
-        char trace_48[29];
-        char trace_49[25];
-        char trace_50[24];
-        char trace_51[26];
-        char trace_52[29];
-        char trace_53[18];
-        char trace_54[26];
-        char trace_55[19];
-        char trace_56[34];
-        char trace_57[45];
-        char trace_58[29];
-        char trace_59[45];
-        char trace_60[40];
-        char trace_61[18];
-        char trace_62[23];
-        char trace_63[29];
-        char trace_64[31];
-        char trace_65[24];
-        char trace_66[20];
-        char trace_67[31];
-        char trace_68[34];
-        char trace_69[42];
-        char trace_70[19];
-        char trace_71[31];
-        char trace_72[34];
-        char trace_73[40];
-        char trace_74[43];
-        char trace_75[32];
-        char trace_76[55];
-        char trace_77[26];
-        char trace_78[33];
-        char trace_79[18];
-        char trace_80[31];
-        char trace_81[25];
-        char trace_82[18];
-        char trace_83[19];
-        char trace_84[29];
-        char trace_85[19];
-        char trace_86[25];
-        char trace_87[24];
-        char trace_88[20];
-        char trace_89[25];
-        char trace_90[52];
-        char trace_91[65];
-        char trace_92[24];
-        char trace_93[42];
-        char trace_94[49];
-        char trace_95[53];
-        char trace_96[39];
-        char trace_97[21];
-        char trace_98[38];
-        char trace_99[28];
-        char trace_100[29];
-        char trace_101[18];
-        char trace_102[34];
-        char trace_103[37];
-        char trace_104[76];
-        char trace_105[23];
-        char trace_106[40];
-        char trace_107[19];
-        char trace_108[21];
-        char trace_109[24];
-        char trace_110[21];
-        char trace_111[21];
-        char trace_112[22];
-        char trace_113[32];
-        char trace_114[26];
+        char trace_9[9];
+        char trace_10[9];
+        char trace_11[9];
+        char trace_12[11];
+        char trace_13[12];
+        char trace_14[17];
+        char trace_15[18];
+        char trace_16[6];
+        char trace_17[18];
+        char trace_18[9];
+        char trace_19[9];
+        char trace_20[9];
+        char trace_21[16];
+        char trace_22[15];
+        char trace_23[9];
+        char trace_24[9];
+        char trace_25[12];
+        char trace_26[16];
+        char trace_27[19];
+        char trace_28[35];
+        char trace_29[19];
+        char trace_30[12];
+        char trace_31[6];
+        char trace_32[12];
+        char trace_33[19];
+        char trace_34[21];
+        char trace_35[32];
+        char trace_36[12];
+        char trace_37[19];
+        char trace_38[21];
+        char trace_39[22];
+        char trace_40[12];
+        char trace_41[16];
+        char trace_42[29];
+        char trace_43[15];
+        char trace_44[9];
+        char trace_45[9];
+        char trace_46[11];
+        char trace_47[18];
+        char trace_48[24];
+        char trace_49[20];
+        char trace_50[19];
+        char trace_51[21];
+        char trace_52[18];
+        char trace_53[13];
+        char trace_54[18];
+        char trace_55[9];
+        char trace_56[14];
+        char trace_57[25];
+        char trace_58[12];
+        char trace_59[28];
+        char trace_60[27];
+        char trace_61[9];
+        char trace_62[12];
+        char trace_63[22];
+        char trace_64[19];
+        char trace_65[12];
+        char trace_66[15];
+        char trace_67[23];
+        char trace_68[26];
+        char trace_69[37];
+        char trace_70[14];
+        char trace_71[26];
+        char trace_72[29];
+        char trace_73[35];
+        char trace_74[38];
+        char trace_75[27];
+        char trace_76[47];
+        char trace_77[18];
+        char trace_78[28];
+        char trace_79[13];
+        char trace_80[26];
+        char trace_81[20];
+        char trace_82[13];
+        char trace_83[14];
+        char trace_84[18];
+        char trace_85[14];
+        char trace_86[20];
+        char trace_87[9];
+        char trace_88[15];
+        char trace_89[20];
+        char trace_90[29];
+        char trace_91[38];
+        char trace_92[9];
+        char trace_93[27];
+        char trace_94[30];
+        char trace_95[15];
+        char trace_96[23];
+        char trace_97[9];
+        char trace_98[12];
+        char trace_99[23];
+        char trace_100[24];
+        char trace_101[13];
+        char trace_102[22];
+        char trace_103[15];
+        char trace_104[40];
+        char trace_105[18];
+        char trace_106[35];
+        char trace_107[14];
+        char trace_108[16];
+        char trace_109[19];
+        char trace_110[16];
+        char trace_111[9];
+        char trace_112[17];
+        char trace_113[27];
+        char trace_114[21];
         char trace_115[17];
-        char trace_116[10];
-        char trace_117[20];
-        char trace_118[20];
-        char trace_119[20];
-        char trace_120[26];
+        char trace_116[6];
+        char trace_117[15];
+        char trace_118[6];
+        char trace_119[15];
+        char trace_120[21];
         char trace_121[24];
         char trace_122[13];
-        char trace_123[20];
-        char trace_124[35];
-        char trace_125[23];
-        char trace_126[24];
-        char trace_127[23];
-        char trace_128[43];
-        char trace_129[55];
-        char trace_130[22];
-        char trace_131[58];
-        char trace_132[19];
-        char trace_133[17];
-        char trace_134[19];
-        char trace_135[64];
-        char trace_136[29];
-        char trace_137[19];
-        char trace_138[20];
-        char trace_139[20];
-        char trace_140[19];
-        char trace_141[27];
-        char trace_142[34];
-        char trace_143[43];
-        char trace_144[43];
-        char trace_145[42];
-        char trace_146[23];
-        char trace_147[30];
-        char trace_148[16];
-        char trace_149[24];
-        char trace_150[18];
-        char trace_151[20];
-        char trace_152[40];
-        char trace_153[23];
-        char trace_154[19];
-        char trace_155[20];
-        char trace_156[20];
-        char trace_157[27];
-        char trace_158[26];
-        char trace_159[43];
-        char trace_160[22];
-        char trace_161[43];
-        char trace_162[17];
-        char trace_163[42];
-        char trace_164[35];
-        char trace_165[48];
-        char trace_166[37];
-        char trace_167[26];
-        char trace_168[36];
+        char trace_123[9];
+        char trace_124[12];
+        char trace_125[18];
+        char trace_126[15];
+        char trace_127[9];
+        char trace_128[22];
+        char trace_129[34];
+        char trace_130[9];
+        char trace_131[45];
+        char trace_132[9];
+        char trace_133[12];
+        char trace_134[14];
+        char trace_135[33];
+        char trace_136[24];
+        char trace_137[16];
+        char trace_138[12];
+        char trace_139[12];
+        char trace_140[14];
+        char trace_141[12];
+        char trace_142[25];
+        char trace_143[38];
+        char trace_144[38];
+        char trace_145[37];
+        char trace_146[12];
+        char trace_147[15];
+        char trace_148[9];
+        char trace_149[12];
+        char trace_150[13];
+        char trace_151[12];
+        char trace_152[18];
+        char trace_153[12];
+        char trace_154[9];
+        char trace_155[15];
+        char trace_156[6];
+        char trace_157[12];
+        char trace_158[12];
+        char trace_159[18];
+        char trace_160[14];
+        char trace_161[29];
+        char trace_162[9];
+        char trace_163[22];
+        char trace_164[15];
+        char trace_165[34];
+        char trace_166[23];
+        char trace_167[12];
+        char trace_168[28];
         char trace_169[8];
-        char trace_170[28];
-        char trace_171[23];
+        char trace_170[14];
+        char trace_171[9];
         char trace_172[25];
-        char trace_173[25];
-        char trace_174[26];
-        char trace_175[39];
-        char trace_176[12];
-        char trace_177[32];
-        char trace_178[25];
-        char trace_179[26];
-        char trace_180[27];
-        char trace_181[31];
-        char trace_182[29];
-        char trace_183[39];
-        char trace_184[28];
-        char trace_185[30];
-        char trace_186[36];
-        char trace_187[36];
-        char trace_188[29];
-        char trace_189[37];
-        char trace_190[35];
-        char trace_191[36];
-        char trace_192[35];
-        char trace_193[37];
-        char trace_194[38];
-        char trace_195[23];
-        char trace_196[32];
-        char trace_197[41];
-        char trace_198[44];
-        char trace_199[31];
-        char trace_200[42];
-        char trace_201[39];
-        char trace_202[37];
-        char trace_203[39];
-        char trace_204[29];
-        char trace_205[34];
-        char trace_206[26];
-        char trace_207[27];
-        char trace_208[29];
-        char trace_209[33];
-        char trace_210[26];
-        char trace_211[34];
-        char trace_212[34];
-        char trace_213[59];
-        char trace_214[44];
-        char trace_215[27];
-        char trace_216[32];
-        char trace_217[36];
-        char trace_218[41];
-        char trace_219[33];
-        char trace_220[43];
-        char trace_221[37];
-        char trace_222[50];
-        char trace_223[26];
-        char trace_224[28];
-        char trace_225[26];
-        char trace_226[23];
+        char trace_173[19];
+        char trace_174[20];
+        char trace_175[33];
+        char trace_176[6];
+        char trace_177[22];
+        char trace_178[20];
+        char trace_179[21];
+        char trace_180[22];
+        char trace_181[26];
+        char trace_182[18];
+        char trace_183[25];
+        char trace_184[19];
+        char trace_185[21];
+        char trace_186[18];
+        char trace_187[31];
+        char trace_188[12];
+        char trace_189[15];
+        char trace_190[22];
+        char trace_191[24];
+        char trace_192[23];
+        char trace_193[28];
+        char trace_194[29];
+        char trace_195[14];
+        char trace_196[23];
+        char trace_197[32];
+        char trace_198[32];
+        char trace_199[9];
+        char trace_200[28];
+        char trace_201[30];
+        char trace_202[24];
+        char trace_203[25];
+        char trace_204[12];
+        char trace_205[12];
+        char trace_206[15];
+        char trace_207[16];
+        char trace_208[9];
+        char trace_209[9];
+        char trace_210[15];
+        char trace_211[9];
+        char trace_212[9];
+        char trace_213[15];
+        char trace_214[12];
+        char trace_215[9];
+        char trace_216[9];
+        char trace_217[20];
+        char trace_218[15];
+        char trace_219[19];
+        char trace_220[12];
+        char trace_221[12];
+        char trace_222[28];
+        char trace_223[21];
+        char trace_224[23];
+        char trace_225[21];
+        char trace_226[17];
         char trace_227[16];
-        char trace_228[91];
-        char trace_229[25];
-        char trace_230[75];
-        char trace_231[29];
-        char trace_232[23];
-        char trace_233[30];
-        char trace_234[29];
-        char trace_235[17];
-        char trace_236[30];
-        char trace_237[16];
-        char trace_238[35];
-        char trace_239[37];
-        char trace_240[26];
-        char trace_241[41];
-        char trace_242[29];
-        char trace_243[35];
-        char trace_244[46];
-        char trace_245[16];
-        char trace_246[43];
-        char trace_247[28];
-        char trace_248[22];
-        char trace_249[43];
-        char trace_250[34];
-        char trace_251[46];
-        char trace_252[44];
-        char trace_253[55];
-        char trace_254[20];
-        char trace_255[52];
-        char trace_256[37];
-        char trace_257[26];
-        char trace_258[24];
-        char trace_259[15];
-        char trace_260[18];
-        char trace_261[29];
-        char trace_262[22];
+        char trace_228[41];
+        char trace_229[20];
+        char trace_230[37];
+        char trace_231[24];
+        char trace_232[9];
+        char trace_233[15];
+        char trace_234[18];
+        char trace_235[6];
+        char trace_236[19];
+        char trace_237[9];
+        char trace_238[27];
+        char trace_239[32];
+        char trace_240[12];
+        char trace_241[15];
+        char trace_242[12];
+        char trace_243[12];
+        char trace_244[15];
+        char trace_245[6];
+        char trace_246[26];
+        char trace_247[13];
+        char trace_248[9];
+        char trace_249[24];
+        char trace_250[12];
+        char trace_251[15];
+        char trace_252[12];
+        char trace_253[15];
+        char trace_254[6];
+        char trace_255[30];
+        char trace_256[13];
+        char trace_257[9];
+        char trace_258[19];
+        char trace_259[10];
+        char trace_260[9];
+        char trace_261[12];
+        char trace_262[9];
         char trace_263[15];
-        char trace_264[14];
-        char trace_265[22];
-        char trace_266[37];
-        char trace_267[23];
-        char trace_268[18];
-        char trace_269[18];
-        char trace_270[17];
-        char trace_271[17];
-        char trace_272[17];
-        char trace_273[23];
+        char trace_264[6];
+        char trace_265[9];
+        char trace_266[12];
+        char trace_267[18];
+        char trace_268[9];
+        char trace_269[9];
+        char trace_270[9];
+        char trace_271[6];
+        char trace_272[6];
+        char trace_273[18];
+        char param_0[7];
+        char param_1[13];
+        char param_2[11];
+        char param_3[12];
+        char param_4[10];
+        char param_5[16];
+        char param_6[6];
+        char param_7[18];
+        char param_8[7];
+        char param_9[13];
+        char param_10[11];
+        char param_11[8];
+        char param_12[5];
+        char param_13[8];
+        char param_14[16];
+        char param_15[10];
+        char param_16[5];
+        char param_17[12];
+        char param_18[12];
+        char param_19[11];
+        char param_20[5];
+        char param_21[8];
+        char param_22[5];
+        char param_23[19];
+        char param_24[10];
+        char param_25[6];
+        char param_26[6];
+        char param_27[5];
+        char param_28[16];
+        char param_29[15];
+        char param_30[15];
+        char param_31[8];
+        char param_32[8];
+        char param_33[14];
+        char param_34[14];
+        char param_35[5];
+        char param_36[13];
+        char param_37[13];
+        char param_38[13];
+        char param_39[13];
+        char param_40[12];
+        char param_41[12];
+        char param_42[12];
+        char param_43[4];
+        char param_44[12];
+        char param_45[11];
+        char param_46[11];
+        char param_47[11];
+        char param_48[11];
+        char param_49[10];
+        char param_50[10];
+        char param_51[10];
+        char param_52[10];
+        char param_53[6];
+        char param_54[10];
+        char param_55[10];
+        char param_56[10];
+        char param_57[10];
+        char param_58[10];
+        char param_59[6];
+        char param_60[10];
+        char param_61[9];
+        char param_62[9];
+        char param_63[9];
+        char param_64[9];
+        char param_65[8];
+        char param_66[8];
+        char param_67[8];
+        char param_68[8];
+        char param_69[8];
+        char param_70[5];
+        char param_71[5];
+        char param_72[7];
+        char param_73[7];
+        char param_74[7];
+        char param_75[7];
+        char param_76[7];
         char enum_0[6];
         char enum_0_0[8];
         char enum_0_1[20];
@@ -1203,6 +1281,7 @@ const struct cubind__nvml_symbols {
         char enum_30_5[6];
     } trace_strings;
     unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[77];
     cubind__trace_enum_range enums[31];
     int values[185];
     unsigned short value_names[185];
@@ -2216,282 +2295,359 @@ const struct cubind__nvml_symbols {
         {AT(symbol_nvmlDeviceGetSramEccErrorStatus), AT(symbol_nvmlDeviceGetSramEccErrorStatus), AT(wrapper_cubind_nvml_device_get_sram_ecc_error_status)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 31, sizeof(int)},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 77, 31, sizeof(int)},
     {
         "s;",
-        "s;uflags;",
+        "s;u\265;",
         "p;e0:result;",
-        "s;pversion;ulength;",
+        "s;p\215;u\210;",
         "s;pcudaDriverVersion;",
-        "s;upid;pname;ulength;",
+        "s;upid;pname;u\210;",
         "s;phwbcCount;phwbcEntries;",
-        "s;ucpuNumber;pcount;pdeviceArray;",
+        "s;ucpuNumber;p\206;p\251;",
         "s;punitCount;",
-        "s;uindex;punit;",
-        "s;punit;pinfo;",
-        "s;punit;pstate;",
-        "s;punit;ppsu;",
-        "s;punit;utype;ptemp;",
-        "s;punit;pfanSpeeds;",
-        "s;punit;pdeviceCount;pdevices;",
-        "s;pdeviceCount;",
-        "s;pdevice;pattributes;",
-        "s;uindex;pdevice;",
-        "s;pserial;pdevice;",
-        "s;puuid;pdevice;",
-        "s;ppciBusId;pdevice;",
-        "s;pdevice;pname;ulength;",
-        "s;pdevice;ptype;",
-        "s;pdevice;pindex;",
-        "s;pdevice;pserial;ulength;",
-        "s;pdevice;pmoduleId;",
-        "s;pdevice;pc2cModeInfo;",
-        "s;pdevice;unodeSetSize;pnodeSet;uscope;",
-        "s;pdevice;ucpuSetSize;pcpuSet;uscope;",
-        "s;pdevice;ucpuSetSize;pcpuSet;",
-        "s;pdevice;",
-        "s;pdevice;pnode;",
-        "s;pdevice1;pdevice2;ppathInfo;",
-        "s;pdevice;e1:level;pcount;pdeviceArray;",
-        "s;pdevice1;pdevice2;e2:p2pIndex;pp2pStatus;",
-        "s;pdevice;puuid;ulength;",
-        "s;pdevice;pminorNumber;",
-        "s;pdevice;ppartNumber;ulength;",
-        "s;pdevice;e3:object;pversion;ulength;",
-        "s;pdevice;pversion;ulength;",
-        "s;pdevice;pchecksum;",
-        "s;pdevice;ptimestamp;pdurationUs;",
-        "s;pdevice;pdisplay;",
-        "s;pdevice;pisActive;",
-        "s;pdevice;pmode;",
-        "s;pdevice;ppci;",
-        "s;pdevice;pmaxLinkGen;",
-        "s;pdevice;pmaxLinkGenDevice;",
-        "s;pdevice;pmaxLinkWidth;",
-        "s;pdevice;pcurrLinkGen;",
-        "s;pdevice;pcurrLinkWidth;",
-        "s;pdevice;e4:counter;pvalue;",
-        "s;pdevice;pvalue;",
-        "s;pdevice;e5:type;pclock;",
-        "s;pdevice;poffset;",
-        "s;pdevice;e5:clockType;pclockMHz;",
-        "s;pdevice;e5:clockType;e6:clockId;pclockMHz;",
-        "s;pdevice;pcount;pclocksMHz;",
-        "s;pdevice;umemoryClockMHz;pcount;pclocksMHz;",
-        "s;pdevice;pisEnabled;pdefaultIsEnabled;",
-        "s;pdevice;pspeed;",
-        "s;pdevice;ufan;pspeed;",
-        "s;pdevice;ufan;ptargetSpeed;",
-        "s;pdevice;pminSpeed;pmaxSpeed;",
-        "s;pdevice;ufan;ppolicy;",
-        "s;pdevice;pnumFans;",
-        "s;pdevice;e7:sensorType;ptemp;",
-        "s;pdevice;e8:thresholdType;ptemp;",
-        "s;pdevice;usensorIndex;ppThermalSettings;",
-        "s;pdevice;ppState;",
-        "s;pdevice;pclocksEventReasons;",
-        "s;pdevice;pclocksThrottleReasons;",
-        "s;pdevice;psupportedClocksEventReasons;",
-        "s;pdevice;psupportedClocksThrottleReasons;",
-        "s;pdevice;ppDynamicPstatesInfo;",
-        "s;pdevice;e5:type;e9:pstate;pminClockMHz;pmaxClockMHz;",
-        "s;pdevice;ppstates;usize;",
-        "s;pdevice;pminOffset;pmaxOffset;",
-        "s;pdevice;plimit;",
-        "s;pdevice;pminLimit;pmaxLimit;",
-        "s;pdevice;pdefaultLimit;",
-        "s;pdevice;ppower;",
-        "s;pdevice;penergy;",
-        "s;pdevice;pcurrent;ppending;",
-        "s;pdevice;pmemory;",
-        "s;pdevice;pmajor;pminor;",
-        "s;pdevice;pdefaultMode;",
-        "s;pdevice;pboardId;",
-        "s;pdevice;pmultiGpuBool;",
-        "s;pdevice;e10:errorType;e11:counterType;peccCounts;",
-        "s;pdevice;e10:errorType;e11:counterType;e12:locationType;pcount;",
-        "s;pdevice;putilization;",
-        "s;pdevice;putilization;psamplingPeriodUs;",
-        "s;pdevice;e13:encoderQueryType;pencoderCapacity;",
-        "s;pdevice;psessionCount;paverageFps;paverageLatency;",
-        "s;pdevice;psessionCount;psessionInfos;",
-        "s;pdevice;pfbcStats;",
-        "s;pdevice;psessionCount;psessionInfo;",
-        "s;pdevice;pbridgeHierarchy;",
-        "s;pdevice;pinfoCount;pinfos;",
-        "s;pdevice;pplist;",
-        "s;pdevice1;pdevice2;ponSameBoard;",
-        "s;pdevice;e14:apiType;pisRestricted;",
-        "s;pdevice;e15:type;ulastSeenTimeStamp;psampleValType;psampleCount;psamples;",
-        "s;pdevice;pbar1Memory;",
-        "s;pdevice;e16:perfPolicyType;pviolTime;",
-        "s;pdevice;pirqNum;",
-        "s;pdevice;pnumCores;",
-        "s;pdevice;ppowerSource;",
-        "s;pdevice;pbusWidth;",
-        "s;pdevice;pmaxSpeed;",
-        "s;pdevice;ppcieSpeed;",
-        "s;pdevice;padaptiveClockStatus;",
-        "s;pdevice;pgpuFabricInfo;",
+        "s;u\231;p\220;",
+        "s;p\220;p\224;",
+        "s;p\220;p\232;",
+        "s;p\220;ppsu;",
+        "s;p\220;u\243;p\306;",
+        "s;p\220;pfanSpeeds;",
+        "s;p\220;p\252;pdevices;",
+        "s;p\252;",
+        "s;p\200;pattributes;",
+        "s;u\231;p\200;",
+        "s;p\313;p\200;",
+        "s;p\307;p\200;",
+        "s;ppciBusId;p\200;",
+        "s;p\200;pname;u\210;",
+        "s;p\200;p\243;",
+        "s;p\200;p\231;",
+        "s;p\200;p\313;u\210;",
+        "s;p\200;pmoduleId;",
+        "s;p\200;pc2cModeInfo;",
+        "s;p\200;unodeSetSize;pnodeSet;uscope;",
+        "s;p\200;u\256;p\310;uscope;",
+        "s;p\200;u\256;p\310;",
+        "s;p\200;",
+        "s;p\200;pnode;",
+        "s;p\237;p\240;ppathInfo;",
+        "s;p\200;e1:level;p\206;p\251;",
+        "s;p\237;p\240;e2:p2pIndex;pp2pStatus;",
+        "s;p\200;p\307;u\210;",
+        "s;p\200;pminorNumber;",
+        "s;p\200;ppartNumber;u\210;",
+        "s;p\200;e3:object;p\215;u\210;",
+        "s;p\200;p\215;u\210;",
+        "s;p\200;pchecksum;",
+        "s;p\200;ptimestamp;pdurationUs;",
+        "s;p\200;pdisplay;",
+        "s;p\200;p\277;",
+        "s;p\200;p\233;",
+        "s;p\200;ppci;",
+        "s;p\200;pmaxLinkGen;",
+        "s;p\200;pmaxLinkGenDevice;",
+        "s;p\200;pmaxLinkWidth;",
+        "s;p\200;pcurrLinkGen;",
+        "s;p\200;pcurrLinkWidth;",
+        "s;p\200;e4:\213;pvalue;",
+        "s;p\200;pvalue;",
+        "s;p\200;e5:\243;pclock;",
+        "s;p\200;p\311;",
+        "s;p\200;e5:\262;p\275;",
+        "s;p\200;e5:\262;e6:clockId;p\275;",
+        "s;p\200;p\206;p\263;",
+        "s;p\200;umemoryClockMHz;p\206;p\263;",
+        "s;p\200;p\266;pdefaultIsEnabled;",
+        "s;p\200;p\273;",
+        "s;p\200;u\253;p\273;",
+        "s;p\200;u\253;ptargetSpeed;",
+        "s;p\200;pminSpeed;p\300;",
+        "s;p\200;u\253;p\312;",
+        "s;p\200;pnumFans;",
+        "s;p\200;e7:sensorType;p\306;",
+        "s;p\200;e8:thresholdType;p\306;",
+        "s;p\200;usensorIndex;ppThermalSettings;",
+        "s;p\200;ppState;",
+        "s;p\200;pclocksEventReasons;",
+        "s;p\200;pclocksThrottleReasons;",
+        "s;p\200;psupportedClocksEventReasons;",
+        "s;p\200;psupportedClocksThrottleReasons;",
+        "s;p\200;ppDynamicPstatesInfo;",
+        "s;p\200;e5:\243;e9:pstate;pminClockMHz;pmaxClockMHz;",
+        "s;p\200;ppstates;u\226;",
+        "s;p\200;pminOffset;pmaxOffset;",
+        "s;p\200;plimit;",
+        "s;p\200;pminLimit;pmaxLimit;",
+        "s;p\200;pdefaultLimit;",
+        "s;p\200;ppower;",
+        "s;p\200;penergy;",
+        "s;p\200;p\303;ppending;",
+        "s;p\200;pmemory;",
+        "s;p\200;pmajor;pminor;",
+        "s;p\200;p\250;",
+        "s;p\200;pboardId;",
+        "s;p\200;pmultiGpuBool;",
+        "s;p\200;e10:\264;e11:\221;peccCounts;",
+        "s;p\200;e10:\264;e11:\221;e12:locationType;p\206;",
+        "s;p\200;p\222;",
+        "s;p\200;p\222;psamplingPeriodUs;",
+        "s;p\200;e13:encoderQueryType;p\216;",
+        "s;p\200;p\211;p\255;p\235;",
+        "s;p\200;p\211;psessionInfos;",
+        "s;p\200;p\276;",
+        "s;p\200;p\211;p\254;",
+        "s;p\200;pbridgeHierarchy;",
+        "s;p\200;pinfoCount;pinfos;",
+        "s;p\200;pplist;",
+        "s;p\237;p\240;ponSameBoard;",
+        "s;p\200;e14:\301;p\244;",
+        "s;p\200;e15:\243;u\207;p\242;psampleCount;psamples;",
+        "s;p\200;pbar1Memory;",
+        "s;p\200;e16:perfPolicyType;pviolTime;",
+        "s;p\200;pirqNum;",
+        "s;p\200;pnumCores;",
+        "s;p\200;ppowerSource;",
+        "s;p\200;pbusWidth;",
+        "s;p\200;p\300;",
+        "s;p\200;ppcieSpeed;",
+        "s;p\200;padaptiveClockStatus;",
+        "s;p\200;pgpuFabricInfo;",
         "s;pcapabilities;",
-        "s;pstate;",
-        "s;pdevice;pmemInfo;",
-        "s;pisAcceptingWork;",
-        "s;pdevice;pgpuCert;",
-        "s;pdevice;pgpuAtstReport;",
+        "s;p\232;",
+        "s;p\200;pmemInfo;",
+        "s;p\234;",
+        "s;p\200;pgpuCert;",
+        "s;p\200;pgpuAtstReport;",
         "s;ppKeyRotationThrInfo;",
         "s;psettings;",
-        "s;pdevice;pversion;",
-        "s;pdevice;pisEnabled;pdefaultMode;",
-        "s;pdevice;upid;pstats;",
-        "s;pdevice;pcount;ppids;",
-        "s;pdevice;pbufferSize;",
-        "s;pdevice;e17:cause;ppageCount;paddresses;",
-        "s;pdevice;e17:cause;ppageCount;paddresses;ptimestamps;",
-        "s;pdevice;pisPending;",
-        "s;pdevice;pcorrRows;puncRows;pisPending;pfailureOccurred;",
-        "s;pdevice;pvalues;",
-        "s;pdevice;parch;",
-        "s;pdevice;pstatus;",
-        "s;pdevice;putilization;pprocessSamplesCount;ulastSeenTimeStamp;",
-        "s;pdevice;pprocesesUtilInfo;",
-        "s;punit;e18:color;",
-        "s;pdevice;e19:mode;",
-        "s;pdevice;e20:mode;",
-        "s;pdevice;e19:ecc;",
-        "s;pdevice;e11:counterType;",
-        "s;pdevice;e21:driverModel;uflags;",
-        "s;pdevice;uminGpuClockMHz;umaxGpuClockMHz;",
-        "s;pdevice;uminMemClockMHz;umaxMemClockMHz;",
-        "s;pdevice;umemClockMHz;ugraphicsClockMHz;",
-        "s;pdevice;e19:enabled;",
-        "s;pdevice;e19:enabled;uflags;",
-        "s;pdevice;ufan;",
-        "s;pdevice;ufan;upolicy;",
-        "s;pdevice;ulimit;",
-        "s;pdevice;e22:mode;",
-        "s;pdevice;e14:apiType;e19:isRestricted;",
-        "s;pdevice;ufan;uspeed;",
-        "s;pdevice;ioffset;",
-        "s;pdevice;usizeKiB;",
-        "s;uisAcceptingWork;",
-        "s;pdevice;ulink;pisActive;",
-        "s;pdevice;ulink;pversion;",
-        "s;pdevice;ulink;e23:capability;pcapResult;",
-        "s;pdevice;ulink;ppci;",
-        "s;pdevice;ulink;e24:counter;pcounterValue;",
-        "s;pdevice;ulink;",
-        "s;pdevice;ulink;ucounter;pcontrol;ureset;",
-        "s;pdevice;ulink;ucounter;pcontrol;",
-        "s;pdevice;ulink;ucounter;prxcounter;ptxcounter;",
-        "s;pdevice;ulink;ucounter;e19:freeze;",
-        "s;pdevice;ulink;ucounter;",
-        "s;pdevice;ulink;ppNvLinkDeviceType;",
+        "s;p\200;p\215;",
+        "s;p\200;p\266;p\250;",
+        "s;p\200;upid;pstats;",
+        "s;p\200;p\206;ppids;",
+        "s;p\200;p\223;",
+        "s;p\200;e17:cause;p\271;p\261;",
+        "s;p\200;e17:cause;p\271;p\261;ptimestamps;",
+        "s;p\200;p\267;",
+        "s;p\200;pcorrRows;puncRows;p\267;pfailureOccurred;",
+        "s;p\200;p\314;",
+        "s;p\200;parch;",
+        "s;p\200;pstatus;",
+        "s;p\200;p\222;pprocessSamplesCount;u\207;",
+        "s;p\200;pprocesesUtilInfo;",
+        "s;p\220;e18:color;",
+        "s;p\200;e19:\233;",
+        "s;p\200;e20:\233;",
+        "s;p\200;e19:ecc;",
+        "s;p\200;e11:\221;",
+        "s;p\200;e21:driverModel;u\265;",
+        "s;p\200;uminGpuClockMHz;umaxGpuClockMHz;",
+        "s;p\200;uminMemClockMHz;umaxMemClockMHz;",
+        "s;p\200;umemClockMHz;ugraphicsClockMHz;",
+        "s;p\200;e19:\304;",
+        "s;p\200;e19:\304;u\265;",
+        "s;p\200;u\253;",
+        "s;p\200;u\253;u\312;",
+        "s;p\200;ulimit;",
+        "s;p\200;e22:\233;",
+        "s;p\200;e14:\301;e19:\244;",
+        "s;p\200;u\253;u\273;",
+        "s;p\200;i\311;",
+        "s;p\200;usizeKiB;",
+        "s;u\234;",
+        "s;p\200;u\214;p\277;",
+        "s;p\200;u\214;p\215;",
+        "s;p\200;u\214;e23:\212;p\217;",
+        "s;p\200;u\214;ppci;",
+        "s;p\200;u\214;e24:\213;pcounterValue;",
+        "s;p\200;u\214;",
+        "s;p\200;u\214;u\213;p\302;ureset;",
+        "s;p\200;u\214;u\213;p\302;",
+        "s;p\200;u\214;u\213;prxcounter;ptxcounter;",
+        "s;p\200;u\214;u\213;e19:freeze;",
+        "s;p\200;u\214;u\213;",
+        "s;p\200;u\214;ppNvLinkDeviceType;",
         "s;pset;",
-        "s;pdevice;ueventTypes;pset;",
-        "s;pdevice;peventTypes;",
+        "s;p\200;u\257;pset;",
+        "s;p\200;p\257;",
         "s;pset;pdata;utimeoutms;",
-        "s;ppciInfo;e19:newState;",
-        "s;ppciInfo;pcurrentState;",
-        "s;ppciInfo;e25:gpuState;e26:linkState;",
-        "s;ppciInfo;",
-        "s;pdevice;ivaluesCount;pvalues;",
-        "s;pdevice;ppVirtualMode;",
-        "s;pdevice;ppHostVgpuMode;",
-        "s;pdevice;e27:virtualMode;",
-        "s;pdevice;ppHeterogeneousMode;",
-        "s;uvgpuInstance;ppPlacement;",
-        "s;pdevice;uvgpuTypeId;ppPlacementList;",
-        "s;uvgpuTypeId;pgspHeapSize;",
-        "s;uvgpuTypeId;pfbReservation;",
-        "s;pdevice;e28:capability;e19:state;",
-        "s;pdevice;ppGridLicensableFeatures;",
-        "s;e29:capability;pcapResult;",
-        "s;pdevice;e28:capability;pcapResult;",
-        "s;pdevice;pvgpuCount;pvgpuTypeIds;",
-        "s;uvgpuTypeId;pvgpuTypeClass;psize;",
-        "s;uvgpuTypeId;pvgpuTypeName;psize;",
-        "s;uvgpuTypeId;pgpuInstanceProfileId;",
-        "s;uvgpuTypeId;pdeviceID;psubsystemID;",
-        "s;uvgpuTypeId;pfbSize;",
-        "s;uvgpuTypeId;pnumDisplayHeads;",
-        "s;uvgpuTypeId;udisplayIndex;pxdim;pydim;",
-        "s;uvgpuTypeId;pvgpuTypeLicenseString;usize;",
-        "s;uvgpuTypeId;pframeRateLimit;",
-        "s;pdevice;uvgpuTypeId;pvgpuInstanceCount;",
-        "s;uvgpuTypeId;pvgpuInstanceCountPerVm;",
-        "s;pdevice;pvgpuCount;pvgpuInstances;",
-        "s;uvgpuInstance;pvmId;usize;pvmIdType;",
-        "s;uvgpuInstance;puuid;usize;",
-        "s;uvgpuInstance;pversion;ulength;",
-        "s;uvgpuInstance;pfbUsage;",
-        "s;uvgpuInstance;plicensed;",
-        "s;uvgpuInstance;pvgpuTypeId;",
-        "s;uvgpuInstance;pframeRateLimit;",
-        "s;uvgpuInstance;peccMode;",
-        "s;uvgpuInstance;pencoderCapacity;",
-        "s;uvgpuInstance;uencoderCapacity;",
-        "s;uvgpuInstance;psessionCount;paverageFps;paverageLatency;",
-        "s;uvgpuInstance;psessionCount;psessionInfo;",
-        "s;uvgpuInstance;pfbcStats;",
-        "s;uvgpuInstance;pgpuInstanceId;",
-        "s;uvgpuInstance;pvgpuPciId;plength;",
-        "s;uvgpuTypeId;e30:capability;pcapResult;",
-        "s;uvgpuInstance;pmdevUuid;usize;",
-        "s;uvgpuInstance;pvgpuMetadata;pbufferSize;",
-        "s;pdevice;ppgpuMetadata;pbufferSize;",
-        "s;pvgpuMetadata;ppgpuMetadata;pcompatibilityInfo;",
-        "s;pdevice;ppSchedulerLog;",
-        "s;pdevice;ppSchedulerState;",
-        "s;pdevice;ppCapabilities;",
-        "s;psupported;pcurrent;",
+        "s;p\225;e19:newState;",
+        "s;p\225;pcurrentState;",
+        "s;p\225;e25:gpuState;e26:linkState;",
+        "s;p\225;",
+        "s;p\200;ivaluesCount;p\314;",
+        "s;p\200;ppVirtualMode;",
+        "s;p\200;ppHostVgpuMode;",
+        "s;p\200;e27:virtualMode;",
+        "s;p\200;ppHeterogeneousMode;",
+        "s;u\201;ppPlacement;",
+        "s;p\200;u\202;ppPlacementList;",
+        "s;u\202;pgspHeapSize;",
+        "s;u\202;pfbReservation;",
+        "s;p\200;e28:\212;e19:\232;",
+        "s;p\200;ppGridLicensableFeatures;",
+        "s;e29:\212;p\217;",
+        "s;p\200;e28:\212;p\217;",
+        "s;p\200;p\274;pvgpuTypeIds;",
+        "s;u\202;pvgpuTypeClass;p\226;",
+        "s;u\202;pvgpuTypeName;p\226;",
+        "s;u\202;pgpuInstanceProfileId;",
+        "s;u\202;pdeviceID;psubsystemID;",
+        "s;u\202;pfbSize;",
+        "s;u\202;pnumDisplayHeads;",
+        "s;u\202;udisplayIndex;pxdim;pydim;",
+        "s;u\202;pvgpuTypeLicenseString;u\226;",
+        "s;u\202;p\236;",
+        "s;p\200;u\202;pvgpuInstanceCount;",
+        "s;u\202;pvgpuInstanceCountPerVm;",
+        "s;p\200;p\274;pvgpuInstances;",
+        "s;u\201;pvmId;u\226;pvmIdType;",
+        "s;u\201;p\307;u\226;",
+        "s;u\201;p\215;u\210;",
+        "s;u\201;pfbUsage;",
+        "s;u\201;plicensed;",
+        "s;u\201;p\202;",
+        "s;u\201;p\236;",
+        "s;u\201;peccMode;",
+        "s;u\201;p\216;",
+        "s;u\201;u\216;",
+        "s;u\201;p\211;p\255;p\235;",
+        "s;u\201;p\211;p\254;",
+        "s;u\201;p\276;",
+        "s;u\201;p\241;",
+        "s;u\201;pvgpuPciId;p\210;",
+        "s;u\202;e30:\212;p\217;",
+        "s;u\201;pmdevUuid;u\226;",
+        "s;u\201;p\247;p\223;",
+        "s;p\200;p\246;p\223;",
+        "s;p\247;p\246;pcompatibilityInfo;",
+        "s;p\200;ppSchedulerLog;",
+        "s;p\200;ppSchedulerState;",
+        "s;p\200;ppCapabilities;",
+        "s;psupported;p\303;",
         "s;pvgpuVersion;",
-        "s;pdevice;ulastSeenTimeStamp;psampleValType;pvgpuInstanceSamplesCount;putilizationSamples;",
-        "s;pdevice;pvgpuUtilInfo;",
-        "s;pdevice;ulastSeenTimeStamp;pvgpuProcessSamplesCount;putilizationSamples;",
-        "s;pdevice;pvgpuProcUtilInfo;",
-        "s;uvgpuInstance;pmode;",
-        "s;uvgpuInstance;pcount;ppids;",
-        "s;uvgpuInstance;upid;pstats;",
-        "s;uvgpuInstance;",
-        "s;uvgpuInstance;plicenseInfo;",
-        "s;uindex;pinfo;",
-        "s;pdevice;umode;pactivationStatus;",
-        "s;pdevice;pcurrentMode;ppendingMode;",
-        "s;pdevice;uprofile;pinfo;",
-        "s;pdevice;uprofileId;pplacements;pcount;",
-        "s;pdevice;uprofileId;pcount;",
-        "s;pdevice;uprofileId;pgpuInstance;",
-        "s;pdevice;uprofileId;pplacement;pgpuInstance;",
-        "s;pgpuInstance;",
-        "s;pdevice;uprofileId;pgpuInstances;pcount;",
-        "s;pdevice;uid;pgpuInstance;",
-        "s;pgpuInstance;pinfo;",
-        "s;pgpuInstance;uprofile;uengProfile;pinfo;",
-        "s;pgpuInstance;uprofileId;pcount;",
-        "s;pgpuInstance;uprofileId;pplacements;pcount;",
-        "s;pgpuInstance;uprofileId;pcomputeInstance;",
-        "s;pgpuInstance;uprofileId;pplacement;pcomputeInstance;",
-        "s;pcomputeInstance;",
-        "s;pgpuInstance;uprofileId;pcomputeInstances;pcount;",
-        "s;pgpuInstance;uid;pcomputeInstance;",
-        "s;pcomputeInstance;pinfo;",
-        "s;pdevice;pisMigDevice;",
-        "s;pdevice;pid;",
-        "s;pdevice;pcount;",
-        "s;pdevice;uindex;pmigDevice;",
-        "s;pmigDevice;pdevice;",
+        "s;p\200;u\207;p\242;pvgpuInstanceSamplesCount;p\227;",
+        "s;p\200;pvgpuUtilInfo;",
+        "s;p\200;u\207;pvgpuProcessSamplesCount;p\227;",
+        "s;p\200;pvgpuProcUtilInfo;",
+        "s;u\201;p\233;",
+        "s;u\201;p\206;ppids;",
+        "s;u\201;upid;pstats;",
+        "s;u\201;",
+        "s;u\201;plicenseInfo;",
+        "s;u\231;p\224;",
+        "s;p\200;u\233;pactivationStatus;",
+        "s;p\200;pcurrentMode;ppendingMode;",
+        "s;p\200;u\305;p\224;",
+        "s;p\200;u\204;p\260;p\206;",
+        "s;p\200;u\204;p\206;",
+        "s;p\200;u\204;p\203;",
+        "s;p\200;u\204;p\272;p\203;",
+        "s;p\203;",
+        "s;p\200;u\204;pgpuInstances;p\206;",
+        "s;p\200;uid;p\203;",
+        "s;p\203;p\224;",
+        "s;p\203;u\305;uengProfile;p\224;",
+        "s;p\203;u\204;p\206;",
+        "s;p\203;u\204;p\260;p\206;",
+        "s;p\203;u\204;p\205;",
+        "s;p\203;u\204;p\272;p\205;",
+        "s;p\205;",
+        "s;p\203;u\204;pcomputeInstances;p\206;",
+        "s;p\203;uid;p\205;",
+        "s;p\205;p\224;",
+        "s;p\200;pisMigDevice;",
+        "s;p\200;pid;",
+        "s;p\200;p\206;",
+        "s;p\200;u\231;p\270;",
+        "s;p\270;p\200;",
         "s;pmetricsGet;",
-        "s;pgpmSample;",
-        "s;pdevice;pgpmSample;",
-        "s;pdevice;ugpuInstanceId;pgpmSample;",
-        "s;pdevice;pgpmSupport;",
-        "s;pdevice;pstate;",
-        "s;pdevice;ustate;",
-        "s;pdevice;pinfo;",
-        "s;unvlinkBwMode;",
-        "s;pnvlinkBwMode;",
-        "s;pdevice;ppowerValue;",
+        "s;p\230;",
+        "s;p\200;p\230;",
+        "s;p\200;u\241;p\230;",
+        "s;p\200;pgpmSupport;",
+        "s;p\200;p\232;",
+        "s;p\200;u\232;",
+        "s;p\200;p\224;",
+        "s;u\245;",
+        "s;p\245;",
+        "s;p\200;ppowerValue;",
+        "device",
+        "vgpuInstance",
+        "vgpuTypeId",
+        "gpuInstance",
+        "profileId",
+        "computeInstance",
+        "count",
+        "lastSeenTimeStamp",
+        "length",
+        "sessionCount",
+        "capability",
+        "counter",
+        "link",
+        "version",
+        "encoderCapacity",
+        "capResult",
+        "unit",
+        "counterType",
+        "utilization",
+        "bufferSize",
+        "info",
+        "pciInfo",
+        "size",
+        "utilizationSamples",
+        "gpmSample",
+        "index",
+        "state",
+        "mode",
+        "isAcceptingWork",
+        "averageLatency",
+        "frameRateLimit",
+        "device1",
+        "device2",
+        "gpuInstanceId",
+        "sampleValType",
+        "type",
+        "isRestricted",
+        "nvlinkBwMode",
+        "pgpuMetadata",
+        "vgpuMetadata",
+        "defaultMode",
+        "deviceArray",
+        "deviceCount",
+        "fan",
+        "sessionInfo",
+        "averageFps",
+        "cpuSetSize",
+        "eventTypes",
+        "placements",
+        "addresses",
+        "clockType",
+        "clocksMHz",
+        "errorType",
+        "flags",
+        "isEnabled",
+        "isPending",
+        "migDevice",
+        "pageCount",
+        "placement",
+        "speed",
+        "vgpuCount",
+        "clockMHz",
+        "fbcStats",
+        "isActive",
+        "maxSpeed",
+        "apiType",
+        "control",
+        "current",
+        "enabled",
+        "profile",
+        "temp",
+        "uuid",
+        "cpuSet",
+        "offset",
+        "policy",
+        "serial",
+        "values",
         "NVML_",
         "SUCCESS",
         "ERROR_UNINITIALIZED",
@@ -3037,6 +3193,85 @@ const struct cubind__nvml_symbols {
         TRACE_AT(trace_134), /* nvmlDeviceGetSramEccErrorStatus */
     },
     {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
+        TRACE_AT(param_2),
+        TRACE_AT(param_3),
+        TRACE_AT(param_4),
+        TRACE_AT(param_5),
+        TRACE_AT(param_6),
+        TRACE_AT(param_7),
+        TRACE_AT(param_8),
+        TRACE_AT(param_9),
+        TRACE_AT(param_10),
+        TRACE_AT(param_11),
+        TRACE_AT(param_12),
+        TRACE_AT(param_13),
+        TRACE_AT(param_14),
+        TRACE_AT(param_15),
+        TRACE_AT(param_16),
+        TRACE_AT(param_17),
+        TRACE_AT(param_18),
+        TRACE_AT(param_19),
+        TRACE_AT(param_20),
+        TRACE_AT(param_21),
+        TRACE_AT(param_22),
+        TRACE_AT(param_23),
+        TRACE_AT(param_24),
+        TRACE_AT(param_25),
+        TRACE_AT(param_26),
+        TRACE_AT(param_27),
+        TRACE_AT(param_28),
+        TRACE_AT(param_29),
+        TRACE_AT(param_30),
+        TRACE_AT(param_31),
+        TRACE_AT(param_32),
+        TRACE_AT(param_33),
+        TRACE_AT(param_34),
+        TRACE_AT(param_35),
+        TRACE_AT(param_36),
+        TRACE_AT(param_37),
+        TRACE_AT(param_38),
+        TRACE_AT(param_39),
+        TRACE_AT(param_40),
+        TRACE_AT(param_41),
+        TRACE_AT(param_42),
+        TRACE_AT(param_43),
+        TRACE_AT(param_44),
+        TRACE_AT(param_45),
+        TRACE_AT(param_46),
+        TRACE_AT(param_47),
+        TRACE_AT(param_48),
+        TRACE_AT(param_49),
+        TRACE_AT(param_50),
+        TRACE_AT(param_51),
+        TRACE_AT(param_52),
+        TRACE_AT(param_53),
+        TRACE_AT(param_54),
+        TRACE_AT(param_55),
+        TRACE_AT(param_56),
+        TRACE_AT(param_57),
+        TRACE_AT(param_58),
+        TRACE_AT(param_59),
+        TRACE_AT(param_60),
+        TRACE_AT(param_61),
+        TRACE_AT(param_62),
+        TRACE_AT(param_63),
+        TRACE_AT(param_64),
+        TRACE_AT(param_65),
+        TRACE_AT(param_66),
+        TRACE_AT(param_67),
+        TRACE_AT(param_68),
+        TRACE_AT(param_69),
+        TRACE_AT(param_70),
+        TRACE_AT(param_71),
+        TRACE_AT(param_72),
+        TRACE_AT(param_73),
+        TRACE_AT(param_74),
+        TRACE_AT(param_75),
+        TRACE_AT(param_76),
+    },
+    {
         {TRACE_AT(enum_0), 0, 31}, /* nvmlReturn_enum */
         {TRACE_AT(enum_1), 31, 6}, /* nvmlGpuLevel_enum */
         {TRACE_AT(enum_2), 37, 6}, /* nvmlGpuP2PCapsIndex_enum */
@@ -3452,7 +3687,6 @@ _Static_assert(sizeof(cubind__nvml_symbols.names) <= 0x10000, "the names' offset
 #if !defined(CUBIND_NO_TRACE)
 _Static_assert(sizeof(cubind__nvml_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
 #endif
-
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
  * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
@@ -3789,2640 +4023,16 @@ typedef nvmlReturn_t (*cubind__nvmlSystemGetNvlinkBwMode_fn)(unsigned int *nvlin
 typedef nvmlReturn_t (*cubind__nvmlDeviceSetPowerManagementLimit_v2_fn)(nvmlDevice_t device, nvmlPowerValue_v2_t *powerValue);
 typedef nvmlReturn_t (*cubind__nvmlDeviceGetSramEccErrorStatus_fn)(nvmlDevice_t device, nvmlEccSramErrorStatus_t *status);
 
-/* The wrappers whose parameters pass alike share a slow path, their shape's (generator/shapes.py):
- * each reaches it through a stub of its own type, declared here for the shapes to name. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlInit_v2(void);
-static CUBIND_COLD nvmlReturn_t slow_nvmlInitWithFlags(unsigned int flags);
-static CUBIND_COLD nvmlReturn_t slow_nvmlShutdown(void);
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetDriverVersion(char *version, unsigned int length);
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetNVMLVersion(char *version, unsigned int length);
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion);
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion);
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length);
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetHicVersion(unsigned int *hwbcCount, nvmlHwbcEntry_t *hwbcEntries);
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray);
-static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetCount(unsigned int *unitCount);
-static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetHandleByIndex(unsigned int index, nvmlUnit_t *unit);
-static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetUnitInfo(nvmlUnit_t unit, nvmlUnitInfo_t *info);
-static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetLedState(nvmlUnit_t unit, nvmlLedState_t *state);
-static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetPsuInfo(nvmlUnit_t unit, nvmlPSUInfo_t *psu);
-static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetTemperature(nvmlUnit_t unit, unsigned int type, unsigned int *temp);
-static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetFanSpeedInfo(nvmlUnit_t unit, nvmlUnitFanSpeeds_t *fanSpeeds);
-static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetDevices(nvmlUnit_t unit, unsigned int *deviceCount, nvmlDevice_t *devices);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCount_v2(unsigned int *deviceCount);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetHandleBySerial(const char *serial, nvmlDevice_t *device);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t *device);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t *type);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSerial(nvmlDevice_t device, char *serial, unsigned int length);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *moduleId);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device, nvmlC2cModeInfo_v1_t *c2cModeInfo);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned int nodeSetSize, unsigned long *nodeSet, nvmlAffinityScope_t scope);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCpuAffinityWithinScope(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet, nvmlAffinityScope_t scope);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetCpuAffinity(nvmlDevice_t device);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceClearCpuAffinity(nvmlDevice_t device);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuTopologyLevel_t *pathInfo);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvmlGpuTopologyLevel_t level, unsigned int *count, nvmlDevice_t *deviceArray);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t *p2pStatus);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minorNumber);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char *partNumber, unsigned int length);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetInforomVersion(nvmlDevice_t device, nvmlInforomObject_t object, char *version, unsigned int length);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetInforomImageVersion(nvmlDevice_t device, char *version, unsigned int length);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetInforomConfigurationChecksum(nvmlDevice_t device, unsigned int *checksum);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceValidateInforom(nvmlDevice_t device);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetLastBBXFlushTime(nvmlDevice_t device, unsigned long long *timestamp, unsigned long *durationUs);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDisplayMode(nvmlDevice_t device, nvmlEnableState_t *display);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDisplayActive(nvmlDevice_t device, nvmlEnableState_t *isActive);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t *mode);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoExt_t *pci);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGen);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGenDevice);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigned int *maxLinkWidth);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int *currLinkGen);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int *currLinkWidth);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsigned int *value);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpcClkVfOffset(nvmlDevice_t device, int *offset);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetClock(nvmlDevice_t device, nvmlClockType_t clockType, nvmlClockId_t clockId, unsigned int *clockMHz);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMaxCustomerBoostClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned int memoryClockMHz, unsigned int *count, unsigned int *clocksMHz);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t *isEnabled, nvmlEnableState_t *defaultIsEnabled);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *speed);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int *speed);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTargetFanSpeed(nvmlDevice_t device, unsigned int fan, unsigned int *targetSpeed);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMinMaxFanSpeed(nvmlDevice_t device, unsigned int *minSpeed, unsigned int *maxSpeed);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetFanControlPolicy_v2(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t *policy);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int *numFans);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int *temp);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, unsigned int *temp);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetThermalSettings(nvmlDevice_t device, unsigned int sensorIndex, nvmlGpuThermalSettings_t *pThermalSettings);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pState);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *clocksEventReasons);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long *clocksThrottleReasons);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t device, unsigned long long *supportedClocksEventReasons);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device, unsigned long long *supportedClocksThrottleReasons);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerState(nvmlDevice_t device, nvmlPstates_t *pState);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDynamicPstatesInfo(nvmlDevice_t device, nvmlGpuDynamicPstatesInfo_t *pDynamicPstatesInfo);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemClkVfOffset(nvmlDevice_t device, int *offset);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMinMaxClockOfPState(nvmlDevice_t device, nvmlClockType_t type, nvmlPstates_t pstate, unsigned int *minClockMHz, unsigned int *maxClockMHz);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedPerformanceStates(nvmlDevice_t device, nvmlPstates_t *pstates, unsigned int size);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpcClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerManagementMode(nvmlDevice_t device, nvmlEnableState_t *mode);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int *limit);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int *minLimit, unsigned int *maxLimit);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int *defaultLimit);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t *current, nvmlGpuOperationMode_t *pending);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t *mode);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDefaultEccMode(nvmlDevice_t device, nvmlEnableState_t *defaultMode);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetBoardId(nvmlDevice_t device, unsigned int *boardId);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMultiGpuBoard(nvmlDevice_t device, unsigned int *multiGpuBool);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, unsigned long long *eccCounts);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDetailedEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlEccErrorCounts_t *eccCounts);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlMemoryLocation_t locationType, unsigned long long *count);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetEncoderCapacity(nvmlDevice_t device, nvmlEncoderType_t encoderQueryType, unsigned int *encoderCapacity);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetEncoderStats(nvmlDevice_t device, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetEncoderSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfos);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetJpgUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetOfaUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetFBCStats(nvmlDevice_t device, nvmlFBCStats_t *fbcStats);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetFBCSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDriverModel(nvmlDevice_t device, nvmlDriverModel_t *current, nvmlDriverModel_t *pending);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVbiosVersion(nvmlDevice_t device, char *version, unsigned int length);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetBridgeChipInfo(nvmlDevice_t device, nvmlBridgeChipHierarchy_t *bridgeHierarchy);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t device, nvmlProcessDetailList_t *plist);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceOnSameBoard(nvmlDevice_t device1, nvmlDevice_t device2, int *onSameBoard);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t *isRestricted);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *sampleCount, nvmlSample_t *samples);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t *bar1Memory);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t *violTime);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetIrqNum(nvmlDevice_t device, unsigned int *irqNum);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int *numCores);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerSource(nvmlDevice_t device, nvmlPowerSource_t *powerSource);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int *busWidth);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t device, unsigned int *maxSpeed);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int *pcieSpeed);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDevice_t device, unsigned int *adaptiveClockStatus);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetBusType(nvmlDevice_t device, nvmlBusType_t *type);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t *gpuFabricInfo);
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetConfComputeCapabilities(nvmlConfComputeSystemCaps_t *capabilities);
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetConfComputeState(nvmlConfComputeSystemState_t *state);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t device, nvmlConfComputeMemSizeInfo_t *memInfo);
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetConfComputeGpusReadyState(unsigned int *isAcceptingWork);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t device, nvmlMemory_t *memory);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetConfComputeGpuCertificate(nvmlDevice_t device, nvmlConfComputeGpuCertificate_t *gpuCert);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetConfComputeGpuAttestationReport(nvmlDevice_t device, nvmlConfComputeGpuAttestationReport_t *gpuAtstReport);
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetConfComputeKeyRotationThresholdInfo(nvmlConfComputeGetKeyRotationThresholdInfo_t *pKeyRotationThrInfo);
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetConfComputeSettings(nvmlSystemConfComputeSettings_t *settings);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t device, char *version);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGspFirmwareMode(nvmlDevice_t device, unsigned int *isEnabled, unsigned int *defaultMode);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAccountingMode(nvmlDevice_t device, nvmlEnableState_t *mode);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAccountingStats(nvmlDevice_t device, unsigned int pid, nvmlAccountingStats_t *stats);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAccountingPids(nvmlDevice_t device, unsigned int *count, unsigned int *pids);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device, unsigned int *bufferSize);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses, unsigned long long *timestamps);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t *isPending);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows, unsigned int *isPending, unsigned int *failureOccurred);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device, nvmlRowRemapperHistogramValues_t *values);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetClkMonStatus(nvmlDevice_t device, nvmlClkMonStatus_t *status);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *utilization, unsigned int *processSamplesCount, unsigned long long lastSeenTimeStamp);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetProcessesUtilizationInfo(nvmlDevice_t device, nvmlProcessesUtilizationInfo_t *procesesUtilInfo);
-static CUBIND_COLD nvmlReturn_t slow_nvmlUnitSetLedState(nvmlUnit_t unit, nvmlLedColor_t color);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t mode);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetComputeMode(nvmlDevice_t device, nvmlComputeMode_t mode);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetEccMode(nvmlDevice_t device, nvmlEnableState_t ecc);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceClearEccErrorCounts(nvmlDevice_t device, nvmlEccCounterType_t counterType);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetDriverModel(nvmlDevice_t device, nvmlDriverModel_t driverModel, unsigned int flags);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetGpuLockedClocks(nvmlDevice_t device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceResetGpuLockedClocks(nvmlDevice_t device);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetMemoryLockedClocks(nvmlDevice_t device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceResetMemoryLockedClocks(nvmlDevice_t device);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetApplicationsClocks(nvmlDevice_t device, unsigned int memClockMHz, unsigned int graphicsClockMHz);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceResetApplicationsClocks(nvmlDevice_t device);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetDefaultAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled, unsigned int flags);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetDefaultFanSpeed_v2(nvmlDevice_t device, unsigned int fan);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetFanControlPolicy(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t policy);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, int *temp);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int limit);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t mode);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t isRestricted);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int speed);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetGpcClkVfOffset(nvmlDevice_t device, int offset);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetMemClkVfOffset(nvmlDevice_t device, int offset);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetConfComputeUnprotectedMemSize(nvmlDevice_t device, unsigned long long sizeKiB);
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemSetConfComputeGpusReadyState(unsigned int isAcceptingWork);
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemSetConfComputeKeyRotationThresholdInfo(nvmlConfComputeSetKeyRotationThresholdInfo_t *pKeyRotationThrInfo);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetAccountingMode(nvmlDevice_t device, nvmlEnableState_t mode);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceClearAccountingPids(nvmlDevice_t device);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability, unsigned int *capResult);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long *counterValue);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceResetNvLinkErrorCounters(nvmlDevice_t device, unsigned int link);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control, unsigned int reset);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, unsigned long long *rxcounter, unsigned long long *txcounter);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceFreezeNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlEnableState_t freeze);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceResetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t *pNvLinkDeviceType);
-static CUBIND_COLD nvmlReturn_t slow_nvmlEventSetCreate(nvmlEventSet_t *set);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes);
-static CUBIND_COLD nvmlReturn_t slow_nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms);
-static CUBIND_COLD nvmlReturn_t slow_nvmlEventSetFree(nvmlEventSet_t set);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceModifyDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t newState);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceQueryDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t *currentState);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceRemoveGpu_v2(nvmlPciInfo_t *pciInfo, nvmlDetachGpuState_t gpuState, nvmlPcieLinkState_t linkState);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceDiscoverGpus(nvmlPciInfo_t *pciInfo);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceClearFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetHostVgpuMode(nvmlDevice_t device, nvmlHostVgpuMode_t *pHostVgpuMode);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t virtualMode);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuHeterogeneousMode(nvmlDevice_t device, nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetVgpuHeterogeneousMode(nvmlDevice_t device, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetPlacementId(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuPlacementId_t *pPlacement);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuTypeSupportedPlacements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuTypeCreatablePlacements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetGspHeapSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *gspHeapSize);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetFbReservation(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbReservation);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetVgpuCapabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, nvmlEnableState_t state);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGridLicensableFeatures_v4(nvmlDevice_t device, nvmlGridLicensableFeatures_t *pGridLicensableFeatures);
-static CUBIND_COLD nvmlReturn_t slow_nvmlGetVgpuDriverCapabilities(nvmlVgpuDriverCapability_t capability, unsigned int *capResult);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuCapabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, unsigned int *capResult);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCreatableVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetClass(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeClass, unsigned int *size);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetName(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeName, unsigned int *size);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetGpuInstanceProfileId(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *gpuInstanceProfileId);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetDeviceID(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *deviceID, unsigned long long *subsystemID);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetFramebufferSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbSize);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetNumDisplayHeads(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *numDisplayHeads);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetResolution(nvmlVgpuTypeId_t vgpuTypeId, unsigned int displayIndex, unsigned int *xdim, unsigned int *ydim);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetLicense(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeLicenseString, unsigned int size);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetFrameRateLimit(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *frameRateLimit);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetMaxInstances(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCount);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetMaxInstancesPerVm(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCountPerVm);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetActiveVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuInstance_t *vgpuInstances);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetVmID(nvmlVgpuInstance_t vgpuInstance, char *vmId, unsigned int size, nvmlVgpuVmIdType_t *vmIdType);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetUUID(nvmlVgpuInstance_t vgpuInstance, char *uuid, unsigned int size);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetVmDriverVersion(nvmlVgpuInstance_t vgpuInstance, char *version, unsigned int length);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetFbUsage(nvmlVgpuInstance_t vgpuInstance, unsigned long long *fbUsage);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetLicenseStatus(nvmlVgpuInstance_t vgpuInstance, unsigned int *licensed);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetType(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuTypeId_t *vgpuTypeId);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetFrameRateLimit(nvmlVgpuInstance_t vgpuInstance, unsigned int *frameRateLimit);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetEccMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *eccMode);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int *encoderCapacity);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceSetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int encoderCapacity);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetEncoderStats(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetEncoderSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfo);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetFBCStats(nvmlVgpuInstance_t vgpuInstance, nvmlFBCStats_t *fbcStats);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetFBCSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetGpuInstanceId(nvmlVgpuInstance_t vgpuInstance, unsigned int *gpuInstanceId);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetGpuPciId(nvmlVgpuInstance_t vgpuInstance, char *vgpuPciId, unsigned int *length);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetCapabilities(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuCapability_t capability, unsigned int *capResult);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetMdevUUID(nvmlVgpuInstance_t vgpuInstance, char *mdevUuid, unsigned int size);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetMetadata(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuMetadata_t *vgpuMetadata, unsigned int *bufferSize);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuMetadata(nvmlDevice_t device, nvmlVgpuPgpuMetadata_t *pgpuMetadata, unsigned int *bufferSize);
-static CUBIND_COLD nvmlReturn_t slow_nvmlGetVgpuCompatibility(nvmlVgpuMetadata_t *vgpuMetadata, nvmlVgpuPgpuMetadata_t *pgpuMetadata, nvmlVgpuPgpuCompatibility_t *compatibilityInfo);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPgpuMetadataString(nvmlDevice_t device, char *pgpuMetadata, unsigned int *bufferSize);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuSchedulerLog(nvmlDevice_t device, nvmlVgpuSchedulerLog_t *pSchedulerLog);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerGetState_t *pSchedulerState);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuSchedulerCapabilities(nvmlDevice_t device, nvmlVgpuSchedulerCapabilities_t *pCapabilities);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerSetState_t *pSchedulerState);
-static CUBIND_COLD nvmlReturn_t slow_nvmlGetVgpuVersion(nvmlVgpuVersion_t *supported, nvmlVgpuVersion_t *current);
-static CUBIND_COLD nvmlReturn_t slow_nvmlSetVgpuVersion(nvmlVgpuVersion_t *vgpuVersion);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *vgpuInstanceSamplesCount, nvmlVgpuInstanceUtilizationSample_t *utilizationSamples);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuInstancesUtilizationInfo(nvmlDevice_t device, nvmlVgpuInstancesUtilizationInfo_t *vgpuUtilInfo);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuProcessUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, unsigned int *vgpuProcessSamplesCount, nvmlVgpuProcessUtilizationSample_t *utilizationSamples);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuProcessesUtilizationInfo(nvmlDevice_t device, nvmlVgpuProcessesUtilizationInfo_t *vgpuProcUtilInfo);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetAccountingMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *mode);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetAccountingPids(nvmlVgpuInstance_t vgpuInstance, unsigned int *count, unsigned int *pids);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetAccountingStats(nvmlVgpuInstance_t vgpuInstance, unsigned int pid, nvmlAccountingStats_t *stats);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceClearAccountingPids(nvmlVgpuInstance_t vgpuInstance);
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetLicenseInfo_v2(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuLicenseInfo_t *licenseInfo);
-static CUBIND_COLD nvmlReturn_t slow_nvmlGetExcludedDeviceCount(unsigned int *deviceCount);
-static CUBIND_COLD nvmlReturn_t slow_nvmlGetExcludedDeviceInfoByIndex(unsigned int index, nvmlExcludedDeviceInfo_t *info);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetMigMode(nvmlDevice_t device, unsigned int mode, nvmlReturn_t *activationStatus);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_t *info);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_v2_t *info);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstancePossiblePlacements_v2(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstancePlacement_t *placements, unsigned int *count);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstanceRemainingCapacity(nvmlDevice_t device, unsigned int profileId, unsigned int *count);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceCreateGpuInstance(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstance);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceCreateGpuInstanceWithPlacement(nvmlDevice_t device, unsigned int profileId, const nvmlGpuInstancePlacement_t *placement, nvmlGpuInstance_t *gpuInstance);
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstances, unsigned int *count);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t *gpuInstance);
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info);
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_t *info);
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_v2_t *info);
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetComputeInstanceRemainingCapacity(nvmlGpuInstance_t gpuInstance, unsigned int profileId, unsigned int *count);
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetComputeInstancePossiblePlacements(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstancePlacement_t *placements, unsigned int *count);
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstance);
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceCreateComputeInstanceWithPlacement(nvmlGpuInstance_t gpuInstance, unsigned int profileId, const nvmlComputeInstancePlacement_t *placement, nvmlComputeInstance_t *computeInstance);
-static CUBIND_COLD nvmlReturn_t slow_nvmlComputeInstanceDestroy(nvmlComputeInstance_t computeInstance);
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstances, unsigned int *count);
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gpuInstance, unsigned int id, nvmlComputeInstance_t *computeInstance);
-static CUBIND_COLD nvmlReturn_t slow_nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t *info);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice, nvmlDevice_t *device);
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet);
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpmSampleFree(nvmlGpmSample_t gpmSample);
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample);
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpmSampleGet(nvmlDevice_t device, nvmlGpmSample_t gpmSample);
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpmMigSampleGet(nvmlDevice_t device, unsigned int gpuInstanceId, nvmlGpmSample_t gpmSample);
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpmQueryDeviceSupport(nvmlDevice_t device, nvmlGpmSupport_t *gpmSupport);
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpmQueryIfStreamingEnabled(nvmlDevice_t device, unsigned int *state);
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpmSetStreamingEnabled(nvmlDevice_t device, unsigned int state);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetNvLinkDeviceLowPowerThreshold(nvmlDevice_t device, nvmlNvLinkPowerThres_t *info);
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBwMode);
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetNvlinkBwMode(unsigned int *nvlinkBwMode);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetPowerManagementLimit_v2(nvmlDevice_t device, nvmlPowerValue_v2_t *powerValue);
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t device, nvmlEccSramErrorStatus_t *status);
-
-/* What the wrappers of shape 0 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvmlInit_v2, nvmlShutdown. */
-static CUBIND_COLD nvmlReturn_t cubind_shape_0(unsigned cubind_member)
+/* What the wrapper calls until nvmlInit_v2 is resolved, and every call while tracing: the slow path
+ * of its shape, 22 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlInit_v2(void)
 {
-    static const unsigned short cubind_index[2] = { 0, 2 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvmlReturn_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvmlInit_v2;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_nvmlShutdown;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVML, cubind_i));
-    cubind_fn = cubind__resolve(&cubind__nvml_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvmlReturn_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__nvmlInit_v2_fn)cubind_fn)();
-            break;
-        default:
-            cubind_status = ((cubind__nvmlShutdown_fn)cubind_fn)();
-            break;
-        }
-        if (cubind_status != NVML_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVML_SUCCESS)
-        return (nvmlReturn_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 1 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvmlInitWithFlags, nvmlSystemGetCudaDriverVersion, nvmlSystemGetCudaDriverVersion_v2,
- * nvmlUnitGetCount, nvmlDeviceGetCount_v2, nvmlDeviceSetCpuAffinity, nvmlDeviceClearCpuAffinity,
- * nvmlDeviceValidateInforom, nvmlSystemGetConfComputeCapabilities, nvmlSystemGetConfComputeState,
- * nvmlSystemGetConfComputeGpusReadyState, nvmlSystemGetConfComputeKeyRotationThresholdInfo,
- * nvmlSystemGetConfComputeSettings, nvmlDeviceResetGpuLockedClocks,
- * nvmlDeviceResetMemoryLockedClocks, nvmlDeviceResetApplicationsClocks,
- * nvmlSystemSetConfComputeGpusReadyState, nvmlSystemSetConfComputeKeyRotationThresholdInfo,
- * nvmlDeviceClearAccountingPids, nvmlEventSetCreate, nvmlEventSetFree, nvmlDeviceDiscoverGpus,
- * nvmlSetVgpuVersion, nvmlVgpuInstanceClearAccountingPids, nvmlGetExcludedDeviceCount,
- * nvmlGpuInstanceDestroy, nvmlComputeInstanceDestroy, nvmlGpmMetricsGet, nvmlGpmSampleFree,
- * nvmlGpmSampleAlloc, nvmlSystemSetNvlinkBwMode, nvmlSystemGetNvlinkBwMode. */
-static CUBIND_COLD nvmlReturn_t cubind_shape_1(cubind__word a0, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[32] = { 1, 6, 7, 11, 19, 34, 35, 46, 142, 143, 145, 149, 150, 173, 175, 177, 190, 191, 193, 206, 210, 214, 272, 280, 282, 292, 302, 312, 313, 314, 321, 322 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvmlReturn_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvmlInitWithFlags;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_nvmlSystemGetCudaDriverVersion;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_nvmlSystemGetCudaDriverVersion_v2;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_nvmlUnitGetCount;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetCount_v2;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetCpuAffinity;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceClearCpuAffinity;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceValidateInforom;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_nvmlSystemGetConfComputeCapabilities;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_nvmlSystemGetConfComputeState;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_nvmlSystemGetConfComputeGpusReadyState;
-        break;
-    case 11:
-        cubind_self = (cubind__fnptr)slow_nvmlSystemGetConfComputeKeyRotationThresholdInfo;
-        break;
-    case 12:
-        cubind_self = (cubind__fnptr)slow_nvmlSystemGetConfComputeSettings;
-        break;
-    case 13:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceResetGpuLockedClocks;
-        break;
-    case 14:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceResetMemoryLockedClocks;
-        break;
-    case 15:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceResetApplicationsClocks;
-        break;
-    case 16:
-        cubind_self = (cubind__fnptr)slow_nvmlSystemSetConfComputeGpusReadyState;
-        break;
-    case 17:
-        cubind_self = (cubind__fnptr)slow_nvmlSystemSetConfComputeKeyRotationThresholdInfo;
-        break;
-    case 18:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceClearAccountingPids;
-        break;
-    case 19:
-        cubind_self = (cubind__fnptr)slow_nvmlEventSetCreate;
-        break;
-    case 20:
-        cubind_self = (cubind__fnptr)slow_nvmlEventSetFree;
-        break;
-    case 21:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceDiscoverGpus;
-        break;
-    case 22:
-        cubind_self = (cubind__fnptr)slow_nvmlSetVgpuVersion;
-        break;
-    case 23:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuInstanceClearAccountingPids;
-        break;
-    case 24:
-        cubind_self = (cubind__fnptr)slow_nvmlGetExcludedDeviceCount;
-        break;
-    case 25:
-        cubind_self = (cubind__fnptr)slow_nvmlGpuInstanceDestroy;
-        break;
-    case 26:
-        cubind_self = (cubind__fnptr)slow_nvmlComputeInstanceDestroy;
-        break;
-    case 27:
-        cubind_self = (cubind__fnptr)slow_nvmlGpmMetricsGet;
-        break;
-    case 28:
-        cubind_self = (cubind__fnptr)slow_nvmlGpmSampleFree;
-        break;
-    case 29:
-        cubind_self = (cubind__fnptr)slow_nvmlGpmSampleAlloc;
-        break;
-    case 30:
-        cubind_self = (cubind__fnptr)slow_nvmlSystemSetNvlinkBwMode;
-        break;
-    case 31:
-        cubind_self = (cubind__fnptr)slow_nvmlSystemGetNvlinkBwMode;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVML, cubind_i), a0);
-    cubind_fn = cubind__resolve(&cubind__nvml_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvmlReturn_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__nvmlInitWithFlags_fn)cubind_fn)((unsigned int)a0);
-            break;
-        case 1:
-            cubind_status = ((cubind__nvmlSystemGetCudaDriverVersion_fn)cubind_fn)((int *)(uintptr_t)a0);
-            break;
-        case 2:
-            cubind_status = ((cubind__nvmlSystemGetCudaDriverVersion_v2_fn)cubind_fn)((int *)(uintptr_t)a0);
-            break;
-        case 3:
-            cubind_status = ((cubind__nvmlUnitGetCount_fn)cubind_fn)((unsigned int *)(uintptr_t)a0);
-            break;
-        case 4:
-            cubind_status = ((cubind__nvmlDeviceGetCount_v2_fn)cubind_fn)((unsigned int *)(uintptr_t)a0);
-            break;
-        case 5:
-            cubind_status = ((cubind__nvmlDeviceSetCpuAffinity_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0);
-            break;
-        case 6:
-            cubind_status = ((cubind__nvmlDeviceClearCpuAffinity_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0);
-            break;
-        case 7:
-            cubind_status = ((cubind__nvmlDeviceValidateInforom_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0);
-            break;
-        case 8:
-            cubind_status = ((cubind__nvmlSystemGetConfComputeCapabilities_fn)cubind_fn)((nvmlConfComputeSystemCaps_t *)(uintptr_t)a0);
-            break;
-        case 9:
-            cubind_status = ((cubind__nvmlSystemGetConfComputeState_fn)cubind_fn)((nvmlConfComputeSystemState_t *)(uintptr_t)a0);
-            break;
-        case 10:
-            cubind_status = ((cubind__nvmlSystemGetConfComputeGpusReadyState_fn)cubind_fn)((unsigned int *)(uintptr_t)a0);
-            break;
-        case 11:
-            cubind_status = ((cubind__nvmlSystemGetConfComputeKeyRotationThresholdInfo_fn)cubind_fn)((nvmlConfComputeGetKeyRotationThresholdInfo_t *)(uintptr_t)a0);
-            break;
-        case 12:
-            cubind_status = ((cubind__nvmlSystemGetConfComputeSettings_fn)cubind_fn)((nvmlSystemConfComputeSettings_t *)(uintptr_t)a0);
-            break;
-        case 13:
-            cubind_status = ((cubind__nvmlDeviceResetGpuLockedClocks_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0);
-            break;
-        case 14:
-            cubind_status = ((cubind__nvmlDeviceResetMemoryLockedClocks_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0);
-            break;
-        case 15:
-            cubind_status = ((cubind__nvmlDeviceResetApplicationsClocks_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0);
-            break;
-        case 16:
-            cubind_status = ((cubind__nvmlSystemSetConfComputeGpusReadyState_fn)cubind_fn)((unsigned int)a0);
-            break;
-        case 17:
-            cubind_status = ((cubind__nvmlSystemSetConfComputeKeyRotationThresholdInfo_fn)cubind_fn)((nvmlConfComputeSetKeyRotationThresholdInfo_t *)(uintptr_t)a0);
-            break;
-        case 18:
-            cubind_status = ((cubind__nvmlDeviceClearAccountingPids_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0);
-            break;
-        case 19:
-            cubind_status = ((cubind__nvmlEventSetCreate_fn)cubind_fn)((nvmlEventSet_t *)(uintptr_t)a0);
-            break;
-        case 20:
-            cubind_status = ((cubind__nvmlEventSetFree_fn)cubind_fn)((nvmlEventSet_t)(uintptr_t)a0);
-            break;
-        case 21:
-            cubind_status = ((cubind__nvmlDeviceDiscoverGpus_fn)cubind_fn)((nvmlPciInfo_t *)(uintptr_t)a0);
-            break;
-        case 22:
-            cubind_status = ((cubind__nvmlSetVgpuVersion_fn)cubind_fn)((nvmlVgpuVersion_t *)(uintptr_t)a0);
-            break;
-        case 23:
-            cubind_status = ((cubind__nvmlVgpuInstanceClearAccountingPids_fn)cubind_fn)((nvmlVgpuInstance_t)a0);
-            break;
-        case 24:
-            cubind_status = ((cubind__nvmlGetExcludedDeviceCount_fn)cubind_fn)((unsigned int *)(uintptr_t)a0);
-            break;
-        case 25:
-            cubind_status = ((cubind__nvmlGpuInstanceDestroy_fn)cubind_fn)((nvmlGpuInstance_t)(uintptr_t)a0);
-            break;
-        case 26:
-            cubind_status = ((cubind__nvmlComputeInstanceDestroy_fn)cubind_fn)((nvmlComputeInstance_t)(uintptr_t)a0);
-            break;
-        case 27:
-            cubind_status = ((cubind__nvmlGpmMetricsGet_fn)cubind_fn)((nvmlGpmMetricsGet_t *)(uintptr_t)a0);
-            break;
-        case 28:
-            cubind_status = ((cubind__nvmlGpmSampleFree_fn)cubind_fn)((nvmlGpmSample_t)(uintptr_t)a0);
-            break;
-        case 29:
-            cubind_status = ((cubind__nvmlGpmSampleAlloc_fn)cubind_fn)((nvmlGpmSample_t *)(uintptr_t)a0);
-            break;
-        case 30:
-            cubind_status = ((cubind__nvmlSystemSetNvlinkBwMode_fn)cubind_fn)((unsigned int)a0);
-            break;
-        default:
-            cubind_status = ((cubind__nvmlSystemGetNvlinkBwMode_fn)cubind_fn)((unsigned int *)(uintptr_t)a0);
-            break;
-        }
-        if (cubind_status != NVML_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVML_SUCCESS)
-        return (nvmlReturn_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 2 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvmlSystemGetDriverVersion, nvmlSystemGetNVMLVersion, nvmlSystemGetHicVersion,
- * nvmlUnitGetHandleByIndex, nvmlUnitGetUnitInfo, nvmlUnitGetLedState, nvmlUnitGetPsuInfo,
- * nvmlUnitGetFanSpeedInfo, nvmlDeviceGetAttributes_v2, nvmlDeviceGetHandleByIndex_v2,
- * nvmlDeviceGetHandleBySerial, nvmlDeviceGetHandleByUUID, nvmlDeviceGetHandleByPciBusId_v2,
- * nvmlDeviceGetBrand, nvmlDeviceGetIndex, nvmlDeviceGetModuleId, nvmlDeviceGetC2cModeInfoV,
- * nvmlDeviceGetNumaNodeId, nvmlDeviceGetMinorNumber, nvmlDeviceGetInforomConfigurationChecksum,
- * nvmlDeviceGetDisplayMode, nvmlDeviceGetDisplayActive, nvmlDeviceGetPersistenceMode,
- * nvmlDeviceGetPciInfoExt, nvmlDeviceGetPciInfo_v3, nvmlDeviceGetMaxPcieLinkGeneration,
- * nvmlDeviceGetGpuMaxPcieLinkGeneration, nvmlDeviceGetMaxPcieLinkWidth,
- * nvmlDeviceGetCurrPcieLinkGeneration, nvmlDeviceGetCurrPcieLinkWidth,
- * nvmlDeviceGetPcieReplayCounter, nvmlDeviceGetGpcClkVfOffset, nvmlDeviceGetFanSpeed,
- * nvmlDeviceGetNumFans, nvmlDeviceGetPerformanceState, nvmlDeviceGetCurrentClocksEventReasons,
- * nvmlDeviceGetCurrentClocksThrottleReasons, nvmlDeviceGetSupportedClocksEventReasons,
- * nvmlDeviceGetSupportedClocksThrottleReasons, nvmlDeviceGetPowerState,
- * nvmlDeviceGetDynamicPstatesInfo, nvmlDeviceGetMemClkVfOffset, nvmlDeviceGetPowerManagementMode,
- * nvmlDeviceGetPowerManagementLimit, nvmlDeviceGetPowerManagementDefaultLimit,
- * nvmlDeviceGetPowerUsage, nvmlDeviceGetTotalEnergyConsumption, nvmlDeviceGetEnforcedPowerLimit,
- * nvmlDeviceGetMemoryInfo, nvmlDeviceGetMemoryInfo_v2, nvmlDeviceGetComputeMode,
- * nvmlDeviceGetDefaultEccMode, nvmlDeviceGetBoardId, nvmlDeviceGetMultiGpuBoard,
- * nvmlDeviceGetUtilizationRates, nvmlDeviceGetFBCStats, nvmlDeviceGetBridgeChipInfo,
- * nvmlDeviceGetRunningProcessDetailList, nvmlDeviceGetBAR1MemoryInfo, nvmlDeviceGetIrqNum,
- * nvmlDeviceGetNumGpuCores, nvmlDeviceGetPowerSource, nvmlDeviceGetMemoryBusWidth,
- * nvmlDeviceGetPcieLinkMaxSpeed, nvmlDeviceGetPcieSpeed, nvmlDeviceGetAdaptiveClockInfoStatus,
- * nvmlDeviceGetBusType, nvmlDeviceGetGpuFabricInfo, nvmlDeviceGetGpuFabricInfoV,
- * nvmlDeviceGetConfComputeMemSizeInfo, nvmlDeviceGetConfComputeProtectedMemoryUsage,
- * nvmlDeviceGetConfComputeGpuCertificate, nvmlDeviceGetConfComputeGpuAttestationReport,
- * nvmlDeviceGetGspFirmwareVersion, nvmlDeviceGetAccountingMode, nvmlDeviceGetAccountingBufferSize,
- * nvmlDeviceGetRetiredPagesPendingStatus, nvmlDeviceGetRowRemapperHistogram,
- * nvmlDeviceGetArchitecture, nvmlDeviceGetClkMonStatus, nvmlDeviceGetProcessesUtilizationInfo,
- * nvmlUnitSetLedState, nvmlDeviceSetPersistenceMode, nvmlDeviceSetComputeMode,
- * nvmlDeviceSetEccMode, nvmlDeviceClearEccErrorCounts, nvmlDeviceSetAutoBoostedClocksEnabled,
- * nvmlDeviceSetDefaultFanSpeed_v2, nvmlDeviceSetPowerManagementLimit,
- * nvmlDeviceSetGpuOperationMode, nvmlDeviceSetGpcClkVfOffset, nvmlDeviceSetMemClkVfOffset,
- * nvmlDeviceSetConfComputeUnprotectedMemSize, nvmlDeviceSetAccountingMode,
- * nvmlDeviceResetNvLinkErrorCounters, nvmlDeviceGetSupportedEventTypes,
- * nvmlDeviceModifyDrainState, nvmlDeviceQueryDrainState, nvmlDeviceGetVirtualizationMode,
- * nvmlDeviceGetHostVgpuMode, nvmlDeviceSetVirtualizationMode, nvmlDeviceGetVgpuHeterogeneousMode,
- * nvmlDeviceSetVgpuHeterogeneousMode, nvmlVgpuInstanceGetPlacementId, nvmlVgpuTypeGetGspHeapSize,
- * nvmlVgpuTypeGetFbReservation, nvmlDeviceGetGridLicensableFeatures_v4,
- * nvmlGetVgpuDriverCapabilities, nvmlVgpuTypeGetGpuInstanceProfileId,
- * nvmlVgpuTypeGetFramebufferSize, nvmlVgpuTypeGetNumDisplayHeads, nvmlVgpuTypeGetFrameRateLimit,
- * nvmlVgpuTypeGetMaxInstancesPerVm, nvmlVgpuInstanceGetFbUsage, nvmlVgpuInstanceGetLicenseStatus,
- * nvmlVgpuInstanceGetType, nvmlVgpuInstanceGetFrameRateLimit, nvmlVgpuInstanceGetEccMode,
- * nvmlVgpuInstanceGetEncoderCapacity, nvmlVgpuInstanceSetEncoderCapacity,
- * nvmlVgpuInstanceGetFBCStats, nvmlVgpuInstanceGetGpuInstanceId, nvmlDeviceGetVgpuSchedulerLog,
- * nvmlDeviceGetVgpuSchedulerState, nvmlDeviceGetVgpuSchedulerCapabilities,
- * nvmlDeviceSetVgpuSchedulerState, nvmlGetVgpuVersion, nvmlDeviceGetVgpuInstancesUtilizationInfo,
- * nvmlDeviceGetVgpuProcessesUtilizationInfo, nvmlVgpuInstanceGetAccountingMode,
- * nvmlVgpuInstanceGetLicenseInfo_v2, nvmlGetExcludedDeviceInfoByIndex, nvmlGpuInstanceGetInfo,
- * nvmlComputeInstanceGetInfo_v2, nvmlDeviceIsMigDeviceHandle, nvmlDeviceGetGpuInstanceId,
- * nvmlDeviceGetComputeInstanceId, nvmlDeviceGetMaxMigDeviceCount,
- * nvmlDeviceGetDeviceHandleFromMigDeviceHandle, nvmlGpmSampleGet, nvmlGpmQueryDeviceSupport,
- * nvmlGpmQueryIfStreamingEnabled, nvmlGpmSetStreamingEnabled,
- * nvmlDeviceSetNvLinkDeviceLowPowerThreshold, nvmlDeviceSetPowerManagementLimit_v2,
- * nvmlDeviceGetSramEccErrorStatus. */
-static CUBIND_COLD nvmlReturn_t cubind_shape_2(cubind__word a0, cubind__word a1, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[146] = { 4, 5, 9, 12, 13, 14, 15, 17, 20, 21, 22, 23, 24, 26, 27, 29, 30, 36, 41, 45, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 59, 62, 70, 75, 79, 80, 81, 82, 83, 84, 85, 86, 91, 92, 94, 95, 96, 97, 99, 100, 101, 104, 105, 106, 110, 118, 122, 126, 130, 132, 133, 134, 135, 136, 137, 138, 139, 140, 141, 144, 146, 147, 148, 151, 153, 156, 159, 161, 162, 163, 165, 166, 167, 168, 169, 170, 178, 180, 183, 184, 187, 188, 189, 192, 199, 208, 211, 212, 217, 218, 219, 220, 221, 222, 225, 226, 228, 229, 235, 237, 238, 241, 243, 248, 249, 250, 251, 252, 253, 254, 257, 259, 267, 268, 269, 270, 271, 274, 276, 277, 281, 283, 295, 305, 306, 307, 308, 309, 311, 315, 317, 318, 319, 320, 323, 324 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvmlReturn_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvmlSystemGetDriverVersion;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_nvmlSystemGetNVMLVersion;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_nvmlSystemGetHicVersion;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_nvmlUnitGetHandleByIndex;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_nvmlUnitGetUnitInfo;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_nvmlUnitGetLedState;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_nvmlUnitGetPsuInfo;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_nvmlUnitGetFanSpeedInfo;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetAttributes_v2;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetHandleByIndex_v2;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetHandleBySerial;
-        break;
-    case 11:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetHandleByUUID;
-        break;
-    case 12:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetHandleByPciBusId_v2;
-        break;
-    case 13:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetBrand;
-        break;
-    case 14:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetIndex;
-        break;
-    case 15:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetModuleId;
-        break;
-    case 16:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetC2cModeInfoV;
-        break;
-    case 17:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetNumaNodeId;
-        break;
-    case 18:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetMinorNumber;
-        break;
-    case 19:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetInforomConfigurationChecksum;
-        break;
-    case 20:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetDisplayMode;
-        break;
-    case 21:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetDisplayActive;
-        break;
-    case 22:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetPersistenceMode;
-        break;
-    case 23:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetPciInfoExt;
-        break;
-    case 24:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetPciInfo_v3;
-        break;
-    case 25:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetMaxPcieLinkGeneration;
-        break;
-    case 26:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetGpuMaxPcieLinkGeneration;
-        break;
-    case 27:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetMaxPcieLinkWidth;
-        break;
-    case 28:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetCurrPcieLinkGeneration;
-        break;
-    case 29:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetCurrPcieLinkWidth;
-        break;
-    case 30:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetPcieReplayCounter;
-        break;
-    case 31:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetGpcClkVfOffset;
-        break;
-    case 32:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetFanSpeed;
-        break;
-    case 33:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetNumFans;
-        break;
-    case 34:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetPerformanceState;
-        break;
-    case 35:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetCurrentClocksEventReasons;
-        break;
-    case 36:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetCurrentClocksThrottleReasons;
-        break;
-    case 37:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetSupportedClocksEventReasons;
-        break;
-    case 38:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetSupportedClocksThrottleReasons;
-        break;
-    case 39:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetPowerState;
-        break;
-    case 40:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetDynamicPstatesInfo;
-        break;
-    case 41:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetMemClkVfOffset;
-        break;
-    case 42:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetPowerManagementMode;
-        break;
-    case 43:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetPowerManagementLimit;
-        break;
-    case 44:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetPowerManagementDefaultLimit;
-        break;
-    case 45:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetPowerUsage;
-        break;
-    case 46:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetTotalEnergyConsumption;
-        break;
-    case 47:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetEnforcedPowerLimit;
-        break;
-    case 48:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetMemoryInfo;
-        break;
-    case 49:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetMemoryInfo_v2;
-        break;
-    case 50:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetComputeMode;
-        break;
-    case 51:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetDefaultEccMode;
-        break;
-    case 52:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetBoardId;
-        break;
-    case 53:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetMultiGpuBoard;
-        break;
-    case 54:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetUtilizationRates;
-        break;
-    case 55:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetFBCStats;
-        break;
-    case 56:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetBridgeChipInfo;
-        break;
-    case 57:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetRunningProcessDetailList;
-        break;
-    case 58:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetBAR1MemoryInfo;
-        break;
-    case 59:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetIrqNum;
-        break;
-    case 60:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetNumGpuCores;
-        break;
-    case 61:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetPowerSource;
-        break;
-    case 62:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetMemoryBusWidth;
-        break;
-    case 63:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetPcieLinkMaxSpeed;
-        break;
-    case 64:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetPcieSpeed;
-        break;
-    case 65:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetAdaptiveClockInfoStatus;
-        break;
-    case 66:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetBusType;
-        break;
-    case 67:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetGpuFabricInfo;
-        break;
-    case 68:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetGpuFabricInfoV;
-        break;
-    case 69:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetConfComputeMemSizeInfo;
-        break;
-    case 70:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetConfComputeProtectedMemoryUsage;
-        break;
-    case 71:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetConfComputeGpuCertificate;
-        break;
-    case 72:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetConfComputeGpuAttestationReport;
-        break;
-    case 73:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetGspFirmwareVersion;
-        break;
-    case 74:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetAccountingMode;
-        break;
-    case 75:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetAccountingBufferSize;
-        break;
-    case 76:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetRetiredPagesPendingStatus;
-        break;
-    case 77:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetRowRemapperHistogram;
-        break;
-    case 78:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetArchitecture;
-        break;
-    case 79:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetClkMonStatus;
-        break;
-    case 80:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetProcessesUtilizationInfo;
-        break;
-    case 81:
-        cubind_self = (cubind__fnptr)slow_nvmlUnitSetLedState;
-        break;
-    case 82:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetPersistenceMode;
-        break;
-    case 83:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetComputeMode;
-        break;
-    case 84:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetEccMode;
-        break;
-    case 85:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceClearEccErrorCounts;
-        break;
-    case 86:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetAutoBoostedClocksEnabled;
-        break;
-    case 87:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetDefaultFanSpeed_v2;
-        break;
-    case 88:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetPowerManagementLimit;
-        break;
-    case 89:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetGpuOperationMode;
-        break;
-    case 90:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetGpcClkVfOffset;
-        break;
-    case 91:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetMemClkVfOffset;
-        break;
-    case 92:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetConfComputeUnprotectedMemSize;
-        break;
-    case 93:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetAccountingMode;
-        break;
-    case 94:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceResetNvLinkErrorCounters;
-        break;
-    case 95:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetSupportedEventTypes;
-        break;
-    case 96:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceModifyDrainState;
-        break;
-    case 97:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceQueryDrainState;
-        break;
-    case 98:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetVirtualizationMode;
-        break;
-    case 99:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetHostVgpuMode;
-        break;
-    case 100:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetVirtualizationMode;
-        break;
-    case 101:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetVgpuHeterogeneousMode;
-        break;
-    case 102:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetVgpuHeterogeneousMode;
-        break;
-    case 103:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuInstanceGetPlacementId;
-        break;
-    case 104:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuTypeGetGspHeapSize;
-        break;
-    case 105:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuTypeGetFbReservation;
-        break;
-    case 106:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetGridLicensableFeatures_v4;
-        break;
-    case 107:
-        cubind_self = (cubind__fnptr)slow_nvmlGetVgpuDriverCapabilities;
-        break;
-    case 108:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuTypeGetGpuInstanceProfileId;
-        break;
-    case 109:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuTypeGetFramebufferSize;
-        break;
-    case 110:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuTypeGetNumDisplayHeads;
-        break;
-    case 111:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuTypeGetFrameRateLimit;
-        break;
-    case 112:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuTypeGetMaxInstancesPerVm;
-        break;
-    case 113:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuInstanceGetFbUsage;
-        break;
-    case 114:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuInstanceGetLicenseStatus;
-        break;
-    case 115:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuInstanceGetType;
-        break;
-    case 116:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuInstanceGetFrameRateLimit;
-        break;
-    case 117:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuInstanceGetEccMode;
-        break;
-    case 118:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuInstanceGetEncoderCapacity;
-        break;
-    case 119:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuInstanceSetEncoderCapacity;
-        break;
-    case 120:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuInstanceGetFBCStats;
-        break;
-    case 121:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuInstanceGetGpuInstanceId;
-        break;
-    case 122:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetVgpuSchedulerLog;
-        break;
-    case 123:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetVgpuSchedulerState;
-        break;
-    case 124:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetVgpuSchedulerCapabilities;
-        break;
-    case 125:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetVgpuSchedulerState;
-        break;
-    case 126:
-        cubind_self = (cubind__fnptr)slow_nvmlGetVgpuVersion;
-        break;
-    case 127:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetVgpuInstancesUtilizationInfo;
-        break;
-    case 128:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetVgpuProcessesUtilizationInfo;
-        break;
-    case 129:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuInstanceGetAccountingMode;
-        break;
-    case 130:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuInstanceGetLicenseInfo_v2;
-        break;
-    case 131:
-        cubind_self = (cubind__fnptr)slow_nvmlGetExcludedDeviceInfoByIndex;
-        break;
-    case 132:
-        cubind_self = (cubind__fnptr)slow_nvmlGpuInstanceGetInfo;
-        break;
-    case 133:
-        cubind_self = (cubind__fnptr)slow_nvmlComputeInstanceGetInfo_v2;
-        break;
-    case 134:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceIsMigDeviceHandle;
-        break;
-    case 135:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetGpuInstanceId;
-        break;
-    case 136:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetComputeInstanceId;
-        break;
-    case 137:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetMaxMigDeviceCount;
-        break;
-    case 138:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetDeviceHandleFromMigDeviceHandle;
-        break;
-    case 139:
-        cubind_self = (cubind__fnptr)slow_nvmlGpmSampleGet;
-        break;
-    case 140:
-        cubind_self = (cubind__fnptr)slow_nvmlGpmQueryDeviceSupport;
-        break;
-    case 141:
-        cubind_self = (cubind__fnptr)slow_nvmlGpmQueryIfStreamingEnabled;
-        break;
-    case 142:
-        cubind_self = (cubind__fnptr)slow_nvmlGpmSetStreamingEnabled;
-        break;
-    case 143:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetNvLinkDeviceLowPowerThreshold;
-        break;
-    case 144:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetPowerManagementLimit_v2;
-        break;
-    case 145:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetSramEccErrorStatus;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVML, cubind_i), a0, a1);
-    cubind_fn = cubind__resolve(&cubind__nvml_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvmlReturn_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__nvmlSystemGetDriverVersion_fn)cubind_fn)((char *)(uintptr_t)a0, (unsigned int)a1);
-            break;
-        case 1:
-            cubind_status = ((cubind__nvmlSystemGetNVMLVersion_fn)cubind_fn)((char *)(uintptr_t)a0, (unsigned int)a1);
-            break;
-        case 2:
-            cubind_status = ((cubind__nvmlSystemGetHicVersion_fn)cubind_fn)((unsigned int *)(uintptr_t)a0, (nvmlHwbcEntry_t *)(uintptr_t)a1);
-            break;
-        case 3:
-            cubind_status = ((cubind__nvmlUnitGetHandleByIndex_fn)cubind_fn)((unsigned int)a0, (nvmlUnit_t *)(uintptr_t)a1);
-            break;
-        case 4:
-            cubind_status = ((cubind__nvmlUnitGetUnitInfo_fn)cubind_fn)((nvmlUnit_t)(uintptr_t)a0, (nvmlUnitInfo_t *)(uintptr_t)a1);
-            break;
-        case 5:
-            cubind_status = ((cubind__nvmlUnitGetLedState_fn)cubind_fn)((nvmlUnit_t)(uintptr_t)a0, (nvmlLedState_t *)(uintptr_t)a1);
-            break;
-        case 6:
-            cubind_status = ((cubind__nvmlUnitGetPsuInfo_fn)cubind_fn)((nvmlUnit_t)(uintptr_t)a0, (nvmlPSUInfo_t *)(uintptr_t)a1);
-            break;
-        case 7:
-            cubind_status = ((cubind__nvmlUnitGetFanSpeedInfo_fn)cubind_fn)((nvmlUnit_t)(uintptr_t)a0, (nvmlUnitFanSpeeds_t *)(uintptr_t)a1);
-            break;
-        case 8:
-            cubind_status = ((cubind__nvmlDeviceGetAttributes_v2_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlDeviceAttributes_t *)(uintptr_t)a1);
-            break;
-        case 9:
-            cubind_status = ((cubind__nvmlDeviceGetHandleByIndex_v2_fn)cubind_fn)((unsigned int)a0, (nvmlDevice_t *)(uintptr_t)a1);
-            break;
-        case 10:
-            cubind_status = ((cubind__nvmlDeviceGetHandleBySerial_fn)cubind_fn)((const char *)(uintptr_t)a0, (nvmlDevice_t *)(uintptr_t)a1);
-            break;
-        case 11:
-            cubind_status = ((cubind__nvmlDeviceGetHandleByUUID_fn)cubind_fn)((const char *)(uintptr_t)a0, (nvmlDevice_t *)(uintptr_t)a1);
-            break;
-        case 12:
-            cubind_status = ((cubind__nvmlDeviceGetHandleByPciBusId_v2_fn)cubind_fn)((const char *)(uintptr_t)a0, (nvmlDevice_t *)(uintptr_t)a1);
-            break;
-        case 13:
-            cubind_status = ((cubind__nvmlDeviceGetBrand_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlBrandType_t *)(uintptr_t)a1);
-            break;
-        case 14:
-            cubind_status = ((cubind__nvmlDeviceGetIndex_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 15:
-            cubind_status = ((cubind__nvmlDeviceGetModuleId_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 16:
-            cubind_status = ((cubind__nvmlDeviceGetC2cModeInfoV_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlC2cModeInfo_v1_t *)(uintptr_t)a1);
-            break;
-        case 17:
-            cubind_status = ((cubind__nvmlDeviceGetNumaNodeId_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 18:
-            cubind_status = ((cubind__nvmlDeviceGetMinorNumber_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 19:
-            cubind_status = ((cubind__nvmlDeviceGetInforomConfigurationChecksum_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 20:
-            cubind_status = ((cubind__nvmlDeviceGetDisplayMode_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlEnableState_t *)(uintptr_t)a1);
-            break;
-        case 21:
-            cubind_status = ((cubind__nvmlDeviceGetDisplayActive_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlEnableState_t *)(uintptr_t)a1);
-            break;
-        case 22:
-            cubind_status = ((cubind__nvmlDeviceGetPersistenceMode_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlEnableState_t *)(uintptr_t)a1);
-            break;
-        case 23:
-            cubind_status = ((cubind__nvmlDeviceGetPciInfoExt_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlPciInfoExt_t *)(uintptr_t)a1);
-            break;
-        case 24:
-            cubind_status = ((cubind__nvmlDeviceGetPciInfo_v3_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlPciInfo_t *)(uintptr_t)a1);
-            break;
-        case 25:
-            cubind_status = ((cubind__nvmlDeviceGetMaxPcieLinkGeneration_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 26:
-            cubind_status = ((cubind__nvmlDeviceGetGpuMaxPcieLinkGeneration_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 27:
-            cubind_status = ((cubind__nvmlDeviceGetMaxPcieLinkWidth_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 28:
-            cubind_status = ((cubind__nvmlDeviceGetCurrPcieLinkGeneration_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 29:
-            cubind_status = ((cubind__nvmlDeviceGetCurrPcieLinkWidth_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 30:
-            cubind_status = ((cubind__nvmlDeviceGetPcieReplayCounter_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 31:
-            cubind_status = ((cubind__nvmlDeviceGetGpcClkVfOffset_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (int *)(uintptr_t)a1);
-            break;
-        case 32:
-            cubind_status = ((cubind__nvmlDeviceGetFanSpeed_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 33:
-            cubind_status = ((cubind__nvmlDeviceGetNumFans_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 34:
-            cubind_status = ((cubind__nvmlDeviceGetPerformanceState_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlPstates_t *)(uintptr_t)a1);
-            break;
-        case 35:
-            cubind_status = ((cubind__nvmlDeviceGetCurrentClocksEventReasons_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned long long *)(uintptr_t)a1);
-            break;
-        case 36:
-            cubind_status = ((cubind__nvmlDeviceGetCurrentClocksThrottleReasons_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned long long *)(uintptr_t)a1);
-            break;
-        case 37:
-            cubind_status = ((cubind__nvmlDeviceGetSupportedClocksEventReasons_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned long long *)(uintptr_t)a1);
-            break;
-        case 38:
-            cubind_status = ((cubind__nvmlDeviceGetSupportedClocksThrottleReasons_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned long long *)(uintptr_t)a1);
-            break;
-        case 39:
-            cubind_status = ((cubind__nvmlDeviceGetPowerState_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlPstates_t *)(uintptr_t)a1);
-            break;
-        case 40:
-            cubind_status = ((cubind__nvmlDeviceGetDynamicPstatesInfo_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlGpuDynamicPstatesInfo_t *)(uintptr_t)a1);
-            break;
-        case 41:
-            cubind_status = ((cubind__nvmlDeviceGetMemClkVfOffset_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (int *)(uintptr_t)a1);
-            break;
-        case 42:
-            cubind_status = ((cubind__nvmlDeviceGetPowerManagementMode_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlEnableState_t *)(uintptr_t)a1);
-            break;
-        case 43:
-            cubind_status = ((cubind__nvmlDeviceGetPowerManagementLimit_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 44:
-            cubind_status = ((cubind__nvmlDeviceGetPowerManagementDefaultLimit_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 45:
-            cubind_status = ((cubind__nvmlDeviceGetPowerUsage_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 46:
-            cubind_status = ((cubind__nvmlDeviceGetTotalEnergyConsumption_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned long long *)(uintptr_t)a1);
-            break;
-        case 47:
-            cubind_status = ((cubind__nvmlDeviceGetEnforcedPowerLimit_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 48:
-            cubind_status = ((cubind__nvmlDeviceGetMemoryInfo_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlMemory_t *)(uintptr_t)a1);
-            break;
-        case 49:
-            cubind_status = ((cubind__nvmlDeviceGetMemoryInfo_v2_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlMemory_v2_t *)(uintptr_t)a1);
-            break;
-        case 50:
-            cubind_status = ((cubind__nvmlDeviceGetComputeMode_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlComputeMode_t *)(uintptr_t)a1);
-            break;
-        case 51:
-            cubind_status = ((cubind__nvmlDeviceGetDefaultEccMode_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlEnableState_t *)(uintptr_t)a1);
-            break;
-        case 52:
-            cubind_status = ((cubind__nvmlDeviceGetBoardId_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 53:
-            cubind_status = ((cubind__nvmlDeviceGetMultiGpuBoard_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 54:
-            cubind_status = ((cubind__nvmlDeviceGetUtilizationRates_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlUtilization_t *)(uintptr_t)a1);
-            break;
-        case 55:
-            cubind_status = ((cubind__nvmlDeviceGetFBCStats_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlFBCStats_t *)(uintptr_t)a1);
-            break;
-        case 56:
-            cubind_status = ((cubind__nvmlDeviceGetBridgeChipInfo_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlBridgeChipHierarchy_t *)(uintptr_t)a1);
-            break;
-        case 57:
-            cubind_status = ((cubind__nvmlDeviceGetRunningProcessDetailList_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlProcessDetailList_t *)(uintptr_t)a1);
-            break;
-        case 58:
-            cubind_status = ((cubind__nvmlDeviceGetBAR1MemoryInfo_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlBAR1Memory_t *)(uintptr_t)a1);
-            break;
-        case 59:
-            cubind_status = ((cubind__nvmlDeviceGetIrqNum_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 60:
-            cubind_status = ((cubind__nvmlDeviceGetNumGpuCores_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 61:
-            cubind_status = ((cubind__nvmlDeviceGetPowerSource_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlPowerSource_t *)(uintptr_t)a1);
-            break;
-        case 62:
-            cubind_status = ((cubind__nvmlDeviceGetMemoryBusWidth_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 63:
-            cubind_status = ((cubind__nvmlDeviceGetPcieLinkMaxSpeed_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 64:
-            cubind_status = ((cubind__nvmlDeviceGetPcieSpeed_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 65:
-            cubind_status = ((cubind__nvmlDeviceGetAdaptiveClockInfoStatus_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 66:
-            cubind_status = ((cubind__nvmlDeviceGetBusType_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlBusType_t *)(uintptr_t)a1);
-            break;
-        case 67:
-            cubind_status = ((cubind__nvmlDeviceGetGpuFabricInfo_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlGpuFabricInfo_t *)(uintptr_t)a1);
-            break;
-        case 68:
-            cubind_status = ((cubind__nvmlDeviceGetGpuFabricInfoV_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlGpuFabricInfoV_t *)(uintptr_t)a1);
-            break;
-        case 69:
-            cubind_status = ((cubind__nvmlDeviceGetConfComputeMemSizeInfo_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlConfComputeMemSizeInfo_t *)(uintptr_t)a1);
-            break;
-        case 70:
-            cubind_status = ((cubind__nvmlDeviceGetConfComputeProtectedMemoryUsage_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlMemory_t *)(uintptr_t)a1);
-            break;
-        case 71:
-            cubind_status = ((cubind__nvmlDeviceGetConfComputeGpuCertificate_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlConfComputeGpuCertificate_t *)(uintptr_t)a1);
-            break;
-        case 72:
-            cubind_status = ((cubind__nvmlDeviceGetConfComputeGpuAttestationReport_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlConfComputeGpuAttestationReport_t *)(uintptr_t)a1);
-            break;
-        case 73:
-            cubind_status = ((cubind__nvmlDeviceGetGspFirmwareVersion_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (char *)(uintptr_t)a1);
-            break;
-        case 74:
-            cubind_status = ((cubind__nvmlDeviceGetAccountingMode_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlEnableState_t *)(uintptr_t)a1);
-            break;
-        case 75:
-            cubind_status = ((cubind__nvmlDeviceGetAccountingBufferSize_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 76:
-            cubind_status = ((cubind__nvmlDeviceGetRetiredPagesPendingStatus_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlEnableState_t *)(uintptr_t)a1);
-            break;
-        case 77:
-            cubind_status = ((cubind__nvmlDeviceGetRowRemapperHistogram_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlRowRemapperHistogramValues_t *)(uintptr_t)a1);
-            break;
-        case 78:
-            cubind_status = ((cubind__nvmlDeviceGetArchitecture_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlDeviceArchitecture_t *)(uintptr_t)a1);
-            break;
-        case 79:
-            cubind_status = ((cubind__nvmlDeviceGetClkMonStatus_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlClkMonStatus_t *)(uintptr_t)a1);
-            break;
-        case 80:
-            cubind_status = ((cubind__nvmlDeviceGetProcessesUtilizationInfo_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlProcessesUtilizationInfo_t *)(uintptr_t)a1);
-            break;
-        case 81:
-            cubind_status = ((cubind__nvmlUnitSetLedState_fn)cubind_fn)((nvmlUnit_t)(uintptr_t)a0, (nvmlLedColor_t)a1);
-            break;
-        case 82:
-            cubind_status = ((cubind__nvmlDeviceSetPersistenceMode_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlEnableState_t)a1);
-            break;
-        case 83:
-            cubind_status = ((cubind__nvmlDeviceSetComputeMode_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlComputeMode_t)a1);
-            break;
-        case 84:
-            cubind_status = ((cubind__nvmlDeviceSetEccMode_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlEnableState_t)a1);
-            break;
-        case 85:
-            cubind_status = ((cubind__nvmlDeviceClearEccErrorCounts_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlEccCounterType_t)a1);
-            break;
-        case 86:
-            cubind_status = ((cubind__nvmlDeviceSetAutoBoostedClocksEnabled_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlEnableState_t)a1);
-            break;
-        case 87:
-            cubind_status = ((cubind__nvmlDeviceSetDefaultFanSpeed_v2_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1);
-            break;
-        case 88:
-            cubind_status = ((cubind__nvmlDeviceSetPowerManagementLimit_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1);
-            break;
-        case 89:
-            cubind_status = ((cubind__nvmlDeviceSetGpuOperationMode_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlGpuOperationMode_t)a1);
-            break;
-        case 90:
-            cubind_status = ((cubind__nvmlDeviceSetGpcClkVfOffset_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (int)a1);
-            break;
-        case 91:
-            cubind_status = ((cubind__nvmlDeviceSetMemClkVfOffset_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (int)a1);
-            break;
-        case 92:
-            cubind_status = ((cubind__nvmlDeviceSetConfComputeUnprotectedMemSize_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned long long)a1);
-            break;
-        case 93:
-            cubind_status = ((cubind__nvmlDeviceSetAccountingMode_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlEnableState_t)a1);
-            break;
-        case 94:
-            cubind_status = ((cubind__nvmlDeviceResetNvLinkErrorCounters_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1);
-            break;
-        case 95:
-            cubind_status = ((cubind__nvmlDeviceGetSupportedEventTypes_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned long long *)(uintptr_t)a1);
-            break;
-        case 96:
-            cubind_status = ((cubind__nvmlDeviceModifyDrainState_fn)cubind_fn)((nvmlPciInfo_t *)(uintptr_t)a0, (nvmlEnableState_t)a1);
-            break;
-        case 97:
-            cubind_status = ((cubind__nvmlDeviceQueryDrainState_fn)cubind_fn)((nvmlPciInfo_t *)(uintptr_t)a0, (nvmlEnableState_t *)(uintptr_t)a1);
-            break;
-        case 98:
-            cubind_status = ((cubind__nvmlDeviceGetVirtualizationMode_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlGpuVirtualizationMode_t *)(uintptr_t)a1);
-            break;
-        case 99:
-            cubind_status = ((cubind__nvmlDeviceGetHostVgpuMode_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlHostVgpuMode_t *)(uintptr_t)a1);
-            break;
-        case 100:
-            cubind_status = ((cubind__nvmlDeviceSetVirtualizationMode_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlGpuVirtualizationMode_t)a1);
-            break;
-        case 101:
-            cubind_status = ((cubind__nvmlDeviceGetVgpuHeterogeneousMode_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlVgpuHeterogeneousMode_t *)(uintptr_t)a1);
-            break;
-        case 102:
-            cubind_status = ((cubind__nvmlDeviceSetVgpuHeterogeneousMode_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (const nvmlVgpuHeterogeneousMode_t *)(uintptr_t)a1);
-            break;
-        case 103:
-            cubind_status = ((cubind__nvmlVgpuInstanceGetPlacementId_fn)cubind_fn)((nvmlVgpuInstance_t)a0, (nvmlVgpuPlacementId_t *)(uintptr_t)a1);
-            break;
-        case 104:
-            cubind_status = ((cubind__nvmlVgpuTypeGetGspHeapSize_fn)cubind_fn)((nvmlVgpuTypeId_t)a0, (unsigned long long *)(uintptr_t)a1);
-            break;
-        case 105:
-            cubind_status = ((cubind__nvmlVgpuTypeGetFbReservation_fn)cubind_fn)((nvmlVgpuTypeId_t)a0, (unsigned long long *)(uintptr_t)a1);
-            break;
-        case 106:
-            cubind_status = ((cubind__nvmlDeviceGetGridLicensableFeatures_v4_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlGridLicensableFeatures_t *)(uintptr_t)a1);
-            break;
-        case 107:
-            cubind_status = ((cubind__nvmlGetVgpuDriverCapabilities_fn)cubind_fn)((nvmlVgpuDriverCapability_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 108:
-            cubind_status = ((cubind__nvmlVgpuTypeGetGpuInstanceProfileId_fn)cubind_fn)((nvmlVgpuTypeId_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 109:
-            cubind_status = ((cubind__nvmlVgpuTypeGetFramebufferSize_fn)cubind_fn)((nvmlVgpuTypeId_t)a0, (unsigned long long *)(uintptr_t)a1);
-            break;
-        case 110:
-            cubind_status = ((cubind__nvmlVgpuTypeGetNumDisplayHeads_fn)cubind_fn)((nvmlVgpuTypeId_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 111:
-            cubind_status = ((cubind__nvmlVgpuTypeGetFrameRateLimit_fn)cubind_fn)((nvmlVgpuTypeId_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 112:
-            cubind_status = ((cubind__nvmlVgpuTypeGetMaxInstancesPerVm_fn)cubind_fn)((nvmlVgpuTypeId_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 113:
-            cubind_status = ((cubind__nvmlVgpuInstanceGetFbUsage_fn)cubind_fn)((nvmlVgpuInstance_t)a0, (unsigned long long *)(uintptr_t)a1);
-            break;
-        case 114:
-            cubind_status = ((cubind__nvmlVgpuInstanceGetLicenseStatus_fn)cubind_fn)((nvmlVgpuInstance_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 115:
-            cubind_status = ((cubind__nvmlVgpuInstanceGetType_fn)cubind_fn)((nvmlVgpuInstance_t)a0, (nvmlVgpuTypeId_t *)(uintptr_t)a1);
-            break;
-        case 116:
-            cubind_status = ((cubind__nvmlVgpuInstanceGetFrameRateLimit_fn)cubind_fn)((nvmlVgpuInstance_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 117:
-            cubind_status = ((cubind__nvmlVgpuInstanceGetEccMode_fn)cubind_fn)((nvmlVgpuInstance_t)a0, (nvmlEnableState_t *)(uintptr_t)a1);
-            break;
-        case 118:
-            cubind_status = ((cubind__nvmlVgpuInstanceGetEncoderCapacity_fn)cubind_fn)((nvmlVgpuInstance_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 119:
-            cubind_status = ((cubind__nvmlVgpuInstanceSetEncoderCapacity_fn)cubind_fn)((nvmlVgpuInstance_t)a0, (unsigned int)a1);
-            break;
-        case 120:
-            cubind_status = ((cubind__nvmlVgpuInstanceGetFBCStats_fn)cubind_fn)((nvmlVgpuInstance_t)a0, (nvmlFBCStats_t *)(uintptr_t)a1);
-            break;
-        case 121:
-            cubind_status = ((cubind__nvmlVgpuInstanceGetGpuInstanceId_fn)cubind_fn)((nvmlVgpuInstance_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 122:
-            cubind_status = ((cubind__nvmlDeviceGetVgpuSchedulerLog_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlVgpuSchedulerLog_t *)(uintptr_t)a1);
-            break;
-        case 123:
-            cubind_status = ((cubind__nvmlDeviceGetVgpuSchedulerState_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlVgpuSchedulerGetState_t *)(uintptr_t)a1);
-            break;
-        case 124:
-            cubind_status = ((cubind__nvmlDeviceGetVgpuSchedulerCapabilities_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlVgpuSchedulerCapabilities_t *)(uintptr_t)a1);
-            break;
-        case 125:
-            cubind_status = ((cubind__nvmlDeviceSetVgpuSchedulerState_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlVgpuSchedulerSetState_t *)(uintptr_t)a1);
-            break;
-        case 126:
-            cubind_status = ((cubind__nvmlGetVgpuVersion_fn)cubind_fn)((nvmlVgpuVersion_t *)(uintptr_t)a0, (nvmlVgpuVersion_t *)(uintptr_t)a1);
-            break;
-        case 127:
-            cubind_status = ((cubind__nvmlDeviceGetVgpuInstancesUtilizationInfo_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlVgpuInstancesUtilizationInfo_t *)(uintptr_t)a1);
-            break;
-        case 128:
-            cubind_status = ((cubind__nvmlDeviceGetVgpuProcessesUtilizationInfo_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlVgpuProcessesUtilizationInfo_t *)(uintptr_t)a1);
-            break;
-        case 129:
-            cubind_status = ((cubind__nvmlVgpuInstanceGetAccountingMode_fn)cubind_fn)((nvmlVgpuInstance_t)a0, (nvmlEnableState_t *)(uintptr_t)a1);
-            break;
-        case 130:
-            cubind_status = ((cubind__nvmlVgpuInstanceGetLicenseInfo_v2_fn)cubind_fn)((nvmlVgpuInstance_t)a0, (nvmlVgpuLicenseInfo_t *)(uintptr_t)a1);
-            break;
-        case 131:
-            cubind_status = ((cubind__nvmlGetExcludedDeviceInfoByIndex_fn)cubind_fn)((unsigned int)a0, (nvmlExcludedDeviceInfo_t *)(uintptr_t)a1);
-            break;
-        case 132:
-            cubind_status = ((cubind__nvmlGpuInstanceGetInfo_fn)cubind_fn)((nvmlGpuInstance_t)(uintptr_t)a0, (nvmlGpuInstanceInfo_t *)(uintptr_t)a1);
-            break;
-        case 133:
-            cubind_status = ((cubind__nvmlComputeInstanceGetInfo_v2_fn)cubind_fn)((nvmlComputeInstance_t)(uintptr_t)a0, (nvmlComputeInstanceInfo_t *)(uintptr_t)a1);
-            break;
-        case 134:
-            cubind_status = ((cubind__nvmlDeviceIsMigDeviceHandle_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 135:
-            cubind_status = ((cubind__nvmlDeviceGetGpuInstanceId_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 136:
-            cubind_status = ((cubind__nvmlDeviceGetComputeInstanceId_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 137:
-            cubind_status = ((cubind__nvmlDeviceGetMaxMigDeviceCount_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 138:
-            cubind_status = ((cubind__nvmlDeviceGetDeviceHandleFromMigDeviceHandle_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlDevice_t *)(uintptr_t)a1);
-            break;
-        case 139:
-            cubind_status = ((cubind__nvmlGpmSampleGet_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlGpmSample_t)(uintptr_t)a1);
-            break;
-        case 140:
-            cubind_status = ((cubind__nvmlGpmQueryDeviceSupport_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlGpmSupport_t *)(uintptr_t)a1);
-            break;
-        case 141:
-            cubind_status = ((cubind__nvmlGpmQueryIfStreamingEnabled_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 142:
-            cubind_status = ((cubind__nvmlGpmSetStreamingEnabled_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1);
-            break;
-        case 143:
-            cubind_status = ((cubind__nvmlDeviceSetNvLinkDeviceLowPowerThreshold_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlNvLinkPowerThres_t *)(uintptr_t)a1);
-            break;
-        case 144:
-            cubind_status = ((cubind__nvmlDeviceSetPowerManagementLimit_v2_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlPowerValue_v2_t *)(uintptr_t)a1);
-            break;
-        default:
-            cubind_status = ((cubind__nvmlDeviceGetSramEccErrorStatus_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlEccSramErrorStatus_t *)(uintptr_t)a1);
-            break;
-        }
-        if (cubind_status != NVML_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVML_SUCCESS)
-        return (nvmlReturn_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 3 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvmlSystemGetProcessName, nvmlSystemGetTopologyGpuSet, nvmlUnitGetTemperature,
- * nvmlUnitGetDevices, nvmlDeviceGetName, nvmlDeviceGetSerial, nvmlDeviceGetCpuAffinity,
- * nvmlDeviceGetTopologyCommonAncestor, nvmlDeviceGetUUID, nvmlDeviceGetBoardPartNumber,
- * nvmlDeviceGetInforomImageVersion, nvmlDeviceGetLastBBXFlushTime, nvmlDeviceGetPcieThroughput,
- * nvmlDeviceGetClockInfo, nvmlDeviceGetMaxClockInfo, nvmlDeviceGetApplicationsClock,
- * nvmlDeviceGetDefaultApplicationsClock, nvmlDeviceGetMaxCustomerBoostClock,
- * nvmlDeviceGetSupportedMemoryClocks, nvmlDeviceGetAutoBoostedClocksEnabled,
- * nvmlDeviceGetFanSpeed_v2, nvmlDeviceGetTargetFanSpeed, nvmlDeviceGetMinMaxFanSpeed,
- * nvmlDeviceGetFanControlPolicy_v2, nvmlDeviceGetTemperature, nvmlDeviceGetTemperatureThreshold,
- * nvmlDeviceGetThermalSettings, nvmlDeviceGetSupportedPerformanceStates,
- * nvmlDeviceGetGpcClkMinMaxVfOffset, nvmlDeviceGetMemClkMinMaxVfOffset,
- * nvmlDeviceGetPowerManagementLimitConstraints, nvmlDeviceGetGpuOperationMode,
- * nvmlDeviceGetCudaComputeCapability, nvmlDeviceGetEccMode, nvmlDeviceGetEncoderUtilization,
- * nvmlDeviceGetEncoderCapacity, nvmlDeviceGetEncoderSessions, nvmlDeviceGetDecoderUtilization,
- * nvmlDeviceGetJpgUtilization, nvmlDeviceGetOfaUtilization, nvmlDeviceGetFBCSessions,
- * nvmlDeviceGetDriverModel, nvmlDeviceGetVbiosVersion, nvmlDeviceGetComputeRunningProcesses_v3,
- * nvmlDeviceGetGraphicsRunningProcesses_v3, nvmlDeviceGetMPSComputeRunningProcesses_v3,
- * nvmlDeviceOnSameBoard, nvmlDeviceGetAPIRestriction, nvmlDeviceGetViolationStatus,
- * nvmlDeviceGetGspFirmwareMode, nvmlDeviceGetAccountingStats, nvmlDeviceGetAccountingPids,
- * nvmlDeviceSetDriverModel, nvmlDeviceSetGpuLockedClocks, nvmlDeviceSetMemoryLockedClocks,
- * nvmlDeviceSetApplicationsClocks, nvmlDeviceSetDefaultAutoBoostedClocksEnabled,
- * nvmlDeviceSetFanControlPolicy, nvmlDeviceSetTemperatureThreshold, nvmlDeviceSetAPIRestriction,
- * nvmlDeviceSetFanSpeed_v2, nvmlDeviceGetNvLinkState, nvmlDeviceGetNvLinkVersion,
- * nvmlDeviceGetNvLinkRemotePciInfo_v2, nvmlDeviceResetNvLinkUtilizationCounter,
- * nvmlDeviceGetNvLinkRemoteDeviceType, nvmlDeviceRegisterEvents, nvmlEventSetWait_v2,
- * nvmlDeviceRemoveGpu_v2, nvmlDeviceGetFieldValues, nvmlDeviceClearFieldValues,
- * nvmlDeviceGetVgpuTypeSupportedPlacements, nvmlDeviceGetVgpuTypeCreatablePlacements,
- * nvmlDeviceSetVgpuCapabilities, nvmlDeviceGetVgpuCapabilities, nvmlDeviceGetSupportedVgpus,
- * nvmlDeviceGetCreatableVgpus, nvmlVgpuTypeGetClass, nvmlVgpuTypeGetName, nvmlVgpuTypeGetDeviceID,
- * nvmlVgpuTypeGetLicense, nvmlVgpuTypeGetMaxInstances, nvmlDeviceGetActiveVgpus,
- * nvmlVgpuInstanceGetUUID, nvmlVgpuInstanceGetVmDriverVersion, nvmlVgpuInstanceGetEncoderSessions,
- * nvmlVgpuInstanceGetFBCSessions, nvmlVgpuInstanceGetGpuPciId, nvmlVgpuTypeGetCapabilities,
- * nvmlVgpuInstanceGetMdevUUID, nvmlVgpuInstanceGetMetadata, nvmlDeviceGetVgpuMetadata,
- * nvmlGetVgpuCompatibility, nvmlDeviceGetPgpuMetadataString, nvmlVgpuInstanceGetAccountingPids,
- * nvmlVgpuInstanceGetAccountingStats, nvmlDeviceSetMigMode, nvmlDeviceGetMigMode,
- * nvmlDeviceGetGpuInstanceProfileInfo, nvmlDeviceGetGpuInstanceProfileInfoV,
- * nvmlDeviceGetGpuInstanceRemainingCapacity, nvmlDeviceCreateGpuInstance,
- * nvmlDeviceGetGpuInstanceById, nvmlGpuInstanceGetComputeInstanceRemainingCapacity,
- * nvmlGpuInstanceCreateComputeInstance, nvmlGpuInstanceGetComputeInstanceById,
- * nvmlDeviceGetMigDeviceHandleByIndex, nvmlGpmMigSampleGet. */
-static CUBIND_COLD nvmlReturn_t cubind_shape_3(cubind__word a0, cubind__word a1, cubind__word a2, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[108] = { 8, 10, 16, 18, 25, 28, 33, 37, 40, 42, 44, 47, 58, 60, 61, 63, 64, 66, 67, 69, 71, 72, 73, 74, 76, 77, 78, 88, 89, 90, 93, 98, 102, 103, 111, 112, 114, 115, 116, 117, 119, 120, 121, 123, 124, 125, 127, 128, 131, 152, 154, 155, 171, 172, 174, 176, 179, 181, 182, 185, 186, 194, 195, 197, 204, 205, 207, 209, 213, 215, 216, 223, 224, 227, 230, 231, 232, 233, 234, 236, 240, 242, 244, 246, 247, 256, 258, 260, 261, 262, 263, 264, 265, 266, 278, 279, 284, 285, 286, 287, 289, 290, 294, 298, 300, 304, 310, 316 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvmlReturn_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvmlSystemGetProcessName;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_nvmlSystemGetTopologyGpuSet;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_nvmlUnitGetTemperature;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_nvmlUnitGetDevices;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetName;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetSerial;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetCpuAffinity;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetTopologyCommonAncestor;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetUUID;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetBoardPartNumber;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetInforomImageVersion;
-        break;
-    case 11:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetLastBBXFlushTime;
-        break;
-    case 12:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetPcieThroughput;
-        break;
-    case 13:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetClockInfo;
-        break;
-    case 14:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetMaxClockInfo;
-        break;
-    case 15:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetApplicationsClock;
-        break;
-    case 16:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetDefaultApplicationsClock;
-        break;
-    case 17:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetMaxCustomerBoostClock;
-        break;
-    case 18:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetSupportedMemoryClocks;
-        break;
-    case 19:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetAutoBoostedClocksEnabled;
-        break;
-    case 20:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetFanSpeed_v2;
-        break;
-    case 21:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetTargetFanSpeed;
-        break;
-    case 22:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetMinMaxFanSpeed;
-        break;
-    case 23:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetFanControlPolicy_v2;
-        break;
-    case 24:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetTemperature;
-        break;
-    case 25:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetTemperatureThreshold;
-        break;
-    case 26:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetThermalSettings;
-        break;
-    case 27:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetSupportedPerformanceStates;
-        break;
-    case 28:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetGpcClkMinMaxVfOffset;
-        break;
-    case 29:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetMemClkMinMaxVfOffset;
-        break;
-    case 30:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetPowerManagementLimitConstraints;
-        break;
-    case 31:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetGpuOperationMode;
-        break;
-    case 32:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetCudaComputeCapability;
-        break;
-    case 33:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetEccMode;
-        break;
-    case 34:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetEncoderUtilization;
-        break;
-    case 35:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetEncoderCapacity;
-        break;
-    case 36:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetEncoderSessions;
-        break;
-    case 37:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetDecoderUtilization;
-        break;
-    case 38:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetJpgUtilization;
-        break;
-    case 39:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetOfaUtilization;
-        break;
-    case 40:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetFBCSessions;
-        break;
-    case 41:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetDriverModel;
-        break;
-    case 42:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetVbiosVersion;
-        break;
-    case 43:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetComputeRunningProcesses_v3;
-        break;
-    case 44:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetGraphicsRunningProcesses_v3;
-        break;
-    case 45:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetMPSComputeRunningProcesses_v3;
-        break;
-    case 46:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceOnSameBoard;
-        break;
-    case 47:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetAPIRestriction;
-        break;
-    case 48:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetViolationStatus;
-        break;
-    case 49:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetGspFirmwareMode;
-        break;
-    case 50:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetAccountingStats;
-        break;
-    case 51:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetAccountingPids;
-        break;
-    case 52:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetDriverModel;
-        break;
-    case 53:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetGpuLockedClocks;
-        break;
-    case 54:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetMemoryLockedClocks;
-        break;
-    case 55:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetApplicationsClocks;
-        break;
-    case 56:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetDefaultAutoBoostedClocksEnabled;
-        break;
-    case 57:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetFanControlPolicy;
-        break;
-    case 58:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetTemperatureThreshold;
-        break;
-    case 59:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetAPIRestriction;
-        break;
-    case 60:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetFanSpeed_v2;
-        break;
-    case 61:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetNvLinkState;
-        break;
-    case 62:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetNvLinkVersion;
-        break;
-    case 63:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetNvLinkRemotePciInfo_v2;
-        break;
-    case 64:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceResetNvLinkUtilizationCounter;
-        break;
-    case 65:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetNvLinkRemoteDeviceType;
-        break;
-    case 66:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceRegisterEvents;
-        break;
-    case 67:
-        cubind_self = (cubind__fnptr)slow_nvmlEventSetWait_v2;
-        break;
-    case 68:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceRemoveGpu_v2;
-        break;
-    case 69:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetFieldValues;
-        break;
-    case 70:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceClearFieldValues;
-        break;
-    case 71:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetVgpuTypeSupportedPlacements;
-        break;
-    case 72:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetVgpuTypeCreatablePlacements;
-        break;
-    case 73:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetVgpuCapabilities;
-        break;
-    case 74:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetVgpuCapabilities;
-        break;
-    case 75:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetSupportedVgpus;
-        break;
-    case 76:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetCreatableVgpus;
-        break;
-    case 77:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuTypeGetClass;
-        break;
-    case 78:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuTypeGetName;
-        break;
-    case 79:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuTypeGetDeviceID;
-        break;
-    case 80:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuTypeGetLicense;
-        break;
-    case 81:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuTypeGetMaxInstances;
-        break;
-    case 82:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetActiveVgpus;
-        break;
-    case 83:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuInstanceGetUUID;
-        break;
-    case 84:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuInstanceGetVmDriverVersion;
-        break;
-    case 85:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuInstanceGetEncoderSessions;
-        break;
-    case 86:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuInstanceGetFBCSessions;
-        break;
-    case 87:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuInstanceGetGpuPciId;
-        break;
-    case 88:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuTypeGetCapabilities;
-        break;
-    case 89:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuInstanceGetMdevUUID;
-        break;
-    case 90:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuInstanceGetMetadata;
-        break;
-    case 91:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetVgpuMetadata;
-        break;
-    case 92:
-        cubind_self = (cubind__fnptr)slow_nvmlGetVgpuCompatibility;
-        break;
-    case 93:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetPgpuMetadataString;
-        break;
-    case 94:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuInstanceGetAccountingPids;
-        break;
-    case 95:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuInstanceGetAccountingStats;
-        break;
-    case 96:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetMigMode;
-        break;
-    case 97:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetMigMode;
-        break;
-    case 98:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetGpuInstanceProfileInfo;
-        break;
-    case 99:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetGpuInstanceProfileInfoV;
-        break;
-    case 100:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetGpuInstanceRemainingCapacity;
-        break;
-    case 101:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceCreateGpuInstance;
-        break;
-    case 102:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetGpuInstanceById;
-        break;
-    case 103:
-        cubind_self = (cubind__fnptr)slow_nvmlGpuInstanceGetComputeInstanceRemainingCapacity;
-        break;
-    case 104:
-        cubind_self = (cubind__fnptr)slow_nvmlGpuInstanceCreateComputeInstance;
-        break;
-    case 105:
-        cubind_self = (cubind__fnptr)slow_nvmlGpuInstanceGetComputeInstanceById;
-        break;
-    case 106:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetMigDeviceHandleByIndex;
-        break;
-    case 107:
-        cubind_self = (cubind__fnptr)slow_nvmlGpmMigSampleGet;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVML, cubind_i), a0, a1, a2);
-    cubind_fn = cubind__resolve(&cubind__nvml_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvmlReturn_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__nvmlSystemGetProcessName_fn)cubind_fn)((unsigned int)a0, (char *)(uintptr_t)a1, (unsigned int)a2);
-            break;
-        case 1:
-            cubind_status = ((cubind__nvmlSystemGetTopologyGpuSet_fn)cubind_fn)((unsigned int)a0, (unsigned int *)(uintptr_t)a1, (nvmlDevice_t *)(uintptr_t)a2);
-            break;
-        case 2:
-            cubind_status = ((cubind__nvmlUnitGetTemperature_fn)cubind_fn)((nvmlUnit_t)(uintptr_t)a0, (unsigned int)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 3:
-            cubind_status = ((cubind__nvmlUnitGetDevices_fn)cubind_fn)((nvmlUnit_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (nvmlDevice_t *)(uintptr_t)a2);
-            break;
-        case 4:
-            cubind_status = ((cubind__nvmlDeviceGetName_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (char *)(uintptr_t)a1, (unsigned int)a2);
-            break;
-        case 5:
-            cubind_status = ((cubind__nvmlDeviceGetSerial_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (char *)(uintptr_t)a1, (unsigned int)a2);
-            break;
-        case 6:
-            cubind_status = ((cubind__nvmlDeviceGetCpuAffinity_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (unsigned long *)(uintptr_t)a2);
-            break;
-        case 7:
-            cubind_status = ((cubind__nvmlDeviceGetTopologyCommonAncestor_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlDevice_t)(uintptr_t)a1, (nvmlGpuTopologyLevel_t *)(uintptr_t)a2);
-            break;
-        case 8:
-            cubind_status = ((cubind__nvmlDeviceGetUUID_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (char *)(uintptr_t)a1, (unsigned int)a2);
-            break;
-        case 9:
-            cubind_status = ((cubind__nvmlDeviceGetBoardPartNumber_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (char *)(uintptr_t)a1, (unsigned int)a2);
-            break;
-        case 10:
-            cubind_status = ((cubind__nvmlDeviceGetInforomImageVersion_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (char *)(uintptr_t)a1, (unsigned int)a2);
-            break;
-        case 11:
-            cubind_status = ((cubind__nvmlDeviceGetLastBBXFlushTime_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned long long *)(uintptr_t)a1, (unsigned long *)(uintptr_t)a2);
-            break;
-        case 12:
-            cubind_status = ((cubind__nvmlDeviceGetPcieThroughput_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlPcieUtilCounter_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 13:
-            cubind_status = ((cubind__nvmlDeviceGetClockInfo_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlClockType_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 14:
-            cubind_status = ((cubind__nvmlDeviceGetMaxClockInfo_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlClockType_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 15:
-            cubind_status = ((cubind__nvmlDeviceGetApplicationsClock_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlClockType_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 16:
-            cubind_status = ((cubind__nvmlDeviceGetDefaultApplicationsClock_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlClockType_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 17:
-            cubind_status = ((cubind__nvmlDeviceGetMaxCustomerBoostClock_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlClockType_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 18:
-            cubind_status = ((cubind__nvmlDeviceGetSupportedMemoryClocks_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 19:
-            cubind_status = ((cubind__nvmlDeviceGetAutoBoostedClocksEnabled_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlEnableState_t *)(uintptr_t)a1, (nvmlEnableState_t *)(uintptr_t)a2);
-            break;
-        case 20:
-            cubind_status = ((cubind__nvmlDeviceGetFanSpeed_v2_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 21:
-            cubind_status = ((cubind__nvmlDeviceGetTargetFanSpeed_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 22:
-            cubind_status = ((cubind__nvmlDeviceGetMinMaxFanSpeed_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 23:
-            cubind_status = ((cubind__nvmlDeviceGetFanControlPolicy_v2_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (nvmlFanControlPolicy_t *)(uintptr_t)a2);
-            break;
-        case 24:
-            cubind_status = ((cubind__nvmlDeviceGetTemperature_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlTemperatureSensors_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 25:
-            cubind_status = ((cubind__nvmlDeviceGetTemperatureThreshold_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlTemperatureThresholds_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 26:
-            cubind_status = ((cubind__nvmlDeviceGetThermalSettings_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (nvmlGpuThermalSettings_t *)(uintptr_t)a2);
-            break;
-        case 27:
-            cubind_status = ((cubind__nvmlDeviceGetSupportedPerformanceStates_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlPstates_t *)(uintptr_t)a1, (unsigned int)a2);
-            break;
-        case 28:
-            cubind_status = ((cubind__nvmlDeviceGetGpcClkMinMaxVfOffset_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (int *)(uintptr_t)a1, (int *)(uintptr_t)a2);
-            break;
-        case 29:
-            cubind_status = ((cubind__nvmlDeviceGetMemClkMinMaxVfOffset_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (int *)(uintptr_t)a1, (int *)(uintptr_t)a2);
-            break;
-        case 30:
-            cubind_status = ((cubind__nvmlDeviceGetPowerManagementLimitConstraints_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 31:
-            cubind_status = ((cubind__nvmlDeviceGetGpuOperationMode_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlGpuOperationMode_t *)(uintptr_t)a1, (nvmlGpuOperationMode_t *)(uintptr_t)a2);
-            break;
-        case 32:
-            cubind_status = ((cubind__nvmlDeviceGetCudaComputeCapability_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (int *)(uintptr_t)a1, (int *)(uintptr_t)a2);
-            break;
-        case 33:
-            cubind_status = ((cubind__nvmlDeviceGetEccMode_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlEnableState_t *)(uintptr_t)a1, (nvmlEnableState_t *)(uintptr_t)a2);
-            break;
-        case 34:
-            cubind_status = ((cubind__nvmlDeviceGetEncoderUtilization_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 35:
-            cubind_status = ((cubind__nvmlDeviceGetEncoderCapacity_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlEncoderType_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 36:
-            cubind_status = ((cubind__nvmlDeviceGetEncoderSessions_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (nvmlEncoderSessionInfo_t *)(uintptr_t)a2);
-            break;
-        case 37:
-            cubind_status = ((cubind__nvmlDeviceGetDecoderUtilization_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 38:
-            cubind_status = ((cubind__nvmlDeviceGetJpgUtilization_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 39:
-            cubind_status = ((cubind__nvmlDeviceGetOfaUtilization_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 40:
-            cubind_status = ((cubind__nvmlDeviceGetFBCSessions_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (nvmlFBCSessionInfo_t *)(uintptr_t)a2);
-            break;
-        case 41:
-            cubind_status = ((cubind__nvmlDeviceGetDriverModel_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlDriverModel_t *)(uintptr_t)a1, (nvmlDriverModel_t *)(uintptr_t)a2);
-            break;
-        case 42:
-            cubind_status = ((cubind__nvmlDeviceGetVbiosVersion_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (char *)(uintptr_t)a1, (unsigned int)a2);
-            break;
-        case 43:
-            cubind_status = ((cubind__nvmlDeviceGetComputeRunningProcesses_v3_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (nvmlProcessInfo_t *)(uintptr_t)a2);
-            break;
-        case 44:
-            cubind_status = ((cubind__nvmlDeviceGetGraphicsRunningProcesses_v3_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (nvmlProcessInfo_t *)(uintptr_t)a2);
-            break;
-        case 45:
-            cubind_status = ((cubind__nvmlDeviceGetMPSComputeRunningProcesses_v3_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (nvmlProcessInfo_t *)(uintptr_t)a2);
-            break;
-        case 46:
-            cubind_status = ((cubind__nvmlDeviceOnSameBoard_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlDevice_t)(uintptr_t)a1, (int *)(uintptr_t)a2);
-            break;
-        case 47:
-            cubind_status = ((cubind__nvmlDeviceGetAPIRestriction_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlRestrictedAPI_t)a1, (nvmlEnableState_t *)(uintptr_t)a2);
-            break;
-        case 48:
-            cubind_status = ((cubind__nvmlDeviceGetViolationStatus_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlPerfPolicyType_t)a1, (nvmlViolationTime_t *)(uintptr_t)a2);
-            break;
-        case 49:
-            cubind_status = ((cubind__nvmlDeviceGetGspFirmwareMode_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 50:
-            cubind_status = ((cubind__nvmlDeviceGetAccountingStats_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (nvmlAccountingStats_t *)(uintptr_t)a2);
-            break;
-        case 51:
-            cubind_status = ((cubind__nvmlDeviceGetAccountingPids_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 52:
-            cubind_status = ((cubind__nvmlDeviceSetDriverModel_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlDriverModel_t)a1, (unsigned int)a2);
-            break;
-        case 53:
-            cubind_status = ((cubind__nvmlDeviceSetGpuLockedClocks_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (unsigned int)a2);
-            break;
-        case 54:
-            cubind_status = ((cubind__nvmlDeviceSetMemoryLockedClocks_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (unsigned int)a2);
-            break;
-        case 55:
-            cubind_status = ((cubind__nvmlDeviceSetApplicationsClocks_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (unsigned int)a2);
-            break;
-        case 56:
-            cubind_status = ((cubind__nvmlDeviceSetDefaultAutoBoostedClocksEnabled_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlEnableState_t)a1, (unsigned int)a2);
-            break;
-        case 57:
-            cubind_status = ((cubind__nvmlDeviceSetFanControlPolicy_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (nvmlFanControlPolicy_t)a2);
-            break;
-        case 58:
-            cubind_status = ((cubind__nvmlDeviceSetTemperatureThreshold_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlTemperatureThresholds_t)a1, (int *)(uintptr_t)a2);
-            break;
-        case 59:
-            cubind_status = ((cubind__nvmlDeviceSetAPIRestriction_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlRestrictedAPI_t)a1, (nvmlEnableState_t)a2);
-            break;
-        case 60:
-            cubind_status = ((cubind__nvmlDeviceSetFanSpeed_v2_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (unsigned int)a2);
-            break;
-        case 61:
-            cubind_status = ((cubind__nvmlDeviceGetNvLinkState_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (nvmlEnableState_t *)(uintptr_t)a2);
-            break;
-        case 62:
-            cubind_status = ((cubind__nvmlDeviceGetNvLinkVersion_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 63:
-            cubind_status = ((cubind__nvmlDeviceGetNvLinkRemotePciInfo_v2_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (nvmlPciInfo_t *)(uintptr_t)a2);
-            break;
-        case 64:
-            cubind_status = ((cubind__nvmlDeviceResetNvLinkUtilizationCounter_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (unsigned int)a2);
-            break;
-        case 65:
-            cubind_status = ((cubind__nvmlDeviceGetNvLinkRemoteDeviceType_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (nvmlIntNvLinkDeviceType_t *)(uintptr_t)a2);
-            break;
-        case 66:
-            cubind_status = ((cubind__nvmlDeviceRegisterEvents_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned long long)a1, (nvmlEventSet_t)(uintptr_t)a2);
-            break;
-        case 67:
-            cubind_status = ((cubind__nvmlEventSetWait_v2_fn)cubind_fn)((nvmlEventSet_t)(uintptr_t)a0, (nvmlEventData_t *)(uintptr_t)a1, (unsigned int)a2);
-            break;
-        case 68:
-            cubind_status = ((cubind__nvmlDeviceRemoveGpu_v2_fn)cubind_fn)((nvmlPciInfo_t *)(uintptr_t)a0, (nvmlDetachGpuState_t)a1, (nvmlPcieLinkState_t)a2);
-            break;
-        case 69:
-            cubind_status = ((cubind__nvmlDeviceGetFieldValues_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (int)a1, (nvmlFieldValue_t *)(uintptr_t)a2);
-            break;
-        case 70:
-            cubind_status = ((cubind__nvmlDeviceClearFieldValues_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (int)a1, (nvmlFieldValue_t *)(uintptr_t)a2);
-            break;
-        case 71:
-            cubind_status = ((cubind__nvmlDeviceGetVgpuTypeSupportedPlacements_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlVgpuTypeId_t)a1, (nvmlVgpuPlacementList_t *)(uintptr_t)a2);
-            break;
-        case 72:
-            cubind_status = ((cubind__nvmlDeviceGetVgpuTypeCreatablePlacements_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlVgpuTypeId_t)a1, (nvmlVgpuPlacementList_t *)(uintptr_t)a2);
-            break;
-        case 73:
-            cubind_status = ((cubind__nvmlDeviceSetVgpuCapabilities_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlDeviceVgpuCapability_t)a1, (nvmlEnableState_t)a2);
-            break;
-        case 74:
-            cubind_status = ((cubind__nvmlDeviceGetVgpuCapabilities_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlDeviceVgpuCapability_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 75:
-            cubind_status = ((cubind__nvmlDeviceGetSupportedVgpus_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (nvmlVgpuTypeId_t *)(uintptr_t)a2);
-            break;
-        case 76:
-            cubind_status = ((cubind__nvmlDeviceGetCreatableVgpus_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (nvmlVgpuTypeId_t *)(uintptr_t)a2);
-            break;
-        case 77:
-            cubind_status = ((cubind__nvmlVgpuTypeGetClass_fn)cubind_fn)((nvmlVgpuTypeId_t)a0, (char *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 78:
-            cubind_status = ((cubind__nvmlVgpuTypeGetName_fn)cubind_fn)((nvmlVgpuTypeId_t)a0, (char *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 79:
-            cubind_status = ((cubind__nvmlVgpuTypeGetDeviceID_fn)cubind_fn)((nvmlVgpuTypeId_t)a0, (unsigned long long *)(uintptr_t)a1, (unsigned long long *)(uintptr_t)a2);
-            break;
-        case 80:
-            cubind_status = ((cubind__nvmlVgpuTypeGetLicense_fn)cubind_fn)((nvmlVgpuTypeId_t)a0, (char *)(uintptr_t)a1, (unsigned int)a2);
-            break;
-        case 81:
-            cubind_status = ((cubind__nvmlVgpuTypeGetMaxInstances_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlVgpuTypeId_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 82:
-            cubind_status = ((cubind__nvmlDeviceGetActiveVgpus_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (nvmlVgpuInstance_t *)(uintptr_t)a2);
-            break;
-        case 83:
-            cubind_status = ((cubind__nvmlVgpuInstanceGetUUID_fn)cubind_fn)((nvmlVgpuInstance_t)a0, (char *)(uintptr_t)a1, (unsigned int)a2);
-            break;
-        case 84:
-            cubind_status = ((cubind__nvmlVgpuInstanceGetVmDriverVersion_fn)cubind_fn)((nvmlVgpuInstance_t)a0, (char *)(uintptr_t)a1, (unsigned int)a2);
-            break;
-        case 85:
-            cubind_status = ((cubind__nvmlVgpuInstanceGetEncoderSessions_fn)cubind_fn)((nvmlVgpuInstance_t)a0, (unsigned int *)(uintptr_t)a1, (nvmlEncoderSessionInfo_t *)(uintptr_t)a2);
-            break;
-        case 86:
-            cubind_status = ((cubind__nvmlVgpuInstanceGetFBCSessions_fn)cubind_fn)((nvmlVgpuInstance_t)a0, (unsigned int *)(uintptr_t)a1, (nvmlFBCSessionInfo_t *)(uintptr_t)a2);
-            break;
-        case 87:
-            cubind_status = ((cubind__nvmlVgpuInstanceGetGpuPciId_fn)cubind_fn)((nvmlVgpuInstance_t)a0, (char *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 88:
-            cubind_status = ((cubind__nvmlVgpuTypeGetCapabilities_fn)cubind_fn)((nvmlVgpuTypeId_t)a0, (nvmlVgpuCapability_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 89:
-            cubind_status = ((cubind__nvmlVgpuInstanceGetMdevUUID_fn)cubind_fn)((nvmlVgpuInstance_t)a0, (char *)(uintptr_t)a1, (unsigned int)a2);
-            break;
-        case 90:
-            cubind_status = ((cubind__nvmlVgpuInstanceGetMetadata_fn)cubind_fn)((nvmlVgpuInstance_t)a0, (nvmlVgpuMetadata_t *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 91:
-            cubind_status = ((cubind__nvmlDeviceGetVgpuMetadata_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlVgpuPgpuMetadata_t *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 92:
-            cubind_status = ((cubind__nvmlGetVgpuCompatibility_fn)cubind_fn)((nvmlVgpuMetadata_t *)(uintptr_t)a0, (nvmlVgpuPgpuMetadata_t *)(uintptr_t)a1, (nvmlVgpuPgpuCompatibility_t *)(uintptr_t)a2);
-            break;
-        case 93:
-            cubind_status = ((cubind__nvmlDeviceGetPgpuMetadataString_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (char *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 94:
-            cubind_status = ((cubind__nvmlVgpuInstanceGetAccountingPids_fn)cubind_fn)((nvmlVgpuInstance_t)a0, (unsigned int *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 95:
-            cubind_status = ((cubind__nvmlVgpuInstanceGetAccountingStats_fn)cubind_fn)((nvmlVgpuInstance_t)a0, (unsigned int)a1, (nvmlAccountingStats_t *)(uintptr_t)a2);
-            break;
-        case 96:
-            cubind_status = ((cubind__nvmlDeviceSetMigMode_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (nvmlReturn_t *)(uintptr_t)a2);
-            break;
-        case 97:
-            cubind_status = ((cubind__nvmlDeviceGetMigMode_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 98:
-            cubind_status = ((cubind__nvmlDeviceGetGpuInstanceProfileInfo_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (nvmlGpuInstanceProfileInfo_t *)(uintptr_t)a2);
-            break;
-        case 99:
-            cubind_status = ((cubind__nvmlDeviceGetGpuInstanceProfileInfoV_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (nvmlGpuInstanceProfileInfo_v2_t *)(uintptr_t)a2);
-            break;
-        case 100:
-            cubind_status = ((cubind__nvmlDeviceGetGpuInstanceRemainingCapacity_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 101:
-            cubind_status = ((cubind__nvmlDeviceCreateGpuInstance_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (nvmlGpuInstance_t *)(uintptr_t)a2);
-            break;
-        case 102:
-            cubind_status = ((cubind__nvmlDeviceGetGpuInstanceById_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (nvmlGpuInstance_t *)(uintptr_t)a2);
-            break;
-        case 103:
-            cubind_status = ((cubind__nvmlGpuInstanceGetComputeInstanceRemainingCapacity_fn)cubind_fn)((nvmlGpuInstance_t)(uintptr_t)a0, (unsigned int)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 104:
-            cubind_status = ((cubind__nvmlGpuInstanceCreateComputeInstance_fn)cubind_fn)((nvmlGpuInstance_t)(uintptr_t)a0, (unsigned int)a1, (nvmlComputeInstance_t *)(uintptr_t)a2);
-            break;
-        case 105:
-            cubind_status = ((cubind__nvmlGpuInstanceGetComputeInstanceById_fn)cubind_fn)((nvmlGpuInstance_t)(uintptr_t)a0, (unsigned int)a1, (nvmlComputeInstance_t *)(uintptr_t)a2);
-            break;
-        case 106:
-            cubind_status = ((cubind__nvmlDeviceGetMigDeviceHandleByIndex_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (nvmlDevice_t *)(uintptr_t)a2);
-            break;
-        default:
-            cubind_status = ((cubind__nvmlGpmMigSampleGet_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (nvmlGpmSample_t)(uintptr_t)a2);
-            break;
-        }
-        if (cubind_status != NVML_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVML_SUCCESS)
-        return (nvmlReturn_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 4 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvmlDeviceGetMemoryAffinity, nvmlDeviceGetCpuAffinityWithinScope,
- * nvmlDeviceGetTopologyNearestGpus, nvmlDeviceGetP2PStatus, nvmlDeviceGetInforomVersion,
- * nvmlDeviceGetClock, nvmlDeviceGetSupportedGraphicsClocks, nvmlDeviceGetTotalEccErrors,
- * nvmlDeviceGetDetailedEccErrors, nvmlDeviceGetEncoderStats, nvmlDeviceGetRetiredPages,
- * nvmlDeviceGetProcessUtilization, nvmlDeviceGetNvLinkCapability, nvmlDeviceGetNvLinkErrorCounter,
- * nvmlDeviceGetNvLinkUtilizationControl, nvmlDeviceFreezeNvLinkUtilizationCounter,
- * nvmlVgpuTypeGetResolution, nvmlVgpuInstanceGetVmID, nvmlVgpuInstanceGetEncoderStats,
- * nvmlDeviceGetVgpuProcessUtilization, nvmlDeviceGetGpuInstancePossiblePlacements_v2,
- * nvmlDeviceCreateGpuInstanceWithPlacement, nvmlDeviceGetGpuInstances,
- * nvmlGpuInstanceGetComputeInstanceProfileInfo, nvmlGpuInstanceGetComputeInstanceProfileInfoV,
- * nvmlGpuInstanceGetComputeInstancePossiblePlacements,
- * nvmlGpuInstanceCreateComputeInstanceWithPlacement, nvmlGpuInstanceGetComputeInstances. */
-static CUBIND_COLD nvmlReturn_t cubind_shape_4(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[28] = { 31, 32, 38, 39, 43, 65, 68, 107, 108, 113, 157, 164, 196, 198, 201, 203, 239, 245, 255, 275, 288, 291, 293, 296, 297, 299, 301, 303 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvmlReturn_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetMemoryAffinity;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetCpuAffinityWithinScope;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetTopologyNearestGpus;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetP2PStatus;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetInforomVersion;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetClock;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetSupportedGraphicsClocks;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetTotalEccErrors;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetDetailedEccErrors;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetEncoderStats;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetRetiredPages;
-        break;
-    case 11:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetProcessUtilization;
-        break;
-    case 12:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetNvLinkCapability;
-        break;
-    case 13:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetNvLinkErrorCounter;
-        break;
-    case 14:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetNvLinkUtilizationControl;
-        break;
-    case 15:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceFreezeNvLinkUtilizationCounter;
-        break;
-    case 16:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuTypeGetResolution;
-        break;
-    case 17:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuInstanceGetVmID;
-        break;
-    case 18:
-        cubind_self = (cubind__fnptr)slow_nvmlVgpuInstanceGetEncoderStats;
-        break;
-    case 19:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetVgpuProcessUtilization;
-        break;
-    case 20:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetGpuInstancePossiblePlacements_v2;
-        break;
-    case 21:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceCreateGpuInstanceWithPlacement;
-        break;
-    case 22:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetGpuInstances;
-        break;
-    case 23:
-        cubind_self = (cubind__fnptr)slow_nvmlGpuInstanceGetComputeInstanceProfileInfo;
-        break;
-    case 24:
-        cubind_self = (cubind__fnptr)slow_nvmlGpuInstanceGetComputeInstanceProfileInfoV;
-        break;
-    case 25:
-        cubind_self = (cubind__fnptr)slow_nvmlGpuInstanceGetComputeInstancePossiblePlacements;
-        break;
-    case 26:
-        cubind_self = (cubind__fnptr)slow_nvmlGpuInstanceCreateComputeInstanceWithPlacement;
-        break;
-    case 27:
-        cubind_self = (cubind__fnptr)slow_nvmlGpuInstanceGetComputeInstances;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVML, cubind_i), a0, a1, a2, a3);
-    cubind_fn = cubind__resolve(&cubind__nvml_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvmlReturn_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__nvmlDeviceGetMemoryAffinity_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (unsigned long *)(uintptr_t)a2, (nvmlAffinityScope_t)a3);
-            break;
-        case 1:
-            cubind_status = ((cubind__nvmlDeviceGetCpuAffinityWithinScope_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (unsigned long *)(uintptr_t)a2, (nvmlAffinityScope_t)a3);
-            break;
-        case 2:
-            cubind_status = ((cubind__nvmlDeviceGetTopologyNearestGpus_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlGpuTopologyLevel_t)a1, (unsigned int *)(uintptr_t)a2, (nvmlDevice_t *)(uintptr_t)a3);
-            break;
-        case 3:
-            cubind_status = ((cubind__nvmlDeviceGetP2PStatus_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlDevice_t)(uintptr_t)a1, (nvmlGpuP2PCapsIndex_t)a2, (nvmlGpuP2PStatus_t *)(uintptr_t)a3);
-            break;
-        case 4:
-            cubind_status = ((cubind__nvmlDeviceGetInforomVersion_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlInforomObject_t)a1, (char *)(uintptr_t)a2, (unsigned int)a3);
-            break;
-        case 5:
-            cubind_status = ((cubind__nvmlDeviceGetClock_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlClockType_t)a1, (nvmlClockId_t)a2, (unsigned int *)(uintptr_t)a3);
-            break;
-        case 6:
-            cubind_status = ((cubind__nvmlDeviceGetSupportedGraphicsClocks_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (unsigned int *)(uintptr_t)a2, (unsigned int *)(uintptr_t)a3);
-            break;
-        case 7:
-            cubind_status = ((cubind__nvmlDeviceGetTotalEccErrors_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlMemoryErrorType_t)a1, (nvmlEccCounterType_t)a2, (unsigned long long *)(uintptr_t)a3);
-            break;
-        case 8:
-            cubind_status = ((cubind__nvmlDeviceGetDetailedEccErrors_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlMemoryErrorType_t)a1, (nvmlEccCounterType_t)a2, (nvmlEccErrorCounts_t *)(uintptr_t)a3);
-            break;
-        case 9:
-            cubind_status = ((cubind__nvmlDeviceGetEncoderStats_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2, (unsigned int *)(uintptr_t)a3);
-            break;
-        case 10:
-            cubind_status = ((cubind__nvmlDeviceGetRetiredPages_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlPageRetirementCause_t)a1, (unsigned int *)(uintptr_t)a2, (unsigned long long *)(uintptr_t)a3);
-            break;
-        case 11:
-            cubind_status = ((cubind__nvmlDeviceGetProcessUtilization_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlProcessUtilizationSample_t *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2, (unsigned long long)a3);
-            break;
-        case 12:
-            cubind_status = ((cubind__nvmlDeviceGetNvLinkCapability_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (nvmlNvLinkCapability_t)a2, (unsigned int *)(uintptr_t)a3);
-            break;
-        case 13:
-            cubind_status = ((cubind__nvmlDeviceGetNvLinkErrorCounter_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (nvmlNvLinkErrorCounter_t)a2, (unsigned long long *)(uintptr_t)a3);
-            break;
-        case 14:
-            cubind_status = ((cubind__nvmlDeviceGetNvLinkUtilizationControl_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (unsigned int)a2, (nvmlNvLinkUtilizationControl_t *)(uintptr_t)a3);
-            break;
-        case 15:
-            cubind_status = ((cubind__nvmlDeviceFreezeNvLinkUtilizationCounter_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (unsigned int)a2, (nvmlEnableState_t)a3);
-            break;
-        case 16:
-            cubind_status = ((cubind__nvmlVgpuTypeGetResolution_fn)cubind_fn)((nvmlVgpuTypeId_t)a0, (unsigned int)a1, (unsigned int *)(uintptr_t)a2, (unsigned int *)(uintptr_t)a3);
-            break;
-        case 17:
-            cubind_status = ((cubind__nvmlVgpuInstanceGetVmID_fn)cubind_fn)((nvmlVgpuInstance_t)a0, (char *)(uintptr_t)a1, (unsigned int)a2, (nvmlVgpuVmIdType_t *)(uintptr_t)a3);
-            break;
-        case 18:
-            cubind_status = ((cubind__nvmlVgpuInstanceGetEncoderStats_fn)cubind_fn)((nvmlVgpuInstance_t)a0, (unsigned int *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2, (unsigned int *)(uintptr_t)a3);
-            break;
-        case 19:
-            cubind_status = ((cubind__nvmlDeviceGetVgpuProcessUtilization_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned long long)a1, (unsigned int *)(uintptr_t)a2, (nvmlVgpuProcessUtilizationSample_t *)(uintptr_t)a3);
-            break;
-        case 20:
-            cubind_status = ((cubind__nvmlDeviceGetGpuInstancePossiblePlacements_v2_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (nvmlGpuInstancePlacement_t *)(uintptr_t)a2, (unsigned int *)(uintptr_t)a3);
-            break;
-        case 21:
-            cubind_status = ((cubind__nvmlDeviceCreateGpuInstanceWithPlacement_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (const nvmlGpuInstancePlacement_t *)(uintptr_t)a2, (nvmlGpuInstance_t *)(uintptr_t)a3);
-            break;
-        case 22:
-            cubind_status = ((cubind__nvmlDeviceGetGpuInstances_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (nvmlGpuInstance_t *)(uintptr_t)a2, (unsigned int *)(uintptr_t)a3);
-            break;
-        case 23:
-            cubind_status = ((cubind__nvmlGpuInstanceGetComputeInstanceProfileInfo_fn)cubind_fn)((nvmlGpuInstance_t)(uintptr_t)a0, (unsigned int)a1, (unsigned int)a2, (nvmlComputeInstanceProfileInfo_t *)(uintptr_t)a3);
-            break;
-        case 24:
-            cubind_status = ((cubind__nvmlGpuInstanceGetComputeInstanceProfileInfoV_fn)cubind_fn)((nvmlGpuInstance_t)(uintptr_t)a0, (unsigned int)a1, (unsigned int)a2, (nvmlComputeInstanceProfileInfo_v2_t *)(uintptr_t)a3);
-            break;
-        case 25:
-            cubind_status = ((cubind__nvmlGpuInstanceGetComputeInstancePossiblePlacements_fn)cubind_fn)((nvmlGpuInstance_t)(uintptr_t)a0, (unsigned int)a1, (nvmlComputeInstancePlacement_t *)(uintptr_t)a2, (unsigned int *)(uintptr_t)a3);
-            break;
-        case 26:
-            cubind_status = ((cubind__nvmlGpuInstanceCreateComputeInstanceWithPlacement_fn)cubind_fn)((nvmlGpuInstance_t)(uintptr_t)a0, (unsigned int)a1, (const nvmlComputeInstancePlacement_t *)(uintptr_t)a2, (nvmlComputeInstance_t *)(uintptr_t)a3);
-            break;
-        default:
-            cubind_status = ((cubind__nvmlGpuInstanceGetComputeInstances_fn)cubind_fn)((nvmlGpuInstance_t)(uintptr_t)a0, (unsigned int)a1, (nvmlComputeInstance_t *)(uintptr_t)a2, (unsigned int *)(uintptr_t)a3);
-            break;
-        }
-        if (cubind_status != NVML_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVML_SUCCESS)
-        return (nvmlReturn_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 5 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvmlDeviceGetMinMaxClockOfPState, nvmlDeviceGetMemoryErrorCounter, nvmlDeviceGetRetiredPages_v2,
- * nvmlDeviceGetRemappedRows, nvmlDeviceSetNvLinkUtilizationControl,
- * nvmlDeviceGetNvLinkUtilizationCounter, nvmlDeviceGetVgpuUtilization. */
-static CUBIND_COLD nvmlReturn_t cubind_shape_5(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[7] = { 87, 109, 158, 160, 200, 202, 273 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvmlReturn_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetMinMaxClockOfPState;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetMemoryErrorCounter;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetRetiredPages_v2;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetRemappedRows;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceSetNvLinkUtilizationControl;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetNvLinkUtilizationCounter;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetVgpuUtilization;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVML, cubind_i), a0, a1, a2, a3, a4);
-    cubind_fn = cubind__resolve(&cubind__nvml_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvmlReturn_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__nvmlDeviceGetMinMaxClockOfPState_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlClockType_t)a1, (nvmlPstates_t)a2, (unsigned int *)(uintptr_t)a3, (unsigned int *)(uintptr_t)a4);
-            break;
-        case 1:
-            cubind_status = ((cubind__nvmlDeviceGetMemoryErrorCounter_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlMemoryErrorType_t)a1, (nvmlEccCounterType_t)a2, (nvmlMemoryLocation_t)a3, (unsigned long long *)(uintptr_t)a4);
-            break;
-        case 2:
-            cubind_status = ((cubind__nvmlDeviceGetRetiredPages_v2_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlPageRetirementCause_t)a1, (unsigned int *)(uintptr_t)a2, (unsigned long long *)(uintptr_t)a3, (unsigned long long *)(uintptr_t)a4);
-            break;
-        case 3:
-            cubind_status = ((cubind__nvmlDeviceGetRemappedRows_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2, (unsigned int *)(uintptr_t)a3, (unsigned int *)(uintptr_t)a4);
-            break;
-        case 4:
-            cubind_status = ((cubind__nvmlDeviceSetNvLinkUtilizationControl_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (unsigned int)a2, (nvmlNvLinkUtilizationControl_t *)(uintptr_t)a3, (unsigned int)a4);
-            break;
-        case 5:
-            cubind_status = ((cubind__nvmlDeviceGetNvLinkUtilizationCounter_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned int)a1, (unsigned int)a2, (unsigned long long *)(uintptr_t)a3, (unsigned long long *)(uintptr_t)a4);
-            break;
-        default:
-            cubind_status = ((cubind__nvmlDeviceGetVgpuUtilization_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (unsigned long long)a1, (nvmlValueType_t *)(uintptr_t)a2, (unsigned int *)(uintptr_t)a3, (nvmlVgpuInstanceUtilizationSample_t *)(uintptr_t)a4);
-            break;
-        }
-        if (cubind_status != NVML_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVML_SUCCESS)
-        return (nvmlReturn_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 6 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvmlDeviceGetSamples. */
-static CUBIND_COLD nvmlReturn_t cubind_shape_6(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 129 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvmlReturn_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvmlDeviceGetSamples;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVML, cubind_i), a0, a1, a2, a3, a4, a5);
-    cubind_fn = cubind__resolve(&cubind__nvml_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvmlReturn_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__nvmlDeviceGetSamples_fn)cubind_fn)((nvmlDevice_t)(uintptr_t)a0, (nvmlSamplingType_t)a1, (unsigned long long)a2, (nvmlValueType_t *)(uintptr_t)a3, (unsigned int *)(uintptr_t)a4, (nvmlSample_t *)(uintptr_t)a5);
-            break;
-        }
-        if (cubind_status != NVML_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVML_SUCCESS)
-        return (nvmlReturn_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrapper calls until nvmlInit_v2 is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlInit_v2(void)
-{
-    return cubind_shape_0(0);
+    return (nvmlReturn_t)cubind__shape_22(20, (cubind__fnptr)cubind__slow_nvmlInit_v2);
 }
 
 nvmlReturn_t cubind_nvml_init(void)
 {
-    cubind__nvmlInit_v2_fn cubind_fn = (cubind__nvmlInit_v2_fn)cubind__target((cubind__fnptr)slow_nvmlInit_v2, &cubind__nvml_offsets[0]);
+    cubind__nvmlInit_v2_fn cubind_fn = (cubind__nvmlInit_v2_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlInit_v2, &cubind__nvml_offsets[0]);
     nvmlReturn_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(0, (int)cubind_status);
@@ -6430,15 +4040,16 @@ nvmlReturn_t cubind_nvml_init(void)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlInitWithFlags is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlInitWithFlags(unsigned int flags)
+/* What the wrapper calls until nvmlInitWithFlags is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlInitWithFlags(unsigned int flags)
 {
-    return cubind_shape_1(flags, 0);
+    return (nvmlReturn_t)cubind__shape_87(flags, 76, (cubind__fnptr)cubind__slow_nvmlInitWithFlags);
 }
 
 nvmlReturn_t cubind_nvml_init_with_flags(unsigned int flags)
 {
-    cubind__nvmlInitWithFlags_fn cubind_fn = (cubind__nvmlInitWithFlags_fn)cubind__target((cubind__fnptr)slow_nvmlInitWithFlags, &cubind__nvml_offsets[1]);
+    cubind__nvmlInitWithFlags_fn cubind_fn = (cubind__nvmlInitWithFlags_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlInitWithFlags, &cubind__nvml_offsets[1]);
     nvmlReturn_t cubind_status = cubind_fn(flags);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(1, (int)cubind_status);
@@ -6446,15 +4057,16 @@ nvmlReturn_t cubind_nvml_init_with_flags(unsigned int flags)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlShutdown is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlShutdown(void)
+/* What the wrapper calls until nvmlShutdown is resolved, and every call while tracing: the slow path
+ * of its shape, 22 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlShutdown(void)
 {
-    return cubind_shape_0(1);
+    return (nvmlReturn_t)cubind__shape_22(21, (cubind__fnptr)cubind__slow_nvmlShutdown);
 }
 
 nvmlReturn_t cubind_nvml_shutdown(void)
 {
-    cubind__nvmlShutdown_fn cubind_fn = (cubind__nvmlShutdown_fn)cubind__target((cubind__fnptr)slow_nvmlShutdown, &cubind__nvml_offsets[2]);
+    cubind__nvmlShutdown_fn cubind_fn = (cubind__nvmlShutdown_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlShutdown, &cubind__nvml_offsets[2]);
     nvmlReturn_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(2, (int)cubind_status);
@@ -6480,15 +4092,16 @@ const char *cubind_nvml_error_string(nvmlReturn_t result)
     return cubind_fn(result);
 }
 
-/* What the wrapper calls until nvmlSystemGetDriverVersion is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetDriverVersion(char *version, unsigned int length)
+/* What the wrapper calls until nvmlSystemGetDriverVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlSystemGetDriverVersion(char *version, unsigned int length)
 {
-    return cubind_shape_2((uintptr_t)version, length, 0);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)version, length, 13, (cubind__fnptr)cubind__slow_nvmlSystemGetDriverVersion);
 }
 
 nvmlReturn_t cubind_nvml_system_get_driver_version(char *version, unsigned int length)
 {
-    cubind__nvmlSystemGetDriverVersion_fn cubind_fn = (cubind__nvmlSystemGetDriverVersion_fn)cubind__target((cubind__fnptr)slow_nvmlSystemGetDriverVersion, &cubind__nvml_offsets[4]);
+    cubind__nvmlSystemGetDriverVersion_fn cubind_fn = (cubind__nvmlSystemGetDriverVersion_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlSystemGetDriverVersion, &cubind__nvml_offsets[4]);
     nvmlReturn_t cubind_status = cubind_fn(version, length);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(4, (int)cubind_status);
@@ -6496,15 +4109,16 @@ nvmlReturn_t cubind_nvml_system_get_driver_version(char *version, unsigned int l
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlSystemGetNVMLVersion is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetNVMLVersion(char *version, unsigned int length)
+/* What the wrapper calls until nvmlSystemGetNVMLVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlSystemGetNVMLVersion(char *version, unsigned int length)
 {
-    return cubind_shape_2((uintptr_t)version, length, 1);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)version, length, 14, (cubind__fnptr)cubind__slow_nvmlSystemGetNVMLVersion);
 }
 
 nvmlReturn_t cubind_nvml_system_get_nvml_version(char *version, unsigned int length)
 {
-    cubind__nvmlSystemGetNVMLVersion_fn cubind_fn = (cubind__nvmlSystemGetNVMLVersion_fn)cubind__target((cubind__fnptr)slow_nvmlSystemGetNVMLVersion, &cubind__nvml_offsets[5]);
+    cubind__nvmlSystemGetNVMLVersion_fn cubind_fn = (cubind__nvmlSystemGetNVMLVersion_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlSystemGetNVMLVersion, &cubind__nvml_offsets[5]);
     nvmlReturn_t cubind_status = cubind_fn(version, length);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(5, (int)cubind_status);
@@ -6512,15 +4126,16 @@ nvmlReturn_t cubind_nvml_system_get_nvml_version(char *version, unsigned int len
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlSystemGetCudaDriverVersion is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)
+/* What the wrapper calls until nvmlSystemGetCudaDriverVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)
 {
-    return cubind_shape_1((uintptr_t)cudaDriverVersion, 1);
+    return (nvmlReturn_t)cubind__shape_87((uintptr_t)cudaDriverVersion, 77, (cubind__fnptr)cubind__slow_nvmlSystemGetCudaDriverVersion);
 }
 
 nvmlReturn_t cubind_nvml_system_get_cuda_driver_version(int *cudaDriverVersion)
 {
-    cubind__nvmlSystemGetCudaDriverVersion_fn cubind_fn = (cubind__nvmlSystemGetCudaDriverVersion_fn)cubind__target((cubind__fnptr)slow_nvmlSystemGetCudaDriverVersion, &cubind__nvml_offsets[6]);
+    cubind__nvmlSystemGetCudaDriverVersion_fn cubind_fn = (cubind__nvmlSystemGetCudaDriverVersion_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlSystemGetCudaDriverVersion, &cubind__nvml_offsets[6]);
     nvmlReturn_t cubind_status = cubind_fn(cudaDriverVersion);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(6, (int)cubind_status);
@@ -6528,15 +4143,16 @@ nvmlReturn_t cubind_nvml_system_get_cuda_driver_version(int *cudaDriverVersion)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlSystemGetCudaDriverVersion_v2 is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)
+/* What the wrapper calls until nvmlSystemGetCudaDriverVersion_v2 is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)
 {
-    return cubind_shape_1((uintptr_t)cudaDriverVersion, 2);
+    return (nvmlReturn_t)cubind__shape_87((uintptr_t)cudaDriverVersion, 78, (cubind__fnptr)cubind__slow_nvmlSystemGetCudaDriverVersion_v2);
 }
 
 nvmlReturn_t cubind_nvml_system_get_cuda_driver_version_v2(int *cudaDriverVersion)
 {
-    cubind__nvmlSystemGetCudaDriverVersion_v2_fn cubind_fn = (cubind__nvmlSystemGetCudaDriverVersion_v2_fn)cubind__target((cubind__fnptr)slow_nvmlSystemGetCudaDriverVersion_v2, &cubind__nvml_offsets[7]);
+    cubind__nvmlSystemGetCudaDriverVersion_v2_fn cubind_fn = (cubind__nvmlSystemGetCudaDriverVersion_v2_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlSystemGetCudaDriverVersion_v2, &cubind__nvml_offsets[7]);
     nvmlReturn_t cubind_status = cubind_fn(cudaDriverVersion);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(7, (int)cubind_status);
@@ -6544,15 +4160,16 @@ nvmlReturn_t cubind_nvml_system_get_cuda_driver_version_v2(int *cudaDriverVersio
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlSystemGetProcessName is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length)
+/* What the wrapper calls until nvmlSystemGetProcessName is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length)
 {
-    return cubind_shape_3(pid, (uintptr_t)name, length, 0);
+    return (nvmlReturn_t)cubind__shape_91(pid, (uintptr_t)name, length, 58, (cubind__fnptr)cubind__slow_nvmlSystemGetProcessName);
 }
 
 nvmlReturn_t cubind_nvml_system_get_process_name(unsigned int pid, char *name, unsigned int length)
 {
-    cubind__nvmlSystemGetProcessName_fn cubind_fn = (cubind__nvmlSystemGetProcessName_fn)cubind__target((cubind__fnptr)slow_nvmlSystemGetProcessName, &cubind__nvml_offsets[8]);
+    cubind__nvmlSystemGetProcessName_fn cubind_fn = (cubind__nvmlSystemGetProcessName_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlSystemGetProcessName, &cubind__nvml_offsets[8]);
     nvmlReturn_t cubind_status = cubind_fn(pid, name, length);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(8, (int)cubind_status);
@@ -6560,15 +4177,16 @@ nvmlReturn_t cubind_nvml_system_get_process_name(unsigned int pid, char *name, u
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlSystemGetHicVersion is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetHicVersion(unsigned int *hwbcCount, nvmlHwbcEntry_t *hwbcEntries)
+/* What the wrapper calls until nvmlSystemGetHicVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlSystemGetHicVersion(unsigned int *hwbcCount, nvmlHwbcEntry_t *hwbcEntries)
 {
-    return cubind_shape_2((uintptr_t)hwbcCount, (uintptr_t)hwbcEntries, 2);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)hwbcCount, (uintptr_t)hwbcEntries, 15, (cubind__fnptr)cubind__slow_nvmlSystemGetHicVersion);
 }
 
 nvmlReturn_t cubind_nvml_system_get_hic_version(unsigned int *hwbcCount, nvmlHwbcEntry_t *hwbcEntries)
 {
-    cubind__nvmlSystemGetHicVersion_fn cubind_fn = (cubind__nvmlSystemGetHicVersion_fn)cubind__target((cubind__fnptr)slow_nvmlSystemGetHicVersion, &cubind__nvml_offsets[9]);
+    cubind__nvmlSystemGetHicVersion_fn cubind_fn = (cubind__nvmlSystemGetHicVersion_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlSystemGetHicVersion, &cubind__nvml_offsets[9]);
     nvmlReturn_t cubind_status = cubind_fn(hwbcCount, hwbcEntries);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(9, (int)cubind_status);
@@ -6576,15 +4194,16 @@ nvmlReturn_t cubind_nvml_system_get_hic_version(unsigned int *hwbcCount, nvmlHwb
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlSystemGetTopologyGpuSet is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray)
+/* What the wrapper calls until nvmlSystemGetTopologyGpuSet is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray)
 {
-    return cubind_shape_3(cpuNumber, (uintptr_t)count, (uintptr_t)deviceArray, 1);
+    return (nvmlReturn_t)cubind__shape_91(cpuNumber, (uintptr_t)count, (uintptr_t)deviceArray, 59, (cubind__fnptr)cubind__slow_nvmlSystemGetTopologyGpuSet);
 }
 
 nvmlReturn_t cubind_nvml_system_get_topology_gpu_set(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray)
 {
-    cubind__nvmlSystemGetTopologyGpuSet_fn cubind_fn = (cubind__nvmlSystemGetTopologyGpuSet_fn)cubind__target((cubind__fnptr)slow_nvmlSystemGetTopologyGpuSet, &cubind__nvml_offsets[10]);
+    cubind__nvmlSystemGetTopologyGpuSet_fn cubind_fn = (cubind__nvmlSystemGetTopologyGpuSet_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlSystemGetTopologyGpuSet, &cubind__nvml_offsets[10]);
     nvmlReturn_t cubind_status = cubind_fn(cpuNumber, count, deviceArray);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(10, (int)cubind_status);
@@ -6592,15 +4211,16 @@ nvmlReturn_t cubind_nvml_system_get_topology_gpu_set(unsigned int cpuNumber, uns
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlUnitGetCount is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetCount(unsigned int *unitCount)
+/* What the wrapper calls until nvmlUnitGetCount is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlUnitGetCount(unsigned int *unitCount)
 {
-    return cubind_shape_1((uintptr_t)unitCount, 3);
+    return (nvmlReturn_t)cubind__shape_87((uintptr_t)unitCount, 79, (cubind__fnptr)cubind__slow_nvmlUnitGetCount);
 }
 
 nvmlReturn_t cubind_nvml_unit_get_count(unsigned int *unitCount)
 {
-    cubind__nvmlUnitGetCount_fn cubind_fn = (cubind__nvmlUnitGetCount_fn)cubind__target((cubind__fnptr)slow_nvmlUnitGetCount, &cubind__nvml_offsets[11]);
+    cubind__nvmlUnitGetCount_fn cubind_fn = (cubind__nvmlUnitGetCount_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlUnitGetCount, &cubind__nvml_offsets[11]);
     nvmlReturn_t cubind_status = cubind_fn(unitCount);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(11, (int)cubind_status);
@@ -6608,15 +4228,16 @@ nvmlReturn_t cubind_nvml_unit_get_count(unsigned int *unitCount)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlUnitGetHandleByIndex is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetHandleByIndex(unsigned int index, nvmlUnit_t *unit)
+/* What the wrapper calls until nvmlUnitGetHandleByIndex is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlUnitGetHandleByIndex(unsigned int index, nvmlUnit_t *unit)
 {
-    return cubind_shape_2(index, (uintptr_t)unit, 3);
+    return (nvmlReturn_t)cubind__shape_107(index, (uintptr_t)unit, 16, (cubind__fnptr)cubind__slow_nvmlUnitGetHandleByIndex);
 }
 
 nvmlReturn_t cubind_nvml_unit_get_handle_by_index(unsigned int index, nvmlUnit_t *unit)
 {
-    cubind__nvmlUnitGetHandleByIndex_fn cubind_fn = (cubind__nvmlUnitGetHandleByIndex_fn)cubind__target((cubind__fnptr)slow_nvmlUnitGetHandleByIndex, &cubind__nvml_offsets[12]);
+    cubind__nvmlUnitGetHandleByIndex_fn cubind_fn = (cubind__nvmlUnitGetHandleByIndex_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlUnitGetHandleByIndex, &cubind__nvml_offsets[12]);
     nvmlReturn_t cubind_status = cubind_fn(index, unit);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(12, (int)cubind_status);
@@ -6624,15 +4245,16 @@ nvmlReturn_t cubind_nvml_unit_get_handle_by_index(unsigned int index, nvmlUnit_t
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlUnitGetUnitInfo is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetUnitInfo(nvmlUnit_t unit, nvmlUnitInfo_t *info)
+/* What the wrapper calls until nvmlUnitGetUnitInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlUnitGetUnitInfo(nvmlUnit_t unit, nvmlUnitInfo_t *info)
 {
-    return cubind_shape_2((uintptr_t)unit, (uintptr_t)info, 4);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)unit, (uintptr_t)info, 17, (cubind__fnptr)cubind__slow_nvmlUnitGetUnitInfo);
 }
 
 nvmlReturn_t cubind_nvml_unit_get_unit_info(nvmlUnit_t unit, nvmlUnitInfo_t *info)
 {
-    cubind__nvmlUnitGetUnitInfo_fn cubind_fn = (cubind__nvmlUnitGetUnitInfo_fn)cubind__target((cubind__fnptr)slow_nvmlUnitGetUnitInfo, &cubind__nvml_offsets[13]);
+    cubind__nvmlUnitGetUnitInfo_fn cubind_fn = (cubind__nvmlUnitGetUnitInfo_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlUnitGetUnitInfo, &cubind__nvml_offsets[13]);
     nvmlReturn_t cubind_status = cubind_fn(unit, info);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(13, (int)cubind_status);
@@ -6640,15 +4262,16 @@ nvmlReturn_t cubind_nvml_unit_get_unit_info(nvmlUnit_t unit, nvmlUnitInfo_t *inf
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlUnitGetLedState is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetLedState(nvmlUnit_t unit, nvmlLedState_t *state)
+/* What the wrapper calls until nvmlUnitGetLedState is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlUnitGetLedState(nvmlUnit_t unit, nvmlLedState_t *state)
 {
-    return cubind_shape_2((uintptr_t)unit, (uintptr_t)state, 5);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)unit, (uintptr_t)state, 18, (cubind__fnptr)cubind__slow_nvmlUnitGetLedState);
 }
 
 nvmlReturn_t cubind_nvml_unit_get_led_state(nvmlUnit_t unit, nvmlLedState_t *state)
 {
-    cubind__nvmlUnitGetLedState_fn cubind_fn = (cubind__nvmlUnitGetLedState_fn)cubind__target((cubind__fnptr)slow_nvmlUnitGetLedState, &cubind__nvml_offsets[14]);
+    cubind__nvmlUnitGetLedState_fn cubind_fn = (cubind__nvmlUnitGetLedState_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlUnitGetLedState, &cubind__nvml_offsets[14]);
     nvmlReturn_t cubind_status = cubind_fn(unit, state);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(14, (int)cubind_status);
@@ -6656,15 +4279,16 @@ nvmlReturn_t cubind_nvml_unit_get_led_state(nvmlUnit_t unit, nvmlLedState_t *sta
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlUnitGetPsuInfo is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetPsuInfo(nvmlUnit_t unit, nvmlPSUInfo_t *psu)
+/* What the wrapper calls until nvmlUnitGetPsuInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlUnitGetPsuInfo(nvmlUnit_t unit, nvmlPSUInfo_t *psu)
 {
-    return cubind_shape_2((uintptr_t)unit, (uintptr_t)psu, 6);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)unit, (uintptr_t)psu, 19, (cubind__fnptr)cubind__slow_nvmlUnitGetPsuInfo);
 }
 
 nvmlReturn_t cubind_nvml_unit_get_psu_info(nvmlUnit_t unit, nvmlPSUInfo_t *psu)
 {
-    cubind__nvmlUnitGetPsuInfo_fn cubind_fn = (cubind__nvmlUnitGetPsuInfo_fn)cubind__target((cubind__fnptr)slow_nvmlUnitGetPsuInfo, &cubind__nvml_offsets[15]);
+    cubind__nvmlUnitGetPsuInfo_fn cubind_fn = (cubind__nvmlUnitGetPsuInfo_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlUnitGetPsuInfo, &cubind__nvml_offsets[15]);
     nvmlReturn_t cubind_status = cubind_fn(unit, psu);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(15, (int)cubind_status);
@@ -6672,15 +4296,16 @@ nvmlReturn_t cubind_nvml_unit_get_psu_info(nvmlUnit_t unit, nvmlPSUInfo_t *psu)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlUnitGetTemperature is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetTemperature(nvmlUnit_t unit, unsigned int type, unsigned int *temp)
+/* What the wrapper calls until nvmlUnitGetTemperature is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlUnitGetTemperature(nvmlUnit_t unit, unsigned int type, unsigned int *temp)
 {
-    return cubind_shape_3((uintptr_t)unit, type, (uintptr_t)temp, 2);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)unit, type, (uintptr_t)temp, 60, (cubind__fnptr)cubind__slow_nvmlUnitGetTemperature);
 }
 
 nvmlReturn_t cubind_nvml_unit_get_temperature(nvmlUnit_t unit, unsigned int type, unsigned int *temp)
 {
-    cubind__nvmlUnitGetTemperature_fn cubind_fn = (cubind__nvmlUnitGetTemperature_fn)cubind__target((cubind__fnptr)slow_nvmlUnitGetTemperature, &cubind__nvml_offsets[16]);
+    cubind__nvmlUnitGetTemperature_fn cubind_fn = (cubind__nvmlUnitGetTemperature_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlUnitGetTemperature, &cubind__nvml_offsets[16]);
     nvmlReturn_t cubind_status = cubind_fn(unit, type, temp);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(16, (int)cubind_status);
@@ -6688,15 +4313,16 @@ nvmlReturn_t cubind_nvml_unit_get_temperature(nvmlUnit_t unit, unsigned int type
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlUnitGetFanSpeedInfo is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetFanSpeedInfo(nvmlUnit_t unit, nvmlUnitFanSpeeds_t *fanSpeeds)
+/* What the wrapper calls until nvmlUnitGetFanSpeedInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlUnitGetFanSpeedInfo(nvmlUnit_t unit, nvmlUnitFanSpeeds_t *fanSpeeds)
 {
-    return cubind_shape_2((uintptr_t)unit, (uintptr_t)fanSpeeds, 7);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)unit, (uintptr_t)fanSpeeds, 20, (cubind__fnptr)cubind__slow_nvmlUnitGetFanSpeedInfo);
 }
 
 nvmlReturn_t cubind_nvml_unit_get_fan_speed_info(nvmlUnit_t unit, nvmlUnitFanSpeeds_t *fanSpeeds)
 {
-    cubind__nvmlUnitGetFanSpeedInfo_fn cubind_fn = (cubind__nvmlUnitGetFanSpeedInfo_fn)cubind__target((cubind__fnptr)slow_nvmlUnitGetFanSpeedInfo, &cubind__nvml_offsets[17]);
+    cubind__nvmlUnitGetFanSpeedInfo_fn cubind_fn = (cubind__nvmlUnitGetFanSpeedInfo_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlUnitGetFanSpeedInfo, &cubind__nvml_offsets[17]);
     nvmlReturn_t cubind_status = cubind_fn(unit, fanSpeeds);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(17, (int)cubind_status);
@@ -6704,15 +4330,16 @@ nvmlReturn_t cubind_nvml_unit_get_fan_speed_info(nvmlUnit_t unit, nvmlUnitFanSpe
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlUnitGetDevices is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetDevices(nvmlUnit_t unit, unsigned int *deviceCount, nvmlDevice_t *devices)
+/* What the wrapper calls until nvmlUnitGetDevices is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlUnitGetDevices(nvmlUnit_t unit, unsigned int *deviceCount, nvmlDevice_t *devices)
 {
-    return cubind_shape_3((uintptr_t)unit, (uintptr_t)deviceCount, (uintptr_t)devices, 3);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)unit, (uintptr_t)deviceCount, (uintptr_t)devices, 61, (cubind__fnptr)cubind__slow_nvmlUnitGetDevices);
 }
 
 nvmlReturn_t cubind_nvml_unit_get_devices(nvmlUnit_t unit, unsigned int *deviceCount, nvmlDevice_t *devices)
 {
-    cubind__nvmlUnitGetDevices_fn cubind_fn = (cubind__nvmlUnitGetDevices_fn)cubind__target((cubind__fnptr)slow_nvmlUnitGetDevices, &cubind__nvml_offsets[18]);
+    cubind__nvmlUnitGetDevices_fn cubind_fn = (cubind__nvmlUnitGetDevices_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlUnitGetDevices, &cubind__nvml_offsets[18]);
     nvmlReturn_t cubind_status = cubind_fn(unit, deviceCount, devices);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(18, (int)cubind_status);
@@ -6720,15 +4347,16 @@ nvmlReturn_t cubind_nvml_unit_get_devices(nvmlUnit_t unit, unsigned int *deviceC
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetCount_v2 is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCount_v2(unsigned int *deviceCount)
+/* What the wrapper calls until nvmlDeviceGetCount_v2 is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetCount_v2(unsigned int *deviceCount)
 {
-    return cubind_shape_1((uintptr_t)deviceCount, 4);
+    return (nvmlReturn_t)cubind__shape_87((uintptr_t)deviceCount, 80, (cubind__fnptr)cubind__slow_nvmlDeviceGetCount_v2);
 }
 
 nvmlReturn_t cubind_nvml_device_get_count(unsigned int *deviceCount)
 {
-    cubind__nvmlDeviceGetCount_v2_fn cubind_fn = (cubind__nvmlDeviceGetCount_v2_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetCount_v2, &cubind__nvml_offsets[19]);
+    cubind__nvmlDeviceGetCount_v2_fn cubind_fn = (cubind__nvmlDeviceGetCount_v2_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetCount_v2, &cubind__nvml_offsets[19]);
     nvmlReturn_t cubind_status = cubind_fn(deviceCount);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(19, (int)cubind_status);
@@ -6736,15 +4364,16 @@ nvmlReturn_t cubind_nvml_device_get_count(unsigned int *deviceCount)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetAttributes_v2 is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes)
+/* What the wrapper calls until nvmlDeviceGetAttributes_v2 is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)attributes, 8);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)attributes, 21, (cubind__fnptr)cubind__slow_nvmlDeviceGetAttributes_v2);
 }
 
 nvmlReturn_t cubind_nvml_device_get_attributes(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes)
 {
-    cubind__nvmlDeviceGetAttributes_v2_fn cubind_fn = (cubind__nvmlDeviceGetAttributes_v2_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetAttributes_v2, &cubind__nvml_offsets[20]);
+    cubind__nvmlDeviceGetAttributes_v2_fn cubind_fn = (cubind__nvmlDeviceGetAttributes_v2_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetAttributes_v2, &cubind__nvml_offsets[20]);
     nvmlReturn_t cubind_status = cubind_fn(device, attributes);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(20, (int)cubind_status);
@@ -6752,15 +4381,16 @@ nvmlReturn_t cubind_nvml_device_get_attributes(nvmlDevice_t device, nvmlDeviceAt
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetHandleByIndex_v2 is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)
+/* What the wrapper calls until nvmlDeviceGetHandleByIndex_v2 is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)
 {
-    return cubind_shape_2(index, (uintptr_t)device, 9);
+    return (nvmlReturn_t)cubind__shape_107(index, (uintptr_t)device, 22, (cubind__fnptr)cubind__slow_nvmlDeviceGetHandleByIndex_v2);
 }
 
 nvmlReturn_t cubind_nvml_device_get_handle_by_index(unsigned int index, nvmlDevice_t *device)
 {
-    cubind__nvmlDeviceGetHandleByIndex_v2_fn cubind_fn = (cubind__nvmlDeviceGetHandleByIndex_v2_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetHandleByIndex_v2, &cubind__nvml_offsets[21]);
+    cubind__nvmlDeviceGetHandleByIndex_v2_fn cubind_fn = (cubind__nvmlDeviceGetHandleByIndex_v2_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetHandleByIndex_v2, &cubind__nvml_offsets[21]);
     nvmlReturn_t cubind_status = cubind_fn(index, device);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(21, (int)cubind_status);
@@ -6768,15 +4398,16 @@ nvmlReturn_t cubind_nvml_device_get_handle_by_index(unsigned int index, nvmlDevi
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetHandleBySerial is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetHandleBySerial(const char *serial, nvmlDevice_t *device)
+/* What the wrapper calls until nvmlDeviceGetHandleBySerial is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetHandleBySerial(const char *serial, nvmlDevice_t *device)
 {
-    return cubind_shape_2((uintptr_t)serial, (uintptr_t)device, 10);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)serial, (uintptr_t)device, 23, (cubind__fnptr)cubind__slow_nvmlDeviceGetHandleBySerial);
 }
 
 nvmlReturn_t cubind_nvml_device_get_handle_by_serial(const char *serial, nvmlDevice_t *device)
 {
-    cubind__nvmlDeviceGetHandleBySerial_fn cubind_fn = (cubind__nvmlDeviceGetHandleBySerial_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetHandleBySerial, &cubind__nvml_offsets[22]);
+    cubind__nvmlDeviceGetHandleBySerial_fn cubind_fn = (cubind__nvmlDeviceGetHandleBySerial_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetHandleBySerial, &cubind__nvml_offsets[22]);
     nvmlReturn_t cubind_status = cubind_fn(serial, device);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(22, (int)cubind_status);
@@ -6784,15 +4415,16 @@ nvmlReturn_t cubind_nvml_device_get_handle_by_serial(const char *serial, nvmlDev
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetHandleByUUID is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device)
+/* What the wrapper calls until nvmlDeviceGetHandleByUUID is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device)
 {
-    return cubind_shape_2((uintptr_t)uuid, (uintptr_t)device, 11);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)uuid, (uintptr_t)device, 24, (cubind__fnptr)cubind__slow_nvmlDeviceGetHandleByUUID);
 }
 
 nvmlReturn_t cubind_nvml_device_get_handle_by_uuid(const char *uuid, nvmlDevice_t *device)
 {
-    cubind__nvmlDeviceGetHandleByUUID_fn cubind_fn = (cubind__nvmlDeviceGetHandleByUUID_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetHandleByUUID, &cubind__nvml_offsets[23]);
+    cubind__nvmlDeviceGetHandleByUUID_fn cubind_fn = (cubind__nvmlDeviceGetHandleByUUID_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetHandleByUUID, &cubind__nvml_offsets[23]);
     nvmlReturn_t cubind_status = cubind_fn(uuid, device);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(23, (int)cubind_status);
@@ -6800,15 +4432,16 @@ nvmlReturn_t cubind_nvml_device_get_handle_by_uuid(const char *uuid, nvmlDevice_
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetHandleByPciBusId_v2 is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t *device)
+/* What the wrapper calls until nvmlDeviceGetHandleByPciBusId_v2 is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t *device)
 {
-    return cubind_shape_2((uintptr_t)pciBusId, (uintptr_t)device, 12);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)pciBusId, (uintptr_t)device, 25, (cubind__fnptr)cubind__slow_nvmlDeviceGetHandleByPciBusId_v2);
 }
 
 nvmlReturn_t cubind_nvml_device_get_handle_by_pci_bus_id(const char *pciBusId, nvmlDevice_t *device)
 {
-    cubind__nvmlDeviceGetHandleByPciBusId_v2_fn cubind_fn = (cubind__nvmlDeviceGetHandleByPciBusId_v2_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetHandleByPciBusId_v2, &cubind__nvml_offsets[24]);
+    cubind__nvmlDeviceGetHandleByPciBusId_v2_fn cubind_fn = (cubind__nvmlDeviceGetHandleByPciBusId_v2_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetHandleByPciBusId_v2, &cubind__nvml_offsets[24]);
     nvmlReturn_t cubind_status = cubind_fn(pciBusId, device);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(24, (int)cubind_status);
@@ -6816,15 +4449,16 @@ nvmlReturn_t cubind_nvml_device_get_handle_by_pci_bus_id(const char *pciBusId, n
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetName is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)
+/* What the wrapper calls until nvmlDeviceGetName is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)name, length, 4);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, (uintptr_t)name, length, 62, (cubind__fnptr)cubind__slow_nvmlDeviceGetName);
 }
 
 nvmlReturn_t cubind_nvml_device_get_name(nvmlDevice_t device, char *name, unsigned int length)
 {
-    cubind__nvmlDeviceGetName_fn cubind_fn = (cubind__nvmlDeviceGetName_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetName, &cubind__nvml_offsets[25]);
+    cubind__nvmlDeviceGetName_fn cubind_fn = (cubind__nvmlDeviceGetName_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetName, &cubind__nvml_offsets[25]);
     nvmlReturn_t cubind_status = cubind_fn(device, name, length);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(25, (int)cubind_status);
@@ -6832,15 +4466,16 @@ nvmlReturn_t cubind_nvml_device_get_name(nvmlDevice_t device, char *name, unsign
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetBrand is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t *type)
+/* What the wrapper calls until nvmlDeviceGetBrand is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t *type)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)type, 13);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)type, 26, (cubind__fnptr)cubind__slow_nvmlDeviceGetBrand);
 }
 
 nvmlReturn_t cubind_nvml_device_get_brand(nvmlDevice_t device, nvmlBrandType_t *type)
 {
-    cubind__nvmlDeviceGetBrand_fn cubind_fn = (cubind__nvmlDeviceGetBrand_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetBrand, &cubind__nvml_offsets[26]);
+    cubind__nvmlDeviceGetBrand_fn cubind_fn = (cubind__nvmlDeviceGetBrand_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetBrand, &cubind__nvml_offsets[26]);
     nvmlReturn_t cubind_status = cubind_fn(device, type);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(26, (int)cubind_status);
@@ -6848,15 +4483,16 @@ nvmlReturn_t cubind_nvml_device_get_brand(nvmlDevice_t device, nvmlBrandType_t *
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetIndex is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)
+/* What the wrapper calls until nvmlDeviceGetIndex is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)index, 14);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)index, 27, (cubind__fnptr)cubind__slow_nvmlDeviceGetIndex);
 }
 
 nvmlReturn_t cubind_nvml_device_get_index(nvmlDevice_t device, unsigned int *index)
 {
-    cubind__nvmlDeviceGetIndex_fn cubind_fn = (cubind__nvmlDeviceGetIndex_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetIndex, &cubind__nvml_offsets[27]);
+    cubind__nvmlDeviceGetIndex_fn cubind_fn = (cubind__nvmlDeviceGetIndex_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetIndex, &cubind__nvml_offsets[27]);
     nvmlReturn_t cubind_status = cubind_fn(device, index);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(27, (int)cubind_status);
@@ -6864,15 +4500,16 @@ nvmlReturn_t cubind_nvml_device_get_index(nvmlDevice_t device, unsigned int *ind
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetSerial is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSerial(nvmlDevice_t device, char *serial, unsigned int length)
+/* What the wrapper calls until nvmlDeviceGetSerial is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetSerial(nvmlDevice_t device, char *serial, unsigned int length)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)serial, length, 5);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, (uintptr_t)serial, length, 63, (cubind__fnptr)cubind__slow_nvmlDeviceGetSerial);
 }
 
 nvmlReturn_t cubind_nvml_device_get_serial(nvmlDevice_t device, char *serial, unsigned int length)
 {
-    cubind__nvmlDeviceGetSerial_fn cubind_fn = (cubind__nvmlDeviceGetSerial_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetSerial, &cubind__nvml_offsets[28]);
+    cubind__nvmlDeviceGetSerial_fn cubind_fn = (cubind__nvmlDeviceGetSerial_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetSerial, &cubind__nvml_offsets[28]);
     nvmlReturn_t cubind_status = cubind_fn(device, serial, length);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(28, (int)cubind_status);
@@ -6880,15 +4517,16 @@ nvmlReturn_t cubind_nvml_device_get_serial(nvmlDevice_t device, char *serial, un
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetModuleId is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *moduleId)
+/* What the wrapper calls until nvmlDeviceGetModuleId is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *moduleId)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)moduleId, 15);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)moduleId, 28, (cubind__fnptr)cubind__slow_nvmlDeviceGetModuleId);
 }
 
 nvmlReturn_t cubind_nvml_device_get_module_id(nvmlDevice_t device, unsigned int *moduleId)
 {
-    cubind__nvmlDeviceGetModuleId_fn cubind_fn = (cubind__nvmlDeviceGetModuleId_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetModuleId, &cubind__nvml_offsets[29]);
+    cubind__nvmlDeviceGetModuleId_fn cubind_fn = (cubind__nvmlDeviceGetModuleId_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetModuleId, &cubind__nvml_offsets[29]);
     nvmlReturn_t cubind_status = cubind_fn(device, moduleId);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(29, (int)cubind_status);
@@ -6896,15 +4534,16 @@ nvmlReturn_t cubind_nvml_device_get_module_id(nvmlDevice_t device, unsigned int 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetC2cModeInfoV is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device, nvmlC2cModeInfo_v1_t *c2cModeInfo)
+/* What the wrapper calls until nvmlDeviceGetC2cModeInfoV is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device, nvmlC2cModeInfo_v1_t *c2cModeInfo)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)c2cModeInfo, 16);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)c2cModeInfo, 29, (cubind__fnptr)cubind__slow_nvmlDeviceGetC2cModeInfoV);
 }
 
 nvmlReturn_t cubind_nvml_device_get_c2c_mode_info_v(nvmlDevice_t device, nvmlC2cModeInfo_v1_t *c2cModeInfo)
 {
-    cubind__nvmlDeviceGetC2cModeInfoV_fn cubind_fn = (cubind__nvmlDeviceGetC2cModeInfoV_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetC2cModeInfoV, &cubind__nvml_offsets[30]);
+    cubind__nvmlDeviceGetC2cModeInfoV_fn cubind_fn = (cubind__nvmlDeviceGetC2cModeInfoV_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetC2cModeInfoV, &cubind__nvml_offsets[30]);
     nvmlReturn_t cubind_status = cubind_fn(device, c2cModeInfo);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(30, (int)cubind_status);
@@ -6912,15 +4551,16 @@ nvmlReturn_t cubind_nvml_device_get_c2c_mode_info_v(nvmlDevice_t device, nvmlC2c
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetMemoryAffinity is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned int nodeSetSize, unsigned long *nodeSet, nvmlAffinityScope_t scope)
+/* What the wrapper calls until nvmlDeviceGetMemoryAffinity is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned int nodeSetSize, unsigned long *nodeSet, nvmlAffinityScope_t scope)
 {
-    return cubind_shape_4((uintptr_t)device, nodeSetSize, (uintptr_t)nodeSet, scope, 0);
+    return (nvmlReturn_t)cubind__shape_86((uintptr_t)device, nodeSetSize, (uintptr_t)nodeSet, scope, 54, (cubind__fnptr)cubind__slow_nvmlDeviceGetMemoryAffinity);
 }
 
 nvmlReturn_t cubind_nvml_device_get_memory_affinity(nvmlDevice_t device, unsigned int nodeSetSize, unsigned long *nodeSet, nvmlAffinityScope_t scope)
 {
-    cubind__nvmlDeviceGetMemoryAffinity_fn cubind_fn = (cubind__nvmlDeviceGetMemoryAffinity_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetMemoryAffinity, &cubind__nvml_offsets[31]);
+    cubind__nvmlDeviceGetMemoryAffinity_fn cubind_fn = (cubind__nvmlDeviceGetMemoryAffinity_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetMemoryAffinity, &cubind__nvml_offsets[31]);
     nvmlReturn_t cubind_status = cubind_fn(device, nodeSetSize, nodeSet, scope);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(31, (int)cubind_status);
@@ -6928,15 +4568,16 @@ nvmlReturn_t cubind_nvml_device_get_memory_affinity(nvmlDevice_t device, unsigne
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetCpuAffinityWithinScope is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCpuAffinityWithinScope(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet, nvmlAffinityScope_t scope)
+/* What the wrapper calls until nvmlDeviceGetCpuAffinityWithinScope is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetCpuAffinityWithinScope(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet, nvmlAffinityScope_t scope)
 {
-    return cubind_shape_4((uintptr_t)device, cpuSetSize, (uintptr_t)cpuSet, scope, 1);
+    return (nvmlReturn_t)cubind__shape_86((uintptr_t)device, cpuSetSize, (uintptr_t)cpuSet, scope, 55, (cubind__fnptr)cubind__slow_nvmlDeviceGetCpuAffinityWithinScope);
 }
 
 nvmlReturn_t cubind_nvml_device_get_cpu_affinity_within_scope(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet, nvmlAffinityScope_t scope)
 {
-    cubind__nvmlDeviceGetCpuAffinityWithinScope_fn cubind_fn = (cubind__nvmlDeviceGetCpuAffinityWithinScope_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetCpuAffinityWithinScope, &cubind__nvml_offsets[32]);
+    cubind__nvmlDeviceGetCpuAffinityWithinScope_fn cubind_fn = (cubind__nvmlDeviceGetCpuAffinityWithinScope_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetCpuAffinityWithinScope, &cubind__nvml_offsets[32]);
     nvmlReturn_t cubind_status = cubind_fn(device, cpuSetSize, cpuSet, scope);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(32, (int)cubind_status);
@@ -6944,15 +4585,16 @@ nvmlReturn_t cubind_nvml_device_get_cpu_affinity_within_scope(nvmlDevice_t devic
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetCpuAffinity is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet)
+/* What the wrapper calls until nvmlDeviceGetCpuAffinity is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet)
 {
-    return cubind_shape_3((uintptr_t)device, cpuSetSize, (uintptr_t)cpuSet, 6);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, cpuSetSize, (uintptr_t)cpuSet, 64, (cubind__fnptr)cubind__slow_nvmlDeviceGetCpuAffinity);
 }
 
 nvmlReturn_t cubind_nvml_device_get_cpu_affinity(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet)
 {
-    cubind__nvmlDeviceGetCpuAffinity_fn cubind_fn = (cubind__nvmlDeviceGetCpuAffinity_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetCpuAffinity, &cubind__nvml_offsets[33]);
+    cubind__nvmlDeviceGetCpuAffinity_fn cubind_fn = (cubind__nvmlDeviceGetCpuAffinity_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetCpuAffinity, &cubind__nvml_offsets[33]);
     nvmlReturn_t cubind_status = cubind_fn(device, cpuSetSize, cpuSet);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(33, (int)cubind_status);
@@ -6960,15 +4602,16 @@ nvmlReturn_t cubind_nvml_device_get_cpu_affinity(nvmlDevice_t device, unsigned i
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetCpuAffinity is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetCpuAffinity(nvmlDevice_t device)
+/* What the wrapper calls until nvmlDeviceSetCpuAffinity is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetCpuAffinity(nvmlDevice_t device)
 {
-    return cubind_shape_1((uintptr_t)device, 5);
+    return (nvmlReturn_t)cubind__shape_87((uintptr_t)device, 81, (cubind__fnptr)cubind__slow_nvmlDeviceSetCpuAffinity);
 }
 
 nvmlReturn_t cubind_nvml_device_set_cpu_affinity(nvmlDevice_t device)
 {
-    cubind__nvmlDeviceSetCpuAffinity_fn cubind_fn = (cubind__nvmlDeviceSetCpuAffinity_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetCpuAffinity, &cubind__nvml_offsets[34]);
+    cubind__nvmlDeviceSetCpuAffinity_fn cubind_fn = (cubind__nvmlDeviceSetCpuAffinity_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetCpuAffinity, &cubind__nvml_offsets[34]);
     nvmlReturn_t cubind_status = cubind_fn(device);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(34, (int)cubind_status);
@@ -6976,15 +4619,16 @@ nvmlReturn_t cubind_nvml_device_set_cpu_affinity(nvmlDevice_t device)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceClearCpuAffinity is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceClearCpuAffinity(nvmlDevice_t device)
+/* What the wrapper calls until nvmlDeviceClearCpuAffinity is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceClearCpuAffinity(nvmlDevice_t device)
 {
-    return cubind_shape_1((uintptr_t)device, 6);
+    return (nvmlReturn_t)cubind__shape_87((uintptr_t)device, 82, (cubind__fnptr)cubind__slow_nvmlDeviceClearCpuAffinity);
 }
 
 nvmlReturn_t cubind_nvml_device_clear_cpu_affinity(nvmlDevice_t device)
 {
-    cubind__nvmlDeviceClearCpuAffinity_fn cubind_fn = (cubind__nvmlDeviceClearCpuAffinity_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceClearCpuAffinity, &cubind__nvml_offsets[35]);
+    cubind__nvmlDeviceClearCpuAffinity_fn cubind_fn = (cubind__nvmlDeviceClearCpuAffinity_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceClearCpuAffinity, &cubind__nvml_offsets[35]);
     nvmlReturn_t cubind_status = cubind_fn(device);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(35, (int)cubind_status);
@@ -6992,15 +4636,16 @@ nvmlReturn_t cubind_nvml_device_clear_cpu_affinity(nvmlDevice_t device)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetNumaNodeId is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node)
+/* What the wrapper calls until nvmlDeviceGetNumaNodeId is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)node, 17);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)node, 30, (cubind__fnptr)cubind__slow_nvmlDeviceGetNumaNodeId);
 }
 
 nvmlReturn_t cubind_nvml_device_get_numa_node_id(nvmlDevice_t device, unsigned int *node)
 {
-    cubind__nvmlDeviceGetNumaNodeId_fn cubind_fn = (cubind__nvmlDeviceGetNumaNodeId_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetNumaNodeId, &cubind__nvml_offsets[36]);
+    cubind__nvmlDeviceGetNumaNodeId_fn cubind_fn = (cubind__nvmlDeviceGetNumaNodeId_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetNumaNodeId, &cubind__nvml_offsets[36]);
     nvmlReturn_t cubind_status = cubind_fn(device, node);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(36, (int)cubind_status);
@@ -7008,15 +4653,16 @@ nvmlReturn_t cubind_nvml_device_get_numa_node_id(nvmlDevice_t device, unsigned i
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetTopologyCommonAncestor is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuTopologyLevel_t *pathInfo)
+/* What the wrapper calls until nvmlDeviceGetTopologyCommonAncestor is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuTopologyLevel_t *pathInfo)
 {
-    return cubind_shape_3((uintptr_t)device1, (uintptr_t)device2, (uintptr_t)pathInfo, 7);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device1, (uintptr_t)device2, (uintptr_t)pathInfo, 65, (cubind__fnptr)cubind__slow_nvmlDeviceGetTopologyCommonAncestor);
 }
 
 nvmlReturn_t cubind_nvml_device_get_topology_common_ancestor(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuTopologyLevel_t *pathInfo)
 {
-    cubind__nvmlDeviceGetTopologyCommonAncestor_fn cubind_fn = (cubind__nvmlDeviceGetTopologyCommonAncestor_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetTopologyCommonAncestor, &cubind__nvml_offsets[37]);
+    cubind__nvmlDeviceGetTopologyCommonAncestor_fn cubind_fn = (cubind__nvmlDeviceGetTopologyCommonAncestor_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetTopologyCommonAncestor, &cubind__nvml_offsets[37]);
     nvmlReturn_t cubind_status = cubind_fn(device1, device2, pathInfo);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(37, (int)cubind_status);
@@ -7024,15 +4670,16 @@ nvmlReturn_t cubind_nvml_device_get_topology_common_ancestor(nvmlDevice_t device
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetTopologyNearestGpus is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvmlGpuTopologyLevel_t level, unsigned int *count, nvmlDevice_t *deviceArray)
+/* What the wrapper calls until nvmlDeviceGetTopologyNearestGpus is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvmlGpuTopologyLevel_t level, unsigned int *count, nvmlDevice_t *deviceArray)
 {
-    return cubind_shape_4((uintptr_t)device, level, (uintptr_t)count, (uintptr_t)deviceArray, 2);
+    return (nvmlReturn_t)cubind__shape_86((uintptr_t)device, level, (uintptr_t)count, (uintptr_t)deviceArray, 56, (cubind__fnptr)cubind__slow_nvmlDeviceGetTopologyNearestGpus);
 }
 
 nvmlReturn_t cubind_nvml_device_get_topology_nearest_gpus(nvmlDevice_t device, nvmlGpuTopologyLevel_t level, unsigned int *count, nvmlDevice_t *deviceArray)
 {
-    cubind__nvmlDeviceGetTopologyNearestGpus_fn cubind_fn = (cubind__nvmlDeviceGetTopologyNearestGpus_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetTopologyNearestGpus, &cubind__nvml_offsets[38]);
+    cubind__nvmlDeviceGetTopologyNearestGpus_fn cubind_fn = (cubind__nvmlDeviceGetTopologyNearestGpus_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetTopologyNearestGpus, &cubind__nvml_offsets[38]);
     nvmlReturn_t cubind_status = cubind_fn(device, level, count, deviceArray);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(38, (int)cubind_status);
@@ -7040,15 +4687,16 @@ nvmlReturn_t cubind_nvml_device_get_topology_nearest_gpus(nvmlDevice_t device, n
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetP2PStatus is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t *p2pStatus)
+/* What the wrapper calls until nvmlDeviceGetP2PStatus is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t *p2pStatus)
 {
-    return cubind_shape_4((uintptr_t)device1, (uintptr_t)device2, p2pIndex, (uintptr_t)p2pStatus, 3);
+    return (nvmlReturn_t)cubind__shape_86((uintptr_t)device1, (uintptr_t)device2, p2pIndex, (uintptr_t)p2pStatus, 57, (cubind__fnptr)cubind__slow_nvmlDeviceGetP2PStatus);
 }
 
 nvmlReturn_t cubind_nvml_device_get_p2p_status(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t *p2pStatus)
 {
-    cubind__nvmlDeviceGetP2PStatus_fn cubind_fn = (cubind__nvmlDeviceGetP2PStatus_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetP2PStatus, &cubind__nvml_offsets[39]);
+    cubind__nvmlDeviceGetP2PStatus_fn cubind_fn = (cubind__nvmlDeviceGetP2PStatus_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetP2PStatus, &cubind__nvml_offsets[39]);
     nvmlReturn_t cubind_status = cubind_fn(device1, device2, p2pIndex, p2pStatus);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(39, (int)cubind_status);
@@ -7056,15 +4704,16 @@ nvmlReturn_t cubind_nvml_device_get_p2p_status(nvmlDevice_t device1, nvmlDevice_
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetUUID is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)
+/* What the wrapper calls until nvmlDeviceGetUUID is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)uuid, length, 8);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, (uintptr_t)uuid, length, 66, (cubind__fnptr)cubind__slow_nvmlDeviceGetUUID);
 }
 
 nvmlReturn_t cubind_nvml_device_get_uuid(nvmlDevice_t device, char *uuid, unsigned int length)
 {
-    cubind__nvmlDeviceGetUUID_fn cubind_fn = (cubind__nvmlDeviceGetUUID_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetUUID, &cubind__nvml_offsets[40]);
+    cubind__nvmlDeviceGetUUID_fn cubind_fn = (cubind__nvmlDeviceGetUUID_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetUUID, &cubind__nvml_offsets[40]);
     nvmlReturn_t cubind_status = cubind_fn(device, uuid, length);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(40, (int)cubind_status);
@@ -7072,15 +4721,16 @@ nvmlReturn_t cubind_nvml_device_get_uuid(nvmlDevice_t device, char *uuid, unsign
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetMinorNumber is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minorNumber)
+/* What the wrapper calls until nvmlDeviceGetMinorNumber is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minorNumber)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)minorNumber, 18);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)minorNumber, 31, (cubind__fnptr)cubind__slow_nvmlDeviceGetMinorNumber);
 }
 
 nvmlReturn_t cubind_nvml_device_get_minor_number(nvmlDevice_t device, unsigned int *minorNumber)
 {
-    cubind__nvmlDeviceGetMinorNumber_fn cubind_fn = (cubind__nvmlDeviceGetMinorNumber_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetMinorNumber, &cubind__nvml_offsets[41]);
+    cubind__nvmlDeviceGetMinorNumber_fn cubind_fn = (cubind__nvmlDeviceGetMinorNumber_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetMinorNumber, &cubind__nvml_offsets[41]);
     nvmlReturn_t cubind_status = cubind_fn(device, minorNumber);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(41, (int)cubind_status);
@@ -7088,15 +4738,16 @@ nvmlReturn_t cubind_nvml_device_get_minor_number(nvmlDevice_t device, unsigned i
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetBoardPartNumber is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char *partNumber, unsigned int length)
+/* What the wrapper calls until nvmlDeviceGetBoardPartNumber is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char *partNumber, unsigned int length)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)partNumber, length, 9);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, (uintptr_t)partNumber, length, 67, (cubind__fnptr)cubind__slow_nvmlDeviceGetBoardPartNumber);
 }
 
 nvmlReturn_t cubind_nvml_device_get_board_part_number(nvmlDevice_t device, char *partNumber, unsigned int length)
 {
-    cubind__nvmlDeviceGetBoardPartNumber_fn cubind_fn = (cubind__nvmlDeviceGetBoardPartNumber_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetBoardPartNumber, &cubind__nvml_offsets[42]);
+    cubind__nvmlDeviceGetBoardPartNumber_fn cubind_fn = (cubind__nvmlDeviceGetBoardPartNumber_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetBoardPartNumber, &cubind__nvml_offsets[42]);
     nvmlReturn_t cubind_status = cubind_fn(device, partNumber, length);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(42, (int)cubind_status);
@@ -7104,15 +4755,16 @@ nvmlReturn_t cubind_nvml_device_get_board_part_number(nvmlDevice_t device, char 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetInforomVersion is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetInforomVersion(nvmlDevice_t device, nvmlInforomObject_t object, char *version, unsigned int length)
+/* What the wrapper calls until nvmlDeviceGetInforomVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetInforomVersion(nvmlDevice_t device, nvmlInforomObject_t object, char *version, unsigned int length)
 {
-    return cubind_shape_4((uintptr_t)device, object, (uintptr_t)version, length, 4);
+    return (nvmlReturn_t)cubind__shape_86((uintptr_t)device, object, (uintptr_t)version, length, 58, (cubind__fnptr)cubind__slow_nvmlDeviceGetInforomVersion);
 }
 
 nvmlReturn_t cubind_nvml_device_get_inforom_version(nvmlDevice_t device, nvmlInforomObject_t object, char *version, unsigned int length)
 {
-    cubind__nvmlDeviceGetInforomVersion_fn cubind_fn = (cubind__nvmlDeviceGetInforomVersion_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetInforomVersion, &cubind__nvml_offsets[43]);
+    cubind__nvmlDeviceGetInforomVersion_fn cubind_fn = (cubind__nvmlDeviceGetInforomVersion_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetInforomVersion, &cubind__nvml_offsets[43]);
     nvmlReturn_t cubind_status = cubind_fn(device, object, version, length);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(43, (int)cubind_status);
@@ -7120,15 +4772,16 @@ nvmlReturn_t cubind_nvml_device_get_inforom_version(nvmlDevice_t device, nvmlInf
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetInforomImageVersion is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetInforomImageVersion(nvmlDevice_t device, char *version, unsigned int length)
+/* What the wrapper calls until nvmlDeviceGetInforomImageVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetInforomImageVersion(nvmlDevice_t device, char *version, unsigned int length)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)version, length, 10);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, (uintptr_t)version, length, 68, (cubind__fnptr)cubind__slow_nvmlDeviceGetInforomImageVersion);
 }
 
 nvmlReturn_t cubind_nvml_device_get_inforom_image_version(nvmlDevice_t device, char *version, unsigned int length)
 {
-    cubind__nvmlDeviceGetInforomImageVersion_fn cubind_fn = (cubind__nvmlDeviceGetInforomImageVersion_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetInforomImageVersion, &cubind__nvml_offsets[44]);
+    cubind__nvmlDeviceGetInforomImageVersion_fn cubind_fn = (cubind__nvmlDeviceGetInforomImageVersion_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetInforomImageVersion, &cubind__nvml_offsets[44]);
     nvmlReturn_t cubind_status = cubind_fn(device, version, length);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(44, (int)cubind_status);
@@ -7136,15 +4789,16 @@ nvmlReturn_t cubind_nvml_device_get_inforom_image_version(nvmlDevice_t device, c
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetInforomConfigurationChecksum is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetInforomConfigurationChecksum(nvmlDevice_t device, unsigned int *checksum)
+/* What the wrapper calls until nvmlDeviceGetInforomConfigurationChecksum is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetInforomConfigurationChecksum(nvmlDevice_t device, unsigned int *checksum)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)checksum, 19);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)checksum, 32, (cubind__fnptr)cubind__slow_nvmlDeviceGetInforomConfigurationChecksum);
 }
 
 nvmlReturn_t cubind_nvml_device_get_inforom_configuration_checksum(nvmlDevice_t device, unsigned int *checksum)
 {
-    cubind__nvmlDeviceGetInforomConfigurationChecksum_fn cubind_fn = (cubind__nvmlDeviceGetInforomConfigurationChecksum_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetInforomConfigurationChecksum, &cubind__nvml_offsets[45]);
+    cubind__nvmlDeviceGetInforomConfigurationChecksum_fn cubind_fn = (cubind__nvmlDeviceGetInforomConfigurationChecksum_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetInforomConfigurationChecksum, &cubind__nvml_offsets[45]);
     nvmlReturn_t cubind_status = cubind_fn(device, checksum);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(45, (int)cubind_status);
@@ -7152,15 +4806,16 @@ nvmlReturn_t cubind_nvml_device_get_inforom_configuration_checksum(nvmlDevice_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceValidateInforom is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceValidateInforom(nvmlDevice_t device)
+/* What the wrapper calls until nvmlDeviceValidateInforom is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceValidateInforom(nvmlDevice_t device)
 {
-    return cubind_shape_1((uintptr_t)device, 7);
+    return (nvmlReturn_t)cubind__shape_87((uintptr_t)device, 83, (cubind__fnptr)cubind__slow_nvmlDeviceValidateInforom);
 }
 
 nvmlReturn_t cubind_nvml_device_validate_inforom(nvmlDevice_t device)
 {
-    cubind__nvmlDeviceValidateInforom_fn cubind_fn = (cubind__nvmlDeviceValidateInforom_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceValidateInforom, &cubind__nvml_offsets[46]);
+    cubind__nvmlDeviceValidateInforom_fn cubind_fn = (cubind__nvmlDeviceValidateInforom_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceValidateInforom, &cubind__nvml_offsets[46]);
     nvmlReturn_t cubind_status = cubind_fn(device);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(46, (int)cubind_status);
@@ -7168,15 +4823,16 @@ nvmlReturn_t cubind_nvml_device_validate_inforom(nvmlDevice_t device)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetLastBBXFlushTime is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetLastBBXFlushTime(nvmlDevice_t device, unsigned long long *timestamp, unsigned long *durationUs)
+/* What the wrapper calls until nvmlDeviceGetLastBBXFlushTime is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetLastBBXFlushTime(nvmlDevice_t device, unsigned long long *timestamp, unsigned long *durationUs)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)timestamp, (uintptr_t)durationUs, 11);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, (uintptr_t)timestamp, (uintptr_t)durationUs, 69, (cubind__fnptr)cubind__slow_nvmlDeviceGetLastBBXFlushTime);
 }
 
 nvmlReturn_t cubind_nvml_device_get_last_bbx_flush_time(nvmlDevice_t device, unsigned long long *timestamp, unsigned long *durationUs)
 {
-    cubind__nvmlDeviceGetLastBBXFlushTime_fn cubind_fn = (cubind__nvmlDeviceGetLastBBXFlushTime_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetLastBBXFlushTime, &cubind__nvml_offsets[47]);
+    cubind__nvmlDeviceGetLastBBXFlushTime_fn cubind_fn = (cubind__nvmlDeviceGetLastBBXFlushTime_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetLastBBXFlushTime, &cubind__nvml_offsets[47]);
     nvmlReturn_t cubind_status = cubind_fn(device, timestamp, durationUs);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(47, (int)cubind_status);
@@ -7184,15 +4840,16 @@ nvmlReturn_t cubind_nvml_device_get_last_bbx_flush_time(nvmlDevice_t device, uns
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetDisplayMode is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDisplayMode(nvmlDevice_t device, nvmlEnableState_t *display)
+/* What the wrapper calls until nvmlDeviceGetDisplayMode is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetDisplayMode(nvmlDevice_t device, nvmlEnableState_t *display)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)display, 20);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)display, 33, (cubind__fnptr)cubind__slow_nvmlDeviceGetDisplayMode);
 }
 
 nvmlReturn_t cubind_nvml_device_get_display_mode(nvmlDevice_t device, nvmlEnableState_t *display)
 {
-    cubind__nvmlDeviceGetDisplayMode_fn cubind_fn = (cubind__nvmlDeviceGetDisplayMode_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetDisplayMode, &cubind__nvml_offsets[48]);
+    cubind__nvmlDeviceGetDisplayMode_fn cubind_fn = (cubind__nvmlDeviceGetDisplayMode_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetDisplayMode, &cubind__nvml_offsets[48]);
     nvmlReturn_t cubind_status = cubind_fn(device, display);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(48, (int)cubind_status);
@@ -7200,15 +4857,16 @@ nvmlReturn_t cubind_nvml_device_get_display_mode(nvmlDevice_t device, nvmlEnable
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetDisplayActive is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDisplayActive(nvmlDevice_t device, nvmlEnableState_t *isActive)
+/* What the wrapper calls until nvmlDeviceGetDisplayActive is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetDisplayActive(nvmlDevice_t device, nvmlEnableState_t *isActive)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)isActive, 21);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)isActive, 34, (cubind__fnptr)cubind__slow_nvmlDeviceGetDisplayActive);
 }
 
 nvmlReturn_t cubind_nvml_device_get_display_active(nvmlDevice_t device, nvmlEnableState_t *isActive)
 {
-    cubind__nvmlDeviceGetDisplayActive_fn cubind_fn = (cubind__nvmlDeviceGetDisplayActive_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetDisplayActive, &cubind__nvml_offsets[49]);
+    cubind__nvmlDeviceGetDisplayActive_fn cubind_fn = (cubind__nvmlDeviceGetDisplayActive_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetDisplayActive, &cubind__nvml_offsets[49]);
     nvmlReturn_t cubind_status = cubind_fn(device, isActive);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(49, (int)cubind_status);
@@ -7216,15 +4874,16 @@ nvmlReturn_t cubind_nvml_device_get_display_active(nvmlDevice_t device, nvmlEnab
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetPersistenceMode is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t *mode)
+/* What the wrapper calls until nvmlDeviceGetPersistenceMode is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t *mode)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)mode, 22);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)mode, 35, (cubind__fnptr)cubind__slow_nvmlDeviceGetPersistenceMode);
 }
 
 nvmlReturn_t cubind_nvml_device_get_persistence_mode(nvmlDevice_t device, nvmlEnableState_t *mode)
 {
-    cubind__nvmlDeviceGetPersistenceMode_fn cubind_fn = (cubind__nvmlDeviceGetPersistenceMode_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetPersistenceMode, &cubind__nvml_offsets[50]);
+    cubind__nvmlDeviceGetPersistenceMode_fn cubind_fn = (cubind__nvmlDeviceGetPersistenceMode_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetPersistenceMode, &cubind__nvml_offsets[50]);
     nvmlReturn_t cubind_status = cubind_fn(device, mode);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(50, (int)cubind_status);
@@ -7232,15 +4891,16 @@ nvmlReturn_t cubind_nvml_device_get_persistence_mode(nvmlDevice_t device, nvmlEn
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetPciInfoExt is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoExt_t *pci)
+/* What the wrapper calls until nvmlDeviceGetPciInfoExt is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoExt_t *pci)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)pci, 23);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)pci, 36, (cubind__fnptr)cubind__slow_nvmlDeviceGetPciInfoExt);
 }
 
 nvmlReturn_t cubind_nvml_device_get_pci_info_ext(nvmlDevice_t device, nvmlPciInfoExt_t *pci)
 {
-    cubind__nvmlDeviceGetPciInfoExt_fn cubind_fn = (cubind__nvmlDeviceGetPciInfoExt_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetPciInfoExt, &cubind__nvml_offsets[51]);
+    cubind__nvmlDeviceGetPciInfoExt_fn cubind_fn = (cubind__nvmlDeviceGetPciInfoExt_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetPciInfoExt, &cubind__nvml_offsets[51]);
     nvmlReturn_t cubind_status = cubind_fn(device, pci);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(51, (int)cubind_status);
@@ -7248,15 +4908,16 @@ nvmlReturn_t cubind_nvml_device_get_pci_info_ext(nvmlDevice_t device, nvmlPciInf
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetPciInfo_v3 is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)
+/* What the wrapper calls until nvmlDeviceGetPciInfo_v3 is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)pci, 24);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)pci, 37, (cubind__fnptr)cubind__slow_nvmlDeviceGetPciInfo_v3);
 }
 
 nvmlReturn_t cubind_nvml_device_get_pci_info(nvmlDevice_t device, nvmlPciInfo_t *pci)
 {
-    cubind__nvmlDeviceGetPciInfo_v3_fn cubind_fn = (cubind__nvmlDeviceGetPciInfo_v3_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetPciInfo_v3, &cubind__nvml_offsets[52]);
+    cubind__nvmlDeviceGetPciInfo_v3_fn cubind_fn = (cubind__nvmlDeviceGetPciInfo_v3_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetPciInfo_v3, &cubind__nvml_offsets[52]);
     nvmlReturn_t cubind_status = cubind_fn(device, pci);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(52, (int)cubind_status);
@@ -7264,15 +4925,16 @@ nvmlReturn_t cubind_nvml_device_get_pci_info(nvmlDevice_t device, nvmlPciInfo_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetMaxPcieLinkGeneration is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGen)
+/* What the wrapper calls until nvmlDeviceGetMaxPcieLinkGeneration is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGen)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)maxLinkGen, 25);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)maxLinkGen, 38, (cubind__fnptr)cubind__slow_nvmlDeviceGetMaxPcieLinkGeneration);
 }
 
 nvmlReturn_t cubind_nvml_device_get_max_pcie_link_generation(nvmlDevice_t device, unsigned int *maxLinkGen)
 {
-    cubind__nvmlDeviceGetMaxPcieLinkGeneration_fn cubind_fn = (cubind__nvmlDeviceGetMaxPcieLinkGeneration_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetMaxPcieLinkGeneration, &cubind__nvml_offsets[53]);
+    cubind__nvmlDeviceGetMaxPcieLinkGeneration_fn cubind_fn = (cubind__nvmlDeviceGetMaxPcieLinkGeneration_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetMaxPcieLinkGeneration, &cubind__nvml_offsets[53]);
     nvmlReturn_t cubind_status = cubind_fn(device, maxLinkGen);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(53, (int)cubind_status);
@@ -7280,15 +4942,16 @@ nvmlReturn_t cubind_nvml_device_get_max_pcie_link_generation(nvmlDevice_t device
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetGpuMaxPcieLinkGeneration is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGenDevice)
+/* What the wrapper calls until nvmlDeviceGetGpuMaxPcieLinkGeneration is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGenDevice)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)maxLinkGenDevice, 26);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)maxLinkGenDevice, 39, (cubind__fnptr)cubind__slow_nvmlDeviceGetGpuMaxPcieLinkGeneration);
 }
 
 nvmlReturn_t cubind_nvml_device_get_gpu_max_pcie_link_generation(nvmlDevice_t device, unsigned int *maxLinkGenDevice)
 {
-    cubind__nvmlDeviceGetGpuMaxPcieLinkGeneration_fn cubind_fn = (cubind__nvmlDeviceGetGpuMaxPcieLinkGeneration_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetGpuMaxPcieLinkGeneration, &cubind__nvml_offsets[54]);
+    cubind__nvmlDeviceGetGpuMaxPcieLinkGeneration_fn cubind_fn = (cubind__nvmlDeviceGetGpuMaxPcieLinkGeneration_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetGpuMaxPcieLinkGeneration, &cubind__nvml_offsets[54]);
     nvmlReturn_t cubind_status = cubind_fn(device, maxLinkGenDevice);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(54, (int)cubind_status);
@@ -7296,15 +4959,16 @@ nvmlReturn_t cubind_nvml_device_get_gpu_max_pcie_link_generation(nvmlDevice_t de
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetMaxPcieLinkWidth is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigned int *maxLinkWidth)
+/* What the wrapper calls until nvmlDeviceGetMaxPcieLinkWidth is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigned int *maxLinkWidth)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)maxLinkWidth, 27);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)maxLinkWidth, 40, (cubind__fnptr)cubind__slow_nvmlDeviceGetMaxPcieLinkWidth);
 }
 
 nvmlReturn_t cubind_nvml_device_get_max_pcie_link_width(nvmlDevice_t device, unsigned int *maxLinkWidth)
 {
-    cubind__nvmlDeviceGetMaxPcieLinkWidth_fn cubind_fn = (cubind__nvmlDeviceGetMaxPcieLinkWidth_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetMaxPcieLinkWidth, &cubind__nvml_offsets[55]);
+    cubind__nvmlDeviceGetMaxPcieLinkWidth_fn cubind_fn = (cubind__nvmlDeviceGetMaxPcieLinkWidth_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetMaxPcieLinkWidth, &cubind__nvml_offsets[55]);
     nvmlReturn_t cubind_status = cubind_fn(device, maxLinkWidth);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(55, (int)cubind_status);
@@ -7312,15 +4976,16 @@ nvmlReturn_t cubind_nvml_device_get_max_pcie_link_width(nvmlDevice_t device, uns
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetCurrPcieLinkGeneration is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int *currLinkGen)
+/* What the wrapper calls until nvmlDeviceGetCurrPcieLinkGeneration is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int *currLinkGen)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)currLinkGen, 28);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)currLinkGen, 41, (cubind__fnptr)cubind__slow_nvmlDeviceGetCurrPcieLinkGeneration);
 }
 
 nvmlReturn_t cubind_nvml_device_get_curr_pcie_link_generation(nvmlDevice_t device, unsigned int *currLinkGen)
 {
-    cubind__nvmlDeviceGetCurrPcieLinkGeneration_fn cubind_fn = (cubind__nvmlDeviceGetCurrPcieLinkGeneration_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetCurrPcieLinkGeneration, &cubind__nvml_offsets[56]);
+    cubind__nvmlDeviceGetCurrPcieLinkGeneration_fn cubind_fn = (cubind__nvmlDeviceGetCurrPcieLinkGeneration_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetCurrPcieLinkGeneration, &cubind__nvml_offsets[56]);
     nvmlReturn_t cubind_status = cubind_fn(device, currLinkGen);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(56, (int)cubind_status);
@@ -7328,15 +4993,16 @@ nvmlReturn_t cubind_nvml_device_get_curr_pcie_link_generation(nvmlDevice_t devic
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetCurrPcieLinkWidth is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int *currLinkWidth)
+/* What the wrapper calls until nvmlDeviceGetCurrPcieLinkWidth is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int *currLinkWidth)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)currLinkWidth, 29);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)currLinkWidth, 42, (cubind__fnptr)cubind__slow_nvmlDeviceGetCurrPcieLinkWidth);
 }
 
 nvmlReturn_t cubind_nvml_device_get_curr_pcie_link_width(nvmlDevice_t device, unsigned int *currLinkWidth)
 {
-    cubind__nvmlDeviceGetCurrPcieLinkWidth_fn cubind_fn = (cubind__nvmlDeviceGetCurrPcieLinkWidth_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetCurrPcieLinkWidth, &cubind__nvml_offsets[57]);
+    cubind__nvmlDeviceGetCurrPcieLinkWidth_fn cubind_fn = (cubind__nvmlDeviceGetCurrPcieLinkWidth_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetCurrPcieLinkWidth, &cubind__nvml_offsets[57]);
     nvmlReturn_t cubind_status = cubind_fn(device, currLinkWidth);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(57, (int)cubind_status);
@@ -7344,15 +5010,16 @@ nvmlReturn_t cubind_nvml_device_get_curr_pcie_link_width(nvmlDevice_t device, un
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetPcieThroughput is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value)
+/* What the wrapper calls until nvmlDeviceGetPcieThroughput is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value)
 {
-    return cubind_shape_3((uintptr_t)device, counter, (uintptr_t)value, 12);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, counter, (uintptr_t)value, 70, (cubind__fnptr)cubind__slow_nvmlDeviceGetPcieThroughput);
 }
 
 nvmlReturn_t cubind_nvml_device_get_pcie_throughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value)
 {
-    cubind__nvmlDeviceGetPcieThroughput_fn cubind_fn = (cubind__nvmlDeviceGetPcieThroughput_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetPcieThroughput, &cubind__nvml_offsets[58]);
+    cubind__nvmlDeviceGetPcieThroughput_fn cubind_fn = (cubind__nvmlDeviceGetPcieThroughput_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetPcieThroughput, &cubind__nvml_offsets[58]);
     nvmlReturn_t cubind_status = cubind_fn(device, counter, value);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(58, (int)cubind_status);
@@ -7360,15 +5027,16 @@ nvmlReturn_t cubind_nvml_device_get_pcie_throughput(nvmlDevice_t device, nvmlPci
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetPcieReplayCounter is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsigned int *value)
+/* What the wrapper calls until nvmlDeviceGetPcieReplayCounter is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsigned int *value)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)value, 30);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)value, 43, (cubind__fnptr)cubind__slow_nvmlDeviceGetPcieReplayCounter);
 }
 
 nvmlReturn_t cubind_nvml_device_get_pcie_replay_counter(nvmlDevice_t device, unsigned int *value)
 {
-    cubind__nvmlDeviceGetPcieReplayCounter_fn cubind_fn = (cubind__nvmlDeviceGetPcieReplayCounter_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetPcieReplayCounter, &cubind__nvml_offsets[59]);
+    cubind__nvmlDeviceGetPcieReplayCounter_fn cubind_fn = (cubind__nvmlDeviceGetPcieReplayCounter_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetPcieReplayCounter, &cubind__nvml_offsets[59]);
     nvmlReturn_t cubind_status = cubind_fn(device, value);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(59, (int)cubind_status);
@@ -7376,15 +5044,16 @@ nvmlReturn_t cubind_nvml_device_get_pcie_replay_counter(nvmlDevice_t device, uns
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetClockInfo is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)
+/* What the wrapper calls until nvmlDeviceGetClockInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)
 {
-    return cubind_shape_3((uintptr_t)device, type, (uintptr_t)clock, 13);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, type, (uintptr_t)clock, 71, (cubind__fnptr)cubind__slow_nvmlDeviceGetClockInfo);
 }
 
 nvmlReturn_t cubind_nvml_device_get_clock_info(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)
 {
-    cubind__nvmlDeviceGetClockInfo_fn cubind_fn = (cubind__nvmlDeviceGetClockInfo_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetClockInfo, &cubind__nvml_offsets[60]);
+    cubind__nvmlDeviceGetClockInfo_fn cubind_fn = (cubind__nvmlDeviceGetClockInfo_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetClockInfo, &cubind__nvml_offsets[60]);
     nvmlReturn_t cubind_status = cubind_fn(device, type, clock);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(60, (int)cubind_status);
@@ -7392,15 +5061,16 @@ nvmlReturn_t cubind_nvml_device_get_clock_info(nvmlDevice_t device, nvmlClockTyp
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetMaxClockInfo is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)
+/* What the wrapper calls until nvmlDeviceGetMaxClockInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)
 {
-    return cubind_shape_3((uintptr_t)device, type, (uintptr_t)clock, 14);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, type, (uintptr_t)clock, 72, (cubind__fnptr)cubind__slow_nvmlDeviceGetMaxClockInfo);
 }
 
 nvmlReturn_t cubind_nvml_device_get_max_clock_info(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)
 {
-    cubind__nvmlDeviceGetMaxClockInfo_fn cubind_fn = (cubind__nvmlDeviceGetMaxClockInfo_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetMaxClockInfo, &cubind__nvml_offsets[61]);
+    cubind__nvmlDeviceGetMaxClockInfo_fn cubind_fn = (cubind__nvmlDeviceGetMaxClockInfo_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetMaxClockInfo, &cubind__nvml_offsets[61]);
     nvmlReturn_t cubind_status = cubind_fn(device, type, clock);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(61, (int)cubind_status);
@@ -7408,15 +5078,16 @@ nvmlReturn_t cubind_nvml_device_get_max_clock_info(nvmlDevice_t device, nvmlCloc
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetGpcClkVfOffset is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpcClkVfOffset(nvmlDevice_t device, int *offset)
+/* What the wrapper calls until nvmlDeviceGetGpcClkVfOffset is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetGpcClkVfOffset(nvmlDevice_t device, int *offset)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)offset, 31);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)offset, 44, (cubind__fnptr)cubind__slow_nvmlDeviceGetGpcClkVfOffset);
 }
 
 nvmlReturn_t cubind_nvml_device_get_gpc_clk_vf_offset(nvmlDevice_t device, int *offset)
 {
-    cubind__nvmlDeviceGetGpcClkVfOffset_fn cubind_fn = (cubind__nvmlDeviceGetGpcClkVfOffset_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetGpcClkVfOffset, &cubind__nvml_offsets[62]);
+    cubind__nvmlDeviceGetGpcClkVfOffset_fn cubind_fn = (cubind__nvmlDeviceGetGpcClkVfOffset_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetGpcClkVfOffset, &cubind__nvml_offsets[62]);
     nvmlReturn_t cubind_status = cubind_fn(device, offset);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(62, (int)cubind_status);
@@ -7424,15 +5095,16 @@ nvmlReturn_t cubind_nvml_device_get_gpc_clk_vf_offset(nvmlDevice_t device, int *
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetApplicationsClock is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)
+/* What the wrapper calls until nvmlDeviceGetApplicationsClock is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)
 {
-    return cubind_shape_3((uintptr_t)device, clockType, (uintptr_t)clockMHz, 15);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, clockType, (uintptr_t)clockMHz, 73, (cubind__fnptr)cubind__slow_nvmlDeviceGetApplicationsClock);
 }
 
 nvmlReturn_t cubind_nvml_device_get_applications_clock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)
 {
-    cubind__nvmlDeviceGetApplicationsClock_fn cubind_fn = (cubind__nvmlDeviceGetApplicationsClock_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetApplicationsClock, &cubind__nvml_offsets[63]);
+    cubind__nvmlDeviceGetApplicationsClock_fn cubind_fn = (cubind__nvmlDeviceGetApplicationsClock_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetApplicationsClock, &cubind__nvml_offsets[63]);
     nvmlReturn_t cubind_status = cubind_fn(device, clockType, clockMHz);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(63, (int)cubind_status);
@@ -7440,15 +5112,16 @@ nvmlReturn_t cubind_nvml_device_get_applications_clock(nvmlDevice_t device, nvml
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetDefaultApplicationsClock is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)
+/* What the wrapper calls until nvmlDeviceGetDefaultApplicationsClock is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)
 {
-    return cubind_shape_3((uintptr_t)device, clockType, (uintptr_t)clockMHz, 16);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, clockType, (uintptr_t)clockMHz, 74, (cubind__fnptr)cubind__slow_nvmlDeviceGetDefaultApplicationsClock);
 }
 
 nvmlReturn_t cubind_nvml_device_get_default_applications_clock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)
 {
-    cubind__nvmlDeviceGetDefaultApplicationsClock_fn cubind_fn = (cubind__nvmlDeviceGetDefaultApplicationsClock_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetDefaultApplicationsClock, &cubind__nvml_offsets[64]);
+    cubind__nvmlDeviceGetDefaultApplicationsClock_fn cubind_fn = (cubind__nvmlDeviceGetDefaultApplicationsClock_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetDefaultApplicationsClock, &cubind__nvml_offsets[64]);
     nvmlReturn_t cubind_status = cubind_fn(device, clockType, clockMHz);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(64, (int)cubind_status);
@@ -7456,15 +5129,16 @@ nvmlReturn_t cubind_nvml_device_get_default_applications_clock(nvmlDevice_t devi
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetClock is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetClock(nvmlDevice_t device, nvmlClockType_t clockType, nvmlClockId_t clockId, unsigned int *clockMHz)
+/* What the wrapper calls until nvmlDeviceGetClock is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetClock(nvmlDevice_t device, nvmlClockType_t clockType, nvmlClockId_t clockId, unsigned int *clockMHz)
 {
-    return cubind_shape_4((uintptr_t)device, clockType, clockId, (uintptr_t)clockMHz, 5);
+    return (nvmlReturn_t)cubind__shape_86((uintptr_t)device, clockType, clockId, (uintptr_t)clockMHz, 59, (cubind__fnptr)cubind__slow_nvmlDeviceGetClock);
 }
 
 nvmlReturn_t cubind_nvml_device_get_clock(nvmlDevice_t device, nvmlClockType_t clockType, nvmlClockId_t clockId, unsigned int *clockMHz)
 {
-    cubind__nvmlDeviceGetClock_fn cubind_fn = (cubind__nvmlDeviceGetClock_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetClock, &cubind__nvml_offsets[65]);
+    cubind__nvmlDeviceGetClock_fn cubind_fn = (cubind__nvmlDeviceGetClock_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetClock, &cubind__nvml_offsets[65]);
     nvmlReturn_t cubind_status = cubind_fn(device, clockType, clockId, clockMHz);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(65, (int)cubind_status);
@@ -7472,15 +5146,16 @@ nvmlReturn_t cubind_nvml_device_get_clock(nvmlDevice_t device, nvmlClockType_t c
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetMaxCustomerBoostClock is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMaxCustomerBoostClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)
+/* What the wrapper calls until nvmlDeviceGetMaxCustomerBoostClock is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetMaxCustomerBoostClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)
 {
-    return cubind_shape_3((uintptr_t)device, clockType, (uintptr_t)clockMHz, 17);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, clockType, (uintptr_t)clockMHz, 75, (cubind__fnptr)cubind__slow_nvmlDeviceGetMaxCustomerBoostClock);
 }
 
 nvmlReturn_t cubind_nvml_device_get_max_customer_boost_clock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)
 {
-    cubind__nvmlDeviceGetMaxCustomerBoostClock_fn cubind_fn = (cubind__nvmlDeviceGetMaxCustomerBoostClock_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetMaxCustomerBoostClock, &cubind__nvml_offsets[66]);
+    cubind__nvmlDeviceGetMaxCustomerBoostClock_fn cubind_fn = (cubind__nvmlDeviceGetMaxCustomerBoostClock_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetMaxCustomerBoostClock, &cubind__nvml_offsets[66]);
     nvmlReturn_t cubind_status = cubind_fn(device, clockType, clockMHz);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(66, (int)cubind_status);
@@ -7488,15 +5163,16 @@ nvmlReturn_t cubind_nvml_device_get_max_customer_boost_clock(nvmlDevice_t device
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetSupportedMemoryClocks is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz)
+/* What the wrapper calls until nvmlDeviceGetSupportedMemoryClocks is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)count, (uintptr_t)clocksMHz, 18);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, (uintptr_t)count, (uintptr_t)clocksMHz, 76, (cubind__fnptr)cubind__slow_nvmlDeviceGetSupportedMemoryClocks);
 }
 
 nvmlReturn_t cubind_nvml_device_get_supported_memory_clocks(nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz)
 {
-    cubind__nvmlDeviceGetSupportedMemoryClocks_fn cubind_fn = (cubind__nvmlDeviceGetSupportedMemoryClocks_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetSupportedMemoryClocks, &cubind__nvml_offsets[67]);
+    cubind__nvmlDeviceGetSupportedMemoryClocks_fn cubind_fn = (cubind__nvmlDeviceGetSupportedMemoryClocks_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetSupportedMemoryClocks, &cubind__nvml_offsets[67]);
     nvmlReturn_t cubind_status = cubind_fn(device, count, clocksMHz);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(67, (int)cubind_status);
@@ -7504,15 +5180,16 @@ nvmlReturn_t cubind_nvml_device_get_supported_memory_clocks(nvmlDevice_t device,
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetSupportedGraphicsClocks is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned int memoryClockMHz, unsigned int *count, unsigned int *clocksMHz)
+/* What the wrapper calls until nvmlDeviceGetSupportedGraphicsClocks is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned int memoryClockMHz, unsigned int *count, unsigned int *clocksMHz)
 {
-    return cubind_shape_4((uintptr_t)device, memoryClockMHz, (uintptr_t)count, (uintptr_t)clocksMHz, 6);
+    return (nvmlReturn_t)cubind__shape_86((uintptr_t)device, memoryClockMHz, (uintptr_t)count, (uintptr_t)clocksMHz, 60, (cubind__fnptr)cubind__slow_nvmlDeviceGetSupportedGraphicsClocks);
 }
 
 nvmlReturn_t cubind_nvml_device_get_supported_graphics_clocks(nvmlDevice_t device, unsigned int memoryClockMHz, unsigned int *count, unsigned int *clocksMHz)
 {
-    cubind__nvmlDeviceGetSupportedGraphicsClocks_fn cubind_fn = (cubind__nvmlDeviceGetSupportedGraphicsClocks_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetSupportedGraphicsClocks, &cubind__nvml_offsets[68]);
+    cubind__nvmlDeviceGetSupportedGraphicsClocks_fn cubind_fn = (cubind__nvmlDeviceGetSupportedGraphicsClocks_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetSupportedGraphicsClocks, &cubind__nvml_offsets[68]);
     nvmlReturn_t cubind_status = cubind_fn(device, memoryClockMHz, count, clocksMHz);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(68, (int)cubind_status);
@@ -7520,15 +5197,16 @@ nvmlReturn_t cubind_nvml_device_get_supported_graphics_clocks(nvmlDevice_t devic
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetAutoBoostedClocksEnabled is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t *isEnabled, nvmlEnableState_t *defaultIsEnabled)
+/* What the wrapper calls until nvmlDeviceGetAutoBoostedClocksEnabled is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t *isEnabled, nvmlEnableState_t *defaultIsEnabled)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)isEnabled, (uintptr_t)defaultIsEnabled, 19);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, (uintptr_t)isEnabled, (uintptr_t)defaultIsEnabled, 77, (cubind__fnptr)cubind__slow_nvmlDeviceGetAutoBoostedClocksEnabled);
 }
 
 nvmlReturn_t cubind_nvml_device_get_auto_boosted_clocks_enabled(nvmlDevice_t device, nvmlEnableState_t *isEnabled, nvmlEnableState_t *defaultIsEnabled)
 {
-    cubind__nvmlDeviceGetAutoBoostedClocksEnabled_fn cubind_fn = (cubind__nvmlDeviceGetAutoBoostedClocksEnabled_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetAutoBoostedClocksEnabled, &cubind__nvml_offsets[69]);
+    cubind__nvmlDeviceGetAutoBoostedClocksEnabled_fn cubind_fn = (cubind__nvmlDeviceGetAutoBoostedClocksEnabled_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetAutoBoostedClocksEnabled, &cubind__nvml_offsets[69]);
     nvmlReturn_t cubind_status = cubind_fn(device, isEnabled, defaultIsEnabled);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(69, (int)cubind_status);
@@ -7536,15 +5214,16 @@ nvmlReturn_t cubind_nvml_device_get_auto_boosted_clocks_enabled(nvmlDevice_t dev
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetFanSpeed is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *speed)
+/* What the wrapper calls until nvmlDeviceGetFanSpeed is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *speed)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)speed, 32);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)speed, 45, (cubind__fnptr)cubind__slow_nvmlDeviceGetFanSpeed);
 }
 
 nvmlReturn_t cubind_nvml_device_get_fan_speed(nvmlDevice_t device, unsigned int *speed)
 {
-    cubind__nvmlDeviceGetFanSpeed_fn cubind_fn = (cubind__nvmlDeviceGetFanSpeed_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetFanSpeed, &cubind__nvml_offsets[70]);
+    cubind__nvmlDeviceGetFanSpeed_fn cubind_fn = (cubind__nvmlDeviceGetFanSpeed_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetFanSpeed, &cubind__nvml_offsets[70]);
     nvmlReturn_t cubind_status = cubind_fn(device, speed);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(70, (int)cubind_status);
@@ -7552,15 +5231,16 @@ nvmlReturn_t cubind_nvml_device_get_fan_speed(nvmlDevice_t device, unsigned int 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetFanSpeed_v2 is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int *speed)
+/* What the wrapper calls until nvmlDeviceGetFanSpeed_v2 is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int *speed)
 {
-    return cubind_shape_3((uintptr_t)device, fan, (uintptr_t)speed, 20);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, fan, (uintptr_t)speed, 78, (cubind__fnptr)cubind__slow_nvmlDeviceGetFanSpeed_v2);
 }
 
 nvmlReturn_t cubind_nvml_device_get_fan_speed_v2(nvmlDevice_t device, unsigned int fan, unsigned int *speed)
 {
-    cubind__nvmlDeviceGetFanSpeed_v2_fn cubind_fn = (cubind__nvmlDeviceGetFanSpeed_v2_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetFanSpeed_v2, &cubind__nvml_offsets[71]);
+    cubind__nvmlDeviceGetFanSpeed_v2_fn cubind_fn = (cubind__nvmlDeviceGetFanSpeed_v2_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetFanSpeed_v2, &cubind__nvml_offsets[71]);
     nvmlReturn_t cubind_status = cubind_fn(device, fan, speed);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(71, (int)cubind_status);
@@ -7568,15 +5248,16 @@ nvmlReturn_t cubind_nvml_device_get_fan_speed_v2(nvmlDevice_t device, unsigned i
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetTargetFanSpeed is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTargetFanSpeed(nvmlDevice_t device, unsigned int fan, unsigned int *targetSpeed)
+/* What the wrapper calls until nvmlDeviceGetTargetFanSpeed is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetTargetFanSpeed(nvmlDevice_t device, unsigned int fan, unsigned int *targetSpeed)
 {
-    return cubind_shape_3((uintptr_t)device, fan, (uintptr_t)targetSpeed, 21);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, fan, (uintptr_t)targetSpeed, 79, (cubind__fnptr)cubind__slow_nvmlDeviceGetTargetFanSpeed);
 }
 
 nvmlReturn_t cubind_nvml_device_get_target_fan_speed(nvmlDevice_t device, unsigned int fan, unsigned int *targetSpeed)
 {
-    cubind__nvmlDeviceGetTargetFanSpeed_fn cubind_fn = (cubind__nvmlDeviceGetTargetFanSpeed_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetTargetFanSpeed, &cubind__nvml_offsets[72]);
+    cubind__nvmlDeviceGetTargetFanSpeed_fn cubind_fn = (cubind__nvmlDeviceGetTargetFanSpeed_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetTargetFanSpeed, &cubind__nvml_offsets[72]);
     nvmlReturn_t cubind_status = cubind_fn(device, fan, targetSpeed);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(72, (int)cubind_status);
@@ -7584,15 +5265,16 @@ nvmlReturn_t cubind_nvml_device_get_target_fan_speed(nvmlDevice_t device, unsign
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetMinMaxFanSpeed is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMinMaxFanSpeed(nvmlDevice_t device, unsigned int *minSpeed, unsigned int *maxSpeed)
+/* What the wrapper calls until nvmlDeviceGetMinMaxFanSpeed is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetMinMaxFanSpeed(nvmlDevice_t device, unsigned int *minSpeed, unsigned int *maxSpeed)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)minSpeed, (uintptr_t)maxSpeed, 22);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, (uintptr_t)minSpeed, (uintptr_t)maxSpeed, 80, (cubind__fnptr)cubind__slow_nvmlDeviceGetMinMaxFanSpeed);
 }
 
 nvmlReturn_t cubind_nvml_device_get_min_max_fan_speed(nvmlDevice_t device, unsigned int *minSpeed, unsigned int *maxSpeed)
 {
-    cubind__nvmlDeviceGetMinMaxFanSpeed_fn cubind_fn = (cubind__nvmlDeviceGetMinMaxFanSpeed_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetMinMaxFanSpeed, &cubind__nvml_offsets[73]);
+    cubind__nvmlDeviceGetMinMaxFanSpeed_fn cubind_fn = (cubind__nvmlDeviceGetMinMaxFanSpeed_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetMinMaxFanSpeed, &cubind__nvml_offsets[73]);
     nvmlReturn_t cubind_status = cubind_fn(device, minSpeed, maxSpeed);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(73, (int)cubind_status);
@@ -7600,15 +5282,16 @@ nvmlReturn_t cubind_nvml_device_get_min_max_fan_speed(nvmlDevice_t device, unsig
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetFanControlPolicy_v2 is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetFanControlPolicy_v2(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t *policy)
+/* What the wrapper calls until nvmlDeviceGetFanControlPolicy_v2 is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetFanControlPolicy_v2(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t *policy)
 {
-    return cubind_shape_3((uintptr_t)device, fan, (uintptr_t)policy, 23);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, fan, (uintptr_t)policy, 81, (cubind__fnptr)cubind__slow_nvmlDeviceGetFanControlPolicy_v2);
 }
 
 nvmlReturn_t cubind_nvml_device_get_fan_control_policy(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t *policy)
 {
-    cubind__nvmlDeviceGetFanControlPolicy_v2_fn cubind_fn = (cubind__nvmlDeviceGetFanControlPolicy_v2_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetFanControlPolicy_v2, &cubind__nvml_offsets[74]);
+    cubind__nvmlDeviceGetFanControlPolicy_v2_fn cubind_fn = (cubind__nvmlDeviceGetFanControlPolicy_v2_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetFanControlPolicy_v2, &cubind__nvml_offsets[74]);
     nvmlReturn_t cubind_status = cubind_fn(device, fan, policy);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(74, (int)cubind_status);
@@ -7616,15 +5299,16 @@ nvmlReturn_t cubind_nvml_device_get_fan_control_policy(nvmlDevice_t device, unsi
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetNumFans is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int *numFans)
+/* What the wrapper calls until nvmlDeviceGetNumFans is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int *numFans)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)numFans, 33);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)numFans, 46, (cubind__fnptr)cubind__slow_nvmlDeviceGetNumFans);
 }
 
 nvmlReturn_t cubind_nvml_device_get_num_fans(nvmlDevice_t device, unsigned int *numFans)
 {
-    cubind__nvmlDeviceGetNumFans_fn cubind_fn = (cubind__nvmlDeviceGetNumFans_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetNumFans, &cubind__nvml_offsets[75]);
+    cubind__nvmlDeviceGetNumFans_fn cubind_fn = (cubind__nvmlDeviceGetNumFans_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetNumFans, &cubind__nvml_offsets[75]);
     nvmlReturn_t cubind_status = cubind_fn(device, numFans);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(75, (int)cubind_status);
@@ -7632,15 +5316,16 @@ nvmlReturn_t cubind_nvml_device_get_num_fans(nvmlDevice_t device, unsigned int *
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetTemperature is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int *temp)
+/* What the wrapper calls until nvmlDeviceGetTemperature is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int *temp)
 {
-    return cubind_shape_3((uintptr_t)device, sensorType, (uintptr_t)temp, 24);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, sensorType, (uintptr_t)temp, 82, (cubind__fnptr)cubind__slow_nvmlDeviceGetTemperature);
 }
 
 nvmlReturn_t cubind_nvml_device_get_temperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int *temp)
 {
-    cubind__nvmlDeviceGetTemperature_fn cubind_fn = (cubind__nvmlDeviceGetTemperature_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetTemperature, &cubind__nvml_offsets[76]);
+    cubind__nvmlDeviceGetTemperature_fn cubind_fn = (cubind__nvmlDeviceGetTemperature_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetTemperature, &cubind__nvml_offsets[76]);
     nvmlReturn_t cubind_status = cubind_fn(device, sensorType, temp);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(76, (int)cubind_status);
@@ -7648,15 +5333,16 @@ nvmlReturn_t cubind_nvml_device_get_temperature(nvmlDevice_t device, nvmlTempera
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetTemperatureThreshold is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, unsigned int *temp)
+/* What the wrapper calls until nvmlDeviceGetTemperatureThreshold is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, unsigned int *temp)
 {
-    return cubind_shape_3((uintptr_t)device, thresholdType, (uintptr_t)temp, 25);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, thresholdType, (uintptr_t)temp, 83, (cubind__fnptr)cubind__slow_nvmlDeviceGetTemperatureThreshold);
 }
 
 nvmlReturn_t cubind_nvml_device_get_temperature_threshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, unsigned int *temp)
 {
-    cubind__nvmlDeviceGetTemperatureThreshold_fn cubind_fn = (cubind__nvmlDeviceGetTemperatureThreshold_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetTemperatureThreshold, &cubind__nvml_offsets[77]);
+    cubind__nvmlDeviceGetTemperatureThreshold_fn cubind_fn = (cubind__nvmlDeviceGetTemperatureThreshold_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetTemperatureThreshold, &cubind__nvml_offsets[77]);
     nvmlReturn_t cubind_status = cubind_fn(device, thresholdType, temp);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(77, (int)cubind_status);
@@ -7664,15 +5350,16 @@ nvmlReturn_t cubind_nvml_device_get_temperature_threshold(nvmlDevice_t device, n
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetThermalSettings is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetThermalSettings(nvmlDevice_t device, unsigned int sensorIndex, nvmlGpuThermalSettings_t *pThermalSettings)
+/* What the wrapper calls until nvmlDeviceGetThermalSettings is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetThermalSettings(nvmlDevice_t device, unsigned int sensorIndex, nvmlGpuThermalSettings_t *pThermalSettings)
 {
-    return cubind_shape_3((uintptr_t)device, sensorIndex, (uintptr_t)pThermalSettings, 26);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, sensorIndex, (uintptr_t)pThermalSettings, 84, (cubind__fnptr)cubind__slow_nvmlDeviceGetThermalSettings);
 }
 
 nvmlReturn_t cubind_nvml_device_get_thermal_settings(nvmlDevice_t device, unsigned int sensorIndex, nvmlGpuThermalSettings_t *pThermalSettings)
 {
-    cubind__nvmlDeviceGetThermalSettings_fn cubind_fn = (cubind__nvmlDeviceGetThermalSettings_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetThermalSettings, &cubind__nvml_offsets[78]);
+    cubind__nvmlDeviceGetThermalSettings_fn cubind_fn = (cubind__nvmlDeviceGetThermalSettings_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetThermalSettings, &cubind__nvml_offsets[78]);
     nvmlReturn_t cubind_status = cubind_fn(device, sensorIndex, pThermalSettings);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(78, (int)cubind_status);
@@ -7680,15 +5367,16 @@ nvmlReturn_t cubind_nvml_device_get_thermal_settings(nvmlDevice_t device, unsign
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetPerformanceState is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pState)
+/* What the wrapper calls until nvmlDeviceGetPerformanceState is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pState)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)pState, 34);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)pState, 47, (cubind__fnptr)cubind__slow_nvmlDeviceGetPerformanceState);
 }
 
 nvmlReturn_t cubind_nvml_device_get_performance_state(nvmlDevice_t device, nvmlPstates_t *pState)
 {
-    cubind__nvmlDeviceGetPerformanceState_fn cubind_fn = (cubind__nvmlDeviceGetPerformanceState_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetPerformanceState, &cubind__nvml_offsets[79]);
+    cubind__nvmlDeviceGetPerformanceState_fn cubind_fn = (cubind__nvmlDeviceGetPerformanceState_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetPerformanceState, &cubind__nvml_offsets[79]);
     nvmlReturn_t cubind_status = cubind_fn(device, pState);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(79, (int)cubind_status);
@@ -7696,15 +5384,16 @@ nvmlReturn_t cubind_nvml_device_get_performance_state(nvmlDevice_t device, nvmlP
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetCurrentClocksEventReasons is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *clocksEventReasons)
+/* What the wrapper calls until nvmlDeviceGetCurrentClocksEventReasons is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *clocksEventReasons)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)clocksEventReasons, 35);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)clocksEventReasons, 48, (cubind__fnptr)cubind__slow_nvmlDeviceGetCurrentClocksEventReasons);
 }
 
 nvmlReturn_t cubind_nvml_device_get_current_clocks_event_reasons(nvmlDevice_t device, unsigned long long *clocksEventReasons)
 {
-    cubind__nvmlDeviceGetCurrentClocksEventReasons_fn cubind_fn = (cubind__nvmlDeviceGetCurrentClocksEventReasons_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetCurrentClocksEventReasons, &cubind__nvml_offsets[80]);
+    cubind__nvmlDeviceGetCurrentClocksEventReasons_fn cubind_fn = (cubind__nvmlDeviceGetCurrentClocksEventReasons_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetCurrentClocksEventReasons, &cubind__nvml_offsets[80]);
     nvmlReturn_t cubind_status = cubind_fn(device, clocksEventReasons);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(80, (int)cubind_status);
@@ -7712,15 +5401,16 @@ nvmlReturn_t cubind_nvml_device_get_current_clocks_event_reasons(nvmlDevice_t de
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetCurrentClocksThrottleReasons is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long *clocksThrottleReasons)
+/* What the wrapper calls until nvmlDeviceGetCurrentClocksThrottleReasons is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long *clocksThrottleReasons)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)clocksThrottleReasons, 36);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)clocksThrottleReasons, 49, (cubind__fnptr)cubind__slow_nvmlDeviceGetCurrentClocksThrottleReasons);
 }
 
 nvmlReturn_t cubind_nvml_device_get_current_clocks_throttle_reasons(nvmlDevice_t device, unsigned long long *clocksThrottleReasons)
 {
-    cubind__nvmlDeviceGetCurrentClocksThrottleReasons_fn cubind_fn = (cubind__nvmlDeviceGetCurrentClocksThrottleReasons_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetCurrentClocksThrottleReasons, &cubind__nvml_offsets[81]);
+    cubind__nvmlDeviceGetCurrentClocksThrottleReasons_fn cubind_fn = (cubind__nvmlDeviceGetCurrentClocksThrottleReasons_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetCurrentClocksThrottleReasons, &cubind__nvml_offsets[81]);
     nvmlReturn_t cubind_status = cubind_fn(device, clocksThrottleReasons);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(81, (int)cubind_status);
@@ -7728,15 +5418,16 @@ nvmlReturn_t cubind_nvml_device_get_current_clocks_throttle_reasons(nvmlDevice_t
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetSupportedClocksEventReasons is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t device, unsigned long long *supportedClocksEventReasons)
+/* What the wrapper calls until nvmlDeviceGetSupportedClocksEventReasons is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t device, unsigned long long *supportedClocksEventReasons)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)supportedClocksEventReasons, 37);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)supportedClocksEventReasons, 50, (cubind__fnptr)cubind__slow_nvmlDeviceGetSupportedClocksEventReasons);
 }
 
 nvmlReturn_t cubind_nvml_device_get_supported_clocks_event_reasons(nvmlDevice_t device, unsigned long long *supportedClocksEventReasons)
 {
-    cubind__nvmlDeviceGetSupportedClocksEventReasons_fn cubind_fn = (cubind__nvmlDeviceGetSupportedClocksEventReasons_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetSupportedClocksEventReasons, &cubind__nvml_offsets[82]);
+    cubind__nvmlDeviceGetSupportedClocksEventReasons_fn cubind_fn = (cubind__nvmlDeviceGetSupportedClocksEventReasons_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetSupportedClocksEventReasons, &cubind__nvml_offsets[82]);
     nvmlReturn_t cubind_status = cubind_fn(device, supportedClocksEventReasons);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(82, (int)cubind_status);
@@ -7744,15 +5435,16 @@ nvmlReturn_t cubind_nvml_device_get_supported_clocks_event_reasons(nvmlDevice_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetSupportedClocksThrottleReasons is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device, unsigned long long *supportedClocksThrottleReasons)
+/* What the wrapper calls until nvmlDeviceGetSupportedClocksThrottleReasons is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device, unsigned long long *supportedClocksThrottleReasons)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)supportedClocksThrottleReasons, 38);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)supportedClocksThrottleReasons, 51, (cubind__fnptr)cubind__slow_nvmlDeviceGetSupportedClocksThrottleReasons);
 }
 
 nvmlReturn_t cubind_nvml_device_get_supported_clocks_throttle_reasons(nvmlDevice_t device, unsigned long long *supportedClocksThrottleReasons)
 {
-    cubind__nvmlDeviceGetSupportedClocksThrottleReasons_fn cubind_fn = (cubind__nvmlDeviceGetSupportedClocksThrottleReasons_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetSupportedClocksThrottleReasons, &cubind__nvml_offsets[83]);
+    cubind__nvmlDeviceGetSupportedClocksThrottleReasons_fn cubind_fn = (cubind__nvmlDeviceGetSupportedClocksThrottleReasons_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetSupportedClocksThrottleReasons, &cubind__nvml_offsets[83]);
     nvmlReturn_t cubind_status = cubind_fn(device, supportedClocksThrottleReasons);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(83, (int)cubind_status);
@@ -7760,15 +5452,16 @@ nvmlReturn_t cubind_nvml_device_get_supported_clocks_throttle_reasons(nvmlDevice
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetPowerState is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerState(nvmlDevice_t device, nvmlPstates_t *pState)
+/* What the wrapper calls until nvmlDeviceGetPowerState is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetPowerState(nvmlDevice_t device, nvmlPstates_t *pState)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)pState, 39);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)pState, 52, (cubind__fnptr)cubind__slow_nvmlDeviceGetPowerState);
 }
 
 nvmlReturn_t cubind_nvml_device_get_power_state(nvmlDevice_t device, nvmlPstates_t *pState)
 {
-    cubind__nvmlDeviceGetPowerState_fn cubind_fn = (cubind__nvmlDeviceGetPowerState_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetPowerState, &cubind__nvml_offsets[84]);
+    cubind__nvmlDeviceGetPowerState_fn cubind_fn = (cubind__nvmlDeviceGetPowerState_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetPowerState, &cubind__nvml_offsets[84]);
     nvmlReturn_t cubind_status = cubind_fn(device, pState);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(84, (int)cubind_status);
@@ -7776,15 +5469,16 @@ nvmlReturn_t cubind_nvml_device_get_power_state(nvmlDevice_t device, nvmlPstates
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetDynamicPstatesInfo is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDynamicPstatesInfo(nvmlDevice_t device, nvmlGpuDynamicPstatesInfo_t *pDynamicPstatesInfo)
+/* What the wrapper calls until nvmlDeviceGetDynamicPstatesInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetDynamicPstatesInfo(nvmlDevice_t device, nvmlGpuDynamicPstatesInfo_t *pDynamicPstatesInfo)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)pDynamicPstatesInfo, 40);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)pDynamicPstatesInfo, 53, (cubind__fnptr)cubind__slow_nvmlDeviceGetDynamicPstatesInfo);
 }
 
 nvmlReturn_t cubind_nvml_device_get_dynamic_pstates_info(nvmlDevice_t device, nvmlGpuDynamicPstatesInfo_t *pDynamicPstatesInfo)
 {
-    cubind__nvmlDeviceGetDynamicPstatesInfo_fn cubind_fn = (cubind__nvmlDeviceGetDynamicPstatesInfo_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetDynamicPstatesInfo, &cubind__nvml_offsets[85]);
+    cubind__nvmlDeviceGetDynamicPstatesInfo_fn cubind_fn = (cubind__nvmlDeviceGetDynamicPstatesInfo_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetDynamicPstatesInfo, &cubind__nvml_offsets[85]);
     nvmlReturn_t cubind_status = cubind_fn(device, pDynamicPstatesInfo);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(85, (int)cubind_status);
@@ -7792,15 +5486,16 @@ nvmlReturn_t cubind_nvml_device_get_dynamic_pstates_info(nvmlDevice_t device, nv
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetMemClkVfOffset is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemClkVfOffset(nvmlDevice_t device, int *offset)
+/* What the wrapper calls until nvmlDeviceGetMemClkVfOffset is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetMemClkVfOffset(nvmlDevice_t device, int *offset)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)offset, 41);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)offset, 54, (cubind__fnptr)cubind__slow_nvmlDeviceGetMemClkVfOffset);
 }
 
 nvmlReturn_t cubind_nvml_device_get_mem_clk_vf_offset(nvmlDevice_t device, int *offset)
 {
-    cubind__nvmlDeviceGetMemClkVfOffset_fn cubind_fn = (cubind__nvmlDeviceGetMemClkVfOffset_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetMemClkVfOffset, &cubind__nvml_offsets[86]);
+    cubind__nvmlDeviceGetMemClkVfOffset_fn cubind_fn = (cubind__nvmlDeviceGetMemClkVfOffset_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetMemClkVfOffset, &cubind__nvml_offsets[86]);
     nvmlReturn_t cubind_status = cubind_fn(device, offset);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(86, (int)cubind_status);
@@ -7808,15 +5503,16 @@ nvmlReturn_t cubind_nvml_device_get_mem_clk_vf_offset(nvmlDevice_t device, int *
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetMinMaxClockOfPState is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMinMaxClockOfPState(nvmlDevice_t device, nvmlClockType_t type, nvmlPstates_t pstate, unsigned int *minClockMHz, unsigned int *maxClockMHz)
+/* What the wrapper calls until nvmlDeviceGetMinMaxClockOfPState is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetMinMaxClockOfPState(nvmlDevice_t device, nvmlClockType_t type, nvmlPstates_t pstate, unsigned int *minClockMHz, unsigned int *maxClockMHz)
 {
-    return cubind_shape_5((uintptr_t)device, type, pstate, (uintptr_t)minClockMHz, (uintptr_t)maxClockMHz, 0);
+    return (nvmlReturn_t)cubind__shape_75((uintptr_t)device, type, pstate, (uintptr_t)minClockMHz, (uintptr_t)maxClockMHz, 72);
 }
 
 nvmlReturn_t cubind_nvml_device_get_min_max_clock_of_p_state(nvmlDevice_t device, nvmlClockType_t type, nvmlPstates_t pstate, unsigned int *minClockMHz, unsigned int *maxClockMHz)
 {
-    cubind__nvmlDeviceGetMinMaxClockOfPState_fn cubind_fn = (cubind__nvmlDeviceGetMinMaxClockOfPState_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetMinMaxClockOfPState, &cubind__nvml_offsets[87]);
+    cubind__nvmlDeviceGetMinMaxClockOfPState_fn cubind_fn = (cubind__nvmlDeviceGetMinMaxClockOfPState_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetMinMaxClockOfPState, &cubind__nvml_offsets[87]);
     nvmlReturn_t cubind_status = cubind_fn(device, type, pstate, minClockMHz, maxClockMHz);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(87, (int)cubind_status);
@@ -7824,15 +5520,16 @@ nvmlReturn_t cubind_nvml_device_get_min_max_clock_of_p_state(nvmlDevice_t device
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetSupportedPerformanceStates is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedPerformanceStates(nvmlDevice_t device, nvmlPstates_t *pstates, unsigned int size)
+/* What the wrapper calls until nvmlDeviceGetSupportedPerformanceStates is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetSupportedPerformanceStates(nvmlDevice_t device, nvmlPstates_t *pstates, unsigned int size)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)pstates, size, 27);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, (uintptr_t)pstates, size, 85, (cubind__fnptr)cubind__slow_nvmlDeviceGetSupportedPerformanceStates);
 }
 
 nvmlReturn_t cubind_nvml_device_get_supported_performance_states(nvmlDevice_t device, nvmlPstates_t *pstates, unsigned int size)
 {
-    cubind__nvmlDeviceGetSupportedPerformanceStates_fn cubind_fn = (cubind__nvmlDeviceGetSupportedPerformanceStates_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetSupportedPerformanceStates, &cubind__nvml_offsets[88]);
+    cubind__nvmlDeviceGetSupportedPerformanceStates_fn cubind_fn = (cubind__nvmlDeviceGetSupportedPerformanceStates_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetSupportedPerformanceStates, &cubind__nvml_offsets[88]);
     nvmlReturn_t cubind_status = cubind_fn(device, pstates, size);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(88, (int)cubind_status);
@@ -7840,15 +5537,16 @@ nvmlReturn_t cubind_nvml_device_get_supported_performance_states(nvmlDevice_t de
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetGpcClkMinMaxVfOffset is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpcClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset)
+/* What the wrapper calls until nvmlDeviceGetGpcClkMinMaxVfOffset is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetGpcClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)minOffset, (uintptr_t)maxOffset, 28);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, (uintptr_t)minOffset, (uintptr_t)maxOffset, 86, (cubind__fnptr)cubind__slow_nvmlDeviceGetGpcClkMinMaxVfOffset);
 }
 
 nvmlReturn_t cubind_nvml_device_get_gpc_clk_min_max_vf_offset(nvmlDevice_t device, int *minOffset, int *maxOffset)
 {
-    cubind__nvmlDeviceGetGpcClkMinMaxVfOffset_fn cubind_fn = (cubind__nvmlDeviceGetGpcClkMinMaxVfOffset_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetGpcClkMinMaxVfOffset, &cubind__nvml_offsets[89]);
+    cubind__nvmlDeviceGetGpcClkMinMaxVfOffset_fn cubind_fn = (cubind__nvmlDeviceGetGpcClkMinMaxVfOffset_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetGpcClkMinMaxVfOffset, &cubind__nvml_offsets[89]);
     nvmlReturn_t cubind_status = cubind_fn(device, minOffset, maxOffset);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(89, (int)cubind_status);
@@ -7856,15 +5554,16 @@ nvmlReturn_t cubind_nvml_device_get_gpc_clk_min_max_vf_offset(nvmlDevice_t devic
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetMemClkMinMaxVfOffset is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset)
+/* What the wrapper calls until nvmlDeviceGetMemClkMinMaxVfOffset is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetMemClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)minOffset, (uintptr_t)maxOffset, 29);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, (uintptr_t)minOffset, (uintptr_t)maxOffset, 87, (cubind__fnptr)cubind__slow_nvmlDeviceGetMemClkMinMaxVfOffset);
 }
 
 nvmlReturn_t cubind_nvml_device_get_mem_clk_min_max_vf_offset(nvmlDevice_t device, int *minOffset, int *maxOffset)
 {
-    cubind__nvmlDeviceGetMemClkMinMaxVfOffset_fn cubind_fn = (cubind__nvmlDeviceGetMemClkMinMaxVfOffset_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetMemClkMinMaxVfOffset, &cubind__nvml_offsets[90]);
+    cubind__nvmlDeviceGetMemClkMinMaxVfOffset_fn cubind_fn = (cubind__nvmlDeviceGetMemClkMinMaxVfOffset_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetMemClkMinMaxVfOffset, &cubind__nvml_offsets[90]);
     nvmlReturn_t cubind_status = cubind_fn(device, minOffset, maxOffset);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(90, (int)cubind_status);
@@ -7872,15 +5571,16 @@ nvmlReturn_t cubind_nvml_device_get_mem_clk_min_max_vf_offset(nvmlDevice_t devic
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetPowerManagementMode is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerManagementMode(nvmlDevice_t device, nvmlEnableState_t *mode)
+/* What the wrapper calls until nvmlDeviceGetPowerManagementMode is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetPowerManagementMode(nvmlDevice_t device, nvmlEnableState_t *mode)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)mode, 42);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)mode, 55, (cubind__fnptr)cubind__slow_nvmlDeviceGetPowerManagementMode);
 }
 
 nvmlReturn_t cubind_nvml_device_get_power_management_mode(nvmlDevice_t device, nvmlEnableState_t *mode)
 {
-    cubind__nvmlDeviceGetPowerManagementMode_fn cubind_fn = (cubind__nvmlDeviceGetPowerManagementMode_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetPowerManagementMode, &cubind__nvml_offsets[91]);
+    cubind__nvmlDeviceGetPowerManagementMode_fn cubind_fn = (cubind__nvmlDeviceGetPowerManagementMode_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetPowerManagementMode, &cubind__nvml_offsets[91]);
     nvmlReturn_t cubind_status = cubind_fn(device, mode);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(91, (int)cubind_status);
@@ -7888,15 +5588,16 @@ nvmlReturn_t cubind_nvml_device_get_power_management_mode(nvmlDevice_t device, n
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetPowerManagementLimit is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int *limit)
+/* What the wrapper calls until nvmlDeviceGetPowerManagementLimit is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int *limit)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)limit, 43);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)limit, 56, (cubind__fnptr)cubind__slow_nvmlDeviceGetPowerManagementLimit);
 }
 
 nvmlReturn_t cubind_nvml_device_get_power_management_limit(nvmlDevice_t device, unsigned int *limit)
 {
-    cubind__nvmlDeviceGetPowerManagementLimit_fn cubind_fn = (cubind__nvmlDeviceGetPowerManagementLimit_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetPowerManagementLimit, &cubind__nvml_offsets[92]);
+    cubind__nvmlDeviceGetPowerManagementLimit_fn cubind_fn = (cubind__nvmlDeviceGetPowerManagementLimit_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetPowerManagementLimit, &cubind__nvml_offsets[92]);
     nvmlReturn_t cubind_status = cubind_fn(device, limit);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(92, (int)cubind_status);
@@ -7904,15 +5605,16 @@ nvmlReturn_t cubind_nvml_device_get_power_management_limit(nvmlDevice_t device, 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetPowerManagementLimitConstraints is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int *minLimit, unsigned int *maxLimit)
+/* What the wrapper calls until nvmlDeviceGetPowerManagementLimitConstraints is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int *minLimit, unsigned int *maxLimit)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)minLimit, (uintptr_t)maxLimit, 30);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, (uintptr_t)minLimit, (uintptr_t)maxLimit, 88, (cubind__fnptr)cubind__slow_nvmlDeviceGetPowerManagementLimitConstraints);
 }
 
 nvmlReturn_t cubind_nvml_device_get_power_management_limit_constraints(nvmlDevice_t device, unsigned int *minLimit, unsigned int *maxLimit)
 {
-    cubind__nvmlDeviceGetPowerManagementLimitConstraints_fn cubind_fn = (cubind__nvmlDeviceGetPowerManagementLimitConstraints_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetPowerManagementLimitConstraints, &cubind__nvml_offsets[93]);
+    cubind__nvmlDeviceGetPowerManagementLimitConstraints_fn cubind_fn = (cubind__nvmlDeviceGetPowerManagementLimitConstraints_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetPowerManagementLimitConstraints, &cubind__nvml_offsets[93]);
     nvmlReturn_t cubind_status = cubind_fn(device, minLimit, maxLimit);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(93, (int)cubind_status);
@@ -7920,15 +5622,16 @@ nvmlReturn_t cubind_nvml_device_get_power_management_limit_constraints(nvmlDevic
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetPowerManagementDefaultLimit is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int *defaultLimit)
+/* What the wrapper calls until nvmlDeviceGetPowerManagementDefaultLimit is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int *defaultLimit)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)defaultLimit, 44);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)defaultLimit, 57, (cubind__fnptr)cubind__slow_nvmlDeviceGetPowerManagementDefaultLimit);
 }
 
 nvmlReturn_t cubind_nvml_device_get_power_management_default_limit(nvmlDevice_t device, unsigned int *defaultLimit)
 {
-    cubind__nvmlDeviceGetPowerManagementDefaultLimit_fn cubind_fn = (cubind__nvmlDeviceGetPowerManagementDefaultLimit_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetPowerManagementDefaultLimit, &cubind__nvml_offsets[94]);
+    cubind__nvmlDeviceGetPowerManagementDefaultLimit_fn cubind_fn = (cubind__nvmlDeviceGetPowerManagementDefaultLimit_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetPowerManagementDefaultLimit, &cubind__nvml_offsets[94]);
     nvmlReturn_t cubind_status = cubind_fn(device, defaultLimit);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(94, (int)cubind_status);
@@ -7936,15 +5639,16 @@ nvmlReturn_t cubind_nvml_device_get_power_management_default_limit(nvmlDevice_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetPowerUsage is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)
+/* What the wrapper calls until nvmlDeviceGetPowerUsage is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)power, 45);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)power, 58, (cubind__fnptr)cubind__slow_nvmlDeviceGetPowerUsage);
 }
 
 nvmlReturn_t cubind_nvml_device_get_power_usage(nvmlDevice_t device, unsigned int *power)
 {
-    cubind__nvmlDeviceGetPowerUsage_fn cubind_fn = (cubind__nvmlDeviceGetPowerUsage_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetPowerUsage, &cubind__nvml_offsets[95]);
+    cubind__nvmlDeviceGetPowerUsage_fn cubind_fn = (cubind__nvmlDeviceGetPowerUsage_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetPowerUsage, &cubind__nvml_offsets[95]);
     nvmlReturn_t cubind_status = cubind_fn(device, power);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(95, (int)cubind_status);
@@ -7952,15 +5656,16 @@ nvmlReturn_t cubind_nvml_device_get_power_usage(nvmlDevice_t device, unsigned in
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetTotalEnergyConsumption is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy)
+/* What the wrapper calls until nvmlDeviceGetTotalEnergyConsumption is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)energy, 46);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)energy, 59, (cubind__fnptr)cubind__slow_nvmlDeviceGetTotalEnergyConsumption);
 }
 
 nvmlReturn_t cubind_nvml_device_get_total_energy_consumption(nvmlDevice_t device, unsigned long long *energy)
 {
-    cubind__nvmlDeviceGetTotalEnergyConsumption_fn cubind_fn = (cubind__nvmlDeviceGetTotalEnergyConsumption_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetTotalEnergyConsumption, &cubind__nvml_offsets[96]);
+    cubind__nvmlDeviceGetTotalEnergyConsumption_fn cubind_fn = (cubind__nvmlDeviceGetTotalEnergyConsumption_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetTotalEnergyConsumption, &cubind__nvml_offsets[96]);
     nvmlReturn_t cubind_status = cubind_fn(device, energy);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(96, (int)cubind_status);
@@ -7968,15 +5673,16 @@ nvmlReturn_t cubind_nvml_device_get_total_energy_consumption(nvmlDevice_t device
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetEnforcedPowerLimit is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit)
+/* What the wrapper calls until nvmlDeviceGetEnforcedPowerLimit is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)limit, 47);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)limit, 60, (cubind__fnptr)cubind__slow_nvmlDeviceGetEnforcedPowerLimit);
 }
 
 nvmlReturn_t cubind_nvml_device_get_enforced_power_limit(nvmlDevice_t device, unsigned int *limit)
 {
-    cubind__nvmlDeviceGetEnforcedPowerLimit_fn cubind_fn = (cubind__nvmlDeviceGetEnforcedPowerLimit_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetEnforcedPowerLimit, &cubind__nvml_offsets[97]);
+    cubind__nvmlDeviceGetEnforcedPowerLimit_fn cubind_fn = (cubind__nvmlDeviceGetEnforcedPowerLimit_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetEnforcedPowerLimit, &cubind__nvml_offsets[97]);
     nvmlReturn_t cubind_status = cubind_fn(device, limit);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(97, (int)cubind_status);
@@ -7984,15 +5690,16 @@ nvmlReturn_t cubind_nvml_device_get_enforced_power_limit(nvmlDevice_t device, un
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetGpuOperationMode is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t *current, nvmlGpuOperationMode_t *pending)
+/* What the wrapper calls until nvmlDeviceGetGpuOperationMode is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t *current, nvmlGpuOperationMode_t *pending)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)current, (uintptr_t)pending, 31);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, (uintptr_t)current, (uintptr_t)pending, 89, (cubind__fnptr)cubind__slow_nvmlDeviceGetGpuOperationMode);
 }
 
 nvmlReturn_t cubind_nvml_device_get_gpu_operation_mode(nvmlDevice_t device, nvmlGpuOperationMode_t *current, nvmlGpuOperationMode_t *pending)
 {
-    cubind__nvmlDeviceGetGpuOperationMode_fn cubind_fn = (cubind__nvmlDeviceGetGpuOperationMode_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetGpuOperationMode, &cubind__nvml_offsets[98]);
+    cubind__nvmlDeviceGetGpuOperationMode_fn cubind_fn = (cubind__nvmlDeviceGetGpuOperationMode_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetGpuOperationMode, &cubind__nvml_offsets[98]);
     nvmlReturn_t cubind_status = cubind_fn(device, current, pending);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(98, (int)cubind_status);
@@ -8000,15 +5707,16 @@ nvmlReturn_t cubind_nvml_device_get_gpu_operation_mode(nvmlDevice_t device, nvml
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetMemoryInfo is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
+/* What the wrapper calls until nvmlDeviceGetMemoryInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)memory, 48);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)memory, 61, (cubind__fnptr)cubind__slow_nvmlDeviceGetMemoryInfo);
 }
 
 nvmlReturn_t cubind_nvml_device_get_memory_info(nvmlDevice_t device, nvmlMemory_t *memory)
 {
-    cubind__nvmlDeviceGetMemoryInfo_fn cubind_fn = (cubind__nvmlDeviceGetMemoryInfo_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetMemoryInfo, &cubind__nvml_offsets[99]);
+    cubind__nvmlDeviceGetMemoryInfo_fn cubind_fn = (cubind__nvmlDeviceGetMemoryInfo_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetMemoryInfo, &cubind__nvml_offsets[99]);
     nvmlReturn_t cubind_status = cubind_fn(device, memory);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(99, (int)cubind_status);
@@ -8016,15 +5724,16 @@ nvmlReturn_t cubind_nvml_device_get_memory_info(nvmlDevice_t device, nvmlMemory_
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetMemoryInfo_v2 is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)
+/* What the wrapper calls until nvmlDeviceGetMemoryInfo_v2 is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)memory, 49);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)memory, 62, (cubind__fnptr)cubind__slow_nvmlDeviceGetMemoryInfo_v2);
 }
 
 nvmlReturn_t cubind_nvml_device_get_memory_info_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)
 {
-    cubind__nvmlDeviceGetMemoryInfo_v2_fn cubind_fn = (cubind__nvmlDeviceGetMemoryInfo_v2_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetMemoryInfo_v2, &cubind__nvml_offsets[100]);
+    cubind__nvmlDeviceGetMemoryInfo_v2_fn cubind_fn = (cubind__nvmlDeviceGetMemoryInfo_v2_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetMemoryInfo_v2, &cubind__nvml_offsets[100]);
     nvmlReturn_t cubind_status = cubind_fn(device, memory);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(100, (int)cubind_status);
@@ -8032,15 +5741,16 @@ nvmlReturn_t cubind_nvml_device_get_memory_info_v2(nvmlDevice_t device, nvmlMemo
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetComputeMode is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t *mode)
+/* What the wrapper calls until nvmlDeviceGetComputeMode is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t *mode)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)mode, 50);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)mode, 63, (cubind__fnptr)cubind__slow_nvmlDeviceGetComputeMode);
 }
 
 nvmlReturn_t cubind_nvml_device_get_compute_mode(nvmlDevice_t device, nvmlComputeMode_t *mode)
 {
-    cubind__nvmlDeviceGetComputeMode_fn cubind_fn = (cubind__nvmlDeviceGetComputeMode_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetComputeMode, &cubind__nvml_offsets[101]);
+    cubind__nvmlDeviceGetComputeMode_fn cubind_fn = (cubind__nvmlDeviceGetComputeMode_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetComputeMode, &cubind__nvml_offsets[101]);
     nvmlReturn_t cubind_status = cubind_fn(device, mode);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(101, (int)cubind_status);
@@ -8048,15 +5758,16 @@ nvmlReturn_t cubind_nvml_device_get_compute_mode(nvmlDevice_t device, nvmlComput
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetCudaComputeCapability is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor)
+/* What the wrapper calls until nvmlDeviceGetCudaComputeCapability is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)major, (uintptr_t)minor, 32);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, (uintptr_t)major, (uintptr_t)minor, 90, (cubind__fnptr)cubind__slow_nvmlDeviceGetCudaComputeCapability);
 }
 
 nvmlReturn_t cubind_nvml_device_get_cuda_compute_capability(nvmlDevice_t device, int *major, int *minor)
 {
-    cubind__nvmlDeviceGetCudaComputeCapability_fn cubind_fn = (cubind__nvmlDeviceGetCudaComputeCapability_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetCudaComputeCapability, &cubind__nvml_offsets[102]);
+    cubind__nvmlDeviceGetCudaComputeCapability_fn cubind_fn = (cubind__nvmlDeviceGetCudaComputeCapability_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetCudaComputeCapability, &cubind__nvml_offsets[102]);
     nvmlReturn_t cubind_status = cubind_fn(device, major, minor);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(102, (int)cubind_status);
@@ -8064,15 +5775,16 @@ nvmlReturn_t cubind_nvml_device_get_cuda_compute_capability(nvmlDevice_t device,
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetEccMode is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending)
+/* What the wrapper calls until nvmlDeviceGetEccMode is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)current, (uintptr_t)pending, 33);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, (uintptr_t)current, (uintptr_t)pending, 91, (cubind__fnptr)cubind__slow_nvmlDeviceGetEccMode);
 }
 
 nvmlReturn_t cubind_nvml_device_get_ecc_mode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending)
 {
-    cubind__nvmlDeviceGetEccMode_fn cubind_fn = (cubind__nvmlDeviceGetEccMode_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetEccMode, &cubind__nvml_offsets[103]);
+    cubind__nvmlDeviceGetEccMode_fn cubind_fn = (cubind__nvmlDeviceGetEccMode_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetEccMode, &cubind__nvml_offsets[103]);
     nvmlReturn_t cubind_status = cubind_fn(device, current, pending);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(103, (int)cubind_status);
@@ -8080,15 +5792,16 @@ nvmlReturn_t cubind_nvml_device_get_ecc_mode(nvmlDevice_t device, nvmlEnableStat
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetDefaultEccMode is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDefaultEccMode(nvmlDevice_t device, nvmlEnableState_t *defaultMode)
+/* What the wrapper calls until nvmlDeviceGetDefaultEccMode is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetDefaultEccMode(nvmlDevice_t device, nvmlEnableState_t *defaultMode)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)defaultMode, 51);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)defaultMode, 64, (cubind__fnptr)cubind__slow_nvmlDeviceGetDefaultEccMode);
 }
 
 nvmlReturn_t cubind_nvml_device_get_default_ecc_mode(nvmlDevice_t device, nvmlEnableState_t *defaultMode)
 {
-    cubind__nvmlDeviceGetDefaultEccMode_fn cubind_fn = (cubind__nvmlDeviceGetDefaultEccMode_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetDefaultEccMode, &cubind__nvml_offsets[104]);
+    cubind__nvmlDeviceGetDefaultEccMode_fn cubind_fn = (cubind__nvmlDeviceGetDefaultEccMode_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetDefaultEccMode, &cubind__nvml_offsets[104]);
     nvmlReturn_t cubind_status = cubind_fn(device, defaultMode);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(104, (int)cubind_status);
@@ -8096,15 +5809,16 @@ nvmlReturn_t cubind_nvml_device_get_default_ecc_mode(nvmlDevice_t device, nvmlEn
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetBoardId is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetBoardId(nvmlDevice_t device, unsigned int *boardId)
+/* What the wrapper calls until nvmlDeviceGetBoardId is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetBoardId(nvmlDevice_t device, unsigned int *boardId)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)boardId, 52);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)boardId, 65, (cubind__fnptr)cubind__slow_nvmlDeviceGetBoardId);
 }
 
 nvmlReturn_t cubind_nvml_device_get_board_id(nvmlDevice_t device, unsigned int *boardId)
 {
-    cubind__nvmlDeviceGetBoardId_fn cubind_fn = (cubind__nvmlDeviceGetBoardId_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetBoardId, &cubind__nvml_offsets[105]);
+    cubind__nvmlDeviceGetBoardId_fn cubind_fn = (cubind__nvmlDeviceGetBoardId_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetBoardId, &cubind__nvml_offsets[105]);
     nvmlReturn_t cubind_status = cubind_fn(device, boardId);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(105, (int)cubind_status);
@@ -8112,15 +5826,16 @@ nvmlReturn_t cubind_nvml_device_get_board_id(nvmlDevice_t device, unsigned int *
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetMultiGpuBoard is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMultiGpuBoard(nvmlDevice_t device, unsigned int *multiGpuBool)
+/* What the wrapper calls until nvmlDeviceGetMultiGpuBoard is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetMultiGpuBoard(nvmlDevice_t device, unsigned int *multiGpuBool)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)multiGpuBool, 53);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)multiGpuBool, 66, (cubind__fnptr)cubind__slow_nvmlDeviceGetMultiGpuBoard);
 }
 
 nvmlReturn_t cubind_nvml_device_get_multi_gpu_board(nvmlDevice_t device, unsigned int *multiGpuBool)
 {
-    cubind__nvmlDeviceGetMultiGpuBoard_fn cubind_fn = (cubind__nvmlDeviceGetMultiGpuBoard_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetMultiGpuBoard, &cubind__nvml_offsets[106]);
+    cubind__nvmlDeviceGetMultiGpuBoard_fn cubind_fn = (cubind__nvmlDeviceGetMultiGpuBoard_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetMultiGpuBoard, &cubind__nvml_offsets[106]);
     nvmlReturn_t cubind_status = cubind_fn(device, multiGpuBool);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(106, (int)cubind_status);
@@ -8128,15 +5843,16 @@ nvmlReturn_t cubind_nvml_device_get_multi_gpu_board(nvmlDevice_t device, unsigne
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetTotalEccErrors is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, unsigned long long *eccCounts)
+/* What the wrapper calls until nvmlDeviceGetTotalEccErrors is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, unsigned long long *eccCounts)
 {
-    return cubind_shape_4((uintptr_t)device, errorType, counterType, (uintptr_t)eccCounts, 7);
+    return (nvmlReturn_t)cubind__shape_86((uintptr_t)device, errorType, counterType, (uintptr_t)eccCounts, 61, (cubind__fnptr)cubind__slow_nvmlDeviceGetTotalEccErrors);
 }
 
 nvmlReturn_t cubind_nvml_device_get_total_ecc_errors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, unsigned long long *eccCounts)
 {
-    cubind__nvmlDeviceGetTotalEccErrors_fn cubind_fn = (cubind__nvmlDeviceGetTotalEccErrors_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetTotalEccErrors, &cubind__nvml_offsets[107]);
+    cubind__nvmlDeviceGetTotalEccErrors_fn cubind_fn = (cubind__nvmlDeviceGetTotalEccErrors_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetTotalEccErrors, &cubind__nvml_offsets[107]);
     nvmlReturn_t cubind_status = cubind_fn(device, errorType, counterType, eccCounts);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(107, (int)cubind_status);
@@ -8144,15 +5860,16 @@ nvmlReturn_t cubind_nvml_device_get_total_ecc_errors(nvmlDevice_t device, nvmlMe
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetDetailedEccErrors is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDetailedEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlEccErrorCounts_t *eccCounts)
+/* What the wrapper calls until nvmlDeviceGetDetailedEccErrors is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetDetailedEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlEccErrorCounts_t *eccCounts)
 {
-    return cubind_shape_4((uintptr_t)device, errorType, counterType, (uintptr_t)eccCounts, 8);
+    return (nvmlReturn_t)cubind__shape_86((uintptr_t)device, errorType, counterType, (uintptr_t)eccCounts, 62, (cubind__fnptr)cubind__slow_nvmlDeviceGetDetailedEccErrors);
 }
 
 nvmlReturn_t cubind_nvml_device_get_detailed_ecc_errors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlEccErrorCounts_t *eccCounts)
 {
-    cubind__nvmlDeviceGetDetailedEccErrors_fn cubind_fn = (cubind__nvmlDeviceGetDetailedEccErrors_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetDetailedEccErrors, &cubind__nvml_offsets[108]);
+    cubind__nvmlDeviceGetDetailedEccErrors_fn cubind_fn = (cubind__nvmlDeviceGetDetailedEccErrors_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetDetailedEccErrors, &cubind__nvml_offsets[108]);
     nvmlReturn_t cubind_status = cubind_fn(device, errorType, counterType, eccCounts);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(108, (int)cubind_status);
@@ -8160,15 +5877,16 @@ nvmlReturn_t cubind_nvml_device_get_detailed_ecc_errors(nvmlDevice_t device, nvm
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetMemoryErrorCounter is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlMemoryLocation_t locationType, unsigned long long *count)
+/* What the wrapper calls until nvmlDeviceGetMemoryErrorCounter is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlMemoryLocation_t locationType, unsigned long long *count)
 {
-    return cubind_shape_5((uintptr_t)device, errorType, counterType, locationType, (uintptr_t)count, 1);
+    return (nvmlReturn_t)cubind__shape_75((uintptr_t)device, errorType, counterType, locationType, (uintptr_t)count, 73);
 }
 
 nvmlReturn_t cubind_nvml_device_get_memory_error_counter(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlMemoryLocation_t locationType, unsigned long long *count)
 {
-    cubind__nvmlDeviceGetMemoryErrorCounter_fn cubind_fn = (cubind__nvmlDeviceGetMemoryErrorCounter_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetMemoryErrorCounter, &cubind__nvml_offsets[109]);
+    cubind__nvmlDeviceGetMemoryErrorCounter_fn cubind_fn = (cubind__nvmlDeviceGetMemoryErrorCounter_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetMemoryErrorCounter, &cubind__nvml_offsets[109]);
     nvmlReturn_t cubind_status = cubind_fn(device, errorType, counterType, locationType, count);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(109, (int)cubind_status);
@@ -8176,15 +5894,16 @@ nvmlReturn_t cubind_nvml_device_get_memory_error_counter(nvmlDevice_t device, nv
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetUtilizationRates is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization)
+/* What the wrapper calls until nvmlDeviceGetUtilizationRates is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)utilization, 54);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)utilization, 67, (cubind__fnptr)cubind__slow_nvmlDeviceGetUtilizationRates);
 }
 
 nvmlReturn_t cubind_nvml_device_get_utilization_rates(nvmlDevice_t device, nvmlUtilization_t *utilization)
 {
-    cubind__nvmlDeviceGetUtilizationRates_fn cubind_fn = (cubind__nvmlDeviceGetUtilizationRates_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetUtilizationRates, &cubind__nvml_offsets[110]);
+    cubind__nvmlDeviceGetUtilizationRates_fn cubind_fn = (cubind__nvmlDeviceGetUtilizationRates_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetUtilizationRates, &cubind__nvml_offsets[110]);
     nvmlReturn_t cubind_status = cubind_fn(device, utilization);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(110, (int)cubind_status);
@@ -8192,15 +5911,16 @@ nvmlReturn_t cubind_nvml_device_get_utilization_rates(nvmlDevice_t device, nvmlU
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetEncoderUtilization is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)
+/* What the wrapper calls until nvmlDeviceGetEncoderUtilization is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)utilization, (uintptr_t)samplingPeriodUs, 34);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, (uintptr_t)utilization, (uintptr_t)samplingPeriodUs, 92, (cubind__fnptr)cubind__slow_nvmlDeviceGetEncoderUtilization);
 }
 
 nvmlReturn_t cubind_nvml_device_get_encoder_utilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)
 {
-    cubind__nvmlDeviceGetEncoderUtilization_fn cubind_fn = (cubind__nvmlDeviceGetEncoderUtilization_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetEncoderUtilization, &cubind__nvml_offsets[111]);
+    cubind__nvmlDeviceGetEncoderUtilization_fn cubind_fn = (cubind__nvmlDeviceGetEncoderUtilization_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetEncoderUtilization, &cubind__nvml_offsets[111]);
     nvmlReturn_t cubind_status = cubind_fn(device, utilization, samplingPeriodUs);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(111, (int)cubind_status);
@@ -8208,15 +5928,16 @@ nvmlReturn_t cubind_nvml_device_get_encoder_utilization(nvmlDevice_t device, uns
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetEncoderCapacity is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetEncoderCapacity(nvmlDevice_t device, nvmlEncoderType_t encoderQueryType, unsigned int *encoderCapacity)
+/* What the wrapper calls until nvmlDeviceGetEncoderCapacity is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetEncoderCapacity(nvmlDevice_t device, nvmlEncoderType_t encoderQueryType, unsigned int *encoderCapacity)
 {
-    return cubind_shape_3((uintptr_t)device, encoderQueryType, (uintptr_t)encoderCapacity, 35);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, encoderQueryType, (uintptr_t)encoderCapacity, 93, (cubind__fnptr)cubind__slow_nvmlDeviceGetEncoderCapacity);
 }
 
 nvmlReturn_t cubind_nvml_device_get_encoder_capacity(nvmlDevice_t device, nvmlEncoderType_t encoderQueryType, unsigned int *encoderCapacity)
 {
-    cubind__nvmlDeviceGetEncoderCapacity_fn cubind_fn = (cubind__nvmlDeviceGetEncoderCapacity_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetEncoderCapacity, &cubind__nvml_offsets[112]);
+    cubind__nvmlDeviceGetEncoderCapacity_fn cubind_fn = (cubind__nvmlDeviceGetEncoderCapacity_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetEncoderCapacity, &cubind__nvml_offsets[112]);
     nvmlReturn_t cubind_status = cubind_fn(device, encoderQueryType, encoderCapacity);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(112, (int)cubind_status);
@@ -8224,15 +5945,16 @@ nvmlReturn_t cubind_nvml_device_get_encoder_capacity(nvmlDevice_t device, nvmlEn
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetEncoderStats is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetEncoderStats(nvmlDevice_t device, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)
+/* What the wrapper calls until nvmlDeviceGetEncoderStats is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetEncoderStats(nvmlDevice_t device, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)
 {
-    return cubind_shape_4((uintptr_t)device, (uintptr_t)sessionCount, (uintptr_t)averageFps, (uintptr_t)averageLatency, 9);
+    return (nvmlReturn_t)cubind__shape_86((uintptr_t)device, (uintptr_t)sessionCount, (uintptr_t)averageFps, (uintptr_t)averageLatency, 63, (cubind__fnptr)cubind__slow_nvmlDeviceGetEncoderStats);
 }
 
 nvmlReturn_t cubind_nvml_device_get_encoder_stats(nvmlDevice_t device, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)
 {
-    cubind__nvmlDeviceGetEncoderStats_fn cubind_fn = (cubind__nvmlDeviceGetEncoderStats_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetEncoderStats, &cubind__nvml_offsets[113]);
+    cubind__nvmlDeviceGetEncoderStats_fn cubind_fn = (cubind__nvmlDeviceGetEncoderStats_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetEncoderStats, &cubind__nvml_offsets[113]);
     nvmlReturn_t cubind_status = cubind_fn(device, sessionCount, averageFps, averageLatency);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(113, (int)cubind_status);
@@ -8240,15 +5962,16 @@ nvmlReturn_t cubind_nvml_device_get_encoder_stats(nvmlDevice_t device, unsigned 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetEncoderSessions is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetEncoderSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfos)
+/* What the wrapper calls until nvmlDeviceGetEncoderSessions is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetEncoderSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfos)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)sessionCount, (uintptr_t)sessionInfos, 36);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, (uintptr_t)sessionCount, (uintptr_t)sessionInfos, 94, (cubind__fnptr)cubind__slow_nvmlDeviceGetEncoderSessions);
 }
 
 nvmlReturn_t cubind_nvml_device_get_encoder_sessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfos)
 {
-    cubind__nvmlDeviceGetEncoderSessions_fn cubind_fn = (cubind__nvmlDeviceGetEncoderSessions_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetEncoderSessions, &cubind__nvml_offsets[114]);
+    cubind__nvmlDeviceGetEncoderSessions_fn cubind_fn = (cubind__nvmlDeviceGetEncoderSessions_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetEncoderSessions, &cubind__nvml_offsets[114]);
     nvmlReturn_t cubind_status = cubind_fn(device, sessionCount, sessionInfos);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(114, (int)cubind_status);
@@ -8256,15 +5979,16 @@ nvmlReturn_t cubind_nvml_device_get_encoder_sessions(nvmlDevice_t device, unsign
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetDecoderUtilization is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)
+/* What the wrapper calls until nvmlDeviceGetDecoderUtilization is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)utilization, (uintptr_t)samplingPeriodUs, 37);
+    return (nvmlReturn_t)cubind__shape_91((uintptr_t)device, (uintptr_t)utilization, (uintptr_t)samplingPeriodUs, 95, (cubind__fnptr)cubind__slow_nvmlDeviceGetDecoderUtilization);
 }
 
 nvmlReturn_t cubind_nvml_device_get_decoder_utilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)
 {
-    cubind__nvmlDeviceGetDecoderUtilization_fn cubind_fn = (cubind__nvmlDeviceGetDecoderUtilization_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetDecoderUtilization, &cubind__nvml_offsets[115]);
+    cubind__nvmlDeviceGetDecoderUtilization_fn cubind_fn = (cubind__nvmlDeviceGetDecoderUtilization_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetDecoderUtilization, &cubind__nvml_offsets[115]);
     nvmlReturn_t cubind_status = cubind_fn(device, utilization, samplingPeriodUs);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(115, (int)cubind_status);
@@ -8272,15 +5996,16 @@ nvmlReturn_t cubind_nvml_device_get_decoder_utilization(nvmlDevice_t device, uns
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetJpgUtilization is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetJpgUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)
+/* What the wrapper calls until nvmlDeviceGetJpgUtilization is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetJpgUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)utilization, (uintptr_t)samplingPeriodUs, 38);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, (uintptr_t)utilization, (uintptr_t)samplingPeriodUs, 0, (cubind__fnptr)cubind__slow_nvmlDeviceGetJpgUtilization);
 }
 
 nvmlReturn_t cubind_nvml_device_get_jpg_utilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)
 {
-    cubind__nvmlDeviceGetJpgUtilization_fn cubind_fn = (cubind__nvmlDeviceGetJpgUtilization_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetJpgUtilization, &cubind__nvml_offsets[116]);
+    cubind__nvmlDeviceGetJpgUtilization_fn cubind_fn = (cubind__nvmlDeviceGetJpgUtilization_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetJpgUtilization, &cubind__nvml_offsets[116]);
     nvmlReturn_t cubind_status = cubind_fn(device, utilization, samplingPeriodUs);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(116, (int)cubind_status);
@@ -8288,15 +6013,16 @@ nvmlReturn_t cubind_nvml_device_get_jpg_utilization(nvmlDevice_t device, unsigne
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetOfaUtilization is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetOfaUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)
+/* What the wrapper calls until nvmlDeviceGetOfaUtilization is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetOfaUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)utilization, (uintptr_t)samplingPeriodUs, 39);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, (uintptr_t)utilization, (uintptr_t)samplingPeriodUs, 1, (cubind__fnptr)cubind__slow_nvmlDeviceGetOfaUtilization);
 }
 
 nvmlReturn_t cubind_nvml_device_get_ofa_utilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)
 {
-    cubind__nvmlDeviceGetOfaUtilization_fn cubind_fn = (cubind__nvmlDeviceGetOfaUtilization_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetOfaUtilization, &cubind__nvml_offsets[117]);
+    cubind__nvmlDeviceGetOfaUtilization_fn cubind_fn = (cubind__nvmlDeviceGetOfaUtilization_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetOfaUtilization, &cubind__nvml_offsets[117]);
     nvmlReturn_t cubind_status = cubind_fn(device, utilization, samplingPeriodUs);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(117, (int)cubind_status);
@@ -8304,15 +6030,16 @@ nvmlReturn_t cubind_nvml_device_get_ofa_utilization(nvmlDevice_t device, unsigne
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetFBCStats is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetFBCStats(nvmlDevice_t device, nvmlFBCStats_t *fbcStats)
+/* What the wrapper calls until nvmlDeviceGetFBCStats is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetFBCStats(nvmlDevice_t device, nvmlFBCStats_t *fbcStats)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)fbcStats, 55);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)fbcStats, 68, (cubind__fnptr)cubind__slow_nvmlDeviceGetFBCStats);
 }
 
 nvmlReturn_t cubind_nvml_device_get_fbc_stats(nvmlDevice_t device, nvmlFBCStats_t *fbcStats)
 {
-    cubind__nvmlDeviceGetFBCStats_fn cubind_fn = (cubind__nvmlDeviceGetFBCStats_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetFBCStats, &cubind__nvml_offsets[118]);
+    cubind__nvmlDeviceGetFBCStats_fn cubind_fn = (cubind__nvmlDeviceGetFBCStats_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetFBCStats, &cubind__nvml_offsets[118]);
     nvmlReturn_t cubind_status = cubind_fn(device, fbcStats);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(118, (int)cubind_status);
@@ -8320,15 +6047,16 @@ nvmlReturn_t cubind_nvml_device_get_fbc_stats(nvmlDevice_t device, nvmlFBCStats_
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetFBCSessions is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetFBCSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)
+/* What the wrapper calls until nvmlDeviceGetFBCSessions is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetFBCSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)sessionCount, (uintptr_t)sessionInfo, 40);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, (uintptr_t)sessionCount, (uintptr_t)sessionInfo, 2, (cubind__fnptr)cubind__slow_nvmlDeviceGetFBCSessions);
 }
 
 nvmlReturn_t cubind_nvml_device_get_fbc_sessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)
 {
-    cubind__nvmlDeviceGetFBCSessions_fn cubind_fn = (cubind__nvmlDeviceGetFBCSessions_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetFBCSessions, &cubind__nvml_offsets[119]);
+    cubind__nvmlDeviceGetFBCSessions_fn cubind_fn = (cubind__nvmlDeviceGetFBCSessions_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetFBCSessions, &cubind__nvml_offsets[119]);
     nvmlReturn_t cubind_status = cubind_fn(device, sessionCount, sessionInfo);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(119, (int)cubind_status);
@@ -8336,15 +6064,16 @@ nvmlReturn_t cubind_nvml_device_get_fbc_sessions(nvmlDevice_t device, unsigned i
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetDriverModel is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDriverModel(nvmlDevice_t device, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)
+/* What the wrapper calls until nvmlDeviceGetDriverModel is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetDriverModel(nvmlDevice_t device, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)current, (uintptr_t)pending, 41);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, (uintptr_t)current, (uintptr_t)pending, 3, (cubind__fnptr)cubind__slow_nvmlDeviceGetDriverModel);
 }
 
 nvmlReturn_t cubind_nvml_device_get_driver_model(nvmlDevice_t device, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)
 {
-    cubind__nvmlDeviceGetDriverModel_fn cubind_fn = (cubind__nvmlDeviceGetDriverModel_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetDriverModel, &cubind__nvml_offsets[120]);
+    cubind__nvmlDeviceGetDriverModel_fn cubind_fn = (cubind__nvmlDeviceGetDriverModel_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetDriverModel, &cubind__nvml_offsets[120]);
     nvmlReturn_t cubind_status = cubind_fn(device, current, pending);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(120, (int)cubind_status);
@@ -8352,15 +6081,16 @@ nvmlReturn_t cubind_nvml_device_get_driver_model(nvmlDevice_t device, nvmlDriver
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetVbiosVersion is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVbiosVersion(nvmlDevice_t device, char *version, unsigned int length)
+/* What the wrapper calls until nvmlDeviceGetVbiosVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetVbiosVersion(nvmlDevice_t device, char *version, unsigned int length)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)version, length, 42);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, (uintptr_t)version, length, 4, (cubind__fnptr)cubind__slow_nvmlDeviceGetVbiosVersion);
 }
 
 nvmlReturn_t cubind_nvml_device_get_vbios_version(nvmlDevice_t device, char *version, unsigned int length)
 {
-    cubind__nvmlDeviceGetVbiosVersion_fn cubind_fn = (cubind__nvmlDeviceGetVbiosVersion_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetVbiosVersion, &cubind__nvml_offsets[121]);
+    cubind__nvmlDeviceGetVbiosVersion_fn cubind_fn = (cubind__nvmlDeviceGetVbiosVersion_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetVbiosVersion, &cubind__nvml_offsets[121]);
     nvmlReturn_t cubind_status = cubind_fn(device, version, length);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(121, (int)cubind_status);
@@ -8368,15 +6098,16 @@ nvmlReturn_t cubind_nvml_device_get_vbios_version(nvmlDevice_t device, char *ver
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetBridgeChipInfo is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetBridgeChipInfo(nvmlDevice_t device, nvmlBridgeChipHierarchy_t *bridgeHierarchy)
+/* What the wrapper calls until nvmlDeviceGetBridgeChipInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetBridgeChipInfo(nvmlDevice_t device, nvmlBridgeChipHierarchy_t *bridgeHierarchy)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)bridgeHierarchy, 56);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)bridgeHierarchy, 69, (cubind__fnptr)cubind__slow_nvmlDeviceGetBridgeChipInfo);
 }
 
 nvmlReturn_t cubind_nvml_device_get_bridge_chip_info(nvmlDevice_t device, nvmlBridgeChipHierarchy_t *bridgeHierarchy)
 {
-    cubind__nvmlDeviceGetBridgeChipInfo_fn cubind_fn = (cubind__nvmlDeviceGetBridgeChipInfo_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetBridgeChipInfo, &cubind__nvml_offsets[122]);
+    cubind__nvmlDeviceGetBridgeChipInfo_fn cubind_fn = (cubind__nvmlDeviceGetBridgeChipInfo_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetBridgeChipInfo, &cubind__nvml_offsets[122]);
     nvmlReturn_t cubind_status = cubind_fn(device, bridgeHierarchy);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(122, (int)cubind_status);
@@ -8384,15 +6115,16 @@ nvmlReturn_t cubind_nvml_device_get_bridge_chip_info(nvmlDevice_t device, nvmlBr
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetComputeRunningProcesses_v3 is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)
+/* What the wrapper calls until nvmlDeviceGetComputeRunningProcesses_v3 is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)infoCount, (uintptr_t)infos, 43);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, (uintptr_t)infoCount, (uintptr_t)infos, 5, (cubind__fnptr)cubind__slow_nvmlDeviceGetComputeRunningProcesses_v3);
 }
 
 nvmlReturn_t cubind_nvml_device_get_compute_running_processes(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)
 {
-    cubind__nvmlDeviceGetComputeRunningProcesses_v3_fn cubind_fn = (cubind__nvmlDeviceGetComputeRunningProcesses_v3_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetComputeRunningProcesses_v3, &cubind__nvml_offsets[123]);
+    cubind__nvmlDeviceGetComputeRunningProcesses_v3_fn cubind_fn = (cubind__nvmlDeviceGetComputeRunningProcesses_v3_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetComputeRunningProcesses_v3, &cubind__nvml_offsets[123]);
     nvmlReturn_t cubind_status = cubind_fn(device, infoCount, infos);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(123, (int)cubind_status);
@@ -8400,15 +6132,16 @@ nvmlReturn_t cubind_nvml_device_get_compute_running_processes(nvmlDevice_t devic
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetGraphicsRunningProcesses_v3 is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)
+/* What the wrapper calls until nvmlDeviceGetGraphicsRunningProcesses_v3 is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)infoCount, (uintptr_t)infos, 44);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, (uintptr_t)infoCount, (uintptr_t)infos, 6, (cubind__fnptr)cubind__slow_nvmlDeviceGetGraphicsRunningProcesses_v3);
 }
 
 nvmlReturn_t cubind_nvml_device_get_graphics_running_processes(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)
 {
-    cubind__nvmlDeviceGetGraphicsRunningProcesses_v3_fn cubind_fn = (cubind__nvmlDeviceGetGraphicsRunningProcesses_v3_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetGraphicsRunningProcesses_v3, &cubind__nvml_offsets[124]);
+    cubind__nvmlDeviceGetGraphicsRunningProcesses_v3_fn cubind_fn = (cubind__nvmlDeviceGetGraphicsRunningProcesses_v3_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetGraphicsRunningProcesses_v3, &cubind__nvml_offsets[124]);
     nvmlReturn_t cubind_status = cubind_fn(device, infoCount, infos);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(124, (int)cubind_status);
@@ -8416,15 +6149,16 @@ nvmlReturn_t cubind_nvml_device_get_graphics_running_processes(nvmlDevice_t devi
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetMPSComputeRunningProcesses_v3 is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)
+/* What the wrapper calls until nvmlDeviceGetMPSComputeRunningProcesses_v3 is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)infoCount, (uintptr_t)infos, 45);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, (uintptr_t)infoCount, (uintptr_t)infos, 7, (cubind__fnptr)cubind__slow_nvmlDeviceGetMPSComputeRunningProcesses_v3);
 }
 
 nvmlReturn_t cubind_nvml_device_get_mps_compute_running_processes(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)
 {
-    cubind__nvmlDeviceGetMPSComputeRunningProcesses_v3_fn cubind_fn = (cubind__nvmlDeviceGetMPSComputeRunningProcesses_v3_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetMPSComputeRunningProcesses_v3, &cubind__nvml_offsets[125]);
+    cubind__nvmlDeviceGetMPSComputeRunningProcesses_v3_fn cubind_fn = (cubind__nvmlDeviceGetMPSComputeRunningProcesses_v3_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetMPSComputeRunningProcesses_v3, &cubind__nvml_offsets[125]);
     nvmlReturn_t cubind_status = cubind_fn(device, infoCount, infos);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(125, (int)cubind_status);
@@ -8432,15 +6166,16 @@ nvmlReturn_t cubind_nvml_device_get_mps_compute_running_processes(nvmlDevice_t d
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetRunningProcessDetailList is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t device, nvmlProcessDetailList_t *plist)
+/* What the wrapper calls until nvmlDeviceGetRunningProcessDetailList is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t device, nvmlProcessDetailList_t *plist)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)plist, 57);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)plist, 70, (cubind__fnptr)cubind__slow_nvmlDeviceGetRunningProcessDetailList);
 }
 
 nvmlReturn_t cubind_nvml_device_get_running_process_detail_list(nvmlDevice_t device, nvmlProcessDetailList_t *plist)
 {
-    cubind__nvmlDeviceGetRunningProcessDetailList_fn cubind_fn = (cubind__nvmlDeviceGetRunningProcessDetailList_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetRunningProcessDetailList, &cubind__nvml_offsets[126]);
+    cubind__nvmlDeviceGetRunningProcessDetailList_fn cubind_fn = (cubind__nvmlDeviceGetRunningProcessDetailList_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetRunningProcessDetailList, &cubind__nvml_offsets[126]);
     nvmlReturn_t cubind_status = cubind_fn(device, plist);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(126, (int)cubind_status);
@@ -8448,15 +6183,16 @@ nvmlReturn_t cubind_nvml_device_get_running_process_detail_list(nvmlDevice_t dev
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceOnSameBoard is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceOnSameBoard(nvmlDevice_t device1, nvmlDevice_t device2, int *onSameBoard)
+/* What the wrapper calls until nvmlDeviceOnSameBoard is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceOnSameBoard(nvmlDevice_t device1, nvmlDevice_t device2, int *onSameBoard)
 {
-    return cubind_shape_3((uintptr_t)device1, (uintptr_t)device2, (uintptr_t)onSameBoard, 46);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device1, (uintptr_t)device2, (uintptr_t)onSameBoard, 8, (cubind__fnptr)cubind__slow_nvmlDeviceOnSameBoard);
 }
 
 nvmlReturn_t cubind_nvml_device_on_same_board(nvmlDevice_t device1, nvmlDevice_t device2, int *onSameBoard)
 {
-    cubind__nvmlDeviceOnSameBoard_fn cubind_fn = (cubind__nvmlDeviceOnSameBoard_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceOnSameBoard, &cubind__nvml_offsets[127]);
+    cubind__nvmlDeviceOnSameBoard_fn cubind_fn = (cubind__nvmlDeviceOnSameBoard_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceOnSameBoard, &cubind__nvml_offsets[127]);
     nvmlReturn_t cubind_status = cubind_fn(device1, device2, onSameBoard);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(127, (int)cubind_status);
@@ -8464,15 +6200,16 @@ nvmlReturn_t cubind_nvml_device_on_same_board(nvmlDevice_t device1, nvmlDevice_t
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetAPIRestriction is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t *isRestricted)
+/* What the wrapper calls until nvmlDeviceGetAPIRestriction is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t *isRestricted)
 {
-    return cubind_shape_3((uintptr_t)device, apiType, (uintptr_t)isRestricted, 47);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, apiType, (uintptr_t)isRestricted, 9, (cubind__fnptr)cubind__slow_nvmlDeviceGetAPIRestriction);
 }
 
 nvmlReturn_t cubind_nvml_device_get_api_restriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t *isRestricted)
 {
-    cubind__nvmlDeviceGetAPIRestriction_fn cubind_fn = (cubind__nvmlDeviceGetAPIRestriction_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetAPIRestriction, &cubind__nvml_offsets[128]);
+    cubind__nvmlDeviceGetAPIRestriction_fn cubind_fn = (cubind__nvmlDeviceGetAPIRestriction_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetAPIRestriction, &cubind__nvml_offsets[128]);
     nvmlReturn_t cubind_status = cubind_fn(device, apiType, isRestricted);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(128, (int)cubind_status);
@@ -8480,15 +6217,16 @@ nvmlReturn_t cubind_nvml_device_get_api_restriction(nvmlDevice_t device, nvmlRes
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetSamples is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *sampleCount, nvmlSample_t *samples)
+/* What the wrapper calls until nvmlDeviceGetSamples is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *sampleCount, nvmlSample_t *samples)
 {
-    return cubind_shape_6((uintptr_t)device, type, lastSeenTimeStamp, (uintptr_t)sampleValType, (uintptr_t)sampleCount, (uintptr_t)samples, 0.0);
+    return (nvmlReturn_t)cubind__shape_89((uintptr_t)device, type, lastSeenTimeStamp, (uintptr_t)sampleValType, (uintptr_t)sampleCount, (uintptr_t)samples, 22.0);
 }
 
 nvmlReturn_t cubind_nvml_device_get_samples(nvmlDevice_t device, nvmlSamplingType_t type, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *sampleCount, nvmlSample_t *samples)
 {
-    cubind__nvmlDeviceGetSamples_fn cubind_fn = (cubind__nvmlDeviceGetSamples_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetSamples, &cubind__nvml_offsets[129]);
+    cubind__nvmlDeviceGetSamples_fn cubind_fn = (cubind__nvmlDeviceGetSamples_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetSamples, &cubind__nvml_offsets[129]);
     nvmlReturn_t cubind_status = cubind_fn(device, type, lastSeenTimeStamp, sampleValType, sampleCount, samples);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(129, (int)cubind_status);
@@ -8496,15 +6234,16 @@ nvmlReturn_t cubind_nvml_device_get_samples(nvmlDevice_t device, nvmlSamplingTyp
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetBAR1MemoryInfo is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t *bar1Memory)
+/* What the wrapper calls until nvmlDeviceGetBAR1MemoryInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t *bar1Memory)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)bar1Memory, 58);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)bar1Memory, 71, (cubind__fnptr)cubind__slow_nvmlDeviceGetBAR1MemoryInfo);
 }
 
 nvmlReturn_t cubind_nvml_device_get_bar1memory_info(nvmlDevice_t device, nvmlBAR1Memory_t *bar1Memory)
 {
-    cubind__nvmlDeviceGetBAR1MemoryInfo_fn cubind_fn = (cubind__nvmlDeviceGetBAR1MemoryInfo_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetBAR1MemoryInfo, &cubind__nvml_offsets[130]);
+    cubind__nvmlDeviceGetBAR1MemoryInfo_fn cubind_fn = (cubind__nvmlDeviceGetBAR1MemoryInfo_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetBAR1MemoryInfo, &cubind__nvml_offsets[130]);
     nvmlReturn_t cubind_status = cubind_fn(device, bar1Memory);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(130, (int)cubind_status);
@@ -8512,15 +6251,16 @@ nvmlReturn_t cubind_nvml_device_get_bar1memory_info(nvmlDevice_t device, nvmlBAR
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetViolationStatus is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t *violTime)
+/* What the wrapper calls until nvmlDeviceGetViolationStatus is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t *violTime)
 {
-    return cubind_shape_3((uintptr_t)device, perfPolicyType, (uintptr_t)violTime, 48);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, perfPolicyType, (uintptr_t)violTime, 10, (cubind__fnptr)cubind__slow_nvmlDeviceGetViolationStatus);
 }
 
 nvmlReturn_t cubind_nvml_device_get_violation_status(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t *violTime)
 {
-    cubind__nvmlDeviceGetViolationStatus_fn cubind_fn = (cubind__nvmlDeviceGetViolationStatus_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetViolationStatus, &cubind__nvml_offsets[131]);
+    cubind__nvmlDeviceGetViolationStatus_fn cubind_fn = (cubind__nvmlDeviceGetViolationStatus_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetViolationStatus, &cubind__nvml_offsets[131]);
     nvmlReturn_t cubind_status = cubind_fn(device, perfPolicyType, violTime);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(131, (int)cubind_status);
@@ -8528,15 +6268,16 @@ nvmlReturn_t cubind_nvml_device_get_violation_status(nvmlDevice_t device, nvmlPe
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetIrqNum is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetIrqNum(nvmlDevice_t device, unsigned int *irqNum)
+/* What the wrapper calls until nvmlDeviceGetIrqNum is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetIrqNum(nvmlDevice_t device, unsigned int *irqNum)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)irqNum, 59);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)irqNum, 72, (cubind__fnptr)cubind__slow_nvmlDeviceGetIrqNum);
 }
 
 nvmlReturn_t cubind_nvml_device_get_irq_num(nvmlDevice_t device, unsigned int *irqNum)
 {
-    cubind__nvmlDeviceGetIrqNum_fn cubind_fn = (cubind__nvmlDeviceGetIrqNum_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetIrqNum, &cubind__nvml_offsets[132]);
+    cubind__nvmlDeviceGetIrqNum_fn cubind_fn = (cubind__nvmlDeviceGetIrqNum_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetIrqNum, &cubind__nvml_offsets[132]);
     nvmlReturn_t cubind_status = cubind_fn(device, irqNum);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(132, (int)cubind_status);
@@ -8544,15 +6285,16 @@ nvmlReturn_t cubind_nvml_device_get_irq_num(nvmlDevice_t device, unsigned int *i
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetNumGpuCores is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int *numCores)
+/* What the wrapper calls until nvmlDeviceGetNumGpuCores is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int *numCores)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)numCores, 60);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)numCores, 73, (cubind__fnptr)cubind__slow_nvmlDeviceGetNumGpuCores);
 }
 
 nvmlReturn_t cubind_nvml_device_get_num_gpu_cores(nvmlDevice_t device, unsigned int *numCores)
 {
-    cubind__nvmlDeviceGetNumGpuCores_fn cubind_fn = (cubind__nvmlDeviceGetNumGpuCores_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetNumGpuCores, &cubind__nvml_offsets[133]);
+    cubind__nvmlDeviceGetNumGpuCores_fn cubind_fn = (cubind__nvmlDeviceGetNumGpuCores_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetNumGpuCores, &cubind__nvml_offsets[133]);
     nvmlReturn_t cubind_status = cubind_fn(device, numCores);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(133, (int)cubind_status);
@@ -8560,15 +6302,16 @@ nvmlReturn_t cubind_nvml_device_get_num_gpu_cores(nvmlDevice_t device, unsigned 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetPowerSource is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerSource(nvmlDevice_t device, nvmlPowerSource_t *powerSource)
+/* What the wrapper calls until nvmlDeviceGetPowerSource is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetPowerSource(nvmlDevice_t device, nvmlPowerSource_t *powerSource)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)powerSource, 61);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)powerSource, 74, (cubind__fnptr)cubind__slow_nvmlDeviceGetPowerSource);
 }
 
 nvmlReturn_t cubind_nvml_device_get_power_source(nvmlDevice_t device, nvmlPowerSource_t *powerSource)
 {
-    cubind__nvmlDeviceGetPowerSource_fn cubind_fn = (cubind__nvmlDeviceGetPowerSource_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetPowerSource, &cubind__nvml_offsets[134]);
+    cubind__nvmlDeviceGetPowerSource_fn cubind_fn = (cubind__nvmlDeviceGetPowerSource_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetPowerSource, &cubind__nvml_offsets[134]);
     nvmlReturn_t cubind_status = cubind_fn(device, powerSource);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(134, (int)cubind_status);
@@ -8576,15 +6319,16 @@ nvmlReturn_t cubind_nvml_device_get_power_source(nvmlDevice_t device, nvmlPowerS
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetMemoryBusWidth is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int *busWidth)
+/* What the wrapper calls until nvmlDeviceGetMemoryBusWidth is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int *busWidth)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)busWidth, 62);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)busWidth, 75, (cubind__fnptr)cubind__slow_nvmlDeviceGetMemoryBusWidth);
 }
 
 nvmlReturn_t cubind_nvml_device_get_memory_bus_width(nvmlDevice_t device, unsigned int *busWidth)
 {
-    cubind__nvmlDeviceGetMemoryBusWidth_fn cubind_fn = (cubind__nvmlDeviceGetMemoryBusWidth_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetMemoryBusWidth, &cubind__nvml_offsets[135]);
+    cubind__nvmlDeviceGetMemoryBusWidth_fn cubind_fn = (cubind__nvmlDeviceGetMemoryBusWidth_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetMemoryBusWidth, &cubind__nvml_offsets[135]);
     nvmlReturn_t cubind_status = cubind_fn(device, busWidth);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(135, (int)cubind_status);
@@ -8592,15 +6336,16 @@ nvmlReturn_t cubind_nvml_device_get_memory_bus_width(nvmlDevice_t device, unsign
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetPcieLinkMaxSpeed is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t device, unsigned int *maxSpeed)
+/* What the wrapper calls until nvmlDeviceGetPcieLinkMaxSpeed is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t device, unsigned int *maxSpeed)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)maxSpeed, 63);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)maxSpeed, 76, (cubind__fnptr)cubind__slow_nvmlDeviceGetPcieLinkMaxSpeed);
 }
 
 nvmlReturn_t cubind_nvml_device_get_pcie_link_max_speed(nvmlDevice_t device, unsigned int *maxSpeed)
 {
-    cubind__nvmlDeviceGetPcieLinkMaxSpeed_fn cubind_fn = (cubind__nvmlDeviceGetPcieLinkMaxSpeed_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetPcieLinkMaxSpeed, &cubind__nvml_offsets[136]);
+    cubind__nvmlDeviceGetPcieLinkMaxSpeed_fn cubind_fn = (cubind__nvmlDeviceGetPcieLinkMaxSpeed_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetPcieLinkMaxSpeed, &cubind__nvml_offsets[136]);
     nvmlReturn_t cubind_status = cubind_fn(device, maxSpeed);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(136, (int)cubind_status);
@@ -8608,15 +6353,16 @@ nvmlReturn_t cubind_nvml_device_get_pcie_link_max_speed(nvmlDevice_t device, uns
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetPcieSpeed is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int *pcieSpeed)
+/* What the wrapper calls until nvmlDeviceGetPcieSpeed is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int *pcieSpeed)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)pcieSpeed, 64);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)pcieSpeed, 77, (cubind__fnptr)cubind__slow_nvmlDeviceGetPcieSpeed);
 }
 
 nvmlReturn_t cubind_nvml_device_get_pcie_speed(nvmlDevice_t device, unsigned int *pcieSpeed)
 {
-    cubind__nvmlDeviceGetPcieSpeed_fn cubind_fn = (cubind__nvmlDeviceGetPcieSpeed_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetPcieSpeed, &cubind__nvml_offsets[137]);
+    cubind__nvmlDeviceGetPcieSpeed_fn cubind_fn = (cubind__nvmlDeviceGetPcieSpeed_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetPcieSpeed, &cubind__nvml_offsets[137]);
     nvmlReturn_t cubind_status = cubind_fn(device, pcieSpeed);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(137, (int)cubind_status);
@@ -8624,15 +6370,16 @@ nvmlReturn_t cubind_nvml_device_get_pcie_speed(nvmlDevice_t device, unsigned int
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetAdaptiveClockInfoStatus is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDevice_t device, unsigned int *adaptiveClockStatus)
+/* What the wrapper calls until nvmlDeviceGetAdaptiveClockInfoStatus is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDevice_t device, unsigned int *adaptiveClockStatus)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)adaptiveClockStatus, 65);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)adaptiveClockStatus, 78, (cubind__fnptr)cubind__slow_nvmlDeviceGetAdaptiveClockInfoStatus);
 }
 
 nvmlReturn_t cubind_nvml_device_get_adaptive_clock_info_status(nvmlDevice_t device, unsigned int *adaptiveClockStatus)
 {
-    cubind__nvmlDeviceGetAdaptiveClockInfoStatus_fn cubind_fn = (cubind__nvmlDeviceGetAdaptiveClockInfoStatus_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetAdaptiveClockInfoStatus, &cubind__nvml_offsets[138]);
+    cubind__nvmlDeviceGetAdaptiveClockInfoStatus_fn cubind_fn = (cubind__nvmlDeviceGetAdaptiveClockInfoStatus_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetAdaptiveClockInfoStatus, &cubind__nvml_offsets[138]);
     nvmlReturn_t cubind_status = cubind_fn(device, adaptiveClockStatus);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(138, (int)cubind_status);
@@ -8640,15 +6387,16 @@ nvmlReturn_t cubind_nvml_device_get_adaptive_clock_info_status(nvmlDevice_t devi
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetBusType is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetBusType(nvmlDevice_t device, nvmlBusType_t *type)
+/* What the wrapper calls until nvmlDeviceGetBusType is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetBusType(nvmlDevice_t device, nvmlBusType_t *type)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)type, 66);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)type, 79, (cubind__fnptr)cubind__slow_nvmlDeviceGetBusType);
 }
 
 nvmlReturn_t cubind_nvml_device_get_bus_type(nvmlDevice_t device, nvmlBusType_t *type)
 {
-    cubind__nvmlDeviceGetBusType_fn cubind_fn = (cubind__nvmlDeviceGetBusType_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetBusType, &cubind__nvml_offsets[139]);
+    cubind__nvmlDeviceGetBusType_fn cubind_fn = (cubind__nvmlDeviceGetBusType_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetBusType, &cubind__nvml_offsets[139]);
     nvmlReturn_t cubind_status = cubind_fn(device, type);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(139, (int)cubind_status);
@@ -8656,15 +6404,16 @@ nvmlReturn_t cubind_nvml_device_get_bus_type(nvmlDevice_t device, nvmlBusType_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetGpuFabricInfo is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo)
+/* What the wrapper calls until nvmlDeviceGetGpuFabricInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)gpuFabricInfo, 67);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)gpuFabricInfo, 80, (cubind__fnptr)cubind__slow_nvmlDeviceGetGpuFabricInfo);
 }
 
 nvmlReturn_t cubind_nvml_device_get_gpu_fabric_info(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo)
 {
-    cubind__nvmlDeviceGetGpuFabricInfo_fn cubind_fn = (cubind__nvmlDeviceGetGpuFabricInfo_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetGpuFabricInfo, &cubind__nvml_offsets[140]);
+    cubind__nvmlDeviceGetGpuFabricInfo_fn cubind_fn = (cubind__nvmlDeviceGetGpuFabricInfo_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetGpuFabricInfo, &cubind__nvml_offsets[140]);
     nvmlReturn_t cubind_status = cubind_fn(device, gpuFabricInfo);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(140, (int)cubind_status);
@@ -8672,15 +6421,16 @@ nvmlReturn_t cubind_nvml_device_get_gpu_fabric_info(nvmlDevice_t device, nvmlGpu
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetGpuFabricInfoV is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t *gpuFabricInfo)
+/* What the wrapper calls until nvmlDeviceGetGpuFabricInfoV is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t *gpuFabricInfo)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)gpuFabricInfo, 68);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)gpuFabricInfo, 81, (cubind__fnptr)cubind__slow_nvmlDeviceGetGpuFabricInfoV);
 }
 
 nvmlReturn_t cubind_nvml_device_get_gpu_fabric_info_v(nvmlDevice_t device, nvmlGpuFabricInfoV_t *gpuFabricInfo)
 {
-    cubind__nvmlDeviceGetGpuFabricInfoV_fn cubind_fn = (cubind__nvmlDeviceGetGpuFabricInfoV_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetGpuFabricInfoV, &cubind__nvml_offsets[141]);
+    cubind__nvmlDeviceGetGpuFabricInfoV_fn cubind_fn = (cubind__nvmlDeviceGetGpuFabricInfoV_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetGpuFabricInfoV, &cubind__nvml_offsets[141]);
     nvmlReturn_t cubind_status = cubind_fn(device, gpuFabricInfo);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(141, (int)cubind_status);
@@ -8688,15 +6438,16 @@ nvmlReturn_t cubind_nvml_device_get_gpu_fabric_info_v(nvmlDevice_t device, nvmlG
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlSystemGetConfComputeCapabilities is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetConfComputeCapabilities(nvmlConfComputeSystemCaps_t *capabilities)
+/* What the wrapper calls until nvmlSystemGetConfComputeCapabilities is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlSystemGetConfComputeCapabilities(nvmlConfComputeSystemCaps_t *capabilities)
 {
-    return cubind_shape_1((uintptr_t)capabilities, 8);
+    return (nvmlReturn_t)cubind__shape_87((uintptr_t)capabilities, 84, (cubind__fnptr)cubind__slow_nvmlSystemGetConfComputeCapabilities);
 }
 
 nvmlReturn_t cubind_nvml_system_get_conf_compute_capabilities(nvmlConfComputeSystemCaps_t *capabilities)
 {
-    cubind__nvmlSystemGetConfComputeCapabilities_fn cubind_fn = (cubind__nvmlSystemGetConfComputeCapabilities_fn)cubind__target((cubind__fnptr)slow_nvmlSystemGetConfComputeCapabilities, &cubind__nvml_offsets[142]);
+    cubind__nvmlSystemGetConfComputeCapabilities_fn cubind_fn = (cubind__nvmlSystemGetConfComputeCapabilities_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlSystemGetConfComputeCapabilities, &cubind__nvml_offsets[142]);
     nvmlReturn_t cubind_status = cubind_fn(capabilities);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(142, (int)cubind_status);
@@ -8704,15 +6455,16 @@ nvmlReturn_t cubind_nvml_system_get_conf_compute_capabilities(nvmlConfComputeSys
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlSystemGetConfComputeState is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetConfComputeState(nvmlConfComputeSystemState_t *state)
+/* What the wrapper calls until nvmlSystemGetConfComputeState is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlSystemGetConfComputeState(nvmlConfComputeSystemState_t *state)
 {
-    return cubind_shape_1((uintptr_t)state, 9);
+    return (nvmlReturn_t)cubind__shape_87((uintptr_t)state, 85, (cubind__fnptr)cubind__slow_nvmlSystemGetConfComputeState);
 }
 
 nvmlReturn_t cubind_nvml_system_get_conf_compute_state(nvmlConfComputeSystemState_t *state)
 {
-    cubind__nvmlSystemGetConfComputeState_fn cubind_fn = (cubind__nvmlSystemGetConfComputeState_fn)cubind__target((cubind__fnptr)slow_nvmlSystemGetConfComputeState, &cubind__nvml_offsets[143]);
+    cubind__nvmlSystemGetConfComputeState_fn cubind_fn = (cubind__nvmlSystemGetConfComputeState_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlSystemGetConfComputeState, &cubind__nvml_offsets[143]);
     nvmlReturn_t cubind_status = cubind_fn(state);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(143, (int)cubind_status);
@@ -8720,15 +6472,16 @@ nvmlReturn_t cubind_nvml_system_get_conf_compute_state(nvmlConfComputeSystemStat
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetConfComputeMemSizeInfo is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t device, nvmlConfComputeMemSizeInfo_t *memInfo)
+/* What the wrapper calls until nvmlDeviceGetConfComputeMemSizeInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t device, nvmlConfComputeMemSizeInfo_t *memInfo)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)memInfo, 69);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)memInfo, 82, (cubind__fnptr)cubind__slow_nvmlDeviceGetConfComputeMemSizeInfo);
 }
 
 nvmlReturn_t cubind_nvml_device_get_conf_compute_mem_size_info(nvmlDevice_t device, nvmlConfComputeMemSizeInfo_t *memInfo)
 {
-    cubind__nvmlDeviceGetConfComputeMemSizeInfo_fn cubind_fn = (cubind__nvmlDeviceGetConfComputeMemSizeInfo_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetConfComputeMemSizeInfo, &cubind__nvml_offsets[144]);
+    cubind__nvmlDeviceGetConfComputeMemSizeInfo_fn cubind_fn = (cubind__nvmlDeviceGetConfComputeMemSizeInfo_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetConfComputeMemSizeInfo, &cubind__nvml_offsets[144]);
     nvmlReturn_t cubind_status = cubind_fn(device, memInfo);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(144, (int)cubind_status);
@@ -8736,15 +6489,16 @@ nvmlReturn_t cubind_nvml_device_get_conf_compute_mem_size_info(nvmlDevice_t devi
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlSystemGetConfComputeGpusReadyState is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetConfComputeGpusReadyState(unsigned int *isAcceptingWork)
+/* What the wrapper calls until nvmlSystemGetConfComputeGpusReadyState is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlSystemGetConfComputeGpusReadyState(unsigned int *isAcceptingWork)
 {
-    return cubind_shape_1((uintptr_t)isAcceptingWork, 10);
+    return (nvmlReturn_t)cubind__shape_87((uintptr_t)isAcceptingWork, 86, (cubind__fnptr)cubind__slow_nvmlSystemGetConfComputeGpusReadyState);
 }
 
 nvmlReturn_t cubind_nvml_system_get_conf_compute_gpus_ready_state(unsigned int *isAcceptingWork)
 {
-    cubind__nvmlSystemGetConfComputeGpusReadyState_fn cubind_fn = (cubind__nvmlSystemGetConfComputeGpusReadyState_fn)cubind__target((cubind__fnptr)slow_nvmlSystemGetConfComputeGpusReadyState, &cubind__nvml_offsets[145]);
+    cubind__nvmlSystemGetConfComputeGpusReadyState_fn cubind_fn = (cubind__nvmlSystemGetConfComputeGpusReadyState_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlSystemGetConfComputeGpusReadyState, &cubind__nvml_offsets[145]);
     nvmlReturn_t cubind_status = cubind_fn(isAcceptingWork);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(145, (int)cubind_status);
@@ -8752,15 +6506,16 @@ nvmlReturn_t cubind_nvml_system_get_conf_compute_gpus_ready_state(unsigned int *
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetConfComputeProtectedMemoryUsage is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t device, nvmlMemory_t *memory)
+/* What the wrapper calls until nvmlDeviceGetConfComputeProtectedMemoryUsage is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t device, nvmlMemory_t *memory)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)memory, 70);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)memory, 83, (cubind__fnptr)cubind__slow_nvmlDeviceGetConfComputeProtectedMemoryUsage);
 }
 
 nvmlReturn_t cubind_nvml_device_get_conf_compute_protected_memory_usage(nvmlDevice_t device, nvmlMemory_t *memory)
 {
-    cubind__nvmlDeviceGetConfComputeProtectedMemoryUsage_fn cubind_fn = (cubind__nvmlDeviceGetConfComputeProtectedMemoryUsage_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetConfComputeProtectedMemoryUsage, &cubind__nvml_offsets[146]);
+    cubind__nvmlDeviceGetConfComputeProtectedMemoryUsage_fn cubind_fn = (cubind__nvmlDeviceGetConfComputeProtectedMemoryUsage_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetConfComputeProtectedMemoryUsage, &cubind__nvml_offsets[146]);
     nvmlReturn_t cubind_status = cubind_fn(device, memory);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(146, (int)cubind_status);
@@ -8768,15 +6523,16 @@ nvmlReturn_t cubind_nvml_device_get_conf_compute_protected_memory_usage(nvmlDevi
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetConfComputeGpuCertificate is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetConfComputeGpuCertificate(nvmlDevice_t device, nvmlConfComputeGpuCertificate_t *gpuCert)
+/* What the wrapper calls until nvmlDeviceGetConfComputeGpuCertificate is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetConfComputeGpuCertificate(nvmlDevice_t device, nvmlConfComputeGpuCertificate_t *gpuCert)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)gpuCert, 71);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)gpuCert, 84, (cubind__fnptr)cubind__slow_nvmlDeviceGetConfComputeGpuCertificate);
 }
 
 nvmlReturn_t cubind_nvml_device_get_conf_compute_gpu_certificate(nvmlDevice_t device, nvmlConfComputeGpuCertificate_t *gpuCert)
 {
-    cubind__nvmlDeviceGetConfComputeGpuCertificate_fn cubind_fn = (cubind__nvmlDeviceGetConfComputeGpuCertificate_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetConfComputeGpuCertificate, &cubind__nvml_offsets[147]);
+    cubind__nvmlDeviceGetConfComputeGpuCertificate_fn cubind_fn = (cubind__nvmlDeviceGetConfComputeGpuCertificate_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetConfComputeGpuCertificate, &cubind__nvml_offsets[147]);
     nvmlReturn_t cubind_status = cubind_fn(device, gpuCert);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(147, (int)cubind_status);
@@ -8784,15 +6540,16 @@ nvmlReturn_t cubind_nvml_device_get_conf_compute_gpu_certificate(nvmlDevice_t de
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetConfComputeGpuAttestationReport is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetConfComputeGpuAttestationReport(nvmlDevice_t device, nvmlConfComputeGpuAttestationReport_t *gpuAtstReport)
+/* What the wrapper calls until nvmlDeviceGetConfComputeGpuAttestationReport is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetConfComputeGpuAttestationReport(nvmlDevice_t device, nvmlConfComputeGpuAttestationReport_t *gpuAtstReport)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)gpuAtstReport, 72);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)gpuAtstReport, 85, (cubind__fnptr)cubind__slow_nvmlDeviceGetConfComputeGpuAttestationReport);
 }
 
 nvmlReturn_t cubind_nvml_device_get_conf_compute_gpu_attestation_report(nvmlDevice_t device, nvmlConfComputeGpuAttestationReport_t *gpuAtstReport)
 {
-    cubind__nvmlDeviceGetConfComputeGpuAttestationReport_fn cubind_fn = (cubind__nvmlDeviceGetConfComputeGpuAttestationReport_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetConfComputeGpuAttestationReport, &cubind__nvml_offsets[148]);
+    cubind__nvmlDeviceGetConfComputeGpuAttestationReport_fn cubind_fn = (cubind__nvmlDeviceGetConfComputeGpuAttestationReport_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetConfComputeGpuAttestationReport, &cubind__nvml_offsets[148]);
     nvmlReturn_t cubind_status = cubind_fn(device, gpuAtstReport);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(148, (int)cubind_status);
@@ -8800,15 +6557,16 @@ nvmlReturn_t cubind_nvml_device_get_conf_compute_gpu_attestation_report(nvmlDevi
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlSystemGetConfComputeKeyRotationThresholdInfo is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetConfComputeKeyRotationThresholdInfo(nvmlConfComputeGetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)
+/* What the wrapper calls until nvmlSystemGetConfComputeKeyRotationThresholdInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlSystemGetConfComputeKeyRotationThresholdInfo(nvmlConfComputeGetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)
 {
-    return cubind_shape_1((uintptr_t)pKeyRotationThrInfo, 11);
+    return (nvmlReturn_t)cubind__shape_87((uintptr_t)pKeyRotationThrInfo, 87, (cubind__fnptr)cubind__slow_nvmlSystemGetConfComputeKeyRotationThresholdInfo);
 }
 
 nvmlReturn_t cubind_nvml_system_get_conf_compute_key_rotation_threshold_info(nvmlConfComputeGetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)
 {
-    cubind__nvmlSystemGetConfComputeKeyRotationThresholdInfo_fn cubind_fn = (cubind__nvmlSystemGetConfComputeKeyRotationThresholdInfo_fn)cubind__target((cubind__fnptr)slow_nvmlSystemGetConfComputeKeyRotationThresholdInfo, &cubind__nvml_offsets[149]);
+    cubind__nvmlSystemGetConfComputeKeyRotationThresholdInfo_fn cubind_fn = (cubind__nvmlSystemGetConfComputeKeyRotationThresholdInfo_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlSystemGetConfComputeKeyRotationThresholdInfo, &cubind__nvml_offsets[149]);
     nvmlReturn_t cubind_status = cubind_fn(pKeyRotationThrInfo);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(149, (int)cubind_status);
@@ -8816,15 +6574,16 @@ nvmlReturn_t cubind_nvml_system_get_conf_compute_key_rotation_threshold_info(nvm
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlSystemGetConfComputeSettings is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetConfComputeSettings(nvmlSystemConfComputeSettings_t *settings)
+/* What the wrapper calls until nvmlSystemGetConfComputeSettings is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlSystemGetConfComputeSettings(nvmlSystemConfComputeSettings_t *settings)
 {
-    return cubind_shape_1((uintptr_t)settings, 12);
+    return (nvmlReturn_t)cubind__shape_87((uintptr_t)settings, 88, (cubind__fnptr)cubind__slow_nvmlSystemGetConfComputeSettings);
 }
 
 nvmlReturn_t cubind_nvml_system_get_conf_compute_settings(nvmlSystemConfComputeSettings_t *settings)
 {
-    cubind__nvmlSystemGetConfComputeSettings_fn cubind_fn = (cubind__nvmlSystemGetConfComputeSettings_fn)cubind__target((cubind__fnptr)slow_nvmlSystemGetConfComputeSettings, &cubind__nvml_offsets[150]);
+    cubind__nvmlSystemGetConfComputeSettings_fn cubind_fn = (cubind__nvmlSystemGetConfComputeSettings_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlSystemGetConfComputeSettings, &cubind__nvml_offsets[150]);
     nvmlReturn_t cubind_status = cubind_fn(settings);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(150, (int)cubind_status);
@@ -8832,15 +6591,16 @@ nvmlReturn_t cubind_nvml_system_get_conf_compute_settings(nvmlSystemConfComputeS
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetGspFirmwareVersion is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t device, char *version)
+/* What the wrapper calls until nvmlDeviceGetGspFirmwareVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t device, char *version)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)version, 73);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)version, 86, (cubind__fnptr)cubind__slow_nvmlDeviceGetGspFirmwareVersion);
 }
 
 nvmlReturn_t cubind_nvml_device_get_gsp_firmware_version(nvmlDevice_t device, char *version)
 {
-    cubind__nvmlDeviceGetGspFirmwareVersion_fn cubind_fn = (cubind__nvmlDeviceGetGspFirmwareVersion_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetGspFirmwareVersion, &cubind__nvml_offsets[151]);
+    cubind__nvmlDeviceGetGspFirmwareVersion_fn cubind_fn = (cubind__nvmlDeviceGetGspFirmwareVersion_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetGspFirmwareVersion, &cubind__nvml_offsets[151]);
     nvmlReturn_t cubind_status = cubind_fn(device, version);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(151, (int)cubind_status);
@@ -8848,15 +6608,16 @@ nvmlReturn_t cubind_nvml_device_get_gsp_firmware_version(nvmlDevice_t device, ch
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetGspFirmwareMode is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGspFirmwareMode(nvmlDevice_t device, unsigned int *isEnabled, unsigned int *defaultMode)
+/* What the wrapper calls until nvmlDeviceGetGspFirmwareMode is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetGspFirmwareMode(nvmlDevice_t device, unsigned int *isEnabled, unsigned int *defaultMode)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)isEnabled, (uintptr_t)defaultMode, 49);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, (uintptr_t)isEnabled, (uintptr_t)defaultMode, 11, (cubind__fnptr)cubind__slow_nvmlDeviceGetGspFirmwareMode);
 }
 
 nvmlReturn_t cubind_nvml_device_get_gsp_firmware_mode(nvmlDevice_t device, unsigned int *isEnabled, unsigned int *defaultMode)
 {
-    cubind__nvmlDeviceGetGspFirmwareMode_fn cubind_fn = (cubind__nvmlDeviceGetGspFirmwareMode_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetGspFirmwareMode, &cubind__nvml_offsets[152]);
+    cubind__nvmlDeviceGetGspFirmwareMode_fn cubind_fn = (cubind__nvmlDeviceGetGspFirmwareMode_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetGspFirmwareMode, &cubind__nvml_offsets[152]);
     nvmlReturn_t cubind_status = cubind_fn(device, isEnabled, defaultMode);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(152, (int)cubind_status);
@@ -8864,15 +6625,16 @@ nvmlReturn_t cubind_nvml_device_get_gsp_firmware_mode(nvmlDevice_t device, unsig
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetAccountingMode is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAccountingMode(nvmlDevice_t device, nvmlEnableState_t *mode)
+/* What the wrapper calls until nvmlDeviceGetAccountingMode is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetAccountingMode(nvmlDevice_t device, nvmlEnableState_t *mode)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)mode, 74);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)mode, 87, (cubind__fnptr)cubind__slow_nvmlDeviceGetAccountingMode);
 }
 
 nvmlReturn_t cubind_nvml_device_get_accounting_mode(nvmlDevice_t device, nvmlEnableState_t *mode)
 {
-    cubind__nvmlDeviceGetAccountingMode_fn cubind_fn = (cubind__nvmlDeviceGetAccountingMode_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetAccountingMode, &cubind__nvml_offsets[153]);
+    cubind__nvmlDeviceGetAccountingMode_fn cubind_fn = (cubind__nvmlDeviceGetAccountingMode_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetAccountingMode, &cubind__nvml_offsets[153]);
     nvmlReturn_t cubind_status = cubind_fn(device, mode);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(153, (int)cubind_status);
@@ -8880,15 +6642,16 @@ nvmlReturn_t cubind_nvml_device_get_accounting_mode(nvmlDevice_t device, nvmlEna
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetAccountingStats is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAccountingStats(nvmlDevice_t device, unsigned int pid, nvmlAccountingStats_t *stats)
+/* What the wrapper calls until nvmlDeviceGetAccountingStats is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetAccountingStats(nvmlDevice_t device, unsigned int pid, nvmlAccountingStats_t *stats)
 {
-    return cubind_shape_3((uintptr_t)device, pid, (uintptr_t)stats, 50);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, pid, (uintptr_t)stats, 12, (cubind__fnptr)cubind__slow_nvmlDeviceGetAccountingStats);
 }
 
 nvmlReturn_t cubind_nvml_device_get_accounting_stats(nvmlDevice_t device, unsigned int pid, nvmlAccountingStats_t *stats)
 {
-    cubind__nvmlDeviceGetAccountingStats_fn cubind_fn = (cubind__nvmlDeviceGetAccountingStats_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetAccountingStats, &cubind__nvml_offsets[154]);
+    cubind__nvmlDeviceGetAccountingStats_fn cubind_fn = (cubind__nvmlDeviceGetAccountingStats_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetAccountingStats, &cubind__nvml_offsets[154]);
     nvmlReturn_t cubind_status = cubind_fn(device, pid, stats);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(154, (int)cubind_status);
@@ -8896,15 +6659,16 @@ nvmlReturn_t cubind_nvml_device_get_accounting_stats(nvmlDevice_t device, unsign
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetAccountingPids is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAccountingPids(nvmlDevice_t device, unsigned int *count, unsigned int *pids)
+/* What the wrapper calls until nvmlDeviceGetAccountingPids is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetAccountingPids(nvmlDevice_t device, unsigned int *count, unsigned int *pids)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)count, (uintptr_t)pids, 51);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, (uintptr_t)count, (uintptr_t)pids, 13, (cubind__fnptr)cubind__slow_nvmlDeviceGetAccountingPids);
 }
 
 nvmlReturn_t cubind_nvml_device_get_accounting_pids(nvmlDevice_t device, unsigned int *count, unsigned int *pids)
 {
-    cubind__nvmlDeviceGetAccountingPids_fn cubind_fn = (cubind__nvmlDeviceGetAccountingPids_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetAccountingPids, &cubind__nvml_offsets[155]);
+    cubind__nvmlDeviceGetAccountingPids_fn cubind_fn = (cubind__nvmlDeviceGetAccountingPids_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetAccountingPids, &cubind__nvml_offsets[155]);
     nvmlReturn_t cubind_status = cubind_fn(device, count, pids);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(155, (int)cubind_status);
@@ -8912,15 +6676,16 @@ nvmlReturn_t cubind_nvml_device_get_accounting_pids(nvmlDevice_t device, unsigne
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetAccountingBufferSize is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device, unsigned int *bufferSize)
+/* What the wrapper calls until nvmlDeviceGetAccountingBufferSize is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device, unsigned int *bufferSize)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)bufferSize, 75);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)bufferSize, 88, (cubind__fnptr)cubind__slow_nvmlDeviceGetAccountingBufferSize);
 }
 
 nvmlReturn_t cubind_nvml_device_get_accounting_buffer_size(nvmlDevice_t device, unsigned int *bufferSize)
 {
-    cubind__nvmlDeviceGetAccountingBufferSize_fn cubind_fn = (cubind__nvmlDeviceGetAccountingBufferSize_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetAccountingBufferSize, &cubind__nvml_offsets[156]);
+    cubind__nvmlDeviceGetAccountingBufferSize_fn cubind_fn = (cubind__nvmlDeviceGetAccountingBufferSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetAccountingBufferSize, &cubind__nvml_offsets[156]);
     nvmlReturn_t cubind_status = cubind_fn(device, bufferSize);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(156, (int)cubind_status);
@@ -8928,15 +6693,16 @@ nvmlReturn_t cubind_nvml_device_get_accounting_buffer_size(nvmlDevice_t device, 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetRetiredPages is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses)
+/* What the wrapper calls until nvmlDeviceGetRetiredPages is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses)
 {
-    return cubind_shape_4((uintptr_t)device, cause, (uintptr_t)pageCount, (uintptr_t)addresses, 10);
+    return (nvmlReturn_t)cubind__shape_86((uintptr_t)device, cause, (uintptr_t)pageCount, (uintptr_t)addresses, 64, (cubind__fnptr)cubind__slow_nvmlDeviceGetRetiredPages);
 }
 
 nvmlReturn_t cubind_nvml_device_get_retired_pages(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses)
 {
-    cubind__nvmlDeviceGetRetiredPages_fn cubind_fn = (cubind__nvmlDeviceGetRetiredPages_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetRetiredPages, &cubind__nvml_offsets[157]);
+    cubind__nvmlDeviceGetRetiredPages_fn cubind_fn = (cubind__nvmlDeviceGetRetiredPages_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetRetiredPages, &cubind__nvml_offsets[157]);
     nvmlReturn_t cubind_status = cubind_fn(device, cause, pageCount, addresses);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(157, (int)cubind_status);
@@ -8944,15 +6710,16 @@ nvmlReturn_t cubind_nvml_device_get_retired_pages(nvmlDevice_t device, nvmlPageR
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetRetiredPages_v2 is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses, unsigned long long *timestamps)
+/* What the wrapper calls until nvmlDeviceGetRetiredPages_v2 is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses, unsigned long long *timestamps)
 {
-    return cubind_shape_5((uintptr_t)device, cause, (uintptr_t)pageCount, (uintptr_t)addresses, (uintptr_t)timestamps, 2);
+    return (nvmlReturn_t)cubind__shape_75((uintptr_t)device, cause, (uintptr_t)pageCount, (uintptr_t)addresses, (uintptr_t)timestamps, 74);
 }
 
 nvmlReturn_t cubind_nvml_device_get_retired_pages_v2(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses, unsigned long long *timestamps)
 {
-    cubind__nvmlDeviceGetRetiredPages_v2_fn cubind_fn = (cubind__nvmlDeviceGetRetiredPages_v2_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetRetiredPages_v2, &cubind__nvml_offsets[158]);
+    cubind__nvmlDeviceGetRetiredPages_v2_fn cubind_fn = (cubind__nvmlDeviceGetRetiredPages_v2_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetRetiredPages_v2, &cubind__nvml_offsets[158]);
     nvmlReturn_t cubind_status = cubind_fn(device, cause, pageCount, addresses, timestamps);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(158, (int)cubind_status);
@@ -8960,15 +6727,16 @@ nvmlReturn_t cubind_nvml_device_get_retired_pages_v2(nvmlDevice_t device, nvmlPa
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetRetiredPagesPendingStatus is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t *isPending)
+/* What the wrapper calls until nvmlDeviceGetRetiredPagesPendingStatus is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t *isPending)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)isPending, 76);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)isPending, 89, (cubind__fnptr)cubind__slow_nvmlDeviceGetRetiredPagesPendingStatus);
 }
 
 nvmlReturn_t cubind_nvml_device_get_retired_pages_pending_status(nvmlDevice_t device, nvmlEnableState_t *isPending)
 {
-    cubind__nvmlDeviceGetRetiredPagesPendingStatus_fn cubind_fn = (cubind__nvmlDeviceGetRetiredPagesPendingStatus_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetRetiredPagesPendingStatus, &cubind__nvml_offsets[159]);
+    cubind__nvmlDeviceGetRetiredPagesPendingStatus_fn cubind_fn = (cubind__nvmlDeviceGetRetiredPagesPendingStatus_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetRetiredPagesPendingStatus, &cubind__nvml_offsets[159]);
     nvmlReturn_t cubind_status = cubind_fn(device, isPending);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(159, (int)cubind_status);
@@ -8976,15 +6744,16 @@ nvmlReturn_t cubind_nvml_device_get_retired_pages_pending_status(nvmlDevice_t de
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetRemappedRows is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows, unsigned int *isPending, unsigned int *failureOccurred)
+/* What the wrapper calls until nvmlDeviceGetRemappedRows is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows, unsigned int *isPending, unsigned int *failureOccurred)
 {
-    return cubind_shape_5((uintptr_t)device, (uintptr_t)corrRows, (uintptr_t)uncRows, (uintptr_t)isPending, (uintptr_t)failureOccurred, 3);
+    return (nvmlReturn_t)cubind__shape_75((uintptr_t)device, (uintptr_t)corrRows, (uintptr_t)uncRows, (uintptr_t)isPending, (uintptr_t)failureOccurred, 75);
 }
 
 nvmlReturn_t cubind_nvml_device_get_remapped_rows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows, unsigned int *isPending, unsigned int *failureOccurred)
 {
-    cubind__nvmlDeviceGetRemappedRows_fn cubind_fn = (cubind__nvmlDeviceGetRemappedRows_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetRemappedRows, &cubind__nvml_offsets[160]);
+    cubind__nvmlDeviceGetRemappedRows_fn cubind_fn = (cubind__nvmlDeviceGetRemappedRows_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetRemappedRows, &cubind__nvml_offsets[160]);
     nvmlReturn_t cubind_status = cubind_fn(device, corrRows, uncRows, isPending, failureOccurred);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(160, (int)cubind_status);
@@ -8992,15 +6761,16 @@ nvmlReturn_t cubind_nvml_device_get_remapped_rows(nvmlDevice_t device, unsigned 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetRowRemapperHistogram is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device, nvmlRowRemapperHistogramValues_t *values)
+/* What the wrapper calls until nvmlDeviceGetRowRemapperHistogram is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device, nvmlRowRemapperHistogramValues_t *values)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)values, 77);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)values, 90, (cubind__fnptr)cubind__slow_nvmlDeviceGetRowRemapperHistogram);
 }
 
 nvmlReturn_t cubind_nvml_device_get_row_remapper_histogram(nvmlDevice_t device, nvmlRowRemapperHistogramValues_t *values)
 {
-    cubind__nvmlDeviceGetRowRemapperHistogram_fn cubind_fn = (cubind__nvmlDeviceGetRowRemapperHistogram_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetRowRemapperHistogram, &cubind__nvml_offsets[161]);
+    cubind__nvmlDeviceGetRowRemapperHistogram_fn cubind_fn = (cubind__nvmlDeviceGetRowRemapperHistogram_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetRowRemapperHistogram, &cubind__nvml_offsets[161]);
     nvmlReturn_t cubind_status = cubind_fn(device, values);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(161, (int)cubind_status);
@@ -9008,15 +6778,16 @@ nvmlReturn_t cubind_nvml_device_get_row_remapper_histogram(nvmlDevice_t device, 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetArchitecture is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch)
+/* What the wrapper calls until nvmlDeviceGetArchitecture is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)arch, 78);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)arch, 91, (cubind__fnptr)cubind__slow_nvmlDeviceGetArchitecture);
 }
 
 nvmlReturn_t cubind_nvml_device_get_architecture(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch)
 {
-    cubind__nvmlDeviceGetArchitecture_fn cubind_fn = (cubind__nvmlDeviceGetArchitecture_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetArchitecture, &cubind__nvml_offsets[162]);
+    cubind__nvmlDeviceGetArchitecture_fn cubind_fn = (cubind__nvmlDeviceGetArchitecture_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetArchitecture, &cubind__nvml_offsets[162]);
     nvmlReturn_t cubind_status = cubind_fn(device, arch);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(162, (int)cubind_status);
@@ -9024,15 +6795,16 @@ nvmlReturn_t cubind_nvml_device_get_architecture(nvmlDevice_t device, nvmlDevice
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetClkMonStatus is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetClkMonStatus(nvmlDevice_t device, nvmlClkMonStatus_t *status)
+/* What the wrapper calls until nvmlDeviceGetClkMonStatus is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetClkMonStatus(nvmlDevice_t device, nvmlClkMonStatus_t *status)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)status, 79);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)status, 92, (cubind__fnptr)cubind__slow_nvmlDeviceGetClkMonStatus);
 }
 
 nvmlReturn_t cubind_nvml_device_get_clk_mon_status(nvmlDevice_t device, nvmlClkMonStatus_t *status)
 {
-    cubind__nvmlDeviceGetClkMonStatus_fn cubind_fn = (cubind__nvmlDeviceGetClkMonStatus_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetClkMonStatus, &cubind__nvml_offsets[163]);
+    cubind__nvmlDeviceGetClkMonStatus_fn cubind_fn = (cubind__nvmlDeviceGetClkMonStatus_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetClkMonStatus, &cubind__nvml_offsets[163]);
     nvmlReturn_t cubind_status = cubind_fn(device, status);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(163, (int)cubind_status);
@@ -9040,15 +6812,16 @@ nvmlReturn_t cubind_nvml_device_get_clk_mon_status(nvmlDevice_t device, nvmlClkM
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetProcessUtilization is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *utilization, unsigned int *processSamplesCount, unsigned long long lastSeenTimeStamp)
+/* What the wrapper calls until nvmlDeviceGetProcessUtilization is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *utilization, unsigned int *processSamplesCount, unsigned long long lastSeenTimeStamp)
 {
-    return cubind_shape_4((uintptr_t)device, (uintptr_t)utilization, (uintptr_t)processSamplesCount, lastSeenTimeStamp, 11);
+    return (nvmlReturn_t)cubind__shape_86((uintptr_t)device, (uintptr_t)utilization, (uintptr_t)processSamplesCount, lastSeenTimeStamp, 65, (cubind__fnptr)cubind__slow_nvmlDeviceGetProcessUtilization);
 }
 
 nvmlReturn_t cubind_nvml_device_get_process_utilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *utilization, unsigned int *processSamplesCount, unsigned long long lastSeenTimeStamp)
 {
-    cubind__nvmlDeviceGetProcessUtilization_fn cubind_fn = (cubind__nvmlDeviceGetProcessUtilization_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetProcessUtilization, &cubind__nvml_offsets[164]);
+    cubind__nvmlDeviceGetProcessUtilization_fn cubind_fn = (cubind__nvmlDeviceGetProcessUtilization_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetProcessUtilization, &cubind__nvml_offsets[164]);
     nvmlReturn_t cubind_status = cubind_fn(device, utilization, processSamplesCount, lastSeenTimeStamp);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(164, (int)cubind_status);
@@ -9056,15 +6829,16 @@ nvmlReturn_t cubind_nvml_device_get_process_utilization(nvmlDevice_t device, nvm
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetProcessesUtilizationInfo is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetProcessesUtilizationInfo(nvmlDevice_t device, nvmlProcessesUtilizationInfo_t *procesesUtilInfo)
+/* What the wrapper calls until nvmlDeviceGetProcessesUtilizationInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetProcessesUtilizationInfo(nvmlDevice_t device, nvmlProcessesUtilizationInfo_t *procesesUtilInfo)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)procesesUtilInfo, 80);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, (uintptr_t)procesesUtilInfo, 93, (cubind__fnptr)cubind__slow_nvmlDeviceGetProcessesUtilizationInfo);
 }
 
 nvmlReturn_t cubind_nvml_device_get_processes_utilization_info(nvmlDevice_t device, nvmlProcessesUtilizationInfo_t *procesesUtilInfo)
 {
-    cubind__nvmlDeviceGetProcessesUtilizationInfo_fn cubind_fn = (cubind__nvmlDeviceGetProcessesUtilizationInfo_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetProcessesUtilizationInfo, &cubind__nvml_offsets[165]);
+    cubind__nvmlDeviceGetProcessesUtilizationInfo_fn cubind_fn = (cubind__nvmlDeviceGetProcessesUtilizationInfo_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetProcessesUtilizationInfo, &cubind__nvml_offsets[165]);
     nvmlReturn_t cubind_status = cubind_fn(device, procesesUtilInfo);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(165, (int)cubind_status);
@@ -9072,15 +6846,16 @@ nvmlReturn_t cubind_nvml_device_get_processes_utilization_info(nvmlDevice_t devi
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlUnitSetLedState is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlUnitSetLedState(nvmlUnit_t unit, nvmlLedColor_t color)
+/* What the wrapper calls until nvmlUnitSetLedState is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlUnitSetLedState(nvmlUnit_t unit, nvmlLedColor_t color)
 {
-    return cubind_shape_2((uintptr_t)unit, color, 81);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)unit, color, 94, (cubind__fnptr)cubind__slow_nvmlUnitSetLedState);
 }
 
 nvmlReturn_t cubind_nvml_unit_set_led_state(nvmlUnit_t unit, nvmlLedColor_t color)
 {
-    cubind__nvmlUnitSetLedState_fn cubind_fn = (cubind__nvmlUnitSetLedState_fn)cubind__target((cubind__fnptr)slow_nvmlUnitSetLedState, &cubind__nvml_offsets[166]);
+    cubind__nvmlUnitSetLedState_fn cubind_fn = (cubind__nvmlUnitSetLedState_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlUnitSetLedState, &cubind__nvml_offsets[166]);
     nvmlReturn_t cubind_status = cubind_fn(unit, color);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(166, (int)cubind_status);
@@ -9088,15 +6863,16 @@ nvmlReturn_t cubind_nvml_unit_set_led_state(nvmlUnit_t unit, nvmlLedColor_t colo
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetPersistenceMode is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t mode)
+/* What the wrapper calls until nvmlDeviceSetPersistenceMode is resolved, and every call while tracing: the slow path
+ * of its shape, 107 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t mode)
 {
-    return cubind_shape_2((uintptr_t)device, mode, 82);
+    return (nvmlReturn_t)cubind__shape_107((uintptr_t)device, mode, 95, (cubind__fnptr)cubind__slow_nvmlDeviceSetPersistenceMode);
 }
 
 nvmlReturn_t cubind_nvml_device_set_persistence_mode(nvmlDevice_t device, nvmlEnableState_t mode)
 {
-    cubind__nvmlDeviceSetPersistenceMode_fn cubind_fn = (cubind__nvmlDeviceSetPersistenceMode_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetPersistenceMode, &cubind__nvml_offsets[167]);
+    cubind__nvmlDeviceSetPersistenceMode_fn cubind_fn = (cubind__nvmlDeviceSetPersistenceMode_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetPersistenceMode, &cubind__nvml_offsets[167]);
     nvmlReturn_t cubind_status = cubind_fn(device, mode);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(167, (int)cubind_status);
@@ -9104,15 +6880,16 @@ nvmlReturn_t cubind_nvml_device_set_persistence_mode(nvmlDevice_t device, nvmlEn
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetComputeMode is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetComputeMode(nvmlDevice_t device, nvmlComputeMode_t mode)
+/* What the wrapper calls until nvmlDeviceSetComputeMode is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetComputeMode(nvmlDevice_t device, nvmlComputeMode_t mode)
 {
-    return cubind_shape_2((uintptr_t)device, mode, 83);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, mode, 0, (cubind__fnptr)cubind__slow_nvmlDeviceSetComputeMode);
 }
 
 nvmlReturn_t cubind_nvml_device_set_compute_mode(nvmlDevice_t device, nvmlComputeMode_t mode)
 {
-    cubind__nvmlDeviceSetComputeMode_fn cubind_fn = (cubind__nvmlDeviceSetComputeMode_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetComputeMode, &cubind__nvml_offsets[168]);
+    cubind__nvmlDeviceSetComputeMode_fn cubind_fn = (cubind__nvmlDeviceSetComputeMode_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetComputeMode, &cubind__nvml_offsets[168]);
     nvmlReturn_t cubind_status = cubind_fn(device, mode);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(168, (int)cubind_status);
@@ -9120,15 +6897,16 @@ nvmlReturn_t cubind_nvml_device_set_compute_mode(nvmlDevice_t device, nvmlComput
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetEccMode is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetEccMode(nvmlDevice_t device, nvmlEnableState_t ecc)
+/* What the wrapper calls until nvmlDeviceSetEccMode is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetEccMode(nvmlDevice_t device, nvmlEnableState_t ecc)
 {
-    return cubind_shape_2((uintptr_t)device, ecc, 84);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, ecc, 1, (cubind__fnptr)cubind__slow_nvmlDeviceSetEccMode);
 }
 
 nvmlReturn_t cubind_nvml_device_set_ecc_mode(nvmlDevice_t device, nvmlEnableState_t ecc)
 {
-    cubind__nvmlDeviceSetEccMode_fn cubind_fn = (cubind__nvmlDeviceSetEccMode_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetEccMode, &cubind__nvml_offsets[169]);
+    cubind__nvmlDeviceSetEccMode_fn cubind_fn = (cubind__nvmlDeviceSetEccMode_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetEccMode, &cubind__nvml_offsets[169]);
     nvmlReturn_t cubind_status = cubind_fn(device, ecc);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(169, (int)cubind_status);
@@ -9136,15 +6914,16 @@ nvmlReturn_t cubind_nvml_device_set_ecc_mode(nvmlDevice_t device, nvmlEnableStat
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceClearEccErrorCounts is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceClearEccErrorCounts(nvmlDevice_t device, nvmlEccCounterType_t counterType)
+/* What the wrapper calls until nvmlDeviceClearEccErrorCounts is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceClearEccErrorCounts(nvmlDevice_t device, nvmlEccCounterType_t counterType)
 {
-    return cubind_shape_2((uintptr_t)device, counterType, 85);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, counterType, 2, (cubind__fnptr)cubind__slow_nvmlDeviceClearEccErrorCounts);
 }
 
 nvmlReturn_t cubind_nvml_device_clear_ecc_error_counts(nvmlDevice_t device, nvmlEccCounterType_t counterType)
 {
-    cubind__nvmlDeviceClearEccErrorCounts_fn cubind_fn = (cubind__nvmlDeviceClearEccErrorCounts_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceClearEccErrorCounts, &cubind__nvml_offsets[170]);
+    cubind__nvmlDeviceClearEccErrorCounts_fn cubind_fn = (cubind__nvmlDeviceClearEccErrorCounts_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceClearEccErrorCounts, &cubind__nvml_offsets[170]);
     nvmlReturn_t cubind_status = cubind_fn(device, counterType);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(170, (int)cubind_status);
@@ -9152,15 +6931,16 @@ nvmlReturn_t cubind_nvml_device_clear_ecc_error_counts(nvmlDevice_t device, nvml
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetDriverModel is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetDriverModel(nvmlDevice_t device, nvmlDriverModel_t driverModel, unsigned int flags)
+/* What the wrapper calls until nvmlDeviceSetDriverModel is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetDriverModel(nvmlDevice_t device, nvmlDriverModel_t driverModel, unsigned int flags)
 {
-    return cubind_shape_3((uintptr_t)device, driverModel, flags, 52);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, driverModel, flags, 14, (cubind__fnptr)cubind__slow_nvmlDeviceSetDriverModel);
 }
 
 nvmlReturn_t cubind_nvml_device_set_driver_model(nvmlDevice_t device, nvmlDriverModel_t driverModel, unsigned int flags)
 {
-    cubind__nvmlDeviceSetDriverModel_fn cubind_fn = (cubind__nvmlDeviceSetDriverModel_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetDriverModel, &cubind__nvml_offsets[171]);
+    cubind__nvmlDeviceSetDriverModel_fn cubind_fn = (cubind__nvmlDeviceSetDriverModel_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetDriverModel, &cubind__nvml_offsets[171]);
     nvmlReturn_t cubind_status = cubind_fn(device, driverModel, flags);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(171, (int)cubind_status);
@@ -9168,15 +6948,16 @@ nvmlReturn_t cubind_nvml_device_set_driver_model(nvmlDevice_t device, nvmlDriver
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetGpuLockedClocks is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetGpuLockedClocks(nvmlDevice_t device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz)
+/* What the wrapper calls until nvmlDeviceSetGpuLockedClocks is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetGpuLockedClocks(nvmlDevice_t device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz)
 {
-    return cubind_shape_3((uintptr_t)device, minGpuClockMHz, maxGpuClockMHz, 53);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, minGpuClockMHz, maxGpuClockMHz, 15, (cubind__fnptr)cubind__slow_nvmlDeviceSetGpuLockedClocks);
 }
 
 nvmlReturn_t cubind_nvml_device_set_gpu_locked_clocks(nvmlDevice_t device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz)
 {
-    cubind__nvmlDeviceSetGpuLockedClocks_fn cubind_fn = (cubind__nvmlDeviceSetGpuLockedClocks_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetGpuLockedClocks, &cubind__nvml_offsets[172]);
+    cubind__nvmlDeviceSetGpuLockedClocks_fn cubind_fn = (cubind__nvmlDeviceSetGpuLockedClocks_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetGpuLockedClocks, &cubind__nvml_offsets[172]);
     nvmlReturn_t cubind_status = cubind_fn(device, minGpuClockMHz, maxGpuClockMHz);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(172, (int)cubind_status);
@@ -9184,15 +6965,16 @@ nvmlReturn_t cubind_nvml_device_set_gpu_locked_clocks(nvmlDevice_t device, unsig
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceResetGpuLockedClocks is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceResetGpuLockedClocks(nvmlDevice_t device)
+/* What the wrapper calls until nvmlDeviceResetGpuLockedClocks is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceResetGpuLockedClocks(nvmlDevice_t device)
 {
-    return cubind_shape_1((uintptr_t)device, 13);
+    return (nvmlReturn_t)cubind__shape_87((uintptr_t)device, 89, (cubind__fnptr)cubind__slow_nvmlDeviceResetGpuLockedClocks);
 }
 
 nvmlReturn_t cubind_nvml_device_reset_gpu_locked_clocks(nvmlDevice_t device)
 {
-    cubind__nvmlDeviceResetGpuLockedClocks_fn cubind_fn = (cubind__nvmlDeviceResetGpuLockedClocks_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceResetGpuLockedClocks, &cubind__nvml_offsets[173]);
+    cubind__nvmlDeviceResetGpuLockedClocks_fn cubind_fn = (cubind__nvmlDeviceResetGpuLockedClocks_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceResetGpuLockedClocks, &cubind__nvml_offsets[173]);
     nvmlReturn_t cubind_status = cubind_fn(device);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(173, (int)cubind_status);
@@ -9200,15 +6982,16 @@ nvmlReturn_t cubind_nvml_device_reset_gpu_locked_clocks(nvmlDevice_t device)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetMemoryLockedClocks is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetMemoryLockedClocks(nvmlDevice_t device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz)
+/* What the wrapper calls until nvmlDeviceSetMemoryLockedClocks is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetMemoryLockedClocks(nvmlDevice_t device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz)
 {
-    return cubind_shape_3((uintptr_t)device, minMemClockMHz, maxMemClockMHz, 54);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, minMemClockMHz, maxMemClockMHz, 16, (cubind__fnptr)cubind__slow_nvmlDeviceSetMemoryLockedClocks);
 }
 
 nvmlReturn_t cubind_nvml_device_set_memory_locked_clocks(nvmlDevice_t device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz)
 {
-    cubind__nvmlDeviceSetMemoryLockedClocks_fn cubind_fn = (cubind__nvmlDeviceSetMemoryLockedClocks_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetMemoryLockedClocks, &cubind__nvml_offsets[174]);
+    cubind__nvmlDeviceSetMemoryLockedClocks_fn cubind_fn = (cubind__nvmlDeviceSetMemoryLockedClocks_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetMemoryLockedClocks, &cubind__nvml_offsets[174]);
     nvmlReturn_t cubind_status = cubind_fn(device, minMemClockMHz, maxMemClockMHz);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(174, (int)cubind_status);
@@ -9216,15 +6999,16 @@ nvmlReturn_t cubind_nvml_device_set_memory_locked_clocks(nvmlDevice_t device, un
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceResetMemoryLockedClocks is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceResetMemoryLockedClocks(nvmlDevice_t device)
+/* What the wrapper calls until nvmlDeviceResetMemoryLockedClocks is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceResetMemoryLockedClocks(nvmlDevice_t device)
 {
-    return cubind_shape_1((uintptr_t)device, 14);
+    return (nvmlReturn_t)cubind__shape_87((uintptr_t)device, 90, (cubind__fnptr)cubind__slow_nvmlDeviceResetMemoryLockedClocks);
 }
 
 nvmlReturn_t cubind_nvml_device_reset_memory_locked_clocks(nvmlDevice_t device)
 {
-    cubind__nvmlDeviceResetMemoryLockedClocks_fn cubind_fn = (cubind__nvmlDeviceResetMemoryLockedClocks_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceResetMemoryLockedClocks, &cubind__nvml_offsets[175]);
+    cubind__nvmlDeviceResetMemoryLockedClocks_fn cubind_fn = (cubind__nvmlDeviceResetMemoryLockedClocks_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceResetMemoryLockedClocks, &cubind__nvml_offsets[175]);
     nvmlReturn_t cubind_status = cubind_fn(device);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(175, (int)cubind_status);
@@ -9232,15 +7016,16 @@ nvmlReturn_t cubind_nvml_device_reset_memory_locked_clocks(nvmlDevice_t device)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetApplicationsClocks is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetApplicationsClocks(nvmlDevice_t device, unsigned int memClockMHz, unsigned int graphicsClockMHz)
+/* What the wrapper calls until nvmlDeviceSetApplicationsClocks is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetApplicationsClocks(nvmlDevice_t device, unsigned int memClockMHz, unsigned int graphicsClockMHz)
 {
-    return cubind_shape_3((uintptr_t)device, memClockMHz, graphicsClockMHz, 55);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, memClockMHz, graphicsClockMHz, 17, (cubind__fnptr)cubind__slow_nvmlDeviceSetApplicationsClocks);
 }
 
 nvmlReturn_t cubind_nvml_device_set_applications_clocks(nvmlDevice_t device, unsigned int memClockMHz, unsigned int graphicsClockMHz)
 {
-    cubind__nvmlDeviceSetApplicationsClocks_fn cubind_fn = (cubind__nvmlDeviceSetApplicationsClocks_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetApplicationsClocks, &cubind__nvml_offsets[176]);
+    cubind__nvmlDeviceSetApplicationsClocks_fn cubind_fn = (cubind__nvmlDeviceSetApplicationsClocks_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetApplicationsClocks, &cubind__nvml_offsets[176]);
     nvmlReturn_t cubind_status = cubind_fn(device, memClockMHz, graphicsClockMHz);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(176, (int)cubind_status);
@@ -9248,15 +7033,16 @@ nvmlReturn_t cubind_nvml_device_set_applications_clocks(nvmlDevice_t device, uns
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceResetApplicationsClocks is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceResetApplicationsClocks(nvmlDevice_t device)
+/* What the wrapper calls until nvmlDeviceResetApplicationsClocks is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceResetApplicationsClocks(nvmlDevice_t device)
 {
-    return cubind_shape_1((uintptr_t)device, 15);
+    return (nvmlReturn_t)cubind__shape_87((uintptr_t)device, 91, (cubind__fnptr)cubind__slow_nvmlDeviceResetApplicationsClocks);
 }
 
 nvmlReturn_t cubind_nvml_device_reset_applications_clocks(nvmlDevice_t device)
 {
-    cubind__nvmlDeviceResetApplicationsClocks_fn cubind_fn = (cubind__nvmlDeviceResetApplicationsClocks_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceResetApplicationsClocks, &cubind__nvml_offsets[177]);
+    cubind__nvmlDeviceResetApplicationsClocks_fn cubind_fn = (cubind__nvmlDeviceResetApplicationsClocks_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceResetApplicationsClocks, &cubind__nvml_offsets[177]);
     nvmlReturn_t cubind_status = cubind_fn(device);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(177, (int)cubind_status);
@@ -9264,15 +7050,16 @@ nvmlReturn_t cubind_nvml_device_reset_applications_clocks(nvmlDevice_t device)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetAutoBoostedClocksEnabled is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled)
+/* What the wrapper calls until nvmlDeviceSetAutoBoostedClocksEnabled is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled)
 {
-    return cubind_shape_2((uintptr_t)device, enabled, 86);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, enabled, 3, (cubind__fnptr)cubind__slow_nvmlDeviceSetAutoBoostedClocksEnabled);
 }
 
 nvmlReturn_t cubind_nvml_device_set_auto_boosted_clocks_enabled(nvmlDevice_t device, nvmlEnableState_t enabled)
 {
-    cubind__nvmlDeviceSetAutoBoostedClocksEnabled_fn cubind_fn = (cubind__nvmlDeviceSetAutoBoostedClocksEnabled_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetAutoBoostedClocksEnabled, &cubind__nvml_offsets[178]);
+    cubind__nvmlDeviceSetAutoBoostedClocksEnabled_fn cubind_fn = (cubind__nvmlDeviceSetAutoBoostedClocksEnabled_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetAutoBoostedClocksEnabled, &cubind__nvml_offsets[178]);
     nvmlReturn_t cubind_status = cubind_fn(device, enabled);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(178, (int)cubind_status);
@@ -9280,15 +7067,16 @@ nvmlReturn_t cubind_nvml_device_set_auto_boosted_clocks_enabled(nvmlDevice_t dev
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetDefaultAutoBoostedClocksEnabled is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetDefaultAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled, unsigned int flags)
+/* What the wrapper calls until nvmlDeviceSetDefaultAutoBoostedClocksEnabled is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetDefaultAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled, unsigned int flags)
 {
-    return cubind_shape_3((uintptr_t)device, enabled, flags, 56);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, enabled, flags, 18, (cubind__fnptr)cubind__slow_nvmlDeviceSetDefaultAutoBoostedClocksEnabled);
 }
 
 nvmlReturn_t cubind_nvml_device_set_default_auto_boosted_clocks_enabled(nvmlDevice_t device, nvmlEnableState_t enabled, unsigned int flags)
 {
-    cubind__nvmlDeviceSetDefaultAutoBoostedClocksEnabled_fn cubind_fn = (cubind__nvmlDeviceSetDefaultAutoBoostedClocksEnabled_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetDefaultAutoBoostedClocksEnabled, &cubind__nvml_offsets[179]);
+    cubind__nvmlDeviceSetDefaultAutoBoostedClocksEnabled_fn cubind_fn = (cubind__nvmlDeviceSetDefaultAutoBoostedClocksEnabled_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetDefaultAutoBoostedClocksEnabled, &cubind__nvml_offsets[179]);
     nvmlReturn_t cubind_status = cubind_fn(device, enabled, flags);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(179, (int)cubind_status);
@@ -9296,15 +7084,16 @@ nvmlReturn_t cubind_nvml_device_set_default_auto_boosted_clocks_enabled(nvmlDevi
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetDefaultFanSpeed_v2 is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetDefaultFanSpeed_v2(nvmlDevice_t device, unsigned int fan)
+/* What the wrapper calls until nvmlDeviceSetDefaultFanSpeed_v2 is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetDefaultFanSpeed_v2(nvmlDevice_t device, unsigned int fan)
 {
-    return cubind_shape_2((uintptr_t)device, fan, 87);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, fan, 4, (cubind__fnptr)cubind__slow_nvmlDeviceSetDefaultFanSpeed_v2);
 }
 
 nvmlReturn_t cubind_nvml_device_set_default_fan_speed(nvmlDevice_t device, unsigned int fan)
 {
-    cubind__nvmlDeviceSetDefaultFanSpeed_v2_fn cubind_fn = (cubind__nvmlDeviceSetDefaultFanSpeed_v2_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetDefaultFanSpeed_v2, &cubind__nvml_offsets[180]);
+    cubind__nvmlDeviceSetDefaultFanSpeed_v2_fn cubind_fn = (cubind__nvmlDeviceSetDefaultFanSpeed_v2_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetDefaultFanSpeed_v2, &cubind__nvml_offsets[180]);
     nvmlReturn_t cubind_status = cubind_fn(device, fan);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(180, (int)cubind_status);
@@ -9312,15 +7101,16 @@ nvmlReturn_t cubind_nvml_device_set_default_fan_speed(nvmlDevice_t device, unsig
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetFanControlPolicy is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetFanControlPolicy(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t policy)
+/* What the wrapper calls until nvmlDeviceSetFanControlPolicy is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetFanControlPolicy(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t policy)
 {
-    return cubind_shape_3((uintptr_t)device, fan, policy, 57);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, fan, policy, 19, (cubind__fnptr)cubind__slow_nvmlDeviceSetFanControlPolicy);
 }
 
 nvmlReturn_t cubind_nvml_device_set_fan_control_policy(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t policy)
 {
-    cubind__nvmlDeviceSetFanControlPolicy_fn cubind_fn = (cubind__nvmlDeviceSetFanControlPolicy_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetFanControlPolicy, &cubind__nvml_offsets[181]);
+    cubind__nvmlDeviceSetFanControlPolicy_fn cubind_fn = (cubind__nvmlDeviceSetFanControlPolicy_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetFanControlPolicy, &cubind__nvml_offsets[181]);
     nvmlReturn_t cubind_status = cubind_fn(device, fan, policy);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(181, (int)cubind_status);
@@ -9328,15 +7118,16 @@ nvmlReturn_t cubind_nvml_device_set_fan_control_policy(nvmlDevice_t device, unsi
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetTemperatureThreshold is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, int *temp)
+/* What the wrapper calls until nvmlDeviceSetTemperatureThreshold is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, int *temp)
 {
-    return cubind_shape_3((uintptr_t)device, thresholdType, (uintptr_t)temp, 58);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, thresholdType, (uintptr_t)temp, 20, (cubind__fnptr)cubind__slow_nvmlDeviceSetTemperatureThreshold);
 }
 
 nvmlReturn_t cubind_nvml_device_set_temperature_threshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, int *temp)
 {
-    cubind__nvmlDeviceSetTemperatureThreshold_fn cubind_fn = (cubind__nvmlDeviceSetTemperatureThreshold_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetTemperatureThreshold, &cubind__nvml_offsets[182]);
+    cubind__nvmlDeviceSetTemperatureThreshold_fn cubind_fn = (cubind__nvmlDeviceSetTemperatureThreshold_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetTemperatureThreshold, &cubind__nvml_offsets[182]);
     nvmlReturn_t cubind_status = cubind_fn(device, thresholdType, temp);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(182, (int)cubind_status);
@@ -9344,15 +7135,16 @@ nvmlReturn_t cubind_nvml_device_set_temperature_threshold(nvmlDevice_t device, n
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetPowerManagementLimit is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int limit)
+/* What the wrapper calls until nvmlDeviceSetPowerManagementLimit is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int limit)
 {
-    return cubind_shape_2((uintptr_t)device, limit, 88);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, limit, 5, (cubind__fnptr)cubind__slow_nvmlDeviceSetPowerManagementLimit);
 }
 
 nvmlReturn_t cubind_nvml_device_set_power_management_limit(nvmlDevice_t device, unsigned int limit)
 {
-    cubind__nvmlDeviceSetPowerManagementLimit_fn cubind_fn = (cubind__nvmlDeviceSetPowerManagementLimit_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetPowerManagementLimit, &cubind__nvml_offsets[183]);
+    cubind__nvmlDeviceSetPowerManagementLimit_fn cubind_fn = (cubind__nvmlDeviceSetPowerManagementLimit_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetPowerManagementLimit, &cubind__nvml_offsets[183]);
     nvmlReturn_t cubind_status = cubind_fn(device, limit);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(183, (int)cubind_status);
@@ -9360,15 +7152,16 @@ nvmlReturn_t cubind_nvml_device_set_power_management_limit(nvmlDevice_t device, 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetGpuOperationMode is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t mode)
+/* What the wrapper calls until nvmlDeviceSetGpuOperationMode is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t mode)
 {
-    return cubind_shape_2((uintptr_t)device, mode, 89);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, mode, 6, (cubind__fnptr)cubind__slow_nvmlDeviceSetGpuOperationMode);
 }
 
 nvmlReturn_t cubind_nvml_device_set_gpu_operation_mode(nvmlDevice_t device, nvmlGpuOperationMode_t mode)
 {
-    cubind__nvmlDeviceSetGpuOperationMode_fn cubind_fn = (cubind__nvmlDeviceSetGpuOperationMode_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetGpuOperationMode, &cubind__nvml_offsets[184]);
+    cubind__nvmlDeviceSetGpuOperationMode_fn cubind_fn = (cubind__nvmlDeviceSetGpuOperationMode_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetGpuOperationMode, &cubind__nvml_offsets[184]);
     nvmlReturn_t cubind_status = cubind_fn(device, mode);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(184, (int)cubind_status);
@@ -9376,15 +7169,16 @@ nvmlReturn_t cubind_nvml_device_set_gpu_operation_mode(nvmlDevice_t device, nvml
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetAPIRestriction is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t isRestricted)
+/* What the wrapper calls until nvmlDeviceSetAPIRestriction is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t isRestricted)
 {
-    return cubind_shape_3((uintptr_t)device, apiType, isRestricted, 59);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, apiType, isRestricted, 21, (cubind__fnptr)cubind__slow_nvmlDeviceSetAPIRestriction);
 }
 
 nvmlReturn_t cubind_nvml_device_set_api_restriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t isRestricted)
 {
-    cubind__nvmlDeviceSetAPIRestriction_fn cubind_fn = (cubind__nvmlDeviceSetAPIRestriction_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetAPIRestriction, &cubind__nvml_offsets[185]);
+    cubind__nvmlDeviceSetAPIRestriction_fn cubind_fn = (cubind__nvmlDeviceSetAPIRestriction_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetAPIRestriction, &cubind__nvml_offsets[185]);
     nvmlReturn_t cubind_status = cubind_fn(device, apiType, isRestricted);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(185, (int)cubind_status);
@@ -9392,15 +7186,16 @@ nvmlReturn_t cubind_nvml_device_set_api_restriction(nvmlDevice_t device, nvmlRes
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetFanSpeed_v2 is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int speed)
+/* What the wrapper calls until nvmlDeviceSetFanSpeed_v2 is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int speed)
 {
-    return cubind_shape_3((uintptr_t)device, fan, speed, 60);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, fan, speed, 22, (cubind__fnptr)cubind__slow_nvmlDeviceSetFanSpeed_v2);
 }
 
 nvmlReturn_t cubind_nvml_device_set_fan_speed(nvmlDevice_t device, unsigned int fan, unsigned int speed)
 {
-    cubind__nvmlDeviceSetFanSpeed_v2_fn cubind_fn = (cubind__nvmlDeviceSetFanSpeed_v2_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetFanSpeed_v2, &cubind__nvml_offsets[186]);
+    cubind__nvmlDeviceSetFanSpeed_v2_fn cubind_fn = (cubind__nvmlDeviceSetFanSpeed_v2_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetFanSpeed_v2, &cubind__nvml_offsets[186]);
     nvmlReturn_t cubind_status = cubind_fn(device, fan, speed);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(186, (int)cubind_status);
@@ -9408,15 +7203,16 @@ nvmlReturn_t cubind_nvml_device_set_fan_speed(nvmlDevice_t device, unsigned int 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetGpcClkVfOffset is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetGpcClkVfOffset(nvmlDevice_t device, int offset)
+/* What the wrapper calls until nvmlDeviceSetGpcClkVfOffset is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetGpcClkVfOffset(nvmlDevice_t device, int offset)
 {
-    return cubind_shape_2((uintptr_t)device, offset, 90);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, offset, 7, (cubind__fnptr)cubind__slow_nvmlDeviceSetGpcClkVfOffset);
 }
 
 nvmlReturn_t cubind_nvml_device_set_gpc_clk_vf_offset(nvmlDevice_t device, int offset)
 {
-    cubind__nvmlDeviceSetGpcClkVfOffset_fn cubind_fn = (cubind__nvmlDeviceSetGpcClkVfOffset_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetGpcClkVfOffset, &cubind__nvml_offsets[187]);
+    cubind__nvmlDeviceSetGpcClkVfOffset_fn cubind_fn = (cubind__nvmlDeviceSetGpcClkVfOffset_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetGpcClkVfOffset, &cubind__nvml_offsets[187]);
     nvmlReturn_t cubind_status = cubind_fn(device, offset);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(187, (int)cubind_status);
@@ -9424,15 +7220,16 @@ nvmlReturn_t cubind_nvml_device_set_gpc_clk_vf_offset(nvmlDevice_t device, int o
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetMemClkVfOffset is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetMemClkVfOffset(nvmlDevice_t device, int offset)
+/* What the wrapper calls until nvmlDeviceSetMemClkVfOffset is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetMemClkVfOffset(nvmlDevice_t device, int offset)
 {
-    return cubind_shape_2((uintptr_t)device, offset, 91);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, offset, 8, (cubind__fnptr)cubind__slow_nvmlDeviceSetMemClkVfOffset);
 }
 
 nvmlReturn_t cubind_nvml_device_set_mem_clk_vf_offset(nvmlDevice_t device, int offset)
 {
-    cubind__nvmlDeviceSetMemClkVfOffset_fn cubind_fn = (cubind__nvmlDeviceSetMemClkVfOffset_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetMemClkVfOffset, &cubind__nvml_offsets[188]);
+    cubind__nvmlDeviceSetMemClkVfOffset_fn cubind_fn = (cubind__nvmlDeviceSetMemClkVfOffset_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetMemClkVfOffset, &cubind__nvml_offsets[188]);
     nvmlReturn_t cubind_status = cubind_fn(device, offset);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(188, (int)cubind_status);
@@ -9440,15 +7237,16 @@ nvmlReturn_t cubind_nvml_device_set_mem_clk_vf_offset(nvmlDevice_t device, int o
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetConfComputeUnprotectedMemSize is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetConfComputeUnprotectedMemSize(nvmlDevice_t device, unsigned long long sizeKiB)
+/* What the wrapper calls until nvmlDeviceSetConfComputeUnprotectedMemSize is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetConfComputeUnprotectedMemSize(nvmlDevice_t device, unsigned long long sizeKiB)
 {
-    return cubind_shape_2((uintptr_t)device, sizeKiB, 92);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, sizeKiB, 9, (cubind__fnptr)cubind__slow_nvmlDeviceSetConfComputeUnprotectedMemSize);
 }
 
 nvmlReturn_t cubind_nvml_device_set_conf_compute_unprotected_mem_size(nvmlDevice_t device, unsigned long long sizeKiB)
 {
-    cubind__nvmlDeviceSetConfComputeUnprotectedMemSize_fn cubind_fn = (cubind__nvmlDeviceSetConfComputeUnprotectedMemSize_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetConfComputeUnprotectedMemSize, &cubind__nvml_offsets[189]);
+    cubind__nvmlDeviceSetConfComputeUnprotectedMemSize_fn cubind_fn = (cubind__nvmlDeviceSetConfComputeUnprotectedMemSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetConfComputeUnprotectedMemSize, &cubind__nvml_offsets[189]);
     nvmlReturn_t cubind_status = cubind_fn(device, sizeKiB);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(189, (int)cubind_status);
@@ -9456,15 +7254,16 @@ nvmlReturn_t cubind_nvml_device_set_conf_compute_unprotected_mem_size(nvmlDevice
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlSystemSetConfComputeGpusReadyState is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemSetConfComputeGpusReadyState(unsigned int isAcceptingWork)
+/* What the wrapper calls until nvmlSystemSetConfComputeGpusReadyState is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlSystemSetConfComputeGpusReadyState(unsigned int isAcceptingWork)
 {
-    return cubind_shape_1(isAcceptingWork, 16);
+    return (nvmlReturn_t)cubind__shape_87(isAcceptingWork, 92, (cubind__fnptr)cubind__slow_nvmlSystemSetConfComputeGpusReadyState);
 }
 
 nvmlReturn_t cubind_nvml_system_set_conf_compute_gpus_ready_state(unsigned int isAcceptingWork)
 {
-    cubind__nvmlSystemSetConfComputeGpusReadyState_fn cubind_fn = (cubind__nvmlSystemSetConfComputeGpusReadyState_fn)cubind__target((cubind__fnptr)slow_nvmlSystemSetConfComputeGpusReadyState, &cubind__nvml_offsets[190]);
+    cubind__nvmlSystemSetConfComputeGpusReadyState_fn cubind_fn = (cubind__nvmlSystemSetConfComputeGpusReadyState_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlSystemSetConfComputeGpusReadyState, &cubind__nvml_offsets[190]);
     nvmlReturn_t cubind_status = cubind_fn(isAcceptingWork);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(190, (int)cubind_status);
@@ -9472,15 +7271,16 @@ nvmlReturn_t cubind_nvml_system_set_conf_compute_gpus_ready_state(unsigned int i
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlSystemSetConfComputeKeyRotationThresholdInfo is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemSetConfComputeKeyRotationThresholdInfo(nvmlConfComputeSetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)
+/* What the wrapper calls until nvmlSystemSetConfComputeKeyRotationThresholdInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlSystemSetConfComputeKeyRotationThresholdInfo(nvmlConfComputeSetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)
 {
-    return cubind_shape_1((uintptr_t)pKeyRotationThrInfo, 17);
+    return (nvmlReturn_t)cubind__shape_87((uintptr_t)pKeyRotationThrInfo, 93, (cubind__fnptr)cubind__slow_nvmlSystemSetConfComputeKeyRotationThresholdInfo);
 }
 
 nvmlReturn_t cubind_nvml_system_set_conf_compute_key_rotation_threshold_info(nvmlConfComputeSetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)
 {
-    cubind__nvmlSystemSetConfComputeKeyRotationThresholdInfo_fn cubind_fn = (cubind__nvmlSystemSetConfComputeKeyRotationThresholdInfo_fn)cubind__target((cubind__fnptr)slow_nvmlSystemSetConfComputeKeyRotationThresholdInfo, &cubind__nvml_offsets[191]);
+    cubind__nvmlSystemSetConfComputeKeyRotationThresholdInfo_fn cubind_fn = (cubind__nvmlSystemSetConfComputeKeyRotationThresholdInfo_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlSystemSetConfComputeKeyRotationThresholdInfo, &cubind__nvml_offsets[191]);
     nvmlReturn_t cubind_status = cubind_fn(pKeyRotationThrInfo);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(191, (int)cubind_status);
@@ -9488,15 +7288,16 @@ nvmlReturn_t cubind_nvml_system_set_conf_compute_key_rotation_threshold_info(nvm
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetAccountingMode is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetAccountingMode(nvmlDevice_t device, nvmlEnableState_t mode)
+/* What the wrapper calls until nvmlDeviceSetAccountingMode is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetAccountingMode(nvmlDevice_t device, nvmlEnableState_t mode)
 {
-    return cubind_shape_2((uintptr_t)device, mode, 93);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, mode, 10, (cubind__fnptr)cubind__slow_nvmlDeviceSetAccountingMode);
 }
 
 nvmlReturn_t cubind_nvml_device_set_accounting_mode(nvmlDevice_t device, nvmlEnableState_t mode)
 {
-    cubind__nvmlDeviceSetAccountingMode_fn cubind_fn = (cubind__nvmlDeviceSetAccountingMode_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetAccountingMode, &cubind__nvml_offsets[192]);
+    cubind__nvmlDeviceSetAccountingMode_fn cubind_fn = (cubind__nvmlDeviceSetAccountingMode_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetAccountingMode, &cubind__nvml_offsets[192]);
     nvmlReturn_t cubind_status = cubind_fn(device, mode);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(192, (int)cubind_status);
@@ -9504,15 +7305,16 @@ nvmlReturn_t cubind_nvml_device_set_accounting_mode(nvmlDevice_t device, nvmlEna
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceClearAccountingPids is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceClearAccountingPids(nvmlDevice_t device)
+/* What the wrapper calls until nvmlDeviceClearAccountingPids is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceClearAccountingPids(nvmlDevice_t device)
 {
-    return cubind_shape_1((uintptr_t)device, 18);
+    return (nvmlReturn_t)cubind__shape_87((uintptr_t)device, 94, (cubind__fnptr)cubind__slow_nvmlDeviceClearAccountingPids);
 }
 
 nvmlReturn_t cubind_nvml_device_clear_accounting_pids(nvmlDevice_t device)
 {
-    cubind__nvmlDeviceClearAccountingPids_fn cubind_fn = (cubind__nvmlDeviceClearAccountingPids_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceClearAccountingPids, &cubind__nvml_offsets[193]);
+    cubind__nvmlDeviceClearAccountingPids_fn cubind_fn = (cubind__nvmlDeviceClearAccountingPids_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceClearAccountingPids, &cubind__nvml_offsets[193]);
     nvmlReturn_t cubind_status = cubind_fn(device);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(193, (int)cubind_status);
@@ -9520,15 +7322,16 @@ nvmlReturn_t cubind_nvml_device_clear_accounting_pids(nvmlDevice_t device)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetNvLinkState is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive)
+/* What the wrapper calls until nvmlDeviceGetNvLinkState is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive)
 {
-    return cubind_shape_3((uintptr_t)device, link, (uintptr_t)isActive, 61);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, link, (uintptr_t)isActive, 23, (cubind__fnptr)cubind__slow_nvmlDeviceGetNvLinkState);
 }
 
 nvmlReturn_t cubind_nvml_device_get_nv_link_state(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive)
 {
-    cubind__nvmlDeviceGetNvLinkState_fn cubind_fn = (cubind__nvmlDeviceGetNvLinkState_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetNvLinkState, &cubind__nvml_offsets[194]);
+    cubind__nvmlDeviceGetNvLinkState_fn cubind_fn = (cubind__nvmlDeviceGetNvLinkState_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetNvLinkState, &cubind__nvml_offsets[194]);
     nvmlReturn_t cubind_status = cubind_fn(device, link, isActive);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(194, (int)cubind_status);
@@ -9536,15 +7339,16 @@ nvmlReturn_t cubind_nvml_device_get_nv_link_state(nvmlDevice_t device, unsigned 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetNvLinkVersion is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version)
+/* What the wrapper calls until nvmlDeviceGetNvLinkVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version)
 {
-    return cubind_shape_3((uintptr_t)device, link, (uintptr_t)version, 62);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, link, (uintptr_t)version, 24, (cubind__fnptr)cubind__slow_nvmlDeviceGetNvLinkVersion);
 }
 
 nvmlReturn_t cubind_nvml_device_get_nv_link_version(nvmlDevice_t device, unsigned int link, unsigned int *version)
 {
-    cubind__nvmlDeviceGetNvLinkVersion_fn cubind_fn = (cubind__nvmlDeviceGetNvLinkVersion_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetNvLinkVersion, &cubind__nvml_offsets[195]);
+    cubind__nvmlDeviceGetNvLinkVersion_fn cubind_fn = (cubind__nvmlDeviceGetNvLinkVersion_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetNvLinkVersion, &cubind__nvml_offsets[195]);
     nvmlReturn_t cubind_status = cubind_fn(device, link, version);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(195, (int)cubind_status);
@@ -9552,15 +7356,16 @@ nvmlReturn_t cubind_nvml_device_get_nv_link_version(nvmlDevice_t device, unsigne
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetNvLinkCapability is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability, unsigned int *capResult)
+/* What the wrapper calls until nvmlDeviceGetNvLinkCapability is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability, unsigned int *capResult)
 {
-    return cubind_shape_4((uintptr_t)device, link, capability, (uintptr_t)capResult, 12);
+    return (nvmlReturn_t)cubind__shape_86((uintptr_t)device, link, capability, (uintptr_t)capResult, 66, (cubind__fnptr)cubind__slow_nvmlDeviceGetNvLinkCapability);
 }
 
 nvmlReturn_t cubind_nvml_device_get_nv_link_capability(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability, unsigned int *capResult)
 {
-    cubind__nvmlDeviceGetNvLinkCapability_fn cubind_fn = (cubind__nvmlDeviceGetNvLinkCapability_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetNvLinkCapability, &cubind__nvml_offsets[196]);
+    cubind__nvmlDeviceGetNvLinkCapability_fn cubind_fn = (cubind__nvmlDeviceGetNvLinkCapability_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetNvLinkCapability, &cubind__nvml_offsets[196]);
     nvmlReturn_t cubind_status = cubind_fn(device, link, capability, capResult);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(196, (int)cubind_status);
@@ -9568,15 +7373,16 @@ nvmlReturn_t cubind_nvml_device_get_nv_link_capability(nvmlDevice_t device, unsi
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetNvLinkRemotePciInfo_v2 is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci)
+/* What the wrapper calls until nvmlDeviceGetNvLinkRemotePciInfo_v2 is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci)
 {
-    return cubind_shape_3((uintptr_t)device, link, (uintptr_t)pci, 63);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, link, (uintptr_t)pci, 25, (cubind__fnptr)cubind__slow_nvmlDeviceGetNvLinkRemotePciInfo_v2);
 }
 
 nvmlReturn_t cubind_nvml_device_get_nv_link_remote_pci_info(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci)
 {
-    cubind__nvmlDeviceGetNvLinkRemotePciInfo_v2_fn cubind_fn = (cubind__nvmlDeviceGetNvLinkRemotePciInfo_v2_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetNvLinkRemotePciInfo_v2, &cubind__nvml_offsets[197]);
+    cubind__nvmlDeviceGetNvLinkRemotePciInfo_v2_fn cubind_fn = (cubind__nvmlDeviceGetNvLinkRemotePciInfo_v2_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetNvLinkRemotePciInfo_v2, &cubind__nvml_offsets[197]);
     nvmlReturn_t cubind_status = cubind_fn(device, link, pci);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(197, (int)cubind_status);
@@ -9584,15 +7390,16 @@ nvmlReturn_t cubind_nvml_device_get_nv_link_remote_pci_info(nvmlDevice_t device,
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetNvLinkErrorCounter is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long *counterValue)
+/* What the wrapper calls until nvmlDeviceGetNvLinkErrorCounter is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long *counterValue)
 {
-    return cubind_shape_4((uintptr_t)device, link, counter, (uintptr_t)counterValue, 13);
+    return (nvmlReturn_t)cubind__shape_86((uintptr_t)device, link, counter, (uintptr_t)counterValue, 67, (cubind__fnptr)cubind__slow_nvmlDeviceGetNvLinkErrorCounter);
 }
 
 nvmlReturn_t cubind_nvml_device_get_nv_link_error_counter(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long *counterValue)
 {
-    cubind__nvmlDeviceGetNvLinkErrorCounter_fn cubind_fn = (cubind__nvmlDeviceGetNvLinkErrorCounter_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetNvLinkErrorCounter, &cubind__nvml_offsets[198]);
+    cubind__nvmlDeviceGetNvLinkErrorCounter_fn cubind_fn = (cubind__nvmlDeviceGetNvLinkErrorCounter_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetNvLinkErrorCounter, &cubind__nvml_offsets[198]);
     nvmlReturn_t cubind_status = cubind_fn(device, link, counter, counterValue);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(198, (int)cubind_status);
@@ -9600,15 +7407,16 @@ nvmlReturn_t cubind_nvml_device_get_nv_link_error_counter(nvmlDevice_t device, u
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceResetNvLinkErrorCounters is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceResetNvLinkErrorCounters(nvmlDevice_t device, unsigned int link)
+/* What the wrapper calls until nvmlDeviceResetNvLinkErrorCounters is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceResetNvLinkErrorCounters(nvmlDevice_t device, unsigned int link)
 {
-    return cubind_shape_2((uintptr_t)device, link, 94);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, link, 11, (cubind__fnptr)cubind__slow_nvmlDeviceResetNvLinkErrorCounters);
 }
 
 nvmlReturn_t cubind_nvml_device_reset_nv_link_error_counters(nvmlDevice_t device, unsigned int link)
 {
-    cubind__nvmlDeviceResetNvLinkErrorCounters_fn cubind_fn = (cubind__nvmlDeviceResetNvLinkErrorCounters_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceResetNvLinkErrorCounters, &cubind__nvml_offsets[199]);
+    cubind__nvmlDeviceResetNvLinkErrorCounters_fn cubind_fn = (cubind__nvmlDeviceResetNvLinkErrorCounters_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceResetNvLinkErrorCounters, &cubind__nvml_offsets[199]);
     nvmlReturn_t cubind_status = cubind_fn(device, link);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(199, (int)cubind_status);
@@ -9616,15 +7424,16 @@ nvmlReturn_t cubind_nvml_device_reset_nv_link_error_counters(nvmlDevice_t device
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetNvLinkUtilizationControl is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control, unsigned int reset)
+/* What the wrapper calls until nvmlDeviceSetNvLinkUtilizationControl is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control, unsigned int reset)
 {
-    return cubind_shape_5((uintptr_t)device, link, counter, (uintptr_t)control, reset, 4);
+    return (nvmlReturn_t)cubind__shape_75((uintptr_t)device, link, counter, (uintptr_t)control, reset, 76);
 }
 
 nvmlReturn_t cubind_nvml_device_set_nv_link_utilization_control(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control, unsigned int reset)
 {
-    cubind__nvmlDeviceSetNvLinkUtilizationControl_fn cubind_fn = (cubind__nvmlDeviceSetNvLinkUtilizationControl_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetNvLinkUtilizationControl, &cubind__nvml_offsets[200]);
+    cubind__nvmlDeviceSetNvLinkUtilizationControl_fn cubind_fn = (cubind__nvmlDeviceSetNvLinkUtilizationControl_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetNvLinkUtilizationControl, &cubind__nvml_offsets[200]);
     nvmlReturn_t cubind_status = cubind_fn(device, link, counter, control, reset);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(200, (int)cubind_status);
@@ -9632,15 +7441,16 @@ nvmlReturn_t cubind_nvml_device_set_nv_link_utilization_control(nvmlDevice_t dev
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetNvLinkUtilizationControl is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control)
+/* What the wrapper calls until nvmlDeviceGetNvLinkUtilizationControl is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control)
 {
-    return cubind_shape_4((uintptr_t)device, link, counter, (uintptr_t)control, 14);
+    return (nvmlReturn_t)cubind__shape_86((uintptr_t)device, link, counter, (uintptr_t)control, 68, (cubind__fnptr)cubind__slow_nvmlDeviceGetNvLinkUtilizationControl);
 }
 
 nvmlReturn_t cubind_nvml_device_get_nv_link_utilization_control(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control)
 {
-    cubind__nvmlDeviceGetNvLinkUtilizationControl_fn cubind_fn = (cubind__nvmlDeviceGetNvLinkUtilizationControl_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetNvLinkUtilizationControl, &cubind__nvml_offsets[201]);
+    cubind__nvmlDeviceGetNvLinkUtilizationControl_fn cubind_fn = (cubind__nvmlDeviceGetNvLinkUtilizationControl_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetNvLinkUtilizationControl, &cubind__nvml_offsets[201]);
     nvmlReturn_t cubind_status = cubind_fn(device, link, counter, control);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(201, (int)cubind_status);
@@ -9648,15 +7458,16 @@ nvmlReturn_t cubind_nvml_device_get_nv_link_utilization_control(nvmlDevice_t dev
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetNvLinkUtilizationCounter is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, unsigned long long *rxcounter, unsigned long long *txcounter)
+/* What the wrapper calls until nvmlDeviceGetNvLinkUtilizationCounter is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, unsigned long long *rxcounter, unsigned long long *txcounter)
 {
-    return cubind_shape_5((uintptr_t)device, link, counter, (uintptr_t)rxcounter, (uintptr_t)txcounter, 5);
+    return (nvmlReturn_t)cubind__shape_75((uintptr_t)device, link, counter, (uintptr_t)rxcounter, (uintptr_t)txcounter, 77);
 }
 
 nvmlReturn_t cubind_nvml_device_get_nv_link_utilization_counter(nvmlDevice_t device, unsigned int link, unsigned int counter, unsigned long long *rxcounter, unsigned long long *txcounter)
 {
-    cubind__nvmlDeviceGetNvLinkUtilizationCounter_fn cubind_fn = (cubind__nvmlDeviceGetNvLinkUtilizationCounter_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetNvLinkUtilizationCounter, &cubind__nvml_offsets[202]);
+    cubind__nvmlDeviceGetNvLinkUtilizationCounter_fn cubind_fn = (cubind__nvmlDeviceGetNvLinkUtilizationCounter_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetNvLinkUtilizationCounter, &cubind__nvml_offsets[202]);
     nvmlReturn_t cubind_status = cubind_fn(device, link, counter, rxcounter, txcounter);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(202, (int)cubind_status);
@@ -9664,15 +7475,16 @@ nvmlReturn_t cubind_nvml_device_get_nv_link_utilization_counter(nvmlDevice_t dev
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceFreezeNvLinkUtilizationCounter is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceFreezeNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlEnableState_t freeze)
+/* What the wrapper calls until nvmlDeviceFreezeNvLinkUtilizationCounter is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceFreezeNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlEnableState_t freeze)
 {
-    return cubind_shape_4((uintptr_t)device, link, counter, freeze, 15);
+    return (nvmlReturn_t)cubind__shape_86((uintptr_t)device, link, counter, freeze, 69, (cubind__fnptr)cubind__slow_nvmlDeviceFreezeNvLinkUtilizationCounter);
 }
 
 nvmlReturn_t cubind_nvml_device_freeze_nv_link_utilization_counter(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlEnableState_t freeze)
 {
-    cubind__nvmlDeviceFreezeNvLinkUtilizationCounter_fn cubind_fn = (cubind__nvmlDeviceFreezeNvLinkUtilizationCounter_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceFreezeNvLinkUtilizationCounter, &cubind__nvml_offsets[203]);
+    cubind__nvmlDeviceFreezeNvLinkUtilizationCounter_fn cubind_fn = (cubind__nvmlDeviceFreezeNvLinkUtilizationCounter_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceFreezeNvLinkUtilizationCounter, &cubind__nvml_offsets[203]);
     nvmlReturn_t cubind_status = cubind_fn(device, link, counter, freeze);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(203, (int)cubind_status);
@@ -9680,15 +7492,16 @@ nvmlReturn_t cubind_nvml_device_freeze_nv_link_utilization_counter(nvmlDevice_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceResetNvLinkUtilizationCounter is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceResetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter)
+/* What the wrapper calls until nvmlDeviceResetNvLinkUtilizationCounter is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceResetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter)
 {
-    return cubind_shape_3((uintptr_t)device, link, counter, 64);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, link, counter, 26, (cubind__fnptr)cubind__slow_nvmlDeviceResetNvLinkUtilizationCounter);
 }
 
 nvmlReturn_t cubind_nvml_device_reset_nv_link_utilization_counter(nvmlDevice_t device, unsigned int link, unsigned int counter)
 {
-    cubind__nvmlDeviceResetNvLinkUtilizationCounter_fn cubind_fn = (cubind__nvmlDeviceResetNvLinkUtilizationCounter_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceResetNvLinkUtilizationCounter, &cubind__nvml_offsets[204]);
+    cubind__nvmlDeviceResetNvLinkUtilizationCounter_fn cubind_fn = (cubind__nvmlDeviceResetNvLinkUtilizationCounter_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceResetNvLinkUtilizationCounter, &cubind__nvml_offsets[204]);
     nvmlReturn_t cubind_status = cubind_fn(device, link, counter);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(204, (int)cubind_status);
@@ -9696,15 +7509,16 @@ nvmlReturn_t cubind_nvml_device_reset_nv_link_utilization_counter(nvmlDevice_t d
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetNvLinkRemoteDeviceType is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t *pNvLinkDeviceType)
+/* What the wrapper calls until nvmlDeviceGetNvLinkRemoteDeviceType is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t *pNvLinkDeviceType)
 {
-    return cubind_shape_3((uintptr_t)device, link, (uintptr_t)pNvLinkDeviceType, 65);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, link, (uintptr_t)pNvLinkDeviceType, 27, (cubind__fnptr)cubind__slow_nvmlDeviceGetNvLinkRemoteDeviceType);
 }
 
 nvmlReturn_t cubind_nvml_device_get_nv_link_remote_device_type(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t *pNvLinkDeviceType)
 {
-    cubind__nvmlDeviceGetNvLinkRemoteDeviceType_fn cubind_fn = (cubind__nvmlDeviceGetNvLinkRemoteDeviceType_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetNvLinkRemoteDeviceType, &cubind__nvml_offsets[205]);
+    cubind__nvmlDeviceGetNvLinkRemoteDeviceType_fn cubind_fn = (cubind__nvmlDeviceGetNvLinkRemoteDeviceType_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetNvLinkRemoteDeviceType, &cubind__nvml_offsets[205]);
     nvmlReturn_t cubind_status = cubind_fn(device, link, pNvLinkDeviceType);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(205, (int)cubind_status);
@@ -9712,15 +7526,16 @@ nvmlReturn_t cubind_nvml_device_get_nv_link_remote_device_type(nvmlDevice_t devi
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlEventSetCreate is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlEventSetCreate(nvmlEventSet_t *set)
+/* What the wrapper calls until nvmlEventSetCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlEventSetCreate(nvmlEventSet_t *set)
 {
-    return cubind_shape_1((uintptr_t)set, 19);
+    return (nvmlReturn_t)cubind__shape_87((uintptr_t)set, 95, (cubind__fnptr)cubind__slow_nvmlEventSetCreate);
 }
 
 nvmlReturn_t cubind_nvml_event_set_create(nvmlEventSet_t *set)
 {
-    cubind__nvmlEventSetCreate_fn cubind_fn = (cubind__nvmlEventSetCreate_fn)cubind__target((cubind__fnptr)slow_nvmlEventSetCreate, &cubind__nvml_offsets[206]);
+    cubind__nvmlEventSetCreate_fn cubind_fn = (cubind__nvmlEventSetCreate_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlEventSetCreate, &cubind__nvml_offsets[206]);
     nvmlReturn_t cubind_status = cubind_fn(set);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(206, (int)cubind_status);
@@ -9728,15 +7543,16 @@ nvmlReturn_t cubind_nvml_event_set_create(nvmlEventSet_t *set)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceRegisterEvents is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set)
+/* What the wrapper calls until nvmlDeviceRegisterEvents is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set)
 {
-    return cubind_shape_3((uintptr_t)device, eventTypes, (uintptr_t)set, 66);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, eventTypes, (uintptr_t)set, 28, (cubind__fnptr)cubind__slow_nvmlDeviceRegisterEvents);
 }
 
 nvmlReturn_t cubind_nvml_device_register_events(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set)
 {
-    cubind__nvmlDeviceRegisterEvents_fn cubind_fn = (cubind__nvmlDeviceRegisterEvents_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceRegisterEvents, &cubind__nvml_offsets[207]);
+    cubind__nvmlDeviceRegisterEvents_fn cubind_fn = (cubind__nvmlDeviceRegisterEvents_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceRegisterEvents, &cubind__nvml_offsets[207]);
     nvmlReturn_t cubind_status = cubind_fn(device, eventTypes, set);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(207, (int)cubind_status);
@@ -9744,15 +7560,16 @@ nvmlReturn_t cubind_nvml_device_register_events(nvmlDevice_t device, unsigned lo
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetSupportedEventTypes is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes)
+/* What the wrapper calls until nvmlDeviceGetSupportedEventTypes is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)eventTypes, 95);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, (uintptr_t)eventTypes, 12, (cubind__fnptr)cubind__slow_nvmlDeviceGetSupportedEventTypes);
 }
 
 nvmlReturn_t cubind_nvml_device_get_supported_event_types(nvmlDevice_t device, unsigned long long *eventTypes)
 {
-    cubind__nvmlDeviceGetSupportedEventTypes_fn cubind_fn = (cubind__nvmlDeviceGetSupportedEventTypes_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetSupportedEventTypes, &cubind__nvml_offsets[208]);
+    cubind__nvmlDeviceGetSupportedEventTypes_fn cubind_fn = (cubind__nvmlDeviceGetSupportedEventTypes_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetSupportedEventTypes, &cubind__nvml_offsets[208]);
     nvmlReturn_t cubind_status = cubind_fn(device, eventTypes);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(208, (int)cubind_status);
@@ -9760,15 +7577,16 @@ nvmlReturn_t cubind_nvml_device_get_supported_event_types(nvmlDevice_t device, u
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlEventSetWait_v2 is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)
+/* What the wrapper calls until nvmlEventSetWait_v2 is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)
 {
-    return cubind_shape_3((uintptr_t)set, (uintptr_t)data, timeoutms, 67);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)set, (uintptr_t)data, timeoutms, 29, (cubind__fnptr)cubind__slow_nvmlEventSetWait_v2);
 }
 
 nvmlReturn_t cubind_nvml_event_set_wait(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)
 {
-    cubind__nvmlEventSetWait_v2_fn cubind_fn = (cubind__nvmlEventSetWait_v2_fn)cubind__target((cubind__fnptr)slow_nvmlEventSetWait_v2, &cubind__nvml_offsets[209]);
+    cubind__nvmlEventSetWait_v2_fn cubind_fn = (cubind__nvmlEventSetWait_v2_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlEventSetWait_v2, &cubind__nvml_offsets[209]);
     nvmlReturn_t cubind_status = cubind_fn(set, data, timeoutms);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(209, (int)cubind_status);
@@ -9776,15 +7594,16 @@ nvmlReturn_t cubind_nvml_event_set_wait(nvmlEventSet_t set, nvmlEventData_t *dat
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlEventSetFree is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlEventSetFree(nvmlEventSet_t set)
+/* What the wrapper calls until nvmlEventSetFree is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlEventSetFree(nvmlEventSet_t set)
 {
-    return cubind_shape_1((uintptr_t)set, 20);
+    return (nvmlReturn_t)cubind__shape_110((uintptr_t)set, 0, (cubind__fnptr)cubind__slow_nvmlEventSetFree);
 }
 
 nvmlReturn_t cubind_nvml_event_set_free(nvmlEventSet_t set)
 {
-    cubind__nvmlEventSetFree_fn cubind_fn = (cubind__nvmlEventSetFree_fn)cubind__target((cubind__fnptr)slow_nvmlEventSetFree, &cubind__nvml_offsets[210]);
+    cubind__nvmlEventSetFree_fn cubind_fn = (cubind__nvmlEventSetFree_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlEventSetFree, &cubind__nvml_offsets[210]);
     nvmlReturn_t cubind_status = cubind_fn(set);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(210, (int)cubind_status);
@@ -9792,15 +7611,16 @@ nvmlReturn_t cubind_nvml_event_set_free(nvmlEventSet_t set)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceModifyDrainState is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceModifyDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t newState)
+/* What the wrapper calls until nvmlDeviceModifyDrainState is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceModifyDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t newState)
 {
-    return cubind_shape_2((uintptr_t)pciInfo, newState, 96);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)pciInfo, newState, 13, (cubind__fnptr)cubind__slow_nvmlDeviceModifyDrainState);
 }
 
 nvmlReturn_t cubind_nvml_device_modify_drain_state(nvmlPciInfo_t *pciInfo, nvmlEnableState_t newState)
 {
-    cubind__nvmlDeviceModifyDrainState_fn cubind_fn = (cubind__nvmlDeviceModifyDrainState_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceModifyDrainState, &cubind__nvml_offsets[211]);
+    cubind__nvmlDeviceModifyDrainState_fn cubind_fn = (cubind__nvmlDeviceModifyDrainState_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceModifyDrainState, &cubind__nvml_offsets[211]);
     nvmlReturn_t cubind_status = cubind_fn(pciInfo, newState);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(211, (int)cubind_status);
@@ -9808,15 +7628,16 @@ nvmlReturn_t cubind_nvml_device_modify_drain_state(nvmlPciInfo_t *pciInfo, nvmlE
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceQueryDrainState is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceQueryDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t *currentState)
+/* What the wrapper calls until nvmlDeviceQueryDrainState is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceQueryDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t *currentState)
 {
-    return cubind_shape_2((uintptr_t)pciInfo, (uintptr_t)currentState, 97);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)pciInfo, (uintptr_t)currentState, 14, (cubind__fnptr)cubind__slow_nvmlDeviceQueryDrainState);
 }
 
 nvmlReturn_t cubind_nvml_device_query_drain_state(nvmlPciInfo_t *pciInfo, nvmlEnableState_t *currentState)
 {
-    cubind__nvmlDeviceQueryDrainState_fn cubind_fn = (cubind__nvmlDeviceQueryDrainState_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceQueryDrainState, &cubind__nvml_offsets[212]);
+    cubind__nvmlDeviceQueryDrainState_fn cubind_fn = (cubind__nvmlDeviceQueryDrainState_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceQueryDrainState, &cubind__nvml_offsets[212]);
     nvmlReturn_t cubind_status = cubind_fn(pciInfo, currentState);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(212, (int)cubind_status);
@@ -9824,15 +7645,16 @@ nvmlReturn_t cubind_nvml_device_query_drain_state(nvmlPciInfo_t *pciInfo, nvmlEn
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceRemoveGpu_v2 is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceRemoveGpu_v2(nvmlPciInfo_t *pciInfo, nvmlDetachGpuState_t gpuState, nvmlPcieLinkState_t linkState)
+/* What the wrapper calls until nvmlDeviceRemoveGpu_v2 is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceRemoveGpu_v2(nvmlPciInfo_t *pciInfo, nvmlDetachGpuState_t gpuState, nvmlPcieLinkState_t linkState)
 {
-    return cubind_shape_3((uintptr_t)pciInfo, gpuState, linkState, 68);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)pciInfo, gpuState, linkState, 30, (cubind__fnptr)cubind__slow_nvmlDeviceRemoveGpu_v2);
 }
 
 nvmlReturn_t cubind_nvml_device_remove_gpu(nvmlPciInfo_t *pciInfo, nvmlDetachGpuState_t gpuState, nvmlPcieLinkState_t linkState)
 {
-    cubind__nvmlDeviceRemoveGpu_v2_fn cubind_fn = (cubind__nvmlDeviceRemoveGpu_v2_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceRemoveGpu_v2, &cubind__nvml_offsets[213]);
+    cubind__nvmlDeviceRemoveGpu_v2_fn cubind_fn = (cubind__nvmlDeviceRemoveGpu_v2_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceRemoveGpu_v2, &cubind__nvml_offsets[213]);
     nvmlReturn_t cubind_status = cubind_fn(pciInfo, gpuState, linkState);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(213, (int)cubind_status);
@@ -9840,15 +7662,16 @@ nvmlReturn_t cubind_nvml_device_remove_gpu(nvmlPciInfo_t *pciInfo, nvmlDetachGpu
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceDiscoverGpus is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceDiscoverGpus(nvmlPciInfo_t *pciInfo)
+/* What the wrapper calls until nvmlDeviceDiscoverGpus is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceDiscoverGpus(nvmlPciInfo_t *pciInfo)
 {
-    return cubind_shape_1((uintptr_t)pciInfo, 21);
+    return (nvmlReturn_t)cubind__shape_110((uintptr_t)pciInfo, 1, (cubind__fnptr)cubind__slow_nvmlDeviceDiscoverGpus);
 }
 
 nvmlReturn_t cubind_nvml_device_discover_gpus(nvmlPciInfo_t *pciInfo)
 {
-    cubind__nvmlDeviceDiscoverGpus_fn cubind_fn = (cubind__nvmlDeviceDiscoverGpus_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceDiscoverGpus, &cubind__nvml_offsets[214]);
+    cubind__nvmlDeviceDiscoverGpus_fn cubind_fn = (cubind__nvmlDeviceDiscoverGpus_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceDiscoverGpus, &cubind__nvml_offsets[214]);
     nvmlReturn_t cubind_status = cubind_fn(pciInfo);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(214, (int)cubind_status);
@@ -9856,15 +7679,16 @@ nvmlReturn_t cubind_nvml_device_discover_gpus(nvmlPciInfo_t *pciInfo)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetFieldValues is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)
+/* What the wrapper calls until nvmlDeviceGetFieldValues is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)
 {
-    return cubind_shape_3((uintptr_t)device, valuesCount, (uintptr_t)values, 69);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, valuesCount, (uintptr_t)values, 31, (cubind__fnptr)cubind__slow_nvmlDeviceGetFieldValues);
 }
 
 nvmlReturn_t cubind_nvml_device_get_field_values(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)
 {
-    cubind__nvmlDeviceGetFieldValues_fn cubind_fn = (cubind__nvmlDeviceGetFieldValues_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetFieldValues, &cubind__nvml_offsets[215]);
+    cubind__nvmlDeviceGetFieldValues_fn cubind_fn = (cubind__nvmlDeviceGetFieldValues_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetFieldValues, &cubind__nvml_offsets[215]);
     nvmlReturn_t cubind_status = cubind_fn(device, valuesCount, values);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(215, (int)cubind_status);
@@ -9872,15 +7696,16 @@ nvmlReturn_t cubind_nvml_device_get_field_values(nvmlDevice_t device, int values
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceClearFieldValues is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceClearFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)
+/* What the wrapper calls until nvmlDeviceClearFieldValues is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceClearFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)
 {
-    return cubind_shape_3((uintptr_t)device, valuesCount, (uintptr_t)values, 70);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, valuesCount, (uintptr_t)values, 32, (cubind__fnptr)cubind__slow_nvmlDeviceClearFieldValues);
 }
 
 nvmlReturn_t cubind_nvml_device_clear_field_values(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)
 {
-    cubind__nvmlDeviceClearFieldValues_fn cubind_fn = (cubind__nvmlDeviceClearFieldValues_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceClearFieldValues, &cubind__nvml_offsets[216]);
+    cubind__nvmlDeviceClearFieldValues_fn cubind_fn = (cubind__nvmlDeviceClearFieldValues_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceClearFieldValues, &cubind__nvml_offsets[216]);
     nvmlReturn_t cubind_status = cubind_fn(device, valuesCount, values);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(216, (int)cubind_status);
@@ -9888,15 +7713,16 @@ nvmlReturn_t cubind_nvml_device_clear_field_values(nvmlDevice_t device, int valu
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetVirtualizationMode is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode)
+/* What the wrapper calls until nvmlDeviceGetVirtualizationMode is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)pVirtualMode, 98);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, (uintptr_t)pVirtualMode, 15, (cubind__fnptr)cubind__slow_nvmlDeviceGetVirtualizationMode);
 }
 
 nvmlReturn_t cubind_nvml_device_get_virtualization_mode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode)
 {
-    cubind__nvmlDeviceGetVirtualizationMode_fn cubind_fn = (cubind__nvmlDeviceGetVirtualizationMode_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetVirtualizationMode, &cubind__nvml_offsets[217]);
+    cubind__nvmlDeviceGetVirtualizationMode_fn cubind_fn = (cubind__nvmlDeviceGetVirtualizationMode_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetVirtualizationMode, &cubind__nvml_offsets[217]);
     nvmlReturn_t cubind_status = cubind_fn(device, pVirtualMode);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(217, (int)cubind_status);
@@ -9904,15 +7730,16 @@ nvmlReturn_t cubind_nvml_device_get_virtualization_mode(nvmlDevice_t device, nvm
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetHostVgpuMode is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetHostVgpuMode(nvmlDevice_t device, nvmlHostVgpuMode_t *pHostVgpuMode)
+/* What the wrapper calls until nvmlDeviceGetHostVgpuMode is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetHostVgpuMode(nvmlDevice_t device, nvmlHostVgpuMode_t *pHostVgpuMode)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)pHostVgpuMode, 99);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, (uintptr_t)pHostVgpuMode, 16, (cubind__fnptr)cubind__slow_nvmlDeviceGetHostVgpuMode);
 }
 
 nvmlReturn_t cubind_nvml_device_get_host_vgpu_mode(nvmlDevice_t device, nvmlHostVgpuMode_t *pHostVgpuMode)
 {
-    cubind__nvmlDeviceGetHostVgpuMode_fn cubind_fn = (cubind__nvmlDeviceGetHostVgpuMode_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetHostVgpuMode, &cubind__nvml_offsets[218]);
+    cubind__nvmlDeviceGetHostVgpuMode_fn cubind_fn = (cubind__nvmlDeviceGetHostVgpuMode_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetHostVgpuMode, &cubind__nvml_offsets[218]);
     nvmlReturn_t cubind_status = cubind_fn(device, pHostVgpuMode);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(218, (int)cubind_status);
@@ -9920,15 +7747,16 @@ nvmlReturn_t cubind_nvml_device_get_host_vgpu_mode(nvmlDevice_t device, nvmlHost
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetVirtualizationMode is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t virtualMode)
+/* What the wrapper calls until nvmlDeviceSetVirtualizationMode is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t virtualMode)
 {
-    return cubind_shape_2((uintptr_t)device, virtualMode, 100);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, virtualMode, 17, (cubind__fnptr)cubind__slow_nvmlDeviceSetVirtualizationMode);
 }
 
 nvmlReturn_t cubind_nvml_device_set_virtualization_mode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t virtualMode)
 {
-    cubind__nvmlDeviceSetVirtualizationMode_fn cubind_fn = (cubind__nvmlDeviceSetVirtualizationMode_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetVirtualizationMode, &cubind__nvml_offsets[219]);
+    cubind__nvmlDeviceSetVirtualizationMode_fn cubind_fn = (cubind__nvmlDeviceSetVirtualizationMode_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetVirtualizationMode, &cubind__nvml_offsets[219]);
     nvmlReturn_t cubind_status = cubind_fn(device, virtualMode);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(219, (int)cubind_status);
@@ -9936,15 +7764,16 @@ nvmlReturn_t cubind_nvml_device_set_virtualization_mode(nvmlDevice_t device, nvm
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetVgpuHeterogeneousMode is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuHeterogeneousMode(nvmlDevice_t device, nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)
+/* What the wrapper calls until nvmlDeviceGetVgpuHeterogeneousMode is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetVgpuHeterogeneousMode(nvmlDevice_t device, nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)pHeterogeneousMode, 101);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, (uintptr_t)pHeterogeneousMode, 18, (cubind__fnptr)cubind__slow_nvmlDeviceGetVgpuHeterogeneousMode);
 }
 
 nvmlReturn_t cubind_nvml_device_get_vgpu_heterogeneous_mode(nvmlDevice_t device, nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)
 {
-    cubind__nvmlDeviceGetVgpuHeterogeneousMode_fn cubind_fn = (cubind__nvmlDeviceGetVgpuHeterogeneousMode_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetVgpuHeterogeneousMode, &cubind__nvml_offsets[220]);
+    cubind__nvmlDeviceGetVgpuHeterogeneousMode_fn cubind_fn = (cubind__nvmlDeviceGetVgpuHeterogeneousMode_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetVgpuHeterogeneousMode, &cubind__nvml_offsets[220]);
     nvmlReturn_t cubind_status = cubind_fn(device, pHeterogeneousMode);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(220, (int)cubind_status);
@@ -9952,15 +7781,16 @@ nvmlReturn_t cubind_nvml_device_get_vgpu_heterogeneous_mode(nvmlDevice_t device,
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetVgpuHeterogeneousMode is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetVgpuHeterogeneousMode(nvmlDevice_t device, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)
+/* What the wrapper calls until nvmlDeviceSetVgpuHeterogeneousMode is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetVgpuHeterogeneousMode(nvmlDevice_t device, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)pHeterogeneousMode, 102);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, (uintptr_t)pHeterogeneousMode, 19, (cubind__fnptr)cubind__slow_nvmlDeviceSetVgpuHeterogeneousMode);
 }
 
 nvmlReturn_t cubind_nvml_device_set_vgpu_heterogeneous_mode(nvmlDevice_t device, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)
 {
-    cubind__nvmlDeviceSetVgpuHeterogeneousMode_fn cubind_fn = (cubind__nvmlDeviceSetVgpuHeterogeneousMode_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetVgpuHeterogeneousMode, &cubind__nvml_offsets[221]);
+    cubind__nvmlDeviceSetVgpuHeterogeneousMode_fn cubind_fn = (cubind__nvmlDeviceSetVgpuHeterogeneousMode_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetVgpuHeterogeneousMode, &cubind__nvml_offsets[221]);
     nvmlReturn_t cubind_status = cubind_fn(device, pHeterogeneousMode);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(221, (int)cubind_status);
@@ -9968,15 +7798,16 @@ nvmlReturn_t cubind_nvml_device_set_vgpu_heterogeneous_mode(nvmlDevice_t device,
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuInstanceGetPlacementId is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetPlacementId(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuPlacementId_t *pPlacement)
+/* What the wrapper calls until nvmlVgpuInstanceGetPlacementId is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuInstanceGetPlacementId(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuPlacementId_t *pPlacement)
 {
-    return cubind_shape_2(vgpuInstance, (uintptr_t)pPlacement, 103);
+    return (nvmlReturn_t)cubind__shape_109(vgpuInstance, (uintptr_t)pPlacement, 20, (cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetPlacementId);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_instance_get_placement_id(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuPlacementId_t *pPlacement)
 {
-    cubind__nvmlVgpuInstanceGetPlacementId_fn cubind_fn = (cubind__nvmlVgpuInstanceGetPlacementId_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuInstanceGetPlacementId, &cubind__nvml_offsets[222]);
+    cubind__nvmlVgpuInstanceGetPlacementId_fn cubind_fn = (cubind__nvmlVgpuInstanceGetPlacementId_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetPlacementId, &cubind__nvml_offsets[222]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuInstance, pPlacement);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(222, (int)cubind_status);
@@ -9984,15 +7815,16 @@ nvmlReturn_t cubind_nvml_vgpu_instance_get_placement_id(nvmlVgpuInstance_t vgpuI
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetVgpuTypeSupportedPlacements is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuTypeSupportedPlacements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList)
+/* What the wrapper calls until nvmlDeviceGetVgpuTypeSupportedPlacements is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetVgpuTypeSupportedPlacements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList)
 {
-    return cubind_shape_3((uintptr_t)device, vgpuTypeId, (uintptr_t)pPlacementList, 71);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, vgpuTypeId, (uintptr_t)pPlacementList, 33, (cubind__fnptr)cubind__slow_nvmlDeviceGetVgpuTypeSupportedPlacements);
 }
 
 nvmlReturn_t cubind_nvml_device_get_vgpu_type_supported_placements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList)
 {
-    cubind__nvmlDeviceGetVgpuTypeSupportedPlacements_fn cubind_fn = (cubind__nvmlDeviceGetVgpuTypeSupportedPlacements_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetVgpuTypeSupportedPlacements, &cubind__nvml_offsets[223]);
+    cubind__nvmlDeviceGetVgpuTypeSupportedPlacements_fn cubind_fn = (cubind__nvmlDeviceGetVgpuTypeSupportedPlacements_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetVgpuTypeSupportedPlacements, &cubind__nvml_offsets[223]);
     nvmlReturn_t cubind_status = cubind_fn(device, vgpuTypeId, pPlacementList);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(223, (int)cubind_status);
@@ -10000,15 +7832,16 @@ nvmlReturn_t cubind_nvml_device_get_vgpu_type_supported_placements(nvmlDevice_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetVgpuTypeCreatablePlacements is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuTypeCreatablePlacements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList)
+/* What the wrapper calls until nvmlDeviceGetVgpuTypeCreatablePlacements is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetVgpuTypeCreatablePlacements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList)
 {
-    return cubind_shape_3((uintptr_t)device, vgpuTypeId, (uintptr_t)pPlacementList, 72);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, vgpuTypeId, (uintptr_t)pPlacementList, 34, (cubind__fnptr)cubind__slow_nvmlDeviceGetVgpuTypeCreatablePlacements);
 }
 
 nvmlReturn_t cubind_nvml_device_get_vgpu_type_creatable_placements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList)
 {
-    cubind__nvmlDeviceGetVgpuTypeCreatablePlacements_fn cubind_fn = (cubind__nvmlDeviceGetVgpuTypeCreatablePlacements_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetVgpuTypeCreatablePlacements, &cubind__nvml_offsets[224]);
+    cubind__nvmlDeviceGetVgpuTypeCreatablePlacements_fn cubind_fn = (cubind__nvmlDeviceGetVgpuTypeCreatablePlacements_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetVgpuTypeCreatablePlacements, &cubind__nvml_offsets[224]);
     nvmlReturn_t cubind_status = cubind_fn(device, vgpuTypeId, pPlacementList);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(224, (int)cubind_status);
@@ -10016,15 +7849,16 @@ nvmlReturn_t cubind_nvml_device_get_vgpu_type_creatable_placements(nvmlDevice_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuTypeGetGspHeapSize is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetGspHeapSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *gspHeapSize)
+/* What the wrapper calls until nvmlVgpuTypeGetGspHeapSize is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuTypeGetGspHeapSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *gspHeapSize)
 {
-    return cubind_shape_2(vgpuTypeId, (uintptr_t)gspHeapSize, 104);
+    return (nvmlReturn_t)cubind__shape_109(vgpuTypeId, (uintptr_t)gspHeapSize, 21, (cubind__fnptr)cubind__slow_nvmlVgpuTypeGetGspHeapSize);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_type_get_gsp_heap_size(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *gspHeapSize)
 {
-    cubind__nvmlVgpuTypeGetGspHeapSize_fn cubind_fn = (cubind__nvmlVgpuTypeGetGspHeapSize_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuTypeGetGspHeapSize, &cubind__nvml_offsets[225]);
+    cubind__nvmlVgpuTypeGetGspHeapSize_fn cubind_fn = (cubind__nvmlVgpuTypeGetGspHeapSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuTypeGetGspHeapSize, &cubind__nvml_offsets[225]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuTypeId, gspHeapSize);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(225, (int)cubind_status);
@@ -10032,15 +7866,16 @@ nvmlReturn_t cubind_nvml_vgpu_type_get_gsp_heap_size(nvmlVgpuTypeId_t vgpuTypeId
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuTypeGetFbReservation is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetFbReservation(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbReservation)
+/* What the wrapper calls until nvmlVgpuTypeGetFbReservation is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuTypeGetFbReservation(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbReservation)
 {
-    return cubind_shape_2(vgpuTypeId, (uintptr_t)fbReservation, 105);
+    return (nvmlReturn_t)cubind__shape_109(vgpuTypeId, (uintptr_t)fbReservation, 22, (cubind__fnptr)cubind__slow_nvmlVgpuTypeGetFbReservation);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_type_get_fb_reservation(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbReservation)
 {
-    cubind__nvmlVgpuTypeGetFbReservation_fn cubind_fn = (cubind__nvmlVgpuTypeGetFbReservation_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuTypeGetFbReservation, &cubind__nvml_offsets[226]);
+    cubind__nvmlVgpuTypeGetFbReservation_fn cubind_fn = (cubind__nvmlVgpuTypeGetFbReservation_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuTypeGetFbReservation, &cubind__nvml_offsets[226]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuTypeId, fbReservation);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(226, (int)cubind_status);
@@ -10048,15 +7883,16 @@ nvmlReturn_t cubind_nvml_vgpu_type_get_fb_reservation(nvmlVgpuTypeId_t vgpuTypeI
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetVgpuCapabilities is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetVgpuCapabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, nvmlEnableState_t state)
+/* What the wrapper calls until nvmlDeviceSetVgpuCapabilities is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetVgpuCapabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, nvmlEnableState_t state)
 {
-    return cubind_shape_3((uintptr_t)device, capability, state, 73);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, capability, state, 35, (cubind__fnptr)cubind__slow_nvmlDeviceSetVgpuCapabilities);
 }
 
 nvmlReturn_t cubind_nvml_device_set_vgpu_capabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, nvmlEnableState_t state)
 {
-    cubind__nvmlDeviceSetVgpuCapabilities_fn cubind_fn = (cubind__nvmlDeviceSetVgpuCapabilities_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetVgpuCapabilities, &cubind__nvml_offsets[227]);
+    cubind__nvmlDeviceSetVgpuCapabilities_fn cubind_fn = (cubind__nvmlDeviceSetVgpuCapabilities_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetVgpuCapabilities, &cubind__nvml_offsets[227]);
     nvmlReturn_t cubind_status = cubind_fn(device, capability, state);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(227, (int)cubind_status);
@@ -10064,15 +7900,16 @@ nvmlReturn_t cubind_nvml_device_set_vgpu_capabilities(nvmlDevice_t device, nvmlD
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetGridLicensableFeatures_v4 is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGridLicensableFeatures_v4(nvmlDevice_t device, nvmlGridLicensableFeatures_t *pGridLicensableFeatures)
+/* What the wrapper calls until nvmlDeviceGetGridLicensableFeatures_v4 is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetGridLicensableFeatures_v4(nvmlDevice_t device, nvmlGridLicensableFeatures_t *pGridLicensableFeatures)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)pGridLicensableFeatures, 106);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, (uintptr_t)pGridLicensableFeatures, 23, (cubind__fnptr)cubind__slow_nvmlDeviceGetGridLicensableFeatures_v4);
 }
 
 nvmlReturn_t cubind_nvml_device_get_grid_licensable_features(nvmlDevice_t device, nvmlGridLicensableFeatures_t *pGridLicensableFeatures)
 {
-    cubind__nvmlDeviceGetGridLicensableFeatures_v4_fn cubind_fn = (cubind__nvmlDeviceGetGridLicensableFeatures_v4_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetGridLicensableFeatures_v4, &cubind__nvml_offsets[228]);
+    cubind__nvmlDeviceGetGridLicensableFeatures_v4_fn cubind_fn = (cubind__nvmlDeviceGetGridLicensableFeatures_v4_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetGridLicensableFeatures_v4, &cubind__nvml_offsets[228]);
     nvmlReturn_t cubind_status = cubind_fn(device, pGridLicensableFeatures);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(228, (int)cubind_status);
@@ -10080,15 +7917,16 @@ nvmlReturn_t cubind_nvml_device_get_grid_licensable_features(nvmlDevice_t device
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlGetVgpuDriverCapabilities is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlGetVgpuDriverCapabilities(nvmlVgpuDriverCapability_t capability, unsigned int *capResult)
+/* What the wrapper calls until nvmlGetVgpuDriverCapabilities is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlGetVgpuDriverCapabilities(nvmlVgpuDriverCapability_t capability, unsigned int *capResult)
 {
-    return cubind_shape_2(capability, (uintptr_t)capResult, 107);
+    return (nvmlReturn_t)cubind__shape_109(capability, (uintptr_t)capResult, 24, (cubind__fnptr)cubind__slow_nvmlGetVgpuDriverCapabilities);
 }
 
 nvmlReturn_t cubind_nvml_get_vgpu_driver_capabilities(nvmlVgpuDriverCapability_t capability, unsigned int *capResult)
 {
-    cubind__nvmlGetVgpuDriverCapabilities_fn cubind_fn = (cubind__nvmlGetVgpuDriverCapabilities_fn)cubind__target((cubind__fnptr)slow_nvmlGetVgpuDriverCapabilities, &cubind__nvml_offsets[229]);
+    cubind__nvmlGetVgpuDriverCapabilities_fn cubind_fn = (cubind__nvmlGetVgpuDriverCapabilities_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlGetVgpuDriverCapabilities, &cubind__nvml_offsets[229]);
     nvmlReturn_t cubind_status = cubind_fn(capability, capResult);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(229, (int)cubind_status);
@@ -10096,15 +7934,16 @@ nvmlReturn_t cubind_nvml_get_vgpu_driver_capabilities(nvmlVgpuDriverCapability_t
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetVgpuCapabilities is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuCapabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, unsigned int *capResult)
+/* What the wrapper calls until nvmlDeviceGetVgpuCapabilities is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetVgpuCapabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, unsigned int *capResult)
 {
-    return cubind_shape_3((uintptr_t)device, capability, (uintptr_t)capResult, 74);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, capability, (uintptr_t)capResult, 36, (cubind__fnptr)cubind__slow_nvmlDeviceGetVgpuCapabilities);
 }
 
 nvmlReturn_t cubind_nvml_device_get_vgpu_capabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, unsigned int *capResult)
 {
-    cubind__nvmlDeviceGetVgpuCapabilities_fn cubind_fn = (cubind__nvmlDeviceGetVgpuCapabilities_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetVgpuCapabilities, &cubind__nvml_offsets[230]);
+    cubind__nvmlDeviceGetVgpuCapabilities_fn cubind_fn = (cubind__nvmlDeviceGetVgpuCapabilities_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetVgpuCapabilities, &cubind__nvml_offsets[230]);
     nvmlReturn_t cubind_status = cubind_fn(device, capability, capResult);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(230, (int)cubind_status);
@@ -10112,15 +7951,16 @@ nvmlReturn_t cubind_nvml_device_get_vgpu_capabilities(nvmlDevice_t device, nvmlD
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetSupportedVgpus is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)
+/* What the wrapper calls until nvmlDeviceGetSupportedVgpus is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetSupportedVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)vgpuCount, (uintptr_t)vgpuTypeIds, 75);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, (uintptr_t)vgpuCount, (uintptr_t)vgpuTypeIds, 37, (cubind__fnptr)cubind__slow_nvmlDeviceGetSupportedVgpus);
 }
 
 nvmlReturn_t cubind_nvml_device_get_supported_vgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)
 {
-    cubind__nvmlDeviceGetSupportedVgpus_fn cubind_fn = (cubind__nvmlDeviceGetSupportedVgpus_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetSupportedVgpus, &cubind__nvml_offsets[231]);
+    cubind__nvmlDeviceGetSupportedVgpus_fn cubind_fn = (cubind__nvmlDeviceGetSupportedVgpus_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetSupportedVgpus, &cubind__nvml_offsets[231]);
     nvmlReturn_t cubind_status = cubind_fn(device, vgpuCount, vgpuTypeIds);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(231, (int)cubind_status);
@@ -10128,15 +7968,16 @@ nvmlReturn_t cubind_nvml_device_get_supported_vgpus(nvmlDevice_t device, unsigne
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetCreatableVgpus is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCreatableVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)
+/* What the wrapper calls until nvmlDeviceGetCreatableVgpus is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetCreatableVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)vgpuCount, (uintptr_t)vgpuTypeIds, 76);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, (uintptr_t)vgpuCount, (uintptr_t)vgpuTypeIds, 38, (cubind__fnptr)cubind__slow_nvmlDeviceGetCreatableVgpus);
 }
 
 nvmlReturn_t cubind_nvml_device_get_creatable_vgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)
 {
-    cubind__nvmlDeviceGetCreatableVgpus_fn cubind_fn = (cubind__nvmlDeviceGetCreatableVgpus_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetCreatableVgpus, &cubind__nvml_offsets[232]);
+    cubind__nvmlDeviceGetCreatableVgpus_fn cubind_fn = (cubind__nvmlDeviceGetCreatableVgpus_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetCreatableVgpus, &cubind__nvml_offsets[232]);
     nvmlReturn_t cubind_status = cubind_fn(device, vgpuCount, vgpuTypeIds);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(232, (int)cubind_status);
@@ -10144,15 +7985,16 @@ nvmlReturn_t cubind_nvml_device_get_creatable_vgpus(nvmlDevice_t device, unsigne
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuTypeGetClass is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetClass(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeClass, unsigned int *size)
+/* What the wrapper calls until nvmlVgpuTypeGetClass is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuTypeGetClass(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeClass, unsigned int *size)
 {
-    return cubind_shape_3(vgpuTypeId, (uintptr_t)vgpuTypeClass, (uintptr_t)size, 77);
+    return (nvmlReturn_t)cubind__shape_108(vgpuTypeId, (uintptr_t)vgpuTypeClass, (uintptr_t)size, 39, (cubind__fnptr)cubind__slow_nvmlVgpuTypeGetClass);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_type_get_class(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeClass, unsigned int *size)
 {
-    cubind__nvmlVgpuTypeGetClass_fn cubind_fn = (cubind__nvmlVgpuTypeGetClass_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuTypeGetClass, &cubind__nvml_offsets[233]);
+    cubind__nvmlVgpuTypeGetClass_fn cubind_fn = (cubind__nvmlVgpuTypeGetClass_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuTypeGetClass, &cubind__nvml_offsets[233]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuTypeId, vgpuTypeClass, size);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(233, (int)cubind_status);
@@ -10160,15 +8002,16 @@ nvmlReturn_t cubind_nvml_vgpu_type_get_class(nvmlVgpuTypeId_t vgpuTypeId, char *
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuTypeGetName is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetName(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeName, unsigned int *size)
+/* What the wrapper calls until nvmlVgpuTypeGetName is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuTypeGetName(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeName, unsigned int *size)
 {
-    return cubind_shape_3(vgpuTypeId, (uintptr_t)vgpuTypeName, (uintptr_t)size, 78);
+    return (nvmlReturn_t)cubind__shape_108(vgpuTypeId, (uintptr_t)vgpuTypeName, (uintptr_t)size, 40, (cubind__fnptr)cubind__slow_nvmlVgpuTypeGetName);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_type_get_name(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeName, unsigned int *size)
 {
-    cubind__nvmlVgpuTypeGetName_fn cubind_fn = (cubind__nvmlVgpuTypeGetName_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuTypeGetName, &cubind__nvml_offsets[234]);
+    cubind__nvmlVgpuTypeGetName_fn cubind_fn = (cubind__nvmlVgpuTypeGetName_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuTypeGetName, &cubind__nvml_offsets[234]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuTypeId, vgpuTypeName, size);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(234, (int)cubind_status);
@@ -10176,15 +8019,16 @@ nvmlReturn_t cubind_nvml_vgpu_type_get_name(nvmlVgpuTypeId_t vgpuTypeId, char *v
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuTypeGetGpuInstanceProfileId is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetGpuInstanceProfileId(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *gpuInstanceProfileId)
+/* What the wrapper calls until nvmlVgpuTypeGetGpuInstanceProfileId is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuTypeGetGpuInstanceProfileId(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *gpuInstanceProfileId)
 {
-    return cubind_shape_2(vgpuTypeId, (uintptr_t)gpuInstanceProfileId, 108);
+    return (nvmlReturn_t)cubind__shape_109(vgpuTypeId, (uintptr_t)gpuInstanceProfileId, 25, (cubind__fnptr)cubind__slow_nvmlVgpuTypeGetGpuInstanceProfileId);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_type_get_gpu_instance_profile_id(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *gpuInstanceProfileId)
 {
-    cubind__nvmlVgpuTypeGetGpuInstanceProfileId_fn cubind_fn = (cubind__nvmlVgpuTypeGetGpuInstanceProfileId_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuTypeGetGpuInstanceProfileId, &cubind__nvml_offsets[235]);
+    cubind__nvmlVgpuTypeGetGpuInstanceProfileId_fn cubind_fn = (cubind__nvmlVgpuTypeGetGpuInstanceProfileId_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuTypeGetGpuInstanceProfileId, &cubind__nvml_offsets[235]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuTypeId, gpuInstanceProfileId);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(235, (int)cubind_status);
@@ -10192,15 +8036,16 @@ nvmlReturn_t cubind_nvml_vgpu_type_get_gpu_instance_profile_id(nvmlVgpuTypeId_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuTypeGetDeviceID is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetDeviceID(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *deviceID, unsigned long long *subsystemID)
+/* What the wrapper calls until nvmlVgpuTypeGetDeviceID is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuTypeGetDeviceID(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *deviceID, unsigned long long *subsystemID)
 {
-    return cubind_shape_3(vgpuTypeId, (uintptr_t)deviceID, (uintptr_t)subsystemID, 79);
+    return (nvmlReturn_t)cubind__shape_108(vgpuTypeId, (uintptr_t)deviceID, (uintptr_t)subsystemID, 41, (cubind__fnptr)cubind__slow_nvmlVgpuTypeGetDeviceID);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_type_get_device_id(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *deviceID, unsigned long long *subsystemID)
 {
-    cubind__nvmlVgpuTypeGetDeviceID_fn cubind_fn = (cubind__nvmlVgpuTypeGetDeviceID_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuTypeGetDeviceID, &cubind__nvml_offsets[236]);
+    cubind__nvmlVgpuTypeGetDeviceID_fn cubind_fn = (cubind__nvmlVgpuTypeGetDeviceID_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuTypeGetDeviceID, &cubind__nvml_offsets[236]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuTypeId, deviceID, subsystemID);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(236, (int)cubind_status);
@@ -10208,15 +8053,16 @@ nvmlReturn_t cubind_nvml_vgpu_type_get_device_id(nvmlVgpuTypeId_t vgpuTypeId, un
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuTypeGetFramebufferSize is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetFramebufferSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbSize)
+/* What the wrapper calls until nvmlVgpuTypeGetFramebufferSize is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuTypeGetFramebufferSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbSize)
 {
-    return cubind_shape_2(vgpuTypeId, (uintptr_t)fbSize, 109);
+    return (nvmlReturn_t)cubind__shape_109(vgpuTypeId, (uintptr_t)fbSize, 26, (cubind__fnptr)cubind__slow_nvmlVgpuTypeGetFramebufferSize);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_type_get_framebuffer_size(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbSize)
 {
-    cubind__nvmlVgpuTypeGetFramebufferSize_fn cubind_fn = (cubind__nvmlVgpuTypeGetFramebufferSize_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuTypeGetFramebufferSize, &cubind__nvml_offsets[237]);
+    cubind__nvmlVgpuTypeGetFramebufferSize_fn cubind_fn = (cubind__nvmlVgpuTypeGetFramebufferSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuTypeGetFramebufferSize, &cubind__nvml_offsets[237]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuTypeId, fbSize);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(237, (int)cubind_status);
@@ -10224,15 +8070,16 @@ nvmlReturn_t cubind_nvml_vgpu_type_get_framebuffer_size(nvmlVgpuTypeId_t vgpuTyp
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuTypeGetNumDisplayHeads is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetNumDisplayHeads(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *numDisplayHeads)
+/* What the wrapper calls until nvmlVgpuTypeGetNumDisplayHeads is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuTypeGetNumDisplayHeads(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *numDisplayHeads)
 {
-    return cubind_shape_2(vgpuTypeId, (uintptr_t)numDisplayHeads, 110);
+    return (nvmlReturn_t)cubind__shape_109(vgpuTypeId, (uintptr_t)numDisplayHeads, 27, (cubind__fnptr)cubind__slow_nvmlVgpuTypeGetNumDisplayHeads);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_type_get_num_display_heads(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *numDisplayHeads)
 {
-    cubind__nvmlVgpuTypeGetNumDisplayHeads_fn cubind_fn = (cubind__nvmlVgpuTypeGetNumDisplayHeads_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuTypeGetNumDisplayHeads, &cubind__nvml_offsets[238]);
+    cubind__nvmlVgpuTypeGetNumDisplayHeads_fn cubind_fn = (cubind__nvmlVgpuTypeGetNumDisplayHeads_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuTypeGetNumDisplayHeads, &cubind__nvml_offsets[238]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuTypeId, numDisplayHeads);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(238, (int)cubind_status);
@@ -10240,15 +8087,16 @@ nvmlReturn_t cubind_nvml_vgpu_type_get_num_display_heads(nvmlVgpuTypeId_t vgpuTy
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuTypeGetResolution is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetResolution(nvmlVgpuTypeId_t vgpuTypeId, unsigned int displayIndex, unsigned int *xdim, unsigned int *ydim)
+/* What the wrapper calls until nvmlVgpuTypeGetResolution is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuTypeGetResolution(nvmlVgpuTypeId_t vgpuTypeId, unsigned int displayIndex, unsigned int *xdim, unsigned int *ydim)
 {
-    return cubind_shape_4(vgpuTypeId, displayIndex, (uintptr_t)xdim, (uintptr_t)ydim, 16);
+    return (nvmlReturn_t)cubind__shape_86(vgpuTypeId, displayIndex, (uintptr_t)xdim, (uintptr_t)ydim, 70, (cubind__fnptr)cubind__slow_nvmlVgpuTypeGetResolution);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_type_get_resolution(nvmlVgpuTypeId_t vgpuTypeId, unsigned int displayIndex, unsigned int *xdim, unsigned int *ydim)
 {
-    cubind__nvmlVgpuTypeGetResolution_fn cubind_fn = (cubind__nvmlVgpuTypeGetResolution_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuTypeGetResolution, &cubind__nvml_offsets[239]);
+    cubind__nvmlVgpuTypeGetResolution_fn cubind_fn = (cubind__nvmlVgpuTypeGetResolution_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuTypeGetResolution, &cubind__nvml_offsets[239]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuTypeId, displayIndex, xdim, ydim);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(239, (int)cubind_status);
@@ -10256,15 +8104,16 @@ nvmlReturn_t cubind_nvml_vgpu_type_get_resolution(nvmlVgpuTypeId_t vgpuTypeId, u
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuTypeGetLicense is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetLicense(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeLicenseString, unsigned int size)
+/* What the wrapper calls until nvmlVgpuTypeGetLicense is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuTypeGetLicense(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeLicenseString, unsigned int size)
 {
-    return cubind_shape_3(vgpuTypeId, (uintptr_t)vgpuTypeLicenseString, size, 80);
+    return (nvmlReturn_t)cubind__shape_108(vgpuTypeId, (uintptr_t)vgpuTypeLicenseString, size, 42, (cubind__fnptr)cubind__slow_nvmlVgpuTypeGetLicense);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_type_get_license(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeLicenseString, unsigned int size)
 {
-    cubind__nvmlVgpuTypeGetLicense_fn cubind_fn = (cubind__nvmlVgpuTypeGetLicense_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuTypeGetLicense, &cubind__nvml_offsets[240]);
+    cubind__nvmlVgpuTypeGetLicense_fn cubind_fn = (cubind__nvmlVgpuTypeGetLicense_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuTypeGetLicense, &cubind__nvml_offsets[240]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuTypeId, vgpuTypeLicenseString, size);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(240, (int)cubind_status);
@@ -10272,15 +8121,16 @@ nvmlReturn_t cubind_nvml_vgpu_type_get_license(nvmlVgpuTypeId_t vgpuTypeId, char
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuTypeGetFrameRateLimit is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetFrameRateLimit(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *frameRateLimit)
+/* What the wrapper calls until nvmlVgpuTypeGetFrameRateLimit is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuTypeGetFrameRateLimit(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *frameRateLimit)
 {
-    return cubind_shape_2(vgpuTypeId, (uintptr_t)frameRateLimit, 111);
+    return (nvmlReturn_t)cubind__shape_109(vgpuTypeId, (uintptr_t)frameRateLimit, 28, (cubind__fnptr)cubind__slow_nvmlVgpuTypeGetFrameRateLimit);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_type_get_frame_rate_limit(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *frameRateLimit)
 {
-    cubind__nvmlVgpuTypeGetFrameRateLimit_fn cubind_fn = (cubind__nvmlVgpuTypeGetFrameRateLimit_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuTypeGetFrameRateLimit, &cubind__nvml_offsets[241]);
+    cubind__nvmlVgpuTypeGetFrameRateLimit_fn cubind_fn = (cubind__nvmlVgpuTypeGetFrameRateLimit_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuTypeGetFrameRateLimit, &cubind__nvml_offsets[241]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuTypeId, frameRateLimit);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(241, (int)cubind_status);
@@ -10288,15 +8138,16 @@ nvmlReturn_t cubind_nvml_vgpu_type_get_frame_rate_limit(nvmlVgpuTypeId_t vgpuTyp
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuTypeGetMaxInstances is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetMaxInstances(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCount)
+/* What the wrapper calls until nvmlVgpuTypeGetMaxInstances is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuTypeGetMaxInstances(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCount)
 {
-    return cubind_shape_3((uintptr_t)device, vgpuTypeId, (uintptr_t)vgpuInstanceCount, 81);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, vgpuTypeId, (uintptr_t)vgpuInstanceCount, 43, (cubind__fnptr)cubind__slow_nvmlVgpuTypeGetMaxInstances);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_type_get_max_instances(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCount)
 {
-    cubind__nvmlVgpuTypeGetMaxInstances_fn cubind_fn = (cubind__nvmlVgpuTypeGetMaxInstances_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuTypeGetMaxInstances, &cubind__nvml_offsets[242]);
+    cubind__nvmlVgpuTypeGetMaxInstances_fn cubind_fn = (cubind__nvmlVgpuTypeGetMaxInstances_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuTypeGetMaxInstances, &cubind__nvml_offsets[242]);
     nvmlReturn_t cubind_status = cubind_fn(device, vgpuTypeId, vgpuInstanceCount);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(242, (int)cubind_status);
@@ -10304,15 +8155,16 @@ nvmlReturn_t cubind_nvml_vgpu_type_get_max_instances(nvmlDevice_t device, nvmlVg
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuTypeGetMaxInstancesPerVm is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetMaxInstancesPerVm(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCountPerVm)
+/* What the wrapper calls until nvmlVgpuTypeGetMaxInstancesPerVm is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuTypeGetMaxInstancesPerVm(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCountPerVm)
 {
-    return cubind_shape_2(vgpuTypeId, (uintptr_t)vgpuInstanceCountPerVm, 112);
+    return (nvmlReturn_t)cubind__shape_109(vgpuTypeId, (uintptr_t)vgpuInstanceCountPerVm, 29, (cubind__fnptr)cubind__slow_nvmlVgpuTypeGetMaxInstancesPerVm);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_type_get_max_instances_per_vm(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCountPerVm)
 {
-    cubind__nvmlVgpuTypeGetMaxInstancesPerVm_fn cubind_fn = (cubind__nvmlVgpuTypeGetMaxInstancesPerVm_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuTypeGetMaxInstancesPerVm, &cubind__nvml_offsets[243]);
+    cubind__nvmlVgpuTypeGetMaxInstancesPerVm_fn cubind_fn = (cubind__nvmlVgpuTypeGetMaxInstancesPerVm_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuTypeGetMaxInstancesPerVm, &cubind__nvml_offsets[243]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuTypeId, vgpuInstanceCountPerVm);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(243, (int)cubind_status);
@@ -10320,15 +8172,16 @@ nvmlReturn_t cubind_nvml_vgpu_type_get_max_instances_per_vm(nvmlVgpuTypeId_t vgp
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetActiveVgpus is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetActiveVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuInstance_t *vgpuInstances)
+/* What the wrapper calls until nvmlDeviceGetActiveVgpus is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetActiveVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuInstance_t *vgpuInstances)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)vgpuCount, (uintptr_t)vgpuInstances, 82);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, (uintptr_t)vgpuCount, (uintptr_t)vgpuInstances, 44, (cubind__fnptr)cubind__slow_nvmlDeviceGetActiveVgpus);
 }
 
 nvmlReturn_t cubind_nvml_device_get_active_vgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuInstance_t *vgpuInstances)
 {
-    cubind__nvmlDeviceGetActiveVgpus_fn cubind_fn = (cubind__nvmlDeviceGetActiveVgpus_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetActiveVgpus, &cubind__nvml_offsets[244]);
+    cubind__nvmlDeviceGetActiveVgpus_fn cubind_fn = (cubind__nvmlDeviceGetActiveVgpus_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetActiveVgpus, &cubind__nvml_offsets[244]);
     nvmlReturn_t cubind_status = cubind_fn(device, vgpuCount, vgpuInstances);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(244, (int)cubind_status);
@@ -10336,15 +8189,16 @@ nvmlReturn_t cubind_nvml_device_get_active_vgpus(nvmlDevice_t device, unsigned i
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuInstanceGetVmID is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetVmID(nvmlVgpuInstance_t vgpuInstance, char *vmId, unsigned int size, nvmlVgpuVmIdType_t *vmIdType)
+/* What the wrapper calls until nvmlVgpuInstanceGetVmID is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuInstanceGetVmID(nvmlVgpuInstance_t vgpuInstance, char *vmId, unsigned int size, nvmlVgpuVmIdType_t *vmIdType)
 {
-    return cubind_shape_4(vgpuInstance, (uintptr_t)vmId, size, (uintptr_t)vmIdType, 17);
+    return (nvmlReturn_t)cubind__shape_86(vgpuInstance, (uintptr_t)vmId, size, (uintptr_t)vmIdType, 71, (cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetVmID);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_instance_get_vm_id(nvmlVgpuInstance_t vgpuInstance, char *vmId, unsigned int size, nvmlVgpuVmIdType_t *vmIdType)
 {
-    cubind__nvmlVgpuInstanceGetVmID_fn cubind_fn = (cubind__nvmlVgpuInstanceGetVmID_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuInstanceGetVmID, &cubind__nvml_offsets[245]);
+    cubind__nvmlVgpuInstanceGetVmID_fn cubind_fn = (cubind__nvmlVgpuInstanceGetVmID_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetVmID, &cubind__nvml_offsets[245]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuInstance, vmId, size, vmIdType);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(245, (int)cubind_status);
@@ -10352,15 +8206,16 @@ nvmlReturn_t cubind_nvml_vgpu_instance_get_vm_id(nvmlVgpuInstance_t vgpuInstance
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuInstanceGetUUID is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetUUID(nvmlVgpuInstance_t vgpuInstance, char *uuid, unsigned int size)
+/* What the wrapper calls until nvmlVgpuInstanceGetUUID is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuInstanceGetUUID(nvmlVgpuInstance_t vgpuInstance, char *uuid, unsigned int size)
 {
-    return cubind_shape_3(vgpuInstance, (uintptr_t)uuid, size, 83);
+    return (nvmlReturn_t)cubind__shape_108(vgpuInstance, (uintptr_t)uuid, size, 45, (cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetUUID);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_instance_get_uuid(nvmlVgpuInstance_t vgpuInstance, char *uuid, unsigned int size)
 {
-    cubind__nvmlVgpuInstanceGetUUID_fn cubind_fn = (cubind__nvmlVgpuInstanceGetUUID_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuInstanceGetUUID, &cubind__nvml_offsets[246]);
+    cubind__nvmlVgpuInstanceGetUUID_fn cubind_fn = (cubind__nvmlVgpuInstanceGetUUID_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetUUID, &cubind__nvml_offsets[246]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuInstance, uuid, size);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(246, (int)cubind_status);
@@ -10368,15 +8223,16 @@ nvmlReturn_t cubind_nvml_vgpu_instance_get_uuid(nvmlVgpuInstance_t vgpuInstance,
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuInstanceGetVmDriverVersion is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetVmDriverVersion(nvmlVgpuInstance_t vgpuInstance, char *version, unsigned int length)
+/* What the wrapper calls until nvmlVgpuInstanceGetVmDriverVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuInstanceGetVmDriverVersion(nvmlVgpuInstance_t vgpuInstance, char *version, unsigned int length)
 {
-    return cubind_shape_3(vgpuInstance, (uintptr_t)version, length, 84);
+    return (nvmlReturn_t)cubind__shape_108(vgpuInstance, (uintptr_t)version, length, 46, (cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetVmDriverVersion);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_instance_get_vm_driver_version(nvmlVgpuInstance_t vgpuInstance, char *version, unsigned int length)
 {
-    cubind__nvmlVgpuInstanceGetVmDriverVersion_fn cubind_fn = (cubind__nvmlVgpuInstanceGetVmDriverVersion_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuInstanceGetVmDriverVersion, &cubind__nvml_offsets[247]);
+    cubind__nvmlVgpuInstanceGetVmDriverVersion_fn cubind_fn = (cubind__nvmlVgpuInstanceGetVmDriverVersion_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetVmDriverVersion, &cubind__nvml_offsets[247]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuInstance, version, length);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(247, (int)cubind_status);
@@ -10384,15 +8240,16 @@ nvmlReturn_t cubind_nvml_vgpu_instance_get_vm_driver_version(nvmlVgpuInstance_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuInstanceGetFbUsage is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetFbUsage(nvmlVgpuInstance_t vgpuInstance, unsigned long long *fbUsage)
+/* What the wrapper calls until nvmlVgpuInstanceGetFbUsage is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuInstanceGetFbUsage(nvmlVgpuInstance_t vgpuInstance, unsigned long long *fbUsage)
 {
-    return cubind_shape_2(vgpuInstance, (uintptr_t)fbUsage, 113);
+    return (nvmlReturn_t)cubind__shape_109(vgpuInstance, (uintptr_t)fbUsage, 30, (cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetFbUsage);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_instance_get_fb_usage(nvmlVgpuInstance_t vgpuInstance, unsigned long long *fbUsage)
 {
-    cubind__nvmlVgpuInstanceGetFbUsage_fn cubind_fn = (cubind__nvmlVgpuInstanceGetFbUsage_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuInstanceGetFbUsage, &cubind__nvml_offsets[248]);
+    cubind__nvmlVgpuInstanceGetFbUsage_fn cubind_fn = (cubind__nvmlVgpuInstanceGetFbUsage_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetFbUsage, &cubind__nvml_offsets[248]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuInstance, fbUsage);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(248, (int)cubind_status);
@@ -10400,15 +8257,16 @@ nvmlReturn_t cubind_nvml_vgpu_instance_get_fb_usage(nvmlVgpuInstance_t vgpuInsta
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuInstanceGetLicenseStatus is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetLicenseStatus(nvmlVgpuInstance_t vgpuInstance, unsigned int *licensed)
+/* What the wrapper calls until nvmlVgpuInstanceGetLicenseStatus is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuInstanceGetLicenseStatus(nvmlVgpuInstance_t vgpuInstance, unsigned int *licensed)
 {
-    return cubind_shape_2(vgpuInstance, (uintptr_t)licensed, 114);
+    return (nvmlReturn_t)cubind__shape_109(vgpuInstance, (uintptr_t)licensed, 31, (cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetLicenseStatus);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_instance_get_license_status(nvmlVgpuInstance_t vgpuInstance, unsigned int *licensed)
 {
-    cubind__nvmlVgpuInstanceGetLicenseStatus_fn cubind_fn = (cubind__nvmlVgpuInstanceGetLicenseStatus_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuInstanceGetLicenseStatus, &cubind__nvml_offsets[249]);
+    cubind__nvmlVgpuInstanceGetLicenseStatus_fn cubind_fn = (cubind__nvmlVgpuInstanceGetLicenseStatus_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetLicenseStatus, &cubind__nvml_offsets[249]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuInstance, licensed);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(249, (int)cubind_status);
@@ -10416,15 +8274,16 @@ nvmlReturn_t cubind_nvml_vgpu_instance_get_license_status(nvmlVgpuInstance_t vgp
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuInstanceGetType is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetType(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuTypeId_t *vgpuTypeId)
+/* What the wrapper calls until nvmlVgpuInstanceGetType is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuInstanceGetType(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuTypeId_t *vgpuTypeId)
 {
-    return cubind_shape_2(vgpuInstance, (uintptr_t)vgpuTypeId, 115);
+    return (nvmlReturn_t)cubind__shape_109(vgpuInstance, (uintptr_t)vgpuTypeId, 32, (cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetType);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_instance_get_type(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuTypeId_t *vgpuTypeId)
 {
-    cubind__nvmlVgpuInstanceGetType_fn cubind_fn = (cubind__nvmlVgpuInstanceGetType_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuInstanceGetType, &cubind__nvml_offsets[250]);
+    cubind__nvmlVgpuInstanceGetType_fn cubind_fn = (cubind__nvmlVgpuInstanceGetType_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetType, &cubind__nvml_offsets[250]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuInstance, vgpuTypeId);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(250, (int)cubind_status);
@@ -10432,15 +8291,16 @@ nvmlReturn_t cubind_nvml_vgpu_instance_get_type(nvmlVgpuInstance_t vgpuInstance,
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuInstanceGetFrameRateLimit is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetFrameRateLimit(nvmlVgpuInstance_t vgpuInstance, unsigned int *frameRateLimit)
+/* What the wrapper calls until nvmlVgpuInstanceGetFrameRateLimit is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuInstanceGetFrameRateLimit(nvmlVgpuInstance_t vgpuInstance, unsigned int *frameRateLimit)
 {
-    return cubind_shape_2(vgpuInstance, (uintptr_t)frameRateLimit, 116);
+    return (nvmlReturn_t)cubind__shape_109(vgpuInstance, (uintptr_t)frameRateLimit, 33, (cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetFrameRateLimit);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_instance_get_frame_rate_limit(nvmlVgpuInstance_t vgpuInstance, unsigned int *frameRateLimit)
 {
-    cubind__nvmlVgpuInstanceGetFrameRateLimit_fn cubind_fn = (cubind__nvmlVgpuInstanceGetFrameRateLimit_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuInstanceGetFrameRateLimit, &cubind__nvml_offsets[251]);
+    cubind__nvmlVgpuInstanceGetFrameRateLimit_fn cubind_fn = (cubind__nvmlVgpuInstanceGetFrameRateLimit_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetFrameRateLimit, &cubind__nvml_offsets[251]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuInstance, frameRateLimit);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(251, (int)cubind_status);
@@ -10448,15 +8308,16 @@ nvmlReturn_t cubind_nvml_vgpu_instance_get_frame_rate_limit(nvmlVgpuInstance_t v
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuInstanceGetEccMode is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetEccMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *eccMode)
+/* What the wrapper calls until nvmlVgpuInstanceGetEccMode is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuInstanceGetEccMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *eccMode)
 {
-    return cubind_shape_2(vgpuInstance, (uintptr_t)eccMode, 117);
+    return (nvmlReturn_t)cubind__shape_109(vgpuInstance, (uintptr_t)eccMode, 34, (cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetEccMode);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_instance_get_ecc_mode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *eccMode)
 {
-    cubind__nvmlVgpuInstanceGetEccMode_fn cubind_fn = (cubind__nvmlVgpuInstanceGetEccMode_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuInstanceGetEccMode, &cubind__nvml_offsets[252]);
+    cubind__nvmlVgpuInstanceGetEccMode_fn cubind_fn = (cubind__nvmlVgpuInstanceGetEccMode_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetEccMode, &cubind__nvml_offsets[252]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuInstance, eccMode);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(252, (int)cubind_status);
@@ -10464,15 +8325,16 @@ nvmlReturn_t cubind_nvml_vgpu_instance_get_ecc_mode(nvmlVgpuInstance_t vgpuInsta
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuInstanceGetEncoderCapacity is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int *encoderCapacity)
+/* What the wrapper calls until nvmlVgpuInstanceGetEncoderCapacity is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuInstanceGetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int *encoderCapacity)
 {
-    return cubind_shape_2(vgpuInstance, (uintptr_t)encoderCapacity, 118);
+    return (nvmlReturn_t)cubind__shape_109(vgpuInstance, (uintptr_t)encoderCapacity, 35, (cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetEncoderCapacity);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_instance_get_encoder_capacity(nvmlVgpuInstance_t vgpuInstance, unsigned int *encoderCapacity)
 {
-    cubind__nvmlVgpuInstanceGetEncoderCapacity_fn cubind_fn = (cubind__nvmlVgpuInstanceGetEncoderCapacity_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuInstanceGetEncoderCapacity, &cubind__nvml_offsets[253]);
+    cubind__nvmlVgpuInstanceGetEncoderCapacity_fn cubind_fn = (cubind__nvmlVgpuInstanceGetEncoderCapacity_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetEncoderCapacity, &cubind__nvml_offsets[253]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuInstance, encoderCapacity);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(253, (int)cubind_status);
@@ -10480,15 +8342,16 @@ nvmlReturn_t cubind_nvml_vgpu_instance_get_encoder_capacity(nvmlVgpuInstance_t v
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuInstanceSetEncoderCapacity is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceSetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int encoderCapacity)
+/* What the wrapper calls until nvmlVgpuInstanceSetEncoderCapacity is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuInstanceSetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int encoderCapacity)
 {
-    return cubind_shape_2(vgpuInstance, encoderCapacity, 119);
+    return (nvmlReturn_t)cubind__shape_109(vgpuInstance, encoderCapacity, 36, (cubind__fnptr)cubind__slow_nvmlVgpuInstanceSetEncoderCapacity);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_instance_set_encoder_capacity(nvmlVgpuInstance_t vgpuInstance, unsigned int encoderCapacity)
 {
-    cubind__nvmlVgpuInstanceSetEncoderCapacity_fn cubind_fn = (cubind__nvmlVgpuInstanceSetEncoderCapacity_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuInstanceSetEncoderCapacity, &cubind__nvml_offsets[254]);
+    cubind__nvmlVgpuInstanceSetEncoderCapacity_fn cubind_fn = (cubind__nvmlVgpuInstanceSetEncoderCapacity_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuInstanceSetEncoderCapacity, &cubind__nvml_offsets[254]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuInstance, encoderCapacity);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(254, (int)cubind_status);
@@ -10496,15 +8359,16 @@ nvmlReturn_t cubind_nvml_vgpu_instance_set_encoder_capacity(nvmlVgpuInstance_t v
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuInstanceGetEncoderStats is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetEncoderStats(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)
+/* What the wrapper calls until nvmlVgpuInstanceGetEncoderStats is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuInstanceGetEncoderStats(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)
 {
-    return cubind_shape_4(vgpuInstance, (uintptr_t)sessionCount, (uintptr_t)averageFps, (uintptr_t)averageLatency, 18);
+    return (nvmlReturn_t)cubind__shape_86(vgpuInstance, (uintptr_t)sessionCount, (uintptr_t)averageFps, (uintptr_t)averageLatency, 72, (cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetEncoderStats);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_instance_get_encoder_stats(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)
 {
-    cubind__nvmlVgpuInstanceGetEncoderStats_fn cubind_fn = (cubind__nvmlVgpuInstanceGetEncoderStats_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuInstanceGetEncoderStats, &cubind__nvml_offsets[255]);
+    cubind__nvmlVgpuInstanceGetEncoderStats_fn cubind_fn = (cubind__nvmlVgpuInstanceGetEncoderStats_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetEncoderStats, &cubind__nvml_offsets[255]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuInstance, sessionCount, averageFps, averageLatency);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(255, (int)cubind_status);
@@ -10512,15 +8376,16 @@ nvmlReturn_t cubind_nvml_vgpu_instance_get_encoder_stats(nvmlVgpuInstance_t vgpu
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuInstanceGetEncoderSessions is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetEncoderSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfo)
+/* What the wrapper calls until nvmlVgpuInstanceGetEncoderSessions is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuInstanceGetEncoderSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfo)
 {
-    return cubind_shape_3(vgpuInstance, (uintptr_t)sessionCount, (uintptr_t)sessionInfo, 85);
+    return (nvmlReturn_t)cubind__shape_108(vgpuInstance, (uintptr_t)sessionCount, (uintptr_t)sessionInfo, 47, (cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetEncoderSessions);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_instance_get_encoder_sessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfo)
 {
-    cubind__nvmlVgpuInstanceGetEncoderSessions_fn cubind_fn = (cubind__nvmlVgpuInstanceGetEncoderSessions_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuInstanceGetEncoderSessions, &cubind__nvml_offsets[256]);
+    cubind__nvmlVgpuInstanceGetEncoderSessions_fn cubind_fn = (cubind__nvmlVgpuInstanceGetEncoderSessions_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetEncoderSessions, &cubind__nvml_offsets[256]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuInstance, sessionCount, sessionInfo);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(256, (int)cubind_status);
@@ -10528,15 +8393,16 @@ nvmlReturn_t cubind_nvml_vgpu_instance_get_encoder_sessions(nvmlVgpuInstance_t v
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuInstanceGetFBCStats is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetFBCStats(nvmlVgpuInstance_t vgpuInstance, nvmlFBCStats_t *fbcStats)
+/* What the wrapper calls until nvmlVgpuInstanceGetFBCStats is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuInstanceGetFBCStats(nvmlVgpuInstance_t vgpuInstance, nvmlFBCStats_t *fbcStats)
 {
-    return cubind_shape_2(vgpuInstance, (uintptr_t)fbcStats, 120);
+    return (nvmlReturn_t)cubind__shape_109(vgpuInstance, (uintptr_t)fbcStats, 37, (cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetFBCStats);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_instance_get_fbc_stats(nvmlVgpuInstance_t vgpuInstance, nvmlFBCStats_t *fbcStats)
 {
-    cubind__nvmlVgpuInstanceGetFBCStats_fn cubind_fn = (cubind__nvmlVgpuInstanceGetFBCStats_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuInstanceGetFBCStats, &cubind__nvml_offsets[257]);
+    cubind__nvmlVgpuInstanceGetFBCStats_fn cubind_fn = (cubind__nvmlVgpuInstanceGetFBCStats_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetFBCStats, &cubind__nvml_offsets[257]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuInstance, fbcStats);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(257, (int)cubind_status);
@@ -10544,15 +8410,16 @@ nvmlReturn_t cubind_nvml_vgpu_instance_get_fbc_stats(nvmlVgpuInstance_t vgpuInst
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuInstanceGetFBCSessions is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetFBCSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)
+/* What the wrapper calls until nvmlVgpuInstanceGetFBCSessions is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuInstanceGetFBCSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)
 {
-    return cubind_shape_3(vgpuInstance, (uintptr_t)sessionCount, (uintptr_t)sessionInfo, 86);
+    return (nvmlReturn_t)cubind__shape_108(vgpuInstance, (uintptr_t)sessionCount, (uintptr_t)sessionInfo, 48, (cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetFBCSessions);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_instance_get_fbc_sessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)
 {
-    cubind__nvmlVgpuInstanceGetFBCSessions_fn cubind_fn = (cubind__nvmlVgpuInstanceGetFBCSessions_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuInstanceGetFBCSessions, &cubind__nvml_offsets[258]);
+    cubind__nvmlVgpuInstanceGetFBCSessions_fn cubind_fn = (cubind__nvmlVgpuInstanceGetFBCSessions_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetFBCSessions, &cubind__nvml_offsets[258]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuInstance, sessionCount, sessionInfo);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(258, (int)cubind_status);
@@ -10560,15 +8427,16 @@ nvmlReturn_t cubind_nvml_vgpu_instance_get_fbc_sessions(nvmlVgpuInstance_t vgpuI
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuInstanceGetGpuInstanceId is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetGpuInstanceId(nvmlVgpuInstance_t vgpuInstance, unsigned int *gpuInstanceId)
+/* What the wrapper calls until nvmlVgpuInstanceGetGpuInstanceId is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuInstanceGetGpuInstanceId(nvmlVgpuInstance_t vgpuInstance, unsigned int *gpuInstanceId)
 {
-    return cubind_shape_2(vgpuInstance, (uintptr_t)gpuInstanceId, 121);
+    return (nvmlReturn_t)cubind__shape_109(vgpuInstance, (uintptr_t)gpuInstanceId, 38, (cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetGpuInstanceId);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_instance_get_gpu_instance_id(nvmlVgpuInstance_t vgpuInstance, unsigned int *gpuInstanceId)
 {
-    cubind__nvmlVgpuInstanceGetGpuInstanceId_fn cubind_fn = (cubind__nvmlVgpuInstanceGetGpuInstanceId_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuInstanceGetGpuInstanceId, &cubind__nvml_offsets[259]);
+    cubind__nvmlVgpuInstanceGetGpuInstanceId_fn cubind_fn = (cubind__nvmlVgpuInstanceGetGpuInstanceId_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetGpuInstanceId, &cubind__nvml_offsets[259]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuInstance, gpuInstanceId);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(259, (int)cubind_status);
@@ -10576,15 +8444,16 @@ nvmlReturn_t cubind_nvml_vgpu_instance_get_gpu_instance_id(nvmlVgpuInstance_t vg
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuInstanceGetGpuPciId is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetGpuPciId(nvmlVgpuInstance_t vgpuInstance, char *vgpuPciId, unsigned int *length)
+/* What the wrapper calls until nvmlVgpuInstanceGetGpuPciId is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuInstanceGetGpuPciId(nvmlVgpuInstance_t vgpuInstance, char *vgpuPciId, unsigned int *length)
 {
-    return cubind_shape_3(vgpuInstance, (uintptr_t)vgpuPciId, (uintptr_t)length, 87);
+    return (nvmlReturn_t)cubind__shape_108(vgpuInstance, (uintptr_t)vgpuPciId, (uintptr_t)length, 49, (cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetGpuPciId);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_instance_get_gpu_pci_id(nvmlVgpuInstance_t vgpuInstance, char *vgpuPciId, unsigned int *length)
 {
-    cubind__nvmlVgpuInstanceGetGpuPciId_fn cubind_fn = (cubind__nvmlVgpuInstanceGetGpuPciId_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuInstanceGetGpuPciId, &cubind__nvml_offsets[260]);
+    cubind__nvmlVgpuInstanceGetGpuPciId_fn cubind_fn = (cubind__nvmlVgpuInstanceGetGpuPciId_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetGpuPciId, &cubind__nvml_offsets[260]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuInstance, vgpuPciId, length);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(260, (int)cubind_status);
@@ -10592,15 +8461,16 @@ nvmlReturn_t cubind_nvml_vgpu_instance_get_gpu_pci_id(nvmlVgpuInstance_t vgpuIns
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuTypeGetCapabilities is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetCapabilities(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuCapability_t capability, unsigned int *capResult)
+/* What the wrapper calls until nvmlVgpuTypeGetCapabilities is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuTypeGetCapabilities(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuCapability_t capability, unsigned int *capResult)
 {
-    return cubind_shape_3(vgpuTypeId, capability, (uintptr_t)capResult, 88);
+    return (nvmlReturn_t)cubind__shape_108(vgpuTypeId, capability, (uintptr_t)capResult, 50, (cubind__fnptr)cubind__slow_nvmlVgpuTypeGetCapabilities);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_type_get_capabilities(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuCapability_t capability, unsigned int *capResult)
 {
-    cubind__nvmlVgpuTypeGetCapabilities_fn cubind_fn = (cubind__nvmlVgpuTypeGetCapabilities_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuTypeGetCapabilities, &cubind__nvml_offsets[261]);
+    cubind__nvmlVgpuTypeGetCapabilities_fn cubind_fn = (cubind__nvmlVgpuTypeGetCapabilities_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuTypeGetCapabilities, &cubind__nvml_offsets[261]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuTypeId, capability, capResult);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(261, (int)cubind_status);
@@ -10608,15 +8478,16 @@ nvmlReturn_t cubind_nvml_vgpu_type_get_capabilities(nvmlVgpuTypeId_t vgpuTypeId,
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuInstanceGetMdevUUID is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetMdevUUID(nvmlVgpuInstance_t vgpuInstance, char *mdevUuid, unsigned int size)
+/* What the wrapper calls until nvmlVgpuInstanceGetMdevUUID is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuInstanceGetMdevUUID(nvmlVgpuInstance_t vgpuInstance, char *mdevUuid, unsigned int size)
 {
-    return cubind_shape_3(vgpuInstance, (uintptr_t)mdevUuid, size, 89);
+    return (nvmlReturn_t)cubind__shape_108(vgpuInstance, (uintptr_t)mdevUuid, size, 51, (cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetMdevUUID);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_instance_get_mdev_uuid(nvmlVgpuInstance_t vgpuInstance, char *mdevUuid, unsigned int size)
 {
-    cubind__nvmlVgpuInstanceGetMdevUUID_fn cubind_fn = (cubind__nvmlVgpuInstanceGetMdevUUID_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuInstanceGetMdevUUID, &cubind__nvml_offsets[262]);
+    cubind__nvmlVgpuInstanceGetMdevUUID_fn cubind_fn = (cubind__nvmlVgpuInstanceGetMdevUUID_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetMdevUUID, &cubind__nvml_offsets[262]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuInstance, mdevUuid, size);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(262, (int)cubind_status);
@@ -10624,15 +8495,16 @@ nvmlReturn_t cubind_nvml_vgpu_instance_get_mdev_uuid(nvmlVgpuInstance_t vgpuInst
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuInstanceGetMetadata is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetMetadata(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuMetadata_t *vgpuMetadata, unsigned int *bufferSize)
+/* What the wrapper calls until nvmlVgpuInstanceGetMetadata is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuInstanceGetMetadata(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuMetadata_t *vgpuMetadata, unsigned int *bufferSize)
 {
-    return cubind_shape_3(vgpuInstance, (uintptr_t)vgpuMetadata, (uintptr_t)bufferSize, 90);
+    return (nvmlReturn_t)cubind__shape_108(vgpuInstance, (uintptr_t)vgpuMetadata, (uintptr_t)bufferSize, 52, (cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetMetadata);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_instance_get_metadata(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuMetadata_t *vgpuMetadata, unsigned int *bufferSize)
 {
-    cubind__nvmlVgpuInstanceGetMetadata_fn cubind_fn = (cubind__nvmlVgpuInstanceGetMetadata_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuInstanceGetMetadata, &cubind__nvml_offsets[263]);
+    cubind__nvmlVgpuInstanceGetMetadata_fn cubind_fn = (cubind__nvmlVgpuInstanceGetMetadata_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetMetadata, &cubind__nvml_offsets[263]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuInstance, vgpuMetadata, bufferSize);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(263, (int)cubind_status);
@@ -10640,15 +8512,16 @@ nvmlReturn_t cubind_nvml_vgpu_instance_get_metadata(nvmlVgpuInstance_t vgpuInsta
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetVgpuMetadata is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuMetadata(nvmlDevice_t device, nvmlVgpuPgpuMetadata_t *pgpuMetadata, unsigned int *bufferSize)
+/* What the wrapper calls until nvmlDeviceGetVgpuMetadata is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetVgpuMetadata(nvmlDevice_t device, nvmlVgpuPgpuMetadata_t *pgpuMetadata, unsigned int *bufferSize)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)pgpuMetadata, (uintptr_t)bufferSize, 91);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, (uintptr_t)pgpuMetadata, (uintptr_t)bufferSize, 53, (cubind__fnptr)cubind__slow_nvmlDeviceGetVgpuMetadata);
 }
 
 nvmlReturn_t cubind_nvml_device_get_vgpu_metadata(nvmlDevice_t device, nvmlVgpuPgpuMetadata_t *pgpuMetadata, unsigned int *bufferSize)
 {
-    cubind__nvmlDeviceGetVgpuMetadata_fn cubind_fn = (cubind__nvmlDeviceGetVgpuMetadata_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetVgpuMetadata, &cubind__nvml_offsets[264]);
+    cubind__nvmlDeviceGetVgpuMetadata_fn cubind_fn = (cubind__nvmlDeviceGetVgpuMetadata_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetVgpuMetadata, &cubind__nvml_offsets[264]);
     nvmlReturn_t cubind_status = cubind_fn(device, pgpuMetadata, bufferSize);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(264, (int)cubind_status);
@@ -10656,15 +8529,16 @@ nvmlReturn_t cubind_nvml_device_get_vgpu_metadata(nvmlDevice_t device, nvmlVgpuP
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlGetVgpuCompatibility is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlGetVgpuCompatibility(nvmlVgpuMetadata_t *vgpuMetadata, nvmlVgpuPgpuMetadata_t *pgpuMetadata, nvmlVgpuPgpuCompatibility_t *compatibilityInfo)
+/* What the wrapper calls until nvmlGetVgpuCompatibility is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlGetVgpuCompatibility(nvmlVgpuMetadata_t *vgpuMetadata, nvmlVgpuPgpuMetadata_t *pgpuMetadata, nvmlVgpuPgpuCompatibility_t *compatibilityInfo)
 {
-    return cubind_shape_3((uintptr_t)vgpuMetadata, (uintptr_t)pgpuMetadata, (uintptr_t)compatibilityInfo, 92);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)vgpuMetadata, (uintptr_t)pgpuMetadata, (uintptr_t)compatibilityInfo, 54, (cubind__fnptr)cubind__slow_nvmlGetVgpuCompatibility);
 }
 
 nvmlReturn_t cubind_nvml_get_vgpu_compatibility(nvmlVgpuMetadata_t *vgpuMetadata, nvmlVgpuPgpuMetadata_t *pgpuMetadata, nvmlVgpuPgpuCompatibility_t *compatibilityInfo)
 {
-    cubind__nvmlGetVgpuCompatibility_fn cubind_fn = (cubind__nvmlGetVgpuCompatibility_fn)cubind__target((cubind__fnptr)slow_nvmlGetVgpuCompatibility, &cubind__nvml_offsets[265]);
+    cubind__nvmlGetVgpuCompatibility_fn cubind_fn = (cubind__nvmlGetVgpuCompatibility_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlGetVgpuCompatibility, &cubind__nvml_offsets[265]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuMetadata, pgpuMetadata, compatibilityInfo);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(265, (int)cubind_status);
@@ -10672,15 +8546,16 @@ nvmlReturn_t cubind_nvml_get_vgpu_compatibility(nvmlVgpuMetadata_t *vgpuMetadata
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetPgpuMetadataString is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPgpuMetadataString(nvmlDevice_t device, char *pgpuMetadata, unsigned int *bufferSize)
+/* What the wrapper calls until nvmlDeviceGetPgpuMetadataString is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetPgpuMetadataString(nvmlDevice_t device, char *pgpuMetadata, unsigned int *bufferSize)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)pgpuMetadata, (uintptr_t)bufferSize, 93);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, (uintptr_t)pgpuMetadata, (uintptr_t)bufferSize, 55, (cubind__fnptr)cubind__slow_nvmlDeviceGetPgpuMetadataString);
 }
 
 nvmlReturn_t cubind_nvml_device_get_pgpu_metadata_string(nvmlDevice_t device, char *pgpuMetadata, unsigned int *bufferSize)
 {
-    cubind__nvmlDeviceGetPgpuMetadataString_fn cubind_fn = (cubind__nvmlDeviceGetPgpuMetadataString_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetPgpuMetadataString, &cubind__nvml_offsets[266]);
+    cubind__nvmlDeviceGetPgpuMetadataString_fn cubind_fn = (cubind__nvmlDeviceGetPgpuMetadataString_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetPgpuMetadataString, &cubind__nvml_offsets[266]);
     nvmlReturn_t cubind_status = cubind_fn(device, pgpuMetadata, bufferSize);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(266, (int)cubind_status);
@@ -10688,15 +8563,16 @@ nvmlReturn_t cubind_nvml_device_get_pgpu_metadata_string(nvmlDevice_t device, ch
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetVgpuSchedulerLog is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuSchedulerLog(nvmlDevice_t device, nvmlVgpuSchedulerLog_t *pSchedulerLog)
+/* What the wrapper calls until nvmlDeviceGetVgpuSchedulerLog is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetVgpuSchedulerLog(nvmlDevice_t device, nvmlVgpuSchedulerLog_t *pSchedulerLog)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)pSchedulerLog, 122);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, (uintptr_t)pSchedulerLog, 39, (cubind__fnptr)cubind__slow_nvmlDeviceGetVgpuSchedulerLog);
 }
 
 nvmlReturn_t cubind_nvml_device_get_vgpu_scheduler_log(nvmlDevice_t device, nvmlVgpuSchedulerLog_t *pSchedulerLog)
 {
-    cubind__nvmlDeviceGetVgpuSchedulerLog_fn cubind_fn = (cubind__nvmlDeviceGetVgpuSchedulerLog_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetVgpuSchedulerLog, &cubind__nvml_offsets[267]);
+    cubind__nvmlDeviceGetVgpuSchedulerLog_fn cubind_fn = (cubind__nvmlDeviceGetVgpuSchedulerLog_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetVgpuSchedulerLog, &cubind__nvml_offsets[267]);
     nvmlReturn_t cubind_status = cubind_fn(device, pSchedulerLog);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(267, (int)cubind_status);
@@ -10704,15 +8580,16 @@ nvmlReturn_t cubind_nvml_device_get_vgpu_scheduler_log(nvmlDevice_t device, nvml
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetVgpuSchedulerState is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerGetState_t *pSchedulerState)
+/* What the wrapper calls until nvmlDeviceGetVgpuSchedulerState is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerGetState_t *pSchedulerState)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)pSchedulerState, 123);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, (uintptr_t)pSchedulerState, 40, (cubind__fnptr)cubind__slow_nvmlDeviceGetVgpuSchedulerState);
 }
 
 nvmlReturn_t cubind_nvml_device_get_vgpu_scheduler_state(nvmlDevice_t device, nvmlVgpuSchedulerGetState_t *pSchedulerState)
 {
-    cubind__nvmlDeviceGetVgpuSchedulerState_fn cubind_fn = (cubind__nvmlDeviceGetVgpuSchedulerState_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetVgpuSchedulerState, &cubind__nvml_offsets[268]);
+    cubind__nvmlDeviceGetVgpuSchedulerState_fn cubind_fn = (cubind__nvmlDeviceGetVgpuSchedulerState_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetVgpuSchedulerState, &cubind__nvml_offsets[268]);
     nvmlReturn_t cubind_status = cubind_fn(device, pSchedulerState);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(268, (int)cubind_status);
@@ -10720,15 +8597,16 @@ nvmlReturn_t cubind_nvml_device_get_vgpu_scheduler_state(nvmlDevice_t device, nv
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetVgpuSchedulerCapabilities is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuSchedulerCapabilities(nvmlDevice_t device, nvmlVgpuSchedulerCapabilities_t *pCapabilities)
+/* What the wrapper calls until nvmlDeviceGetVgpuSchedulerCapabilities is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetVgpuSchedulerCapabilities(nvmlDevice_t device, nvmlVgpuSchedulerCapabilities_t *pCapabilities)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)pCapabilities, 124);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, (uintptr_t)pCapabilities, 41, (cubind__fnptr)cubind__slow_nvmlDeviceGetVgpuSchedulerCapabilities);
 }
 
 nvmlReturn_t cubind_nvml_device_get_vgpu_scheduler_capabilities(nvmlDevice_t device, nvmlVgpuSchedulerCapabilities_t *pCapabilities)
 {
-    cubind__nvmlDeviceGetVgpuSchedulerCapabilities_fn cubind_fn = (cubind__nvmlDeviceGetVgpuSchedulerCapabilities_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetVgpuSchedulerCapabilities, &cubind__nvml_offsets[269]);
+    cubind__nvmlDeviceGetVgpuSchedulerCapabilities_fn cubind_fn = (cubind__nvmlDeviceGetVgpuSchedulerCapabilities_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetVgpuSchedulerCapabilities, &cubind__nvml_offsets[269]);
     nvmlReturn_t cubind_status = cubind_fn(device, pCapabilities);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(269, (int)cubind_status);
@@ -10736,15 +8614,16 @@ nvmlReturn_t cubind_nvml_device_get_vgpu_scheduler_capabilities(nvmlDevice_t dev
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetVgpuSchedulerState is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerSetState_t *pSchedulerState)
+/* What the wrapper calls until nvmlDeviceSetVgpuSchedulerState is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerSetState_t *pSchedulerState)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)pSchedulerState, 125);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, (uintptr_t)pSchedulerState, 42, (cubind__fnptr)cubind__slow_nvmlDeviceSetVgpuSchedulerState);
 }
 
 nvmlReturn_t cubind_nvml_device_set_vgpu_scheduler_state(nvmlDevice_t device, nvmlVgpuSchedulerSetState_t *pSchedulerState)
 {
-    cubind__nvmlDeviceSetVgpuSchedulerState_fn cubind_fn = (cubind__nvmlDeviceSetVgpuSchedulerState_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetVgpuSchedulerState, &cubind__nvml_offsets[270]);
+    cubind__nvmlDeviceSetVgpuSchedulerState_fn cubind_fn = (cubind__nvmlDeviceSetVgpuSchedulerState_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetVgpuSchedulerState, &cubind__nvml_offsets[270]);
     nvmlReturn_t cubind_status = cubind_fn(device, pSchedulerState);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(270, (int)cubind_status);
@@ -10752,15 +8631,16 @@ nvmlReturn_t cubind_nvml_device_set_vgpu_scheduler_state(nvmlDevice_t device, nv
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlGetVgpuVersion is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlGetVgpuVersion(nvmlVgpuVersion_t *supported, nvmlVgpuVersion_t *current)
+/* What the wrapper calls until nvmlGetVgpuVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlGetVgpuVersion(nvmlVgpuVersion_t *supported, nvmlVgpuVersion_t *current)
 {
-    return cubind_shape_2((uintptr_t)supported, (uintptr_t)current, 126);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)supported, (uintptr_t)current, 43, (cubind__fnptr)cubind__slow_nvmlGetVgpuVersion);
 }
 
 nvmlReturn_t cubind_nvml_get_vgpu_version(nvmlVgpuVersion_t *supported, nvmlVgpuVersion_t *current)
 {
-    cubind__nvmlGetVgpuVersion_fn cubind_fn = (cubind__nvmlGetVgpuVersion_fn)cubind__target((cubind__fnptr)slow_nvmlGetVgpuVersion, &cubind__nvml_offsets[271]);
+    cubind__nvmlGetVgpuVersion_fn cubind_fn = (cubind__nvmlGetVgpuVersion_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlGetVgpuVersion, &cubind__nvml_offsets[271]);
     nvmlReturn_t cubind_status = cubind_fn(supported, current);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(271, (int)cubind_status);
@@ -10768,15 +8648,16 @@ nvmlReturn_t cubind_nvml_get_vgpu_version(nvmlVgpuVersion_t *supported, nvmlVgpu
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlSetVgpuVersion is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlSetVgpuVersion(nvmlVgpuVersion_t *vgpuVersion)
+/* What the wrapper calls until nvmlSetVgpuVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlSetVgpuVersion(nvmlVgpuVersion_t *vgpuVersion)
 {
-    return cubind_shape_1((uintptr_t)vgpuVersion, 22);
+    return (nvmlReturn_t)cubind__shape_110((uintptr_t)vgpuVersion, 2, (cubind__fnptr)cubind__slow_nvmlSetVgpuVersion);
 }
 
 nvmlReturn_t cubind_nvml_set_vgpu_version(nvmlVgpuVersion_t *vgpuVersion)
 {
-    cubind__nvmlSetVgpuVersion_fn cubind_fn = (cubind__nvmlSetVgpuVersion_fn)cubind__target((cubind__fnptr)slow_nvmlSetVgpuVersion, &cubind__nvml_offsets[272]);
+    cubind__nvmlSetVgpuVersion_fn cubind_fn = (cubind__nvmlSetVgpuVersion_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlSetVgpuVersion, &cubind__nvml_offsets[272]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuVersion);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(272, (int)cubind_status);
@@ -10784,15 +8665,16 @@ nvmlReturn_t cubind_nvml_set_vgpu_version(nvmlVgpuVersion_t *vgpuVersion)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetVgpuUtilization is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *vgpuInstanceSamplesCount, nvmlVgpuInstanceUtilizationSample_t *utilizationSamples)
+/* What the wrapper calls until nvmlDeviceGetVgpuUtilization is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetVgpuUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *vgpuInstanceSamplesCount, nvmlVgpuInstanceUtilizationSample_t *utilizationSamples)
 {
-    return cubind_shape_5((uintptr_t)device, lastSeenTimeStamp, (uintptr_t)sampleValType, (uintptr_t)vgpuInstanceSamplesCount, (uintptr_t)utilizationSamples, 6);
+    return (nvmlReturn_t)cubind__shape_75((uintptr_t)device, lastSeenTimeStamp, (uintptr_t)sampleValType, (uintptr_t)vgpuInstanceSamplesCount, (uintptr_t)utilizationSamples, 78);
 }
 
 nvmlReturn_t cubind_nvml_device_get_vgpu_utilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *vgpuInstanceSamplesCount, nvmlVgpuInstanceUtilizationSample_t *utilizationSamples)
 {
-    cubind__nvmlDeviceGetVgpuUtilization_fn cubind_fn = (cubind__nvmlDeviceGetVgpuUtilization_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetVgpuUtilization, &cubind__nvml_offsets[273]);
+    cubind__nvmlDeviceGetVgpuUtilization_fn cubind_fn = (cubind__nvmlDeviceGetVgpuUtilization_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetVgpuUtilization, &cubind__nvml_offsets[273]);
     nvmlReturn_t cubind_status = cubind_fn(device, lastSeenTimeStamp, sampleValType, vgpuInstanceSamplesCount, utilizationSamples);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(273, (int)cubind_status);
@@ -10800,15 +8682,16 @@ nvmlReturn_t cubind_nvml_device_get_vgpu_utilization(nvmlDevice_t device, unsign
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetVgpuInstancesUtilizationInfo is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuInstancesUtilizationInfo(nvmlDevice_t device, nvmlVgpuInstancesUtilizationInfo_t *vgpuUtilInfo)
+/* What the wrapper calls until nvmlDeviceGetVgpuInstancesUtilizationInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetVgpuInstancesUtilizationInfo(nvmlDevice_t device, nvmlVgpuInstancesUtilizationInfo_t *vgpuUtilInfo)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)vgpuUtilInfo, 127);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, (uintptr_t)vgpuUtilInfo, 44, (cubind__fnptr)cubind__slow_nvmlDeviceGetVgpuInstancesUtilizationInfo);
 }
 
 nvmlReturn_t cubind_nvml_device_get_vgpu_instances_utilization_info(nvmlDevice_t device, nvmlVgpuInstancesUtilizationInfo_t *vgpuUtilInfo)
 {
-    cubind__nvmlDeviceGetVgpuInstancesUtilizationInfo_fn cubind_fn = (cubind__nvmlDeviceGetVgpuInstancesUtilizationInfo_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetVgpuInstancesUtilizationInfo, &cubind__nvml_offsets[274]);
+    cubind__nvmlDeviceGetVgpuInstancesUtilizationInfo_fn cubind_fn = (cubind__nvmlDeviceGetVgpuInstancesUtilizationInfo_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetVgpuInstancesUtilizationInfo, &cubind__nvml_offsets[274]);
     nvmlReturn_t cubind_status = cubind_fn(device, vgpuUtilInfo);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(274, (int)cubind_status);
@@ -10816,15 +8699,16 @@ nvmlReturn_t cubind_nvml_device_get_vgpu_instances_utilization_info(nvmlDevice_t
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetVgpuProcessUtilization is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuProcessUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, unsigned int *vgpuProcessSamplesCount, nvmlVgpuProcessUtilizationSample_t *utilizationSamples)
+/* What the wrapper calls until nvmlDeviceGetVgpuProcessUtilization is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetVgpuProcessUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, unsigned int *vgpuProcessSamplesCount, nvmlVgpuProcessUtilizationSample_t *utilizationSamples)
 {
-    return cubind_shape_4((uintptr_t)device, lastSeenTimeStamp, (uintptr_t)vgpuProcessSamplesCount, (uintptr_t)utilizationSamples, 19);
+    return (nvmlReturn_t)cubind__shape_86((uintptr_t)device, lastSeenTimeStamp, (uintptr_t)vgpuProcessSamplesCount, (uintptr_t)utilizationSamples, 73, (cubind__fnptr)cubind__slow_nvmlDeviceGetVgpuProcessUtilization);
 }
 
 nvmlReturn_t cubind_nvml_device_get_vgpu_process_utilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, unsigned int *vgpuProcessSamplesCount, nvmlVgpuProcessUtilizationSample_t *utilizationSamples)
 {
-    cubind__nvmlDeviceGetVgpuProcessUtilization_fn cubind_fn = (cubind__nvmlDeviceGetVgpuProcessUtilization_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetVgpuProcessUtilization, &cubind__nvml_offsets[275]);
+    cubind__nvmlDeviceGetVgpuProcessUtilization_fn cubind_fn = (cubind__nvmlDeviceGetVgpuProcessUtilization_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetVgpuProcessUtilization, &cubind__nvml_offsets[275]);
     nvmlReturn_t cubind_status = cubind_fn(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(275, (int)cubind_status);
@@ -10832,15 +8716,16 @@ nvmlReturn_t cubind_nvml_device_get_vgpu_process_utilization(nvmlDevice_t device
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetVgpuProcessesUtilizationInfo is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuProcessesUtilizationInfo(nvmlDevice_t device, nvmlVgpuProcessesUtilizationInfo_t *vgpuProcUtilInfo)
+/* What the wrapper calls until nvmlDeviceGetVgpuProcessesUtilizationInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetVgpuProcessesUtilizationInfo(nvmlDevice_t device, nvmlVgpuProcessesUtilizationInfo_t *vgpuProcUtilInfo)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)vgpuProcUtilInfo, 128);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, (uintptr_t)vgpuProcUtilInfo, 45, (cubind__fnptr)cubind__slow_nvmlDeviceGetVgpuProcessesUtilizationInfo);
 }
 
 nvmlReturn_t cubind_nvml_device_get_vgpu_processes_utilization_info(nvmlDevice_t device, nvmlVgpuProcessesUtilizationInfo_t *vgpuProcUtilInfo)
 {
-    cubind__nvmlDeviceGetVgpuProcessesUtilizationInfo_fn cubind_fn = (cubind__nvmlDeviceGetVgpuProcessesUtilizationInfo_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetVgpuProcessesUtilizationInfo, &cubind__nvml_offsets[276]);
+    cubind__nvmlDeviceGetVgpuProcessesUtilizationInfo_fn cubind_fn = (cubind__nvmlDeviceGetVgpuProcessesUtilizationInfo_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetVgpuProcessesUtilizationInfo, &cubind__nvml_offsets[276]);
     nvmlReturn_t cubind_status = cubind_fn(device, vgpuProcUtilInfo);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(276, (int)cubind_status);
@@ -10848,15 +8733,16 @@ nvmlReturn_t cubind_nvml_device_get_vgpu_processes_utilization_info(nvmlDevice_t
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuInstanceGetAccountingMode is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetAccountingMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *mode)
+/* What the wrapper calls until nvmlVgpuInstanceGetAccountingMode is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuInstanceGetAccountingMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *mode)
 {
-    return cubind_shape_2(vgpuInstance, (uintptr_t)mode, 129);
+    return (nvmlReturn_t)cubind__shape_109(vgpuInstance, (uintptr_t)mode, 46, (cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetAccountingMode);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_instance_get_accounting_mode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *mode)
 {
-    cubind__nvmlVgpuInstanceGetAccountingMode_fn cubind_fn = (cubind__nvmlVgpuInstanceGetAccountingMode_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuInstanceGetAccountingMode, &cubind__nvml_offsets[277]);
+    cubind__nvmlVgpuInstanceGetAccountingMode_fn cubind_fn = (cubind__nvmlVgpuInstanceGetAccountingMode_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetAccountingMode, &cubind__nvml_offsets[277]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuInstance, mode);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(277, (int)cubind_status);
@@ -10864,15 +8750,16 @@ nvmlReturn_t cubind_nvml_vgpu_instance_get_accounting_mode(nvmlVgpuInstance_t vg
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuInstanceGetAccountingPids is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetAccountingPids(nvmlVgpuInstance_t vgpuInstance, unsigned int *count, unsigned int *pids)
+/* What the wrapper calls until nvmlVgpuInstanceGetAccountingPids is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuInstanceGetAccountingPids(nvmlVgpuInstance_t vgpuInstance, unsigned int *count, unsigned int *pids)
 {
-    return cubind_shape_3(vgpuInstance, (uintptr_t)count, (uintptr_t)pids, 94);
+    return (nvmlReturn_t)cubind__shape_108(vgpuInstance, (uintptr_t)count, (uintptr_t)pids, 56, (cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetAccountingPids);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_instance_get_accounting_pids(nvmlVgpuInstance_t vgpuInstance, unsigned int *count, unsigned int *pids)
 {
-    cubind__nvmlVgpuInstanceGetAccountingPids_fn cubind_fn = (cubind__nvmlVgpuInstanceGetAccountingPids_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuInstanceGetAccountingPids, &cubind__nvml_offsets[278]);
+    cubind__nvmlVgpuInstanceGetAccountingPids_fn cubind_fn = (cubind__nvmlVgpuInstanceGetAccountingPids_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetAccountingPids, &cubind__nvml_offsets[278]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuInstance, count, pids);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(278, (int)cubind_status);
@@ -10880,15 +8767,16 @@ nvmlReturn_t cubind_nvml_vgpu_instance_get_accounting_pids(nvmlVgpuInstance_t vg
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuInstanceGetAccountingStats is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetAccountingStats(nvmlVgpuInstance_t vgpuInstance, unsigned int pid, nvmlAccountingStats_t *stats)
+/* What the wrapper calls until nvmlVgpuInstanceGetAccountingStats is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuInstanceGetAccountingStats(nvmlVgpuInstance_t vgpuInstance, unsigned int pid, nvmlAccountingStats_t *stats)
 {
-    return cubind_shape_3(vgpuInstance, pid, (uintptr_t)stats, 95);
+    return (nvmlReturn_t)cubind__shape_108(vgpuInstance, pid, (uintptr_t)stats, 57, (cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetAccountingStats);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_instance_get_accounting_stats(nvmlVgpuInstance_t vgpuInstance, unsigned int pid, nvmlAccountingStats_t *stats)
 {
-    cubind__nvmlVgpuInstanceGetAccountingStats_fn cubind_fn = (cubind__nvmlVgpuInstanceGetAccountingStats_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuInstanceGetAccountingStats, &cubind__nvml_offsets[279]);
+    cubind__nvmlVgpuInstanceGetAccountingStats_fn cubind_fn = (cubind__nvmlVgpuInstanceGetAccountingStats_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetAccountingStats, &cubind__nvml_offsets[279]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuInstance, pid, stats);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(279, (int)cubind_status);
@@ -10896,15 +8784,16 @@ nvmlReturn_t cubind_nvml_vgpu_instance_get_accounting_stats(nvmlVgpuInstance_t v
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuInstanceClearAccountingPids is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceClearAccountingPids(nvmlVgpuInstance_t vgpuInstance)
+/* What the wrapper calls until nvmlVgpuInstanceClearAccountingPids is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuInstanceClearAccountingPids(nvmlVgpuInstance_t vgpuInstance)
 {
-    return cubind_shape_1(vgpuInstance, 23);
+    return (nvmlReturn_t)cubind__shape_110(vgpuInstance, 3, (cubind__fnptr)cubind__slow_nvmlVgpuInstanceClearAccountingPids);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_instance_clear_accounting_pids(nvmlVgpuInstance_t vgpuInstance)
 {
-    cubind__nvmlVgpuInstanceClearAccountingPids_fn cubind_fn = (cubind__nvmlVgpuInstanceClearAccountingPids_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuInstanceClearAccountingPids, &cubind__nvml_offsets[280]);
+    cubind__nvmlVgpuInstanceClearAccountingPids_fn cubind_fn = (cubind__nvmlVgpuInstanceClearAccountingPids_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuInstanceClearAccountingPids, &cubind__nvml_offsets[280]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuInstance);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(280, (int)cubind_status);
@@ -10912,15 +8801,16 @@ nvmlReturn_t cubind_nvml_vgpu_instance_clear_accounting_pids(nvmlVgpuInstance_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlVgpuInstanceGetLicenseInfo_v2 is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetLicenseInfo_v2(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuLicenseInfo_t *licenseInfo)
+/* What the wrapper calls until nvmlVgpuInstanceGetLicenseInfo_v2 is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlVgpuInstanceGetLicenseInfo_v2(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuLicenseInfo_t *licenseInfo)
 {
-    return cubind_shape_2(vgpuInstance, (uintptr_t)licenseInfo, 130);
+    return (nvmlReturn_t)cubind__shape_109(vgpuInstance, (uintptr_t)licenseInfo, 47, (cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetLicenseInfo_v2);
 }
 
 nvmlReturn_t cubind_nvml_vgpu_instance_get_license_info(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuLicenseInfo_t *licenseInfo)
 {
-    cubind__nvmlVgpuInstanceGetLicenseInfo_v2_fn cubind_fn = (cubind__nvmlVgpuInstanceGetLicenseInfo_v2_fn)cubind__target((cubind__fnptr)slow_nvmlVgpuInstanceGetLicenseInfo_v2, &cubind__nvml_offsets[281]);
+    cubind__nvmlVgpuInstanceGetLicenseInfo_v2_fn cubind_fn = (cubind__nvmlVgpuInstanceGetLicenseInfo_v2_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlVgpuInstanceGetLicenseInfo_v2, &cubind__nvml_offsets[281]);
     nvmlReturn_t cubind_status = cubind_fn(vgpuInstance, licenseInfo);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(281, (int)cubind_status);
@@ -10928,15 +8818,16 @@ nvmlReturn_t cubind_nvml_vgpu_instance_get_license_info(nvmlVgpuInstance_t vgpuI
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlGetExcludedDeviceCount is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlGetExcludedDeviceCount(unsigned int *deviceCount)
+/* What the wrapper calls until nvmlGetExcludedDeviceCount is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlGetExcludedDeviceCount(unsigned int *deviceCount)
 {
-    return cubind_shape_1((uintptr_t)deviceCount, 24);
+    return (nvmlReturn_t)cubind__shape_110((uintptr_t)deviceCount, 4, (cubind__fnptr)cubind__slow_nvmlGetExcludedDeviceCount);
 }
 
 nvmlReturn_t cubind_nvml_get_blacklist_device_count(unsigned int *deviceCount)
 {
-    cubind__nvmlGetExcludedDeviceCount_fn cubind_fn = (cubind__nvmlGetExcludedDeviceCount_fn)cubind__target((cubind__fnptr)slow_nvmlGetExcludedDeviceCount, &cubind__nvml_offsets[282]);
+    cubind__nvmlGetExcludedDeviceCount_fn cubind_fn = (cubind__nvmlGetExcludedDeviceCount_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlGetExcludedDeviceCount, &cubind__nvml_offsets[282]);
     nvmlReturn_t cubind_status = cubind_fn(deviceCount);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(282, (int)cubind_status);
@@ -10944,15 +8835,16 @@ nvmlReturn_t cubind_nvml_get_blacklist_device_count(unsigned int *deviceCount)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlGetExcludedDeviceInfoByIndex is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlGetExcludedDeviceInfoByIndex(unsigned int index, nvmlExcludedDeviceInfo_t *info)
+/* What the wrapper calls until nvmlGetExcludedDeviceInfoByIndex is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlGetExcludedDeviceInfoByIndex(unsigned int index, nvmlExcludedDeviceInfo_t *info)
 {
-    return cubind_shape_2(index, (uintptr_t)info, 131);
+    return (nvmlReturn_t)cubind__shape_109(index, (uintptr_t)info, 48, (cubind__fnptr)cubind__slow_nvmlGetExcludedDeviceInfoByIndex);
 }
 
 nvmlReturn_t cubind_nvml_get_blacklist_device_info_by_index(unsigned int index, nvmlExcludedDeviceInfo_t *info)
 {
-    cubind__nvmlGetExcludedDeviceInfoByIndex_fn cubind_fn = (cubind__nvmlGetExcludedDeviceInfoByIndex_fn)cubind__target((cubind__fnptr)slow_nvmlGetExcludedDeviceInfoByIndex, &cubind__nvml_offsets[283]);
+    cubind__nvmlGetExcludedDeviceInfoByIndex_fn cubind_fn = (cubind__nvmlGetExcludedDeviceInfoByIndex_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlGetExcludedDeviceInfoByIndex, &cubind__nvml_offsets[283]);
     nvmlReturn_t cubind_status = cubind_fn(index, info);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(283, (int)cubind_status);
@@ -10960,15 +8852,16 @@ nvmlReturn_t cubind_nvml_get_blacklist_device_info_by_index(unsigned int index, 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetMigMode is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetMigMode(nvmlDevice_t device, unsigned int mode, nvmlReturn_t *activationStatus)
+/* What the wrapper calls until nvmlDeviceSetMigMode is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetMigMode(nvmlDevice_t device, unsigned int mode, nvmlReturn_t *activationStatus)
 {
-    return cubind_shape_3((uintptr_t)device, mode, (uintptr_t)activationStatus, 96);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, mode, (uintptr_t)activationStatus, 58, (cubind__fnptr)cubind__slow_nvmlDeviceSetMigMode);
 }
 
 nvmlReturn_t cubind_nvml_device_set_mig_mode(nvmlDevice_t device, unsigned int mode, nvmlReturn_t *activationStatus)
 {
-    cubind__nvmlDeviceSetMigMode_fn cubind_fn = (cubind__nvmlDeviceSetMigMode_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetMigMode, &cubind__nvml_offsets[284]);
+    cubind__nvmlDeviceSetMigMode_fn cubind_fn = (cubind__nvmlDeviceSetMigMode_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetMigMode, &cubind__nvml_offsets[284]);
     nvmlReturn_t cubind_status = cubind_fn(device, mode, activationStatus);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(284, (int)cubind_status);
@@ -10976,15 +8869,16 @@ nvmlReturn_t cubind_nvml_device_set_mig_mode(nvmlDevice_t device, unsigned int m
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetMigMode is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode)
+/* What the wrapper calls until nvmlDeviceGetMigMode is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode)
 {
-    return cubind_shape_3((uintptr_t)device, (uintptr_t)currentMode, (uintptr_t)pendingMode, 97);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, (uintptr_t)currentMode, (uintptr_t)pendingMode, 59, (cubind__fnptr)cubind__slow_nvmlDeviceGetMigMode);
 }
 
 nvmlReturn_t cubind_nvml_device_get_mig_mode(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode)
 {
-    cubind__nvmlDeviceGetMigMode_fn cubind_fn = (cubind__nvmlDeviceGetMigMode_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetMigMode, &cubind__nvml_offsets[285]);
+    cubind__nvmlDeviceGetMigMode_fn cubind_fn = (cubind__nvmlDeviceGetMigMode_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetMigMode, &cubind__nvml_offsets[285]);
     nvmlReturn_t cubind_status = cubind_fn(device, currentMode, pendingMode);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(285, (int)cubind_status);
@@ -10992,15 +8886,16 @@ nvmlReturn_t cubind_nvml_device_get_mig_mode(nvmlDevice_t device, unsigned int *
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetGpuInstanceProfileInfo is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_t *info)
+/* What the wrapper calls until nvmlDeviceGetGpuInstanceProfileInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_t *info)
 {
-    return cubind_shape_3((uintptr_t)device, profile, (uintptr_t)info, 98);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, profile, (uintptr_t)info, 60, (cubind__fnptr)cubind__slow_nvmlDeviceGetGpuInstanceProfileInfo);
 }
 
 nvmlReturn_t cubind_nvml_device_get_gpu_instance_profile_info(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_t *info)
 {
-    cubind__nvmlDeviceGetGpuInstanceProfileInfo_fn cubind_fn = (cubind__nvmlDeviceGetGpuInstanceProfileInfo_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetGpuInstanceProfileInfo, &cubind__nvml_offsets[286]);
+    cubind__nvmlDeviceGetGpuInstanceProfileInfo_fn cubind_fn = (cubind__nvmlDeviceGetGpuInstanceProfileInfo_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetGpuInstanceProfileInfo, &cubind__nvml_offsets[286]);
     nvmlReturn_t cubind_status = cubind_fn(device, profile, info);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(286, (int)cubind_status);
@@ -11008,15 +8903,16 @@ nvmlReturn_t cubind_nvml_device_get_gpu_instance_profile_info(nvmlDevice_t devic
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetGpuInstanceProfileInfoV is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_v2_t *info)
+/* What the wrapper calls until nvmlDeviceGetGpuInstanceProfileInfoV is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_v2_t *info)
 {
-    return cubind_shape_3((uintptr_t)device, profile, (uintptr_t)info, 99);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, profile, (uintptr_t)info, 61, (cubind__fnptr)cubind__slow_nvmlDeviceGetGpuInstanceProfileInfoV);
 }
 
 nvmlReturn_t cubind_nvml_device_get_gpu_instance_profile_info_v(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_v2_t *info)
 {
-    cubind__nvmlDeviceGetGpuInstanceProfileInfoV_fn cubind_fn = (cubind__nvmlDeviceGetGpuInstanceProfileInfoV_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetGpuInstanceProfileInfoV, &cubind__nvml_offsets[287]);
+    cubind__nvmlDeviceGetGpuInstanceProfileInfoV_fn cubind_fn = (cubind__nvmlDeviceGetGpuInstanceProfileInfoV_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetGpuInstanceProfileInfoV, &cubind__nvml_offsets[287]);
     nvmlReturn_t cubind_status = cubind_fn(device, profile, info);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(287, (int)cubind_status);
@@ -11024,15 +8920,16 @@ nvmlReturn_t cubind_nvml_device_get_gpu_instance_profile_info_v(nvmlDevice_t dev
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetGpuInstancePossiblePlacements_v2 is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstancePossiblePlacements_v2(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstancePlacement_t *placements, unsigned int *count)
+/* What the wrapper calls until nvmlDeviceGetGpuInstancePossiblePlacements_v2 is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetGpuInstancePossiblePlacements_v2(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstancePlacement_t *placements, unsigned int *count)
 {
-    return cubind_shape_4((uintptr_t)device, profileId, (uintptr_t)placements, (uintptr_t)count, 20);
+    return (nvmlReturn_t)cubind__shape_86((uintptr_t)device, profileId, (uintptr_t)placements, (uintptr_t)count, 74, (cubind__fnptr)cubind__slow_nvmlDeviceGetGpuInstancePossiblePlacements_v2);
 }
 
 nvmlReturn_t cubind_nvml_device_get_gpu_instance_possible_placements(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstancePlacement_t *placements, unsigned int *count)
 {
-    cubind__nvmlDeviceGetGpuInstancePossiblePlacements_v2_fn cubind_fn = (cubind__nvmlDeviceGetGpuInstancePossiblePlacements_v2_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetGpuInstancePossiblePlacements_v2, &cubind__nvml_offsets[288]);
+    cubind__nvmlDeviceGetGpuInstancePossiblePlacements_v2_fn cubind_fn = (cubind__nvmlDeviceGetGpuInstancePossiblePlacements_v2_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetGpuInstancePossiblePlacements_v2, &cubind__nvml_offsets[288]);
     nvmlReturn_t cubind_status = cubind_fn(device, profileId, placements, count);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(288, (int)cubind_status);
@@ -11040,15 +8937,16 @@ nvmlReturn_t cubind_nvml_device_get_gpu_instance_possible_placements(nvmlDevice_
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetGpuInstanceRemainingCapacity is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstanceRemainingCapacity(nvmlDevice_t device, unsigned int profileId, unsigned int *count)
+/* What the wrapper calls until nvmlDeviceGetGpuInstanceRemainingCapacity is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetGpuInstanceRemainingCapacity(nvmlDevice_t device, unsigned int profileId, unsigned int *count)
 {
-    return cubind_shape_3((uintptr_t)device, profileId, (uintptr_t)count, 100);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, profileId, (uintptr_t)count, 62, (cubind__fnptr)cubind__slow_nvmlDeviceGetGpuInstanceRemainingCapacity);
 }
 
 nvmlReturn_t cubind_nvml_device_get_gpu_instance_remaining_capacity(nvmlDevice_t device, unsigned int profileId, unsigned int *count)
 {
-    cubind__nvmlDeviceGetGpuInstanceRemainingCapacity_fn cubind_fn = (cubind__nvmlDeviceGetGpuInstanceRemainingCapacity_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetGpuInstanceRemainingCapacity, &cubind__nvml_offsets[289]);
+    cubind__nvmlDeviceGetGpuInstanceRemainingCapacity_fn cubind_fn = (cubind__nvmlDeviceGetGpuInstanceRemainingCapacity_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetGpuInstanceRemainingCapacity, &cubind__nvml_offsets[289]);
     nvmlReturn_t cubind_status = cubind_fn(device, profileId, count);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(289, (int)cubind_status);
@@ -11056,15 +8954,16 @@ nvmlReturn_t cubind_nvml_device_get_gpu_instance_remaining_capacity(nvmlDevice_t
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceCreateGpuInstance is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceCreateGpuInstance(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstance)
+/* What the wrapper calls until nvmlDeviceCreateGpuInstance is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceCreateGpuInstance(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstance)
 {
-    return cubind_shape_3((uintptr_t)device, profileId, (uintptr_t)gpuInstance, 101);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, profileId, (uintptr_t)gpuInstance, 63, (cubind__fnptr)cubind__slow_nvmlDeviceCreateGpuInstance);
 }
 
 nvmlReturn_t cubind_nvml_device_create_gpu_instance(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstance)
 {
-    cubind__nvmlDeviceCreateGpuInstance_fn cubind_fn = (cubind__nvmlDeviceCreateGpuInstance_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceCreateGpuInstance, &cubind__nvml_offsets[290]);
+    cubind__nvmlDeviceCreateGpuInstance_fn cubind_fn = (cubind__nvmlDeviceCreateGpuInstance_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceCreateGpuInstance, &cubind__nvml_offsets[290]);
     nvmlReturn_t cubind_status = cubind_fn(device, profileId, gpuInstance);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(290, (int)cubind_status);
@@ -11072,15 +8971,16 @@ nvmlReturn_t cubind_nvml_device_create_gpu_instance(nvmlDevice_t device, unsigne
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceCreateGpuInstanceWithPlacement is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceCreateGpuInstanceWithPlacement(nvmlDevice_t device, unsigned int profileId, const nvmlGpuInstancePlacement_t *placement, nvmlGpuInstance_t *gpuInstance)
+/* What the wrapper calls until nvmlDeviceCreateGpuInstanceWithPlacement is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceCreateGpuInstanceWithPlacement(nvmlDevice_t device, unsigned int profileId, const nvmlGpuInstancePlacement_t *placement, nvmlGpuInstance_t *gpuInstance)
 {
-    return cubind_shape_4((uintptr_t)device, profileId, (uintptr_t)placement, (uintptr_t)gpuInstance, 21);
+    return (nvmlReturn_t)cubind__shape_86((uintptr_t)device, profileId, (uintptr_t)placement, (uintptr_t)gpuInstance, 75, (cubind__fnptr)cubind__slow_nvmlDeviceCreateGpuInstanceWithPlacement);
 }
 
 nvmlReturn_t cubind_nvml_device_create_gpu_instance_with_placement(nvmlDevice_t device, unsigned int profileId, const nvmlGpuInstancePlacement_t *placement, nvmlGpuInstance_t *gpuInstance)
 {
-    cubind__nvmlDeviceCreateGpuInstanceWithPlacement_fn cubind_fn = (cubind__nvmlDeviceCreateGpuInstanceWithPlacement_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceCreateGpuInstanceWithPlacement, &cubind__nvml_offsets[291]);
+    cubind__nvmlDeviceCreateGpuInstanceWithPlacement_fn cubind_fn = (cubind__nvmlDeviceCreateGpuInstanceWithPlacement_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceCreateGpuInstanceWithPlacement, &cubind__nvml_offsets[291]);
     nvmlReturn_t cubind_status = cubind_fn(device, profileId, placement, gpuInstance);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(291, (int)cubind_status);
@@ -11088,15 +8988,16 @@ nvmlReturn_t cubind_nvml_device_create_gpu_instance_with_placement(nvmlDevice_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlGpuInstanceDestroy is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance)
+/* What the wrapper calls until nvmlGpuInstanceDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance)
 {
-    return cubind_shape_1((uintptr_t)gpuInstance, 25);
+    return (nvmlReturn_t)cubind__shape_110((uintptr_t)gpuInstance, 5, (cubind__fnptr)cubind__slow_nvmlGpuInstanceDestroy);
 }
 
 nvmlReturn_t cubind_nvml_gpu_instance_destroy(nvmlGpuInstance_t gpuInstance)
 {
-    cubind__nvmlGpuInstanceDestroy_fn cubind_fn = (cubind__nvmlGpuInstanceDestroy_fn)cubind__target((cubind__fnptr)slow_nvmlGpuInstanceDestroy, &cubind__nvml_offsets[292]);
+    cubind__nvmlGpuInstanceDestroy_fn cubind_fn = (cubind__nvmlGpuInstanceDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlGpuInstanceDestroy, &cubind__nvml_offsets[292]);
     nvmlReturn_t cubind_status = cubind_fn(gpuInstance);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(292, (int)cubind_status);
@@ -11104,15 +9005,16 @@ nvmlReturn_t cubind_nvml_gpu_instance_destroy(nvmlGpuInstance_t gpuInstance)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetGpuInstances is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstances, unsigned int *count)
+/* What the wrapper calls until nvmlDeviceGetGpuInstances is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstances, unsigned int *count)
 {
-    return cubind_shape_4((uintptr_t)device, profileId, (uintptr_t)gpuInstances, (uintptr_t)count, 22);
+    return (nvmlReturn_t)cubind__shape_86((uintptr_t)device, profileId, (uintptr_t)gpuInstances, (uintptr_t)count, 76, (cubind__fnptr)cubind__slow_nvmlDeviceGetGpuInstances);
 }
 
 nvmlReturn_t cubind_nvml_device_get_gpu_instances(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstances, unsigned int *count)
 {
-    cubind__nvmlDeviceGetGpuInstances_fn cubind_fn = (cubind__nvmlDeviceGetGpuInstances_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetGpuInstances, &cubind__nvml_offsets[293]);
+    cubind__nvmlDeviceGetGpuInstances_fn cubind_fn = (cubind__nvmlDeviceGetGpuInstances_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetGpuInstances, &cubind__nvml_offsets[293]);
     nvmlReturn_t cubind_status = cubind_fn(device, profileId, gpuInstances, count);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(293, (int)cubind_status);
@@ -11120,15 +9022,16 @@ nvmlReturn_t cubind_nvml_device_get_gpu_instances(nvmlDevice_t device, unsigned 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetGpuInstanceById is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t *gpuInstance)
+/* What the wrapper calls until nvmlDeviceGetGpuInstanceById is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t *gpuInstance)
 {
-    return cubind_shape_3((uintptr_t)device, id, (uintptr_t)gpuInstance, 102);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, id, (uintptr_t)gpuInstance, 64, (cubind__fnptr)cubind__slow_nvmlDeviceGetGpuInstanceById);
 }
 
 nvmlReturn_t cubind_nvml_device_get_gpu_instance_by_id(nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t *gpuInstance)
 {
-    cubind__nvmlDeviceGetGpuInstanceById_fn cubind_fn = (cubind__nvmlDeviceGetGpuInstanceById_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetGpuInstanceById, &cubind__nvml_offsets[294]);
+    cubind__nvmlDeviceGetGpuInstanceById_fn cubind_fn = (cubind__nvmlDeviceGetGpuInstanceById_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetGpuInstanceById, &cubind__nvml_offsets[294]);
     nvmlReturn_t cubind_status = cubind_fn(device, id, gpuInstance);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(294, (int)cubind_status);
@@ -11136,15 +9039,16 @@ nvmlReturn_t cubind_nvml_device_get_gpu_instance_by_id(nvmlDevice_t device, unsi
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlGpuInstanceGetInfo is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info)
+/* What the wrapper calls until nvmlGpuInstanceGetInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info)
 {
-    return cubind_shape_2((uintptr_t)gpuInstance, (uintptr_t)info, 132);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)gpuInstance, (uintptr_t)info, 49, (cubind__fnptr)cubind__slow_nvmlGpuInstanceGetInfo);
 }
 
 nvmlReturn_t cubind_nvml_gpu_instance_get_info(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info)
 {
-    cubind__nvmlGpuInstanceGetInfo_fn cubind_fn = (cubind__nvmlGpuInstanceGetInfo_fn)cubind__target((cubind__fnptr)slow_nvmlGpuInstanceGetInfo, &cubind__nvml_offsets[295]);
+    cubind__nvmlGpuInstanceGetInfo_fn cubind_fn = (cubind__nvmlGpuInstanceGetInfo_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlGpuInstanceGetInfo, &cubind__nvml_offsets[295]);
     nvmlReturn_t cubind_status = cubind_fn(gpuInstance, info);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(295, (int)cubind_status);
@@ -11152,15 +9056,16 @@ nvmlReturn_t cubind_nvml_gpu_instance_get_info(nvmlGpuInstance_t gpuInstance, nv
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlGpuInstanceGetComputeInstanceProfileInfo is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_t *info)
+/* What the wrapper calls until nvmlGpuInstanceGetComputeInstanceProfileInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_t *info)
 {
-    return cubind_shape_4((uintptr_t)gpuInstance, profile, engProfile, (uintptr_t)info, 23);
+    return (nvmlReturn_t)cubind__shape_86((uintptr_t)gpuInstance, profile, engProfile, (uintptr_t)info, 77, (cubind__fnptr)cubind__slow_nvmlGpuInstanceGetComputeInstanceProfileInfo);
 }
 
 nvmlReturn_t cubind_nvml_gpu_instance_get_compute_instance_profile_info(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_t *info)
 {
-    cubind__nvmlGpuInstanceGetComputeInstanceProfileInfo_fn cubind_fn = (cubind__nvmlGpuInstanceGetComputeInstanceProfileInfo_fn)cubind__target((cubind__fnptr)slow_nvmlGpuInstanceGetComputeInstanceProfileInfo, &cubind__nvml_offsets[296]);
+    cubind__nvmlGpuInstanceGetComputeInstanceProfileInfo_fn cubind_fn = (cubind__nvmlGpuInstanceGetComputeInstanceProfileInfo_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlGpuInstanceGetComputeInstanceProfileInfo, &cubind__nvml_offsets[296]);
     nvmlReturn_t cubind_status = cubind_fn(gpuInstance, profile, engProfile, info);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(296, (int)cubind_status);
@@ -11168,15 +9073,16 @@ nvmlReturn_t cubind_nvml_gpu_instance_get_compute_instance_profile_info(nvmlGpuI
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlGpuInstanceGetComputeInstanceProfileInfoV is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_v2_t *info)
+/* What the wrapper calls until nvmlGpuInstanceGetComputeInstanceProfileInfoV is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_v2_t *info)
 {
-    return cubind_shape_4((uintptr_t)gpuInstance, profile, engProfile, (uintptr_t)info, 24);
+    return (nvmlReturn_t)cubind__shape_86((uintptr_t)gpuInstance, profile, engProfile, (uintptr_t)info, 78, (cubind__fnptr)cubind__slow_nvmlGpuInstanceGetComputeInstanceProfileInfoV);
 }
 
 nvmlReturn_t cubind_nvml_gpu_instance_get_compute_instance_profile_info_v(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_v2_t *info)
 {
-    cubind__nvmlGpuInstanceGetComputeInstanceProfileInfoV_fn cubind_fn = (cubind__nvmlGpuInstanceGetComputeInstanceProfileInfoV_fn)cubind__target((cubind__fnptr)slow_nvmlGpuInstanceGetComputeInstanceProfileInfoV, &cubind__nvml_offsets[297]);
+    cubind__nvmlGpuInstanceGetComputeInstanceProfileInfoV_fn cubind_fn = (cubind__nvmlGpuInstanceGetComputeInstanceProfileInfoV_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlGpuInstanceGetComputeInstanceProfileInfoV, &cubind__nvml_offsets[297]);
     nvmlReturn_t cubind_status = cubind_fn(gpuInstance, profile, engProfile, info);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(297, (int)cubind_status);
@@ -11184,15 +9090,16 @@ nvmlReturn_t cubind_nvml_gpu_instance_get_compute_instance_profile_info_v(nvmlGp
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlGpuInstanceGetComputeInstanceRemainingCapacity is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetComputeInstanceRemainingCapacity(nvmlGpuInstance_t gpuInstance, unsigned int profileId, unsigned int *count)
+/* What the wrapper calls until nvmlGpuInstanceGetComputeInstanceRemainingCapacity is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlGpuInstanceGetComputeInstanceRemainingCapacity(nvmlGpuInstance_t gpuInstance, unsigned int profileId, unsigned int *count)
 {
-    return cubind_shape_3((uintptr_t)gpuInstance, profileId, (uintptr_t)count, 103);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)gpuInstance, profileId, (uintptr_t)count, 65, (cubind__fnptr)cubind__slow_nvmlGpuInstanceGetComputeInstanceRemainingCapacity);
 }
 
 nvmlReturn_t cubind_nvml_gpu_instance_get_compute_instance_remaining_capacity(nvmlGpuInstance_t gpuInstance, unsigned int profileId, unsigned int *count)
 {
-    cubind__nvmlGpuInstanceGetComputeInstanceRemainingCapacity_fn cubind_fn = (cubind__nvmlGpuInstanceGetComputeInstanceRemainingCapacity_fn)cubind__target((cubind__fnptr)slow_nvmlGpuInstanceGetComputeInstanceRemainingCapacity, &cubind__nvml_offsets[298]);
+    cubind__nvmlGpuInstanceGetComputeInstanceRemainingCapacity_fn cubind_fn = (cubind__nvmlGpuInstanceGetComputeInstanceRemainingCapacity_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlGpuInstanceGetComputeInstanceRemainingCapacity, &cubind__nvml_offsets[298]);
     nvmlReturn_t cubind_status = cubind_fn(gpuInstance, profileId, count);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(298, (int)cubind_status);
@@ -11200,15 +9107,16 @@ nvmlReturn_t cubind_nvml_gpu_instance_get_compute_instance_remaining_capacity(nv
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlGpuInstanceGetComputeInstancePossiblePlacements is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetComputeInstancePossiblePlacements(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstancePlacement_t *placements, unsigned int *count)
+/* What the wrapper calls until nvmlGpuInstanceGetComputeInstancePossiblePlacements is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlGpuInstanceGetComputeInstancePossiblePlacements(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstancePlacement_t *placements, unsigned int *count)
 {
-    return cubind_shape_4((uintptr_t)gpuInstance, profileId, (uintptr_t)placements, (uintptr_t)count, 25);
+    return (nvmlReturn_t)cubind__shape_86((uintptr_t)gpuInstance, profileId, (uintptr_t)placements, (uintptr_t)count, 79, (cubind__fnptr)cubind__slow_nvmlGpuInstanceGetComputeInstancePossiblePlacements);
 }
 
 nvmlReturn_t cubind_nvml_gpu_instance_get_compute_instance_possible_placements(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstancePlacement_t *placements, unsigned int *count)
 {
-    cubind__nvmlGpuInstanceGetComputeInstancePossiblePlacements_fn cubind_fn = (cubind__nvmlGpuInstanceGetComputeInstancePossiblePlacements_fn)cubind__target((cubind__fnptr)slow_nvmlGpuInstanceGetComputeInstancePossiblePlacements, &cubind__nvml_offsets[299]);
+    cubind__nvmlGpuInstanceGetComputeInstancePossiblePlacements_fn cubind_fn = (cubind__nvmlGpuInstanceGetComputeInstancePossiblePlacements_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlGpuInstanceGetComputeInstancePossiblePlacements, &cubind__nvml_offsets[299]);
     nvmlReturn_t cubind_status = cubind_fn(gpuInstance, profileId, placements, count);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(299, (int)cubind_status);
@@ -11216,15 +9124,16 @@ nvmlReturn_t cubind_nvml_gpu_instance_get_compute_instance_possible_placements(n
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlGpuInstanceCreateComputeInstance is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstance)
+/* What the wrapper calls until nvmlGpuInstanceCreateComputeInstance is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstance)
 {
-    return cubind_shape_3((uintptr_t)gpuInstance, profileId, (uintptr_t)computeInstance, 104);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)gpuInstance, profileId, (uintptr_t)computeInstance, 66, (cubind__fnptr)cubind__slow_nvmlGpuInstanceCreateComputeInstance);
 }
 
 nvmlReturn_t cubind_nvml_gpu_instance_create_compute_instance(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstance)
 {
-    cubind__nvmlGpuInstanceCreateComputeInstance_fn cubind_fn = (cubind__nvmlGpuInstanceCreateComputeInstance_fn)cubind__target((cubind__fnptr)slow_nvmlGpuInstanceCreateComputeInstance, &cubind__nvml_offsets[300]);
+    cubind__nvmlGpuInstanceCreateComputeInstance_fn cubind_fn = (cubind__nvmlGpuInstanceCreateComputeInstance_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlGpuInstanceCreateComputeInstance, &cubind__nvml_offsets[300]);
     nvmlReturn_t cubind_status = cubind_fn(gpuInstance, profileId, computeInstance);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(300, (int)cubind_status);
@@ -11232,15 +9141,16 @@ nvmlReturn_t cubind_nvml_gpu_instance_create_compute_instance(nvmlGpuInstance_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlGpuInstanceCreateComputeInstanceWithPlacement is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceCreateComputeInstanceWithPlacement(nvmlGpuInstance_t gpuInstance, unsigned int profileId, const nvmlComputeInstancePlacement_t *placement, nvmlComputeInstance_t *computeInstance)
+/* What the wrapper calls until nvmlGpuInstanceCreateComputeInstanceWithPlacement is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlGpuInstanceCreateComputeInstanceWithPlacement(nvmlGpuInstance_t gpuInstance, unsigned int profileId, const nvmlComputeInstancePlacement_t *placement, nvmlComputeInstance_t *computeInstance)
 {
-    return cubind_shape_4((uintptr_t)gpuInstance, profileId, (uintptr_t)placement, (uintptr_t)computeInstance, 26);
+    return (nvmlReturn_t)cubind__shape_86((uintptr_t)gpuInstance, profileId, (uintptr_t)placement, (uintptr_t)computeInstance, 80, (cubind__fnptr)cubind__slow_nvmlGpuInstanceCreateComputeInstanceWithPlacement);
 }
 
 nvmlReturn_t cubind_nvml_gpu_instance_create_compute_instance_with_placement(nvmlGpuInstance_t gpuInstance, unsigned int profileId, const nvmlComputeInstancePlacement_t *placement, nvmlComputeInstance_t *computeInstance)
 {
-    cubind__nvmlGpuInstanceCreateComputeInstanceWithPlacement_fn cubind_fn = (cubind__nvmlGpuInstanceCreateComputeInstanceWithPlacement_fn)cubind__target((cubind__fnptr)slow_nvmlGpuInstanceCreateComputeInstanceWithPlacement, &cubind__nvml_offsets[301]);
+    cubind__nvmlGpuInstanceCreateComputeInstanceWithPlacement_fn cubind_fn = (cubind__nvmlGpuInstanceCreateComputeInstanceWithPlacement_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlGpuInstanceCreateComputeInstanceWithPlacement, &cubind__nvml_offsets[301]);
     nvmlReturn_t cubind_status = cubind_fn(gpuInstance, profileId, placement, computeInstance);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(301, (int)cubind_status);
@@ -11248,15 +9158,16 @@ nvmlReturn_t cubind_nvml_gpu_instance_create_compute_instance_with_placement(nvm
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlComputeInstanceDestroy is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlComputeInstanceDestroy(nvmlComputeInstance_t computeInstance)
+/* What the wrapper calls until nvmlComputeInstanceDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlComputeInstanceDestroy(nvmlComputeInstance_t computeInstance)
 {
-    return cubind_shape_1((uintptr_t)computeInstance, 26);
+    return (nvmlReturn_t)cubind__shape_110((uintptr_t)computeInstance, 6, (cubind__fnptr)cubind__slow_nvmlComputeInstanceDestroy);
 }
 
 nvmlReturn_t cubind_nvml_compute_instance_destroy(nvmlComputeInstance_t computeInstance)
 {
-    cubind__nvmlComputeInstanceDestroy_fn cubind_fn = (cubind__nvmlComputeInstanceDestroy_fn)cubind__target((cubind__fnptr)slow_nvmlComputeInstanceDestroy, &cubind__nvml_offsets[302]);
+    cubind__nvmlComputeInstanceDestroy_fn cubind_fn = (cubind__nvmlComputeInstanceDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlComputeInstanceDestroy, &cubind__nvml_offsets[302]);
     nvmlReturn_t cubind_status = cubind_fn(computeInstance);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(302, (int)cubind_status);
@@ -11264,15 +9175,16 @@ nvmlReturn_t cubind_nvml_compute_instance_destroy(nvmlComputeInstance_t computeI
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlGpuInstanceGetComputeInstances is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstances, unsigned int *count)
+/* What the wrapper calls until nvmlGpuInstanceGetComputeInstances is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstances, unsigned int *count)
 {
-    return cubind_shape_4((uintptr_t)gpuInstance, profileId, (uintptr_t)computeInstances, (uintptr_t)count, 27);
+    return (nvmlReturn_t)cubind__shape_86((uintptr_t)gpuInstance, profileId, (uintptr_t)computeInstances, (uintptr_t)count, 81, (cubind__fnptr)cubind__slow_nvmlGpuInstanceGetComputeInstances);
 }
 
 nvmlReturn_t cubind_nvml_gpu_instance_get_compute_instances(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstances, unsigned int *count)
 {
-    cubind__nvmlGpuInstanceGetComputeInstances_fn cubind_fn = (cubind__nvmlGpuInstanceGetComputeInstances_fn)cubind__target((cubind__fnptr)slow_nvmlGpuInstanceGetComputeInstances, &cubind__nvml_offsets[303]);
+    cubind__nvmlGpuInstanceGetComputeInstances_fn cubind_fn = (cubind__nvmlGpuInstanceGetComputeInstances_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlGpuInstanceGetComputeInstances, &cubind__nvml_offsets[303]);
     nvmlReturn_t cubind_status = cubind_fn(gpuInstance, profileId, computeInstances, count);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(303, (int)cubind_status);
@@ -11280,15 +9192,16 @@ nvmlReturn_t cubind_nvml_gpu_instance_get_compute_instances(nvmlGpuInstance_t gp
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlGpuInstanceGetComputeInstanceById is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gpuInstance, unsigned int id, nvmlComputeInstance_t *computeInstance)
+/* What the wrapper calls until nvmlGpuInstanceGetComputeInstanceById is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gpuInstance, unsigned int id, nvmlComputeInstance_t *computeInstance)
 {
-    return cubind_shape_3((uintptr_t)gpuInstance, id, (uintptr_t)computeInstance, 105);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)gpuInstance, id, (uintptr_t)computeInstance, 67, (cubind__fnptr)cubind__slow_nvmlGpuInstanceGetComputeInstanceById);
 }
 
 nvmlReturn_t cubind_nvml_gpu_instance_get_compute_instance_by_id(nvmlGpuInstance_t gpuInstance, unsigned int id, nvmlComputeInstance_t *computeInstance)
 {
-    cubind__nvmlGpuInstanceGetComputeInstanceById_fn cubind_fn = (cubind__nvmlGpuInstanceGetComputeInstanceById_fn)cubind__target((cubind__fnptr)slow_nvmlGpuInstanceGetComputeInstanceById, &cubind__nvml_offsets[304]);
+    cubind__nvmlGpuInstanceGetComputeInstanceById_fn cubind_fn = (cubind__nvmlGpuInstanceGetComputeInstanceById_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlGpuInstanceGetComputeInstanceById, &cubind__nvml_offsets[304]);
     nvmlReturn_t cubind_status = cubind_fn(gpuInstance, id, computeInstance);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(304, (int)cubind_status);
@@ -11296,15 +9209,16 @@ nvmlReturn_t cubind_nvml_gpu_instance_get_compute_instance_by_id(nvmlGpuInstance
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlComputeInstanceGetInfo_v2 is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t *info)
+/* What the wrapper calls until nvmlComputeInstanceGetInfo_v2 is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t *info)
 {
-    return cubind_shape_2((uintptr_t)computeInstance, (uintptr_t)info, 133);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)computeInstance, (uintptr_t)info, 50, (cubind__fnptr)cubind__slow_nvmlComputeInstanceGetInfo_v2);
 }
 
 nvmlReturn_t cubind_nvml_compute_instance_get_info(nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t *info)
 {
-    cubind__nvmlComputeInstanceGetInfo_v2_fn cubind_fn = (cubind__nvmlComputeInstanceGetInfo_v2_fn)cubind__target((cubind__fnptr)slow_nvmlComputeInstanceGetInfo_v2, &cubind__nvml_offsets[305]);
+    cubind__nvmlComputeInstanceGetInfo_v2_fn cubind_fn = (cubind__nvmlComputeInstanceGetInfo_v2_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlComputeInstanceGetInfo_v2, &cubind__nvml_offsets[305]);
     nvmlReturn_t cubind_status = cubind_fn(computeInstance, info);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(305, (int)cubind_status);
@@ -11312,15 +9226,16 @@ nvmlReturn_t cubind_nvml_compute_instance_get_info(nvmlComputeInstance_t compute
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceIsMigDeviceHandle is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice)
+/* What the wrapper calls until nvmlDeviceIsMigDeviceHandle is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)isMigDevice, 134);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, (uintptr_t)isMigDevice, 51, (cubind__fnptr)cubind__slow_nvmlDeviceIsMigDeviceHandle);
 }
 
 nvmlReturn_t cubind_nvml_device_is_mig_device_handle(nvmlDevice_t device, unsigned int *isMigDevice)
 {
-    cubind__nvmlDeviceIsMigDeviceHandle_fn cubind_fn = (cubind__nvmlDeviceIsMigDeviceHandle_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceIsMigDeviceHandle, &cubind__nvml_offsets[306]);
+    cubind__nvmlDeviceIsMigDeviceHandle_fn cubind_fn = (cubind__nvmlDeviceIsMigDeviceHandle_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceIsMigDeviceHandle, &cubind__nvml_offsets[306]);
     nvmlReturn_t cubind_status = cubind_fn(device, isMigDevice);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(306, (int)cubind_status);
@@ -11328,15 +9243,16 @@ nvmlReturn_t cubind_nvml_device_is_mig_device_handle(nvmlDevice_t device, unsign
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetGpuInstanceId is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id)
+/* What the wrapper calls until nvmlDeviceGetGpuInstanceId is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)id, 135);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, (uintptr_t)id, 52, (cubind__fnptr)cubind__slow_nvmlDeviceGetGpuInstanceId);
 }
 
 nvmlReturn_t cubind_nvml_device_get_gpu_instance_id(nvmlDevice_t device, unsigned int *id)
 {
-    cubind__nvmlDeviceGetGpuInstanceId_fn cubind_fn = (cubind__nvmlDeviceGetGpuInstanceId_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetGpuInstanceId, &cubind__nvml_offsets[307]);
+    cubind__nvmlDeviceGetGpuInstanceId_fn cubind_fn = (cubind__nvmlDeviceGetGpuInstanceId_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetGpuInstanceId, &cubind__nvml_offsets[307]);
     nvmlReturn_t cubind_status = cubind_fn(device, id);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(307, (int)cubind_status);
@@ -11344,15 +9260,16 @@ nvmlReturn_t cubind_nvml_device_get_gpu_instance_id(nvmlDevice_t device, unsigne
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetComputeInstanceId is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id)
+/* What the wrapper calls until nvmlDeviceGetComputeInstanceId is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)id, 136);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, (uintptr_t)id, 53, (cubind__fnptr)cubind__slow_nvmlDeviceGetComputeInstanceId);
 }
 
 nvmlReturn_t cubind_nvml_device_get_compute_instance_id(nvmlDevice_t device, unsigned int *id)
 {
-    cubind__nvmlDeviceGetComputeInstanceId_fn cubind_fn = (cubind__nvmlDeviceGetComputeInstanceId_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetComputeInstanceId, &cubind__nvml_offsets[308]);
+    cubind__nvmlDeviceGetComputeInstanceId_fn cubind_fn = (cubind__nvmlDeviceGetComputeInstanceId_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetComputeInstanceId, &cubind__nvml_offsets[308]);
     nvmlReturn_t cubind_status = cubind_fn(device, id);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(308, (int)cubind_status);
@@ -11360,15 +9277,16 @@ nvmlReturn_t cubind_nvml_device_get_compute_instance_id(nvmlDevice_t device, uns
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetMaxMigDeviceCount is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count)
+/* What the wrapper calls until nvmlDeviceGetMaxMigDeviceCount is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)count, 137);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, (uintptr_t)count, 54, (cubind__fnptr)cubind__slow_nvmlDeviceGetMaxMigDeviceCount);
 }
 
 nvmlReturn_t cubind_nvml_device_get_max_mig_device_count(nvmlDevice_t device, unsigned int *count)
 {
-    cubind__nvmlDeviceGetMaxMigDeviceCount_fn cubind_fn = (cubind__nvmlDeviceGetMaxMigDeviceCount_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetMaxMigDeviceCount, &cubind__nvml_offsets[309]);
+    cubind__nvmlDeviceGetMaxMigDeviceCount_fn cubind_fn = (cubind__nvmlDeviceGetMaxMigDeviceCount_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetMaxMigDeviceCount, &cubind__nvml_offsets[309]);
     nvmlReturn_t cubind_status = cubind_fn(device, count);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(309, (int)cubind_status);
@@ -11376,15 +9294,16 @@ nvmlReturn_t cubind_nvml_device_get_max_mig_device_count(nvmlDevice_t device, un
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetMigDeviceHandleByIndex is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice)
+/* What the wrapper calls until nvmlDeviceGetMigDeviceHandleByIndex is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice)
 {
-    return cubind_shape_3((uintptr_t)device, index, (uintptr_t)migDevice, 106);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, index, (uintptr_t)migDevice, 68, (cubind__fnptr)cubind__slow_nvmlDeviceGetMigDeviceHandleByIndex);
 }
 
 nvmlReturn_t cubind_nvml_device_get_mig_device_handle_by_index(nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice)
 {
-    cubind__nvmlDeviceGetMigDeviceHandleByIndex_fn cubind_fn = (cubind__nvmlDeviceGetMigDeviceHandleByIndex_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetMigDeviceHandleByIndex, &cubind__nvml_offsets[310]);
+    cubind__nvmlDeviceGetMigDeviceHandleByIndex_fn cubind_fn = (cubind__nvmlDeviceGetMigDeviceHandleByIndex_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetMigDeviceHandleByIndex, &cubind__nvml_offsets[310]);
     nvmlReturn_t cubind_status = cubind_fn(device, index, migDevice);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(310, (int)cubind_status);
@@ -11392,15 +9311,16 @@ nvmlReturn_t cubind_nvml_device_get_mig_device_handle_by_index(nvmlDevice_t devi
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetDeviceHandleFromMigDeviceHandle is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice, nvmlDevice_t *device)
+/* What the wrapper calls until nvmlDeviceGetDeviceHandleFromMigDeviceHandle is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice, nvmlDevice_t *device)
 {
-    return cubind_shape_2((uintptr_t)migDevice, (uintptr_t)device, 138);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)migDevice, (uintptr_t)device, 55, (cubind__fnptr)cubind__slow_nvmlDeviceGetDeviceHandleFromMigDeviceHandle);
 }
 
 nvmlReturn_t cubind_nvml_device_get_device_handle_from_mig_device_handle(nvmlDevice_t migDevice, nvmlDevice_t *device)
 {
-    cubind__nvmlDeviceGetDeviceHandleFromMigDeviceHandle_fn cubind_fn = (cubind__nvmlDeviceGetDeviceHandleFromMigDeviceHandle_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetDeviceHandleFromMigDeviceHandle, &cubind__nvml_offsets[311]);
+    cubind__nvmlDeviceGetDeviceHandleFromMigDeviceHandle_fn cubind_fn = (cubind__nvmlDeviceGetDeviceHandleFromMigDeviceHandle_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetDeviceHandleFromMigDeviceHandle, &cubind__nvml_offsets[311]);
     nvmlReturn_t cubind_status = cubind_fn(migDevice, device);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(311, (int)cubind_status);
@@ -11408,15 +9328,16 @@ nvmlReturn_t cubind_nvml_device_get_device_handle_from_mig_device_handle(nvmlDev
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlGpmMetricsGet is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet)
+/* What the wrapper calls until nvmlGpmMetricsGet is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet)
 {
-    return cubind_shape_1((uintptr_t)metricsGet, 27);
+    return (nvmlReturn_t)cubind__shape_110((uintptr_t)metricsGet, 7, (cubind__fnptr)cubind__slow_nvmlGpmMetricsGet);
 }
 
 nvmlReturn_t cubind_nvml_gpm_metrics_get(nvmlGpmMetricsGet_t *metricsGet)
 {
-    cubind__nvmlGpmMetricsGet_fn cubind_fn = (cubind__nvmlGpmMetricsGet_fn)cubind__target((cubind__fnptr)slow_nvmlGpmMetricsGet, &cubind__nvml_offsets[312]);
+    cubind__nvmlGpmMetricsGet_fn cubind_fn = (cubind__nvmlGpmMetricsGet_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlGpmMetricsGet, &cubind__nvml_offsets[312]);
     nvmlReturn_t cubind_status = cubind_fn(metricsGet);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(312, (int)cubind_status);
@@ -11424,15 +9345,16 @@ nvmlReturn_t cubind_nvml_gpm_metrics_get(nvmlGpmMetricsGet_t *metricsGet)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlGpmSampleFree is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpmSampleFree(nvmlGpmSample_t gpmSample)
+/* What the wrapper calls until nvmlGpmSampleFree is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlGpmSampleFree(nvmlGpmSample_t gpmSample)
 {
-    return cubind_shape_1((uintptr_t)gpmSample, 28);
+    return (nvmlReturn_t)cubind__shape_110((uintptr_t)gpmSample, 8, (cubind__fnptr)cubind__slow_nvmlGpmSampleFree);
 }
 
 nvmlReturn_t cubind_nvml_gpm_sample_free(nvmlGpmSample_t gpmSample)
 {
-    cubind__nvmlGpmSampleFree_fn cubind_fn = (cubind__nvmlGpmSampleFree_fn)cubind__target((cubind__fnptr)slow_nvmlGpmSampleFree, &cubind__nvml_offsets[313]);
+    cubind__nvmlGpmSampleFree_fn cubind_fn = (cubind__nvmlGpmSampleFree_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlGpmSampleFree, &cubind__nvml_offsets[313]);
     nvmlReturn_t cubind_status = cubind_fn(gpmSample);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(313, (int)cubind_status);
@@ -11440,15 +9362,16 @@ nvmlReturn_t cubind_nvml_gpm_sample_free(nvmlGpmSample_t gpmSample)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlGpmSampleAlloc is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample)
+/* What the wrapper calls until nvmlGpmSampleAlloc is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample)
 {
-    return cubind_shape_1((uintptr_t)gpmSample, 29);
+    return (nvmlReturn_t)cubind__shape_110((uintptr_t)gpmSample, 9, (cubind__fnptr)cubind__slow_nvmlGpmSampleAlloc);
 }
 
 nvmlReturn_t cubind_nvml_gpm_sample_alloc(nvmlGpmSample_t *gpmSample)
 {
-    cubind__nvmlGpmSampleAlloc_fn cubind_fn = (cubind__nvmlGpmSampleAlloc_fn)cubind__target((cubind__fnptr)slow_nvmlGpmSampleAlloc, &cubind__nvml_offsets[314]);
+    cubind__nvmlGpmSampleAlloc_fn cubind_fn = (cubind__nvmlGpmSampleAlloc_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlGpmSampleAlloc, &cubind__nvml_offsets[314]);
     nvmlReturn_t cubind_status = cubind_fn(gpmSample);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(314, (int)cubind_status);
@@ -11456,15 +9379,16 @@ nvmlReturn_t cubind_nvml_gpm_sample_alloc(nvmlGpmSample_t *gpmSample)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlGpmSampleGet is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpmSampleGet(nvmlDevice_t device, nvmlGpmSample_t gpmSample)
+/* What the wrapper calls until nvmlGpmSampleGet is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlGpmSampleGet(nvmlDevice_t device, nvmlGpmSample_t gpmSample)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)gpmSample, 139);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, (uintptr_t)gpmSample, 56, (cubind__fnptr)cubind__slow_nvmlGpmSampleGet);
 }
 
 nvmlReturn_t cubind_nvml_gpm_sample_get(nvmlDevice_t device, nvmlGpmSample_t gpmSample)
 {
-    cubind__nvmlGpmSampleGet_fn cubind_fn = (cubind__nvmlGpmSampleGet_fn)cubind__target((cubind__fnptr)slow_nvmlGpmSampleGet, &cubind__nvml_offsets[315]);
+    cubind__nvmlGpmSampleGet_fn cubind_fn = (cubind__nvmlGpmSampleGet_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlGpmSampleGet, &cubind__nvml_offsets[315]);
     nvmlReturn_t cubind_status = cubind_fn(device, gpmSample);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(315, (int)cubind_status);
@@ -11472,15 +9396,16 @@ nvmlReturn_t cubind_nvml_gpm_sample_get(nvmlDevice_t device, nvmlGpmSample_t gpm
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlGpmMigSampleGet is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpmMigSampleGet(nvmlDevice_t device, unsigned int gpuInstanceId, nvmlGpmSample_t gpmSample)
+/* What the wrapper calls until nvmlGpmMigSampleGet is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlGpmMigSampleGet(nvmlDevice_t device, unsigned int gpuInstanceId, nvmlGpmSample_t gpmSample)
 {
-    return cubind_shape_3((uintptr_t)device, gpuInstanceId, (uintptr_t)gpmSample, 107);
+    return (nvmlReturn_t)cubind__shape_108((uintptr_t)device, gpuInstanceId, (uintptr_t)gpmSample, 69, (cubind__fnptr)cubind__slow_nvmlGpmMigSampleGet);
 }
 
 nvmlReturn_t cubind_nvml_gpm_mig_sample_get(nvmlDevice_t device, unsigned int gpuInstanceId, nvmlGpmSample_t gpmSample)
 {
-    cubind__nvmlGpmMigSampleGet_fn cubind_fn = (cubind__nvmlGpmMigSampleGet_fn)cubind__target((cubind__fnptr)slow_nvmlGpmMigSampleGet, &cubind__nvml_offsets[316]);
+    cubind__nvmlGpmMigSampleGet_fn cubind_fn = (cubind__nvmlGpmMigSampleGet_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlGpmMigSampleGet, &cubind__nvml_offsets[316]);
     nvmlReturn_t cubind_status = cubind_fn(device, gpuInstanceId, gpmSample);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(316, (int)cubind_status);
@@ -11488,15 +9413,16 @@ nvmlReturn_t cubind_nvml_gpm_mig_sample_get(nvmlDevice_t device, unsigned int gp
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlGpmQueryDeviceSupport is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpmQueryDeviceSupport(nvmlDevice_t device, nvmlGpmSupport_t *gpmSupport)
+/* What the wrapper calls until nvmlGpmQueryDeviceSupport is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlGpmQueryDeviceSupport(nvmlDevice_t device, nvmlGpmSupport_t *gpmSupport)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)gpmSupport, 140);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, (uintptr_t)gpmSupport, 57, (cubind__fnptr)cubind__slow_nvmlGpmQueryDeviceSupport);
 }
 
 nvmlReturn_t cubind_nvml_gpm_query_device_support(nvmlDevice_t device, nvmlGpmSupport_t *gpmSupport)
 {
-    cubind__nvmlGpmQueryDeviceSupport_fn cubind_fn = (cubind__nvmlGpmQueryDeviceSupport_fn)cubind__target((cubind__fnptr)slow_nvmlGpmQueryDeviceSupport, &cubind__nvml_offsets[317]);
+    cubind__nvmlGpmQueryDeviceSupport_fn cubind_fn = (cubind__nvmlGpmQueryDeviceSupport_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlGpmQueryDeviceSupport, &cubind__nvml_offsets[317]);
     nvmlReturn_t cubind_status = cubind_fn(device, gpmSupport);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(317, (int)cubind_status);
@@ -11504,15 +9430,16 @@ nvmlReturn_t cubind_nvml_gpm_query_device_support(nvmlDevice_t device, nvmlGpmSu
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlGpmQueryIfStreamingEnabled is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpmQueryIfStreamingEnabled(nvmlDevice_t device, unsigned int *state)
+/* What the wrapper calls until nvmlGpmQueryIfStreamingEnabled is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlGpmQueryIfStreamingEnabled(nvmlDevice_t device, unsigned int *state)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)state, 141);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, (uintptr_t)state, 58, (cubind__fnptr)cubind__slow_nvmlGpmQueryIfStreamingEnabled);
 }
 
 nvmlReturn_t cubind_nvml_gpm_query_if_streaming_enabled(nvmlDevice_t device, unsigned int *state)
 {
-    cubind__nvmlGpmQueryIfStreamingEnabled_fn cubind_fn = (cubind__nvmlGpmQueryIfStreamingEnabled_fn)cubind__target((cubind__fnptr)slow_nvmlGpmQueryIfStreamingEnabled, &cubind__nvml_offsets[318]);
+    cubind__nvmlGpmQueryIfStreamingEnabled_fn cubind_fn = (cubind__nvmlGpmQueryIfStreamingEnabled_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlGpmQueryIfStreamingEnabled, &cubind__nvml_offsets[318]);
     nvmlReturn_t cubind_status = cubind_fn(device, state);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(318, (int)cubind_status);
@@ -11520,15 +9447,16 @@ nvmlReturn_t cubind_nvml_gpm_query_if_streaming_enabled(nvmlDevice_t device, uns
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlGpmSetStreamingEnabled is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlGpmSetStreamingEnabled(nvmlDevice_t device, unsigned int state)
+/* What the wrapper calls until nvmlGpmSetStreamingEnabled is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlGpmSetStreamingEnabled(nvmlDevice_t device, unsigned int state)
 {
-    return cubind_shape_2((uintptr_t)device, state, 142);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, state, 59, (cubind__fnptr)cubind__slow_nvmlGpmSetStreamingEnabled);
 }
 
 nvmlReturn_t cubind_nvml_gpm_set_streaming_enabled(nvmlDevice_t device, unsigned int state)
 {
-    cubind__nvmlGpmSetStreamingEnabled_fn cubind_fn = (cubind__nvmlGpmSetStreamingEnabled_fn)cubind__target((cubind__fnptr)slow_nvmlGpmSetStreamingEnabled, &cubind__nvml_offsets[319]);
+    cubind__nvmlGpmSetStreamingEnabled_fn cubind_fn = (cubind__nvmlGpmSetStreamingEnabled_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlGpmSetStreamingEnabled, &cubind__nvml_offsets[319]);
     nvmlReturn_t cubind_status = cubind_fn(device, state);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(319, (int)cubind_status);
@@ -11536,15 +9464,16 @@ nvmlReturn_t cubind_nvml_gpm_set_streaming_enabled(nvmlDevice_t device, unsigned
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetNvLinkDeviceLowPowerThreshold is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetNvLinkDeviceLowPowerThreshold(nvmlDevice_t device, nvmlNvLinkPowerThres_t *info)
+/* What the wrapper calls until nvmlDeviceSetNvLinkDeviceLowPowerThreshold is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetNvLinkDeviceLowPowerThreshold(nvmlDevice_t device, nvmlNvLinkPowerThres_t *info)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)info, 143);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, (uintptr_t)info, 60, (cubind__fnptr)cubind__slow_nvmlDeviceSetNvLinkDeviceLowPowerThreshold);
 }
 
 nvmlReturn_t cubind_nvml_device_set_nv_link_device_low_power_threshold(nvmlDevice_t device, nvmlNvLinkPowerThres_t *info)
 {
-    cubind__nvmlDeviceSetNvLinkDeviceLowPowerThreshold_fn cubind_fn = (cubind__nvmlDeviceSetNvLinkDeviceLowPowerThreshold_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetNvLinkDeviceLowPowerThreshold, &cubind__nvml_offsets[320]);
+    cubind__nvmlDeviceSetNvLinkDeviceLowPowerThreshold_fn cubind_fn = (cubind__nvmlDeviceSetNvLinkDeviceLowPowerThreshold_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetNvLinkDeviceLowPowerThreshold, &cubind__nvml_offsets[320]);
     nvmlReturn_t cubind_status = cubind_fn(device, info);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(320, (int)cubind_status);
@@ -11552,15 +9481,16 @@ nvmlReturn_t cubind_nvml_device_set_nv_link_device_low_power_threshold(nvmlDevic
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlSystemSetNvlinkBwMode is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBwMode)
+/* What the wrapper calls until nvmlSystemSetNvlinkBwMode is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBwMode)
 {
-    return cubind_shape_1(nvlinkBwMode, 30);
+    return (nvmlReturn_t)cubind__shape_110(nvlinkBwMode, 10, (cubind__fnptr)cubind__slow_nvmlSystemSetNvlinkBwMode);
 }
 
 nvmlReturn_t cubind_nvml_system_set_nvlink_bw_mode(unsigned int nvlinkBwMode)
 {
-    cubind__nvmlSystemSetNvlinkBwMode_fn cubind_fn = (cubind__nvmlSystemSetNvlinkBwMode_fn)cubind__target((cubind__fnptr)slow_nvmlSystemSetNvlinkBwMode, &cubind__nvml_offsets[321]);
+    cubind__nvmlSystemSetNvlinkBwMode_fn cubind_fn = (cubind__nvmlSystemSetNvlinkBwMode_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlSystemSetNvlinkBwMode, &cubind__nvml_offsets[321]);
     nvmlReturn_t cubind_status = cubind_fn(nvlinkBwMode);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(321, (int)cubind_status);
@@ -11568,15 +9498,16 @@ nvmlReturn_t cubind_nvml_system_set_nvlink_bw_mode(unsigned int nvlinkBwMode)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlSystemGetNvlinkBwMode is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetNvlinkBwMode(unsigned int *nvlinkBwMode)
+/* What the wrapper calls until nvmlSystemGetNvlinkBwMode is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlSystemGetNvlinkBwMode(unsigned int *nvlinkBwMode)
 {
-    return cubind_shape_1((uintptr_t)nvlinkBwMode, 31);
+    return (nvmlReturn_t)cubind__shape_110((uintptr_t)nvlinkBwMode, 11, (cubind__fnptr)cubind__slow_nvmlSystemGetNvlinkBwMode);
 }
 
 nvmlReturn_t cubind_nvml_system_get_nvlink_bw_mode(unsigned int *nvlinkBwMode)
 {
-    cubind__nvmlSystemGetNvlinkBwMode_fn cubind_fn = (cubind__nvmlSystemGetNvlinkBwMode_fn)cubind__target((cubind__fnptr)slow_nvmlSystemGetNvlinkBwMode, &cubind__nvml_offsets[322]);
+    cubind__nvmlSystemGetNvlinkBwMode_fn cubind_fn = (cubind__nvmlSystemGetNvlinkBwMode_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlSystemGetNvlinkBwMode, &cubind__nvml_offsets[322]);
     nvmlReturn_t cubind_status = cubind_fn(nvlinkBwMode);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(322, (int)cubind_status);
@@ -11584,15 +9515,16 @@ nvmlReturn_t cubind_nvml_system_get_nvlink_bw_mode(unsigned int *nvlinkBwMode)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceSetPowerManagementLimit_v2 is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetPowerManagementLimit_v2(nvmlDevice_t device, nvmlPowerValue_v2_t *powerValue)
+/* What the wrapper calls until nvmlDeviceSetPowerManagementLimit_v2 is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceSetPowerManagementLimit_v2(nvmlDevice_t device, nvmlPowerValue_v2_t *powerValue)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)powerValue, 144);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, (uintptr_t)powerValue, 61, (cubind__fnptr)cubind__slow_nvmlDeviceSetPowerManagementLimit_v2);
 }
 
 nvmlReturn_t cubind_nvml_device_set_power_management_limit_v2(nvmlDevice_t device, nvmlPowerValue_v2_t *powerValue)
 {
-    cubind__nvmlDeviceSetPowerManagementLimit_v2_fn cubind_fn = (cubind__nvmlDeviceSetPowerManagementLimit_v2_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceSetPowerManagementLimit_v2, &cubind__nvml_offsets[323]);
+    cubind__nvmlDeviceSetPowerManagementLimit_v2_fn cubind_fn = (cubind__nvmlDeviceSetPowerManagementLimit_v2_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceSetPowerManagementLimit_v2, &cubind__nvml_offsets[323]);
     nvmlReturn_t cubind_status = cubind_fn(device, powerValue);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(323, (int)cubind_status);
@@ -11600,15 +9532,16 @@ nvmlReturn_t cubind_nvml_device_set_power_management_limit_v2(nvmlDevice_t devic
     return cubind_status;
 }
 
-/* What the wrapper calls until nvmlDeviceGetSramEccErrorStatus is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t device, nvmlEccSramErrorStatus_t *status)
+/* What the wrapper calls until nvmlDeviceGetSramEccErrorStatus is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvmlReturn_t cubind__slow_nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t device, nvmlEccSramErrorStatus_t *status)
 {
-    return cubind_shape_2((uintptr_t)device, (uintptr_t)status, 145);
+    return (nvmlReturn_t)cubind__shape_109((uintptr_t)device, (uintptr_t)status, 62, (cubind__fnptr)cubind__slow_nvmlDeviceGetSramEccErrorStatus);
 }
 
 nvmlReturn_t cubind_nvml_device_get_sram_ecc_error_status(nvmlDevice_t device, nvmlEccSramErrorStatus_t *status)
 {
-    cubind__nvmlDeviceGetSramEccErrorStatus_fn cubind_fn = (cubind__nvmlDeviceGetSramEccErrorStatus_fn)cubind__target((cubind__fnptr)slow_nvmlDeviceGetSramEccErrorStatus, &cubind__nvml_offsets[324]);
+    cubind__nvmlDeviceGetSramEccErrorStatus_fn cubind_fn = (cubind__nvmlDeviceGetSramEccErrorStatus_fn)cubind__target((cubind__fnptr)cubind__slow_nvmlDeviceGetSramEccErrorStatus, &cubind__nvml_offsets[324]);
     nvmlReturn_t cubind_status = cubind_fn(device, status);
     if (CUBIND_UNLIKELY(cubind_status != NVML_SUCCESS))
         return (nvmlReturn_t)cubind_failed(324, (int)cubind_status);

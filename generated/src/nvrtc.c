@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -95,25 +96,27 @@ const struct cubind__nvrtc_symbols {
         char trace_1[17];
         char trace_2[13];
         char trace_3[19];
-        char trace_4[55];
-        char trace_5[9];
-        char trace_6[30];
-        char trace_7[21];
-        char trace_8[14];
-        char trace_9[23];
-        char trace_10[16];
-        char trace_11[23];
-        char trace_12[16];
-        char trace_13[25];
-        char trace_14[18];
-        char trace_15[21];
-        char trace_16[14];
-        char trace_17[26];
-        char trace_18[40];
+        char trace_4[52];
+        char trace_5[6];
+        char trace_6[27];
+        char trace_7[18];
+        char trace_8[11];
+        char trace_9[20];
+        char trace_10[13];
+        char trace_11[20];
+        char trace_12[13];
+        char trace_13[22];
+        char trace_14[15];
+        char trace_15[18];
+        char trace_16[11];
+        char trace_17[9];
+        char trace_18[23];
         char trace_19[8];
         char trace_20[9];
-        char trace_21[15];
-        char trace_22[28];
+        char trace_21[12];
+        char trace_22[25];
+        char param_0[5];
+        char param_1[16];
         char enum_0[7];
         char enum_0_0[8];
         char enum_0_1[20];
@@ -135,6 +138,7 @@ const struct cubind__nvrtc_symbols {
         char enum_0_17[35];
     } trace_strings;
     unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[2];
     cubind__trace_enum_range enums[1];
     int values[18];
     unsigned short value_names[18];
@@ -227,31 +231,33 @@ const struct cubind__nvrtc_symbols {
         {AT(symbol_nvrtcSetFlowCallback), AT(symbol_nvrtcSetFlowCallback), AT(wrapper_cubind_nvrtc_set_flow_callback)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 1, sizeof(int)},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 2, 1, sizeof(int)},
     {
         "p;e0:result;",
         "s;pmajor;pminor;",
         "s;pnumArchs;",
         "s;psupportedArchs;",
-        "s;pprog;psrc;pname;inumHeaders;pheaders;pincludeNames;",
-        "s;pprog;",
-        "s;pprog;inumOptions;poptions;",
-        "s;pprog;pptxSizeRet;",
-        "s;pprog;pptx;",
-        "s;pprog;pcubinSizeRet;",
-        "s;pprog;pcubin;",
-        "s;pprog;pLTOIRSizeRet;",
-        "s;pprog;pLTOIR;",
-        "s;pprog;poptixirSizeRet;",
-        "s;pprog;poptixir;",
-        "s;pprog;plogSizeRet;",
-        "s;pprog;plog;",
-        "s;pprog;pname_expression;",
-        "s;pprog;pname_expression;plowered_name;",
+        "s;p\200;psrc;pname;inumHeaders;pheaders;pincludeNames;",
+        "s;p\200;",
+        "s;p\200;inumOptions;poptions;",
+        "s;p\200;pptxSizeRet;",
+        "s;p\200;pptx;",
+        "s;p\200;pcubinSizeRet;",
+        "s;p\200;pcubin;",
+        "s;p\200;pLTOIRSizeRet;",
+        "s;p\200;pLTOIR;",
+        "s;p\200;poptixirSizeRet;",
+        "s;p\200;poptixir;",
+        "s;p\200;plogSizeRet;",
+        "s;p\200;plog;",
+        "s;p\200;p\201;",
+        "s;p\200;p\201;plowered_name;",
         "s;pret;",
         "s;usize;",
-        "s;pprog;psize;",
-        "s;pprog;pcallback;ppayload;",
+        "s;p\200;psize;",
+        "s;p\200;pcallback;ppayload;",
+        "prog",
+        "name_expression",
         "NVRTC_",
         "SUCCESS",
         "ERROR_OUT_OF_MEMORY",
@@ -297,6 +303,10 @@ const struct cubind__nvrtc_symbols {
         TRACE_AT(trace_5), /* nvrtcGetPCHCreateStatus */
         TRACE_AT(trace_21), /* nvrtcGetPCHHeapSizeRequired */
         TRACE_AT(trace_22), /* nvrtcSetFlowCallback */
+    },
+    {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
     },
     {
         {TRACE_AT(enum_0), 0, 18}, /* nvrtcResult */
@@ -350,7 +360,6 @@ _Static_assert(sizeof(cubind__nvrtc_symbols.names) <= 0x10000, "the names' offse
 #if !defined(CUBIND_NO_TRACE)
 _Static_assert(sizeof(cubind__nvrtc_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
 #endif
-
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
  * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
@@ -386,309 +395,6 @@ typedef nvrtcResult (*cubind__nvrtcGetPCHCreateStatus_fn)(nvrtcProgram prog);
 typedef nvrtcResult (*cubind__nvrtcGetPCHHeapSizeRequired_fn)(nvrtcProgram prog, size_t *size);
 typedef nvrtcResult (*cubind__nvrtcSetFlowCallback_fn)(nvrtcProgram prog, int (*callback)(void *, void *), void *payload);
 
-/* The wrappers whose parameters pass alike share a slow path, their shape's (generator/shapes.py):
- * each reaches it through a stub of its own type, declared here for the shapes to name. */
-static CUBIND_COLD nvrtcResult slow_nvrtcVersion(int *major, int *minor);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetNumSupportedArchs(int *numArchs);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetSupportedArchs(int *supportedArchs);
-static CUBIND_COLD nvrtcResult slow_nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames);
-static CUBIND_COLD nvrtcResult slow_nvrtcDestroyProgram(nvrtcProgram *prog);
-static CUBIND_COLD nvrtcResult slow_nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetPTX(nvrtcProgram prog, char *ptx);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLog(nvrtcProgram prog, char *log);
-static CUBIND_COLD nvrtcResult slow_nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSize(size_t *ret);
-static CUBIND_COLD nvrtcResult slow_nvrtcSetPCHHeapSize(size_t size);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHCreateStatus(nvrtcProgram prog);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size);
-static CUBIND_COLD nvrtcResult slow_nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload);
-
-/* What the wrappers of shape 0 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvrtcVersion, nvrtcGetPTXSize, nvrtcGetPTX, nvrtcGetCUBINSize, nvrtcGetCUBIN, nvrtcGetLTOIRSize,
- * nvrtcGetLTOIR, nvrtcGetOptiXIRSize, nvrtcGetOptiXIR, nvrtcGetProgramLogSize, nvrtcGetProgramLog,
- * nvrtcAddNameExpression, nvrtcGetPCHHeapSizeRequired. */
-static CUBIND_COLD nvrtcResult cubind_shape_0(cubind__word a0, cubind__word a1, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[13] = { 1, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 22 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvrtcResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvrtcVersion;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_nvrtcGetPTXSize;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_nvrtcGetPTX;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_nvrtcGetCUBINSize;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_nvrtcGetCUBIN;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_nvrtcGetLTOIRSize;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_nvrtcGetLTOIR;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_nvrtcGetOptiXIRSize;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_nvrtcGetOptiXIR;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_nvrtcGetProgramLogSize;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_nvrtcGetProgramLog;
-        break;
-    case 11:
-        cubind_self = (cubind__fnptr)slow_nvrtcAddNameExpression;
-        break;
-    case 12:
-        cubind_self = (cubind__fnptr)slow_nvrtcGetPCHHeapSizeRequired;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVRTC, cubind_i), a0, a1);
-    cubind_fn = cubind__resolve(&cubind__nvrtc_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__nvrtcVersion_fn)cubind_fn)((int *)(uintptr_t)a0, (int *)(uintptr_t)a1);
-            break;
-        case 1:
-            cubind_status = ((cubind__nvrtcGetPTXSize_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
-            break;
-        case 2:
-            cubind_status = ((cubind__nvrtcGetPTX_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (char *)(uintptr_t)a1);
-            break;
-        case 3:
-            cubind_status = ((cubind__nvrtcGetCUBINSize_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
-            break;
-        case 4:
-            cubind_status = ((cubind__nvrtcGetCUBIN_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (char *)(uintptr_t)a1);
-            break;
-        case 5:
-            cubind_status = ((cubind__nvrtcGetLTOIRSize_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
-            break;
-        case 6:
-            cubind_status = ((cubind__nvrtcGetLTOIR_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (char *)(uintptr_t)a1);
-            break;
-        case 7:
-            cubind_status = ((cubind__nvrtcGetOptiXIRSize_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
-            break;
-        case 8:
-            cubind_status = ((cubind__nvrtcGetOptiXIR_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (char *)(uintptr_t)a1);
-            break;
-        case 9:
-            cubind_status = ((cubind__nvrtcGetProgramLogSize_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
-            break;
-        case 10:
-            cubind_status = ((cubind__nvrtcGetProgramLog_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (char *)(uintptr_t)a1);
-            break;
-        case 11:
-            cubind_status = ((cubind__nvrtcAddNameExpression_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (const char *const)(uintptr_t)a1);
-            break;
-        default:
-            cubind_status = ((cubind__nvrtcGetPCHHeapSizeRequired_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
-            break;
-        }
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 1 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvrtcGetNumSupportedArchs, nvrtcGetSupportedArchs, nvrtcDestroyProgram, nvrtcGetPCHHeapSize,
- * nvrtcSetPCHHeapSize, nvrtcGetPCHCreateStatus. */
-static CUBIND_COLD nvrtcResult cubind_shape_1(cubind__word a0, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[6] = { 2, 3, 5, 19, 20, 21 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvrtcResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvrtcGetNumSupportedArchs;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_nvrtcGetSupportedArchs;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_nvrtcDestroyProgram;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_nvrtcGetPCHHeapSize;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_nvrtcSetPCHHeapSize;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_nvrtcGetPCHCreateStatus;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVRTC, cubind_i), a0);
-    cubind_fn = cubind__resolve(&cubind__nvrtc_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__nvrtcGetNumSupportedArchs_fn)cubind_fn)((int *)(uintptr_t)a0);
-            break;
-        case 1:
-            cubind_status = ((cubind__nvrtcGetSupportedArchs_fn)cubind_fn)((int *)(uintptr_t)a0);
-            break;
-        case 2:
-            cubind_status = ((cubind__nvrtcDestroyProgram_fn)cubind_fn)((nvrtcProgram *)(uintptr_t)a0);
-            break;
-        case 3:
-            cubind_status = ((cubind__nvrtcGetPCHHeapSize_fn)cubind_fn)((size_t *)(uintptr_t)a0);
-            break;
-        case 4:
-            cubind_status = ((cubind__nvrtcSetPCHHeapSize_fn)cubind_fn)((size_t)a0);
-            break;
-        default:
-            cubind_status = ((cubind__nvrtcGetPCHCreateStatus_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0);
-            break;
-        }
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 2 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvrtcCreateProgram. */
-static CUBIND_COLD nvrtcResult cubind_shape_2(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, double cubind_member)
-{
-    static const unsigned short cubind_index[1] = { 4 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvrtcResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvrtcCreateProgram;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVRTC, cubind_i), a0, a1, a2, a3, a4, a5);
-    cubind_fn = cubind__resolve(&cubind__nvrtc_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        default:
-            cubind_status = ((cubind__nvrtcCreateProgram_fn)cubind_fn)((nvrtcProgram *)(uintptr_t)a0, (const char *)(uintptr_t)a1, (const char *)(uintptr_t)a2, (int)a3, (const char *const *)(uintptr_t)a4, (const char *const *)(uintptr_t)a5);
-            break;
-        }
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 3 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvrtcCompileProgram, nvrtcGetLoweredName, nvrtcSetFlowCallback. */
-static CUBIND_COLD nvrtcResult cubind_shape_3(cubind__word a0, cubind__word a1, cubind__word a2, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[3] = { 6, 18, 23 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvrtcResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvrtcCompileProgram;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_nvrtcGetLoweredName;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_nvrtcSetFlowCallback;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVRTC, cubind_i), a0, a1, a2);
-    cubind_fn = cubind__resolve(&cubind__nvrtc_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__nvrtcCompileProgram_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (int)a1, (const char *const *)(uintptr_t)a2);
-            break;
-        case 1:
-            cubind_status = ((cubind__nvrtcGetLoweredName_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (const char *const)(uintptr_t)a1, (const char **)(uintptr_t)a2);
-            break;
-        default:
-            cubind_status = ((cubind__nvrtcSetFlowCallback_fn)cubind_fn)((nvrtcProgram)(uintptr_t)a0, (int (*)(void *, void *))(uintptr_t)a1, (void *)(uintptr_t)a2);
-            break;
-        }
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
 /* What the wrapper calls until nvrtcGetErrorString is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD const char *slow_nvrtcGetErrorString(nvrtcResult result)
@@ -707,15 +413,16 @@ const char *cubind_nvrtc_get_error_string(nvrtcResult result)
     return cubind_fn(result);
 }
 
-/* What the wrapper calls until nvrtcVersion is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvrtcResult slow_nvrtcVersion(int *major, int *minor)
+/* What the wrapper calls until nvrtcVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcVersion(int *major, int *minor)
 {
-    return cubind_shape_0((uintptr_t)major, (uintptr_t)minor, 0);
+    return (nvrtcResult)cubind__shape_90((uintptr_t)major, (uintptr_t)minor, 55, (cubind__fnptr)cubind__slow_nvrtcVersion);
 }
 
 nvrtcResult cubind_nvrtc_version(int *major, int *minor)
 {
-    cubind__nvrtcVersion_fn cubind_fn = (cubind__nvrtcVersion_fn)cubind__target((cubind__fnptr)slow_nvrtcVersion, &cubind__nvrtc_offsets[1]);
+    cubind__nvrtcVersion_fn cubind_fn = (cubind__nvrtcVersion_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcVersion, &cubind__nvrtc_offsets[1]);
     nvrtcResult cubind_status = cubind_fn(major, minor);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         return (nvrtcResult)cubind_failed(1, (int)cubind_status);
@@ -723,15 +430,16 @@ nvrtcResult cubind_nvrtc_version(int *major, int *minor)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvrtcGetNumSupportedArchs is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetNumSupportedArchs(int *numArchs)
+/* What the wrapper calls until nvrtcGetNumSupportedArchs is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetNumSupportedArchs(int *numArchs)
 {
-    return cubind_shape_1((uintptr_t)numArchs, 0);
+    return (nvrtcResult)cubind__shape_87((uintptr_t)numArchs, 21, (cubind__fnptr)cubind__slow_nvrtcGetNumSupportedArchs);
 }
 
 nvrtcResult cubind_nvrtc_get_num_supported_archs(int *numArchs)
 {
-    cubind__nvrtcGetNumSupportedArchs_fn cubind_fn = (cubind__nvrtcGetNumSupportedArchs_fn)cubind__target((cubind__fnptr)slow_nvrtcGetNumSupportedArchs, &cubind__nvrtc_offsets[2]);
+    cubind__nvrtcGetNumSupportedArchs_fn cubind_fn = (cubind__nvrtcGetNumSupportedArchs_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetNumSupportedArchs, &cubind__nvrtc_offsets[2]);
     nvrtcResult cubind_status = cubind_fn(numArchs);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         return (nvrtcResult)cubind_failed(2, (int)cubind_status);
@@ -739,15 +447,16 @@ nvrtcResult cubind_nvrtc_get_num_supported_archs(int *numArchs)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvrtcGetSupportedArchs is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetSupportedArchs(int *supportedArchs)
+/* What the wrapper calls until nvrtcGetSupportedArchs is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetSupportedArchs(int *supportedArchs)
 {
-    return cubind_shape_1((uintptr_t)supportedArchs, 1);
+    return (nvrtcResult)cubind__shape_87((uintptr_t)supportedArchs, 22, (cubind__fnptr)cubind__slow_nvrtcGetSupportedArchs);
 }
 
 nvrtcResult cubind_nvrtc_get_supported_archs(int *supportedArchs)
 {
-    cubind__nvrtcGetSupportedArchs_fn cubind_fn = (cubind__nvrtcGetSupportedArchs_fn)cubind__target((cubind__fnptr)slow_nvrtcGetSupportedArchs, &cubind__nvrtc_offsets[3]);
+    cubind__nvrtcGetSupportedArchs_fn cubind_fn = (cubind__nvrtcGetSupportedArchs_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetSupportedArchs, &cubind__nvrtc_offsets[3]);
     nvrtcResult cubind_status = cubind_fn(supportedArchs);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         return (nvrtcResult)cubind_failed(3, (int)cubind_status);
@@ -755,15 +464,16 @@ nvrtcResult cubind_nvrtc_get_supported_archs(int *supportedArchs)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvrtcCreateProgram is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvrtcResult slow_nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
+/* What the wrapper calls until nvrtcCreateProgram is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
 {
-    return cubind_shape_2((uintptr_t)prog, (uintptr_t)src, (uintptr_t)name, numHeaders, (uintptr_t)headers, (uintptr_t)includeNames, 0.0);
+    return (nvrtcResult)cubind__shape_89((uintptr_t)prog, (uintptr_t)src, (uintptr_t)name, numHeaders, (uintptr_t)headers, (uintptr_t)includeNames, 4.0);
 }
 
 nvrtcResult cubind_nvrtc_create_program(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
 {
-    cubind__nvrtcCreateProgram_fn cubind_fn = (cubind__nvrtcCreateProgram_fn)cubind__target((cubind__fnptr)slow_nvrtcCreateProgram, &cubind__nvrtc_offsets[4]);
+    cubind__nvrtcCreateProgram_fn cubind_fn = (cubind__nvrtcCreateProgram_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcCreateProgram, &cubind__nvrtc_offsets[4]);
     nvrtcResult cubind_status = cubind_fn(prog, src, name, numHeaders, headers, includeNames);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         return (nvrtcResult)cubind_failed(4, (int)cubind_status);
@@ -771,15 +481,16 @@ nvrtcResult cubind_nvrtc_create_program(nvrtcProgram *prog, const char *src, con
     return cubind_status;
 }
 
-/* What the wrapper calls until nvrtcDestroyProgram is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvrtcResult slow_nvrtcDestroyProgram(nvrtcProgram *prog)
+/* What the wrapper calls until nvrtcDestroyProgram is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcDestroyProgram(nvrtcProgram *prog)
 {
-    return cubind_shape_1((uintptr_t)prog, 2);
+    return (nvrtcResult)cubind__shape_87((uintptr_t)prog, 23, (cubind__fnptr)cubind__slow_nvrtcDestroyProgram);
 }
 
 nvrtcResult cubind_nvrtc_destroy_program(nvrtcProgram *prog)
 {
-    cubind__nvrtcDestroyProgram_fn cubind_fn = (cubind__nvrtcDestroyProgram_fn)cubind__target((cubind__fnptr)slow_nvrtcDestroyProgram, &cubind__nvrtc_offsets[5]);
+    cubind__nvrtcDestroyProgram_fn cubind_fn = (cubind__nvrtcDestroyProgram_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcDestroyProgram, &cubind__nvrtc_offsets[5]);
     nvrtcResult cubind_status = cubind_fn(prog);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         return (nvrtcResult)cubind_failed(5, (int)cubind_status);
@@ -787,15 +498,16 @@ nvrtcResult cubind_nvrtc_destroy_program(nvrtcProgram *prog)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvrtcCompileProgram is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvrtcResult slow_nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)
+/* What the wrapper calls until nvrtcCompileProgram is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)
 {
-    return cubind_shape_3((uintptr_t)prog, numOptions, (uintptr_t)options, 0);
+    return (nvrtcResult)cubind__shape_91((uintptr_t)prog, numOptions, (uintptr_t)options, 42, (cubind__fnptr)cubind__slow_nvrtcCompileProgram);
 }
 
 nvrtcResult cubind_nvrtc_compile_program(nvrtcProgram prog, int numOptions, const char *const *options)
 {
-    cubind__nvrtcCompileProgram_fn cubind_fn = (cubind__nvrtcCompileProgram_fn)cubind__target((cubind__fnptr)slow_nvrtcCompileProgram, &cubind__nvrtc_offsets[6]);
+    cubind__nvrtcCompileProgram_fn cubind_fn = (cubind__nvrtcCompileProgram_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcCompileProgram, &cubind__nvrtc_offsets[6]);
     nvrtcResult cubind_status = cubind_fn(prog, numOptions, options);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         return (nvrtcResult)cubind_failed(6, (int)cubind_status);
@@ -803,15 +515,16 @@ nvrtcResult cubind_nvrtc_compile_program(nvrtcProgram prog, int numOptions, cons
     return cubind_status;
 }
 
-/* What the wrapper calls until nvrtcGetPTXSize is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)
+/* What the wrapper calls until nvrtcGetPTXSize is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)
 {
-    return cubind_shape_0((uintptr_t)prog, (uintptr_t)ptxSizeRet, 1);
+    return (nvrtcResult)cubind__shape_90((uintptr_t)prog, (uintptr_t)ptxSizeRet, 56, (cubind__fnptr)cubind__slow_nvrtcGetPTXSize);
 }
 
 nvrtcResult cubind_nvrtc_get_ptx_size(nvrtcProgram prog, size_t *ptxSizeRet)
 {
-    cubind__nvrtcGetPTXSize_fn cubind_fn = (cubind__nvrtcGetPTXSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetPTXSize, &cubind__nvrtc_offsets[7]);
+    cubind__nvrtcGetPTXSize_fn cubind_fn = (cubind__nvrtcGetPTXSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetPTXSize, &cubind__nvrtc_offsets[7]);
     nvrtcResult cubind_status = cubind_fn(prog, ptxSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         return (nvrtcResult)cubind_failed(7, (int)cubind_status);
@@ -819,15 +532,16 @@ nvrtcResult cubind_nvrtc_get_ptx_size(nvrtcProgram prog, size_t *ptxSizeRet)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvrtcGetPTX is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
+/* What the wrapper calls until nvrtcGetPTX is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
 {
-    return cubind_shape_0((uintptr_t)prog, (uintptr_t)ptx, 2);
+    return (nvrtcResult)cubind__shape_90((uintptr_t)prog, (uintptr_t)ptx, 57, (cubind__fnptr)cubind__slow_nvrtcGetPTX);
 }
 
 nvrtcResult cubind_nvrtc_get_ptx(nvrtcProgram prog, char *ptx)
 {
-    cubind__nvrtcGetPTX_fn cubind_fn = (cubind__nvrtcGetPTX_fn)cubind__target((cubind__fnptr)slow_nvrtcGetPTX, &cubind__nvrtc_offsets[8]);
+    cubind__nvrtcGetPTX_fn cubind_fn = (cubind__nvrtcGetPTX_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetPTX, &cubind__nvrtc_offsets[8]);
     nvrtcResult cubind_status = cubind_fn(prog, ptx);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         return (nvrtcResult)cubind_failed(8, (int)cubind_status);
@@ -835,15 +549,16 @@ nvrtcResult cubind_nvrtc_get_ptx(nvrtcProgram prog, char *ptx)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvrtcGetCUBINSize is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)
+/* What the wrapper calls until nvrtcGetCUBINSize is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)
 {
-    return cubind_shape_0((uintptr_t)prog, (uintptr_t)cubinSizeRet, 3);
+    return (nvrtcResult)cubind__shape_90((uintptr_t)prog, (uintptr_t)cubinSizeRet, 58, (cubind__fnptr)cubind__slow_nvrtcGetCUBINSize);
 }
 
 nvrtcResult cubind_nvrtc_get_cubin_size(nvrtcProgram prog, size_t *cubinSizeRet)
 {
-    cubind__nvrtcGetCUBINSize_fn cubind_fn = (cubind__nvrtcGetCUBINSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetCUBINSize, &cubind__nvrtc_offsets[9]);
+    cubind__nvrtcGetCUBINSize_fn cubind_fn = (cubind__nvrtcGetCUBINSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetCUBINSize, &cubind__nvrtc_offsets[9]);
     nvrtcResult cubind_status = cubind_fn(prog, cubinSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         return (nvrtcResult)cubind_failed(9, (int)cubind_status);
@@ -851,15 +566,16 @@ nvrtcResult cubind_nvrtc_get_cubin_size(nvrtcProgram prog, size_t *cubinSizeRet)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvrtcGetCUBIN is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
+/* What the wrapper calls until nvrtcGetCUBIN is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
 {
-    return cubind_shape_0((uintptr_t)prog, (uintptr_t)cubin, 4);
+    return (nvrtcResult)cubind__shape_90((uintptr_t)prog, (uintptr_t)cubin, 59, (cubind__fnptr)cubind__slow_nvrtcGetCUBIN);
 }
 
 nvrtcResult cubind_nvrtc_get_cubin(nvrtcProgram prog, char *cubin)
 {
-    cubind__nvrtcGetCUBIN_fn cubind_fn = (cubind__nvrtcGetCUBIN_fn)cubind__target((cubind__fnptr)slow_nvrtcGetCUBIN, &cubind__nvrtc_offsets[10]);
+    cubind__nvrtcGetCUBIN_fn cubind_fn = (cubind__nvrtcGetCUBIN_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetCUBIN, &cubind__nvrtc_offsets[10]);
     nvrtcResult cubind_status = cubind_fn(prog, cubin);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         return (nvrtcResult)cubind_failed(10, (int)cubind_status);
@@ -867,15 +583,16 @@ nvrtcResult cubind_nvrtc_get_cubin(nvrtcProgram prog, char *cubin)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvrtcGetLTOIRSize is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)
+/* What the wrapper calls until nvrtcGetLTOIRSize is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)
 {
-    return cubind_shape_0((uintptr_t)prog, (uintptr_t)LTOIRSizeRet, 5);
+    return (nvrtcResult)cubind__shape_90((uintptr_t)prog, (uintptr_t)LTOIRSizeRet, 60, (cubind__fnptr)cubind__slow_nvrtcGetLTOIRSize);
 }
 
 nvrtcResult cubind_nvrtc_get_ltoir_size(nvrtcProgram prog, size_t *LTOIRSizeRet)
 {
-    cubind__nvrtcGetLTOIRSize_fn cubind_fn = (cubind__nvrtcGetLTOIRSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetLTOIRSize, &cubind__nvrtc_offsets[11]);
+    cubind__nvrtcGetLTOIRSize_fn cubind_fn = (cubind__nvrtcGetLTOIRSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetLTOIRSize, &cubind__nvrtc_offsets[11]);
     nvrtcResult cubind_status = cubind_fn(prog, LTOIRSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         return (nvrtcResult)cubind_failed(11, (int)cubind_status);
@@ -883,15 +600,16 @@ nvrtcResult cubind_nvrtc_get_ltoir_size(nvrtcProgram prog, size_t *LTOIRSizeRet)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvrtcGetLTOIR is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)
+/* What the wrapper calls until nvrtcGetLTOIR is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)
 {
-    return cubind_shape_0((uintptr_t)prog, (uintptr_t)LTOIR, 6);
+    return (nvrtcResult)cubind__shape_90((uintptr_t)prog, (uintptr_t)LTOIR, 61, (cubind__fnptr)cubind__slow_nvrtcGetLTOIR);
 }
 
 nvrtcResult cubind_nvrtc_get_ltoir(nvrtcProgram prog, char *LTOIR)
 {
-    cubind__nvrtcGetLTOIR_fn cubind_fn = (cubind__nvrtcGetLTOIR_fn)cubind__target((cubind__fnptr)slow_nvrtcGetLTOIR, &cubind__nvrtc_offsets[12]);
+    cubind__nvrtcGetLTOIR_fn cubind_fn = (cubind__nvrtcGetLTOIR_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetLTOIR, &cubind__nvrtc_offsets[12]);
     nvrtcResult cubind_status = cubind_fn(prog, LTOIR);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         return (nvrtcResult)cubind_failed(12, (int)cubind_status);
@@ -899,15 +617,16 @@ nvrtcResult cubind_nvrtc_get_ltoir(nvrtcProgram prog, char *LTOIR)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvrtcGetOptiXIRSize is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)
+/* What the wrapper calls until nvrtcGetOptiXIRSize is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)
 {
-    return cubind_shape_0((uintptr_t)prog, (uintptr_t)optixirSizeRet, 7);
+    return (nvrtcResult)cubind__shape_90((uintptr_t)prog, (uintptr_t)optixirSizeRet, 62, (cubind__fnptr)cubind__slow_nvrtcGetOptiXIRSize);
 }
 
 nvrtcResult cubind_nvrtc_get_opti_xir_size(nvrtcProgram prog, size_t *optixirSizeRet)
 {
-    cubind__nvrtcGetOptiXIRSize_fn cubind_fn = (cubind__nvrtcGetOptiXIRSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetOptiXIRSize, &cubind__nvrtc_offsets[13]);
+    cubind__nvrtcGetOptiXIRSize_fn cubind_fn = (cubind__nvrtcGetOptiXIRSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetOptiXIRSize, &cubind__nvrtc_offsets[13]);
     nvrtcResult cubind_status = cubind_fn(prog, optixirSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         return (nvrtcResult)cubind_failed(13, (int)cubind_status);
@@ -915,15 +634,16 @@ nvrtcResult cubind_nvrtc_get_opti_xir_size(nvrtcProgram prog, size_t *optixirSiz
     return cubind_status;
 }
 
-/* What the wrapper calls until nvrtcGetOptiXIR is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)
+/* What the wrapper calls until nvrtcGetOptiXIR is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)
 {
-    return cubind_shape_0((uintptr_t)prog, (uintptr_t)optixir, 8);
+    return (nvrtcResult)cubind__shape_90((uintptr_t)prog, (uintptr_t)optixir, 63, (cubind__fnptr)cubind__slow_nvrtcGetOptiXIR);
 }
 
 nvrtcResult cubind_nvrtc_get_opti_xir(nvrtcProgram prog, char *optixir)
 {
-    cubind__nvrtcGetOptiXIR_fn cubind_fn = (cubind__nvrtcGetOptiXIR_fn)cubind__target((cubind__fnptr)slow_nvrtcGetOptiXIR, &cubind__nvrtc_offsets[14]);
+    cubind__nvrtcGetOptiXIR_fn cubind_fn = (cubind__nvrtcGetOptiXIR_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetOptiXIR, &cubind__nvrtc_offsets[14]);
     nvrtcResult cubind_status = cubind_fn(prog, optixir);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         return (nvrtcResult)cubind_failed(14, (int)cubind_status);
@@ -931,15 +651,16 @@ nvrtcResult cubind_nvrtc_get_opti_xir(nvrtcProgram prog, char *optixir)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvrtcGetProgramLogSize is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)
+/* What the wrapper calls until nvrtcGetProgramLogSize is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)
 {
-    return cubind_shape_0((uintptr_t)prog, (uintptr_t)logSizeRet, 9);
+    return (nvrtcResult)cubind__shape_90((uintptr_t)prog, (uintptr_t)logSizeRet, 64, (cubind__fnptr)cubind__slow_nvrtcGetProgramLogSize);
 }
 
 nvrtcResult cubind_nvrtc_get_program_log_size(nvrtcProgram prog, size_t *logSizeRet)
 {
-    cubind__nvrtcGetProgramLogSize_fn cubind_fn = (cubind__nvrtcGetProgramLogSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetProgramLogSize, &cubind__nvrtc_offsets[15]);
+    cubind__nvrtcGetProgramLogSize_fn cubind_fn = (cubind__nvrtcGetProgramLogSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetProgramLogSize, &cubind__nvrtc_offsets[15]);
     nvrtcResult cubind_status = cubind_fn(prog, logSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         return (nvrtcResult)cubind_failed(15, (int)cubind_status);
@@ -947,15 +668,16 @@ nvrtcResult cubind_nvrtc_get_program_log_size(nvrtcProgram prog, size_t *logSize
     return cubind_status;
 }
 
-/* What the wrapper calls until nvrtcGetProgramLog is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLog(nvrtcProgram prog, char *log)
+/* What the wrapper calls until nvrtcGetProgramLog is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetProgramLog(nvrtcProgram prog, char *log)
 {
-    return cubind_shape_0((uintptr_t)prog, (uintptr_t)log, 10);
+    return (nvrtcResult)cubind__shape_90((uintptr_t)prog, (uintptr_t)log, 65, (cubind__fnptr)cubind__slow_nvrtcGetProgramLog);
 }
 
 nvrtcResult cubind_nvrtc_get_program_log(nvrtcProgram prog, char *log)
 {
-    cubind__nvrtcGetProgramLog_fn cubind_fn = (cubind__nvrtcGetProgramLog_fn)cubind__target((cubind__fnptr)slow_nvrtcGetProgramLog, &cubind__nvrtc_offsets[16]);
+    cubind__nvrtcGetProgramLog_fn cubind_fn = (cubind__nvrtcGetProgramLog_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetProgramLog, &cubind__nvrtc_offsets[16]);
     nvrtcResult cubind_status = cubind_fn(prog, log);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         return (nvrtcResult)cubind_failed(16, (int)cubind_status);
@@ -963,15 +685,16 @@ nvrtcResult cubind_nvrtc_get_program_log(nvrtcProgram prog, char *log)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvrtcAddNameExpression is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvrtcResult slow_nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)
+/* What the wrapper calls until nvrtcAddNameExpression is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)
 {
-    return cubind_shape_0((uintptr_t)prog, (uintptr_t)name_expression, 11);
+    return (nvrtcResult)cubind__shape_90((uintptr_t)prog, (uintptr_t)name_expression, 66, (cubind__fnptr)cubind__slow_nvrtcAddNameExpression);
 }
 
 nvrtcResult cubind_nvrtc_add_name_expression(nvrtcProgram prog, const char *const name_expression)
 {
-    cubind__nvrtcAddNameExpression_fn cubind_fn = (cubind__nvrtcAddNameExpression_fn)cubind__target((cubind__fnptr)slow_nvrtcAddNameExpression, &cubind__nvrtc_offsets[17]);
+    cubind__nvrtcAddNameExpression_fn cubind_fn = (cubind__nvrtcAddNameExpression_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcAddNameExpression, &cubind__nvrtc_offsets[17]);
     nvrtcResult cubind_status = cubind_fn(prog, name_expression);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         return (nvrtcResult)cubind_failed(17, (int)cubind_status);
@@ -979,15 +702,16 @@ nvrtcResult cubind_nvrtc_add_name_expression(nvrtcProgram prog, const char *cons
     return cubind_status;
 }
 
-/* What the wrapper calls until nvrtcGetLoweredName is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
+/* What the wrapper calls until nvrtcGetLoweredName is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
 {
-    return cubind_shape_3((uintptr_t)prog, (uintptr_t)name_expression, (uintptr_t)lowered_name, 1);
+    return (nvrtcResult)cubind__shape_91((uintptr_t)prog, (uintptr_t)name_expression, (uintptr_t)lowered_name, 43, (cubind__fnptr)cubind__slow_nvrtcGetLoweredName);
 }
 
 nvrtcResult cubind_nvrtc_get_lowered_name(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
 {
-    cubind__nvrtcGetLoweredName_fn cubind_fn = (cubind__nvrtcGetLoweredName_fn)cubind__target((cubind__fnptr)slow_nvrtcGetLoweredName, &cubind__nvrtc_offsets[18]);
+    cubind__nvrtcGetLoweredName_fn cubind_fn = (cubind__nvrtcGetLoweredName_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetLoweredName, &cubind__nvrtc_offsets[18]);
     nvrtcResult cubind_status = cubind_fn(prog, name_expression, lowered_name);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         return (nvrtcResult)cubind_failed(18, (int)cubind_status);
@@ -995,15 +719,16 @@ nvrtcResult cubind_nvrtc_get_lowered_name(nvrtcProgram prog, const char *const n
     return cubind_status;
 }
 
-/* What the wrapper calls until nvrtcGetPCHHeapSize is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSize(size_t *ret)
+/* What the wrapper calls until nvrtcGetPCHHeapSize is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetPCHHeapSize(size_t *ret)
 {
-    return cubind_shape_1((uintptr_t)ret, 3);
+    return (nvrtcResult)cubind__shape_87((uintptr_t)ret, 24, (cubind__fnptr)cubind__slow_nvrtcGetPCHHeapSize);
 }
 
 nvrtcResult cubind_nvrtc_get_pch_heap_size(size_t *ret)
 {
-    cubind__nvrtcGetPCHHeapSize_fn cubind_fn = (cubind__nvrtcGetPCHHeapSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetPCHHeapSize, &cubind__nvrtc_offsets[19]);
+    cubind__nvrtcGetPCHHeapSize_fn cubind_fn = (cubind__nvrtcGetPCHHeapSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetPCHHeapSize, &cubind__nvrtc_offsets[19]);
     nvrtcResult cubind_status = cubind_fn(ret);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         return (nvrtcResult)cubind_failed(19, (int)cubind_status);
@@ -1011,15 +736,16 @@ nvrtcResult cubind_nvrtc_get_pch_heap_size(size_t *ret)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvrtcSetPCHHeapSize is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvrtcResult slow_nvrtcSetPCHHeapSize(size_t size)
+/* What the wrapper calls until nvrtcSetPCHHeapSize is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcSetPCHHeapSize(size_t size)
 {
-    return cubind_shape_1(size, 4);
+    return (nvrtcResult)cubind__shape_87(size, 25, (cubind__fnptr)cubind__slow_nvrtcSetPCHHeapSize);
 }
 
 nvrtcResult cubind_nvrtc_set_pch_heap_size(size_t size)
 {
-    cubind__nvrtcSetPCHHeapSize_fn cubind_fn = (cubind__nvrtcSetPCHHeapSize_fn)cubind__target((cubind__fnptr)slow_nvrtcSetPCHHeapSize, &cubind__nvrtc_offsets[20]);
+    cubind__nvrtcSetPCHHeapSize_fn cubind_fn = (cubind__nvrtcSetPCHHeapSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcSetPCHHeapSize, &cubind__nvrtc_offsets[20]);
     nvrtcResult cubind_status = cubind_fn(size);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         return (nvrtcResult)cubind_failed(20, (int)cubind_status);
@@ -1027,15 +753,16 @@ nvrtcResult cubind_nvrtc_set_pch_heap_size(size_t size)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvrtcGetPCHCreateStatus is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
+/* What the wrapper calls until nvrtcGetPCHCreateStatus is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
 {
-    return cubind_shape_1((uintptr_t)prog, 5);
+    return (nvrtcResult)cubind__shape_87((uintptr_t)prog, 26, (cubind__fnptr)cubind__slow_nvrtcGetPCHCreateStatus);
 }
 
 nvrtcResult cubind_nvrtc_get_pch_create_status(nvrtcProgram prog)
 {
-    cubind__nvrtcGetPCHCreateStatus_fn cubind_fn = (cubind__nvrtcGetPCHCreateStatus_fn)cubind__target((cubind__fnptr)slow_nvrtcGetPCHCreateStatus, &cubind__nvrtc_offsets[21]);
+    cubind__nvrtcGetPCHCreateStatus_fn cubind_fn = (cubind__nvrtcGetPCHCreateStatus_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetPCHCreateStatus, &cubind__nvrtc_offsets[21]);
     nvrtcResult cubind_status = cubind_fn(prog);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         return (nvrtcResult)cubind_failed(21, (int)cubind_status);
@@ -1043,15 +770,16 @@ nvrtcResult cubind_nvrtc_get_pch_create_status(nvrtcProgram prog)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvrtcGetPCHHeapSizeRequired is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size)
+/* What the wrapper calls until nvrtcGetPCHHeapSizeRequired is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size)
 {
-    return cubind_shape_0((uintptr_t)prog, (uintptr_t)size, 12);
+    return (nvrtcResult)cubind__shape_90((uintptr_t)prog, (uintptr_t)size, 67, (cubind__fnptr)cubind__slow_nvrtcGetPCHHeapSizeRequired);
 }
 
 nvrtcResult cubind_nvrtc_get_pch_heap_size_required(nvrtcProgram prog, size_t *size)
 {
-    cubind__nvrtcGetPCHHeapSizeRequired_fn cubind_fn = (cubind__nvrtcGetPCHHeapSizeRequired_fn)cubind__target((cubind__fnptr)slow_nvrtcGetPCHHeapSizeRequired, &cubind__nvrtc_offsets[22]);
+    cubind__nvrtcGetPCHHeapSizeRequired_fn cubind_fn = (cubind__nvrtcGetPCHHeapSizeRequired_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetPCHHeapSizeRequired, &cubind__nvrtc_offsets[22]);
     nvrtcResult cubind_status = cubind_fn(prog, size);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         return (nvrtcResult)cubind_failed(22, (int)cubind_status);
@@ -1059,15 +787,16 @@ nvrtcResult cubind_nvrtc_get_pch_heap_size_required(nvrtcProgram prog, size_t *s
     return cubind_status;
 }
 
-/* What the wrapper calls until nvrtcSetFlowCallback is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvrtcResult slow_nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
+/* What the wrapper calls until nvrtcSetFlowCallback is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
 {
-    return cubind_shape_3((uintptr_t)prog, (uintptr_t)callback, (uintptr_t)payload, 2);
+    return (nvrtcResult)cubind__shape_91((uintptr_t)prog, (uintptr_t)callback, (uintptr_t)payload, 44, (cubind__fnptr)cubind__slow_nvrtcSetFlowCallback);
 }
 
 nvrtcResult cubind_nvrtc_set_flow_callback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
 {
-    cubind__nvrtcSetFlowCallback_fn cubind_fn = (cubind__nvrtcSetFlowCallback_fn)cubind__target((cubind__fnptr)slow_nvrtcSetFlowCallback, &cubind__nvrtc_offsets[23]);
+    cubind__nvrtcSetFlowCallback_fn cubind_fn = (cubind__nvrtcSetFlowCallback_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcSetFlowCallback, &cubind__nvrtc_offsets[23]);
     nvrtcResult cubind_status = cubind_fn(prog, callback, payload);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         return (nvrtcResult)cubind_failed(23, (int)cubind_status);

@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -72,11 +73,13 @@ const struct cubind__nvvm_symbols {
         char trace_0[13];
         char trace_1[17];
         char trace_2[41];
-        char trace_3[9];
-        char trace_4[29];
-        char trace_5[30];
-        char trace_6[24];
-        char trace_7[17];
+        char trace_3[6];
+        char trace_4[21];
+        char trace_5[27];
+        char trace_6[21];
+        char trace_7[9];
+        char param_0[5];
+        char param_1[7];
         char enum_0[6];
         char enum_0_0[8];
         char enum_0_1[20];
@@ -91,6 +94,7 @@ const struct cubind__nvvm_symbols {
         char enum_0_10[16];
     } trace_strings;
     unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[2];
     cubind__trace_enum_range enums[1];
     int values[11];
     unsigned short value_names[11];
@@ -150,16 +154,18 @@ const struct cubind__nvvm_symbols {
         {AT(symbol_nvvmGetProgramLog), AT(symbol_nvvmGetProgramLog), AT(wrapper_cubind_nvvm_get_program_log)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 1, sizeof(int)},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 2, 1, sizeof(int)},
     {
         "p;e0:result;",
         "s;pmajor;pminor;",
         "s;pmajorIR;pminorIR;pmajorDbg;pminorDbg;",
-        "s;pprog;",
-        "s;pprog;pbuffer;usize;pname;",
-        "s;pprog;inumOptions;poptions;",
-        "s;pprog;pbufferSizeRet;",
-        "s;pprog;pbuffer;",
+        "s;p\200;",
+        "s;p\200;p\201;usize;pname;",
+        "s;p\200;inumOptions;poptions;",
+        "s;p\200;pbufferSizeRet;",
+        "s;p\200;p\201;",
+        "prog",
+        "buffer",
         "NVVM_",
         "SUCCESS",
         "ERROR_OUT_OF_MEMORY",
@@ -187,6 +193,10 @@ const struct cubind__nvvm_symbols {
         TRACE_AT(trace_7), /* nvvmGetCompiledResult */
         TRACE_AT(trace_6), /* nvvmGetProgramLogSize */
         TRACE_AT(trace_7), /* nvvmGetProgramLog */
+    },
+    {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
     },
     {
         {TRACE_AT(enum_0), 0, 11}, /* nvvmResult */
@@ -226,7 +236,6 @@ _Static_assert(sizeof(cubind__nvvm_symbols.names) <= 0x10000, "the names' offset
 #if !defined(CUBIND_NO_TRACE)
 _Static_assert(sizeof(cubind__nvvm_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
 #endif
-
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
  * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
@@ -251,230 +260,6 @@ typedef nvvmResult (*cubind__nvvmGetCompiledResult_fn)(nvvmProgram prog, char *b
 typedef nvvmResult (*cubind__nvvmGetProgramLogSize_fn)(nvvmProgram prog, size_t *bufferSizeRet);
 typedef nvvmResult (*cubind__nvvmGetProgramLog_fn)(nvvmProgram prog, char *buffer);
 
-/* The wrappers whose parameters pass alike share a slow path, their shape's (generator/shapes.py):
- * each reaches it through a stub of its own type, declared here for the shapes to name. */
-static CUBIND_COLD nvvmResult slow_nvvmVersion(int *major, int *minor);
-static CUBIND_COLD nvvmResult slow_nvvmIRVersion(int *majorIR, int *minorIR, int *majorDbg, int *minorDbg);
-static CUBIND_COLD nvvmResult slow_nvvmCreateProgram(nvvmProgram *prog);
-static CUBIND_COLD nvvmResult slow_nvvmDestroyProgram(nvvmProgram *prog);
-static CUBIND_COLD nvvmResult slow_nvvmAddModuleToProgram(nvvmProgram prog, const char *buffer, size_t size, const char *name);
-static CUBIND_COLD nvvmResult slow_nvvmLazyAddModuleToProgram(nvvmProgram prog, const char *buffer, size_t size, const char *name);
-static CUBIND_COLD nvvmResult slow_nvvmCompileProgram(nvvmProgram prog, int numOptions, const char **options);
-static CUBIND_COLD nvvmResult slow_nvvmVerifyProgram(nvvmProgram prog, int numOptions, const char **options);
-static CUBIND_COLD nvvmResult slow_nvvmGetCompiledResultSize(nvvmProgram prog, size_t *bufferSizeRet);
-static CUBIND_COLD nvvmResult slow_nvvmGetCompiledResult(nvvmProgram prog, char *buffer);
-static CUBIND_COLD nvvmResult slow_nvvmGetProgramLogSize(nvvmProgram prog, size_t *bufferSizeRet);
-static CUBIND_COLD nvvmResult slow_nvvmGetProgramLog(nvvmProgram prog, char *buffer);
-
-/* What the wrappers of shape 0 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvvmVersion, nvvmGetCompiledResultSize, nvvmGetCompiledResult, nvvmGetProgramLogSize,
- * nvvmGetProgramLog. */
-static CUBIND_COLD nvvmResult cubind_shape_0(cubind__word a0, cubind__word a1, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[5] = { 1, 9, 10, 11, 12 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvvmResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvvmVersion;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_nvvmGetCompiledResultSize;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_nvvmGetCompiledResult;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_nvvmGetProgramLogSize;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_nvvmGetProgramLog;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVVM, cubind_i), a0, a1);
-    cubind_fn = cubind__resolve(&cubind__nvvm_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__nvvmVersion_fn)cubind_fn)((int *)(uintptr_t)a0, (int *)(uintptr_t)a1);
-            break;
-        case 1:
-            cubind_status = ((cubind__nvvmGetCompiledResultSize_fn)cubind_fn)((nvvmProgram)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
-            break;
-        case 2:
-            cubind_status = ((cubind__nvvmGetCompiledResult_fn)cubind_fn)((nvvmProgram)(uintptr_t)a0, (char *)(uintptr_t)a1);
-            break;
-        case 3:
-            cubind_status = ((cubind__nvvmGetProgramLogSize_fn)cubind_fn)((nvvmProgram)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
-            break;
-        default:
-            cubind_status = ((cubind__nvvmGetProgramLog_fn)cubind_fn)((nvvmProgram)(uintptr_t)a0, (char *)(uintptr_t)a1);
-            break;
-        }
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 1 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvvmIRVersion, nvvmAddModuleToProgram, nvvmLazyAddModuleToProgram. */
-static CUBIND_COLD nvvmResult cubind_shape_1(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[3] = { 2, 5, 6 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvvmResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvvmIRVersion;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_nvvmAddModuleToProgram;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_nvvmLazyAddModuleToProgram;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVVM, cubind_i), a0, a1, a2, a3);
-    cubind_fn = cubind__resolve(&cubind__nvvm_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__nvvmIRVersion_fn)cubind_fn)((int *)(uintptr_t)a0, (int *)(uintptr_t)a1, (int *)(uintptr_t)a2, (int *)(uintptr_t)a3);
-            break;
-        case 1:
-            cubind_status = ((cubind__nvvmAddModuleToProgram_fn)cubind_fn)((nvvmProgram)(uintptr_t)a0, (const char *)(uintptr_t)a1, (size_t)a2, (const char *)(uintptr_t)a3);
-            break;
-        default:
-            cubind_status = ((cubind__nvvmLazyAddModuleToProgram_fn)cubind_fn)((nvvmProgram)(uintptr_t)a0, (const char *)(uintptr_t)a1, (size_t)a2, (const char *)(uintptr_t)a3);
-            break;
-        }
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 2 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvvmCreateProgram, nvvmDestroyProgram. */
-static CUBIND_COLD nvvmResult cubind_shape_2(cubind__word a0, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[2] = { 3, 4 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvvmResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvvmCreateProgram;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_nvvmDestroyProgram;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVVM, cubind_i), a0);
-    cubind_fn = cubind__resolve(&cubind__nvvm_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__nvvmCreateProgram_fn)cubind_fn)((nvvmProgram *)(uintptr_t)a0);
-            break;
-        default:
-            cubind_status = ((cubind__nvvmDestroyProgram_fn)cubind_fn)((nvvmProgram *)(uintptr_t)a0);
-            break;
-        }
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 3 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: nvvmCompileProgram, nvvmVerifyProgram. */
-static CUBIND_COLD nvvmResult cubind_shape_3(cubind__word a0, cubind__word a1, cubind__word a2, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[2] = { 7, 8 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    nvvmResult cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_nvvmCompileProgram;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_nvvmVerifyProgram;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVVM, cubind_i), a0, a1, a2);
-    cubind_fn = cubind__resolve(&cubind__nvvm_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__nvvmCompileProgram_fn)cubind_fn)((nvvmProgram)(uintptr_t)a0, (int)a1, (const char **)(uintptr_t)a2);
-            break;
-        default:
-            cubind_status = ((cubind__nvvmVerifyProgram_fn)cubind_fn)((nvvmProgram)(uintptr_t)a0, (int)a1, (const char **)(uintptr_t)a2);
-            break;
-        }
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
 /* What the wrapper calls until nvvmGetErrorString is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD const char *slow_nvvmGetErrorString(nvvmResult result)
@@ -493,15 +278,16 @@ const char *cubind_nvvm_get_error_string(nvvmResult result)
     return cubind_fn(result);
 }
 
-/* What the wrapper calls until nvvmVersion is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvvmResult slow_nvvmVersion(int *major, int *minor)
+/* What the wrapper calls until nvvmVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvvmResult cubind__slow_nvvmVersion(int *major, int *minor)
 {
-    return cubind_shape_0((uintptr_t)major, (uintptr_t)minor, 0);
+    return (nvvmResult)cubind__shape_109((uintptr_t)major, (uintptr_t)minor, 63, (cubind__fnptr)cubind__slow_nvvmVersion);
 }
 
 nvvmResult cubind_nvvm_version(int *major, int *minor)
 {
-    cubind__nvvmVersion_fn cubind_fn = (cubind__nvvmVersion_fn)cubind__target((cubind__fnptr)slow_nvvmVersion, &cubind__nvvm_offsets[1]);
+    cubind__nvvmVersion_fn cubind_fn = (cubind__nvvmVersion_fn)cubind__target((cubind__fnptr)cubind__slow_nvvmVersion, &cubind__nvvm_offsets[1]);
     nvvmResult cubind_status = cubind_fn(major, minor);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
         return (nvvmResult)cubind_failed(1, (int)cubind_status);
@@ -509,15 +295,16 @@ nvvmResult cubind_nvvm_version(int *major, int *minor)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvvmIRVersion is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvvmResult slow_nvvmIRVersion(int *majorIR, int *minorIR, int *majorDbg, int *minorDbg)
+/* What the wrapper calls until nvvmIRVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvvmResult cubind__slow_nvvmIRVersion(int *majorIR, int *minorIR, int *majorDbg, int *minorDbg)
 {
-    return cubind_shape_1((uintptr_t)majorIR, (uintptr_t)minorIR, (uintptr_t)majorDbg, (uintptr_t)minorDbg, 0);
+    return (nvvmResult)cubind__shape_86((uintptr_t)majorIR, (uintptr_t)minorIR, (uintptr_t)majorDbg, (uintptr_t)minorDbg, 82, (cubind__fnptr)cubind__slow_nvvmIRVersion);
 }
 
 nvvmResult cubind_nvvm_ir_version(int *majorIR, int *minorIR, int *majorDbg, int *minorDbg)
 {
-    cubind__nvvmIRVersion_fn cubind_fn = (cubind__nvvmIRVersion_fn)cubind__target((cubind__fnptr)slow_nvvmIRVersion, &cubind__nvvm_offsets[2]);
+    cubind__nvvmIRVersion_fn cubind_fn = (cubind__nvvmIRVersion_fn)cubind__target((cubind__fnptr)cubind__slow_nvvmIRVersion, &cubind__nvvm_offsets[2]);
     nvvmResult cubind_status = cubind_fn(majorIR, minorIR, majorDbg, minorDbg);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
         return (nvvmResult)cubind_failed(2, (int)cubind_status);
@@ -525,15 +312,16 @@ nvvmResult cubind_nvvm_ir_version(int *majorIR, int *minorIR, int *majorDbg, int
     return cubind_status;
 }
 
-/* What the wrapper calls until nvvmCreateProgram is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvvmResult slow_nvvmCreateProgram(nvvmProgram *prog)
+/* What the wrapper calls until nvvmCreateProgram is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvvmResult cubind__slow_nvvmCreateProgram(nvvmProgram *prog)
 {
-    return cubind_shape_2((uintptr_t)prog, 0);
+    return (nvvmResult)cubind__shape_110((uintptr_t)prog, 12, (cubind__fnptr)cubind__slow_nvvmCreateProgram);
 }
 
 nvvmResult cubind_nvvm_create_program(nvvmProgram *prog)
 {
-    cubind__nvvmCreateProgram_fn cubind_fn = (cubind__nvvmCreateProgram_fn)cubind__target((cubind__fnptr)slow_nvvmCreateProgram, &cubind__nvvm_offsets[3]);
+    cubind__nvvmCreateProgram_fn cubind_fn = (cubind__nvvmCreateProgram_fn)cubind__target((cubind__fnptr)cubind__slow_nvvmCreateProgram, &cubind__nvvm_offsets[3]);
     nvvmResult cubind_status = cubind_fn(prog);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
         return (nvvmResult)cubind_failed(3, (int)cubind_status);
@@ -541,15 +329,16 @@ nvvmResult cubind_nvvm_create_program(nvvmProgram *prog)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvvmDestroyProgram is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD nvvmResult slow_nvvmDestroyProgram(nvvmProgram *prog)
+/* What the wrapper calls until nvvmDestroyProgram is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvvmResult cubind__slow_nvvmDestroyProgram(nvvmProgram *prog)
 {
-    return cubind_shape_2((uintptr_t)prog, 1);
+    return (nvvmResult)cubind__shape_110((uintptr_t)prog, 13, (cubind__fnptr)cubind__slow_nvvmDestroyProgram);
 }
 
 nvvmResult cubind_nvvm_destroy_program(nvvmProgram *prog)
 {
-    cubind__nvvmDestroyProgram_fn cubind_fn = (cubind__nvvmDestroyProgram_fn)cubind__target((cubind__fnptr)slow_nvvmDestroyProgram, &cubind__nvvm_offsets[4]);
+    cubind__nvvmDestroyProgram_fn cubind_fn = (cubind__nvvmDestroyProgram_fn)cubind__target((cubind__fnptr)cubind__slow_nvvmDestroyProgram, &cubind__nvvm_offsets[4]);
     nvvmResult cubind_status = cubind_fn(prog);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
         return (nvvmResult)cubind_failed(4, (int)cubind_status);
@@ -557,15 +346,16 @@ nvvmResult cubind_nvvm_destroy_program(nvvmProgram *prog)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvvmAddModuleToProgram is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvvmResult slow_nvvmAddModuleToProgram(nvvmProgram prog, const char *buffer, size_t size, const char *name)
+/* What the wrapper calls until nvvmAddModuleToProgram is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvvmResult cubind__slow_nvvmAddModuleToProgram(nvvmProgram prog, const char *buffer, size_t size, const char *name)
 {
-    return cubind_shape_1((uintptr_t)prog, (uintptr_t)buffer, size, (uintptr_t)name, 1);
+    return (nvvmResult)cubind__shape_86((uintptr_t)prog, (uintptr_t)buffer, size, (uintptr_t)name, 83, (cubind__fnptr)cubind__slow_nvvmAddModuleToProgram);
 }
 
 nvvmResult cubind_nvvm_add_module_to_program(nvvmProgram prog, const char *buffer, size_t size, const char *name)
 {
-    cubind__nvvmAddModuleToProgram_fn cubind_fn = (cubind__nvvmAddModuleToProgram_fn)cubind__target((cubind__fnptr)slow_nvvmAddModuleToProgram, &cubind__nvvm_offsets[5]);
+    cubind__nvvmAddModuleToProgram_fn cubind_fn = (cubind__nvvmAddModuleToProgram_fn)cubind__target((cubind__fnptr)cubind__slow_nvvmAddModuleToProgram, &cubind__nvvm_offsets[5]);
     nvvmResult cubind_status = cubind_fn(prog, buffer, size, name);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
         return (nvvmResult)cubind_failed(5, (int)cubind_status);
@@ -573,15 +363,16 @@ nvvmResult cubind_nvvm_add_module_to_program(nvvmProgram prog, const char *buffe
     return cubind_status;
 }
 
-/* What the wrapper calls until nvvmLazyAddModuleToProgram is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD nvvmResult slow_nvvmLazyAddModuleToProgram(nvvmProgram prog, const char *buffer, size_t size, const char *name)
+/* What the wrapper calls until nvvmLazyAddModuleToProgram is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvvmResult cubind__slow_nvvmLazyAddModuleToProgram(nvvmProgram prog, const char *buffer, size_t size, const char *name)
 {
-    return cubind_shape_1((uintptr_t)prog, (uintptr_t)buffer, size, (uintptr_t)name, 2);
+    return (nvvmResult)cubind__shape_86((uintptr_t)prog, (uintptr_t)buffer, size, (uintptr_t)name, 84, (cubind__fnptr)cubind__slow_nvvmLazyAddModuleToProgram);
 }
 
 nvvmResult cubind_nvvm_lazy_add_module_to_program(nvvmProgram prog, const char *buffer, size_t size, const char *name)
 {
-    cubind__nvvmLazyAddModuleToProgram_fn cubind_fn = (cubind__nvvmLazyAddModuleToProgram_fn)cubind__target((cubind__fnptr)slow_nvvmLazyAddModuleToProgram, &cubind__nvvm_offsets[6]);
+    cubind__nvvmLazyAddModuleToProgram_fn cubind_fn = (cubind__nvvmLazyAddModuleToProgram_fn)cubind__target((cubind__fnptr)cubind__slow_nvvmLazyAddModuleToProgram, &cubind__nvvm_offsets[6]);
     nvvmResult cubind_status = cubind_fn(prog, buffer, size, name);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
         return (nvvmResult)cubind_failed(6, (int)cubind_status);
@@ -589,15 +380,16 @@ nvvmResult cubind_nvvm_lazy_add_module_to_program(nvvmProgram prog, const char *
     return cubind_status;
 }
 
-/* What the wrapper calls until nvvmCompileProgram is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvvmResult slow_nvvmCompileProgram(nvvmProgram prog, int numOptions, const char **options)
+/* What the wrapper calls until nvvmCompileProgram is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvvmResult cubind__slow_nvvmCompileProgram(nvvmProgram prog, int numOptions, const char **options)
 {
-    return cubind_shape_3((uintptr_t)prog, numOptions, (uintptr_t)options, 0);
+    return (nvvmResult)cubind__shape_108((uintptr_t)prog, numOptions, (uintptr_t)options, 70, (cubind__fnptr)cubind__slow_nvvmCompileProgram);
 }
 
 nvvmResult cubind_nvvm_compile_program(nvvmProgram prog, int numOptions, const char **options)
 {
-    cubind__nvvmCompileProgram_fn cubind_fn = (cubind__nvvmCompileProgram_fn)cubind__target((cubind__fnptr)slow_nvvmCompileProgram, &cubind__nvvm_offsets[7]);
+    cubind__nvvmCompileProgram_fn cubind_fn = (cubind__nvvmCompileProgram_fn)cubind__target((cubind__fnptr)cubind__slow_nvvmCompileProgram, &cubind__nvvm_offsets[7]);
     nvvmResult cubind_status = cubind_fn(prog, numOptions, options);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
         return (nvvmResult)cubind_failed(7, (int)cubind_status);
@@ -605,15 +397,16 @@ nvvmResult cubind_nvvm_compile_program(nvvmProgram prog, int numOptions, const c
     return cubind_status;
 }
 
-/* What the wrapper calls until nvvmVerifyProgram is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD nvvmResult slow_nvvmVerifyProgram(nvvmProgram prog, int numOptions, const char **options)
+/* What the wrapper calls until nvvmVerifyProgram is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvvmResult cubind__slow_nvvmVerifyProgram(nvvmProgram prog, int numOptions, const char **options)
 {
-    return cubind_shape_3((uintptr_t)prog, numOptions, (uintptr_t)options, 1);
+    return (nvvmResult)cubind__shape_108((uintptr_t)prog, numOptions, (uintptr_t)options, 71, (cubind__fnptr)cubind__slow_nvvmVerifyProgram);
 }
 
 nvvmResult cubind_nvvm_verify_program(nvvmProgram prog, int numOptions, const char **options)
 {
-    cubind__nvvmVerifyProgram_fn cubind_fn = (cubind__nvvmVerifyProgram_fn)cubind__target((cubind__fnptr)slow_nvvmVerifyProgram, &cubind__nvvm_offsets[8]);
+    cubind__nvvmVerifyProgram_fn cubind_fn = (cubind__nvvmVerifyProgram_fn)cubind__target((cubind__fnptr)cubind__slow_nvvmVerifyProgram, &cubind__nvvm_offsets[8]);
     nvvmResult cubind_status = cubind_fn(prog, numOptions, options);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
         return (nvvmResult)cubind_failed(8, (int)cubind_status);
@@ -621,15 +414,16 @@ nvvmResult cubind_nvvm_verify_program(nvvmProgram prog, int numOptions, const ch
     return cubind_status;
 }
 
-/* What the wrapper calls until nvvmGetCompiledResultSize is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvvmResult slow_nvvmGetCompiledResultSize(nvvmProgram prog, size_t *bufferSizeRet)
+/* What the wrapper calls until nvvmGetCompiledResultSize is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvvmResult cubind__slow_nvvmGetCompiledResultSize(nvvmProgram prog, size_t *bufferSizeRet)
 {
-    return cubind_shape_0((uintptr_t)prog, (uintptr_t)bufferSizeRet, 1);
+    return (nvvmResult)cubind__shape_109((uintptr_t)prog, (uintptr_t)bufferSizeRet, 64, (cubind__fnptr)cubind__slow_nvvmGetCompiledResultSize);
 }
 
 nvvmResult cubind_nvvm_get_compiled_result_size(nvvmProgram prog, size_t *bufferSizeRet)
 {
-    cubind__nvvmGetCompiledResultSize_fn cubind_fn = (cubind__nvvmGetCompiledResultSize_fn)cubind__target((cubind__fnptr)slow_nvvmGetCompiledResultSize, &cubind__nvvm_offsets[9]);
+    cubind__nvvmGetCompiledResultSize_fn cubind_fn = (cubind__nvvmGetCompiledResultSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvvmGetCompiledResultSize, &cubind__nvvm_offsets[9]);
     nvvmResult cubind_status = cubind_fn(prog, bufferSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
         return (nvvmResult)cubind_failed(9, (int)cubind_status);
@@ -637,15 +431,16 @@ nvvmResult cubind_nvvm_get_compiled_result_size(nvvmProgram prog, size_t *buffer
     return cubind_status;
 }
 
-/* What the wrapper calls until nvvmGetCompiledResult is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvvmResult slow_nvvmGetCompiledResult(nvvmProgram prog, char *buffer)
+/* What the wrapper calls until nvvmGetCompiledResult is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvvmResult cubind__slow_nvvmGetCompiledResult(nvvmProgram prog, char *buffer)
 {
-    return cubind_shape_0((uintptr_t)prog, (uintptr_t)buffer, 2);
+    return (nvvmResult)cubind__shape_109((uintptr_t)prog, (uintptr_t)buffer, 65, (cubind__fnptr)cubind__slow_nvvmGetCompiledResult);
 }
 
 nvvmResult cubind_nvvm_get_compiled_result(nvvmProgram prog, char *buffer)
 {
-    cubind__nvvmGetCompiledResult_fn cubind_fn = (cubind__nvvmGetCompiledResult_fn)cubind__target((cubind__fnptr)slow_nvvmGetCompiledResult, &cubind__nvvm_offsets[10]);
+    cubind__nvvmGetCompiledResult_fn cubind_fn = (cubind__nvvmGetCompiledResult_fn)cubind__target((cubind__fnptr)cubind__slow_nvvmGetCompiledResult, &cubind__nvvm_offsets[10]);
     nvvmResult cubind_status = cubind_fn(prog, buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
         return (nvvmResult)cubind_failed(10, (int)cubind_status);
@@ -653,15 +448,16 @@ nvvmResult cubind_nvvm_get_compiled_result(nvvmProgram prog, char *buffer)
     return cubind_status;
 }
 
-/* What the wrapper calls until nvvmGetProgramLogSize is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvvmResult slow_nvvmGetProgramLogSize(nvvmProgram prog, size_t *bufferSizeRet)
+/* What the wrapper calls until nvvmGetProgramLogSize is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvvmResult cubind__slow_nvvmGetProgramLogSize(nvvmProgram prog, size_t *bufferSizeRet)
 {
-    return cubind_shape_0((uintptr_t)prog, (uintptr_t)bufferSizeRet, 3);
+    return (nvvmResult)cubind__shape_109((uintptr_t)prog, (uintptr_t)bufferSizeRet, 66, (cubind__fnptr)cubind__slow_nvvmGetProgramLogSize);
 }
 
 nvvmResult cubind_nvvm_get_program_log_size(nvvmProgram prog, size_t *bufferSizeRet)
 {
-    cubind__nvvmGetProgramLogSize_fn cubind_fn = (cubind__nvvmGetProgramLogSize_fn)cubind__target((cubind__fnptr)slow_nvvmGetProgramLogSize, &cubind__nvvm_offsets[11]);
+    cubind__nvvmGetProgramLogSize_fn cubind_fn = (cubind__nvvmGetProgramLogSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvvmGetProgramLogSize, &cubind__nvvm_offsets[11]);
     nvvmResult cubind_status = cubind_fn(prog, bufferSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
         return (nvvmResult)cubind_failed(11, (int)cubind_status);
@@ -669,15 +465,16 @@ nvvmResult cubind_nvvm_get_program_log_size(nvvmProgram prog, size_t *bufferSize
     return cubind_status;
 }
 
-/* What the wrapper calls until nvvmGetProgramLog is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD nvvmResult slow_nvvmGetProgramLog(nvvmProgram prog, char *buffer)
+/* What the wrapper calls until nvvmGetProgramLog is resolved, and every call while tracing: the slow path
+ * of its shape, 109 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvvmResult cubind__slow_nvvmGetProgramLog(nvvmProgram prog, char *buffer)
 {
-    return cubind_shape_0((uintptr_t)prog, (uintptr_t)buffer, 4);
+    return (nvvmResult)cubind__shape_109((uintptr_t)prog, (uintptr_t)buffer, 67, (cubind__fnptr)cubind__slow_nvvmGetProgramLog);
 }
 
 nvvmResult cubind_nvvm_get_program_log(nvvmProgram prog, char *buffer)
 {
-    cubind__nvvmGetProgramLog_fn cubind_fn = (cubind__nvvmGetProgramLog_fn)cubind__target((cubind__fnptr)slow_nvvmGetProgramLog, &cubind__nvvm_offsets[12]);
+    cubind__nvvmGetProgramLog_fn cubind_fn = (cubind__nvvmGetProgramLog_fn)cubind__target((cubind__fnptr)cubind__slow_nvvmGetProgramLog, &cubind__nvvm_offsets[12]);
     nvvmResult cubind_status = cubind_fn(prog, buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
         return (nvvmResult)cubind_failed(12, (int)cubind_status);

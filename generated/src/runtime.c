@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -673,267 +674,368 @@ const struct cubind__runtime_symbols {
     cubind__trace_table trace;
     struct trace_strings {
         char trace_0[3];
-        char trace_1[19];
+        char trace_1[15];
         char trace_2[20];
-        char trace_3[40];
+        char trace_3[35];
         char trace_4[17];
         char trace_5[36];
-        char trace_6[18];
-        char trace_7[21];
-        char trace_8[26];
-        char trace_9[18];
-        char trace_10[18];
-        char trace_11[19];
-        char trace_12[26];
-        char trace_13[11];
+        char trace_6[8];
+        char trace_7[9];
+        char trace_8[14];
+        char trace_9[9];
+        char trace_10[9];
+        char trace_11[9];
+        char trace_12[12];
+        char trace_13[6];
         char trace_14[22];
-        char trace_15[45];
-        char trace_16[21];
+        char trace_15[15];
+        char trace_16[9];
         char trace_17[12];
-        char trace_18[13];
+        char trace_18[8];
         char trace_19[12];
-        char trace_20[10];
-        char trace_21[17];
-        char trace_22[26];
-        char trace_23[44];
-        char trace_24[20];
-        char trace_25[20];
-        char trace_26[37];
-        char trace_27[40];
-        char trace_28[58];
-        char trace_29[17];
-        char trace_30[31];
-        char trace_31[11];
-        char trace_32[11];
+        char trace_20[6];
+        char trace_21[12];
+        char trace_22[14];
+        char trace_23[15];
+        char trace_24[9];
+        char trace_25[9];
+        char trace_26[28];
+        char trace_27[17];
+        char trace_28[18];
+        char trace_29[12];
+        char trace_30[22];
+        char trace_31[6];
+        char trace_32[6];
         char trace_33[20];
-        char trace_34[10];
-        char trace_35[10];
-        char trace_36[12];
-        char trace_37[19];
-        char trace_38[29];
-        char trace_39[22];
-        char trace_40[19];
-        char trace_41[22];
-        char trace_42[20];
-        char trace_43[13];
-        char trace_44[31];
-        char trace_45[27];
-        char trace_46[11];
-        char trace_47[25];
-        char trace_48[38];
-        char trace_49[34];
-        char trace_50[19];
-        char trace_51[73];
-        char trace_52[9];
-        char trace_53[19];
-        char trace_54[27];
-        char trace_55[102];
-        char trace_56[65];
-        char trace_57[10];
-        char trace_58[17];
-        char trace_59[18];
-        char trace_60[25];
+        char trace_34[6];
+        char trace_35[6];
+        char trace_36[6];
+        char trace_37[9];
+        char trace_38[12];
+        char trace_39[9];
+        char trace_40[9];
+        char trace_41[16];
+        char trace_42[9];
+        char trace_43[9];
+        char trace_44[14];
+        char trace_45[14];
+        char trace_46[6];
+        char trace_47[12];
+        char trace_48[15];
+        char trace_49[20];
+        char trace_50[11];
+        char trace_51[23];
+        char trace_52[6];
+        char trace_53[9];
+        char trace_54[22];
+        char trace_55[97];
+        char trace_56[18];
+        char trace_57[6];
+        char trace_58[9];
+        char trace_59[9];
+        char trace_60[12];
         char trace_61[19];
         char trace_62[30];
-        char trace_63[31];
-        char trace_64[31];
-        char trace_65[11];
+        char trace_63[21];
+        char trace_64[21];
+        char trace_65[6];
         char trace_66[30];
-        char trace_67[49];
+        char trace_67[44];
         char trace_68[11];
-        char trace_69[53];
-        char trace_70[23];
-        char trace_71[24];
-        char trace_72[15];
-        char trace_73[25];
-        char trace_74[15];
-        char trace_75[45];
-        char trace_76[25];
-        char trace_77[19];
-        char trace_78[48];
-        char trace_79[48];
-        char trace_80[55];
-        char trace_81[36];
-        char trace_82[36];
-        char trace_83[24];
-        char trace_84[17];
-        char trace_85[14];
-        char trace_86[33];
-        char trace_87[38];
-        char trace_88[8];
-        char trace_89[10];
-        char trace_90[19];
-        char trace_91[23];
-        char trace_92[21];
-        char trace_93[26];
-        char trace_94[18];
-        char trace_95[26];
-        char trace_96[31];
-        char trace_97[51];
-        char trace_98[38];
+        char trace_69[45];
+        char trace_70[15];
+        char trace_71[11];
+        char trace_72[9];
+        char trace_73[15];
+        char trace_74[9];
+        char trace_75[42];
+        char trace_76[13];
+        char trace_77[11];
+        char trace_78[15];
+        char trace_79[29];
+        char trace_80[18];
+        char trace_81[22];
+        char trace_82[22];
+        char trace_83[12];
+        char trace_84[9];
+        char trace_85[9];
+        char trace_86[15];
+        char trace_87[18];
+        char trace_88[6];
+        char trace_89[6];
+        char trace_90[6];
+        char trace_91[12];
+        char trace_92[12];
+        char trace_93[18];
+        char trace_94[14];
+        char trace_95[9];
+        char trace_96[15];
+        char trace_97[26];
+        char trace_98[25];
         char trace_99[6];
-        char trace_100[14];
+        char trace_100[9];
         char trace_101[16];
-        char trace_102[31];
+        char trace_102[15];
         char trace_103[34];
-        char trace_104[38];
-        char trace_105[39];
-        char trace_106[28];
-        char trace_107[29];
-        char trace_108[29];
-        char trace_109[42];
-        char trace_110[53];
-        char trace_111[63];
-        char trace_112[63];
-        char trace_113[85];
-        char trace_114[40];
-        char trace_115[40];
-        char trace_116[37];
-        char trace_117[50];
-        char trace_118[65];
-        char trace_119[34];
-        char trace_120[61];
-        char trace_121[71];
-        char trace_122[71];
-        char trace_123[48];
-        char trace_124[48];
-        char trace_125[25];
-        char trace_126[40];
-        char trace_127[33];
-        char trace_128[33];
-        char trace_129[48];
-        char trace_130[41];
-        char trace_131[19];
-        char trace_132[17];
-        char trace_133[43];
-        char trace_134[87];
-        char trace_135[39];
-        char trace_136[39];
-        char trace_137[48];
-        char trace_138[62];
-        char trace_139[47];
-        char trace_140[47];
-        char trace_141[77];
-        char trace_142[55];
-        char trace_143[55];
-        char trace_144[26];
-        char trace_145[20];
-        char trace_146[28];
-        char trace_147[28];
-        char trace_148[29];
-        char trace_149[29];
-        char trace_150[23];
-        char trace_151[12];
-        char trace_152[31];
-        char trace_153[31];
-        char trace_154[31];
-        char trace_155[51];
-        char trace_156[51];
-        char trace_157[20];
-        char trace_158[29];
-        char trace_159[20];
-        char trace_160[38];
-        char trace_161[22];
-        char trace_162[15];
-        char trace_163[13];
-        char trace_164[20];
-        char trace_165[29];
-        char trace_166[27];
-        char trace_167[42];
-        char trace_168[29];
-        char trace_169[16];
+        char trace_104[12];
+        char trace_105[12];
+        char trace_106[9];
+        char trace_107[9];
+        char trace_108[18];
+        char trace_109[18];
+        char trace_110[27];
+        char trace_111[30];
+        char trace_112[30];
+        char trace_113[33];
+        char trace_114[21];
+        char trace_115[21];
+        char trace_116[21];
+        char trace_117[21];
+        char trace_118[52];
+        char trace_119[25];
+        char trace_120[30];
+        char trace_121[33];
+        char trace_122[33];
+        char trace_123[24];
+        char trace_124[24];
+        char trace_125[12];
+        char trace_126[18];
+        char trace_127[12];
+        char trace_128[15];
+        char trace_129[21];
+        char trace_130[15];
+        char trace_131[9];
+        char trace_132[9];
+        char trace_133[18];
+        char trace_134[70];
+        char trace_135[22];
+        char trace_136[23];
+        char trace_137[39];
+        char trace_138[44];
+        char trace_139[24];
+        char trace_140[24];
+        char trace_141[30];
+        char trace_142[27];
+        char trace_143[27];
+        char trace_144[12];
+        char trace_145[9];
+        char trace_146[22];
+        char trace_147[15];
+        char trace_148[19];
+        char trace_149[12];
+        char trace_150[17];
+        char trace_151[6];
+        char trace_152[18];
+        char trace_153[18];
+        char trace_154[15];
+        char trace_155[18];
+        char trace_156[18];
+        char trace_157[9];
+        char trace_158[12];
+        char trace_159[9];
+        char trace_160[24];
+        char trace_161[9];
+        char trace_162[6];
+        char trace_163[6];
+        char trace_164[9];
+        char trace_165[20];
+        char trace_166[12];
+        char trace_167[31];
+        char trace_168[9];
+        char trace_169[9];
         char trace_170[21];
-        char trace_171[49];
-        char trace_172[14];
-        char trace_173[24];
-        char trace_174[24];
-        char trace_175[28];
-        char trace_176[26];
-        char trace_177[15];
-        char trace_178[25];
+        char trace_171[24];
+        char trace_172[6];
+        char trace_173[9];
+        char trace_174[9];
+        char trace_175[9];
+        char trace_176[19];
+        char trace_177[6];
+        char trace_178[9];
         char trace_179[18];
         char trace_180[19];
-        char trace_181[41];
-        char trace_182[13];
-        char trace_183[24];
-        char trace_184[32];
-        char trace_185[34];
-        char trace_186[18];
-        char trace_187[67];
-        char trace_188[22];
+        char trace_181[23];
+        char trace_182[6];
+        char trace_183[20];
+        char trace_184[21];
+        char trace_185[20];
+        char trace_186[9];
+        char trace_187[18];
+        char trace_188[9];
         char trace_189[15];
-        char trace_190[29];
-        char trace_191[25];
-        char trace_192[67];
-        char trace_193[91];
-        char trace_194[91];
-        char trace_195[80];
-        char trace_196[46];
-        char trace_197[46];
-        char trace_198[35];
-        char trace_199[69];
-        char trace_200[66];
-        char trace_201[17];
-        char trace_202[54];
-        char trace_203[61];
-        char trace_204[20];
-        char trace_205[16];
-        char trace_206[66];
-        char trace_207[22];
-        char trace_208[22];
-        char trace_209[21];
-        char trace_210[60];
-        char trace_211[19];
-        char trace_212[27];
+        char trace_190[14];
+        char trace_191[14];
+        char trace_192[28];
+        char trace_193[33];
+        char trace_194[33];
+        char trace_195[30];
+        char trace_196[24];
+        char trace_197[24];
+        char trace_198[21];
+        char trace_199[30];
+        char trace_200[18];
+        char trace_201[9];
+        char trace_202[15];
+        char trace_203[18];
+        char trace_204[17];
+        char trace_205[9];
+        char trace_206[18];
+        char trace_207[9];
+        char trace_208[9];
+        char trace_209[9];
+        char trace_210[21];
+        char trace_211[16];
+        char trace_212[15];
         char trace_213[31];
         char trace_214[37];
-        char trace_215[16];
-        char trace_216[27];
-        char trace_217[37];
-        char trace_218[40];
-        char trace_219[52];
-        char trace_220[56];
-        char trace_221[47];
-        char trace_222[9];
-        char trace_223[29];
-        char trace_224[41];
-        char trace_225[21];
-        char trace_226[34];
-        char trace_227[58];
-        char trace_228[58];
-        char trace_229[47];
-        char trace_230[33];
-        char trace_231[29];
-        char trace_232[34];
-        char trace_233[33];
-        char trace_234[33];
-        char trace_235[35];
-        char trace_236[22];
-        char trace_237[14];
-        char trace_238[10];
-        char trace_239[23];
-        char trace_240[53];
-        char trace_241[18];
-        char trace_242[32];
-        char trace_243[25];
-        char trace_244[82];
-        char trace_245[21];
-        char trace_246[32];
-        char trace_247[50];
-        char trace_248[41];
-        char trace_249[54];
-        char trace_250[119];
-        char trace_251[123];
-        char trace_252[12];
-        char trace_253[27];
-        char trace_254[31];
-        char trace_255[26];
-        char trace_256[15];
+        char trace_215[13];
+        char trace_216[23];
+        char trace_217[33];
+        char trace_218[29];
+        char trace_219[30];
+        char trace_220[46];
+        char trace_221[22];
+        char trace_222[6];
+        char trace_223[12];
+        char trace_224[28];
+        char trace_225[9];
+        char trace_226[12];
+        char trace_227[27];
+        char trace_228[27];
+        char trace_229[24];
+        char trace_230[12];
+        char trace_231[12];
+        char trace_232[12];
+        char trace_233[12];
+        char trace_234[12];
+        char trace_235[26];
+        char trace_236[9];
+        char trace_237[6];
+        char trace_238[6];
+        char trace_239[15];
+        char trace_240[47];
+        char trace_241[9];
+        char trace_242[15];
+        char trace_243[12];
+        char trace_244[21];
+        char trace_245[9];
+        char trace_246[12];
+        char trace_247[42];
+        char trace_248[15];
+        char trace_249[28];
+        char trace_250[30];
+        char trace_251[34];
+        char trace_252[6];
+        char trace_253[18];
+        char trace_254[22];
+        char trace_255[15];
+        char trace_256[11];
         char trace_257[29];
-        char trace_258[35];
+        char trace_258[23];
         char trace_259[34];
         char trace_260[27];
         char trace_261[29];
+        char param_0[16];
+        char param_1[7];
+        char param_2[6];
+        char param_3[6];
+        char param_4[14];
+        char param_5[7];
+        char param_6[11];
+        char param_7[7];
+        char param_8[6];
+        char param_9[11];
+        char param_10[5];
+        char param_11[8];
+        char param_12[7];
+        char param_13[5];
+        char param_14[6];
+        char param_15[7];
+        char param_16[4];
+        char param_17[4];
+        char param_18[11];
+        char param_19[7];
+        char param_20[8];
+        char param_21[8];
+        char param_22[8];
+        char param_23[6];
+        char param_24[15];
+        char param_25[6];
+        char param_26[5];
+        char param_27[5];
+        char param_28[8];
+        char param_29[6];
+        char param_30[6];
+        char param_31[9];
+        char param_32[9];
+        char param_33[5];
+        char param_34[15];
+        char param_35[7];
+        char param_36[10];
+        char param_37[10];
+        char param_38[14];
+        char param_39[10];
+        char param_40[10];
+        char param_41[9];
+        char param_42[9];
+        char param_43[9];
+        char param_44[9];
+        char param_45[12];
+        char param_46[20];
+        char param_47[11];
+        char param_48[19];
+        char param_49[10];
+        char param_50[10];
+        char param_51[18];
+        char param_52[7];
+        char param_53[7];
+        char param_54[17];
+        char param_55[17];
+        char param_56[7];
+        char param_57[16];
+        char param_58[4];
+        char param_59[16];
+        char param_60[15];
+        char param_61[5];
+        char param_62[14];
+        char param_63[8];
+        char param_64[13];
+        char param_65[13];
+        char param_66[13];
+        char param_67[13];
+        char param_68[13];
+        char param_69[13];
+        char param_70[12];
+        char param_71[7];
+        char param_72[7];
+        char param_73[7];
+        char param_74[7];
+        char param_75[7];
+        char param_76[11];
+        char param_77[11];
+        char param_78[11];
+        char param_79[11];
+        char param_80[11];
+        char param_81[11];
+        char param_82[11];
+        char param_83[11];
+        char param_84[11];
+        char param_85[11];
+        char param_86[11];
+        char param_87[11];
+        char param_88[11];
+        char param_89[10];
+        char param_90[6];
+        char param_91[6];
+        char param_92[6];
+        char param_93[10];
+        char param_94[9];
+        char param_95[9];
+        char param_96[9];
+        char param_97[9];
+        char param_98[8];
+        char param_99[5];
+        char param_100[5];
         char enum_0[1];
         char enum_0_0[19];
         char enum_0_1[24];
@@ -1349,6 +1451,7 @@ const struct cubind__runtime_symbols {
         char enum_18_3[32];
     } trace_strings;
     unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[101];
     cubind__trace_enum_range enums[19];
     int values[394];
     unsigned short value_names[394];
@@ -2305,270 +2408,371 @@ const struct cubind__runtime_symbols {
         {AT(symbol_cudaProfilerStop), AT(symbol_cudaProfilerStop), AT(wrapper_cubind_runtime_profiler_stop)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 19, sizeof(int)},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 101, 19, sizeof(int)},
     {
         "s;",
-        "s;e0:limit;uvalue;",
+        "s;e0:limit;u\216;",
         "s;ppValue;e0:limit;",
-        "s;pmaxWidthInElements;pfmtDesc;idevice;",
+        "s;pmaxWidthInElements;pfmtDesc;i\205;",
         "s;ppCacheConfig;",
         "s;pleastPriority;pgreatestPriority;",
-        "s;e1:cacheConfig;",
-        "s;pdevice;ppciBusId;",
-        "s;ppciBusId;ilen;idevice;",
-        "s;phandle;pevent;",
-        "s;pevent;rhandle;",
-        "s;phandle;pdevPtr;",
-        "s;pdevPtr;rhandle;uflags;",
-        "s;pdevPtr;",
+        "s;e1:\306;",
+        "s;p\205;p\340;",
+        "s;p\340;ilen;i\205;",
+        "s;p\265;p\231;",
+        "s;p\231;r\265;",
+        "s;p\265;p\207;",
+        "s;p\207;r\265;u\202;",
+        "s;p\207;",
         "s;e2:target;e3:scope;",
-        "s;idevice;pcallbackFunc;puserData;pcallback;",
-        "s;idevice;pcallback;",
+        "s;i\205;p\300;p\254;p\251;",
+        "s;i\205;p\251;",
         "s;ppConfig;",
-        "s;e4:config;",
+        "s;e4:\307;",
         "p;e5:error;",
-        "s;pcount;",
-        "s;pprop;idevice;",
-        "s;pvalue;e6:attr;idevice;",
-        "s;pcapabilities;poperations;ucount;idevice;",
-        "s;pmemPool;idevice;",
-        "s;idevice;pmemPool;",
-        "s;pnvSciSyncAttrList;idevice;iflags;",
-        "s;pvalue;e7:attr;isrcDevice;idstDevice;",
-        "s;pcapabilities;poperations;ucount;isrcDevice;idstDevice;",
-        "s;pdevice;pprop;",
-        "s;idevice;udeviceFlags;uflags;",
-        "s;idevice;",
-        "s;pdevice;",
+        "s;p\203;",
+        "s;pprop;i\205;",
+        "s;p\216;e6:\233;i\205;",
+        "s;p\301;p\323;u\203;i\205;",
+        "s;p\213;i\205;",
+        "s;i\205;p\213;",
+        "s;pnvSciSyncAttrList;i\205;i\202;",
+        "s;p\216;e7:\233;i\247;i\244;",
+        "s;p\301;p\323;u\203;i\247;i\244;",
+        "s;p\205;pprop;",
+        "s;i\205;udeviceFlags;u\202;",
+        "s;i\205;",
+        "s;p\205;",
         "s;pdevice_arr;ilen;",
-        "s;uflags;",
-        "s;pflags;",
-        "s;ppStream;",
-        "s;ppStream;uflags;",
-        "s;ppStream;uflags;ipriority;",
-        "s;phStream;ppriority;",
-        "s;phStream;pflags;",
-        "s;phStream;pstreamId;",
-        "s;phStream;pdevice;",
-        "s;pdst;psrc;",
-        "s;phStream;e8:attr;pvalue_out;",
-        "s;phStream;e8:attr;pvalue;",
-        "s;pstream;",
-        "s;pstream;pevent;uflags;",
-        "s;pstream;pcallback;puserData;uflags;",
-        "s;pstream;pdevPtr;ulength;uflags;",
-        "s;pstream;e9:mode;",
-        "s;pstream;pgraph;pdependencies;pdependencyData;unumDependencies;e9:mode;",
-        "s;pmode;",
-        "s;pstream;ppGraph;",
-        "s;pstream;ppCaptureStatus;",
-        "s;pstream;pcaptureStatus_out;pid_out;pgraph_out;pdependencies_out;pedgeData_out;pnumDependencies_out;",
-        "s;pstream;pdependencies;pdependencyData;unumDependencies;uflags;",
-        "s;pevent;",
-        "s;pevent;uflags;",
-        "s;pevent;pstream;",
-        "s;pevent;pstream;uflags;",
+        "s;u\202;",
+        "s;p\202;",
+        "s;p\277;",
+        "s;p\277;u\202;",
+        "s;p\277;u\202;i\341;",
+        "s;p\225;p\341;",
+        "s;p\225;p\202;",
+        "s;p\225;pstreamId;",
+        "s;p\225;p\205;",
+        "s;p\220;p\221;",
+        "s;p\225;e8:\233;p\335;",
+        "s;p\225;e8:\233;p\216;",
+        "s;p\201;",
+        "s;p\201;p\231;u\202;",
+        "s;p\201;p\251;p\254;u\202;",
+        "s;p\201;p\207;ulength;u\202;",
+        "s;p\201;e9:\343;",
+        "s;p\201;p\210;p\302;p\242;u\200;e9:\343;",
+        "s;p\343;",
+        "s;p\201;p\313;",
+        "s;p\201;ppCaptureStatus;",
+        "s;p\201;pcaptureStatus_out;pid_out;pgraph_out;pdependencies_out;pedgeData_out;pnumDependencies_out;",
+        "s;p\201;p\302;p\242;u\200;u\202;",
+        "s;p\231;",
+        "s;p\231;u\202;",
+        "s;p\231;p\201;",
+        "s;p\231;p\201;u\202;",
         "s;pms;pstart;pend;",
         "s;pextMem_out;pmemHandleDesc;",
-        "s;pdevPtr;pextMem;pbufferDesc;",
-        "s;pmipmap;pextMem;pmipmapDesc;",
-        "s;pextMem;",
+        "s;p\207;p\310;pbufferDesc;",
+        "s;p\311;p\310;pmipmapDesc;",
+        "s;p\310;",
         "s;pextSem_out;psemHandleDesc;",
-        "s;pextSemArray;pparamsArray;unumExtSems;pstream;",
+        "s;pextSemArray;pparamsArray;unumExtSems;p\201;",
         "s;pextSem;",
-        "s;pfunc;rgridDim;rblockDim;pargs;usharedMem;pstream;",
-        "s;pconfig;pfunc;pargs;",
-        "s;pfunc;e1:cacheConfig;",
-        "s;pattr;pfunc;",
-        "s;pfunc;e10:attr;ivalue;",
-        "s;pname;pfunc;",
-        "s;pfunc;uparamIndex;pparamOffset;pparamSize;",
-        "s;pstream;pfn;puserData;",
-        "s;pfunc;e4:config;",
-        "s;pnumBlocks;pfunc;iblockSize;udynamicSMemSize;",
-        "s;pdynamicSmemSize;pfunc;inumBlocks;iblockSize;",
-        "s;pnumBlocks;pfunc;iblockSize;udynamicSMemSize;uflags;",
-        "s;pclusterSize;pfunc;plaunchConfig;",
-        "s;pnumClusters;pfunc;plaunchConfig;",
-        "s;pdevPtr;usize;uflags;",
-        "s;pdevPtr;usize;",
-        "s;pptr;usize;",
-        "s;pdevPtr;ppitch;uwidth;uheight;",
-        "s;parray;pdesc;uwidth;uheight;uflags;",
-        "s;pptr;",
-        "s;parray;",
-        "s;pmipmappedArray;",
-        "s;ppHost;usize;uflags;",
-        "s;pptr;usize;uflags;",
-        "s;ppDevice;ppHost;uflags;",
-        "s;ppFlags;ppHost;",
-        "s;ppitchedDevPtr;rextent;",
-        "s;parray;pdesc;rextent;uflags;",
-        "s;pmipmappedArray;pdesc;rextent;unumLevels;uflags;",
-        "s;plevelArray;pmipmappedArray;ulevel;",
+        "s;p\232;rgridDim;rblockDim;pargs;usharedMem;p\201;",
+        "s;p\307;p\232;pargs;",
+        "s;p\232;e1:\306;",
+        "s;p\233;p\232;",
+        "s;p\232;e10:\233;i\216;",
+        "s;p\344;p\232;",
+        "s;p\232;uparamIndex;pparamOffset;pparamSize;",
+        "s;p\201;pfn;p\254;",
+        "s;p\232;e4:\307;",
+        "s;p\262;p\232;i\261;u\271;",
+        "s;pdynamicSmemSize;p\232;i\262;i\261;",
+        "s;p\262;p\232;i\261;u\271;u\202;",
+        "s;pclusterSize;p\232;p\304;",
+        "s;pnumClusters;p\232;p\304;",
+        "s;p\207;u\241;u\202;",
+        "s;p\207;u\241;",
+        "s;p\272;u\241;",
+        "s;p\207;p\333;u\227;u\217;",
+        "s;p\235;p\275;u\227;u\217;u\202;",
+        "s;p\272;",
+        "s;p\235;",
+        "s;p\230;",
+        "s;p\332;u\241;u\202;",
+        "s;p\272;u\241;u\202;",
+        "s;ppDevice;p\332;u\202;",
+        "s;ppFlags;p\332;",
+        "s;p\246;r\243;",
+        "s;p\235;p\275;r\243;u\202;",
+        "s;p\230;p\275;r\243;unumLevels;u\202;",
+        "s;plevelArray;p\230;ulevel;",
         "s;pp;",
-        "s;pp;pstream;",
+        "s;pp;p\201;",
         "s;pfree;ptotal;",
-        "s;pdesc;pextent;pflags;parray;",
+        "s;p\275;p\243;p\202;p\235;",
         "s;ppPlaneArray;phArray;uplaneIdx;",
-        "s;pmemoryRequirements;parray;idevice;",
-        "s;pmemoryRequirements;pmipmap;idevice;",
-        "s;psparseProperties;parray;",
-        "s;psparseProperties;pmipmap;",
-        "s;pdst;psrc;ucount;e11:kind;",
-        "s;pdst;idstDevice;psrc;isrcDevice;ucount;",
-        "s;pdst;udpitch;psrc;uspitch;uwidth;uheight;e11:kind;",
-        "s;pdst;uwOffset;uhOffset;psrc;uspitch;uwidth;uheight;e11:kind;",
-        "s;pdst;udpitch;psrc;uwOffset;uhOffset;uwidth;uheight;e11:kind;",
-        "s;pdst;uwOffsetDst;uhOffsetDst;psrc;uwOffsetSrc;uhOffsetSrc;uwidth;uheight;e11:kind;",
-        "s;psymbol;psrc;ucount;uoffset;e11:kind;",
-        "s;pdst;psymbol;ucount;uoffset;e11:kind;",
-        "s;pdst;psrc;ucount;e11:kind;pstream;",
-        "s;pdst;idstDevice;psrc;isrcDevice;ucount;pstream;",
-        "s;pdsts;psrcs;psizes;ucount;pattrs;pattrsIdxs;unumAttrs;pstream;",
-        "s;unumOps;popList;uflags;pstream;",
-        "s;pdst;udpitch;psrc;uspitch;uwidth;uheight;e11:kind;pstream;",
-        "s;pdst;uwOffset;uhOffset;psrc;uspitch;uwidth;uheight;e11:kind;pstream;",
-        "s;pdst;udpitch;psrc;uwOffset;uhOffset;uwidth;uheight;e11:kind;pstream;",
-        "s;psymbol;psrc;ucount;uoffset;e11:kind;pstream;",
-        "s;pdst;psymbol;ucount;uoffset;e11:kind;pstream;",
-        "s;pdevPtr;ivalue;ucount;",
-        "s;pdevPtr;upitch;ivalue;uwidth;uheight;",
-        "s;rpitchedDevPtr;ivalue;rextent;",
-        "s;pdevPtr;ivalue;ucount;pstream;",
-        "s;pdevPtr;upitch;ivalue;uwidth;uheight;pstream;",
-        "s;rpitchedDevPtr;ivalue;rextent;pstream;",
-        "s;pdevPtr;psymbol;",
-        "s;psize;psymbol;",
-        "s;pdevPtr;ucount;rlocation;uflags;pstream;",
-        "s;pdptrs;psizes;ucount;pprefetchLocs;pprefetchLocIdxs;unumPrefetchLocs;uflags;pstream;",
-        "s;pdptrs;psizes;ucount;uflags;pstream;",
-        "s;pdevPtr;ucount;e12:advice;rlocation;",
-        "s;pdata;udataSize;e13:attribute;pdevPtr;ucount;",
-        "s;pdata;pdataSizes;pattributes;unumAttributes;pdevPtr;ucount;",
-        "s;pdst;uwOffset;uhOffset;psrc;ucount;e11:kind;",
-        "s;pdst;psrc;uwOffset;uhOffset;ucount;e11:kind;",
-        "s;pdst;uwOffsetDst;uhOffsetDst;psrc;uwOffsetSrc;uhOffsetSrc;ucount;e11:kind;",
-        "s;pdst;uwOffset;uhOffset;psrc;ucount;e11:kind;pstream;",
-        "s;pdst;psrc;uwOffset;uhOffset;ucount;e11:kind;pstream;",
-        "s;pdevPtr;usize;phStream;",
-        "s;pdevPtr;phStream;",
-        "s;pmemPool;uminBytesToKeep;",
-        "s;pmemPool;e14:attr;pvalue;",
-        "s;pmemPool;pdescList;ucount;",
-        "s;pflags;pmemPool;plocation;",
-        "s;pmemPool;ppoolProps;",
-        "s;pmemPool;",
-        "s;pmemPool;plocation;e15:type;",
-        "s;plocation;e15:type;pmemPool;",
-        "s;pptr;usize;pmemPool;pstream;",
-        "s;pshareableHandle;pmemPool;e16:handleType;uflags;",
-        "s;pmemPool;pshareableHandle;e16:handleType;uflags;",
-        "s;pexportData;pptr;",
-        "s;pptr;pmemPool;pexportData;",
-        "s;pattributes;pptr;",
-        "s;pcanAccessPeer;idevice;ipeerDevice;",
-        "s;ipeerDevice;uflags;",
-        "s;ipeerDevice;",
-        "s;presource;",
-        "s;presource;uflags;",
-        "s;icount;presources;pstream;",
-        "s;pdevPtr;psize;presource;",
-        "s;parray;presource;uarrayIndex;umipLevel;",
-        "s;pmipmappedArray;presource;",
-        "s;pdesc;parray;",
+        "s;p\260;p\235;i\205;",
+        "s;p\260;p\311;i\205;",
+        "s;p\267;p\235;",
+        "s;p\267;p\311;",
+        "s;p\220;p\221;u\203;e11:\212;",
+        "s;p\220;i\244;p\221;i\247;u\203;",
+        "s;p\220;u\264;p\221;u\270;u\227;u\217;e11:\212;",
+        "s;p\220;u\226;u\224;p\221;u\270;u\227;u\217;e11:\212;",
+        "s;p\220;u\264;p\221;u\226;u\224;u\227;u\217;e11:\212;",
+        "s;p\220;u\327;u\317;p\221;u\330;u\320;u\227;u\217;e11:\212;",
+        "s;p\214;p\221;u\203;u\223;e11:\212;",
+        "s;p\220;p\214;u\203;u\223;e11:\212;",
+        "s;p\220;p\221;u\203;e11:\212;p\201;",
+        "s;p\220;i\244;p\221;i\247;u\203;p\201;",
+        "s;pdsts;psrcs;p\334;u\203;pattrs;pattrsIdxs;unumAttrs;p\201;",
+        "s;unumOps;popList;u\202;p\201;",
+        "s;p\220;u\264;p\221;u\270;u\227;u\217;e11:\212;p\201;",
+        "s;p\220;u\226;u\224;p\221;u\270;u\227;u\217;e11:\212;p\201;",
+        "s;p\220;u\264;p\221;u\226;u\224;u\227;u\217;e11:\212;p\201;",
+        "s;p\214;p\221;u\203;u\223;e11:\212;p\201;",
+        "s;p\220;p\214;u\203;u\223;e11:\212;p\201;",
+        "s;p\207;i\216;u\203;",
+        "s;p\207;u\333;i\216;u\227;u\217;",
+        "s;r\246;i\216;r\243;",
+        "s;p\207;i\216;u\203;p\201;",
+        "s;p\207;u\333;i\216;u\227;u\217;p\201;",
+        "s;r\246;i\216;r\243;p\201;",
+        "s;p\207;p\214;",
+        "s;p\241;p\214;",
+        "s;p\207;u\203;r\237;u\202;p\201;",
+        "s;pdptrs;p\334;u\203;pprefetchLocs;pprefetchLocIdxs;unumPrefetchLocs;u\202;p\201;",
+        "s;pdptrs;p\334;u\203;u\202;p\201;",
+        "s;p\207;u\203;e12:advice;r\237;",
+        "s;pdata;udataSize;e13:attribute;p\207;u\203;",
+        "s;pdata;pdataSizes;p\314;unumAttributes;p\207;u\203;",
+        "s;p\220;u\226;u\224;p\221;u\203;e11:\212;",
+        "s;p\220;p\221;u\226;u\224;u\203;e11:\212;",
+        "s;p\220;u\327;u\317;p\221;u\330;u\320;u\203;e11:\212;",
+        "s;p\220;u\226;u\224;p\221;u\203;e11:\212;p\201;",
+        "s;p\220;p\221;u\226;u\224;u\203;e11:\212;p\201;",
+        "s;p\207;u\241;p\225;",
+        "s;p\207;p\225;",
+        "s;p\213;uminBytesToKeep;",
+        "s;p\213;e14:\233;p\216;",
+        "s;p\213;pdescList;u\203;",
+        "s;p\202;p\213;p\237;",
+        "s;p\213;ppoolProps;",
+        "s;p\213;",
+        "s;p\213;p\237;e15:type;",
+        "s;p\237;e15:type;p\213;",
+        "s;p\272;u\241;p\213;p\201;",
+        "s;p\273;p\213;e16:\321;u\202;",
+        "s;p\213;p\273;e16:\321;u\202;",
+        "s;p\316;p\272;",
+        "s;p\272;p\213;p\316;",
+        "s;p\314;p\272;",
+        "s;pcanAccessPeer;i\205;i\257;",
+        "s;i\257;u\202;",
+        "s;i\257;",
+        "s;p\240;",
+        "s;p\240;u\202;",
+        "s;i\203;presources;p\201;",
+        "s;p\207;p\241;p\240;",
+        "s;p\235;p\240;uarrayIndex;umipLevel;",
+        "s;p\230;p\240;",
+        "s;p\275;p\235;",
         "r;ix;iy;iz;iw;e17:f;",
-        "s;ppTexObject;ppResDesc;ppTexDesc;ppResViewDesc;",
-        "s;utexObject;",
-        "s;ppResDesc;utexObject;",
-        "s;ppTexDesc;utexObject;",
-        "s;ppResViewDesc;utexObject;",
-        "s;ppSurfObject;ppResDesc;",
-        "s;usurfObject;",
-        "s;ppResDesc;usurfObject;",
+        "s;ppTexObject;p\253;p\337;p\305;",
+        "s;u\250;",
+        "s;p\253;u\250;",
+        "s;p\337;u\250;",
+        "s;p\305;u\250;",
+        "s;ppSurfObject;p\253;",
+        "s;u\326;",
+        "s;p\253;u\326;",
         "s;pdriverVersion;",
         "s;pruntimeVersion;",
-        "s;pcallbackFunc;puserData;pcallback_out;",
-        "s;pcallback;",
-        "s;piterator_out;uflags;",
-        "s;piterator;ppathToFile;uflags;",
-        "s;piterator;pbuffer;psize;uflags;",
-        "s;ppGraph;uflags;",
-        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;ppNodeParams;",
-        "s;pnode;ppNodeParams;",
+        "s;p\300;p\254;pcallback_out;",
+        "s;p\251;",
+        "s;piterator_out;u\202;",
+        "s;p\336;ppathToFile;u\202;",
+        "s;p\336;pbuffer;p\241;u\202;",
+        "s;p\313;u\202;",
+        "s;p\206;p\210;p\204;u\200;p\255;",
+        "s;p\215;p\255;",
         "s;phDst;phSrc;",
-        "s;phNode;e8:attr;pvalue_out;",
-        "s;phNode;e8:attr;pvalue;",
-        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;ppCopyParams;",
-        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;psymbol;psrc;ucount;uoffset;e11:kind;",
-        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pdst;psymbol;ucount;uoffset;e11:kind;",
-        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pdst;psrc;ucount;e11:kind;",
-        "s;pnode;psymbol;psrc;ucount;uoffset;e11:kind;",
-        "s;pnode;pdst;psymbol;ucount;uoffset;e11:kind;",
-        "s;pnode;pdst;psrc;ucount;e11:kind;",
-        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;ppMemsetParams;",
-        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pchildGraph;",
-        "s;pnode;ppGraph;",
-        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;",
-        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pevent;",
-        "s;pnode;pevent_out;",
-        "s;pnode;pevent;",
-        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pnodeParams;",
-        "s;phNode;pparams_out;",
-        "s;phNode;pnodeParams;",
-        "s;pnode;pparams_out;",
-        "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pdptr;",
-        "s;pnode;pdptr_out;",
-        "s;idevice;e18:attr;pvalue;",
+        "s;p\236;e8:\233;p\335;",
+        "s;p\236;e8:\233;p\216;",
+        "s;p\206;p\210;p\204;u\200;ppCopyParams;",
+        "s;p\206;p\210;p\204;u\200;p\214;p\221;u\203;u\223;e11:\212;",
+        "s;p\206;p\210;p\204;u\200;p\220;p\214;u\203;u\223;e11:\212;",
+        "s;p\206;p\210;p\204;u\200;p\220;p\221;u\203;e11:\212;",
+        "s;p\215;p\214;p\221;u\203;u\223;e11:\212;",
+        "s;p\215;p\220;p\214;u\203;u\223;e11:\212;",
+        "s;p\215;p\220;p\221;u\203;e11:\212;",
+        "s;p\206;p\210;p\204;u\200;ppMemsetParams;",
+        "s;p\206;p\210;p\204;u\200;p\315;",
+        "s;p\215;p\313;",
+        "s;p\206;p\210;p\204;u\200;",
+        "s;p\206;p\210;p\204;u\200;p\231;",
+        "s;p\215;pevent_out;",
+        "s;p\215;p\231;",
+        "s;p\206;p\210;p\204;u\200;p\222;",
+        "s;p\236;p\325;",
+        "s;p\236;p\222;",
+        "s;p\215;p\325;",
+        "s;p\206;p\210;p\204;u\200;pdptr;",
+        "s;p\215;pdptr_out;",
+        "s;i\205;e18:\233;p\216;",
         "s;ppGraphClone;poriginalGraph;",
         "s;ppNode;poriginalNode;pclonedGraph;",
-        "s;pnode;ppType;",
-        "s;pgraph;pnodes;pnumNodes;",
-        "s;pgraph;ppRootNodes;ppNumRootNodes;",
-        "s;pgraph;pfrom;pto;pedgeData;pnumEdges;",
-        "s;pnode;ppDependencies;pedgeData;ppNumDependencies;",
-        "s;pnode;ppDependentNodes;pedgeData;ppNumDependentNodes;",
-        "s;pgraph;pfrom;pto;pedgeData;unumDependencies;",
-        "s;pnode;",
-        "s;ppGraphExec;pgraph;uflags;",
-        "s;ppGraphExec;pgraph;pinstantiateParams;",
-        "s;pgraphExec;pflags;",
-        "s;phGraphExec;pnode;ppNodeParams;",
-        "s;phGraphExec;pnode;psymbol;psrc;ucount;uoffset;e11:kind;",
-        "s;phGraphExec;pnode;pdst;psymbol;ucount;uoffset;e11:kind;",
-        "s;phGraphExec;pnode;pdst;psrc;ucount;e11:kind;",
-        "s;phGraphExec;pnode;pchildGraph;",
-        "s;phGraphExec;phNode;pevent;",
-        "s;phGraphExec;phNode;pnodeParams;",
-        "s;phGraphExec;phNode;uisEnabled;",
-        "s;phGraphExec;phNode;pisEnabled;",
-        "s;phGraphExec;phGraph;presultInfo;",
-        "s;pgraphExec;pstream;",
-        "s;pgraphExec;",
-        "s;pgraph;",
-        "s;pgraph;ppath;uflags;",
-        "s;pobject_out;pptr;pdestroy;uinitialRefcount;uflags;",
-        "s;pobject;ucount;",
-        "s;pgraph;pobject;ucount;uflags;",
-        "s;pgraph;pobject;ucount;",
-        "s;ppGraphNode;pgraph;ppDependencies;pdependencyData;unumDependencies;pnodeParams;",
-        "s;pnode;pnodeParams;",
-        "s;pgraphExec;pnode;pnodeParams;",
-        "s;ppHandle_out;pgraph;udefaultLaunchValue;uflags;",
-        "s;psymbol;pfuncPtr;uflags;pdriverStatus;",
-        "s;psymbol;pfuncPtr;ucudaVersion;uflags;pdriverStatus;",
-        "s;plibrary;pcode;pjitOptions;pjitOptionsValues;unumJitOptions;plibraryOptions;plibraryOptionValues;unumLibraryOptions;",
-        "s;plibrary;pfileName;pjitOptions;pjitOptionsValues;unumJitOptions;plibraryOptions;plibraryOptionValues;unumLibraryOptions;",
-        "s;plibrary;",
-        "s;ppKernel;plibrary;pname;",
-        "s;pdptr;pbytes;plibrary;pname;",
-        "s;pfptr;plibrary;psymbol;",
-        "s;pcount;plib;",
+        "s;p\215;ppType;",
+        "s;p\210;pnodes;pnumNodes;",
+        "s;p\210;ppRootNodes;ppNumRootNodes;",
+        "s;p\210;pfrom;pto;p\252;pnumEdges;",
+        "s;p\215;p\204;p\252;ppNumDependencies;",
+        "s;p\215;ppDependentNodes;p\252;ppNumDependentNodes;",
+        "s;p\210;pfrom;pto;p\252;u\200;",
+        "s;p\215;",
+        "s;p\324;p\210;u\202;",
+        "s;p\324;p\210;pinstantiateParams;",
+        "s;p\245;p\202;",
+        "s;p\211;p\215;p\255;",
+        "s;p\211;p\215;p\214;p\221;u\203;u\223;e11:\212;",
+        "s;p\211;p\215;p\220;p\214;u\203;u\223;e11:\212;",
+        "s;p\211;p\215;p\220;p\221;u\203;e11:\212;",
+        "s;p\211;p\215;p\315;",
+        "s;p\211;p\236;p\231;",
+        "s;p\211;p\236;p\222;",
+        "s;p\211;p\236;u\331;",
+        "s;p\211;p\236;p\331;",
+        "s;p\211;phGraph;presultInfo;",
+        "s;p\245;p\201;",
+        "s;p\245;",
+        "s;p\210;",
+        "s;p\210;ppath;u\202;",
+        "s;pobject_out;p\272;pdestroy;uinitialRefcount;u\202;",
+        "s;p\312;u\203;",
+        "s;p\210;p\312;u\203;u\202;",
+        "s;p\210;p\312;u\203;",
+        "s;p\206;p\210;p\204;p\242;u\200;p\222;",
+        "s;p\215;p\222;",
+        "s;p\245;p\215;p\222;",
+        "s;ppHandle_out;p\210;udefaultLaunchValue;u\202;",
+        "s;p\214;p\342;u\202;p\303;",
+        "s;p\214;p\342;ucudaVersion;u\202;p\303;",
+        "s;p\234;pcode;p\322;p\266;u\276;p\274;p\256;u\263;",
+        "s;p\234;pfileName;p\322;p\266;u\276;p\274;p\256;u\263;",
+        "s;p\234;",
+        "s;ppKernel;p\234;p\344;",
+        "s;pdptr;pbytes;p\234;p\344;",
+        "s;pfptr;p\234;p\214;",
+        "s;p\203;plib;",
         "s;pkernels;unumKernels;plib;",
-        "s;pkernel;e10:attr;ivalue;idevice;",
+        "s;pkernel;e10:\233;i\216;i\205;",
         "s;pppExportTable;ppExportTableId;",
         "s;pfunctionPtr;psymbolPtr;",
         "s;pkernelPtr;pentryFuncAddr;",
+        "numDependencies",
+        "stream",
+        "flags",
+        "count",
+        "pDependencies",
+        "device",
+        "pGraphNode",
+        "devPtr",
+        "graph",
+        "hGraphExec",
+        "kind",
+        "memPool",
+        "symbol",
+        "node",
+        "value",
+        "height",
+        "dst",
+        "src",
+        "nodeParams",
+        "offset",
+        "hOffset",
+        "hStream",
+        "wOffset",
+        "width",
+        "mipmappedArray",
+        "event",
+        "func",
+        "attr",
+        "library",
+        "array",
+        "hNode",
+        "location",
+        "resource",
+        "size",
+        "dependencyData",
+        "extent",
+        "dstDevice",
+        "graphExec",
+        "pitchedDevPtr",
+        "srcDevice",
+        "texObject",
+        "callback",
+        "edgeData",
+        "pResDesc",
+        "userData",
+        "pNodeParams",
+        "libraryOptionValues",
+        "peerDevice",
+        "memoryRequirements",
+        "blockSize",
+        "numBlocks",
+        "numLibraryOptions",
+        "dpitch",
+        "handle",
+        "jitOptionsValues",
+        "sparseProperties",
+        "spitch",
+        "dynamicSMemSize",
+        "ptr",
+        "shareableHandle",
+        "libraryOptions",
+        "desc",
+        "numJitOptions",
+        "pStream",
+        "callbackFunc",
+        "capabilities",
+        "dependencies",
+        "driverStatus",
+        "launchConfig",
+        "pResViewDesc",
+        "cacheConfig",
+        "config",
+        "extMem",
+        "mipmap",
+        "object",
+        "pGraph",
+        "attributes",
+        "childGraph",
+        "exportData",
+        "hOffsetDst",
+        "hOffsetSrc",
+        "handleType",
+        "jitOptions",
+        "operations",
+        "pGraphExec",
+        "params_out",
+        "surfObject",
+        "wOffsetDst",
+        "wOffsetSrc",
+        "isEnabled",
+        "pHost",
+        "pitch",
+        "sizes",
+        "value_out",
+        "iterator",
+        "pTexDesc",
+        "pciBusId",
+        "priority",
+        "funcPtr",
+        "mode",
+        "name",
         "",
         "cudaLimitStackSize",
         "cudaLimitPrintfFifoSize",
@@ -3296,6 +3500,109 @@ const struct cubind__runtime_symbols {
         TRACE_AT(trace_261), /* cudaGetKernel */
         TRACE_AT(trace_0), /* cudaProfilerStart */
         TRACE_AT(trace_0), /* cudaProfilerStop */
+    },
+    {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
+        TRACE_AT(param_2),
+        TRACE_AT(param_3),
+        TRACE_AT(param_4),
+        TRACE_AT(param_5),
+        TRACE_AT(param_6),
+        TRACE_AT(param_7),
+        TRACE_AT(param_8),
+        TRACE_AT(param_9),
+        TRACE_AT(param_10),
+        TRACE_AT(param_11),
+        TRACE_AT(param_12),
+        TRACE_AT(param_13),
+        TRACE_AT(param_14),
+        TRACE_AT(param_15),
+        TRACE_AT(param_16),
+        TRACE_AT(param_17),
+        TRACE_AT(param_18),
+        TRACE_AT(param_19),
+        TRACE_AT(param_20),
+        TRACE_AT(param_21),
+        TRACE_AT(param_22),
+        TRACE_AT(param_23),
+        TRACE_AT(param_24),
+        TRACE_AT(param_25),
+        TRACE_AT(param_26),
+        TRACE_AT(param_27),
+        TRACE_AT(param_28),
+        TRACE_AT(param_29),
+        TRACE_AT(param_30),
+        TRACE_AT(param_31),
+        TRACE_AT(param_32),
+        TRACE_AT(param_33),
+        TRACE_AT(param_34),
+        TRACE_AT(param_35),
+        TRACE_AT(param_36),
+        TRACE_AT(param_37),
+        TRACE_AT(param_38),
+        TRACE_AT(param_39),
+        TRACE_AT(param_40),
+        TRACE_AT(param_41),
+        TRACE_AT(param_42),
+        TRACE_AT(param_43),
+        TRACE_AT(param_44),
+        TRACE_AT(param_45),
+        TRACE_AT(param_46),
+        TRACE_AT(param_47),
+        TRACE_AT(param_48),
+        TRACE_AT(param_49),
+        TRACE_AT(param_50),
+        TRACE_AT(param_51),
+        TRACE_AT(param_52),
+        TRACE_AT(param_53),
+        TRACE_AT(param_54),
+        TRACE_AT(param_55),
+        TRACE_AT(param_56),
+        TRACE_AT(param_57),
+        TRACE_AT(param_58),
+        TRACE_AT(param_59),
+        TRACE_AT(param_60),
+        TRACE_AT(param_61),
+        TRACE_AT(param_62),
+        TRACE_AT(param_63),
+        TRACE_AT(param_64),
+        TRACE_AT(param_65),
+        TRACE_AT(param_66),
+        TRACE_AT(param_67),
+        TRACE_AT(param_68),
+        TRACE_AT(param_69),
+        TRACE_AT(param_70),
+        TRACE_AT(param_71),
+        TRACE_AT(param_72),
+        TRACE_AT(param_73),
+        TRACE_AT(param_74),
+        TRACE_AT(param_75),
+        TRACE_AT(param_76),
+        TRACE_AT(param_77),
+        TRACE_AT(param_78),
+        TRACE_AT(param_79),
+        TRACE_AT(param_80),
+        TRACE_AT(param_81),
+        TRACE_AT(param_82),
+        TRACE_AT(param_83),
+        TRACE_AT(param_84),
+        TRACE_AT(param_85),
+        TRACE_AT(param_86),
+        TRACE_AT(param_87),
+        TRACE_AT(param_88),
+        TRACE_AT(param_89),
+        TRACE_AT(param_90),
+        TRACE_AT(param_91),
+        TRACE_AT(param_92),
+        TRACE_AT(param_93),
+        TRACE_AT(param_94),
+        TRACE_AT(param_95),
+        TRACE_AT(param_96),
+        TRACE_AT(param_97),
+        TRACE_AT(param_98),
+        TRACE_AT(param_99),
+        TRACE_AT(param_100),
     },
     {
         {TRACE_AT(enum_0), 0, 7}, /* cudaLimit */
@@ -4119,7 +4426,6 @@ _Static_assert(sizeof(cubind__runtime_symbols.names) <= 0x10000, "the names' off
 #if !defined(CUBIND_NO_TRACE)
 _Static_assert(sizeof(cubind__runtime_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
 #endif
-
 /* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
  * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
  * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
@@ -4443,2532 +4749,16 @@ typedef cudaError_t (*cubind__cudaGetKernel_fn)(cudaKernel_t *kernelPtr, const v
 typedef cudaError_t (*cubind__cudaProfilerStart_fn)(void);
 typedef cudaError_t (*cubind__cudaProfilerStop_fn)(void);
 
-/* The wrappers whose parameters pass alike share a slow path, their shape's (generator/shapes.py):
- * each reaches it through a stub of its own type, declared here for the shapes to name. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceReset(void);
-static CUBIND_COLD cudaError_t slow_cudaDeviceSynchronize(void);
-static CUBIND_COLD cudaError_t slow_cudaDeviceSetLimit(enum cudaLimit limit, size_t value);
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit);
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device);
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig);
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority);
-static CUBIND_COLD cudaError_t slow_cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig);
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetByPCIBusId(int *device, const char *pciBusId);
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetPCIBusId(char *pciBusId, int len, int device);
-static CUBIND_COLD cudaError_t slow_cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event);
-static CUBIND_COLD cudaError_t slow_cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr);
-static CUBIND_COLD cudaError_t slow_cudaIpcCloseMemHandle(void *devPtr);
-static CUBIND_COLD cudaError_t slow_cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope);
-static CUBIND_COLD cudaError_t slow_cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback);
-static CUBIND_COLD cudaError_t slow_cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback);
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig);
-static CUBIND_COLD cudaError_t slow_cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config);
-static CUBIND_COLD cudaError_t slow_cudaGetLastError(void);
-static CUBIND_COLD cudaError_t slow_cudaPeekAtLastError(void);
-static CUBIND_COLD cudaError_t slow_cudaGetDeviceCount(int *count);
-static CUBIND_COLD cudaError_t slow_cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device);
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device);
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device);
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device);
-static CUBIND_COLD cudaError_t slow_cudaDeviceSetMemPool(int device, cudaMemPool_t memPool);
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device);
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags);
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice);
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice);
-static CUBIND_COLD cudaError_t slow_cudaChooseDevice(int *device, const struct cudaDeviceProp *prop);
-static CUBIND_COLD cudaError_t slow_cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaSetDevice(int device);
-static CUBIND_COLD cudaError_t slow_cudaGetDevice(int *device);
-static CUBIND_COLD cudaError_t slow_cudaSetValidDevices(int *device_arr, int len);
-static CUBIND_COLD cudaError_t slow_cudaSetDeviceFlags(unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaGetDeviceFlags(unsigned int *flags);
-static CUBIND_COLD cudaError_t slow_cudaStreamCreate(cudaStream_t *pStream);
-static CUBIND_COLD cudaError_t slow_cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority);
-static CUBIND_COLD cudaError_t slow_cudaStreamGetPriority(cudaStream_t hStream, int *priority);
-static CUBIND_COLD cudaError_t slow_cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags);
-static CUBIND_COLD cudaError_t slow_cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId);
-static CUBIND_COLD cudaError_t slow_cudaStreamGetDevice(cudaStream_t hStream, int *device);
-static CUBIND_COLD cudaError_t slow_cudaCtxResetPersistingL2Cache(void);
-static CUBIND_COLD cudaError_t slow_cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src);
-static CUBIND_COLD cudaError_t slow_cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out);
-static CUBIND_COLD cudaError_t slow_cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value);
-static CUBIND_COLD cudaError_t slow_cudaStreamDestroy(cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaStreamSynchronize(cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaStreamQuery(cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode);
-static CUBIND_COLD cudaError_t slow_cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode);
-static CUBIND_COLD cudaError_t slow_cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode);
-static CUBIND_COLD cudaError_t slow_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph);
-static CUBIND_COLD cudaError_t slow_cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus);
-static CUBIND_COLD cudaError_t slow_cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out);
-static CUBIND_COLD cudaError_t slow_cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaEventCreate(cudaEvent_t *event);
-static CUBIND_COLD cudaError_t slow_cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaEventRecord(cudaEvent_t event, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaEventQuery(cudaEvent_t event);
-static CUBIND_COLD cudaError_t slow_cudaEventSynchronize(cudaEvent_t event);
-static CUBIND_COLD cudaError_t slow_cudaEventDestroy(cudaEvent_t event);
-static CUBIND_COLD cudaError_t slow_cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
-static CUBIND_COLD cudaError_t slow_cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc);
-static CUBIND_COLD cudaError_t slow_cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc);
-static CUBIND_COLD cudaError_t slow_cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc);
-static CUBIND_COLD cudaError_t slow_cudaDestroyExternalMemory(cudaExternalMemory_t extMem);
-static CUBIND_COLD cudaError_t slow_cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc);
-static CUBIND_COLD cudaError_t slow_cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaWaitExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem);
-static CUBIND_COLD cudaError_t slow_cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args);
-static CUBIND_COLD cudaError_t slow_cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig);
-static CUBIND_COLD cudaError_t slow_cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func);
-static CUBIND_COLD cudaError_t slow_cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value);
-static CUBIND_COLD cudaError_t slow_cudaFuncGetName(const char **name, const void *func);
-static CUBIND_COLD cudaError_t slow_cudaFuncGetParamInfo(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize);
-static CUBIND_COLD cudaError_t slow_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData);
-static CUBIND_COLD cudaError_t slow_cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config);
-static CUBIND_COLD cudaError_t slow_cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize);
-static CUBIND_COLD cudaError_t slow_cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize);
-static CUBIND_COLD cudaError_t slow_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig);
-static CUBIND_COLD cudaError_t slow_cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig);
-static CUBIND_COLD cudaError_t slow_cudaMallocManaged(void **devPtr, size_t size, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaMalloc(void **devPtr, size_t size);
-static CUBIND_COLD cudaError_t slow_cudaMallocHost(void **ptr, size_t size);
-static CUBIND_COLD cudaError_t slow_cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height);
-static CUBIND_COLD cudaError_t slow_cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaFree(void *devPtr);
-static CUBIND_COLD cudaError_t slow_cudaFreeHost(void *ptr);
-static CUBIND_COLD cudaError_t slow_cudaFreeArray(cudaArray_t array);
-static CUBIND_COLD cudaError_t slow_cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray);
-static CUBIND_COLD cudaError_t slow_cudaHostAlloc(void **pHost, size_t size, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaHostRegister(void *ptr, size_t size, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaHostUnregister(void *ptr);
-static CUBIND_COLD cudaError_t slow_cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaHostGetFlags(unsigned int *pFlags, void *pHost);
-static CUBIND_COLD cudaError_t slow_cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level);
-static CUBIND_COLD cudaError_t slow_cudaMemcpy3D(const struct cudaMemcpy3DParms *p);
-static CUBIND_COLD cudaError_t slow_cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p);
-static CUBIND_COLD cudaError_t slow_cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaMemGetInfo(size_t *free, size_t *total);
-static CUBIND_COLD cudaError_t slow_cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array);
-static CUBIND_COLD cudaError_t slow_cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx);
-static CUBIND_COLD cudaError_t slow_cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device);
-static CUBIND_COLD cudaError_t slow_cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device);
-static CUBIND_COLD cudaError_t slow_cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array);
-static CUBIND_COLD cudaError_t slow_cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap);
-static CUBIND_COLD cudaError_t slow_cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
-static CUBIND_COLD cudaError_t slow_cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count);
-static CUBIND_COLD cudaError_t slow_cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind);
-static CUBIND_COLD cudaError_t slow_cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind);
-static CUBIND_COLD cudaError_t slow_cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind);
-static CUBIND_COLD cudaError_t slow_cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind);
-static CUBIND_COLD cudaError_t slow_cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind);
-static CUBIND_COLD cudaError_t slow_cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind);
-static CUBIND_COLD cudaError_t slow_cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaMemset(void *devPtr, int value, size_t count);
-static CUBIND_COLD cudaError_t slow_cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height);
-static CUBIND_COLD cudaError_t slow_cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaGetSymbolAddress(void **devPtr, const void *symbol);
-static CUBIND_COLD cudaError_t slow_cudaGetSymbolSize(size_t *size, const void *symbol);
-static CUBIND_COLD cudaError_t slow_cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaMemRangeGetAttribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count);
-static CUBIND_COLD cudaError_t slow_cudaMemRangeGetAttributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count);
-static CUBIND_COLD cudaError_t slow_cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind);
-static CUBIND_COLD cudaError_t slow_cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind);
-static CUBIND_COLD cudaError_t slow_cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind);
-static CUBIND_COLD cudaError_t slow_cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream);
-static CUBIND_COLD cudaError_t slow_cudaFreeAsync(void *devPtr, cudaStream_t hStream);
-static CUBIND_COLD cudaError_t slow_cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep);
-static CUBIND_COLD cudaError_t slow_cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value);
-static CUBIND_COLD cudaError_t slow_cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value);
-static CUBIND_COLD cudaError_t slow_cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count);
-static CUBIND_COLD cudaError_t slow_cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location);
-static CUBIND_COLD cudaError_t slow_cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps);
-static CUBIND_COLD cudaError_t slow_cudaMemPoolDestroy(cudaMemPool_t memPool);
-static CUBIND_COLD cudaError_t slow_cudaMemGetDefaultMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type);
-static CUBIND_COLD cudaError_t slow_cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type);
-static CUBIND_COLD cudaError_t slow_cudaMemSetMemPool(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool);
-static CUBIND_COLD cudaError_t slow_cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaMemPoolExportToShareableHandle(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *exportData, void *ptr);
-static CUBIND_COLD cudaError_t slow_cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData);
-static CUBIND_COLD cudaError_t slow_cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr);
-static CUBIND_COLD cudaError_t slow_cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice);
-static CUBIND_COLD cudaError_t slow_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaDeviceDisablePeerAccess(int peerDevice);
-static CUBIND_COLD cudaError_t slow_cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource);
-static CUBIND_COLD cudaError_t slow_cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaGraphicsMapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t *size, cudaGraphicsResource_t resource);
-static CUBIND_COLD cudaError_t slow_cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel);
-static CUBIND_COLD cudaError_t slow_cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource);
-static CUBIND_COLD cudaError_t slow_cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array);
-static CUBIND_COLD cudaError_t slow_cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc);
-static CUBIND_COLD cudaError_t slow_cudaDestroyTextureObject(cudaTextureObject_t texObject);
-static CUBIND_COLD cudaError_t slow_cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject);
-static CUBIND_COLD cudaError_t slow_cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject);
-static CUBIND_COLD cudaError_t slow_cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject);
-static CUBIND_COLD cudaError_t slow_cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc);
-static CUBIND_COLD cudaError_t slow_cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject);
-static CUBIND_COLD cudaError_t slow_cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject);
-static CUBIND_COLD cudaError_t slow_cudaDriverGetVersion(int *driverVersion);
-static CUBIND_COLD cudaError_t slow_cudaRuntimeGetVersion(int *runtimeVersion);
-static CUBIND_COLD cudaError_t slow_cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out);
-static CUBIND_COLD cudaError_t slow_cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback);
-static CUBIND_COLD cudaError_t slow_cudaLogsCurrent(cudaLogIterator *iterator_out, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaLogsDumpToFile(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaLogsDumpToMemory(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc);
-static CUBIND_COLD cudaError_t slow_cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out);
-static CUBIND_COLD cudaError_t slow_cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value);
-static CUBIND_COLD cudaError_t slow_cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind);
-static CUBIND_COLD cudaError_t slow_cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind);
-static CUBIND_COLD cudaError_t slow_cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
-static CUBIND_COLD cudaError_t slow_cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind);
-static CUBIND_COLD cudaError_t slow_cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind);
-static CUBIND_COLD cudaError_t slow_cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
-static CUBIND_COLD cudaError_t slow_cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph);
-static CUBIND_COLD cudaError_t slow_cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph);
-static CUBIND_COLD cudaError_t slow_cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies);
-static CUBIND_COLD cudaError_t slow_cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event);
-static CUBIND_COLD cudaError_t slow_cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out);
-static CUBIND_COLD cudaError_t slow_cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event);
-static CUBIND_COLD cudaError_t slow_cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event);
-static CUBIND_COLD cudaError_t slow_cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out);
-static CUBIND_COLD cudaError_t slow_cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event);
-static CUBIND_COLD cudaError_t slow_cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out);
-static CUBIND_COLD cudaError_t slow_cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out);
-static CUBIND_COLD cudaError_t slow_cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out);
-static CUBIND_COLD cudaError_t slow_cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr);
-static CUBIND_COLD cudaError_t slow_cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out);
-static CUBIND_COLD cudaError_t slow_cudaDeviceGraphMemTrim(int device);
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value);
-static CUBIND_COLD cudaError_t slow_cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value);
-static CUBIND_COLD cudaError_t slow_cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph);
-static CUBIND_COLD cudaError_t slow_cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph);
-static CUBIND_COLD cudaError_t slow_cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType);
-static CUBIND_COLD cudaError_t slow_cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes);
-static CUBIND_COLD cudaError_t slow_cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes);
-static CUBIND_COLD cudaError_t slow_cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges);
-static CUBIND_COLD cudaError_t slow_cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies);
-static CUBIND_COLD cudaError_t slow_cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes);
-static CUBIND_COLD cudaError_t slow_cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies);
-static CUBIND_COLD cudaError_t slow_cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies);
-static CUBIND_COLD cudaError_t slow_cudaGraphDestroyNode(cudaGraphNode_t node);
-static CUBIND_COLD cudaError_t slow_cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags);
-static CUBIND_COLD cudaError_t slow_cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags);
-static CUBIND_COLD cudaError_t slow_cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long *flags);
-static CUBIND_COLD cudaError_t slow_cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind);
-static CUBIND_COLD cudaError_t slow_cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind);
-static CUBIND_COLD cudaError_t slow_cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
-static CUBIND_COLD cudaError_t slow_cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph);
-static CUBIND_COLD cudaError_t slow_cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event);
-static CUBIND_COLD cudaError_t slow_cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event);
-static CUBIND_COLD cudaError_t slow_cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled);
-static CUBIND_COLD cudaError_t slow_cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled);
-static CUBIND_COLD cudaError_t slow_cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo);
-static CUBIND_COLD cudaError_t slow_cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream);
-static CUBIND_COLD cudaError_t slow_cudaGraphExecDestroy(cudaGraphExec_t graphExec);
-static CUBIND_COLD cudaError_t slow_cudaGraphDestroy(cudaGraph_t graph);
-static CUBIND_COLD cudaError_t slow_cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaUserObjectRetain(cudaUserObject_t object, unsigned int count);
-static CUBIND_COLD cudaError_t slow_cudaUserObjectRelease(cudaUserObject_t object, unsigned int count);
-static CUBIND_COLD cudaError_t slow_cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count);
-static CUBIND_COLD cudaError_t slow_cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams);
-static CUBIND_COLD cudaError_t slow_cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags);
-static CUBIND_COLD cudaError_t slow_cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus);
-static CUBIND_COLD cudaError_t slow_cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus);
-static CUBIND_COLD cudaError_t slow_cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions);
-static CUBIND_COLD cudaError_t slow_cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions);
-static CUBIND_COLD cudaError_t slow_cudaLibraryUnload(cudaLibrary_t library);
-static CUBIND_COLD cudaError_t slow_cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name);
-static CUBIND_COLD cudaError_t slow_cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name);
-static CUBIND_COLD cudaError_t slow_cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name);
-static CUBIND_COLD cudaError_t slow_cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library, const char *symbol);
-static CUBIND_COLD cudaError_t slow_cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t lib);
-static CUBIND_COLD cudaError_t slow_cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib);
-static CUBIND_COLD cudaError_t slow_cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device);
-static CUBIND_COLD cudaError_t slow_cudaGetExportTable(const void **ppExportTable, const cudaUUID_t *pExportTableId);
-static CUBIND_COLD cudaError_t slow_cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr);
-static CUBIND_COLD cudaError_t slow_cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr);
-static CUBIND_COLD cudaError_t slow_cudaProfilerStart(void);
-static CUBIND_COLD cudaError_t slow_cudaProfilerStop(void);
-
-/* What the wrappers of shape 0 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudaDeviceReset, cudaDeviceSynchronize, cudaGetLastError, cudaPeekAtLastError,
- * cudaCtxResetPersistingL2Cache, cudaProfilerStart, cudaProfilerStop. */
-static CUBIND_COLD cudaError_t cubind_shape_0(unsigned cubind_member)
+/* What the wrapper calls until cudaDeviceReset is resolved, and every call while tracing: the slow path
+ * of its shape, 22 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceReset(void)
 {
-    static const unsigned short cubind_index[7] = { 0, 1, 20, 21, 48, 310, 311 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudaError_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceReset;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceSynchronize;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cudaGetLastError;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cudaPeekAtLastError;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cudaCtxResetPersistingL2Cache;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cudaProfilerStart;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cudaProfilerStop;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_RUNTIME, cubind_i));
-    cubind_fn = cubind__resolve(&cubind__runtime_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudaError_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudaDeviceReset_fn)cubind_fn)();
-            break;
-        case 1:
-            cubind_status = ((cubind__cudaDeviceSynchronize_fn)cubind_fn)();
-            break;
-        case 2:
-            cubind_status = ((cubind__cudaGetLastError_fn)cubind_fn)();
-            break;
-        case 3:
-            cubind_status = ((cubind__cudaPeekAtLastError_fn)cubind_fn)();
-            break;
-        case 4:
-            cubind_status = ((cubind__cudaCtxResetPersistingL2Cache_fn)cubind_fn)();
-            break;
-        case 5:
-            cubind_status = ((cubind__cudaProfilerStart_fn)cubind_fn)();
-            break;
-        default:
-            cubind_status = ((cubind__cudaProfilerStop_fn)cubind_fn)();
-            break;
-        }
-        if (cubind_status != cudaSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 1 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudaDeviceSetLimit, cudaDeviceGetLimit, cudaDeviceGetStreamPriorityRange,
- * cudaDeviceGetByPCIBusId, cudaIpcGetEventHandle, cudaIpcGetMemHandle,
- * cudaDeviceFlushGPUDirectRDMAWrites, cudaDeviceUnregisterAsyncNotification,
- * cudaGetDeviceProperties, cudaDeviceGetDefaultMemPool, cudaDeviceSetMemPool,
- * cudaDeviceGetMemPool, cudaChooseDevice, cudaSetValidDevices, cudaStreamCreateWithFlags,
- * cudaStreamGetPriority, cudaStreamGetFlags, cudaStreamGetId, cudaStreamGetDevice,
- * cudaStreamCopyAttributes, cudaStreamBeginCapture, cudaStreamEndCapture, cudaStreamIsCapturing,
- * cudaEventCreateWithFlags, cudaEventRecord, cudaImportExternalMemory,
- * cudaImportExternalSemaphore, cudaFuncSetCacheConfig, cudaFuncGetAttributes, cudaFuncGetName,
- * cudaFuncSetSharedMemConfig, cudaMalloc, cudaMallocHost, cudaHostGetFlags, cudaMemcpy3DAsync,
- * cudaMemcpy3DPeerAsync, cudaMemGetInfo, cudaArrayGetSparseProperties,
- * cudaMipmappedArrayGetSparseProperties, cudaGetSymbolAddress, cudaGetSymbolSize, cudaFreeAsync,
- * cudaMemPoolTrimTo, cudaMemPoolCreate, cudaMemPoolExportPointer, cudaPointerGetAttributes,
- * cudaDeviceEnablePeerAccess, cudaGraphicsResourceSetMapFlags,
- * cudaGraphicsResourceGetMappedMipmappedArray, cudaGetChannelDesc,
- * cudaGetTextureObjectResourceDesc, cudaGetTextureObjectTextureDesc,
- * cudaGetTextureObjectResourceViewDesc, cudaCreateSurfaceObject, cudaGetSurfaceObjectResourceDesc,
- * cudaLogsCurrent, cudaGraphCreate, cudaGraphKernelNodeGetParams, cudaGraphKernelNodeSetParams,
- * cudaGraphKernelNodeCopyAttributes, cudaGraphMemcpyNodeGetParams, cudaGraphMemcpyNodeSetParams,
- * cudaGraphMemsetNodeGetParams, cudaGraphMemsetNodeSetParams, cudaGraphHostNodeGetParams,
- * cudaGraphHostNodeSetParams, cudaGraphChildGraphNodeGetGraph, cudaGraphEventRecordNodeGetEvent,
- * cudaGraphEventRecordNodeSetEvent, cudaGraphEventWaitNodeGetEvent,
- * cudaGraphEventWaitNodeSetEvent, cudaGraphExternalSemaphoresSignalNodeGetParams,
- * cudaGraphExternalSemaphoresSignalNodeSetParams, cudaGraphExternalSemaphoresWaitNodeGetParams,
- * cudaGraphExternalSemaphoresWaitNodeSetParams, cudaGraphMemAllocNodeGetParams,
- * cudaGraphMemFreeNodeGetParams, cudaGraphClone, cudaGraphNodeGetType, cudaGraphExecGetFlags,
- * cudaGraphUpload, cudaGraphLaunch, cudaUserObjectRetain, cudaUserObjectRelease,
- * cudaGraphNodeSetParams, cudaLibraryGetKernelCount, cudaGetExportTable, cudaGetFuncBySymbol,
- * cudaGetKernel. */
-static CUBIND_COLD cudaError_t cubind_shape_1(cubind__word a0, cubind__word a1, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[89] = { 2, 3, 6, 8, 10, 12, 15, 17, 25, 28, 29, 30, 34, 38, 42, 44, 45, 46, 47, 49, 58, 61, 62, 66, 67, 73, 77, 84, 85, 87, 90, 97, 98, 109, 116, 117, 118, 123, 124, 148, 149, 163, 164, 169, 177, 179, 181, 184, 189, 190, 194, 195, 196, 197, 199, 204, 207, 209, 210, 211, 218, 219, 224, 225, 227, 228, 230, 233, 234, 236, 237, 239, 240, 242, 243, 245, 247, 251, 253, 265, 281, 282, 287, 288, 292, 304, 307, 308, 309 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudaError_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceSetLimit;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceGetLimit;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceGetStreamPriorityRange;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceGetByPCIBusId;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cudaIpcGetEventHandle;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cudaIpcGetMemHandle;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceFlushGPUDirectRDMAWrites;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceUnregisterAsyncNotification;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_cudaGetDeviceProperties;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceGetDefaultMemPool;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceSetMemPool;
-        break;
-    case 11:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceGetMemPool;
-        break;
-    case 12:
-        cubind_self = (cubind__fnptr)slow_cudaChooseDevice;
-        break;
-    case 13:
-        cubind_self = (cubind__fnptr)slow_cudaSetValidDevices;
-        break;
-    case 14:
-        cubind_self = (cubind__fnptr)slow_cudaStreamCreateWithFlags;
-        break;
-    case 15:
-        cubind_self = (cubind__fnptr)slow_cudaStreamGetPriority;
-        break;
-    case 16:
-        cubind_self = (cubind__fnptr)slow_cudaStreamGetFlags;
-        break;
-    case 17:
-        cubind_self = (cubind__fnptr)slow_cudaStreamGetId;
-        break;
-    case 18:
-        cubind_self = (cubind__fnptr)slow_cudaStreamGetDevice;
-        break;
-    case 19:
-        cubind_self = (cubind__fnptr)slow_cudaStreamCopyAttributes;
-        break;
-    case 20:
-        cubind_self = (cubind__fnptr)slow_cudaStreamBeginCapture;
-        break;
-    case 21:
-        cubind_self = (cubind__fnptr)slow_cudaStreamEndCapture;
-        break;
-    case 22:
-        cubind_self = (cubind__fnptr)slow_cudaStreamIsCapturing;
-        break;
-    case 23:
-        cubind_self = (cubind__fnptr)slow_cudaEventCreateWithFlags;
-        break;
-    case 24:
-        cubind_self = (cubind__fnptr)slow_cudaEventRecord;
-        break;
-    case 25:
-        cubind_self = (cubind__fnptr)slow_cudaImportExternalMemory;
-        break;
-    case 26:
-        cubind_self = (cubind__fnptr)slow_cudaImportExternalSemaphore;
-        break;
-    case 27:
-        cubind_self = (cubind__fnptr)slow_cudaFuncSetCacheConfig;
-        break;
-    case 28:
-        cubind_self = (cubind__fnptr)slow_cudaFuncGetAttributes;
-        break;
-    case 29:
-        cubind_self = (cubind__fnptr)slow_cudaFuncGetName;
-        break;
-    case 30:
-        cubind_self = (cubind__fnptr)slow_cudaFuncSetSharedMemConfig;
-        break;
-    case 31:
-        cubind_self = (cubind__fnptr)slow_cudaMalloc;
-        break;
-    case 32:
-        cubind_self = (cubind__fnptr)slow_cudaMallocHost;
-        break;
-    case 33:
-        cubind_self = (cubind__fnptr)slow_cudaHostGetFlags;
-        break;
-    case 34:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpy3DAsync;
-        break;
-    case 35:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpy3DPeerAsync;
-        break;
-    case 36:
-        cubind_self = (cubind__fnptr)slow_cudaMemGetInfo;
-        break;
-    case 37:
-        cubind_self = (cubind__fnptr)slow_cudaArrayGetSparseProperties;
-        break;
-    case 38:
-        cubind_self = (cubind__fnptr)slow_cudaMipmappedArrayGetSparseProperties;
-        break;
-    case 39:
-        cubind_self = (cubind__fnptr)slow_cudaGetSymbolAddress;
-        break;
-    case 40:
-        cubind_self = (cubind__fnptr)slow_cudaGetSymbolSize;
-        break;
-    case 41:
-        cubind_self = (cubind__fnptr)slow_cudaFreeAsync;
-        break;
-    case 42:
-        cubind_self = (cubind__fnptr)slow_cudaMemPoolTrimTo;
-        break;
-    case 43:
-        cubind_self = (cubind__fnptr)slow_cudaMemPoolCreate;
-        break;
-    case 44:
-        cubind_self = (cubind__fnptr)slow_cudaMemPoolExportPointer;
-        break;
-    case 45:
-        cubind_self = (cubind__fnptr)slow_cudaPointerGetAttributes;
-        break;
-    case 46:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceEnablePeerAccess;
-        break;
-    case 47:
-        cubind_self = (cubind__fnptr)slow_cudaGraphicsResourceSetMapFlags;
-        break;
-    case 48:
-        cubind_self = (cubind__fnptr)slow_cudaGraphicsResourceGetMappedMipmappedArray;
-        break;
-    case 49:
-        cubind_self = (cubind__fnptr)slow_cudaGetChannelDesc;
-        break;
-    case 50:
-        cubind_self = (cubind__fnptr)slow_cudaGetTextureObjectResourceDesc;
-        break;
-    case 51:
-        cubind_self = (cubind__fnptr)slow_cudaGetTextureObjectTextureDesc;
-        break;
-    case 52:
-        cubind_self = (cubind__fnptr)slow_cudaGetTextureObjectResourceViewDesc;
-        break;
-    case 53:
-        cubind_self = (cubind__fnptr)slow_cudaCreateSurfaceObject;
-        break;
-    case 54:
-        cubind_self = (cubind__fnptr)slow_cudaGetSurfaceObjectResourceDesc;
-        break;
-    case 55:
-        cubind_self = (cubind__fnptr)slow_cudaLogsCurrent;
-        break;
-    case 56:
-        cubind_self = (cubind__fnptr)slow_cudaGraphCreate;
-        break;
-    case 57:
-        cubind_self = (cubind__fnptr)slow_cudaGraphKernelNodeGetParams;
-        break;
-    case 58:
-        cubind_self = (cubind__fnptr)slow_cudaGraphKernelNodeSetParams;
-        break;
-    case 59:
-        cubind_self = (cubind__fnptr)slow_cudaGraphKernelNodeCopyAttributes;
-        break;
-    case 60:
-        cubind_self = (cubind__fnptr)slow_cudaGraphMemcpyNodeGetParams;
-        break;
-    case 61:
-        cubind_self = (cubind__fnptr)slow_cudaGraphMemcpyNodeSetParams;
-        break;
-    case 62:
-        cubind_self = (cubind__fnptr)slow_cudaGraphMemsetNodeGetParams;
-        break;
-    case 63:
-        cubind_self = (cubind__fnptr)slow_cudaGraphMemsetNodeSetParams;
-        break;
-    case 64:
-        cubind_self = (cubind__fnptr)slow_cudaGraphHostNodeGetParams;
-        break;
-    case 65:
-        cubind_self = (cubind__fnptr)slow_cudaGraphHostNodeSetParams;
-        break;
-    case 66:
-        cubind_self = (cubind__fnptr)slow_cudaGraphChildGraphNodeGetGraph;
-        break;
-    case 67:
-        cubind_self = (cubind__fnptr)slow_cudaGraphEventRecordNodeGetEvent;
-        break;
-    case 68:
-        cubind_self = (cubind__fnptr)slow_cudaGraphEventRecordNodeSetEvent;
-        break;
-    case 69:
-        cubind_self = (cubind__fnptr)slow_cudaGraphEventWaitNodeGetEvent;
-        break;
-    case 70:
-        cubind_self = (cubind__fnptr)slow_cudaGraphEventWaitNodeSetEvent;
-        break;
-    case 71:
-        cubind_self = (cubind__fnptr)slow_cudaGraphExternalSemaphoresSignalNodeGetParams;
-        break;
-    case 72:
-        cubind_self = (cubind__fnptr)slow_cudaGraphExternalSemaphoresSignalNodeSetParams;
-        break;
-    case 73:
-        cubind_self = (cubind__fnptr)slow_cudaGraphExternalSemaphoresWaitNodeGetParams;
-        break;
-    case 74:
-        cubind_self = (cubind__fnptr)slow_cudaGraphExternalSemaphoresWaitNodeSetParams;
-        break;
-    case 75:
-        cubind_self = (cubind__fnptr)slow_cudaGraphMemAllocNodeGetParams;
-        break;
-    case 76:
-        cubind_self = (cubind__fnptr)slow_cudaGraphMemFreeNodeGetParams;
-        break;
-    case 77:
-        cubind_self = (cubind__fnptr)slow_cudaGraphClone;
-        break;
-    case 78:
-        cubind_self = (cubind__fnptr)slow_cudaGraphNodeGetType;
-        break;
-    case 79:
-        cubind_self = (cubind__fnptr)slow_cudaGraphExecGetFlags;
-        break;
-    case 80:
-        cubind_self = (cubind__fnptr)slow_cudaGraphUpload;
-        break;
-    case 81:
-        cubind_self = (cubind__fnptr)slow_cudaGraphLaunch;
-        break;
-    case 82:
-        cubind_self = (cubind__fnptr)slow_cudaUserObjectRetain;
-        break;
-    case 83:
-        cubind_self = (cubind__fnptr)slow_cudaUserObjectRelease;
-        break;
-    case 84:
-        cubind_self = (cubind__fnptr)slow_cudaGraphNodeSetParams;
-        break;
-    case 85:
-        cubind_self = (cubind__fnptr)slow_cudaLibraryGetKernelCount;
-        break;
-    case 86:
-        cubind_self = (cubind__fnptr)slow_cudaGetExportTable;
-        break;
-    case 87:
-        cubind_self = (cubind__fnptr)slow_cudaGetFuncBySymbol;
-        break;
-    case 88:
-        cubind_self = (cubind__fnptr)slow_cudaGetKernel;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_RUNTIME, cubind_i), a0, a1);
-    cubind_fn = cubind__resolve(&cubind__runtime_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudaError_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudaDeviceSetLimit_fn)cubind_fn)((enum cudaLimit)a0, (size_t)a1);
-            break;
-        case 1:
-            cubind_status = ((cubind__cudaDeviceGetLimit_fn)cubind_fn)((size_t *)(uintptr_t)a0, (enum cudaLimit)a1);
-            break;
-        case 2:
-            cubind_status = ((cubind__cudaDeviceGetStreamPriorityRange_fn)cubind_fn)((int *)(uintptr_t)a0, (int *)(uintptr_t)a1);
-            break;
-        case 3:
-            cubind_status = ((cubind__cudaDeviceGetByPCIBusId_fn)cubind_fn)((int *)(uintptr_t)a0, (const char *)(uintptr_t)a1);
-            break;
-        case 4:
-            cubind_status = ((cubind__cudaIpcGetEventHandle_fn)cubind_fn)((cudaIpcEventHandle_t *)(uintptr_t)a0, (cudaEvent_t)(uintptr_t)a1);
-            break;
-        case 5:
-            cubind_status = ((cubind__cudaIpcGetMemHandle_fn)cubind_fn)((cudaIpcMemHandle_t *)(uintptr_t)a0, (void *)(uintptr_t)a1);
-            break;
-        case 6:
-            cubind_status = ((cubind__cudaDeviceFlushGPUDirectRDMAWrites_fn)cubind_fn)((enum cudaFlushGPUDirectRDMAWritesTarget)a0, (enum cudaFlushGPUDirectRDMAWritesScope)a1);
-            break;
-        case 7:
-            cubind_status = ((cubind__cudaDeviceUnregisterAsyncNotification_fn)cubind_fn)((int)a0, (cudaAsyncCallbackHandle_t)(uintptr_t)a1);
-            break;
-        case 8:
-            cubind_status = ((cubind__cudaGetDeviceProperties_fn)cubind_fn)((struct cudaDeviceProp *)(uintptr_t)a0, (int)a1);
-            break;
-        case 9:
-            cubind_status = ((cubind__cudaDeviceGetDefaultMemPool_fn)cubind_fn)((cudaMemPool_t *)(uintptr_t)a0, (int)a1);
-            break;
-        case 10:
-            cubind_status = ((cubind__cudaDeviceSetMemPool_fn)cubind_fn)((int)a0, (cudaMemPool_t)(uintptr_t)a1);
-            break;
-        case 11:
-            cubind_status = ((cubind__cudaDeviceGetMemPool_fn)cubind_fn)((cudaMemPool_t *)(uintptr_t)a0, (int)a1);
-            break;
-        case 12:
-            cubind_status = ((cubind__cudaChooseDevice_fn)cubind_fn)((int *)(uintptr_t)a0, (const struct cudaDeviceProp *)(uintptr_t)a1);
-            break;
-        case 13:
-            cubind_status = ((cubind__cudaSetValidDevices_fn)cubind_fn)((int *)(uintptr_t)a0, (int)a1);
-            break;
-        case 14:
-            cubind_status = ((cubind__cudaStreamCreateWithFlags_fn)cubind_fn)((cudaStream_t *)(uintptr_t)a0, (unsigned int)a1);
-            break;
-        case 15:
-            cubind_status = ((cubind__cudaStreamGetPriority_fn)cubind_fn)((cudaStream_t)(uintptr_t)a0, (int *)(uintptr_t)a1);
-            break;
-        case 16:
-            cubind_status = ((cubind__cudaStreamGetFlags_fn)cubind_fn)((cudaStream_t)(uintptr_t)a0, (unsigned int *)(uintptr_t)a1);
-            break;
-        case 17:
-            cubind_status = ((cubind__cudaStreamGetId_fn)cubind_fn)((cudaStream_t)(uintptr_t)a0, (unsigned long long *)(uintptr_t)a1);
-            break;
-        case 18:
-            cubind_status = ((cubind__cudaStreamGetDevice_fn)cubind_fn)((cudaStream_t)(uintptr_t)a0, (int *)(uintptr_t)a1);
-            break;
-        case 19:
-            cubind_status = ((cubind__cudaStreamCopyAttributes_fn)cubind_fn)((cudaStream_t)(uintptr_t)a0, (cudaStream_t)(uintptr_t)a1);
-            break;
-        case 20:
-            cubind_status = ((cubind__cudaStreamBeginCapture_fn)cubind_fn)((cudaStream_t)(uintptr_t)a0, (enum cudaStreamCaptureMode)a1);
-            break;
-        case 21:
-            cubind_status = ((cubind__cudaStreamEndCapture_fn)cubind_fn)((cudaStream_t)(uintptr_t)a0, (cudaGraph_t *)(uintptr_t)a1);
-            break;
-        case 22:
-            cubind_status = ((cubind__cudaStreamIsCapturing_fn)cubind_fn)((cudaStream_t)(uintptr_t)a0, (enum cudaStreamCaptureStatus *)(uintptr_t)a1);
-            break;
-        case 23:
-            cubind_status = ((cubind__cudaEventCreateWithFlags_fn)cubind_fn)((cudaEvent_t *)(uintptr_t)a0, (unsigned int)a1);
-            break;
-        case 24:
-            cubind_status = ((cubind__cudaEventRecord_fn)cubind_fn)((cudaEvent_t)(uintptr_t)a0, (cudaStream_t)(uintptr_t)a1);
-            break;
-        case 25:
-            cubind_status = ((cubind__cudaImportExternalMemory_fn)cubind_fn)((cudaExternalMemory_t *)(uintptr_t)a0, (const struct cudaExternalMemoryHandleDesc *)(uintptr_t)a1);
-            break;
-        case 26:
-            cubind_status = ((cubind__cudaImportExternalSemaphore_fn)cubind_fn)((cudaExternalSemaphore_t *)(uintptr_t)a0, (const struct cudaExternalSemaphoreHandleDesc *)(uintptr_t)a1);
-            break;
-        case 27:
-            cubind_status = ((cubind__cudaFuncSetCacheConfig_fn)cubind_fn)((const void *)(uintptr_t)a0, (enum cudaFuncCache)a1);
-            break;
-        case 28:
-            cubind_status = ((cubind__cudaFuncGetAttributes_fn)cubind_fn)((struct cudaFuncAttributes *)(uintptr_t)a0, (const void *)(uintptr_t)a1);
-            break;
-        case 29:
-            cubind_status = ((cubind__cudaFuncGetName_fn)cubind_fn)((const char **)(uintptr_t)a0, (const void *)(uintptr_t)a1);
-            break;
-        case 30:
-            cubind_status = ((cubind__cudaFuncSetSharedMemConfig_fn)cubind_fn)((const void *)(uintptr_t)a0, (enum cudaSharedMemConfig)a1);
-            break;
-        case 31:
-            cubind_status = ((cubind__cudaMalloc_fn)cubind_fn)((void **)(uintptr_t)a0, (size_t)a1);
-            break;
-        case 32:
-            cubind_status = ((cubind__cudaMallocHost_fn)cubind_fn)((void **)(uintptr_t)a0, (size_t)a1);
-            break;
-        case 33:
-            cubind_status = ((cubind__cudaHostGetFlags_fn)cubind_fn)((unsigned int *)(uintptr_t)a0, (void *)(uintptr_t)a1);
-            break;
-        case 34:
-            cubind_status = ((cubind__cudaMemcpy3DAsync_fn)cubind_fn)((const struct cudaMemcpy3DParms *)(uintptr_t)a0, (cudaStream_t)(uintptr_t)a1);
-            break;
-        case 35:
-            cubind_status = ((cubind__cudaMemcpy3DPeerAsync_fn)cubind_fn)((const struct cudaMemcpy3DPeerParms *)(uintptr_t)a0, (cudaStream_t)(uintptr_t)a1);
-            break;
-        case 36:
-            cubind_status = ((cubind__cudaMemGetInfo_fn)cubind_fn)((size_t *)(uintptr_t)a0, (size_t *)(uintptr_t)a1);
-            break;
-        case 37:
-            cubind_status = ((cubind__cudaArrayGetSparseProperties_fn)cubind_fn)((struct cudaArraySparseProperties *)(uintptr_t)a0, (cudaArray_t)(uintptr_t)a1);
-            break;
-        case 38:
-            cubind_status = ((cubind__cudaMipmappedArrayGetSparseProperties_fn)cubind_fn)((struct cudaArraySparseProperties *)(uintptr_t)a0, (cudaMipmappedArray_t)(uintptr_t)a1);
-            break;
-        case 39:
-            cubind_status = ((cubind__cudaGetSymbolAddress_fn)cubind_fn)((void **)(uintptr_t)a0, (const void *)(uintptr_t)a1);
-            break;
-        case 40:
-            cubind_status = ((cubind__cudaGetSymbolSize_fn)cubind_fn)((size_t *)(uintptr_t)a0, (const void *)(uintptr_t)a1);
-            break;
-        case 41:
-            cubind_status = ((cubind__cudaFreeAsync_fn)cubind_fn)((void *)(uintptr_t)a0, (cudaStream_t)(uintptr_t)a1);
-            break;
-        case 42:
-            cubind_status = ((cubind__cudaMemPoolTrimTo_fn)cubind_fn)((cudaMemPool_t)(uintptr_t)a0, (size_t)a1);
-            break;
-        case 43:
-            cubind_status = ((cubind__cudaMemPoolCreate_fn)cubind_fn)((cudaMemPool_t *)(uintptr_t)a0, (const struct cudaMemPoolProps *)(uintptr_t)a1);
-            break;
-        case 44:
-            cubind_status = ((cubind__cudaMemPoolExportPointer_fn)cubind_fn)((struct cudaMemPoolPtrExportData *)(uintptr_t)a0, (void *)(uintptr_t)a1);
-            break;
-        case 45:
-            cubind_status = ((cubind__cudaPointerGetAttributes_fn)cubind_fn)((struct cudaPointerAttributes *)(uintptr_t)a0, (const void *)(uintptr_t)a1);
-            break;
-        case 46:
-            cubind_status = ((cubind__cudaDeviceEnablePeerAccess_fn)cubind_fn)((int)a0, (unsigned int)a1);
-            break;
-        case 47:
-            cubind_status = ((cubind__cudaGraphicsResourceSetMapFlags_fn)cubind_fn)((cudaGraphicsResource_t)(uintptr_t)a0, (unsigned int)a1);
-            break;
-        case 48:
-            cubind_status = ((cubind__cudaGraphicsResourceGetMappedMipmappedArray_fn)cubind_fn)((cudaMipmappedArray_t *)(uintptr_t)a0, (cudaGraphicsResource_t)(uintptr_t)a1);
-            break;
-        case 49:
-            cubind_status = ((cubind__cudaGetChannelDesc_fn)cubind_fn)((struct cudaChannelFormatDesc *)(uintptr_t)a0, (cudaArray_const_t)(uintptr_t)a1);
-            break;
-        case 50:
-            cubind_status = ((cubind__cudaGetTextureObjectResourceDesc_fn)cubind_fn)((struct cudaResourceDesc *)(uintptr_t)a0, (cudaTextureObject_t)a1);
-            break;
-        case 51:
-            cubind_status = ((cubind__cudaGetTextureObjectTextureDesc_fn)cubind_fn)((struct cudaTextureDesc *)(uintptr_t)a0, (cudaTextureObject_t)a1);
-            break;
-        case 52:
-            cubind_status = ((cubind__cudaGetTextureObjectResourceViewDesc_fn)cubind_fn)((struct cudaResourceViewDesc *)(uintptr_t)a0, (cudaTextureObject_t)a1);
-            break;
-        case 53:
-            cubind_status = ((cubind__cudaCreateSurfaceObject_fn)cubind_fn)((cudaSurfaceObject_t *)(uintptr_t)a0, (const struct cudaResourceDesc *)(uintptr_t)a1);
-            break;
-        case 54:
-            cubind_status = ((cubind__cudaGetSurfaceObjectResourceDesc_fn)cubind_fn)((struct cudaResourceDesc *)(uintptr_t)a0, (cudaSurfaceObject_t)a1);
-            break;
-        case 55:
-            cubind_status = ((cubind__cudaLogsCurrent_fn)cubind_fn)((cudaLogIterator *)(uintptr_t)a0, (unsigned int)a1);
-            break;
-        case 56:
-            cubind_status = ((cubind__cudaGraphCreate_fn)cubind_fn)((cudaGraph_t *)(uintptr_t)a0, (unsigned int)a1);
-            break;
-        case 57:
-            cubind_status = ((cubind__cudaGraphKernelNodeGetParams_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (struct cudaKernelNodeParams *)(uintptr_t)a1);
-            break;
-        case 58:
-            cubind_status = ((cubind__cudaGraphKernelNodeSetParams_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (const struct cudaKernelNodeParams *)(uintptr_t)a1);
-            break;
-        case 59:
-            cubind_status = ((cubind__cudaGraphKernelNodeCopyAttributes_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (cudaGraphNode_t)(uintptr_t)a1);
-            break;
-        case 60:
-            cubind_status = ((cubind__cudaGraphMemcpyNodeGetParams_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (struct cudaMemcpy3DParms *)(uintptr_t)a1);
-            break;
-        case 61:
-            cubind_status = ((cubind__cudaGraphMemcpyNodeSetParams_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (const struct cudaMemcpy3DParms *)(uintptr_t)a1);
-            break;
-        case 62:
-            cubind_status = ((cubind__cudaGraphMemsetNodeGetParams_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (struct cudaMemsetParams *)(uintptr_t)a1);
-            break;
-        case 63:
-            cubind_status = ((cubind__cudaGraphMemsetNodeSetParams_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (const struct cudaMemsetParams *)(uintptr_t)a1);
-            break;
-        case 64:
-            cubind_status = ((cubind__cudaGraphHostNodeGetParams_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (struct cudaHostNodeParams *)(uintptr_t)a1);
-            break;
-        case 65:
-            cubind_status = ((cubind__cudaGraphHostNodeSetParams_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (const struct cudaHostNodeParams *)(uintptr_t)a1);
-            break;
-        case 66:
-            cubind_status = ((cubind__cudaGraphChildGraphNodeGetGraph_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (cudaGraph_t *)(uintptr_t)a1);
-            break;
-        case 67:
-            cubind_status = ((cubind__cudaGraphEventRecordNodeGetEvent_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (cudaEvent_t *)(uintptr_t)a1);
-            break;
-        case 68:
-            cubind_status = ((cubind__cudaGraphEventRecordNodeSetEvent_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (cudaEvent_t)(uintptr_t)a1);
-            break;
-        case 69:
-            cubind_status = ((cubind__cudaGraphEventWaitNodeGetEvent_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (cudaEvent_t *)(uintptr_t)a1);
-            break;
-        case 70:
-            cubind_status = ((cubind__cudaGraphEventWaitNodeSetEvent_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (cudaEvent_t)(uintptr_t)a1);
-            break;
-        case 71:
-            cubind_status = ((cubind__cudaGraphExternalSemaphoresSignalNodeGetParams_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (struct cudaExternalSemaphoreSignalNodeParams *)(uintptr_t)a1);
-            break;
-        case 72:
-            cubind_status = ((cubind__cudaGraphExternalSemaphoresSignalNodeSetParams_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (const struct cudaExternalSemaphoreSignalNodeParams *)(uintptr_t)a1);
-            break;
-        case 73:
-            cubind_status = ((cubind__cudaGraphExternalSemaphoresWaitNodeGetParams_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (struct cudaExternalSemaphoreWaitNodeParams *)(uintptr_t)a1);
-            break;
-        case 74:
-            cubind_status = ((cubind__cudaGraphExternalSemaphoresWaitNodeSetParams_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (const struct cudaExternalSemaphoreWaitNodeParams *)(uintptr_t)a1);
-            break;
-        case 75:
-            cubind_status = ((cubind__cudaGraphMemAllocNodeGetParams_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (struct cudaMemAllocNodeParams *)(uintptr_t)a1);
-            break;
-        case 76:
-            cubind_status = ((cubind__cudaGraphMemFreeNodeGetParams_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (void *)(uintptr_t)a1);
-            break;
-        case 77:
-            cubind_status = ((cubind__cudaGraphClone_fn)cubind_fn)((cudaGraph_t *)(uintptr_t)a0, (cudaGraph_t)(uintptr_t)a1);
-            break;
-        case 78:
-            cubind_status = ((cubind__cudaGraphNodeGetType_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (enum cudaGraphNodeType *)(uintptr_t)a1);
-            break;
-        case 79:
-            cubind_status = ((cubind__cudaGraphExecGetFlags_fn)cubind_fn)((cudaGraphExec_t)(uintptr_t)a0, (unsigned long long *)(uintptr_t)a1);
-            break;
-        case 80:
-            cubind_status = ((cubind__cudaGraphUpload_fn)cubind_fn)((cudaGraphExec_t)(uintptr_t)a0, (cudaStream_t)(uintptr_t)a1);
-            break;
-        case 81:
-            cubind_status = ((cubind__cudaGraphLaunch_fn)cubind_fn)((cudaGraphExec_t)(uintptr_t)a0, (cudaStream_t)(uintptr_t)a1);
-            break;
-        case 82:
-            cubind_status = ((cubind__cudaUserObjectRetain_fn)cubind_fn)((cudaUserObject_t)(uintptr_t)a0, (unsigned int)a1);
-            break;
-        case 83:
-            cubind_status = ((cubind__cudaUserObjectRelease_fn)cubind_fn)((cudaUserObject_t)(uintptr_t)a0, (unsigned int)a1);
-            break;
-        case 84:
-            cubind_status = ((cubind__cudaGraphNodeSetParams_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (struct cudaGraphNodeParams *)(uintptr_t)a1);
-            break;
-        case 85:
-            cubind_status = ((cubind__cudaLibraryGetKernelCount_fn)cubind_fn)((unsigned int *)(uintptr_t)a0, (cudaLibrary_t)(uintptr_t)a1);
-            break;
-        case 86:
-            cubind_status = ((cubind__cudaGetExportTable_fn)cubind_fn)((const void **)(uintptr_t)a0, (const cudaUUID_t *)(uintptr_t)a1);
-            break;
-        case 87:
-            cubind_status = ((cubind__cudaGetFuncBySymbol_fn)cubind_fn)((cudaFunction_t *)(uintptr_t)a0, (const void *)(uintptr_t)a1);
-            break;
-        default:
-            cubind_status = ((cubind__cudaGetKernel_fn)cubind_fn)((cudaKernel_t *)(uintptr_t)a0, (const void *)(uintptr_t)a1);
-            break;
-        }
-        if (cubind_status != cudaSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 2 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudaDeviceGetTexture1DLinearMaxWidth, cudaDeviceGetPCIBusId, cudaDeviceGetAttribute,
- * cudaDeviceGetNvSciSyncAttributes, cudaInitDevice, cudaStreamCreateWithPriority,
- * cudaStreamGetAttribute, cudaStreamSetAttribute, cudaStreamWaitEvent, cudaEventRecordWithFlags,
- * cudaEventElapsedTime, cudaExternalMemoryGetMappedBuffer,
- * cudaExternalMemoryGetMappedMipmappedArray, cudaLaunchKernelExC, cudaFuncSetAttribute,
- * cudaLaunchHostFunc, cudaOccupancyMaxPotentialClusterSize, cudaOccupancyMaxActiveClusters,
- * cudaMallocManaged, cudaHostAlloc, cudaHostRegister, cudaHostGetDevicePointer,
- * cudaGetMipmappedArrayLevel, cudaArrayGetPlane, cudaArrayGetMemoryRequirements,
- * cudaMipmappedArrayGetMemoryRequirements, cudaMemset, cudaMallocAsync, cudaMemPoolSetAttribute,
- * cudaMemPoolGetAttribute, cudaMemPoolSetAccess, cudaMemPoolGetAccess, cudaMemGetDefaultMemPool,
- * cudaMemGetMemPool, cudaMemSetMemPool, cudaMemPoolImportPointer, cudaDeviceCanAccessPeer,
- * cudaGraphicsMapResources, cudaGraphicsUnmapResources, cudaGraphicsResourceGetMappedPointer,
- * cudaLogsRegisterCallback, cudaLogsDumpToFile, cudaGraphKernelNodeGetAttribute,
- * cudaGraphKernelNodeSetAttribute, cudaDeviceGetGraphMemAttribute, cudaDeviceSetGraphMemAttribute,
- * cudaGraphNodeFindInClone, cudaGraphGetNodes, cudaGraphGetRootNodes, cudaGraphInstantiate,
- * cudaGraphInstantiateWithFlags, cudaGraphInstantiateWithParams, cudaGraphExecKernelNodeSetParams,
- * cudaGraphExecMemcpyNodeSetParams, cudaGraphExecMemsetNodeSetParams,
- * cudaGraphExecHostNodeSetParams, cudaGraphExecChildGraphNodeSetParams,
- * cudaGraphExecEventRecordNodeSetEvent, cudaGraphExecEventWaitNodeSetEvent,
- * cudaGraphExecExternalSemaphoresSignalNodeSetParams,
- * cudaGraphExecExternalSemaphoresWaitNodeSetParams, cudaGraphNodeSetEnabled,
- * cudaGraphNodeGetEnabled, cudaGraphExecUpdate, cudaGraphDebugDotPrint,
- * cudaGraphReleaseUserObject, cudaGraphExecNodeSetParams, cudaLibraryGetKernel,
- * cudaLibraryGetUnifiedFunction, cudaLibraryEnumerateKernels. */
-static CUBIND_COLD cudaError_t cubind_shape_2(cubind__word a0, cubind__word a1, cubind__word a2, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[70] = { 4, 9, 26, 31, 35, 43, 50, 51, 53, 68, 72, 74, 75, 82, 86, 89, 94, 95, 96, 105, 106, 108, 113, 120, 121, 122, 142, 162, 165, 166, 167, 168, 171, 172, 173, 178, 180, 185, 186, 187, 202, 205, 212, 213, 249, 250, 252, 254, 255, 262, 263, 264, 266, 267, 271, 272, 273, 274, 275, 276, 277, 278, 279, 280, 285, 290, 293, 300, 303, 305 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudaError_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceGetTexture1DLinearMaxWidth;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceGetPCIBusId;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceGetAttribute;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceGetNvSciSyncAttributes;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cudaInitDevice;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cudaStreamCreateWithPriority;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cudaStreamGetAttribute;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cudaStreamSetAttribute;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_cudaStreamWaitEvent;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_cudaEventRecordWithFlags;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_cudaEventElapsedTime;
-        break;
-    case 11:
-        cubind_self = (cubind__fnptr)slow_cudaExternalMemoryGetMappedBuffer;
-        break;
-    case 12:
-        cubind_self = (cubind__fnptr)slow_cudaExternalMemoryGetMappedMipmappedArray;
-        break;
-    case 13:
-        cubind_self = (cubind__fnptr)slow_cudaLaunchKernelExC;
-        break;
-    case 14:
-        cubind_self = (cubind__fnptr)slow_cudaFuncSetAttribute;
-        break;
-    case 15:
-        cubind_self = (cubind__fnptr)slow_cudaLaunchHostFunc;
-        break;
-    case 16:
-        cubind_self = (cubind__fnptr)slow_cudaOccupancyMaxPotentialClusterSize;
-        break;
-    case 17:
-        cubind_self = (cubind__fnptr)slow_cudaOccupancyMaxActiveClusters;
-        break;
-    case 18:
-        cubind_self = (cubind__fnptr)slow_cudaMallocManaged;
-        break;
-    case 19:
-        cubind_self = (cubind__fnptr)slow_cudaHostAlloc;
-        break;
-    case 20:
-        cubind_self = (cubind__fnptr)slow_cudaHostRegister;
-        break;
-    case 21:
-        cubind_self = (cubind__fnptr)slow_cudaHostGetDevicePointer;
-        break;
-    case 22:
-        cubind_self = (cubind__fnptr)slow_cudaGetMipmappedArrayLevel;
-        break;
-    case 23:
-        cubind_self = (cubind__fnptr)slow_cudaArrayGetPlane;
-        break;
-    case 24:
-        cubind_self = (cubind__fnptr)slow_cudaArrayGetMemoryRequirements;
-        break;
-    case 25:
-        cubind_self = (cubind__fnptr)slow_cudaMipmappedArrayGetMemoryRequirements;
-        break;
-    case 26:
-        cubind_self = (cubind__fnptr)slow_cudaMemset;
-        break;
-    case 27:
-        cubind_self = (cubind__fnptr)slow_cudaMallocAsync;
-        break;
-    case 28:
-        cubind_self = (cubind__fnptr)slow_cudaMemPoolSetAttribute;
-        break;
-    case 29:
-        cubind_self = (cubind__fnptr)slow_cudaMemPoolGetAttribute;
-        break;
-    case 30:
-        cubind_self = (cubind__fnptr)slow_cudaMemPoolSetAccess;
-        break;
-    case 31:
-        cubind_self = (cubind__fnptr)slow_cudaMemPoolGetAccess;
-        break;
-    case 32:
-        cubind_self = (cubind__fnptr)slow_cudaMemGetDefaultMemPool;
-        break;
-    case 33:
-        cubind_self = (cubind__fnptr)slow_cudaMemGetMemPool;
-        break;
-    case 34:
-        cubind_self = (cubind__fnptr)slow_cudaMemSetMemPool;
-        break;
-    case 35:
-        cubind_self = (cubind__fnptr)slow_cudaMemPoolImportPointer;
-        break;
-    case 36:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceCanAccessPeer;
-        break;
-    case 37:
-        cubind_self = (cubind__fnptr)slow_cudaGraphicsMapResources;
-        break;
-    case 38:
-        cubind_self = (cubind__fnptr)slow_cudaGraphicsUnmapResources;
-        break;
-    case 39:
-        cubind_self = (cubind__fnptr)slow_cudaGraphicsResourceGetMappedPointer;
-        break;
-    case 40:
-        cubind_self = (cubind__fnptr)slow_cudaLogsRegisterCallback;
-        break;
-    case 41:
-        cubind_self = (cubind__fnptr)slow_cudaLogsDumpToFile;
-        break;
-    case 42:
-        cubind_self = (cubind__fnptr)slow_cudaGraphKernelNodeGetAttribute;
-        break;
-    case 43:
-        cubind_self = (cubind__fnptr)slow_cudaGraphKernelNodeSetAttribute;
-        break;
-    case 44:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceGetGraphMemAttribute;
-        break;
-    case 45:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceSetGraphMemAttribute;
-        break;
-    case 46:
-        cubind_self = (cubind__fnptr)slow_cudaGraphNodeFindInClone;
-        break;
-    case 47:
-        cubind_self = (cubind__fnptr)slow_cudaGraphGetNodes;
-        break;
-    case 48:
-        cubind_self = (cubind__fnptr)slow_cudaGraphGetRootNodes;
-        break;
-    case 49:
-        cubind_self = (cubind__fnptr)slow_cudaGraphInstantiate;
-        break;
-    case 50:
-        cubind_self = (cubind__fnptr)slow_cudaGraphInstantiateWithFlags;
-        break;
-    case 51:
-        cubind_self = (cubind__fnptr)slow_cudaGraphInstantiateWithParams;
-        break;
-    case 52:
-        cubind_self = (cubind__fnptr)slow_cudaGraphExecKernelNodeSetParams;
-        break;
-    case 53:
-        cubind_self = (cubind__fnptr)slow_cudaGraphExecMemcpyNodeSetParams;
-        break;
-    case 54:
-        cubind_self = (cubind__fnptr)slow_cudaGraphExecMemsetNodeSetParams;
-        break;
-    case 55:
-        cubind_self = (cubind__fnptr)slow_cudaGraphExecHostNodeSetParams;
-        break;
-    case 56:
-        cubind_self = (cubind__fnptr)slow_cudaGraphExecChildGraphNodeSetParams;
-        break;
-    case 57:
-        cubind_self = (cubind__fnptr)slow_cudaGraphExecEventRecordNodeSetEvent;
-        break;
-    case 58:
-        cubind_self = (cubind__fnptr)slow_cudaGraphExecEventWaitNodeSetEvent;
-        break;
-    case 59:
-        cubind_self = (cubind__fnptr)slow_cudaGraphExecExternalSemaphoresSignalNodeSetParams;
-        break;
-    case 60:
-        cubind_self = (cubind__fnptr)slow_cudaGraphExecExternalSemaphoresWaitNodeSetParams;
-        break;
-    case 61:
-        cubind_self = (cubind__fnptr)slow_cudaGraphNodeSetEnabled;
-        break;
-    case 62:
-        cubind_self = (cubind__fnptr)slow_cudaGraphNodeGetEnabled;
-        break;
-    case 63:
-        cubind_self = (cubind__fnptr)slow_cudaGraphExecUpdate;
-        break;
-    case 64:
-        cubind_self = (cubind__fnptr)slow_cudaGraphDebugDotPrint;
-        break;
-    case 65:
-        cubind_self = (cubind__fnptr)slow_cudaGraphReleaseUserObject;
-        break;
-    case 66:
-        cubind_self = (cubind__fnptr)slow_cudaGraphExecNodeSetParams;
-        break;
-    case 67:
-        cubind_self = (cubind__fnptr)slow_cudaLibraryGetKernel;
-        break;
-    case 68:
-        cubind_self = (cubind__fnptr)slow_cudaLibraryGetUnifiedFunction;
-        break;
-    case 69:
-        cubind_self = (cubind__fnptr)slow_cudaLibraryEnumerateKernels;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_RUNTIME, cubind_i), a0, a1, a2);
-    cubind_fn = cubind__resolve(&cubind__runtime_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudaError_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudaDeviceGetTexture1DLinearMaxWidth_fn)cubind_fn)((size_t *)(uintptr_t)a0, (const struct cudaChannelFormatDesc *)(uintptr_t)a1, (int)a2);
-            break;
-        case 1:
-            cubind_status = ((cubind__cudaDeviceGetPCIBusId_fn)cubind_fn)((char *)(uintptr_t)a0, (int)a1, (int)a2);
-            break;
-        case 2:
-            cubind_status = ((cubind__cudaDeviceGetAttribute_fn)cubind_fn)((int *)(uintptr_t)a0, (enum cudaDeviceAttr)a1, (int)a2);
-            break;
-        case 3:
-            cubind_status = ((cubind__cudaDeviceGetNvSciSyncAttributes_fn)cubind_fn)((void *)(uintptr_t)a0, (int)a1, (int)a2);
-            break;
-        case 4:
-            cubind_status = ((cubind__cudaInitDevice_fn)cubind_fn)((int)a0, (unsigned int)a1, (unsigned int)a2);
-            break;
-        case 5:
-            cubind_status = ((cubind__cudaStreamCreateWithPriority_fn)cubind_fn)((cudaStream_t *)(uintptr_t)a0, (unsigned int)a1, (int)a2);
-            break;
-        case 6:
-            cubind_status = ((cubind__cudaStreamGetAttribute_fn)cubind_fn)((cudaStream_t)(uintptr_t)a0, (cudaLaunchAttributeID)a1, (cudaLaunchAttributeValue *)(uintptr_t)a2);
-            break;
-        case 7:
-            cubind_status = ((cubind__cudaStreamSetAttribute_fn)cubind_fn)((cudaStream_t)(uintptr_t)a0, (cudaLaunchAttributeID)a1, (const cudaLaunchAttributeValue *)(uintptr_t)a2);
-            break;
-        case 8:
-            cubind_status = ((cubind__cudaStreamWaitEvent_fn)cubind_fn)((cudaStream_t)(uintptr_t)a0, (cudaEvent_t)(uintptr_t)a1, (unsigned int)a2);
-            break;
-        case 9:
-            cubind_status = ((cubind__cudaEventRecordWithFlags_fn)cubind_fn)((cudaEvent_t)(uintptr_t)a0, (cudaStream_t)(uintptr_t)a1, (unsigned int)a2);
-            break;
-        case 10:
-            cubind_status = ((cubind__cudaEventElapsedTime_fn)cubind_fn)((float *)(uintptr_t)a0, (cudaEvent_t)(uintptr_t)a1, (cudaEvent_t)(uintptr_t)a2);
-            break;
-        case 11:
-            cubind_status = ((cubind__cudaExternalMemoryGetMappedBuffer_fn)cubind_fn)((void **)(uintptr_t)a0, (cudaExternalMemory_t)(uintptr_t)a1, (const struct cudaExternalMemoryBufferDesc *)(uintptr_t)a2);
-            break;
-        case 12:
-            cubind_status = ((cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)cubind_fn)((cudaMipmappedArray_t *)(uintptr_t)a0, (cudaExternalMemory_t)(uintptr_t)a1, (const struct cudaExternalMemoryMipmappedArrayDesc *)(uintptr_t)a2);
-            break;
-        case 13:
-            cubind_status = ((cubind__cudaLaunchKernelExC_fn)cubind_fn)((const cudaLaunchConfig_t *)(uintptr_t)a0, (const void *)(uintptr_t)a1, (void **)(uintptr_t)a2);
-            break;
-        case 14:
-            cubind_status = ((cubind__cudaFuncSetAttribute_fn)cubind_fn)((const void *)(uintptr_t)a0, (enum cudaFuncAttribute)a1, (int)a2);
-            break;
-        case 15:
-            cubind_status = ((cubind__cudaLaunchHostFunc_fn)cubind_fn)((cudaStream_t)(uintptr_t)a0, (cudaHostFn_t)(uintptr_t)a1, (void *)(uintptr_t)a2);
-            break;
-        case 16:
-            cubind_status = ((cubind__cudaOccupancyMaxPotentialClusterSize_fn)cubind_fn)((int *)(uintptr_t)a0, (const void *)(uintptr_t)a1, (const cudaLaunchConfig_t *)(uintptr_t)a2);
-            break;
-        case 17:
-            cubind_status = ((cubind__cudaOccupancyMaxActiveClusters_fn)cubind_fn)((int *)(uintptr_t)a0, (const void *)(uintptr_t)a1, (const cudaLaunchConfig_t *)(uintptr_t)a2);
-            break;
-        case 18:
-            cubind_status = ((cubind__cudaMallocManaged_fn)cubind_fn)((void **)(uintptr_t)a0, (size_t)a1, (unsigned int)a2);
-            break;
-        case 19:
-            cubind_status = ((cubind__cudaHostAlloc_fn)cubind_fn)((void **)(uintptr_t)a0, (size_t)a1, (unsigned int)a2);
-            break;
-        case 20:
-            cubind_status = ((cubind__cudaHostRegister_fn)cubind_fn)((void *)(uintptr_t)a0, (size_t)a1, (unsigned int)a2);
-            break;
-        case 21:
-            cubind_status = ((cubind__cudaHostGetDevicePointer_fn)cubind_fn)((void **)(uintptr_t)a0, (void *)(uintptr_t)a1, (unsigned int)a2);
-            break;
-        case 22:
-            cubind_status = ((cubind__cudaGetMipmappedArrayLevel_fn)cubind_fn)((cudaArray_t *)(uintptr_t)a0, (cudaMipmappedArray_const_t)(uintptr_t)a1, (unsigned int)a2);
-            break;
-        case 23:
-            cubind_status = ((cubind__cudaArrayGetPlane_fn)cubind_fn)((cudaArray_t *)(uintptr_t)a0, (cudaArray_t)(uintptr_t)a1, (unsigned int)a2);
-            break;
-        case 24:
-            cubind_status = ((cubind__cudaArrayGetMemoryRequirements_fn)cubind_fn)((struct cudaArrayMemoryRequirements *)(uintptr_t)a0, (cudaArray_t)(uintptr_t)a1, (int)a2);
-            break;
-        case 25:
-            cubind_status = ((cubind__cudaMipmappedArrayGetMemoryRequirements_fn)cubind_fn)((struct cudaArrayMemoryRequirements *)(uintptr_t)a0, (cudaMipmappedArray_t)(uintptr_t)a1, (int)a2);
-            break;
-        case 26:
-            cubind_status = ((cubind__cudaMemset_fn)cubind_fn)((void *)(uintptr_t)a0, (int)a1, (size_t)a2);
-            break;
-        case 27:
-            cubind_status = ((cubind__cudaMallocAsync_fn)cubind_fn)((void **)(uintptr_t)a0, (size_t)a1, (cudaStream_t)(uintptr_t)a2);
-            break;
-        case 28:
-            cubind_status = ((cubind__cudaMemPoolSetAttribute_fn)cubind_fn)((cudaMemPool_t)(uintptr_t)a0, (enum cudaMemPoolAttr)a1, (void *)(uintptr_t)a2);
-            break;
-        case 29:
-            cubind_status = ((cubind__cudaMemPoolGetAttribute_fn)cubind_fn)((cudaMemPool_t)(uintptr_t)a0, (enum cudaMemPoolAttr)a1, (void *)(uintptr_t)a2);
-            break;
-        case 30:
-            cubind_status = ((cubind__cudaMemPoolSetAccess_fn)cubind_fn)((cudaMemPool_t)(uintptr_t)a0, (const struct cudaMemAccessDesc *)(uintptr_t)a1, (size_t)a2);
-            break;
-        case 31:
-            cubind_status = ((cubind__cudaMemPoolGetAccess_fn)cubind_fn)((enum cudaMemAccessFlags *)(uintptr_t)a0, (cudaMemPool_t)(uintptr_t)a1, (struct cudaMemLocation *)(uintptr_t)a2);
-            break;
-        case 32:
-            cubind_status = ((cubind__cudaMemGetDefaultMemPool_fn)cubind_fn)((cudaMemPool_t *)(uintptr_t)a0, (struct cudaMemLocation *)(uintptr_t)a1, (enum cudaMemAllocationType)a2);
-            break;
-        case 33:
-            cubind_status = ((cubind__cudaMemGetMemPool_fn)cubind_fn)((cudaMemPool_t *)(uintptr_t)a0, (struct cudaMemLocation *)(uintptr_t)a1, (enum cudaMemAllocationType)a2);
-            break;
-        case 34:
-            cubind_status = ((cubind__cudaMemSetMemPool_fn)cubind_fn)((struct cudaMemLocation *)(uintptr_t)a0, (enum cudaMemAllocationType)a1, (cudaMemPool_t)(uintptr_t)a2);
-            break;
-        case 35:
-            cubind_status = ((cubind__cudaMemPoolImportPointer_fn)cubind_fn)((void **)(uintptr_t)a0, (cudaMemPool_t)(uintptr_t)a1, (struct cudaMemPoolPtrExportData *)(uintptr_t)a2);
-            break;
-        case 36:
-            cubind_status = ((cubind__cudaDeviceCanAccessPeer_fn)cubind_fn)((int *)(uintptr_t)a0, (int)a1, (int)a2);
-            break;
-        case 37:
-            cubind_status = ((cubind__cudaGraphicsMapResources_fn)cubind_fn)((int)a0, (cudaGraphicsResource_t *)(uintptr_t)a1, (cudaStream_t)(uintptr_t)a2);
-            break;
-        case 38:
-            cubind_status = ((cubind__cudaGraphicsUnmapResources_fn)cubind_fn)((int)a0, (cudaGraphicsResource_t *)(uintptr_t)a1, (cudaStream_t)(uintptr_t)a2);
-            break;
-        case 39:
-            cubind_status = ((cubind__cudaGraphicsResourceGetMappedPointer_fn)cubind_fn)((void **)(uintptr_t)a0, (size_t *)(uintptr_t)a1, (cudaGraphicsResource_t)(uintptr_t)a2);
-            break;
-        case 40:
-            cubind_status = ((cubind__cudaLogsRegisterCallback_fn)cubind_fn)((cudaLogsCallback_t)(uintptr_t)a0, (void *)(uintptr_t)a1, (cudaLogsCallbackHandle *)(uintptr_t)a2);
-            break;
-        case 41:
-            cubind_status = ((cubind__cudaLogsDumpToFile_fn)cubind_fn)((cudaLogIterator *)(uintptr_t)a0, (const char *)(uintptr_t)a1, (unsigned int)a2);
-            break;
-        case 42:
-            cubind_status = ((cubind__cudaGraphKernelNodeGetAttribute_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (cudaLaunchAttributeID)a1, (cudaLaunchAttributeValue *)(uintptr_t)a2);
-            break;
-        case 43:
-            cubind_status = ((cubind__cudaGraphKernelNodeSetAttribute_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (cudaLaunchAttributeID)a1, (const cudaLaunchAttributeValue *)(uintptr_t)a2);
-            break;
-        case 44:
-            cubind_status = ((cubind__cudaDeviceGetGraphMemAttribute_fn)cubind_fn)((int)a0, (enum cudaGraphMemAttributeType)a1, (void *)(uintptr_t)a2);
-            break;
-        case 45:
-            cubind_status = ((cubind__cudaDeviceSetGraphMemAttribute_fn)cubind_fn)((int)a0, (enum cudaGraphMemAttributeType)a1, (void *)(uintptr_t)a2);
-            break;
-        case 46:
-            cubind_status = ((cubind__cudaGraphNodeFindInClone_fn)cubind_fn)((cudaGraphNode_t *)(uintptr_t)a0, (cudaGraphNode_t)(uintptr_t)a1, (cudaGraph_t)(uintptr_t)a2);
-            break;
-        case 47:
-            cubind_status = ((cubind__cudaGraphGetNodes_fn)cubind_fn)((cudaGraph_t)(uintptr_t)a0, (cudaGraphNode_t *)(uintptr_t)a1, (size_t *)(uintptr_t)a2);
-            break;
-        case 48:
-            cubind_status = ((cubind__cudaGraphGetRootNodes_fn)cubind_fn)((cudaGraph_t)(uintptr_t)a0, (cudaGraphNode_t *)(uintptr_t)a1, (size_t *)(uintptr_t)a2);
-            break;
-        case 49:
-            cubind_status = ((cubind__cudaGraphInstantiate_fn)cubind_fn)((cudaGraphExec_t *)(uintptr_t)a0, (cudaGraph_t)(uintptr_t)a1, (unsigned long long)a2);
-            break;
-        case 50:
-            cubind_status = ((cubind__cudaGraphInstantiateWithFlags_fn)cubind_fn)((cudaGraphExec_t *)(uintptr_t)a0, (cudaGraph_t)(uintptr_t)a1, (unsigned long long)a2);
-            break;
-        case 51:
-            cubind_status = ((cubind__cudaGraphInstantiateWithParams_fn)cubind_fn)((cudaGraphExec_t *)(uintptr_t)a0, (cudaGraph_t)(uintptr_t)a1, (cudaGraphInstantiateParams *)(uintptr_t)a2);
-            break;
-        case 52:
-            cubind_status = ((cubind__cudaGraphExecKernelNodeSetParams_fn)cubind_fn)((cudaGraphExec_t)(uintptr_t)a0, (cudaGraphNode_t)(uintptr_t)a1, (const struct cudaKernelNodeParams *)(uintptr_t)a2);
-            break;
-        case 53:
-            cubind_status = ((cubind__cudaGraphExecMemcpyNodeSetParams_fn)cubind_fn)((cudaGraphExec_t)(uintptr_t)a0, (cudaGraphNode_t)(uintptr_t)a1, (const struct cudaMemcpy3DParms *)(uintptr_t)a2);
-            break;
-        case 54:
-            cubind_status = ((cubind__cudaGraphExecMemsetNodeSetParams_fn)cubind_fn)((cudaGraphExec_t)(uintptr_t)a0, (cudaGraphNode_t)(uintptr_t)a1, (const struct cudaMemsetParams *)(uintptr_t)a2);
-            break;
-        case 55:
-            cubind_status = ((cubind__cudaGraphExecHostNodeSetParams_fn)cubind_fn)((cudaGraphExec_t)(uintptr_t)a0, (cudaGraphNode_t)(uintptr_t)a1, (const struct cudaHostNodeParams *)(uintptr_t)a2);
-            break;
-        case 56:
-            cubind_status = ((cubind__cudaGraphExecChildGraphNodeSetParams_fn)cubind_fn)((cudaGraphExec_t)(uintptr_t)a0, (cudaGraphNode_t)(uintptr_t)a1, (cudaGraph_t)(uintptr_t)a2);
-            break;
-        case 57:
-            cubind_status = ((cubind__cudaGraphExecEventRecordNodeSetEvent_fn)cubind_fn)((cudaGraphExec_t)(uintptr_t)a0, (cudaGraphNode_t)(uintptr_t)a1, (cudaEvent_t)(uintptr_t)a2);
-            break;
-        case 58:
-            cubind_status = ((cubind__cudaGraphExecEventWaitNodeSetEvent_fn)cubind_fn)((cudaGraphExec_t)(uintptr_t)a0, (cudaGraphNode_t)(uintptr_t)a1, (cudaEvent_t)(uintptr_t)a2);
-            break;
-        case 59:
-            cubind_status = ((cubind__cudaGraphExecExternalSemaphoresSignalNodeSetParams_fn)cubind_fn)((cudaGraphExec_t)(uintptr_t)a0, (cudaGraphNode_t)(uintptr_t)a1, (const struct cudaExternalSemaphoreSignalNodeParams *)(uintptr_t)a2);
-            break;
-        case 60:
-            cubind_status = ((cubind__cudaGraphExecExternalSemaphoresWaitNodeSetParams_fn)cubind_fn)((cudaGraphExec_t)(uintptr_t)a0, (cudaGraphNode_t)(uintptr_t)a1, (const struct cudaExternalSemaphoreWaitNodeParams *)(uintptr_t)a2);
-            break;
-        case 61:
-            cubind_status = ((cubind__cudaGraphNodeSetEnabled_fn)cubind_fn)((cudaGraphExec_t)(uintptr_t)a0, (cudaGraphNode_t)(uintptr_t)a1, (unsigned int)a2);
-            break;
-        case 62:
-            cubind_status = ((cubind__cudaGraphNodeGetEnabled_fn)cubind_fn)((cudaGraphExec_t)(uintptr_t)a0, (cudaGraphNode_t)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2);
-            break;
-        case 63:
-            cubind_status = ((cubind__cudaGraphExecUpdate_fn)cubind_fn)((cudaGraphExec_t)(uintptr_t)a0, (cudaGraph_t)(uintptr_t)a1, (cudaGraphExecUpdateResultInfo *)(uintptr_t)a2);
-            break;
-        case 64:
-            cubind_status = ((cubind__cudaGraphDebugDotPrint_fn)cubind_fn)((cudaGraph_t)(uintptr_t)a0, (const char *)(uintptr_t)a1, (unsigned int)a2);
-            break;
-        case 65:
-            cubind_status = ((cubind__cudaGraphReleaseUserObject_fn)cubind_fn)((cudaGraph_t)(uintptr_t)a0, (cudaUserObject_t)(uintptr_t)a1, (unsigned int)a2);
-            break;
-        case 66:
-            cubind_status = ((cubind__cudaGraphExecNodeSetParams_fn)cubind_fn)((cudaGraphExec_t)(uintptr_t)a0, (cudaGraphNode_t)(uintptr_t)a1, (struct cudaGraphNodeParams *)(uintptr_t)a2);
-            break;
-        case 67:
-            cubind_status = ((cubind__cudaLibraryGetKernel_fn)cubind_fn)((cudaKernel_t *)(uintptr_t)a0, (cudaLibrary_t)(uintptr_t)a1, (const char *)(uintptr_t)a2);
-            break;
-        case 68:
-            cubind_status = ((cubind__cudaLibraryGetUnifiedFunction_fn)cubind_fn)((void **)(uintptr_t)a0, (cudaLibrary_t)(uintptr_t)a1, (const char *)(uintptr_t)a2);
-            break;
-        default:
-            cubind_status = ((cubind__cudaLibraryEnumerateKernels_fn)cubind_fn)((cudaKernel_t *)(uintptr_t)a0, (unsigned int)a1, (cudaLibrary_t)(uintptr_t)a2);
-            break;
-        }
-        if (cubind_status != cudaSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 3 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudaDeviceGetCacheConfig, cudaDeviceSetCacheConfig, cudaIpcCloseMemHandle,
- * cudaDeviceGetSharedMemConfig, cudaDeviceSetSharedMemConfig, cudaGetDeviceCount, cudaSetDevice,
- * cudaGetDevice, cudaSetDeviceFlags, cudaGetDeviceFlags, cudaStreamCreate, cudaStreamDestroy,
- * cudaStreamSynchronize, cudaStreamQuery, cudaThreadExchangeStreamCaptureMode, cudaEventCreate,
- * cudaEventQuery, cudaEventSynchronize, cudaEventDestroy, cudaDestroyExternalMemory,
- * cudaDestroyExternalSemaphore, cudaFree, cudaFreeHost, cudaFreeArray, cudaFreeMipmappedArray,
- * cudaHostUnregister, cudaMemcpy3D, cudaMemcpy3DPeer, cudaMemPoolDestroy,
- * cudaDeviceDisablePeerAccess, cudaGraphicsUnregisterResource, cudaDestroyTextureObject,
- * cudaDestroySurfaceObject, cudaDriverGetVersion, cudaRuntimeGetVersion,
- * cudaLogsUnregisterCallback, cudaDeviceGraphMemTrim, cudaGraphDestroyNode, cudaGraphExecDestroy,
- * cudaGraphDestroy, cudaLibraryUnload. */
-static CUBIND_COLD cudaError_t cubind_shape_3(cubind__word a0, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[41] = { 5, 7, 14, 18, 19, 24, 36, 37, 39, 40, 41, 52, 55, 56, 60, 65, 69, 70, 71, 76, 80, 101, 102, 103, 104, 107, 114, 115, 170, 182, 183, 193, 198, 200, 201, 203, 248, 261, 283, 284, 299 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudaError_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceGetCacheConfig;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceSetCacheConfig;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cudaIpcCloseMemHandle;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceGetSharedMemConfig;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceSetSharedMemConfig;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cudaGetDeviceCount;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cudaSetDevice;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cudaGetDevice;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_cudaSetDeviceFlags;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_cudaGetDeviceFlags;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_cudaStreamCreate;
-        break;
-    case 11:
-        cubind_self = (cubind__fnptr)slow_cudaStreamDestroy;
-        break;
-    case 12:
-        cubind_self = (cubind__fnptr)slow_cudaStreamSynchronize;
-        break;
-    case 13:
-        cubind_self = (cubind__fnptr)slow_cudaStreamQuery;
-        break;
-    case 14:
-        cubind_self = (cubind__fnptr)slow_cudaThreadExchangeStreamCaptureMode;
-        break;
-    case 15:
-        cubind_self = (cubind__fnptr)slow_cudaEventCreate;
-        break;
-    case 16:
-        cubind_self = (cubind__fnptr)slow_cudaEventQuery;
-        break;
-    case 17:
-        cubind_self = (cubind__fnptr)slow_cudaEventSynchronize;
-        break;
-    case 18:
-        cubind_self = (cubind__fnptr)slow_cudaEventDestroy;
-        break;
-    case 19:
-        cubind_self = (cubind__fnptr)slow_cudaDestroyExternalMemory;
-        break;
-    case 20:
-        cubind_self = (cubind__fnptr)slow_cudaDestroyExternalSemaphore;
-        break;
-    case 21:
-        cubind_self = (cubind__fnptr)slow_cudaFree;
-        break;
-    case 22:
-        cubind_self = (cubind__fnptr)slow_cudaFreeHost;
-        break;
-    case 23:
-        cubind_self = (cubind__fnptr)slow_cudaFreeArray;
-        break;
-    case 24:
-        cubind_self = (cubind__fnptr)slow_cudaFreeMipmappedArray;
-        break;
-    case 25:
-        cubind_self = (cubind__fnptr)slow_cudaHostUnregister;
-        break;
-    case 26:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpy3D;
-        break;
-    case 27:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpy3DPeer;
-        break;
-    case 28:
-        cubind_self = (cubind__fnptr)slow_cudaMemPoolDestroy;
-        break;
-    case 29:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceDisablePeerAccess;
-        break;
-    case 30:
-        cubind_self = (cubind__fnptr)slow_cudaGraphicsUnregisterResource;
-        break;
-    case 31:
-        cubind_self = (cubind__fnptr)slow_cudaDestroyTextureObject;
-        break;
-    case 32:
-        cubind_self = (cubind__fnptr)slow_cudaDestroySurfaceObject;
-        break;
-    case 33:
-        cubind_self = (cubind__fnptr)slow_cudaDriverGetVersion;
-        break;
-    case 34:
-        cubind_self = (cubind__fnptr)slow_cudaRuntimeGetVersion;
-        break;
-    case 35:
-        cubind_self = (cubind__fnptr)slow_cudaLogsUnregisterCallback;
-        break;
-    case 36:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceGraphMemTrim;
-        break;
-    case 37:
-        cubind_self = (cubind__fnptr)slow_cudaGraphDestroyNode;
-        break;
-    case 38:
-        cubind_self = (cubind__fnptr)slow_cudaGraphExecDestroy;
-        break;
-    case 39:
-        cubind_self = (cubind__fnptr)slow_cudaGraphDestroy;
-        break;
-    case 40:
-        cubind_self = (cubind__fnptr)slow_cudaLibraryUnload;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_RUNTIME, cubind_i), a0);
-    cubind_fn = cubind__resolve(&cubind__runtime_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudaError_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudaDeviceGetCacheConfig_fn)cubind_fn)((enum cudaFuncCache *)(uintptr_t)a0);
-            break;
-        case 1:
-            cubind_status = ((cubind__cudaDeviceSetCacheConfig_fn)cubind_fn)((enum cudaFuncCache)a0);
-            break;
-        case 2:
-            cubind_status = ((cubind__cudaIpcCloseMemHandle_fn)cubind_fn)((void *)(uintptr_t)a0);
-            break;
-        case 3:
-            cubind_status = ((cubind__cudaDeviceGetSharedMemConfig_fn)cubind_fn)((enum cudaSharedMemConfig *)(uintptr_t)a0);
-            break;
-        case 4:
-            cubind_status = ((cubind__cudaDeviceSetSharedMemConfig_fn)cubind_fn)((enum cudaSharedMemConfig)a0);
-            break;
-        case 5:
-            cubind_status = ((cubind__cudaGetDeviceCount_fn)cubind_fn)((int *)(uintptr_t)a0);
-            break;
-        case 6:
-            cubind_status = ((cubind__cudaSetDevice_fn)cubind_fn)((int)a0);
-            break;
-        case 7:
-            cubind_status = ((cubind__cudaGetDevice_fn)cubind_fn)((int *)(uintptr_t)a0);
-            break;
-        case 8:
-            cubind_status = ((cubind__cudaSetDeviceFlags_fn)cubind_fn)((unsigned int)a0);
-            break;
-        case 9:
-            cubind_status = ((cubind__cudaGetDeviceFlags_fn)cubind_fn)((unsigned int *)(uintptr_t)a0);
-            break;
-        case 10:
-            cubind_status = ((cubind__cudaStreamCreate_fn)cubind_fn)((cudaStream_t *)(uintptr_t)a0);
-            break;
-        case 11:
-            cubind_status = ((cubind__cudaStreamDestroy_fn)cubind_fn)((cudaStream_t)(uintptr_t)a0);
-            break;
-        case 12:
-            cubind_status = ((cubind__cudaStreamSynchronize_fn)cubind_fn)((cudaStream_t)(uintptr_t)a0);
-            break;
-        case 13:
-            cubind_status = ((cubind__cudaStreamQuery_fn)cubind_fn)((cudaStream_t)(uintptr_t)a0);
-            break;
-        case 14:
-            cubind_status = ((cubind__cudaThreadExchangeStreamCaptureMode_fn)cubind_fn)((enum cudaStreamCaptureMode *)(uintptr_t)a0);
-            break;
-        case 15:
-            cubind_status = ((cubind__cudaEventCreate_fn)cubind_fn)((cudaEvent_t *)(uintptr_t)a0);
-            break;
-        case 16:
-            cubind_status = ((cubind__cudaEventQuery_fn)cubind_fn)((cudaEvent_t)(uintptr_t)a0);
-            break;
-        case 17:
-            cubind_status = ((cubind__cudaEventSynchronize_fn)cubind_fn)((cudaEvent_t)(uintptr_t)a0);
-            break;
-        case 18:
-            cubind_status = ((cubind__cudaEventDestroy_fn)cubind_fn)((cudaEvent_t)(uintptr_t)a0);
-            break;
-        case 19:
-            cubind_status = ((cubind__cudaDestroyExternalMemory_fn)cubind_fn)((cudaExternalMemory_t)(uintptr_t)a0);
-            break;
-        case 20:
-            cubind_status = ((cubind__cudaDestroyExternalSemaphore_fn)cubind_fn)((cudaExternalSemaphore_t)(uintptr_t)a0);
-            break;
-        case 21:
-            cubind_status = ((cubind__cudaFree_fn)cubind_fn)((void *)(uintptr_t)a0);
-            break;
-        case 22:
-            cubind_status = ((cubind__cudaFreeHost_fn)cubind_fn)((void *)(uintptr_t)a0);
-            break;
-        case 23:
-            cubind_status = ((cubind__cudaFreeArray_fn)cubind_fn)((cudaArray_t)(uintptr_t)a0);
-            break;
-        case 24:
-            cubind_status = ((cubind__cudaFreeMipmappedArray_fn)cubind_fn)((cudaMipmappedArray_t)(uintptr_t)a0);
-            break;
-        case 25:
-            cubind_status = ((cubind__cudaHostUnregister_fn)cubind_fn)((void *)(uintptr_t)a0);
-            break;
-        case 26:
-            cubind_status = ((cubind__cudaMemcpy3D_fn)cubind_fn)((const struct cudaMemcpy3DParms *)(uintptr_t)a0);
-            break;
-        case 27:
-            cubind_status = ((cubind__cudaMemcpy3DPeer_fn)cubind_fn)((const struct cudaMemcpy3DPeerParms *)(uintptr_t)a0);
-            break;
-        case 28:
-            cubind_status = ((cubind__cudaMemPoolDestroy_fn)cubind_fn)((cudaMemPool_t)(uintptr_t)a0);
-            break;
-        case 29:
-            cubind_status = ((cubind__cudaDeviceDisablePeerAccess_fn)cubind_fn)((int)a0);
-            break;
-        case 30:
-            cubind_status = ((cubind__cudaGraphicsUnregisterResource_fn)cubind_fn)((cudaGraphicsResource_t)(uintptr_t)a0);
-            break;
-        case 31:
-            cubind_status = ((cubind__cudaDestroyTextureObject_fn)cubind_fn)((cudaTextureObject_t)a0);
-            break;
-        case 32:
-            cubind_status = ((cubind__cudaDestroySurfaceObject_fn)cubind_fn)((cudaSurfaceObject_t)a0);
-            break;
-        case 33:
-            cubind_status = ((cubind__cudaDriverGetVersion_fn)cubind_fn)((int *)(uintptr_t)a0);
-            break;
-        case 34:
-            cubind_status = ((cubind__cudaRuntimeGetVersion_fn)cubind_fn)((int *)(uintptr_t)a0);
-            break;
-        case 35:
-            cubind_status = ((cubind__cudaLogsUnregisterCallback_fn)cubind_fn)((cudaLogsCallbackHandle)(uintptr_t)a0);
-            break;
-        case 36:
-            cubind_status = ((cubind__cudaDeviceGraphMemTrim_fn)cubind_fn)((int)a0);
-            break;
-        case 37:
-            cubind_status = ((cubind__cudaGraphDestroyNode_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0);
-            break;
-        case 38:
-            cubind_status = ((cubind__cudaGraphExecDestroy_fn)cubind_fn)((cudaGraphExec_t)(uintptr_t)a0);
-            break;
-        case 39:
-            cubind_status = ((cubind__cudaGraphDestroy_fn)cubind_fn)((cudaGraph_t)(uintptr_t)a0);
-            break;
-        default:
-            cubind_status = ((cubind__cudaLibraryUnload_fn)cubind_fn)((cudaLibrary_t)(uintptr_t)a0);
-            break;
-        }
-        if (cubind_status != cudaSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 4 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudaDeviceRegisterAsyncNotification, cudaDeviceGetHostAtomicCapabilities,
- * cudaDeviceGetP2PAttribute, cudaStreamAddCallback, cudaStreamAttachMemAsync,
- * cudaSignalExternalSemaphoresAsync, cudaWaitExternalSemaphoresAsync, cudaFuncGetParamInfo,
- * cudaOccupancyMaxActiveBlocksPerMultiprocessor, cudaOccupancyAvailableDynamicSMemPerBlock,
- * cudaMallocPitch, cudaArrayGetInfo, cudaMemcpy, cudaMemcpy3DBatchAsync, cudaMemsetAsync,
- * cudaMallocFromPoolAsync, cudaMemPoolExportToShareableHandle,
- * cudaMemPoolImportFromShareableHandle, cudaGraphicsSubResourceGetMappedArray,
- * cudaCreateTextureObject, cudaLogsDumpToMemory, cudaGraphAddEmptyNode,
- * cudaGraphNodeGetDependencies, cudaGraphNodeGetDependentNodes, cudaGraphRetainUserObject,
- * cudaGraphConditionalHandleCreate, cudaGetDriverEntryPoint, cudaLibraryGetGlobal,
- * cudaLibraryGetManaged, cudaKernelSetAttributeForDevice. */
-static CUBIND_COLD cudaError_t cubind_shape_4(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[30] = { 16, 27, 32, 54, 57, 78, 79, 88, 91, 92, 99, 119, 125, 136, 145, 174, 175, 176, 188, 192, 206, 231, 257, 258, 289, 294, 295, 301, 302, 306 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudaError_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceRegisterAsyncNotification;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceGetHostAtomicCapabilities;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceGetP2PAttribute;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cudaStreamAddCallback;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cudaStreamAttachMemAsync;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cudaSignalExternalSemaphoresAsync;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cudaWaitExternalSemaphoresAsync;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cudaFuncGetParamInfo;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_cudaOccupancyMaxActiveBlocksPerMultiprocessor;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_cudaOccupancyAvailableDynamicSMemPerBlock;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_cudaMallocPitch;
-        break;
-    case 11:
-        cubind_self = (cubind__fnptr)slow_cudaArrayGetInfo;
-        break;
-    case 12:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpy;
-        break;
-    case 13:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpy3DBatchAsync;
-        break;
-    case 14:
-        cubind_self = (cubind__fnptr)slow_cudaMemsetAsync;
-        break;
-    case 15:
-        cubind_self = (cubind__fnptr)slow_cudaMallocFromPoolAsync;
-        break;
-    case 16:
-        cubind_self = (cubind__fnptr)slow_cudaMemPoolExportToShareableHandle;
-        break;
-    case 17:
-        cubind_self = (cubind__fnptr)slow_cudaMemPoolImportFromShareableHandle;
-        break;
-    case 18:
-        cubind_self = (cubind__fnptr)slow_cudaGraphicsSubResourceGetMappedArray;
-        break;
-    case 19:
-        cubind_self = (cubind__fnptr)slow_cudaCreateTextureObject;
-        break;
-    case 20:
-        cubind_self = (cubind__fnptr)slow_cudaLogsDumpToMemory;
-        break;
-    case 21:
-        cubind_self = (cubind__fnptr)slow_cudaGraphAddEmptyNode;
-        break;
-    case 22:
-        cubind_self = (cubind__fnptr)slow_cudaGraphNodeGetDependencies;
-        break;
-    case 23:
-        cubind_self = (cubind__fnptr)slow_cudaGraphNodeGetDependentNodes;
-        break;
-    case 24:
-        cubind_self = (cubind__fnptr)slow_cudaGraphRetainUserObject;
-        break;
-    case 25:
-        cubind_self = (cubind__fnptr)slow_cudaGraphConditionalHandleCreate;
-        break;
-    case 26:
-        cubind_self = (cubind__fnptr)slow_cudaGetDriverEntryPoint;
-        break;
-    case 27:
-        cubind_self = (cubind__fnptr)slow_cudaLibraryGetGlobal;
-        break;
-    case 28:
-        cubind_self = (cubind__fnptr)slow_cudaLibraryGetManaged;
-        break;
-    case 29:
-        cubind_self = (cubind__fnptr)slow_cudaKernelSetAttributeForDevice;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_RUNTIME, cubind_i), a0, a1, a2, a3);
-    cubind_fn = cubind__resolve(&cubind__runtime_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudaError_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudaDeviceRegisterAsyncNotification_fn)cubind_fn)((int)a0, (cudaAsyncCallback)(uintptr_t)a1, (void *)(uintptr_t)a2, (cudaAsyncCallbackHandle_t *)(uintptr_t)a3);
-            break;
-        case 1:
-            cubind_status = ((cubind__cudaDeviceGetHostAtomicCapabilities_fn)cubind_fn)((unsigned int *)(uintptr_t)a0, (const enum cudaAtomicOperation *)(uintptr_t)a1, (unsigned int)a2, (int)a3);
-            break;
-        case 2:
-            cubind_status = ((cubind__cudaDeviceGetP2PAttribute_fn)cubind_fn)((int *)(uintptr_t)a0, (enum cudaDeviceP2PAttr)a1, (int)a2, (int)a3);
-            break;
-        case 3:
-            cubind_status = ((cubind__cudaStreamAddCallback_fn)cubind_fn)((cudaStream_t)(uintptr_t)a0, (cudaStreamCallback_t)(uintptr_t)a1, (void *)(uintptr_t)a2, (unsigned int)a3);
-            break;
-        case 4:
-            cubind_status = ((cubind__cudaStreamAttachMemAsync_fn)cubind_fn)((cudaStream_t)(uintptr_t)a0, (void *)(uintptr_t)a1, (size_t)a2, (unsigned int)a3);
-            break;
-        case 5:
-            cubind_status = ((cubind__cudaSignalExternalSemaphoresAsync_fn)cubind_fn)((const cudaExternalSemaphore_t *)(uintptr_t)a0, (const struct cudaExternalSemaphoreSignalParams *)(uintptr_t)a1, (unsigned int)a2, (cudaStream_t)(uintptr_t)a3);
-            break;
-        case 6:
-            cubind_status = ((cubind__cudaWaitExternalSemaphoresAsync_fn)cubind_fn)((const cudaExternalSemaphore_t *)(uintptr_t)a0, (const struct cudaExternalSemaphoreWaitParams *)(uintptr_t)a1, (unsigned int)a2, (cudaStream_t)(uintptr_t)a3);
-            break;
-        case 7:
-            cubind_status = ((cubind__cudaFuncGetParamInfo_fn)cubind_fn)((const void *)(uintptr_t)a0, (size_t)a1, (size_t *)(uintptr_t)a2, (size_t *)(uintptr_t)a3);
-            break;
-        case 8:
-            cubind_status = ((cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessor_fn)cubind_fn)((int *)(uintptr_t)a0, (const void *)(uintptr_t)a1, (int)a2, (size_t)a3);
-            break;
-        case 9:
-            cubind_status = ((cubind__cudaOccupancyAvailableDynamicSMemPerBlock_fn)cubind_fn)((size_t *)(uintptr_t)a0, (const void *)(uintptr_t)a1, (int)a2, (int)a3);
-            break;
-        case 10:
-            cubind_status = ((cubind__cudaMallocPitch_fn)cubind_fn)((void **)(uintptr_t)a0, (size_t *)(uintptr_t)a1, (size_t)a2, (size_t)a3);
-            break;
-        case 11:
-            cubind_status = ((cubind__cudaArrayGetInfo_fn)cubind_fn)((struct cudaChannelFormatDesc *)(uintptr_t)a0, (struct cudaExtent *)(uintptr_t)a1, (unsigned int *)(uintptr_t)a2, (cudaArray_t)(uintptr_t)a3);
-            break;
-        case 12:
-            cubind_status = ((cubind__cudaMemcpy_fn)cubind_fn)((void *)(uintptr_t)a0, (const void *)(uintptr_t)a1, (size_t)a2, (enum cudaMemcpyKind)a3);
-            break;
-        case 13:
-            cubind_status = ((cubind__cudaMemcpy3DBatchAsync_fn)cubind_fn)((size_t)a0, (struct cudaMemcpy3DBatchOp *)(uintptr_t)a1, (unsigned long long)a2, (cudaStream_t)(uintptr_t)a3);
-            break;
-        case 14:
-            cubind_status = ((cubind__cudaMemsetAsync_fn)cubind_fn)((void *)(uintptr_t)a0, (int)a1, (size_t)a2, (cudaStream_t)(uintptr_t)a3);
-            break;
-        case 15:
-            cubind_status = ((cubind__cudaMallocFromPoolAsync_fn)cubind_fn)((void **)(uintptr_t)a0, (size_t)a1, (cudaMemPool_t)(uintptr_t)a2, (cudaStream_t)(uintptr_t)a3);
-            break;
-        case 16:
-            cubind_status = ((cubind__cudaMemPoolExportToShareableHandle_fn)cubind_fn)((void *)(uintptr_t)a0, (cudaMemPool_t)(uintptr_t)a1, (enum cudaMemAllocationHandleType)a2, (unsigned int)a3);
-            break;
-        case 17:
-            cubind_status = ((cubind__cudaMemPoolImportFromShareableHandle_fn)cubind_fn)((cudaMemPool_t *)(uintptr_t)a0, (void *)(uintptr_t)a1, (enum cudaMemAllocationHandleType)a2, (unsigned int)a3);
-            break;
-        case 18:
-            cubind_status = ((cubind__cudaGraphicsSubResourceGetMappedArray_fn)cubind_fn)((cudaArray_t *)(uintptr_t)a0, (cudaGraphicsResource_t)(uintptr_t)a1, (unsigned int)a2, (unsigned int)a3);
-            break;
-        case 19:
-            cubind_status = ((cubind__cudaCreateTextureObject_fn)cubind_fn)((cudaTextureObject_t *)(uintptr_t)a0, (const struct cudaResourceDesc *)(uintptr_t)a1, (const struct cudaTextureDesc *)(uintptr_t)a2, (const struct cudaResourceViewDesc *)(uintptr_t)a3);
-            break;
-        case 20:
-            cubind_status = ((cubind__cudaLogsDumpToMemory_fn)cubind_fn)((cudaLogIterator *)(uintptr_t)a0, (char *)(uintptr_t)a1, (size_t *)(uintptr_t)a2, (unsigned int)a3);
-            break;
-        case 21:
-            cubind_status = ((cubind__cudaGraphAddEmptyNode_fn)cubind_fn)((cudaGraphNode_t *)(uintptr_t)a0, (cudaGraph_t)(uintptr_t)a1, (const cudaGraphNode_t *)(uintptr_t)a2, (size_t)a3);
-            break;
-        case 22:
-            cubind_status = ((cubind__cudaGraphNodeGetDependencies_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (cudaGraphNode_t *)(uintptr_t)a1, (cudaGraphEdgeData *)(uintptr_t)a2, (size_t *)(uintptr_t)a3);
-            break;
-        case 23:
-            cubind_status = ((cubind__cudaGraphNodeGetDependentNodes_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (cudaGraphNode_t *)(uintptr_t)a1, (cudaGraphEdgeData *)(uintptr_t)a2, (size_t *)(uintptr_t)a3);
-            break;
-        case 24:
-            cubind_status = ((cubind__cudaGraphRetainUserObject_fn)cubind_fn)((cudaGraph_t)(uintptr_t)a0, (cudaUserObject_t)(uintptr_t)a1, (unsigned int)a2, (unsigned int)a3);
-            break;
-        case 25:
-            cubind_status = ((cubind__cudaGraphConditionalHandleCreate_fn)cubind_fn)((cudaGraphConditionalHandle *)(uintptr_t)a0, (cudaGraph_t)(uintptr_t)a1, (unsigned int)a2, (unsigned int)a3);
-            break;
-        case 26:
-            cubind_status = ((cubind__cudaGetDriverEntryPoint_fn)cubind_fn)((const char *)(uintptr_t)a0, (void **)(uintptr_t)a1, (unsigned long long)a2, (enum cudaDriverEntryPointQueryResult *)(uintptr_t)a3);
-            break;
-        case 27:
-            cubind_status = ((cubind__cudaLibraryGetGlobal_fn)cubind_fn)((void **)(uintptr_t)a0, (size_t *)(uintptr_t)a1, (cudaLibrary_t)(uintptr_t)a2, (const char *)(uintptr_t)a3);
-            break;
-        case 28:
-            cubind_status = ((cubind__cudaLibraryGetManaged_fn)cubind_fn)((void **)(uintptr_t)a0, (size_t *)(uintptr_t)a1, (cudaLibrary_t)(uintptr_t)a2, (const char *)(uintptr_t)a3);
-            break;
-        default:
-            cubind_status = ((cubind__cudaKernelSetAttributeForDevice_fn)cubind_fn)((cudaKernel_t)(uintptr_t)a0, (enum cudaFuncAttribute)a1, (int)a2, (int)a3);
-            break;
-        }
-        if (cubind_status != cudaSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 5 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudaDeviceGetP2PAtomicCapabilities, cudaStreamUpdateCaptureDependencies,
- * cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, cudaMallocArray, cudaMemcpyPeer,
- * cudaMemcpyToSymbol, cudaMemcpyFromSymbol, cudaMemcpyAsync, cudaMemset2D,
- * cudaMemDiscardBatchAsync, cudaMemRangeGetAttribute, cudaGraphAddKernelNode,
- * cudaGraphAddMemcpyNode, cudaGraphMemcpyNodeSetParams1D, cudaGraphAddMemsetNode,
- * cudaGraphAddHostNode, cudaGraphAddChildGraphNode, cudaGraphAddEventRecordNode,
- * cudaGraphAddEventWaitNode, cudaGraphAddExternalSemaphoresSignalNode,
- * cudaGraphAddExternalSemaphoresWaitNode, cudaGraphAddMemAllocNode, cudaGraphAddMemFreeNode,
- * cudaGraphGetEdges, cudaGraphAddDependencies, cudaGraphRemoveDependencies, cudaUserObjectCreate,
- * cudaGetDriverEntryPointByVersion. */
-static CUBIND_COLD cudaError_t cubind_shape_5(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, unsigned cubind_member)
-{
-    static const unsigned short cubind_index[28] = { 33, 64, 93, 100, 126, 131, 132, 133, 143, 152, 155, 208, 214, 222, 223, 226, 229, 232, 235, 238, 241, 244, 246, 256, 259, 260, 286, 296 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudaError_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudaDeviceGetP2PAtomicCapabilities;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudaStreamUpdateCaptureDependencies;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cudaMallocArray;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpyPeer;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpyToSymbol;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpyFromSymbol;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpyAsync;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_cudaMemset2D;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_cudaMemDiscardBatchAsync;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_cudaMemRangeGetAttribute;
-        break;
-    case 11:
-        cubind_self = (cubind__fnptr)slow_cudaGraphAddKernelNode;
-        break;
-    case 12:
-        cubind_self = (cubind__fnptr)slow_cudaGraphAddMemcpyNode;
-        break;
-    case 13:
-        cubind_self = (cubind__fnptr)slow_cudaGraphMemcpyNodeSetParams1D;
-        break;
-    case 14:
-        cubind_self = (cubind__fnptr)slow_cudaGraphAddMemsetNode;
-        break;
-    case 15:
-        cubind_self = (cubind__fnptr)slow_cudaGraphAddHostNode;
-        break;
-    case 16:
-        cubind_self = (cubind__fnptr)slow_cudaGraphAddChildGraphNode;
-        break;
-    case 17:
-        cubind_self = (cubind__fnptr)slow_cudaGraphAddEventRecordNode;
-        break;
-    case 18:
-        cubind_self = (cubind__fnptr)slow_cudaGraphAddEventWaitNode;
-        break;
-    case 19:
-        cubind_self = (cubind__fnptr)slow_cudaGraphAddExternalSemaphoresSignalNode;
-        break;
-    case 20:
-        cubind_self = (cubind__fnptr)slow_cudaGraphAddExternalSemaphoresWaitNode;
-        break;
-    case 21:
-        cubind_self = (cubind__fnptr)slow_cudaGraphAddMemAllocNode;
-        break;
-    case 22:
-        cubind_self = (cubind__fnptr)slow_cudaGraphAddMemFreeNode;
-        break;
-    case 23:
-        cubind_self = (cubind__fnptr)slow_cudaGraphGetEdges;
-        break;
-    case 24:
-        cubind_self = (cubind__fnptr)slow_cudaGraphAddDependencies;
-        break;
-    case 25:
-        cubind_self = (cubind__fnptr)slow_cudaGraphRemoveDependencies;
-        break;
-    case 26:
-        cubind_self = (cubind__fnptr)slow_cudaUserObjectCreate;
-        break;
-    case 27:
-        cubind_self = (cubind__fnptr)slow_cudaGetDriverEntryPointByVersion;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_RUNTIME, cubind_i), a0, a1, a2, a3, a4);
-    cubind_fn = cubind__resolve(&cubind__runtime_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudaError_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudaDeviceGetP2PAtomicCapabilities_fn)cubind_fn)((unsigned int *)(uintptr_t)a0, (const enum cudaAtomicOperation *)(uintptr_t)a1, (unsigned int)a2, (int)a3, (int)a4);
-            break;
-        case 1:
-            cubind_status = ((cubind__cudaStreamUpdateCaptureDependencies_fn)cubind_fn)((cudaStream_t)(uintptr_t)a0, (cudaGraphNode_t *)(uintptr_t)a1, (const cudaGraphEdgeData *)(uintptr_t)a2, (size_t)a3, (unsigned int)a4);
-            break;
-        case 2:
-            cubind_status = ((cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn)cubind_fn)((int *)(uintptr_t)a0, (const void *)(uintptr_t)a1, (int)a2, (size_t)a3, (unsigned int)a4);
-            break;
-        case 3:
-            cubind_status = ((cubind__cudaMallocArray_fn)cubind_fn)((cudaArray_t *)(uintptr_t)a0, (const struct cudaChannelFormatDesc *)(uintptr_t)a1, (size_t)a2, (size_t)a3, (unsigned int)a4);
-            break;
-        case 4:
-            cubind_status = ((cubind__cudaMemcpyPeer_fn)cubind_fn)((void *)(uintptr_t)a0, (int)a1, (const void *)(uintptr_t)a2, (int)a3, (size_t)a4);
-            break;
-        case 5:
-            cubind_status = ((cubind__cudaMemcpyToSymbol_fn)cubind_fn)((const void *)(uintptr_t)a0, (const void *)(uintptr_t)a1, (size_t)a2, (size_t)a3, (enum cudaMemcpyKind)a4);
-            break;
-        case 6:
-            cubind_status = ((cubind__cudaMemcpyFromSymbol_fn)cubind_fn)((void *)(uintptr_t)a0, (const void *)(uintptr_t)a1, (size_t)a2, (size_t)a3, (enum cudaMemcpyKind)a4);
-            break;
-        case 7:
-            cubind_status = ((cubind__cudaMemcpyAsync_fn)cubind_fn)((void *)(uintptr_t)a0, (const void *)(uintptr_t)a1, (size_t)a2, (enum cudaMemcpyKind)a3, (cudaStream_t)(uintptr_t)a4);
-            break;
-        case 8:
-            cubind_status = ((cubind__cudaMemset2D_fn)cubind_fn)((void *)(uintptr_t)a0, (size_t)a1, (int)a2, (size_t)a3, (size_t)a4);
-            break;
-        case 9:
-            cubind_status = ((cubind__cudaMemDiscardBatchAsync_fn)cubind_fn)((void **)(uintptr_t)a0, (size_t *)(uintptr_t)a1, (size_t)a2, (unsigned long long)a3, (cudaStream_t)(uintptr_t)a4);
-            break;
-        case 10:
-            cubind_status = ((cubind__cudaMemRangeGetAttribute_fn)cubind_fn)((void *)(uintptr_t)a0, (size_t)a1, (enum cudaMemRangeAttribute)a2, (const void *)(uintptr_t)a3, (size_t)a4);
-            break;
-        case 11:
-            cubind_status = ((cubind__cudaGraphAddKernelNode_fn)cubind_fn)((cudaGraphNode_t *)(uintptr_t)a0, (cudaGraph_t)(uintptr_t)a1, (const cudaGraphNode_t *)(uintptr_t)a2, (size_t)a3, (const struct cudaKernelNodeParams *)(uintptr_t)a4);
-            break;
-        case 12:
-            cubind_status = ((cubind__cudaGraphAddMemcpyNode_fn)cubind_fn)((cudaGraphNode_t *)(uintptr_t)a0, (cudaGraph_t)(uintptr_t)a1, (const cudaGraphNode_t *)(uintptr_t)a2, (size_t)a3, (const struct cudaMemcpy3DParms *)(uintptr_t)a4);
-            break;
-        case 13:
-            cubind_status = ((cubind__cudaGraphMemcpyNodeSetParams1D_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (void *)(uintptr_t)a1, (const void *)(uintptr_t)a2, (size_t)a3, (enum cudaMemcpyKind)a4);
-            break;
-        case 14:
-            cubind_status = ((cubind__cudaGraphAddMemsetNode_fn)cubind_fn)((cudaGraphNode_t *)(uintptr_t)a0, (cudaGraph_t)(uintptr_t)a1, (const cudaGraphNode_t *)(uintptr_t)a2, (size_t)a3, (const struct cudaMemsetParams *)(uintptr_t)a4);
-            break;
-        case 15:
-            cubind_status = ((cubind__cudaGraphAddHostNode_fn)cubind_fn)((cudaGraphNode_t *)(uintptr_t)a0, (cudaGraph_t)(uintptr_t)a1, (const cudaGraphNode_t *)(uintptr_t)a2, (size_t)a3, (const struct cudaHostNodeParams *)(uintptr_t)a4);
-            break;
-        case 16:
-            cubind_status = ((cubind__cudaGraphAddChildGraphNode_fn)cubind_fn)((cudaGraphNode_t *)(uintptr_t)a0, (cudaGraph_t)(uintptr_t)a1, (const cudaGraphNode_t *)(uintptr_t)a2, (size_t)a3, (cudaGraph_t)(uintptr_t)a4);
-            break;
-        case 17:
-            cubind_status = ((cubind__cudaGraphAddEventRecordNode_fn)cubind_fn)((cudaGraphNode_t *)(uintptr_t)a0, (cudaGraph_t)(uintptr_t)a1, (const cudaGraphNode_t *)(uintptr_t)a2, (size_t)a3, (cudaEvent_t)(uintptr_t)a4);
-            break;
-        case 18:
-            cubind_status = ((cubind__cudaGraphAddEventWaitNode_fn)cubind_fn)((cudaGraphNode_t *)(uintptr_t)a0, (cudaGraph_t)(uintptr_t)a1, (const cudaGraphNode_t *)(uintptr_t)a2, (size_t)a3, (cudaEvent_t)(uintptr_t)a4);
-            break;
-        case 19:
-            cubind_status = ((cubind__cudaGraphAddExternalSemaphoresSignalNode_fn)cubind_fn)((cudaGraphNode_t *)(uintptr_t)a0, (cudaGraph_t)(uintptr_t)a1, (const cudaGraphNode_t *)(uintptr_t)a2, (size_t)a3, (const struct cudaExternalSemaphoreSignalNodeParams *)(uintptr_t)a4);
-            break;
-        case 20:
-            cubind_status = ((cubind__cudaGraphAddExternalSemaphoresWaitNode_fn)cubind_fn)((cudaGraphNode_t *)(uintptr_t)a0, (cudaGraph_t)(uintptr_t)a1, (const cudaGraphNode_t *)(uintptr_t)a2, (size_t)a3, (const struct cudaExternalSemaphoreWaitNodeParams *)(uintptr_t)a4);
-            break;
-        case 21:
-            cubind_status = ((cubind__cudaGraphAddMemAllocNode_fn)cubind_fn)((cudaGraphNode_t *)(uintptr_t)a0, (cudaGraph_t)(uintptr_t)a1, (const cudaGraphNode_t *)(uintptr_t)a2, (size_t)a3, (struct cudaMemAllocNodeParams *)(uintptr_t)a4);
-            break;
-        case 22:
-            cubind_status = ((cubind__cudaGraphAddMemFreeNode_fn)cubind_fn)((cudaGraphNode_t *)(uintptr_t)a0, (cudaGraph_t)(uintptr_t)a1, (const cudaGraphNode_t *)(uintptr_t)a2, (size_t)a3, (void *)(uintptr_t)a4);
-            break;
-        case 23:
-            cubind_status = ((cubind__cudaGraphGetEdges_fn)cubind_fn)((cudaGraph_t)(uintptr_t)a0, (cudaGraphNode_t *)(uintptr_t)a1, (cudaGraphNode_t *)(uintptr_t)a2, (cudaGraphEdgeData *)(uintptr_t)a3, (size_t *)(uintptr_t)a4);
-            break;
-        case 24:
-            cubind_status = ((cubind__cudaGraphAddDependencies_fn)cubind_fn)((cudaGraph_t)(uintptr_t)a0, (const cudaGraphNode_t *)(uintptr_t)a1, (const cudaGraphNode_t *)(uintptr_t)a2, (const cudaGraphEdgeData *)(uintptr_t)a3, (size_t)a4);
-            break;
-        case 25:
-            cubind_status = ((cubind__cudaGraphRemoveDependencies_fn)cubind_fn)((cudaGraph_t)(uintptr_t)a0, (const cudaGraphNode_t *)(uintptr_t)a1, (const cudaGraphNode_t *)(uintptr_t)a2, (const cudaGraphEdgeData *)(uintptr_t)a3, (size_t)a4);
-            break;
-        case 26:
-            cubind_status = ((cubind__cudaUserObjectCreate_fn)cubind_fn)((cudaUserObject_t *)(uintptr_t)a0, (void *)(uintptr_t)a1, (cudaHostFn_t)(uintptr_t)a2, (unsigned int)a3, (unsigned int)a4);
-            break;
-        default:
-            cubind_status = ((cubind__cudaGetDriverEntryPointByVersion_fn)cubind_fn)((const char *)(uintptr_t)a0, (void **)(uintptr_t)a1, (unsigned int)a2, (unsigned long long)a3, (enum cudaDriverEntryPointQueryResult *)(uintptr_t)a4);
-            break;
-        }
-        if (cubind_status != cudaSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 6 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudaStreamBeginCaptureToGraph, cudaMemcpyPeerAsync, cudaMemcpyToSymbolAsync,
- * cudaMemcpyFromSymbolAsync, cudaMemset2DAsync, cudaMemRangeGetAttributes, cudaMemcpyToArray,
- * cudaMemcpyFromArray, cudaGraphMemcpyNodeSetParamsToSymbol,
- * cudaGraphMemcpyNodeSetParamsFromSymbol, cudaGraphExecMemcpyNodeSetParams1D, cudaGraphAddNode. */
-static CUBIND_COLD cudaError_t cubind_shape_6(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, double cubind_member)
-{
-    static const unsigned short cubind_index[12] = { 59, 134, 140, 141, 146, 156, 157, 158, 220, 221, 270, 291 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudaError_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudaStreamBeginCaptureToGraph;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpyPeerAsync;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpyToSymbolAsync;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpyFromSymbolAsync;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cudaMemset2DAsync;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cudaMemRangeGetAttributes;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpyToArray;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpyFromArray;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_cudaGraphMemcpyNodeSetParamsToSymbol;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_cudaGraphMemcpyNodeSetParamsFromSymbol;
-        break;
-    case 10:
-        cubind_self = (cubind__fnptr)slow_cudaGraphExecMemcpyNodeSetParams1D;
-        break;
-    case 11:
-        cubind_self = (cubind__fnptr)slow_cudaGraphAddNode;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_RUNTIME, cubind_i), a0, a1, a2, a3, a4, a5);
-    cubind_fn = cubind__resolve(&cubind__runtime_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudaError_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudaStreamBeginCaptureToGraph_fn)cubind_fn)((cudaStream_t)(uintptr_t)a0, (cudaGraph_t)(uintptr_t)a1, (const cudaGraphNode_t *)(uintptr_t)a2, (const cudaGraphEdgeData *)(uintptr_t)a3, (size_t)a4, (enum cudaStreamCaptureMode)a5);
-            break;
-        case 1:
-            cubind_status = ((cubind__cudaMemcpyPeerAsync_fn)cubind_fn)((void *)(uintptr_t)a0, (int)a1, (const void *)(uintptr_t)a2, (int)a3, (size_t)a4, (cudaStream_t)(uintptr_t)a5);
-            break;
-        case 2:
-            cubind_status = ((cubind__cudaMemcpyToSymbolAsync_fn)cubind_fn)((const void *)(uintptr_t)a0, (const void *)(uintptr_t)a1, (size_t)a2, (size_t)a3, (enum cudaMemcpyKind)a4, (cudaStream_t)(uintptr_t)a5);
-            break;
-        case 3:
-            cubind_status = ((cubind__cudaMemcpyFromSymbolAsync_fn)cubind_fn)((void *)(uintptr_t)a0, (const void *)(uintptr_t)a1, (size_t)a2, (size_t)a3, (enum cudaMemcpyKind)a4, (cudaStream_t)(uintptr_t)a5);
-            break;
-        case 4:
-            cubind_status = ((cubind__cudaMemset2DAsync_fn)cubind_fn)((void *)(uintptr_t)a0, (size_t)a1, (int)a2, (size_t)a3, (size_t)a4, (cudaStream_t)(uintptr_t)a5);
-            break;
-        case 5:
-            cubind_status = ((cubind__cudaMemRangeGetAttributes_fn)cubind_fn)((void **)(uintptr_t)a0, (size_t *)(uintptr_t)a1, (enum cudaMemRangeAttribute *)(uintptr_t)a2, (size_t)a3, (const void *)(uintptr_t)a4, (size_t)a5);
-            break;
-        case 6:
-            cubind_status = ((cubind__cudaMemcpyToArray_fn)cubind_fn)((cudaArray_t)(uintptr_t)a0, (size_t)a1, (size_t)a2, (const void *)(uintptr_t)a3, (size_t)a4, (enum cudaMemcpyKind)a5);
-            break;
-        case 7:
-            cubind_status = ((cubind__cudaMemcpyFromArray_fn)cubind_fn)((void *)(uintptr_t)a0, (cudaArray_const_t)(uintptr_t)a1, (size_t)a2, (size_t)a3, (size_t)a4, (enum cudaMemcpyKind)a5);
-            break;
-        case 8:
-            cubind_status = ((cubind__cudaGraphMemcpyNodeSetParamsToSymbol_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (const void *)(uintptr_t)a1, (const void *)(uintptr_t)a2, (size_t)a3, (size_t)a4, (enum cudaMemcpyKind)a5);
-            break;
-        case 9:
-            cubind_status = ((cubind__cudaGraphMemcpyNodeSetParamsFromSymbol_fn)cubind_fn)((cudaGraphNode_t)(uintptr_t)a0, (void *)(uintptr_t)a1, (const void *)(uintptr_t)a2, (size_t)a3, (size_t)a4, (enum cudaMemcpyKind)a5);
-            break;
-        case 10:
-            cubind_status = ((cubind__cudaGraphExecMemcpyNodeSetParams1D_fn)cubind_fn)((cudaGraphExec_t)(uintptr_t)a0, (cudaGraphNode_t)(uintptr_t)a1, (void *)(uintptr_t)a2, (const void *)(uintptr_t)a3, (size_t)a4, (enum cudaMemcpyKind)a5);
-            break;
-        default:
-            cubind_status = ((cubind__cudaGraphAddNode_fn)cubind_fn)((cudaGraphNode_t *)(uintptr_t)a0, (cudaGraph_t)(uintptr_t)a1, (const cudaGraphNode_t *)(uintptr_t)a2, (const cudaGraphEdgeData *)(uintptr_t)a3, (size_t)a4, (struct cudaGraphNodeParams *)(uintptr_t)a5);
-            break;
-        }
-        if (cubind_status != cudaSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 7 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudaStreamGetCaptureInfo, cudaMemcpy2D, cudaMemcpyToArrayAsync, cudaMemcpyFromArrayAsync,
- * cudaGraphExecMemcpyNodeSetParamsToSymbol, cudaGraphExecMemcpyNodeSetParamsFromSymbol. */
-static CUBIND_COLD cudaError_t cubind_shape_7(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, double cubind_member)
-{
-    static const unsigned short cubind_index[6] = { 63, 127, 160, 161, 268, 269 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudaError_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudaStreamGetCaptureInfo;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpy2D;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpyToArrayAsync;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpyFromArrayAsync;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cudaGraphExecMemcpyNodeSetParamsToSymbol;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cudaGraphExecMemcpyNodeSetParamsFromSymbol;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_RUNTIME, cubind_i), a0, a1, a2, a3, a4, a5, a6);
-    cubind_fn = cubind__resolve(&cubind__runtime_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudaError_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudaStreamGetCaptureInfo_fn)cubind_fn)((cudaStream_t)(uintptr_t)a0, (enum cudaStreamCaptureStatus *)(uintptr_t)a1, (unsigned long long *)(uintptr_t)a2, (cudaGraph_t *)(uintptr_t)a3, (const cudaGraphNode_t **)(uintptr_t)a4, (const cudaGraphEdgeData **)(uintptr_t)a5, (size_t *)(uintptr_t)a6);
-            break;
-        case 1:
-            cubind_status = ((cubind__cudaMemcpy2D_fn)cubind_fn)((void *)(uintptr_t)a0, (size_t)a1, (const void *)(uintptr_t)a2, (size_t)a3, (size_t)a4, (size_t)a5, (enum cudaMemcpyKind)a6);
-            break;
-        case 2:
-            cubind_status = ((cubind__cudaMemcpyToArrayAsync_fn)cubind_fn)((cudaArray_t)(uintptr_t)a0, (size_t)a1, (size_t)a2, (const void *)(uintptr_t)a3, (size_t)a4, (enum cudaMemcpyKind)a5, (cudaStream_t)(uintptr_t)a6);
-            break;
-        case 3:
-            cubind_status = ((cubind__cudaMemcpyFromArrayAsync_fn)cubind_fn)((void *)(uintptr_t)a0, (cudaArray_const_t)(uintptr_t)a1, (size_t)a2, (size_t)a3, (size_t)a4, (enum cudaMemcpyKind)a5, (cudaStream_t)(uintptr_t)a6);
-            break;
-        case 4:
-            cubind_status = ((cubind__cudaGraphExecMemcpyNodeSetParamsToSymbol_fn)cubind_fn)((cudaGraphExec_t)(uintptr_t)a0, (cudaGraphNode_t)(uintptr_t)a1, (const void *)(uintptr_t)a2, (const void *)(uintptr_t)a3, (size_t)a4, (size_t)a5, (enum cudaMemcpyKind)a6);
-            break;
-        default:
-            cubind_status = ((cubind__cudaGraphExecMemcpyNodeSetParamsFromSymbol_fn)cubind_fn)((cudaGraphExec_t)(uintptr_t)a0, (cudaGraphNode_t)(uintptr_t)a1, (void *)(uintptr_t)a2, (const void *)(uintptr_t)a3, (size_t)a4, (size_t)a5, (enum cudaMemcpyKind)a6);
-            break;
-        }
-        if (cubind_status != cudaSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 8 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudaMemcpy2DToArray, cudaMemcpy2DFromArray, cudaMemcpyBatchAsync, cudaMemcpy2DAsync,
- * cudaMemPrefetchBatchAsync, cudaMemDiscardAndPrefetchBatchAsync, cudaMemcpyArrayToArray,
- * cudaGraphAddMemcpyNode1D, cudaLibraryLoadData, cudaLibraryLoadFromFile. */
-static CUBIND_COLD cudaError_t cubind_shape_8(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, double cubind_member)
-{
-    static const unsigned short cubind_index[10] = { 128, 129, 135, 137, 151, 153, 159, 217, 297, 298 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudaError_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpy2DToArray;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpy2DFromArray;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpyBatchAsync;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpy2DAsync;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cudaMemPrefetchBatchAsync;
-        break;
-    case 5:
-        cubind_self = (cubind__fnptr)slow_cudaMemDiscardAndPrefetchBatchAsync;
-        break;
-    case 6:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpyArrayToArray;
-        break;
-    case 7:
-        cubind_self = (cubind__fnptr)slow_cudaGraphAddMemcpyNode1D;
-        break;
-    case 8:
-        cubind_self = (cubind__fnptr)slow_cudaLibraryLoadData;
-        break;
-    case 9:
-        cubind_self = (cubind__fnptr)slow_cudaLibraryLoadFromFile;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_RUNTIME, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7);
-    cubind_fn = cubind__resolve(&cubind__runtime_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudaError_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudaMemcpy2DToArray_fn)cubind_fn)((cudaArray_t)(uintptr_t)a0, (size_t)a1, (size_t)a2, (const void *)(uintptr_t)a3, (size_t)a4, (size_t)a5, (size_t)a6, (enum cudaMemcpyKind)a7);
-            break;
-        case 1:
-            cubind_status = ((cubind__cudaMemcpy2DFromArray_fn)cubind_fn)((void *)(uintptr_t)a0, (size_t)a1, (cudaArray_const_t)(uintptr_t)a2, (size_t)a3, (size_t)a4, (size_t)a5, (size_t)a6, (enum cudaMemcpyKind)a7);
-            break;
-        case 2:
-            cubind_status = ((cubind__cudaMemcpyBatchAsync_fn)cubind_fn)((void *const *)(uintptr_t)a0, (const void *const *)(uintptr_t)a1, (const size_t *)(uintptr_t)a2, (size_t)a3, (struct cudaMemcpyAttributes *)(uintptr_t)a4, (size_t *)(uintptr_t)a5, (size_t)a6, (cudaStream_t)(uintptr_t)a7);
-            break;
-        case 3:
-            cubind_status = ((cubind__cudaMemcpy2DAsync_fn)cubind_fn)((void *)(uintptr_t)a0, (size_t)a1, (const void *)(uintptr_t)a2, (size_t)a3, (size_t)a4, (size_t)a5, (enum cudaMemcpyKind)a6, (cudaStream_t)(uintptr_t)a7);
-            break;
-        case 4:
-            cubind_status = ((cubind__cudaMemPrefetchBatchAsync_fn)cubind_fn)((void **)(uintptr_t)a0, (size_t *)(uintptr_t)a1, (size_t)a2, (struct cudaMemLocation *)(uintptr_t)a3, (size_t *)(uintptr_t)a4, (size_t)a5, (unsigned long long)a6, (cudaStream_t)(uintptr_t)a7);
-            break;
-        case 5:
-            cubind_status = ((cubind__cudaMemDiscardAndPrefetchBatchAsync_fn)cubind_fn)((void **)(uintptr_t)a0, (size_t *)(uintptr_t)a1, (size_t)a2, (struct cudaMemLocation *)(uintptr_t)a3, (size_t *)(uintptr_t)a4, (size_t)a5, (unsigned long long)a6, (cudaStream_t)(uintptr_t)a7);
-            break;
-        case 6:
-            cubind_status = ((cubind__cudaMemcpyArrayToArray_fn)cubind_fn)((cudaArray_t)(uintptr_t)a0, (size_t)a1, (size_t)a2, (cudaArray_const_t)(uintptr_t)a3, (size_t)a4, (size_t)a5, (size_t)a6, (enum cudaMemcpyKind)a7);
-            break;
-        case 7:
-            cubind_status = ((cubind__cudaGraphAddMemcpyNode1D_fn)cubind_fn)((cudaGraphNode_t *)(uintptr_t)a0, (cudaGraph_t)(uintptr_t)a1, (const cudaGraphNode_t *)(uintptr_t)a2, (size_t)a3, (void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (size_t)a6, (enum cudaMemcpyKind)a7);
-            break;
-        case 8:
-            cubind_status = ((cubind__cudaLibraryLoadData_fn)cubind_fn)((cudaLibrary_t *)(uintptr_t)a0, (const void *)(uintptr_t)a1, (enum cudaJitOption *)(uintptr_t)a2, (void **)(uintptr_t)a3, (unsigned int)a4, (enum cudaLibraryOption *)(uintptr_t)a5, (void **)(uintptr_t)a6, (unsigned int)a7);
-            break;
-        default:
-            cubind_status = ((cubind__cudaLibraryLoadFromFile_fn)cubind_fn)((cudaLibrary_t *)(uintptr_t)a0, (const char *)(uintptr_t)a1, (enum cudaJitOption *)(uintptr_t)a2, (void **)(uintptr_t)a3, (unsigned int)a4, (enum cudaLibraryOption *)(uintptr_t)a5, (void **)(uintptr_t)a6, (unsigned int)a7);
-            break;
-        }
-        if (cubind_status != cudaSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrappers of shape 9 call until their function is resolved, and every call while
- * tracing (CUBIND_TRACE: its arguments and result handed to the one shared formatter); `cubind_member`
- * says which: cudaMemcpy2DArrayToArray, cudaMemcpy2DToArrayAsync, cudaMemcpy2DFromArrayAsync,
- * cudaGraphAddMemcpyNodeToSymbol, cudaGraphAddMemcpyNodeFromSymbol. */
-static CUBIND_COLD cudaError_t cubind_shape_9(cubind__word a0, cubind__word a1, cubind__word a2, cubind__word a3, cubind__word a4, cubind__word a5, cubind__word a6, cubind__word a7, cubind__word a8, double cubind_member)
-{
-    static const unsigned short cubind_index[5] = { 130, 138, 139, 215, 216 };
-    unsigned cubind_k = (unsigned)cubind_member;
-    size_t cubind_i = cubind_index[cubind_k];
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__fnptr cubind_self, cubind_fn;
-    cudaError_t cubind_status;
-    CUBIND__TRACE_CALL(cubind_call);
-    switch (cubind_k) { /* the member's stub: its offset is set from it */
-    case 0:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpy2DArrayToArray;
-        break;
-    case 1:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpy2DToArrayAsync;
-        break;
-    case 2:
-        cubind_self = (cubind__fnptr)slow_cudaMemcpy2DFromArrayAsync;
-        break;
-    case 3:
-        cubind_self = (cubind__fnptr)slow_cudaGraphAddMemcpyNodeToSymbol;
-        break;
-    case 4:
-        cubind_self = (cubind__fnptr)slow_cudaGraphAddMemcpyNodeFromSymbol;
-        break;
-    default:
-        cubind_self = NULL;
-    }
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_RUNTIME, cubind_i), a0, a1, a2, a3, a4, a5, a6, a7, a8);
-    cubind_fn = cubind__resolve(&cubind__runtime_symbols.table, cubind_i, &cubind_unavailable, cubind_self);
-    if (cubind_fn == NULL) {
-        cubind_status = (cudaError_t)cubind_unavailable;
-    } else {
-        /* the member's call with its own type: machine code alike, which the compiler merges */
-        switch (cubind_k) {
-        case 0:
-            cubind_status = ((cubind__cudaMemcpy2DArrayToArray_fn)cubind_fn)((cudaArray_t)(uintptr_t)a0, (size_t)a1, (size_t)a2, (cudaArray_const_t)(uintptr_t)a3, (size_t)a4, (size_t)a5, (size_t)a6, (size_t)a7, (enum cudaMemcpyKind)a8);
-            break;
-        case 1:
-            cubind_status = ((cubind__cudaMemcpy2DToArrayAsync_fn)cubind_fn)((cudaArray_t)(uintptr_t)a0, (size_t)a1, (size_t)a2, (const void *)(uintptr_t)a3, (size_t)a4, (size_t)a5, (size_t)a6, (enum cudaMemcpyKind)a7, (cudaStream_t)(uintptr_t)a8);
-            break;
-        case 2:
-            cubind_status = ((cubind__cudaMemcpy2DFromArrayAsync_fn)cubind_fn)((void *)(uintptr_t)a0, (size_t)a1, (cudaArray_const_t)(uintptr_t)a2, (size_t)a3, (size_t)a4, (size_t)a5, (size_t)a6, (enum cudaMemcpyKind)a7, (cudaStream_t)(uintptr_t)a8);
-            break;
-        case 3:
-            cubind_status = ((cubind__cudaGraphAddMemcpyNodeToSymbol_fn)cubind_fn)((cudaGraphNode_t *)(uintptr_t)a0, (cudaGraph_t)(uintptr_t)a1, (const cudaGraphNode_t *)(uintptr_t)a2, (size_t)a3, (const void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (size_t)a6, (size_t)a7, (enum cudaMemcpyKind)a8);
-            break;
-        default:
-            cubind_status = ((cubind__cudaGraphAddMemcpyNodeFromSymbol_fn)cubind_fn)((cudaGraphNode_t *)(uintptr_t)a0, (cudaGraph_t)(uintptr_t)a1, (const cudaGraphNode_t *)(uintptr_t)a2, (size_t)a3, (void *)(uintptr_t)a4, (const void *)(uintptr_t)a5, (size_t)a6, (size_t)a7, (enum cudaMemcpyKind)a8);
-            break;
-        }
-        if (cubind_status != cudaSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, cubind_i, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
-}
-
-/* What the wrapper calls until cudaDeviceReset is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceReset(void)
-{
-    return cubind_shape_0(0);
+    return (cudaError_t)cubind__shape_22(3, (cubind__fnptr)cubind__slow_cudaDeviceReset);
 }
 
 cudaError_t cubind_runtime_device_reset(void)
 {
-    cubind__cudaDeviceReset_fn cubind_fn = (cubind__cudaDeviceReset_fn)cubind__target((cubind__fnptr)slow_cudaDeviceReset, &cubind__runtime_offsets[0]);
+    cubind__cudaDeviceReset_fn cubind_fn = (cubind__cudaDeviceReset_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceReset, &cubind__runtime_offsets[0]);
     cudaError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(0, (int)cubind_status);
@@ -6976,15 +4766,16 @@ cudaError_t cubind_runtime_device_reset(void)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceSynchronize is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceSynchronize(void)
+/* What the wrapper calls until cudaDeviceSynchronize is resolved, and every call while tracing: the slow path
+ * of its shape, 22 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceSynchronize(void)
 {
-    return cubind_shape_0(1);
+    return (cudaError_t)cubind__shape_22(4, (cubind__fnptr)cubind__slow_cudaDeviceSynchronize);
 }
 
 cudaError_t cubind_runtime_device_synchronize(void)
 {
-    cubind__cudaDeviceSynchronize_fn cubind_fn = (cubind__cudaDeviceSynchronize_fn)cubind__target((cubind__fnptr)slow_cudaDeviceSynchronize, &cubind__runtime_offsets[1]);
+    cubind__cudaDeviceSynchronize_fn cubind_fn = (cubind__cudaDeviceSynchronize_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceSynchronize, &cubind__runtime_offsets[1]);
     cudaError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(1, (int)cubind_status);
@@ -6992,15 +4783,16 @@ cudaError_t cubind_runtime_device_synchronize(void)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceSetLimit is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
+/* What the wrapper calls until cudaDeviceSetLimit is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
 {
-    return cubind_shape_1(limit, value, 0);
+    return (cudaError_t)cubind__shape_73(limit, value, 11, (cubind__fnptr)cubind__slow_cudaDeviceSetLimit);
 }
 
 cudaError_t cubind_runtime_device_set_limit(enum cudaLimit limit, size_t value)
 {
-    cubind__cudaDeviceSetLimit_fn cubind_fn = (cubind__cudaDeviceSetLimit_fn)cubind__target((cubind__fnptr)slow_cudaDeviceSetLimit, &cubind__runtime_offsets[2]);
+    cubind__cudaDeviceSetLimit_fn cubind_fn = (cubind__cudaDeviceSetLimit_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceSetLimit, &cubind__runtime_offsets[2]);
     cudaError_t cubind_status = cubind_fn(limit, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(2, (int)cubind_status);
@@ -7008,15 +4800,16 @@ cudaError_t cubind_runtime_device_set_limit(enum cudaLimit limit, size_t value)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceGetLimit is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
+/* What the wrapper calls until cudaDeviceGetLimit is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
 {
-    return cubind_shape_1((uintptr_t)pValue, limit, 1);
+    return (cudaError_t)cubind__shape_73((uintptr_t)pValue, limit, 12, (cubind__fnptr)cubind__slow_cudaDeviceGetLimit);
 }
 
 cudaError_t cubind_runtime_device_get_limit(size_t *pValue, enum cudaLimit limit)
 {
-    cubind__cudaDeviceGetLimit_fn cubind_fn = (cubind__cudaDeviceGetLimit_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetLimit, &cubind__runtime_offsets[3]);
+    cubind__cudaDeviceGetLimit_fn cubind_fn = (cubind__cudaDeviceGetLimit_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceGetLimit, &cubind__runtime_offsets[3]);
     cudaError_t cubind_status = cubind_fn(pValue, limit);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(3, (int)cubind_status);
@@ -7024,15 +4817,16 @@ cudaError_t cubind_runtime_device_get_limit(size_t *pValue, enum cudaLimit limit
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceGetTexture1DLinearMaxWidth is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)
+/* What the wrapper calls until cudaDeviceGetTexture1DLinearMaxWidth is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)
 {
-    return cubind_shape_2((uintptr_t)maxWidthInElements, (uintptr_t)fmtDesc, device, 0);
+    return (cudaError_t)cubind__shape_2((uintptr_t)maxWidthInElements, (uintptr_t)fmtDesc, device, 52, (cubind__fnptr)cubind__slow_cudaDeviceGetTexture1DLinearMaxWidth);
 }
 
 cudaError_t cubind_runtime_device_get_texture1_d_linear_max_width(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)
 {
-    cubind__cudaDeviceGetTexture1DLinearMaxWidth_fn cubind_fn = (cubind__cudaDeviceGetTexture1DLinearMaxWidth_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetTexture1DLinearMaxWidth, &cubind__runtime_offsets[4]);
+    cubind__cudaDeviceGetTexture1DLinearMaxWidth_fn cubind_fn = (cubind__cudaDeviceGetTexture1DLinearMaxWidth_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceGetTexture1DLinearMaxWidth, &cubind__runtime_offsets[4]);
     cudaError_t cubind_status = cubind_fn(maxWidthInElements, fmtDesc, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(4, (int)cubind_status);
@@ -7040,15 +4834,16 @@ cudaError_t cubind_runtime_device_get_texture1_d_linear_max_width(size_t *maxWid
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceGetCacheConfig is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
+/* What the wrapper calls until cudaDeviceGetCacheConfig is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
 {
-    return cubind_shape_3((uintptr_t)pCacheConfig, 0);
+    return (cudaError_t)cubind__shape_61((uintptr_t)pCacheConfig, 18, (cubind__fnptr)cubind__slow_cudaDeviceGetCacheConfig);
 }
 
 cudaError_t cubind_runtime_device_get_cache_config(enum cudaFuncCache *pCacheConfig)
 {
-    cubind__cudaDeviceGetCacheConfig_fn cubind_fn = (cubind__cudaDeviceGetCacheConfig_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetCacheConfig, &cubind__runtime_offsets[5]);
+    cubind__cudaDeviceGetCacheConfig_fn cubind_fn = (cubind__cudaDeviceGetCacheConfig_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceGetCacheConfig, &cubind__runtime_offsets[5]);
     cudaError_t cubind_status = cubind_fn(pCacheConfig);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(5, (int)cubind_status);
@@ -7056,15 +4851,16 @@ cudaError_t cubind_runtime_device_get_cache_config(enum cudaFuncCache *pCacheCon
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceGetStreamPriorityRange is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
+/* What the wrapper calls until cudaDeviceGetStreamPriorityRange is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
-    return cubind_shape_1((uintptr_t)leastPriority, (uintptr_t)greatestPriority, 2);
+    return (cudaError_t)cubind__shape_73((uintptr_t)leastPriority, (uintptr_t)greatestPriority, 13, (cubind__fnptr)cubind__slow_cudaDeviceGetStreamPriorityRange);
 }
 
 cudaError_t cubind_runtime_device_get_stream_priority_range(int *leastPriority, int *greatestPriority)
 {
-    cubind__cudaDeviceGetStreamPriorityRange_fn cubind_fn = (cubind__cudaDeviceGetStreamPriorityRange_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetStreamPriorityRange, &cubind__runtime_offsets[6]);
+    cubind__cudaDeviceGetStreamPriorityRange_fn cubind_fn = (cubind__cudaDeviceGetStreamPriorityRange_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceGetStreamPriorityRange, &cubind__runtime_offsets[6]);
     cudaError_t cubind_status = cubind_fn(leastPriority, greatestPriority);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(6, (int)cubind_status);
@@ -7072,15 +4868,16 @@ cudaError_t cubind_runtime_device_get_stream_priority_range(int *leastPriority, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceSetCacheConfig is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
+/* What the wrapper calls until cudaDeviceSetCacheConfig is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
 {
-    return cubind_shape_3(cacheConfig, 1);
+    return (cudaError_t)cubind__shape_61(cacheConfig, 19, (cubind__fnptr)cubind__slow_cudaDeviceSetCacheConfig);
 }
 
 cudaError_t cubind_runtime_device_set_cache_config(enum cudaFuncCache cacheConfig)
 {
-    cubind__cudaDeviceSetCacheConfig_fn cubind_fn = (cubind__cudaDeviceSetCacheConfig_fn)cubind__target((cubind__fnptr)slow_cudaDeviceSetCacheConfig, &cubind__runtime_offsets[7]);
+    cubind__cudaDeviceSetCacheConfig_fn cubind_fn = (cubind__cudaDeviceSetCacheConfig_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceSetCacheConfig, &cubind__runtime_offsets[7]);
     cudaError_t cubind_status = cubind_fn(cacheConfig);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(7, (int)cubind_status);
@@ -7088,15 +4885,16 @@ cudaError_t cubind_runtime_device_set_cache_config(enum cudaFuncCache cacheConfi
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceGetByPCIBusId is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)
+/* What the wrapper calls until cudaDeviceGetByPCIBusId is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)
 {
-    return cubind_shape_1((uintptr_t)device, (uintptr_t)pciBusId, 3);
+    return (cudaError_t)cubind__shape_73((uintptr_t)device, (uintptr_t)pciBusId, 14, (cubind__fnptr)cubind__slow_cudaDeviceGetByPCIBusId);
 }
 
 cudaError_t cubind_runtime_device_get_by_pci_bus_id(int *device, const char *pciBusId)
 {
-    cubind__cudaDeviceGetByPCIBusId_fn cubind_fn = (cubind__cudaDeviceGetByPCIBusId_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetByPCIBusId, &cubind__runtime_offsets[8]);
+    cubind__cudaDeviceGetByPCIBusId_fn cubind_fn = (cubind__cudaDeviceGetByPCIBusId_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceGetByPCIBusId, &cubind__runtime_offsets[8]);
     cudaError_t cubind_status = cubind_fn(device, pciBusId);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(8, (int)cubind_status);
@@ -7104,15 +4902,16 @@ cudaError_t cubind_runtime_device_get_by_pci_bus_id(int *device, const char *pci
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceGetPCIBusId is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
+/* What the wrapper calls until cudaDeviceGetPCIBusId is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
 {
-    return cubind_shape_2((uintptr_t)pciBusId, len, device, 1);
+    return (cudaError_t)cubind__shape_2((uintptr_t)pciBusId, len, device, 53, (cubind__fnptr)cubind__slow_cudaDeviceGetPCIBusId);
 }
 
 cudaError_t cubind_runtime_device_get_pci_bus_id(char *pciBusId, int len, int device)
 {
-    cubind__cudaDeviceGetPCIBusId_fn cubind_fn = (cubind__cudaDeviceGetPCIBusId_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetPCIBusId, &cubind__runtime_offsets[9]);
+    cubind__cudaDeviceGetPCIBusId_fn cubind_fn = (cubind__cudaDeviceGetPCIBusId_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceGetPCIBusId, &cubind__runtime_offsets[9]);
     cudaError_t cubind_status = cubind_fn(pciBusId, len, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(9, (int)cubind_status);
@@ -7120,15 +4919,16 @@ cudaError_t cubind_runtime_device_get_pci_bus_id(char *pciBusId, int len, int de
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaIpcGetEventHandle is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)
+/* What the wrapper calls until cudaIpcGetEventHandle is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)
 {
-    return cubind_shape_1((uintptr_t)handle, (uintptr_t)event, 4);
+    return (cudaError_t)cubind__shape_73((uintptr_t)handle, (uintptr_t)event, 15, (cubind__fnptr)cubind__slow_cudaIpcGetEventHandle);
 }
 
 cudaError_t cubind_runtime_ipc_get_event_handle(cudaIpcEventHandle_t *handle, cudaEvent_t event)
 {
-    cubind__cudaIpcGetEventHandle_fn cubind_fn = (cubind__cudaIpcGetEventHandle_fn)cubind__target((cubind__fnptr)slow_cudaIpcGetEventHandle, &cubind__runtime_offsets[10]);
+    cubind__cudaIpcGetEventHandle_fn cubind_fn = (cubind__cudaIpcGetEventHandle_fn)cubind__target((cubind__fnptr)cubind__slow_cudaIpcGetEventHandle, &cubind__runtime_offsets[10]);
     cudaError_t cubind_status = cubind_fn(handle, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(10, (int)cubind_status);
@@ -7169,15 +4969,16 @@ cudaError_t cubind_runtime_ipc_open_event_handle(cudaEvent_t *event, cudaIpcEven
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaIpcGetMemHandle is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)
+/* What the wrapper calls until cudaIpcGetMemHandle is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)
 {
-    return cubind_shape_1((uintptr_t)handle, (uintptr_t)devPtr, 5);
+    return (cudaError_t)cubind__shape_73((uintptr_t)handle, (uintptr_t)devPtr, 16, (cubind__fnptr)cubind__slow_cudaIpcGetMemHandle);
 }
 
 cudaError_t cubind_runtime_ipc_get_mem_handle(cudaIpcMemHandle_t *handle, void *devPtr)
 {
-    cubind__cudaIpcGetMemHandle_fn cubind_fn = (cubind__cudaIpcGetMemHandle_fn)cubind__target((cubind__fnptr)slow_cudaIpcGetMemHandle, &cubind__runtime_offsets[12]);
+    cubind__cudaIpcGetMemHandle_fn cubind_fn = (cubind__cudaIpcGetMemHandle_fn)cubind__target((cubind__fnptr)cubind__slow_cudaIpcGetMemHandle, &cubind__runtime_offsets[12]);
     cudaError_t cubind_status = cubind_fn(handle, devPtr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(12, (int)cubind_status);
@@ -7218,15 +5019,16 @@ cudaError_t cubind_runtime_ipc_open_mem_handle(void **devPtr, cudaIpcMemHandle_t
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaIpcCloseMemHandle is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaIpcCloseMemHandle(void *devPtr)
+/* What the wrapper calls until cudaIpcCloseMemHandle is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaIpcCloseMemHandle(void *devPtr)
 {
-    return cubind_shape_3((uintptr_t)devPtr, 2);
+    return (cudaError_t)cubind__shape_61((uintptr_t)devPtr, 20, (cubind__fnptr)cubind__slow_cudaIpcCloseMemHandle);
 }
 
 cudaError_t cubind_runtime_ipc_close_mem_handle(void *devPtr)
 {
-    cubind__cudaIpcCloseMemHandle_fn cubind_fn = (cubind__cudaIpcCloseMemHandle_fn)cubind__target((cubind__fnptr)slow_cudaIpcCloseMemHandle, &cubind__runtime_offsets[14]);
+    cubind__cudaIpcCloseMemHandle_fn cubind_fn = (cubind__cudaIpcCloseMemHandle_fn)cubind__target((cubind__fnptr)cubind__slow_cudaIpcCloseMemHandle, &cubind__runtime_offsets[14]);
     cudaError_t cubind_status = cubind_fn(devPtr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(14, (int)cubind_status);
@@ -7234,15 +5036,16 @@ cudaError_t cubind_runtime_ipc_close_mem_handle(void *devPtr)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceFlushGPUDirectRDMAWrites is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)
+/* What the wrapper calls until cudaDeviceFlushGPUDirectRDMAWrites is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)
 {
-    return cubind_shape_1(target, scope, 6);
+    return (cudaError_t)cubind__shape_73(target, scope, 17, (cubind__fnptr)cubind__slow_cudaDeviceFlushGPUDirectRDMAWrites);
 }
 
 cudaError_t cubind_runtime_device_flush_gpu_direct_rdma_writes(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)
 {
-    cubind__cudaDeviceFlushGPUDirectRDMAWrites_fn cubind_fn = (cubind__cudaDeviceFlushGPUDirectRDMAWrites_fn)cubind__target((cubind__fnptr)slow_cudaDeviceFlushGPUDirectRDMAWrites, &cubind__runtime_offsets[15]);
+    cubind__cudaDeviceFlushGPUDirectRDMAWrites_fn cubind_fn = (cubind__cudaDeviceFlushGPUDirectRDMAWrites_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceFlushGPUDirectRDMAWrites, &cubind__runtime_offsets[15]);
     cudaError_t cubind_status = cubind_fn(target, scope);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(15, (int)cubind_status);
@@ -7250,15 +5053,16 @@ cudaError_t cubind_runtime_device_flush_gpu_direct_rdma_writes(enum cudaFlushGPU
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceRegisterAsyncNotification is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)
+/* What the wrapper calls until cudaDeviceRegisterAsyncNotification is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)
 {
-    return cubind_shape_4(device, (uintptr_t)callbackFunc, (uintptr_t)userData, (uintptr_t)callback, 0);
+    return (cudaError_t)cubind__shape_3(device, (uintptr_t)callbackFunc, (uintptr_t)userData, (uintptr_t)callback, 43, (cubind__fnptr)cubind__slow_cudaDeviceRegisterAsyncNotification);
 }
 
 cudaError_t cubind_runtime_device_register_async_notification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)
 {
-    cubind__cudaDeviceRegisterAsyncNotification_fn cubind_fn = (cubind__cudaDeviceRegisterAsyncNotification_fn)cubind__target((cubind__fnptr)slow_cudaDeviceRegisterAsyncNotification, &cubind__runtime_offsets[16]);
+    cubind__cudaDeviceRegisterAsyncNotification_fn cubind_fn = (cubind__cudaDeviceRegisterAsyncNotification_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceRegisterAsyncNotification, &cubind__runtime_offsets[16]);
     cudaError_t cubind_status = cubind_fn(device, callbackFunc, userData, callback);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(16, (int)cubind_status);
@@ -7266,15 +5070,16 @@ cudaError_t cubind_runtime_device_register_async_notification(int device, cudaAs
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceUnregisterAsyncNotification is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback)
+/* What the wrapper calls until cudaDeviceUnregisterAsyncNotification is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback)
 {
-    return cubind_shape_1(device, (uintptr_t)callback, 7);
+    return (cudaError_t)cubind__shape_73(device, (uintptr_t)callback, 18, (cubind__fnptr)cubind__slow_cudaDeviceUnregisterAsyncNotification);
 }
 
 cudaError_t cubind_runtime_device_unregister_async_notification(int device, cudaAsyncCallbackHandle_t callback)
 {
-    cubind__cudaDeviceUnregisterAsyncNotification_fn cubind_fn = (cubind__cudaDeviceUnregisterAsyncNotification_fn)cubind__target((cubind__fnptr)slow_cudaDeviceUnregisterAsyncNotification, &cubind__runtime_offsets[17]);
+    cubind__cudaDeviceUnregisterAsyncNotification_fn cubind_fn = (cubind__cudaDeviceUnregisterAsyncNotification_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceUnregisterAsyncNotification, &cubind__runtime_offsets[17]);
     cudaError_t cubind_status = cubind_fn(device, callback);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(17, (int)cubind_status);
@@ -7282,15 +5087,16 @@ cudaError_t cubind_runtime_device_unregister_async_notification(int device, cuda
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceGetSharedMemConfig is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)
+/* What the wrapper calls until cudaDeviceGetSharedMemConfig is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)
 {
-    return cubind_shape_3((uintptr_t)pConfig, 3);
+    return (cudaError_t)cubind__shape_61((uintptr_t)pConfig, 21, (cubind__fnptr)cubind__slow_cudaDeviceGetSharedMemConfig);
 }
 
 cudaError_t cubind_runtime_device_get_shared_mem_config(enum cudaSharedMemConfig *pConfig)
 {
-    cubind__cudaDeviceGetSharedMemConfig_fn cubind_fn = (cubind__cudaDeviceGetSharedMemConfig_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetSharedMemConfig, &cubind__runtime_offsets[18]);
+    cubind__cudaDeviceGetSharedMemConfig_fn cubind_fn = (cubind__cudaDeviceGetSharedMemConfig_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceGetSharedMemConfig, &cubind__runtime_offsets[18]);
     cudaError_t cubind_status = cubind_fn(pConfig);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(18, (int)cubind_status);
@@ -7298,15 +5104,16 @@ cudaError_t cubind_runtime_device_get_shared_mem_config(enum cudaSharedMemConfig
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceSetSharedMemConfig is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)
+/* What the wrapper calls until cudaDeviceSetSharedMemConfig is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)
 {
-    return cubind_shape_3(config, 4);
+    return (cudaError_t)cubind__shape_61(config, 22, (cubind__fnptr)cubind__slow_cudaDeviceSetSharedMemConfig);
 }
 
 cudaError_t cubind_runtime_device_set_shared_mem_config(enum cudaSharedMemConfig config)
 {
-    cubind__cudaDeviceSetSharedMemConfig_fn cubind_fn = (cubind__cudaDeviceSetSharedMemConfig_fn)cubind__target((cubind__fnptr)slow_cudaDeviceSetSharedMemConfig, &cubind__runtime_offsets[19]);
+    cubind__cudaDeviceSetSharedMemConfig_fn cubind_fn = (cubind__cudaDeviceSetSharedMemConfig_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceSetSharedMemConfig, &cubind__runtime_offsets[19]);
     cudaError_t cubind_status = cubind_fn(config);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(19, (int)cubind_status);
@@ -7314,15 +5121,16 @@ cudaError_t cubind_runtime_device_set_shared_mem_config(enum cudaSharedMemConfig
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGetLastError is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cudaError_t slow_cudaGetLastError(void)
+/* What the wrapper calls until cudaGetLastError is resolved, and every call while tracing: the slow path
+ * of its shape, 22 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGetLastError(void)
 {
-    return cubind_shape_0(2);
+    return (cudaError_t)cubind__shape_22(5, (cubind__fnptr)cubind__slow_cudaGetLastError);
 }
 
 cudaError_t cubind_runtime_get_last_error(void)
 {
-    cubind__cudaGetLastError_fn cubind_fn = (cubind__cudaGetLastError_fn)cubind__target((cubind__fnptr)slow_cudaGetLastError, &cubind__runtime_offsets[20]);
+    cubind__cudaGetLastError_fn cubind_fn = (cubind__cudaGetLastError_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGetLastError, &cubind__runtime_offsets[20]);
     cudaError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(20, (int)cubind_status);
@@ -7330,15 +5138,16 @@ cudaError_t cubind_runtime_get_last_error(void)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaPeekAtLastError is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cudaError_t slow_cudaPeekAtLastError(void)
+/* What the wrapper calls until cudaPeekAtLastError is resolved, and every call while tracing: the slow path
+ * of its shape, 22 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaPeekAtLastError(void)
 {
-    return cubind_shape_0(3);
+    return (cudaError_t)cubind__shape_22(6, (cubind__fnptr)cubind__slow_cudaPeekAtLastError);
 }
 
 cudaError_t cubind_runtime_peek_at_last_error(void)
 {
-    cubind__cudaPeekAtLastError_fn cubind_fn = (cubind__cudaPeekAtLastError_fn)cubind__target((cubind__fnptr)slow_cudaPeekAtLastError, &cubind__runtime_offsets[21]);
+    cubind__cudaPeekAtLastError_fn cubind_fn = (cubind__cudaPeekAtLastError_fn)cubind__target((cubind__fnptr)cubind__slow_cudaPeekAtLastError, &cubind__runtime_offsets[21]);
     cudaError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(21, (int)cubind_status);
@@ -7382,15 +5191,16 @@ const char *cubind_runtime_get_error_string(cudaError_t error)
     return cubind_fn(error);
 }
 
-/* What the wrapper calls until cudaGetDeviceCount is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaGetDeviceCount(int *count)
+/* What the wrapper calls until cudaGetDeviceCount is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGetDeviceCount(int *count)
 {
-    return cubind_shape_3((uintptr_t)count, 5);
+    return (cudaError_t)cubind__shape_61((uintptr_t)count, 23, (cubind__fnptr)cubind__slow_cudaGetDeviceCount);
 }
 
 cudaError_t cubind_runtime_get_device_count(int *count)
 {
-    cubind__cudaGetDeviceCount_fn cubind_fn = (cubind__cudaGetDeviceCount_fn)cubind__target((cubind__fnptr)slow_cudaGetDeviceCount, &cubind__runtime_offsets[24]);
+    cubind__cudaGetDeviceCount_fn cubind_fn = (cubind__cudaGetDeviceCount_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGetDeviceCount, &cubind__runtime_offsets[24]);
     cudaError_t cubind_status = cubind_fn(count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(24, (int)cubind_status);
@@ -7398,15 +5208,16 @@ cudaError_t cubind_runtime_get_device_count(int *count)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGetDeviceProperties is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
+/* What the wrapper calls until cudaGetDeviceProperties is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
-    return cubind_shape_1((uintptr_t)prop, device, 8);
+    return (cudaError_t)cubind__shape_73((uintptr_t)prop, device, 19, (cubind__fnptr)cubind__slow_cudaGetDeviceProperties);
 }
 
 cudaError_t cubind_runtime_get_device_properties(struct cudaDeviceProp *prop, int device)
 {
-    cubind__cudaGetDeviceProperties_fn cubind_fn = (cubind__cudaGetDeviceProperties_fn)cubind__target((cubind__fnptr)slow_cudaGetDeviceProperties, &cubind__runtime_offsets[25]);
+    cubind__cudaGetDeviceProperties_fn cubind_fn = (cubind__cudaGetDeviceProperties_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGetDeviceProperties, &cubind__runtime_offsets[25]);
     cudaError_t cubind_status = cubind_fn(prop, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(25, (int)cubind_status);
@@ -7414,15 +5225,16 @@ cudaError_t cubind_runtime_get_device_properties(struct cudaDeviceProp *prop, in
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceGetAttribute is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
+/* What the wrapper calls until cudaDeviceGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
-    return cubind_shape_2((uintptr_t)value, attr, device, 2);
+    return (cudaError_t)cubind__shape_2((uintptr_t)value, attr, device, 54, (cubind__fnptr)cubind__slow_cudaDeviceGetAttribute);
 }
 
 cudaError_t cubind_runtime_device_get_attribute(int *value, enum cudaDeviceAttr attr, int device)
 {
-    cubind__cudaDeviceGetAttribute_fn cubind_fn = (cubind__cudaDeviceGetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetAttribute, &cubind__runtime_offsets[26]);
+    cubind__cudaDeviceGetAttribute_fn cubind_fn = (cubind__cudaDeviceGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceGetAttribute, &cubind__runtime_offsets[26]);
     cudaError_t cubind_status = cubind_fn(value, attr, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(26, (int)cubind_status);
@@ -7430,15 +5242,16 @@ cudaError_t cubind_runtime_device_get_attribute(int *value, enum cudaDeviceAttr 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceGetHostAtomicCapabilities is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device)
+/* What the wrapper calls until cudaDeviceGetHostAtomicCapabilities is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device)
 {
-    return cubind_shape_4((uintptr_t)capabilities, (uintptr_t)operations, count, device, 1);
+    return (cudaError_t)cubind__shape_3((uintptr_t)capabilities, (uintptr_t)operations, count, device, 44, (cubind__fnptr)cubind__slow_cudaDeviceGetHostAtomicCapabilities);
 }
 
 cudaError_t cubind_runtime_device_get_host_atomic_capabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device)
 {
-    cubind__cudaDeviceGetHostAtomicCapabilities_fn cubind_fn = (cubind__cudaDeviceGetHostAtomicCapabilities_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetHostAtomicCapabilities, &cubind__runtime_offsets[27]);
+    cubind__cudaDeviceGetHostAtomicCapabilities_fn cubind_fn = (cubind__cudaDeviceGetHostAtomicCapabilities_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceGetHostAtomicCapabilities, &cubind__runtime_offsets[27]);
     cudaError_t cubind_status = cubind_fn(capabilities, operations, count, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(27, (int)cubind_status);
@@ -7446,15 +5259,16 @@ cudaError_t cubind_runtime_device_get_host_atomic_capabilities(unsigned int *cap
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceGetDefaultMemPool is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)
+/* What the wrapper calls until cudaDeviceGetDefaultMemPool is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)
 {
-    return cubind_shape_1((uintptr_t)memPool, device, 9);
+    return (cudaError_t)cubind__shape_73((uintptr_t)memPool, device, 20, (cubind__fnptr)cubind__slow_cudaDeviceGetDefaultMemPool);
 }
 
 cudaError_t cubind_runtime_device_get_default_mem_pool(cudaMemPool_t *memPool, int device)
 {
-    cubind__cudaDeviceGetDefaultMemPool_fn cubind_fn = (cubind__cudaDeviceGetDefaultMemPool_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetDefaultMemPool, &cubind__runtime_offsets[28]);
+    cubind__cudaDeviceGetDefaultMemPool_fn cubind_fn = (cubind__cudaDeviceGetDefaultMemPool_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceGetDefaultMemPool, &cubind__runtime_offsets[28]);
     cudaError_t cubind_status = cubind_fn(memPool, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(28, (int)cubind_status);
@@ -7462,15 +5276,16 @@ cudaError_t cubind_runtime_device_get_default_mem_pool(cudaMemPool_t *memPool, i
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceSetMemPool is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
+/* What the wrapper calls until cudaDeviceSetMemPool is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
 {
-    return cubind_shape_1(device, (uintptr_t)memPool, 10);
+    return (cudaError_t)cubind__shape_73(device, (uintptr_t)memPool, 21, (cubind__fnptr)cubind__slow_cudaDeviceSetMemPool);
 }
 
 cudaError_t cubind_runtime_device_set_mem_pool(int device, cudaMemPool_t memPool)
 {
-    cubind__cudaDeviceSetMemPool_fn cubind_fn = (cubind__cudaDeviceSetMemPool_fn)cubind__target((cubind__fnptr)slow_cudaDeviceSetMemPool, &cubind__runtime_offsets[29]);
+    cubind__cudaDeviceSetMemPool_fn cubind_fn = (cubind__cudaDeviceSetMemPool_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceSetMemPool, &cubind__runtime_offsets[29]);
     cudaError_t cubind_status = cubind_fn(device, memPool);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(29, (int)cubind_status);
@@ -7478,15 +5293,16 @@ cudaError_t cubind_runtime_device_set_mem_pool(int device, cudaMemPool_t memPool
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceGetMemPool is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
+/* What the wrapper calls until cudaDeviceGetMemPool is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
 {
-    return cubind_shape_1((uintptr_t)memPool, device, 11);
+    return (cudaError_t)cubind__shape_73((uintptr_t)memPool, device, 22, (cubind__fnptr)cubind__slow_cudaDeviceGetMemPool);
 }
 
 cudaError_t cubind_runtime_device_get_mem_pool(cudaMemPool_t *memPool, int device)
 {
-    cubind__cudaDeviceGetMemPool_fn cubind_fn = (cubind__cudaDeviceGetMemPool_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetMemPool, &cubind__runtime_offsets[30]);
+    cubind__cudaDeviceGetMemPool_fn cubind_fn = (cubind__cudaDeviceGetMemPool_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceGetMemPool, &cubind__runtime_offsets[30]);
     cudaError_t cubind_status = cubind_fn(memPool, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(30, (int)cubind_status);
@@ -7494,15 +5310,16 @@ cudaError_t cubind_runtime_device_get_mem_pool(cudaMemPool_t *memPool, int devic
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceGetNvSciSyncAttributes is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)
+/* What the wrapper calls until cudaDeviceGetNvSciSyncAttributes is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)
 {
-    return cubind_shape_2((uintptr_t)nvSciSyncAttrList, device, flags, 3);
+    return (cudaError_t)cubind__shape_2((uintptr_t)nvSciSyncAttrList, device, flags, 55, (cubind__fnptr)cubind__slow_cudaDeviceGetNvSciSyncAttributes);
 }
 
 cudaError_t cubind_runtime_device_get_nv_sci_sync_attributes(void *nvSciSyncAttrList, int device, int flags)
 {
-    cubind__cudaDeviceGetNvSciSyncAttributes_fn cubind_fn = (cubind__cudaDeviceGetNvSciSyncAttributes_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetNvSciSyncAttributes, &cubind__runtime_offsets[31]);
+    cubind__cudaDeviceGetNvSciSyncAttributes_fn cubind_fn = (cubind__cudaDeviceGetNvSciSyncAttributes_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceGetNvSciSyncAttributes, &cubind__runtime_offsets[31]);
     cudaError_t cubind_status = cubind_fn(nvSciSyncAttrList, device, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(31, (int)cubind_status);
@@ -7510,15 +5327,16 @@ cudaError_t cubind_runtime_device_get_nv_sci_sync_attributes(void *nvSciSyncAttr
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceGetP2PAttribute is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)
+/* What the wrapper calls until cudaDeviceGetP2PAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)
 {
-    return cubind_shape_4((uintptr_t)value, attr, srcDevice, dstDevice, 2);
+    return (cudaError_t)cubind__shape_3((uintptr_t)value, attr, srcDevice, dstDevice, 45, (cubind__fnptr)cubind__slow_cudaDeviceGetP2PAttribute);
 }
 
 cudaError_t cubind_runtime_device_get_p2p_attribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)
 {
-    cubind__cudaDeviceGetP2PAttribute_fn cubind_fn = (cubind__cudaDeviceGetP2PAttribute_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetP2PAttribute, &cubind__runtime_offsets[32]);
+    cubind__cudaDeviceGetP2PAttribute_fn cubind_fn = (cubind__cudaDeviceGetP2PAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceGetP2PAttribute, &cubind__runtime_offsets[32]);
     cudaError_t cubind_status = cubind_fn(value, attr, srcDevice, dstDevice);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(32, (int)cubind_status);
@@ -7526,15 +5344,16 @@ cudaError_t cubind_runtime_device_get_p2p_attribute(int *value, enum cudaDeviceP
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceGetP2PAtomicCapabilities is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice)
+/* What the wrapper calls until cudaDeviceGetP2PAtomicCapabilities is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice)
 {
-    return cubind_shape_5((uintptr_t)capabilities, (uintptr_t)operations, count, srcDevice, dstDevice, 0);
+    return (cudaError_t)cubind__shape_7((uintptr_t)capabilities, (uintptr_t)operations, count, srcDevice, dstDevice, 86);
 }
 
 cudaError_t cubind_runtime_device_get_p2p_atomic_capabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice)
 {
-    cubind__cudaDeviceGetP2PAtomicCapabilities_fn cubind_fn = (cubind__cudaDeviceGetP2PAtomicCapabilities_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetP2PAtomicCapabilities, &cubind__runtime_offsets[33]);
+    cubind__cudaDeviceGetP2PAtomicCapabilities_fn cubind_fn = (cubind__cudaDeviceGetP2PAtomicCapabilities_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceGetP2PAtomicCapabilities, &cubind__runtime_offsets[33]);
     cudaError_t cubind_status = cubind_fn(capabilities, operations, count, srcDevice, dstDevice);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(33, (int)cubind_status);
@@ -7542,15 +5361,16 @@ cudaError_t cubind_runtime_device_get_p2p_atomic_capabilities(unsigned int *capa
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaChooseDevice is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)
+/* What the wrapper calls until cudaChooseDevice is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)
 {
-    return cubind_shape_1((uintptr_t)device, (uintptr_t)prop, 12);
+    return (cudaError_t)cubind__shape_73((uintptr_t)device, (uintptr_t)prop, 23, (cubind__fnptr)cubind__slow_cudaChooseDevice);
 }
 
 cudaError_t cubind_runtime_choose_device(int *device, const struct cudaDeviceProp *prop)
 {
-    cubind__cudaChooseDevice_fn cubind_fn = (cubind__cudaChooseDevice_fn)cubind__target((cubind__fnptr)slow_cudaChooseDevice, &cubind__runtime_offsets[34]);
+    cubind__cudaChooseDevice_fn cubind_fn = (cubind__cudaChooseDevice_fn)cubind__target((cubind__fnptr)cubind__slow_cudaChooseDevice, &cubind__runtime_offsets[34]);
     cudaError_t cubind_status = cubind_fn(device, prop);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(34, (int)cubind_status);
@@ -7558,15 +5378,16 @@ cudaError_t cubind_runtime_choose_device(int *device, const struct cudaDevicePro
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaInitDevice is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)
+/* What the wrapper calls until cudaInitDevice is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)
 {
-    return cubind_shape_2(device, deviceFlags, flags, 4);
+    return (cudaError_t)cubind__shape_2(device, deviceFlags, flags, 56, (cubind__fnptr)cubind__slow_cudaInitDevice);
 }
 
 cudaError_t cubind_runtime_init_device(int device, unsigned int deviceFlags, unsigned int flags)
 {
-    cubind__cudaInitDevice_fn cubind_fn = (cubind__cudaInitDevice_fn)cubind__target((cubind__fnptr)slow_cudaInitDevice, &cubind__runtime_offsets[35]);
+    cubind__cudaInitDevice_fn cubind_fn = (cubind__cudaInitDevice_fn)cubind__target((cubind__fnptr)cubind__slow_cudaInitDevice, &cubind__runtime_offsets[35]);
     cudaError_t cubind_status = cubind_fn(device, deviceFlags, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(35, (int)cubind_status);
@@ -7574,15 +5395,16 @@ cudaError_t cubind_runtime_init_device(int device, unsigned int deviceFlags, uns
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaSetDevice is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaSetDevice(int device)
+/* What the wrapper calls until cudaSetDevice is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaSetDevice(int device)
 {
-    return cubind_shape_3(device, 6);
+    return (cudaError_t)cubind__shape_61(device, 24, (cubind__fnptr)cubind__slow_cudaSetDevice);
 }
 
 cudaError_t cubind_runtime_set_device(int device)
 {
-    cubind__cudaSetDevice_fn cubind_fn = (cubind__cudaSetDevice_fn)cubind__target((cubind__fnptr)slow_cudaSetDevice, &cubind__runtime_offsets[36]);
+    cubind__cudaSetDevice_fn cubind_fn = (cubind__cudaSetDevice_fn)cubind__target((cubind__fnptr)cubind__slow_cudaSetDevice, &cubind__runtime_offsets[36]);
     cudaError_t cubind_status = cubind_fn(device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(36, (int)cubind_status);
@@ -7590,15 +5412,16 @@ cudaError_t cubind_runtime_set_device(int device)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGetDevice is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaGetDevice(int *device)
+/* What the wrapper calls until cudaGetDevice is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGetDevice(int *device)
 {
-    return cubind_shape_3((uintptr_t)device, 7);
+    return (cudaError_t)cubind__shape_61((uintptr_t)device, 25, (cubind__fnptr)cubind__slow_cudaGetDevice);
 }
 
 cudaError_t cubind_runtime_get_device(int *device)
 {
-    cubind__cudaGetDevice_fn cubind_fn = (cubind__cudaGetDevice_fn)cubind__target((cubind__fnptr)slow_cudaGetDevice, &cubind__runtime_offsets[37]);
+    cubind__cudaGetDevice_fn cubind_fn = (cubind__cudaGetDevice_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGetDevice, &cubind__runtime_offsets[37]);
     cudaError_t cubind_status = cubind_fn(device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(37, (int)cubind_status);
@@ -7606,15 +5429,16 @@ cudaError_t cubind_runtime_get_device(int *device)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaSetValidDevices is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaSetValidDevices(int *device_arr, int len)
+/* What the wrapper calls until cudaSetValidDevices is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaSetValidDevices(int *device_arr, int len)
 {
-    return cubind_shape_1((uintptr_t)device_arr, len, 13);
+    return (cudaError_t)cubind__shape_73((uintptr_t)device_arr, len, 24, (cubind__fnptr)cubind__slow_cudaSetValidDevices);
 }
 
 cudaError_t cubind_runtime_set_valid_devices(int *device_arr, int len)
 {
-    cubind__cudaSetValidDevices_fn cubind_fn = (cubind__cudaSetValidDevices_fn)cubind__target((cubind__fnptr)slow_cudaSetValidDevices, &cubind__runtime_offsets[38]);
+    cubind__cudaSetValidDevices_fn cubind_fn = (cubind__cudaSetValidDevices_fn)cubind__target((cubind__fnptr)cubind__slow_cudaSetValidDevices, &cubind__runtime_offsets[38]);
     cudaError_t cubind_status = cubind_fn(device_arr, len);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(38, (int)cubind_status);
@@ -7622,15 +5446,16 @@ cudaError_t cubind_runtime_set_valid_devices(int *device_arr, int len)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaSetDeviceFlags is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaSetDeviceFlags(unsigned int flags)
+/* What the wrapper calls until cudaSetDeviceFlags is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaSetDeviceFlags(unsigned int flags)
 {
-    return cubind_shape_3(flags, 8);
+    return (cudaError_t)cubind__shape_61(flags, 26, (cubind__fnptr)cubind__slow_cudaSetDeviceFlags);
 }
 
 cudaError_t cubind_runtime_set_device_flags(unsigned int flags)
 {
-    cubind__cudaSetDeviceFlags_fn cubind_fn = (cubind__cudaSetDeviceFlags_fn)cubind__target((cubind__fnptr)slow_cudaSetDeviceFlags, &cubind__runtime_offsets[39]);
+    cubind__cudaSetDeviceFlags_fn cubind_fn = (cubind__cudaSetDeviceFlags_fn)cubind__target((cubind__fnptr)cubind__slow_cudaSetDeviceFlags, &cubind__runtime_offsets[39]);
     cudaError_t cubind_status = cubind_fn(flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(39, (int)cubind_status);
@@ -7638,15 +5463,16 @@ cudaError_t cubind_runtime_set_device_flags(unsigned int flags)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGetDeviceFlags is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaGetDeviceFlags(unsigned int *flags)
+/* What the wrapper calls until cudaGetDeviceFlags is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGetDeviceFlags(unsigned int *flags)
 {
-    return cubind_shape_3((uintptr_t)flags, 9);
+    return (cudaError_t)cubind__shape_61((uintptr_t)flags, 27, (cubind__fnptr)cubind__slow_cudaGetDeviceFlags);
 }
 
 cudaError_t cubind_runtime_get_device_flags(unsigned int *flags)
 {
-    cubind__cudaGetDeviceFlags_fn cubind_fn = (cubind__cudaGetDeviceFlags_fn)cubind__target((cubind__fnptr)slow_cudaGetDeviceFlags, &cubind__runtime_offsets[40]);
+    cubind__cudaGetDeviceFlags_fn cubind_fn = (cubind__cudaGetDeviceFlags_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGetDeviceFlags, &cubind__runtime_offsets[40]);
     cudaError_t cubind_status = cubind_fn(flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(40, (int)cubind_status);
@@ -7654,15 +5480,16 @@ cudaError_t cubind_runtime_get_device_flags(unsigned int *flags)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaStreamCreate is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaStreamCreate(cudaStream_t *pStream)
+/* What the wrapper calls until cudaStreamCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaStreamCreate(cudaStream_t *pStream)
 {
-    return cubind_shape_3((uintptr_t)pStream, 10);
+    return (cudaError_t)cubind__shape_61((uintptr_t)pStream, 28, (cubind__fnptr)cubind__slow_cudaStreamCreate);
 }
 
 cudaError_t cubind_runtime_stream_create(cudaStream_t *pStream)
 {
-    cubind__cudaStreamCreate_fn cubind_fn = (cubind__cudaStreamCreate_fn)cubind__target((cubind__fnptr)slow_cudaStreamCreate, &cubind__runtime_offsets[41]);
+    cubind__cudaStreamCreate_fn cubind_fn = (cubind__cudaStreamCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cudaStreamCreate, &cubind__runtime_offsets[41]);
     cudaError_t cubind_status = cubind_fn(pStream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(41, (int)cubind_status);
@@ -7670,15 +5497,16 @@ cudaError_t cubind_runtime_stream_create(cudaStream_t *pStream)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaStreamCreateWithFlags is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
+/* What the wrapper calls until cudaStreamCreateWithFlags is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
 {
-    return cubind_shape_1((uintptr_t)pStream, flags, 14);
+    return (cudaError_t)cubind__shape_73((uintptr_t)pStream, flags, 25, (cubind__fnptr)cubind__slow_cudaStreamCreateWithFlags);
 }
 
 cudaError_t cubind_runtime_stream_create_with_flags(cudaStream_t *pStream, unsigned int flags)
 {
-    cubind__cudaStreamCreateWithFlags_fn cubind_fn = (cubind__cudaStreamCreateWithFlags_fn)cubind__target((cubind__fnptr)slow_cudaStreamCreateWithFlags, &cubind__runtime_offsets[42]);
+    cubind__cudaStreamCreateWithFlags_fn cubind_fn = (cubind__cudaStreamCreateWithFlags_fn)cubind__target((cubind__fnptr)cubind__slow_cudaStreamCreateWithFlags, &cubind__runtime_offsets[42]);
     cudaError_t cubind_status = cubind_fn(pStream, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(42, (int)cubind_status);
@@ -7686,15 +5514,16 @@ cudaError_t cubind_runtime_stream_create_with_flags(cudaStream_t *pStream, unsig
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaStreamCreateWithPriority is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)
+/* What the wrapper calls until cudaStreamCreateWithPriority is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)
 {
-    return cubind_shape_2((uintptr_t)pStream, flags, priority, 5);
+    return (cudaError_t)cubind__shape_2((uintptr_t)pStream, flags, priority, 57, (cubind__fnptr)cubind__slow_cudaStreamCreateWithPriority);
 }
 
 cudaError_t cubind_runtime_stream_create_with_priority(cudaStream_t *pStream, unsigned int flags, int priority)
 {
-    cubind__cudaStreamCreateWithPriority_fn cubind_fn = (cubind__cudaStreamCreateWithPriority_fn)cubind__target((cubind__fnptr)slow_cudaStreamCreateWithPriority, &cubind__runtime_offsets[43]);
+    cubind__cudaStreamCreateWithPriority_fn cubind_fn = (cubind__cudaStreamCreateWithPriority_fn)cubind__target((cubind__fnptr)cubind__slow_cudaStreamCreateWithPriority, &cubind__runtime_offsets[43]);
     cudaError_t cubind_status = cubind_fn(pStream, flags, priority);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(43, (int)cubind_status);
@@ -7702,15 +5531,16 @@ cudaError_t cubind_runtime_stream_create_with_priority(cudaStream_t *pStream, un
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaStreamGetPriority is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaStreamGetPriority(cudaStream_t hStream, int *priority)
+/* What the wrapper calls until cudaStreamGetPriority is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaStreamGetPriority(cudaStream_t hStream, int *priority)
 {
-    return cubind_shape_1((uintptr_t)hStream, (uintptr_t)priority, 15);
+    return (cudaError_t)cubind__shape_73((uintptr_t)hStream, (uintptr_t)priority, 26, (cubind__fnptr)cubind__slow_cudaStreamGetPriority);
 }
 
 cudaError_t cubind_runtime_stream_get_priority(cudaStream_t hStream, int *priority)
 {
-    cubind__cudaStreamGetPriority_fn cubind_fn = (cubind__cudaStreamGetPriority_fn)cubind__target((cubind__fnptr)slow_cudaStreamGetPriority, &cubind__runtime_offsets[44]);
+    cubind__cudaStreamGetPriority_fn cubind_fn = (cubind__cudaStreamGetPriority_fn)cubind__target((cubind__fnptr)cubind__slow_cudaStreamGetPriority, &cubind__runtime_offsets[44]);
     cudaError_t cubind_status = cubind_fn(hStream, priority);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(44, (int)cubind_status);
@@ -7718,15 +5548,16 @@ cudaError_t cubind_runtime_stream_get_priority(cudaStream_t hStream, int *priori
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaStreamGetFlags is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)
+/* What the wrapper calls until cudaStreamGetFlags is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)
 {
-    return cubind_shape_1((uintptr_t)hStream, (uintptr_t)flags, 16);
+    return (cudaError_t)cubind__shape_73((uintptr_t)hStream, (uintptr_t)flags, 27, (cubind__fnptr)cubind__slow_cudaStreamGetFlags);
 }
 
 cudaError_t cubind_runtime_stream_get_flags(cudaStream_t hStream, unsigned int *flags)
 {
-    cubind__cudaStreamGetFlags_fn cubind_fn = (cubind__cudaStreamGetFlags_fn)cubind__target((cubind__fnptr)slow_cudaStreamGetFlags, &cubind__runtime_offsets[45]);
+    cubind__cudaStreamGetFlags_fn cubind_fn = (cubind__cudaStreamGetFlags_fn)cubind__target((cubind__fnptr)cubind__slow_cudaStreamGetFlags, &cubind__runtime_offsets[45]);
     cudaError_t cubind_status = cubind_fn(hStream, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(45, (int)cubind_status);
@@ -7734,15 +5565,16 @@ cudaError_t cubind_runtime_stream_get_flags(cudaStream_t hStream, unsigned int *
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaStreamGetId is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)
+/* What the wrapper calls until cudaStreamGetId is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)
 {
-    return cubind_shape_1((uintptr_t)hStream, (uintptr_t)streamId, 17);
+    return (cudaError_t)cubind__shape_73((uintptr_t)hStream, (uintptr_t)streamId, 28, (cubind__fnptr)cubind__slow_cudaStreamGetId);
 }
 
 cudaError_t cubind_runtime_stream_get_id(cudaStream_t hStream, unsigned long long *streamId)
 {
-    cubind__cudaStreamGetId_fn cubind_fn = (cubind__cudaStreamGetId_fn)cubind__target((cubind__fnptr)slow_cudaStreamGetId, &cubind__runtime_offsets[46]);
+    cubind__cudaStreamGetId_fn cubind_fn = (cubind__cudaStreamGetId_fn)cubind__target((cubind__fnptr)cubind__slow_cudaStreamGetId, &cubind__runtime_offsets[46]);
     cudaError_t cubind_status = cubind_fn(hStream, streamId);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(46, (int)cubind_status);
@@ -7750,15 +5582,16 @@ cudaError_t cubind_runtime_stream_get_id(cudaStream_t hStream, unsigned long lon
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaStreamGetDevice is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaStreamGetDevice(cudaStream_t hStream, int *device)
+/* What the wrapper calls until cudaStreamGetDevice is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaStreamGetDevice(cudaStream_t hStream, int *device)
 {
-    return cubind_shape_1((uintptr_t)hStream, (uintptr_t)device, 18);
+    return (cudaError_t)cubind__shape_73((uintptr_t)hStream, (uintptr_t)device, 29, (cubind__fnptr)cubind__slow_cudaStreamGetDevice);
 }
 
 cudaError_t cubind_runtime_stream_get_device(cudaStream_t hStream, int *device)
 {
-    cubind__cudaStreamGetDevice_fn cubind_fn = (cubind__cudaStreamGetDevice_fn)cubind__target((cubind__fnptr)slow_cudaStreamGetDevice, &cubind__runtime_offsets[47]);
+    cubind__cudaStreamGetDevice_fn cubind_fn = (cubind__cudaStreamGetDevice_fn)cubind__target((cubind__fnptr)cubind__slow_cudaStreamGetDevice, &cubind__runtime_offsets[47]);
     cudaError_t cubind_status = cubind_fn(hStream, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(47, (int)cubind_status);
@@ -7766,15 +5599,16 @@ cudaError_t cubind_runtime_stream_get_device(cudaStream_t hStream, int *device)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaCtxResetPersistingL2Cache is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cudaError_t slow_cudaCtxResetPersistingL2Cache(void)
+/* What the wrapper calls until cudaCtxResetPersistingL2Cache is resolved, and every call while tracing: the slow path
+ * of its shape, 22 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaCtxResetPersistingL2Cache(void)
 {
-    return cubind_shape_0(4);
+    return (cudaError_t)cubind__shape_22(7, (cubind__fnptr)cubind__slow_cudaCtxResetPersistingL2Cache);
 }
 
 cudaError_t cubind_runtime_ctx_reset_persisting_l2cache(void)
 {
-    cubind__cudaCtxResetPersistingL2Cache_fn cubind_fn = (cubind__cudaCtxResetPersistingL2Cache_fn)cubind__target((cubind__fnptr)slow_cudaCtxResetPersistingL2Cache, &cubind__runtime_offsets[48]);
+    cubind__cudaCtxResetPersistingL2Cache_fn cubind_fn = (cubind__cudaCtxResetPersistingL2Cache_fn)cubind__target((cubind__fnptr)cubind__slow_cudaCtxResetPersistingL2Cache, &cubind__runtime_offsets[48]);
     cudaError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(48, (int)cubind_status);
@@ -7782,15 +5616,16 @@ cudaError_t cubind_runtime_ctx_reset_persisting_l2cache(void)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaStreamCopyAttributes is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src)
+/* What the wrapper calls until cudaStreamCopyAttributes is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src)
 {
-    return cubind_shape_1((uintptr_t)dst, (uintptr_t)src, 19);
+    return (cudaError_t)cubind__shape_73((uintptr_t)dst, (uintptr_t)src, 30, (cubind__fnptr)cubind__slow_cudaStreamCopyAttributes);
 }
 
 cudaError_t cubind_runtime_stream_copy_attributes(cudaStream_t dst, cudaStream_t src)
 {
-    cubind__cudaStreamCopyAttributes_fn cubind_fn = (cubind__cudaStreamCopyAttributes_fn)cubind__target((cubind__fnptr)slow_cudaStreamCopyAttributes, &cubind__runtime_offsets[49]);
+    cubind__cudaStreamCopyAttributes_fn cubind_fn = (cubind__cudaStreamCopyAttributes_fn)cubind__target((cubind__fnptr)cubind__slow_cudaStreamCopyAttributes, &cubind__runtime_offsets[49]);
     cudaError_t cubind_status = cubind_fn(dst, src);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(49, (int)cubind_status);
@@ -7798,15 +5633,16 @@ cudaError_t cubind_runtime_stream_copy_attributes(cudaStream_t dst, cudaStream_t
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaStreamGetAttribute is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
+/* What the wrapper calls until cudaStreamGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
 {
-    return cubind_shape_2((uintptr_t)hStream, attr, (uintptr_t)value_out, 6);
+    return (cudaError_t)cubind__shape_2((uintptr_t)hStream, attr, (uintptr_t)value_out, 58, (cubind__fnptr)cubind__slow_cudaStreamGetAttribute);
 }
 
 cudaError_t cubind_runtime_stream_get_attribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
 {
-    cubind__cudaStreamGetAttribute_fn cubind_fn = (cubind__cudaStreamGetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaStreamGetAttribute, &cubind__runtime_offsets[50]);
+    cubind__cudaStreamGetAttribute_fn cubind_fn = (cubind__cudaStreamGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cudaStreamGetAttribute, &cubind__runtime_offsets[50]);
     cudaError_t cubind_status = cubind_fn(hStream, attr, value_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(50, (int)cubind_status);
@@ -7814,15 +5650,16 @@ cudaError_t cubind_runtime_stream_get_attribute(cudaStream_t hStream, cudaLaunch
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaStreamSetAttribute is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
+/* What the wrapper calls until cudaStreamSetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
 {
-    return cubind_shape_2((uintptr_t)hStream, attr, (uintptr_t)value, 7);
+    return (cudaError_t)cubind__shape_2((uintptr_t)hStream, attr, (uintptr_t)value, 59, (cubind__fnptr)cubind__slow_cudaStreamSetAttribute);
 }
 
 cudaError_t cubind_runtime_stream_set_attribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
 {
-    cubind__cudaStreamSetAttribute_fn cubind_fn = (cubind__cudaStreamSetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaStreamSetAttribute, &cubind__runtime_offsets[51]);
+    cubind__cudaStreamSetAttribute_fn cubind_fn = (cubind__cudaStreamSetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cudaStreamSetAttribute, &cubind__runtime_offsets[51]);
     cudaError_t cubind_status = cubind_fn(hStream, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(51, (int)cubind_status);
@@ -7830,15 +5667,16 @@ cudaError_t cubind_runtime_stream_set_attribute(cudaStream_t hStream, cudaLaunch
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaStreamDestroy is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaStreamDestroy(cudaStream_t stream)
+/* What the wrapper calls until cudaStreamDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaStreamDestroy(cudaStream_t stream)
 {
-    return cubind_shape_3((uintptr_t)stream, 11);
+    return (cudaError_t)cubind__shape_61((uintptr_t)stream, 29, (cubind__fnptr)cubind__slow_cudaStreamDestroy);
 }
 
 cudaError_t cubind_runtime_stream_destroy(cudaStream_t stream)
 {
-    cubind__cudaStreamDestroy_fn cubind_fn = (cubind__cudaStreamDestroy_fn)cubind__target((cubind__fnptr)slow_cudaStreamDestroy, &cubind__runtime_offsets[52]);
+    cubind__cudaStreamDestroy_fn cubind_fn = (cubind__cudaStreamDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cudaStreamDestroy, &cubind__runtime_offsets[52]);
     cudaError_t cubind_status = cubind_fn(stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(52, (int)cubind_status);
@@ -7846,15 +5684,16 @@ cudaError_t cubind_runtime_stream_destroy(cudaStream_t stream)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaStreamWaitEvent is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
+/* What the wrapper calls until cudaStreamWaitEvent is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
-    return cubind_shape_2((uintptr_t)stream, (uintptr_t)event, flags, 8);
+    return (cudaError_t)cubind__shape_2((uintptr_t)stream, (uintptr_t)event, flags, 60, (cubind__fnptr)cubind__slow_cudaStreamWaitEvent);
 }
 
 cudaError_t cubind_runtime_stream_wait_event(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
-    cubind__cudaStreamWaitEvent_fn cubind_fn = (cubind__cudaStreamWaitEvent_fn)cubind__target((cubind__fnptr)slow_cudaStreamWaitEvent, &cubind__runtime_offsets[53]);
+    cubind__cudaStreamWaitEvent_fn cubind_fn = (cubind__cudaStreamWaitEvent_fn)cubind__target((cubind__fnptr)cubind__slow_cudaStreamWaitEvent, &cubind__runtime_offsets[53]);
     cudaError_t cubind_status = cubind_fn(stream, event, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(53, (int)cubind_status);
@@ -7862,15 +5701,16 @@ cudaError_t cubind_runtime_stream_wait_event(cudaStream_t stream, cudaEvent_t ev
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaStreamAddCallback is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)
+/* What the wrapper calls until cudaStreamAddCallback is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)
 {
-    return cubind_shape_4((uintptr_t)stream, (uintptr_t)callback, (uintptr_t)userData, flags, 3);
+    return (cudaError_t)cubind__shape_3((uintptr_t)stream, (uintptr_t)callback, (uintptr_t)userData, flags, 46, (cubind__fnptr)cubind__slow_cudaStreamAddCallback);
 }
 
 cudaError_t cubind_runtime_stream_add_callback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)
 {
-    cubind__cudaStreamAddCallback_fn cubind_fn = (cubind__cudaStreamAddCallback_fn)cubind__target((cubind__fnptr)slow_cudaStreamAddCallback, &cubind__runtime_offsets[54]);
+    cubind__cudaStreamAddCallback_fn cubind_fn = (cubind__cudaStreamAddCallback_fn)cubind__target((cubind__fnptr)cubind__slow_cudaStreamAddCallback, &cubind__runtime_offsets[54]);
     cudaError_t cubind_status = cubind_fn(stream, callback, userData, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(54, (int)cubind_status);
@@ -7878,15 +5718,16 @@ cudaError_t cubind_runtime_stream_add_callback(cudaStream_t stream, cudaStreamCa
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaStreamSynchronize is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaStreamSynchronize(cudaStream_t stream)
+/* What the wrapper calls until cudaStreamSynchronize is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaStreamSynchronize(cudaStream_t stream)
 {
-    return cubind_shape_3((uintptr_t)stream, 12);
+    return (cudaError_t)cubind__shape_61((uintptr_t)stream, 30, (cubind__fnptr)cubind__slow_cudaStreamSynchronize);
 }
 
 cudaError_t cubind_runtime_stream_synchronize(cudaStream_t stream)
 {
-    cubind__cudaStreamSynchronize_fn cubind_fn = (cubind__cudaStreamSynchronize_fn)cubind__target((cubind__fnptr)slow_cudaStreamSynchronize, &cubind__runtime_offsets[55]);
+    cubind__cudaStreamSynchronize_fn cubind_fn = (cubind__cudaStreamSynchronize_fn)cubind__target((cubind__fnptr)cubind__slow_cudaStreamSynchronize, &cubind__runtime_offsets[55]);
     cudaError_t cubind_status = cubind_fn(stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(55, (int)cubind_status);
@@ -7894,15 +5735,16 @@ cudaError_t cubind_runtime_stream_synchronize(cudaStream_t stream)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaStreamQuery is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaStreamQuery(cudaStream_t stream)
+/* What the wrapper calls until cudaStreamQuery is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaStreamQuery(cudaStream_t stream)
 {
-    return cubind_shape_3((uintptr_t)stream, 13);
+    return (cudaError_t)cubind__shape_61((uintptr_t)stream, 31, (cubind__fnptr)cubind__slow_cudaStreamQuery);
 }
 
 cudaError_t cubind_runtime_stream_query(cudaStream_t stream)
 {
-    cubind__cudaStreamQuery_fn cubind_fn = (cubind__cudaStreamQuery_fn)cubind__target((cubind__fnptr)slow_cudaStreamQuery, &cubind__runtime_offsets[56]);
+    cubind__cudaStreamQuery_fn cubind_fn = (cubind__cudaStreamQuery_fn)cubind__target((cubind__fnptr)cubind__slow_cudaStreamQuery, &cubind__runtime_offsets[56]);
     cudaError_t cubind_status = cubind_fn(stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(56, (int)cubind_status);
@@ -7910,15 +5752,16 @@ cudaError_t cubind_runtime_stream_query(cudaStream_t stream)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaStreamAttachMemAsync is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags)
+/* What the wrapper calls until cudaStreamAttachMemAsync is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags)
 {
-    return cubind_shape_4((uintptr_t)stream, (uintptr_t)devPtr, length, flags, 4);
+    return (cudaError_t)cubind__shape_3((uintptr_t)stream, (uintptr_t)devPtr, length, flags, 47, (cubind__fnptr)cubind__slow_cudaStreamAttachMemAsync);
 }
 
 cudaError_t cubind_runtime_stream_attach_mem_async(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags)
 {
-    cubind__cudaStreamAttachMemAsync_fn cubind_fn = (cubind__cudaStreamAttachMemAsync_fn)cubind__target((cubind__fnptr)slow_cudaStreamAttachMemAsync, &cubind__runtime_offsets[57]);
+    cubind__cudaStreamAttachMemAsync_fn cubind_fn = (cubind__cudaStreamAttachMemAsync_fn)cubind__target((cubind__fnptr)cubind__slow_cudaStreamAttachMemAsync, &cubind__runtime_offsets[57]);
     cudaError_t cubind_status = cubind_fn(stream, devPtr, length, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(57, (int)cubind_status);
@@ -7926,15 +5769,16 @@ cudaError_t cubind_runtime_stream_attach_mem_async(cudaStream_t stream, void *de
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaStreamBeginCapture is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
+/* What the wrapper calls until cudaStreamBeginCapture is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
 {
-    return cubind_shape_1((uintptr_t)stream, mode, 20);
+    return (cudaError_t)cubind__shape_73((uintptr_t)stream, mode, 31, (cubind__fnptr)cubind__slow_cudaStreamBeginCapture);
 }
 
 cudaError_t cubind_runtime_stream_begin_capture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
 {
-    cubind__cudaStreamBeginCapture_fn cubind_fn = (cubind__cudaStreamBeginCapture_fn)cubind__target((cubind__fnptr)slow_cudaStreamBeginCapture, &cubind__runtime_offsets[58]);
+    cubind__cudaStreamBeginCapture_fn cubind_fn = (cubind__cudaStreamBeginCapture_fn)cubind__target((cubind__fnptr)cubind__slow_cudaStreamBeginCapture, &cubind__runtime_offsets[58]);
     cudaError_t cubind_status = cubind_fn(stream, mode);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(58, (int)cubind_status);
@@ -7942,15 +5786,16 @@ cudaError_t cubind_runtime_stream_begin_capture(cudaStream_t stream, enum cudaSt
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaStreamBeginCaptureToGraph is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cudaError_t slow_cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode)
+/* What the wrapper calls until cudaStreamBeginCaptureToGraph is resolved, and every call while tracing: the slow path
+ * of its shape, 4 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode)
 {
-    return cubind_shape_6((uintptr_t)stream, (uintptr_t)graph, (uintptr_t)dependencies, (uintptr_t)dependencyData, numDependencies, mode, 0.0);
+    return (cudaError_t)cubind__shape_4((uintptr_t)stream, (uintptr_t)graph, (uintptr_t)dependencies, (uintptr_t)dependencyData, numDependencies, mode, 77.0);
 }
 
 cudaError_t cubind_runtime_stream_begin_capture_to_graph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode)
 {
-    cubind__cudaStreamBeginCaptureToGraph_fn cubind_fn = (cubind__cudaStreamBeginCaptureToGraph_fn)cubind__target((cubind__fnptr)slow_cudaStreamBeginCaptureToGraph, &cubind__runtime_offsets[59]);
+    cubind__cudaStreamBeginCaptureToGraph_fn cubind_fn = (cubind__cudaStreamBeginCaptureToGraph_fn)cubind__target((cubind__fnptr)cubind__slow_cudaStreamBeginCaptureToGraph, &cubind__runtime_offsets[59]);
     cudaError_t cubind_status = cubind_fn(stream, graph, dependencies, dependencyData, numDependencies, mode);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(59, (int)cubind_status);
@@ -7958,15 +5803,16 @@ cudaError_t cubind_runtime_stream_begin_capture_to_graph(cudaStream_t stream, cu
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaThreadExchangeStreamCaptureMode is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)
+/* What the wrapper calls until cudaThreadExchangeStreamCaptureMode is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)
 {
-    return cubind_shape_3((uintptr_t)mode, 14);
+    return (cudaError_t)cubind__shape_61((uintptr_t)mode, 32, (cubind__fnptr)cubind__slow_cudaThreadExchangeStreamCaptureMode);
 }
 
 cudaError_t cubind_runtime_thread_exchange_stream_capture_mode(enum cudaStreamCaptureMode *mode)
 {
-    cubind__cudaThreadExchangeStreamCaptureMode_fn cubind_fn = (cubind__cudaThreadExchangeStreamCaptureMode_fn)cubind__target((cubind__fnptr)slow_cudaThreadExchangeStreamCaptureMode, &cubind__runtime_offsets[60]);
+    cubind__cudaThreadExchangeStreamCaptureMode_fn cubind_fn = (cubind__cudaThreadExchangeStreamCaptureMode_fn)cubind__target((cubind__fnptr)cubind__slow_cudaThreadExchangeStreamCaptureMode, &cubind__runtime_offsets[60]);
     cudaError_t cubind_status = cubind_fn(mode);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(60, (int)cubind_status);
@@ -7974,15 +5820,16 @@ cudaError_t cubind_runtime_thread_exchange_stream_capture_mode(enum cudaStreamCa
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaStreamEndCapture is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)
+/* What the wrapper calls until cudaStreamEndCapture is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)
 {
-    return cubind_shape_1((uintptr_t)stream, (uintptr_t)pGraph, 21);
+    return (cudaError_t)cubind__shape_73((uintptr_t)stream, (uintptr_t)pGraph, 32, (cubind__fnptr)cubind__slow_cudaStreamEndCapture);
 }
 
 cudaError_t cubind_runtime_stream_end_capture(cudaStream_t stream, cudaGraph_t *pGraph)
 {
-    cubind__cudaStreamEndCapture_fn cubind_fn = (cubind__cudaStreamEndCapture_fn)cubind__target((cubind__fnptr)slow_cudaStreamEndCapture, &cubind__runtime_offsets[61]);
+    cubind__cudaStreamEndCapture_fn cubind_fn = (cubind__cudaStreamEndCapture_fn)cubind__target((cubind__fnptr)cubind__slow_cudaStreamEndCapture, &cubind__runtime_offsets[61]);
     cudaError_t cubind_status = cubind_fn(stream, pGraph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(61, (int)cubind_status);
@@ -7990,15 +5837,16 @@ cudaError_t cubind_runtime_stream_end_capture(cudaStream_t stream, cudaGraph_t *
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaStreamIsCapturing is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)
+/* What the wrapper calls until cudaStreamIsCapturing is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)
 {
-    return cubind_shape_1((uintptr_t)stream, (uintptr_t)pCaptureStatus, 22);
+    return (cudaError_t)cubind__shape_73((uintptr_t)stream, (uintptr_t)pCaptureStatus, 33, (cubind__fnptr)cubind__slow_cudaStreamIsCapturing);
 }
 
 cudaError_t cubind_runtime_stream_is_capturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)
 {
-    cubind__cudaStreamIsCapturing_fn cubind_fn = (cubind__cudaStreamIsCapturing_fn)cubind__target((cubind__fnptr)slow_cudaStreamIsCapturing, &cubind__runtime_offsets[62]);
+    cubind__cudaStreamIsCapturing_fn cubind_fn = (cubind__cudaStreamIsCapturing_fn)cubind__target((cubind__fnptr)cubind__slow_cudaStreamIsCapturing, &cubind__runtime_offsets[62]);
     cudaError_t cubind_status = cubind_fn(stream, pCaptureStatus);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(62, (int)cubind_status);
@@ -8006,15 +5854,16 @@ cudaError_t cubind_runtime_stream_is_capturing(cudaStream_t stream, enum cudaStr
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaStreamGetCaptureInfo is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cudaError_t slow_cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)
+/* What the wrapper calls until cudaStreamGetCaptureInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 5 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
-    return cubind_shape_7((uintptr_t)stream, (uintptr_t)captureStatus_out, (uintptr_t)id_out, (uintptr_t)graph_out, (uintptr_t)dependencies_out, (uintptr_t)edgeData_out, (uintptr_t)numDependencies_out, 0.0);
+    return (cudaError_t)cubind__shape_5((uintptr_t)stream, (uintptr_t)captureStatus_out, (uintptr_t)id_out, (uintptr_t)graph_out, (uintptr_t)dependencies_out, (uintptr_t)edgeData_out, (uintptr_t)numDependencies_out, 80.0);
 }
 
 cudaError_t cubind_runtime_stream_get_capture_info(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
-    cubind__cudaStreamGetCaptureInfo_fn cubind_fn = (cubind__cudaStreamGetCaptureInfo_fn)cubind__target((cubind__fnptr)slow_cudaStreamGetCaptureInfo, &cubind__runtime_offsets[63]);
+    cubind__cudaStreamGetCaptureInfo_fn cubind_fn = (cubind__cudaStreamGetCaptureInfo_fn)cubind__target((cubind__fnptr)cubind__slow_cudaStreamGetCaptureInfo, &cubind__runtime_offsets[63]);
     cudaError_t cubind_status = cubind_fn(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(63, (int)cubind_status);
@@ -8022,15 +5871,16 @@ cudaError_t cubind_runtime_stream_get_capture_info(cudaStream_t stream, enum cud
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaStreamUpdateCaptureDependencies is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
+/* What the wrapper calls until cudaStreamUpdateCaptureDependencies is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
 {
-    return cubind_shape_5((uintptr_t)stream, (uintptr_t)dependencies, (uintptr_t)dependencyData, numDependencies, flags, 1);
+    return (cudaError_t)cubind__shape_7((uintptr_t)stream, (uintptr_t)dependencies, (uintptr_t)dependencyData, numDependencies, flags, 87);
 }
 
 cudaError_t cubind_runtime_stream_update_capture_dependencies(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
 {
-    cubind__cudaStreamUpdateCaptureDependencies_fn cubind_fn = (cubind__cudaStreamUpdateCaptureDependencies_fn)cubind__target((cubind__fnptr)slow_cudaStreamUpdateCaptureDependencies, &cubind__runtime_offsets[64]);
+    cubind__cudaStreamUpdateCaptureDependencies_fn cubind_fn = (cubind__cudaStreamUpdateCaptureDependencies_fn)cubind__target((cubind__fnptr)cubind__slow_cudaStreamUpdateCaptureDependencies, &cubind__runtime_offsets[64]);
     cudaError_t cubind_status = cubind_fn(stream, dependencies, dependencyData, numDependencies, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(64, (int)cubind_status);
@@ -8038,15 +5888,16 @@ cudaError_t cubind_runtime_stream_update_capture_dependencies(cudaStream_t strea
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaEventCreate is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaEventCreate(cudaEvent_t *event)
+/* What the wrapper calls until cudaEventCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaEventCreate(cudaEvent_t *event)
 {
-    return cubind_shape_3((uintptr_t)event, 15);
+    return (cudaError_t)cubind__shape_61((uintptr_t)event, 33, (cubind__fnptr)cubind__slow_cudaEventCreate);
 }
 
 cudaError_t cubind_runtime_event_create(cudaEvent_t *event)
 {
-    cubind__cudaEventCreate_fn cubind_fn = (cubind__cudaEventCreate_fn)cubind__target((cubind__fnptr)slow_cudaEventCreate, &cubind__runtime_offsets[65]);
+    cubind__cudaEventCreate_fn cubind_fn = (cubind__cudaEventCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cudaEventCreate, &cubind__runtime_offsets[65]);
     cudaError_t cubind_status = cubind_fn(event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(65, (int)cubind_status);
@@ -8054,15 +5905,16 @@ cudaError_t cubind_runtime_event_create(cudaEvent_t *event)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaEventCreateWithFlags is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
+/* What the wrapper calls until cudaEventCreateWithFlags is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
-    return cubind_shape_1((uintptr_t)event, flags, 23);
+    return (cudaError_t)cubind__shape_73((uintptr_t)event, flags, 34, (cubind__fnptr)cubind__slow_cudaEventCreateWithFlags);
 }
 
 cudaError_t cubind_runtime_event_create_with_flags(cudaEvent_t *event, unsigned int flags)
 {
-    cubind__cudaEventCreateWithFlags_fn cubind_fn = (cubind__cudaEventCreateWithFlags_fn)cubind__target((cubind__fnptr)slow_cudaEventCreateWithFlags, &cubind__runtime_offsets[66]);
+    cubind__cudaEventCreateWithFlags_fn cubind_fn = (cubind__cudaEventCreateWithFlags_fn)cubind__target((cubind__fnptr)cubind__slow_cudaEventCreateWithFlags, &cubind__runtime_offsets[66]);
     cudaError_t cubind_status = cubind_fn(event, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(66, (int)cubind_status);
@@ -8070,15 +5922,16 @@ cudaError_t cubind_runtime_event_create_with_flags(cudaEvent_t *event, unsigned 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaEventRecord is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
+/* What the wrapper calls until cudaEventRecord is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
-    return cubind_shape_1((uintptr_t)event, (uintptr_t)stream, 24);
+    return (cudaError_t)cubind__shape_73((uintptr_t)event, (uintptr_t)stream, 35, (cubind__fnptr)cubind__slow_cudaEventRecord);
 }
 
 cudaError_t cubind_runtime_event_record(cudaEvent_t event, cudaStream_t stream)
 {
-    cubind__cudaEventRecord_fn cubind_fn = (cubind__cudaEventRecord_fn)cubind__target((cubind__fnptr)slow_cudaEventRecord, &cubind__runtime_offsets[67]);
+    cubind__cudaEventRecord_fn cubind_fn = (cubind__cudaEventRecord_fn)cubind__target((cubind__fnptr)cubind__slow_cudaEventRecord, &cubind__runtime_offsets[67]);
     cudaError_t cubind_status = cubind_fn(event, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(67, (int)cubind_status);
@@ -8086,15 +5939,16 @@ cudaError_t cubind_runtime_event_record(cudaEvent_t event, cudaStream_t stream)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaEventRecordWithFlags is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
+/* What the wrapper calls until cudaEventRecordWithFlags is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
 {
-    return cubind_shape_2((uintptr_t)event, (uintptr_t)stream, flags, 9);
+    return (cudaError_t)cubind__shape_2((uintptr_t)event, (uintptr_t)stream, flags, 61, (cubind__fnptr)cubind__slow_cudaEventRecordWithFlags);
 }
 
 cudaError_t cubind_runtime_event_record_with_flags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
 {
-    cubind__cudaEventRecordWithFlags_fn cubind_fn = (cubind__cudaEventRecordWithFlags_fn)cubind__target((cubind__fnptr)slow_cudaEventRecordWithFlags, &cubind__runtime_offsets[68]);
+    cubind__cudaEventRecordWithFlags_fn cubind_fn = (cubind__cudaEventRecordWithFlags_fn)cubind__target((cubind__fnptr)cubind__slow_cudaEventRecordWithFlags, &cubind__runtime_offsets[68]);
     cudaError_t cubind_status = cubind_fn(event, stream, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(68, (int)cubind_status);
@@ -8102,15 +5956,16 @@ cudaError_t cubind_runtime_event_record_with_flags(cudaEvent_t event, cudaStream
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaEventQuery is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaEventQuery(cudaEvent_t event)
+/* What the wrapper calls until cudaEventQuery is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaEventQuery(cudaEvent_t event)
 {
-    return cubind_shape_3((uintptr_t)event, 16);
+    return (cudaError_t)cubind__shape_61((uintptr_t)event, 34, (cubind__fnptr)cubind__slow_cudaEventQuery);
 }
 
 cudaError_t cubind_runtime_event_query(cudaEvent_t event)
 {
-    cubind__cudaEventQuery_fn cubind_fn = (cubind__cudaEventQuery_fn)cubind__target((cubind__fnptr)slow_cudaEventQuery, &cubind__runtime_offsets[69]);
+    cubind__cudaEventQuery_fn cubind_fn = (cubind__cudaEventQuery_fn)cubind__target((cubind__fnptr)cubind__slow_cudaEventQuery, &cubind__runtime_offsets[69]);
     cudaError_t cubind_status = cubind_fn(event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(69, (int)cubind_status);
@@ -8118,15 +5973,16 @@ cudaError_t cubind_runtime_event_query(cudaEvent_t event)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaEventSynchronize is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaEventSynchronize(cudaEvent_t event)
+/* What the wrapper calls until cudaEventSynchronize is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaEventSynchronize(cudaEvent_t event)
 {
-    return cubind_shape_3((uintptr_t)event, 17);
+    return (cudaError_t)cubind__shape_61((uintptr_t)event, 35, (cubind__fnptr)cubind__slow_cudaEventSynchronize);
 }
 
 cudaError_t cubind_runtime_event_synchronize(cudaEvent_t event)
 {
-    cubind__cudaEventSynchronize_fn cubind_fn = (cubind__cudaEventSynchronize_fn)cubind__target((cubind__fnptr)slow_cudaEventSynchronize, &cubind__runtime_offsets[70]);
+    cubind__cudaEventSynchronize_fn cubind_fn = (cubind__cudaEventSynchronize_fn)cubind__target((cubind__fnptr)cubind__slow_cudaEventSynchronize, &cubind__runtime_offsets[70]);
     cudaError_t cubind_status = cubind_fn(event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(70, (int)cubind_status);
@@ -8134,15 +5990,16 @@ cudaError_t cubind_runtime_event_synchronize(cudaEvent_t event)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaEventDestroy is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaEventDestroy(cudaEvent_t event)
+/* What the wrapper calls until cudaEventDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaEventDestroy(cudaEvent_t event)
 {
-    return cubind_shape_3((uintptr_t)event, 18);
+    return (cudaError_t)cubind__shape_61((uintptr_t)event, 36, (cubind__fnptr)cubind__slow_cudaEventDestroy);
 }
 
 cudaError_t cubind_runtime_event_destroy(cudaEvent_t event)
 {
-    cubind__cudaEventDestroy_fn cubind_fn = (cubind__cudaEventDestroy_fn)cubind__target((cubind__fnptr)slow_cudaEventDestroy, &cubind__runtime_offsets[71]);
+    cubind__cudaEventDestroy_fn cubind_fn = (cubind__cudaEventDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cudaEventDestroy, &cubind__runtime_offsets[71]);
     cudaError_t cubind_status = cubind_fn(event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(71, (int)cubind_status);
@@ -8150,15 +6007,16 @@ cudaError_t cubind_runtime_event_destroy(cudaEvent_t event)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaEventElapsedTime is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
+/* What the wrapper calls until cudaEventElapsedTime is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
-    return cubind_shape_2((uintptr_t)ms, (uintptr_t)start, (uintptr_t)end, 10);
+    return (cudaError_t)cubind__shape_2((uintptr_t)ms, (uintptr_t)start, (uintptr_t)end, 62, (cubind__fnptr)cubind__slow_cudaEventElapsedTime);
 }
 
 cudaError_t cubind_runtime_event_elapsed_time(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
-    cubind__cudaEventElapsedTime_fn cubind_fn = (cubind__cudaEventElapsedTime_fn)cubind__target((cubind__fnptr)slow_cudaEventElapsedTime, &cubind__runtime_offsets[72]);
+    cubind__cudaEventElapsedTime_fn cubind_fn = (cubind__cudaEventElapsedTime_fn)cubind__target((cubind__fnptr)cubind__slow_cudaEventElapsedTime, &cubind__runtime_offsets[72]);
     cudaError_t cubind_status = cubind_fn(ms, start, end);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(72, (int)cubind_status);
@@ -8166,15 +6024,16 @@ cudaError_t cubind_runtime_event_elapsed_time(float *ms, cudaEvent_t start, cuda
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaImportExternalMemory is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
+/* What the wrapper calls until cudaImportExternalMemory is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
 {
-    return cubind_shape_1((uintptr_t)extMem_out, (uintptr_t)memHandleDesc, 25);
+    return (cudaError_t)cubind__shape_73((uintptr_t)extMem_out, (uintptr_t)memHandleDesc, 36, (cubind__fnptr)cubind__slow_cudaImportExternalMemory);
 }
 
 cudaError_t cubind_runtime_import_external_memory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
 {
-    cubind__cudaImportExternalMemory_fn cubind_fn = (cubind__cudaImportExternalMemory_fn)cubind__target((cubind__fnptr)slow_cudaImportExternalMemory, &cubind__runtime_offsets[73]);
+    cubind__cudaImportExternalMemory_fn cubind_fn = (cubind__cudaImportExternalMemory_fn)cubind__target((cubind__fnptr)cubind__slow_cudaImportExternalMemory, &cubind__runtime_offsets[73]);
     cudaError_t cubind_status = cubind_fn(extMem_out, memHandleDesc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(73, (int)cubind_status);
@@ -8182,15 +6041,16 @@ cudaError_t cubind_runtime_import_external_memory(cudaExternalMemory_t *extMem_o
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaExternalMemoryGetMappedBuffer is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
+/* What the wrapper calls until cudaExternalMemoryGetMappedBuffer is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
 {
-    return cubind_shape_2((uintptr_t)devPtr, (uintptr_t)extMem, (uintptr_t)bufferDesc, 11);
+    return (cudaError_t)cubind__shape_2((uintptr_t)devPtr, (uintptr_t)extMem, (uintptr_t)bufferDesc, 63, (cubind__fnptr)cubind__slow_cudaExternalMemoryGetMappedBuffer);
 }
 
 cudaError_t cubind_runtime_external_memory_get_mapped_buffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
 {
-    cubind__cudaExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedBuffer_fn)cubind__target((cubind__fnptr)slow_cudaExternalMemoryGetMappedBuffer, &cubind__runtime_offsets[74]);
+    cubind__cudaExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedBuffer_fn)cubind__target((cubind__fnptr)cubind__slow_cudaExternalMemoryGetMappedBuffer, &cubind__runtime_offsets[74]);
     cudaError_t cubind_status = cubind_fn(devPtr, extMem, bufferDesc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(74, (int)cubind_status);
@@ -8198,15 +6058,16 @@ cudaError_t cubind_runtime_external_memory_get_mapped_buffer(void **devPtr, cuda
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaExternalMemoryGetMappedMipmappedArray is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
+/* What the wrapper calls until cudaExternalMemoryGetMappedMipmappedArray is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
 {
-    return cubind_shape_2((uintptr_t)mipmap, (uintptr_t)extMem, (uintptr_t)mipmapDesc, 12);
+    return (cudaError_t)cubind__shape_2((uintptr_t)mipmap, (uintptr_t)extMem, (uintptr_t)mipmapDesc, 64, (cubind__fnptr)cubind__slow_cudaExternalMemoryGetMappedMipmappedArray);
 }
 
 cudaError_t cubind_runtime_external_memory_get_mapped_mipmapped_array(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
 {
-    cubind__cudaExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)cubind__target((cubind__fnptr)slow_cudaExternalMemoryGetMappedMipmappedArray, &cubind__runtime_offsets[75]);
+    cubind__cudaExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)cubind__target((cubind__fnptr)cubind__slow_cudaExternalMemoryGetMappedMipmappedArray, &cubind__runtime_offsets[75]);
     cudaError_t cubind_status = cubind_fn(mipmap, extMem, mipmapDesc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(75, (int)cubind_status);
@@ -8214,15 +6075,16 @@ cudaError_t cubind_runtime_external_memory_get_mapped_mipmapped_array(cudaMipmap
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDestroyExternalMemory is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaDestroyExternalMemory(cudaExternalMemory_t extMem)
+/* What the wrapper calls until cudaDestroyExternalMemory is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDestroyExternalMemory(cudaExternalMemory_t extMem)
 {
-    return cubind_shape_3((uintptr_t)extMem, 19);
+    return (cudaError_t)cubind__shape_61((uintptr_t)extMem, 37, (cubind__fnptr)cubind__slow_cudaDestroyExternalMemory);
 }
 
 cudaError_t cubind_runtime_destroy_external_memory(cudaExternalMemory_t extMem)
 {
-    cubind__cudaDestroyExternalMemory_fn cubind_fn = (cubind__cudaDestroyExternalMemory_fn)cubind__target((cubind__fnptr)slow_cudaDestroyExternalMemory, &cubind__runtime_offsets[76]);
+    cubind__cudaDestroyExternalMemory_fn cubind_fn = (cubind__cudaDestroyExternalMemory_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDestroyExternalMemory, &cubind__runtime_offsets[76]);
     cudaError_t cubind_status = cubind_fn(extMem);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(76, (int)cubind_status);
@@ -8230,15 +6092,16 @@ cudaError_t cubind_runtime_destroy_external_memory(cudaExternalMemory_t extMem)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaImportExternalSemaphore is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
+/* What the wrapper calls until cudaImportExternalSemaphore is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
 {
-    return cubind_shape_1((uintptr_t)extSem_out, (uintptr_t)semHandleDesc, 26);
+    return (cudaError_t)cubind__shape_73((uintptr_t)extSem_out, (uintptr_t)semHandleDesc, 37, (cubind__fnptr)cubind__slow_cudaImportExternalSemaphore);
 }
 
 cudaError_t cubind_runtime_import_external_semaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
 {
-    cubind__cudaImportExternalSemaphore_fn cubind_fn = (cubind__cudaImportExternalSemaphore_fn)cubind__target((cubind__fnptr)slow_cudaImportExternalSemaphore, &cubind__runtime_offsets[77]);
+    cubind__cudaImportExternalSemaphore_fn cubind_fn = (cubind__cudaImportExternalSemaphore_fn)cubind__target((cubind__fnptr)cubind__slow_cudaImportExternalSemaphore, &cubind__runtime_offsets[77]);
     cudaError_t cubind_status = cubind_fn(extSem_out, semHandleDesc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(77, (int)cubind_status);
@@ -8246,15 +6109,16 @@ cudaError_t cubind_runtime_import_external_semaphore(cudaExternalSemaphore_t *ex
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaSignalExternalSemaphoresAsync is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
+/* What the wrapper calls until cudaSignalExternalSemaphoresAsync is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
 {
-    return cubind_shape_4((uintptr_t)extSemArray, (uintptr_t)paramsArray, numExtSems, (uintptr_t)stream, 5);
+    return (cudaError_t)cubind__shape_3((uintptr_t)extSemArray, (uintptr_t)paramsArray, numExtSems, (uintptr_t)stream, 48, (cubind__fnptr)cubind__slow_cudaSignalExternalSemaphoresAsync);
 }
 
 cudaError_t cubind_runtime_signal_external_semaphores_async(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
 {
-    cubind__cudaSignalExternalSemaphoresAsync_fn cubind_fn = (cubind__cudaSignalExternalSemaphoresAsync_fn)cubind__target((cubind__fnptr)slow_cudaSignalExternalSemaphoresAsync, &cubind__runtime_offsets[78]);
+    cubind__cudaSignalExternalSemaphoresAsync_fn cubind_fn = (cubind__cudaSignalExternalSemaphoresAsync_fn)cubind__target((cubind__fnptr)cubind__slow_cudaSignalExternalSemaphoresAsync, &cubind__runtime_offsets[78]);
     cudaError_t cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(78, (int)cubind_status);
@@ -8262,15 +6126,16 @@ cudaError_t cubind_runtime_signal_external_semaphores_async(const cudaExternalSe
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaWaitExternalSemaphoresAsync is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaWaitExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
+/* What the wrapper calls until cudaWaitExternalSemaphoresAsync is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaWaitExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
 {
-    return cubind_shape_4((uintptr_t)extSemArray, (uintptr_t)paramsArray, numExtSems, (uintptr_t)stream, 6);
+    return (cudaError_t)cubind__shape_3((uintptr_t)extSemArray, (uintptr_t)paramsArray, numExtSems, (uintptr_t)stream, 49, (cubind__fnptr)cubind__slow_cudaWaitExternalSemaphoresAsync);
 }
 
 cudaError_t cubind_runtime_wait_external_semaphores_async(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
 {
-    cubind__cudaWaitExternalSemaphoresAsync_fn cubind_fn = (cubind__cudaWaitExternalSemaphoresAsync_fn)cubind__target((cubind__fnptr)slow_cudaWaitExternalSemaphoresAsync, &cubind__runtime_offsets[79]);
+    cubind__cudaWaitExternalSemaphoresAsync_fn cubind_fn = (cubind__cudaWaitExternalSemaphoresAsync_fn)cubind__target((cubind__fnptr)cubind__slow_cudaWaitExternalSemaphoresAsync, &cubind__runtime_offsets[79]);
     cudaError_t cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(79, (int)cubind_status);
@@ -8278,15 +6143,16 @@ cudaError_t cubind_runtime_wait_external_semaphores_async(const cudaExternalSema
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDestroyExternalSemaphore is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)
+/* What the wrapper calls until cudaDestroyExternalSemaphore is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)
 {
-    return cubind_shape_3((uintptr_t)extSem, 20);
+    return (cudaError_t)cubind__shape_61((uintptr_t)extSem, 38, (cubind__fnptr)cubind__slow_cudaDestroyExternalSemaphore);
 }
 
 cudaError_t cubind_runtime_destroy_external_semaphore(cudaExternalSemaphore_t extSem)
 {
-    cubind__cudaDestroyExternalSemaphore_fn cubind_fn = (cubind__cudaDestroyExternalSemaphore_fn)cubind__target((cubind__fnptr)slow_cudaDestroyExternalSemaphore, &cubind__runtime_offsets[80]);
+    cubind__cudaDestroyExternalSemaphore_fn cubind_fn = (cubind__cudaDestroyExternalSemaphore_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDestroyExternalSemaphore, &cubind__runtime_offsets[80]);
     cudaError_t cubind_status = cubind_fn(extSem);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(80, (int)cubind_status);
@@ -8327,15 +6193,16 @@ cudaError_t cubind_runtime_launch_kernel(const void *func, dim3 gridDim, dim3 bl
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaLaunchKernelExC is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
+/* What the wrapper calls until cudaLaunchKernelExC is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
 {
-    return cubind_shape_2((uintptr_t)config, (uintptr_t)func, (uintptr_t)args, 13);
+    return (cudaError_t)cubind__shape_2((uintptr_t)config, (uintptr_t)func, (uintptr_t)args, 65, (cubind__fnptr)cubind__slow_cudaLaunchKernelExC);
 }
 
 cudaError_t cubind_runtime_launch_kernel_ex_c(const cudaLaunchConfig_t *config, const void *func, void **args)
 {
-    cubind__cudaLaunchKernelExC_fn cubind_fn = (cubind__cudaLaunchKernelExC_fn)cubind__target((cubind__fnptr)slow_cudaLaunchKernelExC, &cubind__runtime_offsets[82]);
+    cubind__cudaLaunchKernelExC_fn cubind_fn = (cubind__cudaLaunchKernelExC_fn)cubind__target((cubind__fnptr)cubind__slow_cudaLaunchKernelExC, &cubind__runtime_offsets[82]);
     cudaError_t cubind_status = cubind_fn(config, func, args);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(82, (int)cubind_status);
@@ -8376,15 +6243,16 @@ cudaError_t cubind_runtime_launch_cooperative_kernel(const void *func, dim3 grid
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaFuncSetCacheConfig is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)
+/* What the wrapper calls until cudaFuncSetCacheConfig is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)
 {
-    return cubind_shape_1((uintptr_t)func, cacheConfig, 27);
+    return (cudaError_t)cubind__shape_73((uintptr_t)func, cacheConfig, 38, (cubind__fnptr)cubind__slow_cudaFuncSetCacheConfig);
 }
 
 cudaError_t cubind_runtime_func_set_cache_config(const void *func, enum cudaFuncCache cacheConfig)
 {
-    cubind__cudaFuncSetCacheConfig_fn cubind_fn = (cubind__cudaFuncSetCacheConfig_fn)cubind__target((cubind__fnptr)slow_cudaFuncSetCacheConfig, &cubind__runtime_offsets[84]);
+    cubind__cudaFuncSetCacheConfig_fn cubind_fn = (cubind__cudaFuncSetCacheConfig_fn)cubind__target((cubind__fnptr)cubind__slow_cudaFuncSetCacheConfig, &cubind__runtime_offsets[84]);
     cudaError_t cubind_status = cubind_fn(func, cacheConfig);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(84, (int)cubind_status);
@@ -8392,15 +6260,16 @@ cudaError_t cubind_runtime_func_set_cache_config(const void *func, enum cudaFunc
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaFuncGetAttributes is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
+/* What the wrapper calls until cudaFuncGetAttributes is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
 {
-    return cubind_shape_1((uintptr_t)attr, (uintptr_t)func, 28);
+    return (cudaError_t)cubind__shape_73((uintptr_t)attr, (uintptr_t)func, 39, (cubind__fnptr)cubind__slow_cudaFuncGetAttributes);
 }
 
 cudaError_t cubind_runtime_func_get_attributes(struct cudaFuncAttributes *attr, const void *func)
 {
-    cubind__cudaFuncGetAttributes_fn cubind_fn = (cubind__cudaFuncGetAttributes_fn)cubind__target((cubind__fnptr)slow_cudaFuncGetAttributes, &cubind__runtime_offsets[85]);
+    cubind__cudaFuncGetAttributes_fn cubind_fn = (cubind__cudaFuncGetAttributes_fn)cubind__target((cubind__fnptr)cubind__slow_cudaFuncGetAttributes, &cubind__runtime_offsets[85]);
     cudaError_t cubind_status = cubind_fn(attr, func);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(85, (int)cubind_status);
@@ -8408,15 +6277,16 @@ cudaError_t cubind_runtime_func_get_attributes(struct cudaFuncAttributes *attr, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaFuncSetAttribute is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
+/* What the wrapper calls until cudaFuncSetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
 {
-    return cubind_shape_2((uintptr_t)func, attr, value, 14);
+    return (cudaError_t)cubind__shape_2((uintptr_t)func, attr, value, 66, (cubind__fnptr)cubind__slow_cudaFuncSetAttribute);
 }
 
 cudaError_t cubind_runtime_func_set_attribute(const void *func, enum cudaFuncAttribute attr, int value)
 {
-    cubind__cudaFuncSetAttribute_fn cubind_fn = (cubind__cudaFuncSetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaFuncSetAttribute, &cubind__runtime_offsets[86]);
+    cubind__cudaFuncSetAttribute_fn cubind_fn = (cubind__cudaFuncSetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cudaFuncSetAttribute, &cubind__runtime_offsets[86]);
     cudaError_t cubind_status = cubind_fn(func, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(86, (int)cubind_status);
@@ -8424,15 +6294,16 @@ cudaError_t cubind_runtime_func_set_attribute(const void *func, enum cudaFuncAtt
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaFuncGetName is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaFuncGetName(const char **name, const void *func)
+/* What the wrapper calls until cudaFuncGetName is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaFuncGetName(const char **name, const void *func)
 {
-    return cubind_shape_1((uintptr_t)name, (uintptr_t)func, 29);
+    return (cudaError_t)cubind__shape_73((uintptr_t)name, (uintptr_t)func, 40, (cubind__fnptr)cubind__slow_cudaFuncGetName);
 }
 
 cudaError_t cubind_runtime_func_get_name(const char **name, const void *func)
 {
-    cubind__cudaFuncGetName_fn cubind_fn = (cubind__cudaFuncGetName_fn)cubind__target((cubind__fnptr)slow_cudaFuncGetName, &cubind__runtime_offsets[87]);
+    cubind__cudaFuncGetName_fn cubind_fn = (cubind__cudaFuncGetName_fn)cubind__target((cubind__fnptr)cubind__slow_cudaFuncGetName, &cubind__runtime_offsets[87]);
     cudaError_t cubind_status = cubind_fn(name, func);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(87, (int)cubind_status);
@@ -8440,15 +6311,16 @@ cudaError_t cubind_runtime_func_get_name(const char **name, const void *func)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaFuncGetParamInfo is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaFuncGetParamInfo(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
+/* What the wrapper calls until cudaFuncGetParamInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaFuncGetParamInfo(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
-    return cubind_shape_4((uintptr_t)func, paramIndex, (uintptr_t)paramOffset, (uintptr_t)paramSize, 7);
+    return (cudaError_t)cubind__shape_3((uintptr_t)func, paramIndex, (uintptr_t)paramOffset, (uintptr_t)paramSize, 50, (cubind__fnptr)cubind__slow_cudaFuncGetParamInfo);
 }
 
 cudaError_t cubind_runtime_func_get_param_info(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
-    cubind__cudaFuncGetParamInfo_fn cubind_fn = (cubind__cudaFuncGetParamInfo_fn)cubind__target((cubind__fnptr)slow_cudaFuncGetParamInfo, &cubind__runtime_offsets[88]);
+    cubind__cudaFuncGetParamInfo_fn cubind_fn = (cubind__cudaFuncGetParamInfo_fn)cubind__target((cubind__fnptr)cubind__slow_cudaFuncGetParamInfo, &cubind__runtime_offsets[88]);
     cudaError_t cubind_status = cubind_fn(func, paramIndex, paramOffset, paramSize);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(88, (int)cubind_status);
@@ -8456,15 +6328,16 @@ cudaError_t cubind_runtime_func_get_param_info(const void *func, size_t paramInd
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaLaunchHostFunc is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
+/* What the wrapper calls until cudaLaunchHostFunc is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
 {
-    return cubind_shape_2((uintptr_t)stream, (uintptr_t)fn, (uintptr_t)userData, 15);
+    return (cudaError_t)cubind__shape_2((uintptr_t)stream, (uintptr_t)fn, (uintptr_t)userData, 67, (cubind__fnptr)cubind__slow_cudaLaunchHostFunc);
 }
 
 cudaError_t cubind_runtime_launch_host_func(cudaStream_t stream, cudaHostFn_t fn, void *userData)
 {
-    cubind__cudaLaunchHostFunc_fn cubind_fn = (cubind__cudaLaunchHostFunc_fn)cubind__target((cubind__fnptr)slow_cudaLaunchHostFunc, &cubind__runtime_offsets[89]);
+    cubind__cudaLaunchHostFunc_fn cubind_fn = (cubind__cudaLaunchHostFunc_fn)cubind__target((cubind__fnptr)cubind__slow_cudaLaunchHostFunc, &cubind__runtime_offsets[89]);
     cudaError_t cubind_status = cubind_fn(stream, fn, userData);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(89, (int)cubind_status);
@@ -8472,15 +6345,16 @@ cudaError_t cubind_runtime_launch_host_func(cudaStream_t stream, cudaHostFn_t fn
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaFuncSetSharedMemConfig is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config)
+/* What the wrapper calls until cudaFuncSetSharedMemConfig is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config)
 {
-    return cubind_shape_1((uintptr_t)func, config, 30);
+    return (cudaError_t)cubind__shape_73((uintptr_t)func, config, 41, (cubind__fnptr)cubind__slow_cudaFuncSetSharedMemConfig);
 }
 
 cudaError_t cubind_runtime_func_set_shared_mem_config(const void *func, enum cudaSharedMemConfig config)
 {
-    cubind__cudaFuncSetSharedMemConfig_fn cubind_fn = (cubind__cudaFuncSetSharedMemConfig_fn)cubind__target((cubind__fnptr)slow_cudaFuncSetSharedMemConfig, &cubind__runtime_offsets[90]);
+    cubind__cudaFuncSetSharedMemConfig_fn cubind_fn = (cubind__cudaFuncSetSharedMemConfig_fn)cubind__target((cubind__fnptr)cubind__slow_cudaFuncSetSharedMemConfig, &cubind__runtime_offsets[90]);
     cudaError_t cubind_status = cubind_fn(func, config);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(90, (int)cubind_status);
@@ -8488,15 +6362,16 @@ cudaError_t cubind_runtime_func_set_shared_mem_config(const void *func, enum cud
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaOccupancyMaxActiveBlocksPerMultiprocessor is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)
+/* What the wrapper calls until cudaOccupancyMaxActiveBlocksPerMultiprocessor is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)
 {
-    return cubind_shape_4((uintptr_t)numBlocks, (uintptr_t)func, blockSize, dynamicSMemSize, 8);
+    return (cudaError_t)cubind__shape_3((uintptr_t)numBlocks, (uintptr_t)func, blockSize, dynamicSMemSize, 51, (cubind__fnptr)cubind__slow_cudaOccupancyMaxActiveBlocksPerMultiprocessor);
 }
 
 cudaError_t cubind_runtime_occupancy_max_active_blocks_per_multiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)
 {
-    cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessor_fn cubind_fn = (cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessor_fn)cubind__target((cubind__fnptr)slow_cudaOccupancyMaxActiveBlocksPerMultiprocessor, &cubind__runtime_offsets[91]);
+    cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessor_fn cubind_fn = (cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessor_fn)cubind__target((cubind__fnptr)cubind__slow_cudaOccupancyMaxActiveBlocksPerMultiprocessor, &cubind__runtime_offsets[91]);
     cudaError_t cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(91, (int)cubind_status);
@@ -8504,15 +6379,16 @@ cudaError_t cubind_runtime_occupancy_max_active_blocks_per_multiprocessor(int *n
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaOccupancyAvailableDynamicSMemPerBlock is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)
+/* What the wrapper calls until cudaOccupancyAvailableDynamicSMemPerBlock is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)
 {
-    return cubind_shape_4((uintptr_t)dynamicSmemSize, (uintptr_t)func, numBlocks, blockSize, 9);
+    return (cudaError_t)cubind__shape_3((uintptr_t)dynamicSmemSize, (uintptr_t)func, numBlocks, blockSize, 52, (cubind__fnptr)cubind__slow_cudaOccupancyAvailableDynamicSMemPerBlock);
 }
 
 cudaError_t cubind_runtime_occupancy_available_dynamic_s_mem_per_block(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)
 {
-    cubind__cudaOccupancyAvailableDynamicSMemPerBlock_fn cubind_fn = (cubind__cudaOccupancyAvailableDynamicSMemPerBlock_fn)cubind__target((cubind__fnptr)slow_cudaOccupancyAvailableDynamicSMemPerBlock, &cubind__runtime_offsets[92]);
+    cubind__cudaOccupancyAvailableDynamicSMemPerBlock_fn cubind_fn = (cubind__cudaOccupancyAvailableDynamicSMemPerBlock_fn)cubind__target((cubind__fnptr)cubind__slow_cudaOccupancyAvailableDynamicSMemPerBlock, &cubind__runtime_offsets[92]);
     cudaError_t cubind_status = cubind_fn(dynamicSmemSize, func, numBlocks, blockSize);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(92, (int)cubind_status);
@@ -8520,15 +6396,16 @@ cudaError_t cubind_runtime_occupancy_available_dynamic_s_mem_per_block(size_t *d
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
+/* What the wrapper calls until cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 {
-    return cubind_shape_5((uintptr_t)numBlocks, (uintptr_t)func, blockSize, dynamicSMemSize, flags, 2);
+    return (cudaError_t)cubind__shape_7((uintptr_t)numBlocks, (uintptr_t)func, blockSize, dynamicSMemSize, flags, 88);
 }
 
 cudaError_t cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 {
-    cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn cubind_fn = (cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn)cubind__target((cubind__fnptr)slow_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, &cubind__runtime_offsets[93]);
+    cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn cubind_fn = (cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn)cubind__target((cubind__fnptr)cubind__slow_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, &cubind__runtime_offsets[93]);
     cudaError_t cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(93, (int)cubind_status);
@@ -8536,15 +6413,16 @@ cudaError_t cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_f
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaOccupancyMaxPotentialClusterSize is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)
+/* What the wrapper calls until cudaOccupancyMaxPotentialClusterSize is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)
 {
-    return cubind_shape_2((uintptr_t)clusterSize, (uintptr_t)func, (uintptr_t)launchConfig, 16);
+    return (cudaError_t)cubind__shape_2((uintptr_t)clusterSize, (uintptr_t)func, (uintptr_t)launchConfig, 68, (cubind__fnptr)cubind__slow_cudaOccupancyMaxPotentialClusterSize);
 }
 
 cudaError_t cubind_runtime_occupancy_max_potential_cluster_size(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)
 {
-    cubind__cudaOccupancyMaxPotentialClusterSize_fn cubind_fn = (cubind__cudaOccupancyMaxPotentialClusterSize_fn)cubind__target((cubind__fnptr)slow_cudaOccupancyMaxPotentialClusterSize, &cubind__runtime_offsets[94]);
+    cubind__cudaOccupancyMaxPotentialClusterSize_fn cubind_fn = (cubind__cudaOccupancyMaxPotentialClusterSize_fn)cubind__target((cubind__fnptr)cubind__slow_cudaOccupancyMaxPotentialClusterSize, &cubind__runtime_offsets[94]);
     cudaError_t cubind_status = cubind_fn(clusterSize, func, launchConfig);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(94, (int)cubind_status);
@@ -8552,15 +6430,16 @@ cudaError_t cubind_runtime_occupancy_max_potential_cluster_size(int *clusterSize
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaOccupancyMaxActiveClusters is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)
+/* What the wrapper calls until cudaOccupancyMaxActiveClusters is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)
 {
-    return cubind_shape_2((uintptr_t)numClusters, (uintptr_t)func, (uintptr_t)launchConfig, 17);
+    return (cudaError_t)cubind__shape_2((uintptr_t)numClusters, (uintptr_t)func, (uintptr_t)launchConfig, 69, (cubind__fnptr)cubind__slow_cudaOccupancyMaxActiveClusters);
 }
 
 cudaError_t cubind_runtime_occupancy_max_active_clusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)
 {
-    cubind__cudaOccupancyMaxActiveClusters_fn cubind_fn = (cubind__cudaOccupancyMaxActiveClusters_fn)cubind__target((cubind__fnptr)slow_cudaOccupancyMaxActiveClusters, &cubind__runtime_offsets[95]);
+    cubind__cudaOccupancyMaxActiveClusters_fn cubind_fn = (cubind__cudaOccupancyMaxActiveClusters_fn)cubind__target((cubind__fnptr)cubind__slow_cudaOccupancyMaxActiveClusters, &cubind__runtime_offsets[95]);
     cudaError_t cubind_status = cubind_fn(numClusters, func, launchConfig);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(95, (int)cubind_status);
@@ -8568,15 +6447,16 @@ cudaError_t cubind_runtime_occupancy_max_active_clusters(int *numClusters, const
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMallocManaged is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
+/* What the wrapper calls until cudaMallocManaged is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 {
-    return cubind_shape_2((uintptr_t)devPtr, size, flags, 18);
+    return (cudaError_t)cubind__shape_2((uintptr_t)devPtr, size, flags, 70, (cubind__fnptr)cubind__slow_cudaMallocManaged);
 }
 
 cudaError_t cubind_runtime_malloc_managed(void **devPtr, size_t size, unsigned int flags)
 {
-    cubind__cudaMallocManaged_fn cubind_fn = (cubind__cudaMallocManaged_fn)cubind__target((cubind__fnptr)slow_cudaMallocManaged, &cubind__runtime_offsets[96]);
+    cubind__cudaMallocManaged_fn cubind_fn = (cubind__cudaMallocManaged_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMallocManaged, &cubind__runtime_offsets[96]);
     cudaError_t cubind_status = cubind_fn(devPtr, size, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(96, (int)cubind_status);
@@ -8584,15 +6464,16 @@ cudaError_t cubind_runtime_malloc_managed(void **devPtr, size_t size, unsigned i
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMalloc is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaMalloc(void **devPtr, size_t size)
+/* What the wrapper calls until cudaMalloc is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMalloc(void **devPtr, size_t size)
 {
-    return cubind_shape_1((uintptr_t)devPtr, size, 31);
+    return (cudaError_t)cubind__shape_73((uintptr_t)devPtr, size, 42, (cubind__fnptr)cubind__slow_cudaMalloc);
 }
 
 cudaError_t cubind_runtime_malloc(void **devPtr, size_t size)
 {
-    cubind__cudaMalloc_fn cubind_fn = (cubind__cudaMalloc_fn)cubind__target((cubind__fnptr)slow_cudaMalloc, &cubind__runtime_offsets[97]);
+    cubind__cudaMalloc_fn cubind_fn = (cubind__cudaMalloc_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMalloc, &cubind__runtime_offsets[97]);
     cudaError_t cubind_status = cubind_fn(devPtr, size);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(97, (int)cubind_status);
@@ -8600,15 +6481,16 @@ cudaError_t cubind_runtime_malloc(void **devPtr, size_t size)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMallocHost is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaMallocHost(void **ptr, size_t size)
+/* What the wrapper calls until cudaMallocHost is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMallocHost(void **ptr, size_t size)
 {
-    return cubind_shape_1((uintptr_t)ptr, size, 32);
+    return (cudaError_t)cubind__shape_73((uintptr_t)ptr, size, 43, (cubind__fnptr)cubind__slow_cudaMallocHost);
 }
 
 cudaError_t cubind_runtime_malloc_host(void **ptr, size_t size)
 {
-    cubind__cudaMallocHost_fn cubind_fn = (cubind__cudaMallocHost_fn)cubind__target((cubind__fnptr)slow_cudaMallocHost, &cubind__runtime_offsets[98]);
+    cubind__cudaMallocHost_fn cubind_fn = (cubind__cudaMallocHost_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMallocHost, &cubind__runtime_offsets[98]);
     cudaError_t cubind_status = cubind_fn(ptr, size);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(98, (int)cubind_status);
@@ -8616,15 +6498,16 @@ cudaError_t cubind_runtime_malloc_host(void **ptr, size_t size)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMallocPitch is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
+/* What the wrapper calls until cudaMallocPitch is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
 {
-    return cubind_shape_4((uintptr_t)devPtr, (uintptr_t)pitch, width, height, 10);
+    return (cudaError_t)cubind__shape_3((uintptr_t)devPtr, (uintptr_t)pitch, width, height, 53, (cubind__fnptr)cubind__slow_cudaMallocPitch);
 }
 
 cudaError_t cubind_runtime_malloc_pitch(void **devPtr, size_t *pitch, size_t width, size_t height)
 {
-    cubind__cudaMallocPitch_fn cubind_fn = (cubind__cudaMallocPitch_fn)cubind__target((cubind__fnptr)slow_cudaMallocPitch, &cubind__runtime_offsets[99]);
+    cubind__cudaMallocPitch_fn cubind_fn = (cubind__cudaMallocPitch_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMallocPitch, &cubind__runtime_offsets[99]);
     cudaError_t cubind_status = cubind_fn(devPtr, pitch, width, height);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(99, (int)cubind_status);
@@ -8632,15 +6515,16 @@ cudaError_t cubind_runtime_malloc_pitch(void **devPtr, size_t *pitch, size_t wid
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMallocArray is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)
+/* What the wrapper calls until cudaMallocArray is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)
 {
-    return cubind_shape_5((uintptr_t)array, (uintptr_t)desc, width, height, flags, 3);
+    return (cudaError_t)cubind__shape_7((uintptr_t)array, (uintptr_t)desc, width, height, flags, 89);
 }
 
 cudaError_t cubind_runtime_malloc_array(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)
 {
-    cubind__cudaMallocArray_fn cubind_fn = (cubind__cudaMallocArray_fn)cubind__target((cubind__fnptr)slow_cudaMallocArray, &cubind__runtime_offsets[100]);
+    cubind__cudaMallocArray_fn cubind_fn = (cubind__cudaMallocArray_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMallocArray, &cubind__runtime_offsets[100]);
     cudaError_t cubind_status = cubind_fn(array, desc, width, height, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(100, (int)cubind_status);
@@ -8648,15 +6532,16 @@ cudaError_t cubind_runtime_malloc_array(cudaArray_t *array, const struct cudaCha
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaFree is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaFree(void *devPtr)
+/* What the wrapper calls until cudaFree is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaFree(void *devPtr)
 {
-    return cubind_shape_3((uintptr_t)devPtr, 21);
+    return (cudaError_t)cubind__shape_61((uintptr_t)devPtr, 39, (cubind__fnptr)cubind__slow_cudaFree);
 }
 
 cudaError_t cubind_runtime_free(void *devPtr)
 {
-    cubind__cudaFree_fn cubind_fn = (cubind__cudaFree_fn)cubind__target((cubind__fnptr)slow_cudaFree, &cubind__runtime_offsets[101]);
+    cubind__cudaFree_fn cubind_fn = (cubind__cudaFree_fn)cubind__target((cubind__fnptr)cubind__slow_cudaFree, &cubind__runtime_offsets[101]);
     cudaError_t cubind_status = cubind_fn(devPtr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(101, (int)cubind_status);
@@ -8664,15 +6549,16 @@ cudaError_t cubind_runtime_free(void *devPtr)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaFreeHost is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaFreeHost(void *ptr)
+/* What the wrapper calls until cudaFreeHost is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaFreeHost(void *ptr)
 {
-    return cubind_shape_3((uintptr_t)ptr, 22);
+    return (cudaError_t)cubind__shape_61((uintptr_t)ptr, 40, (cubind__fnptr)cubind__slow_cudaFreeHost);
 }
 
 cudaError_t cubind_runtime_free_host(void *ptr)
 {
-    cubind__cudaFreeHost_fn cubind_fn = (cubind__cudaFreeHost_fn)cubind__target((cubind__fnptr)slow_cudaFreeHost, &cubind__runtime_offsets[102]);
+    cubind__cudaFreeHost_fn cubind_fn = (cubind__cudaFreeHost_fn)cubind__target((cubind__fnptr)cubind__slow_cudaFreeHost, &cubind__runtime_offsets[102]);
     cudaError_t cubind_status = cubind_fn(ptr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(102, (int)cubind_status);
@@ -8680,15 +6566,16 @@ cudaError_t cubind_runtime_free_host(void *ptr)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaFreeArray is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaFreeArray(cudaArray_t array)
+/* What the wrapper calls until cudaFreeArray is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaFreeArray(cudaArray_t array)
 {
-    return cubind_shape_3((uintptr_t)array, 23);
+    return (cudaError_t)cubind__shape_61((uintptr_t)array, 41, (cubind__fnptr)cubind__slow_cudaFreeArray);
 }
 
 cudaError_t cubind_runtime_free_array(cudaArray_t array)
 {
-    cubind__cudaFreeArray_fn cubind_fn = (cubind__cudaFreeArray_fn)cubind__target((cubind__fnptr)slow_cudaFreeArray, &cubind__runtime_offsets[103]);
+    cubind__cudaFreeArray_fn cubind_fn = (cubind__cudaFreeArray_fn)cubind__target((cubind__fnptr)cubind__slow_cudaFreeArray, &cubind__runtime_offsets[103]);
     cudaError_t cubind_status = cubind_fn(array);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(103, (int)cubind_status);
@@ -8696,15 +6583,16 @@ cudaError_t cubind_runtime_free_array(cudaArray_t array)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaFreeMipmappedArray is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)
+/* What the wrapper calls until cudaFreeMipmappedArray is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)
 {
-    return cubind_shape_3((uintptr_t)mipmappedArray, 24);
+    return (cudaError_t)cubind__shape_61((uintptr_t)mipmappedArray, 42, (cubind__fnptr)cubind__slow_cudaFreeMipmappedArray);
 }
 
 cudaError_t cubind_runtime_free_mipmapped_array(cudaMipmappedArray_t mipmappedArray)
 {
-    cubind__cudaFreeMipmappedArray_fn cubind_fn = (cubind__cudaFreeMipmappedArray_fn)cubind__target((cubind__fnptr)slow_cudaFreeMipmappedArray, &cubind__runtime_offsets[104]);
+    cubind__cudaFreeMipmappedArray_fn cubind_fn = (cubind__cudaFreeMipmappedArray_fn)cubind__target((cubind__fnptr)cubind__slow_cudaFreeMipmappedArray, &cubind__runtime_offsets[104]);
     cudaError_t cubind_status = cubind_fn(mipmappedArray);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(104, (int)cubind_status);
@@ -8712,15 +6600,16 @@ cudaError_t cubind_runtime_free_mipmapped_array(cudaMipmappedArray_t mipmappedAr
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaHostAlloc is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
+/* What the wrapper calls until cudaHostAlloc is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 {
-    return cubind_shape_2((uintptr_t)pHost, size, flags, 19);
+    return (cudaError_t)cubind__shape_2((uintptr_t)pHost, size, flags, 71, (cubind__fnptr)cubind__slow_cudaHostAlloc);
 }
 
 cudaError_t cubind_runtime_host_alloc(void **pHost, size_t size, unsigned int flags)
 {
-    cubind__cudaHostAlloc_fn cubind_fn = (cubind__cudaHostAlloc_fn)cubind__target((cubind__fnptr)slow_cudaHostAlloc, &cubind__runtime_offsets[105]);
+    cubind__cudaHostAlloc_fn cubind_fn = (cubind__cudaHostAlloc_fn)cubind__target((cubind__fnptr)cubind__slow_cudaHostAlloc, &cubind__runtime_offsets[105]);
     cudaError_t cubind_status = cubind_fn(pHost, size, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(105, (int)cubind_status);
@@ -8728,15 +6617,16 @@ cudaError_t cubind_runtime_host_alloc(void **pHost, size_t size, unsigned int fl
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaHostRegister is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaHostRegister(void *ptr, size_t size, unsigned int flags)
+/* What the wrapper calls until cudaHostRegister is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 {
-    return cubind_shape_2((uintptr_t)ptr, size, flags, 20);
+    return (cudaError_t)cubind__shape_2((uintptr_t)ptr, size, flags, 72, (cubind__fnptr)cubind__slow_cudaHostRegister);
 }
 
 cudaError_t cubind_runtime_host_register(void *ptr, size_t size, unsigned int flags)
 {
-    cubind__cudaHostRegister_fn cubind_fn = (cubind__cudaHostRegister_fn)cubind__target((cubind__fnptr)slow_cudaHostRegister, &cubind__runtime_offsets[106]);
+    cubind__cudaHostRegister_fn cubind_fn = (cubind__cudaHostRegister_fn)cubind__target((cubind__fnptr)cubind__slow_cudaHostRegister, &cubind__runtime_offsets[106]);
     cudaError_t cubind_status = cubind_fn(ptr, size, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(106, (int)cubind_status);
@@ -8744,15 +6634,16 @@ cudaError_t cubind_runtime_host_register(void *ptr, size_t size, unsigned int fl
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaHostUnregister is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaHostUnregister(void *ptr)
+/* What the wrapper calls until cudaHostUnregister is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaHostUnregister(void *ptr)
 {
-    return cubind_shape_3((uintptr_t)ptr, 25);
+    return (cudaError_t)cubind__shape_61((uintptr_t)ptr, 43, (cubind__fnptr)cubind__slow_cudaHostUnregister);
 }
 
 cudaError_t cubind_runtime_host_unregister(void *ptr)
 {
-    cubind__cudaHostUnregister_fn cubind_fn = (cubind__cudaHostUnregister_fn)cubind__target((cubind__fnptr)slow_cudaHostUnregister, &cubind__runtime_offsets[107]);
+    cubind__cudaHostUnregister_fn cubind_fn = (cubind__cudaHostUnregister_fn)cubind__target((cubind__fnptr)cubind__slow_cudaHostUnregister, &cubind__runtime_offsets[107]);
     cudaError_t cubind_status = cubind_fn(ptr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(107, (int)cubind_status);
@@ -8760,15 +6651,16 @@ cudaError_t cubind_runtime_host_unregister(void *ptr)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaHostGetDevicePointer is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)
+/* What the wrapper calls until cudaHostGetDevicePointer is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)
 {
-    return cubind_shape_2((uintptr_t)pDevice, (uintptr_t)pHost, flags, 21);
+    return (cudaError_t)cubind__shape_2((uintptr_t)pDevice, (uintptr_t)pHost, flags, 73, (cubind__fnptr)cubind__slow_cudaHostGetDevicePointer);
 }
 
 cudaError_t cubind_runtime_host_get_device_pointer(void **pDevice, void *pHost, unsigned int flags)
 {
-    cubind__cudaHostGetDevicePointer_fn cubind_fn = (cubind__cudaHostGetDevicePointer_fn)cubind__target((cubind__fnptr)slow_cudaHostGetDevicePointer, &cubind__runtime_offsets[108]);
+    cubind__cudaHostGetDevicePointer_fn cubind_fn = (cubind__cudaHostGetDevicePointer_fn)cubind__target((cubind__fnptr)cubind__slow_cudaHostGetDevicePointer, &cubind__runtime_offsets[108]);
     cudaError_t cubind_status = cubind_fn(pDevice, pHost, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(108, (int)cubind_status);
@@ -8776,15 +6668,16 @@ cudaError_t cubind_runtime_host_get_device_pointer(void **pDevice, void *pHost, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaHostGetFlags is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaHostGetFlags(unsigned int *pFlags, void *pHost)
+/* What the wrapper calls until cudaHostGetFlags is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaHostGetFlags(unsigned int *pFlags, void *pHost)
 {
-    return cubind_shape_1((uintptr_t)pFlags, (uintptr_t)pHost, 33);
+    return (cudaError_t)cubind__shape_73((uintptr_t)pFlags, (uintptr_t)pHost, 44, (cubind__fnptr)cubind__slow_cudaHostGetFlags);
 }
 
 cudaError_t cubind_runtime_host_get_flags(unsigned int *pFlags, void *pHost)
 {
-    cubind__cudaHostGetFlags_fn cubind_fn = (cubind__cudaHostGetFlags_fn)cubind__target((cubind__fnptr)slow_cudaHostGetFlags, &cubind__runtime_offsets[109]);
+    cubind__cudaHostGetFlags_fn cubind_fn = (cubind__cudaHostGetFlags_fn)cubind__target((cubind__fnptr)cubind__slow_cudaHostGetFlags, &cubind__runtime_offsets[109]);
     cudaError_t cubind_status = cubind_fn(pFlags, pHost);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(109, (int)cubind_status);
@@ -8891,15 +6784,16 @@ cudaError_t cubind_runtime_malloc_mipmapped_array(cudaMipmappedArray_t *mipmappe
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGetMipmappedArrayLevel is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)
+/* What the wrapper calls until cudaGetMipmappedArrayLevel is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)
 {
-    return cubind_shape_2((uintptr_t)levelArray, (uintptr_t)mipmappedArray, level, 22);
+    return (cudaError_t)cubind__shape_2((uintptr_t)levelArray, (uintptr_t)mipmappedArray, level, 74, (cubind__fnptr)cubind__slow_cudaGetMipmappedArrayLevel);
 }
 
 cudaError_t cubind_runtime_get_mipmapped_array_level(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)
 {
-    cubind__cudaGetMipmappedArrayLevel_fn cubind_fn = (cubind__cudaGetMipmappedArrayLevel_fn)cubind__target((cubind__fnptr)slow_cudaGetMipmappedArrayLevel, &cubind__runtime_offsets[113]);
+    cubind__cudaGetMipmappedArrayLevel_fn cubind_fn = (cubind__cudaGetMipmappedArrayLevel_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGetMipmappedArrayLevel, &cubind__runtime_offsets[113]);
     cudaError_t cubind_status = cubind_fn(levelArray, mipmappedArray, level);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(113, (int)cubind_status);
@@ -8907,15 +6801,16 @@ cudaError_t cubind_runtime_get_mipmapped_array_level(cudaArray_t *levelArray, cu
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpy3D is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpy3D(const struct cudaMemcpy3DParms *p)
+/* What the wrapper calls until cudaMemcpy3D is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpy3D(const struct cudaMemcpy3DParms *p)
 {
-    return cubind_shape_3((uintptr_t)p, 26);
+    return (cudaError_t)cubind__shape_61((uintptr_t)p, 44, (cubind__fnptr)cubind__slow_cudaMemcpy3D);
 }
 
 cudaError_t cubind_runtime_memcpy3_d(const struct cudaMemcpy3DParms *p)
 {
-    cubind__cudaMemcpy3D_fn cubind_fn = (cubind__cudaMemcpy3D_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy3D, &cubind__runtime_offsets[114]);
+    cubind__cudaMemcpy3D_fn cubind_fn = (cubind__cudaMemcpy3D_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpy3D, &cubind__runtime_offsets[114]);
     cudaError_t cubind_status = cubind_fn(p);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(114, (int)cubind_status);
@@ -8923,15 +6818,16 @@ cudaError_t cubind_runtime_memcpy3_d(const struct cudaMemcpy3DParms *p)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpy3DPeer is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)
+/* What the wrapper calls until cudaMemcpy3DPeer is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)
 {
-    return cubind_shape_3((uintptr_t)p, 27);
+    return (cudaError_t)cubind__shape_61((uintptr_t)p, 45, (cubind__fnptr)cubind__slow_cudaMemcpy3DPeer);
 }
 
 cudaError_t cubind_runtime_memcpy3_d_peer(const struct cudaMemcpy3DPeerParms *p)
 {
-    cubind__cudaMemcpy3DPeer_fn cubind_fn = (cubind__cudaMemcpy3DPeer_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy3DPeer, &cubind__runtime_offsets[115]);
+    cubind__cudaMemcpy3DPeer_fn cubind_fn = (cubind__cudaMemcpy3DPeer_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpy3DPeer, &cubind__runtime_offsets[115]);
     cudaError_t cubind_status = cubind_fn(p);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(115, (int)cubind_status);
@@ -8939,15 +6835,16 @@ cudaError_t cubind_runtime_memcpy3_d_peer(const struct cudaMemcpy3DPeerParms *p)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpy3DAsync is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
+/* What the wrapper calls until cudaMemcpy3DAsync is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
 {
-    return cubind_shape_1((uintptr_t)p, (uintptr_t)stream, 34);
+    return (cudaError_t)cubind__shape_73((uintptr_t)p, (uintptr_t)stream, 45, (cubind__fnptr)cubind__slow_cudaMemcpy3DAsync);
 }
 
 cudaError_t cubind_runtime_memcpy3_d_async(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
 {
-    cubind__cudaMemcpy3DAsync_fn cubind_fn = (cubind__cudaMemcpy3DAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy3DAsync, &cubind__runtime_offsets[116]);
+    cubind__cudaMemcpy3DAsync_fn cubind_fn = (cubind__cudaMemcpy3DAsync_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpy3DAsync, &cubind__runtime_offsets[116]);
     cudaError_t cubind_status = cubind_fn(p, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(116, (int)cubind_status);
@@ -8955,15 +6852,16 @@ cudaError_t cubind_runtime_memcpy3_d_async(const struct cudaMemcpy3DParms *p, cu
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpy3DPeerAsync is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)
+/* What the wrapper calls until cudaMemcpy3DPeerAsync is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)
 {
-    return cubind_shape_1((uintptr_t)p, (uintptr_t)stream, 35);
+    return (cudaError_t)cubind__shape_73((uintptr_t)p, (uintptr_t)stream, 46, (cubind__fnptr)cubind__slow_cudaMemcpy3DPeerAsync);
 }
 
 cudaError_t cubind_runtime_memcpy3_d_peer_async(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)
 {
-    cubind__cudaMemcpy3DPeerAsync_fn cubind_fn = (cubind__cudaMemcpy3DPeerAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy3DPeerAsync, &cubind__runtime_offsets[117]);
+    cubind__cudaMemcpy3DPeerAsync_fn cubind_fn = (cubind__cudaMemcpy3DPeerAsync_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpy3DPeerAsync, &cubind__runtime_offsets[117]);
     cudaError_t cubind_status = cubind_fn(p, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(117, (int)cubind_status);
@@ -8971,15 +6869,16 @@ cudaError_t cubind_runtime_memcpy3_d_peer_async(const struct cudaMemcpy3DPeerPar
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemGetInfo is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaMemGetInfo(size_t *free, size_t *total)
+/* What the wrapper calls until cudaMemGetInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemGetInfo(size_t *free, size_t *total)
 {
-    return cubind_shape_1((uintptr_t)free, (uintptr_t)total, 36);
+    return (cudaError_t)cubind__shape_73((uintptr_t)free, (uintptr_t)total, 47, (cubind__fnptr)cubind__slow_cudaMemGetInfo);
 }
 
 cudaError_t cubind_runtime_mem_get_info(size_t *free, size_t *total)
 {
-    cubind__cudaMemGetInfo_fn cubind_fn = (cubind__cudaMemGetInfo_fn)cubind__target((cubind__fnptr)slow_cudaMemGetInfo, &cubind__runtime_offsets[118]);
+    cubind__cudaMemGetInfo_fn cubind_fn = (cubind__cudaMemGetInfo_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemGetInfo, &cubind__runtime_offsets[118]);
     cudaError_t cubind_status = cubind_fn(free, total);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(118, (int)cubind_status);
@@ -8987,15 +6886,16 @@ cudaError_t cubind_runtime_mem_get_info(size_t *free, size_t *total)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaArrayGetInfo is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)
+/* What the wrapper calls until cudaArrayGetInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)
 {
-    return cubind_shape_4((uintptr_t)desc, (uintptr_t)extent, (uintptr_t)flags, (uintptr_t)array, 11);
+    return (cudaError_t)cubind__shape_3((uintptr_t)desc, (uintptr_t)extent, (uintptr_t)flags, (uintptr_t)array, 54, (cubind__fnptr)cubind__slow_cudaArrayGetInfo);
 }
 
 cudaError_t cubind_runtime_array_get_info(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)
 {
-    cubind__cudaArrayGetInfo_fn cubind_fn = (cubind__cudaArrayGetInfo_fn)cubind__target((cubind__fnptr)slow_cudaArrayGetInfo, &cubind__runtime_offsets[119]);
+    cubind__cudaArrayGetInfo_fn cubind_fn = (cubind__cudaArrayGetInfo_fn)cubind__target((cubind__fnptr)cubind__slow_cudaArrayGetInfo, &cubind__runtime_offsets[119]);
     cudaError_t cubind_status = cubind_fn(desc, extent, flags, array);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(119, (int)cubind_status);
@@ -9003,15 +6903,16 @@ cudaError_t cubind_runtime_array_get_info(struct cudaChannelFormatDesc *desc, st
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaArrayGetPlane is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)
+/* What the wrapper calls until cudaArrayGetPlane is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)
 {
-    return cubind_shape_2((uintptr_t)pPlaneArray, (uintptr_t)hArray, planeIdx, 23);
+    return (cudaError_t)cubind__shape_2((uintptr_t)pPlaneArray, (uintptr_t)hArray, planeIdx, 75, (cubind__fnptr)cubind__slow_cudaArrayGetPlane);
 }
 
 cudaError_t cubind_runtime_array_get_plane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)
 {
-    cubind__cudaArrayGetPlane_fn cubind_fn = (cubind__cudaArrayGetPlane_fn)cubind__target((cubind__fnptr)slow_cudaArrayGetPlane, &cubind__runtime_offsets[120]);
+    cubind__cudaArrayGetPlane_fn cubind_fn = (cubind__cudaArrayGetPlane_fn)cubind__target((cubind__fnptr)cubind__slow_cudaArrayGetPlane, &cubind__runtime_offsets[120]);
     cudaError_t cubind_status = cubind_fn(pPlaneArray, hArray, planeIdx);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(120, (int)cubind_status);
@@ -9019,15 +6920,16 @@ cudaError_t cubind_runtime_array_get_plane(cudaArray_t *pPlaneArray, cudaArray_t
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaArrayGetMemoryRequirements is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)
+/* What the wrapper calls until cudaArrayGetMemoryRequirements is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)
 {
-    return cubind_shape_2((uintptr_t)memoryRequirements, (uintptr_t)array, device, 24);
+    return (cudaError_t)cubind__shape_2((uintptr_t)memoryRequirements, (uintptr_t)array, device, 76, (cubind__fnptr)cubind__slow_cudaArrayGetMemoryRequirements);
 }
 
 cudaError_t cubind_runtime_array_get_memory_requirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)
 {
-    cubind__cudaArrayGetMemoryRequirements_fn cubind_fn = (cubind__cudaArrayGetMemoryRequirements_fn)cubind__target((cubind__fnptr)slow_cudaArrayGetMemoryRequirements, &cubind__runtime_offsets[121]);
+    cubind__cudaArrayGetMemoryRequirements_fn cubind_fn = (cubind__cudaArrayGetMemoryRequirements_fn)cubind__target((cubind__fnptr)cubind__slow_cudaArrayGetMemoryRequirements, &cubind__runtime_offsets[121]);
     cudaError_t cubind_status = cubind_fn(memoryRequirements, array, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(121, (int)cubind_status);
@@ -9035,15 +6937,16 @@ cudaError_t cubind_runtime_array_get_memory_requirements(struct cudaArrayMemoryR
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMipmappedArrayGetMemoryRequirements is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)
+/* What the wrapper calls until cudaMipmappedArrayGetMemoryRequirements is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)
 {
-    return cubind_shape_2((uintptr_t)memoryRequirements, (uintptr_t)mipmap, device, 25);
+    return (cudaError_t)cubind__shape_2((uintptr_t)memoryRequirements, (uintptr_t)mipmap, device, 77, (cubind__fnptr)cubind__slow_cudaMipmappedArrayGetMemoryRequirements);
 }
 
 cudaError_t cubind_runtime_mipmapped_array_get_memory_requirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)
 {
-    cubind__cudaMipmappedArrayGetMemoryRequirements_fn cubind_fn = (cubind__cudaMipmappedArrayGetMemoryRequirements_fn)cubind__target((cubind__fnptr)slow_cudaMipmappedArrayGetMemoryRequirements, &cubind__runtime_offsets[122]);
+    cubind__cudaMipmappedArrayGetMemoryRequirements_fn cubind_fn = (cubind__cudaMipmappedArrayGetMemoryRequirements_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMipmappedArrayGetMemoryRequirements, &cubind__runtime_offsets[122]);
     cudaError_t cubind_status = cubind_fn(memoryRequirements, mipmap, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(122, (int)cubind_status);
@@ -9051,15 +6954,16 @@ cudaError_t cubind_runtime_mipmapped_array_get_memory_requirements(struct cudaAr
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaArrayGetSparseProperties is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)
+/* What the wrapper calls until cudaArrayGetSparseProperties is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)
 {
-    return cubind_shape_1((uintptr_t)sparseProperties, (uintptr_t)array, 37);
+    return (cudaError_t)cubind__shape_73((uintptr_t)sparseProperties, (uintptr_t)array, 48, (cubind__fnptr)cubind__slow_cudaArrayGetSparseProperties);
 }
 
 cudaError_t cubind_runtime_array_get_sparse_properties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)
 {
-    cubind__cudaArrayGetSparseProperties_fn cubind_fn = (cubind__cudaArrayGetSparseProperties_fn)cubind__target((cubind__fnptr)slow_cudaArrayGetSparseProperties, &cubind__runtime_offsets[123]);
+    cubind__cudaArrayGetSparseProperties_fn cubind_fn = (cubind__cudaArrayGetSparseProperties_fn)cubind__target((cubind__fnptr)cubind__slow_cudaArrayGetSparseProperties, &cubind__runtime_offsets[123]);
     cudaError_t cubind_status = cubind_fn(sparseProperties, array);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(123, (int)cubind_status);
@@ -9067,15 +6971,16 @@ cudaError_t cubind_runtime_array_get_sparse_properties(struct cudaArraySparsePro
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMipmappedArrayGetSparseProperties is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)
+/* What the wrapper calls until cudaMipmappedArrayGetSparseProperties is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)
 {
-    return cubind_shape_1((uintptr_t)sparseProperties, (uintptr_t)mipmap, 38);
+    return (cudaError_t)cubind__shape_73((uintptr_t)sparseProperties, (uintptr_t)mipmap, 49, (cubind__fnptr)cubind__slow_cudaMipmappedArrayGetSparseProperties);
 }
 
 cudaError_t cubind_runtime_mipmapped_array_get_sparse_properties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)
 {
-    cubind__cudaMipmappedArrayGetSparseProperties_fn cubind_fn = (cubind__cudaMipmappedArrayGetSparseProperties_fn)cubind__target((cubind__fnptr)slow_cudaMipmappedArrayGetSparseProperties, &cubind__runtime_offsets[124]);
+    cubind__cudaMipmappedArrayGetSparseProperties_fn cubind_fn = (cubind__cudaMipmappedArrayGetSparseProperties_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMipmappedArrayGetSparseProperties, &cubind__runtime_offsets[124]);
     cudaError_t cubind_status = cubind_fn(sparseProperties, mipmap);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(124, (int)cubind_status);
@@ -9083,15 +6988,16 @@ cudaError_t cubind_runtime_mipmapped_array_get_sparse_properties(struct cudaArra
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpy is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+/* What the wrapper calls until cudaMemcpy is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    return cubind_shape_4((uintptr_t)dst, (uintptr_t)src, count, kind, 12);
+    return (cudaError_t)cubind__shape_3((uintptr_t)dst, (uintptr_t)src, count, kind, 55, (cubind__fnptr)cubind__slow_cudaMemcpy);
 }
 
 cudaError_t cubind_runtime_memcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpy_fn cubind_fn = (cubind__cudaMemcpy_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy, &cubind__runtime_offsets[125]);
+    cubind__cudaMemcpy_fn cubind_fn = (cubind__cudaMemcpy_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpy, &cubind__runtime_offsets[125]);
     cudaError_t cubind_status = cubind_fn(dst, src, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(125, (int)cubind_status);
@@ -9099,15 +7005,16 @@ cudaError_t cubind_runtime_memcpy(void *dst, const void *src, size_t count, enum
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpyPeer is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)
+/* What the wrapper calls until cudaMemcpyPeer is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)
 {
-    return cubind_shape_5((uintptr_t)dst, dstDevice, (uintptr_t)src, srcDevice, count, 4);
+    return (cudaError_t)cubind__shape_7((uintptr_t)dst, dstDevice, (uintptr_t)src, srcDevice, count, 90);
 }
 
 cudaError_t cubind_runtime_memcpy_peer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)
 {
-    cubind__cudaMemcpyPeer_fn cubind_fn = (cubind__cudaMemcpyPeer_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyPeer, &cubind__runtime_offsets[126]);
+    cubind__cudaMemcpyPeer_fn cubind_fn = (cubind__cudaMemcpyPeer_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpyPeer, &cubind__runtime_offsets[126]);
     cudaError_t cubind_status = cubind_fn(dst, dstDevice, src, srcDevice, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(126, (int)cubind_status);
@@ -9115,15 +7022,16 @@ cudaError_t cubind_runtime_memcpy_peer(void *dst, int dstDevice, const void *src
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpy2D is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
+/* What the wrapper calls until cudaMemcpy2D is resolved, and every call while tracing: the slow path
+ * of its shape, 5 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-    return cubind_shape_7((uintptr_t)dst, dpitch, (uintptr_t)src, spitch, width, height, kind, 1.0);
+    return (cudaError_t)cubind__shape_5((uintptr_t)dst, dpitch, (uintptr_t)src, spitch, width, height, kind, 81.0);
 }
 
 cudaError_t cubind_runtime_memcpy2_d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpy2D_fn cubind_fn = (cubind__cudaMemcpy2D_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy2D, &cubind__runtime_offsets[127]);
+    cubind__cudaMemcpy2D_fn cubind_fn = (cubind__cudaMemcpy2D_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpy2D, &cubind__runtime_offsets[127]);
     cudaError_t cubind_status = cubind_fn(dst, dpitch, src, spitch, width, height, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(127, (int)cubind_status);
@@ -9131,15 +7039,16 @@ cudaError_t cubind_runtime_memcpy2_d(void *dst, size_t dpitch, const void *src, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpy2DToArray is resolved, and every call while tracing: shape 8. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
+/* What the wrapper calls until cudaMemcpy2DToArray is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-    return cubind_shape_8((uintptr_t)dst, wOffset, hOffset, (uintptr_t)src, spitch, width, height, kind, 0.0);
+    return (cudaError_t)cubind__shape_59((uintptr_t)dst, wOffset, hOffset, (uintptr_t)src, spitch, width, height, kind, 18.0);
 }
 
 cudaError_t cubind_runtime_memcpy2_d_to_array(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpy2DToArray_fn cubind_fn = (cubind__cudaMemcpy2DToArray_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy2DToArray, &cubind__runtime_offsets[128]);
+    cubind__cudaMemcpy2DToArray_fn cubind_fn = (cubind__cudaMemcpy2DToArray_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpy2DToArray, &cubind__runtime_offsets[128]);
     cudaError_t cubind_status = cubind_fn(dst, wOffset, hOffset, src, spitch, width, height, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(128, (int)cubind_status);
@@ -9147,15 +7056,16 @@ cudaError_t cubind_runtime_memcpy2_d_to_array(cudaArray_t dst, size_t wOffset, s
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpy2DFromArray is resolved, and every call while tracing: shape 8. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)
+/* What the wrapper calls until cudaMemcpy2DFromArray is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-    return cubind_shape_8((uintptr_t)dst, dpitch, (uintptr_t)src, wOffset, hOffset, width, height, kind, 1.0);
+    return (cudaError_t)cubind__shape_59((uintptr_t)dst, dpitch, (uintptr_t)src, wOffset, hOffset, width, height, kind, 19.0);
 }
 
 cudaError_t cubind_runtime_memcpy2_d_from_array(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpy2DFromArray_fn cubind_fn = (cubind__cudaMemcpy2DFromArray_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy2DFromArray, &cubind__runtime_offsets[129]);
+    cubind__cudaMemcpy2DFromArray_fn cubind_fn = (cubind__cudaMemcpy2DFromArray_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpy2DFromArray, &cubind__runtime_offsets[129]);
     cudaError_t cubind_status = cubind_fn(dst, dpitch, src, wOffset, hOffset, width, height, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(129, (int)cubind_status);
@@ -9163,15 +7073,16 @@ cudaError_t cubind_runtime_memcpy2_d_from_array(void *dst, size_t dpitch, cudaAr
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpy2DArrayToArray is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)
+/* What the wrapper calls until cudaMemcpy2DArrayToArray is resolved, and every call while tracing: the slow path
+ * of its shape, 63 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-    return cubind_shape_9((uintptr_t)dst, wOffsetDst, hOffsetDst, (uintptr_t)src, wOffsetSrc, hOffsetSrc, width, height, kind, 0.0);
+    return (cudaError_t)cubind__shape_63((uintptr_t)dst, wOffsetDst, hOffsetDst, (uintptr_t)src, wOffsetSrc, hOffsetSrc, width, height, kind, 41.0);
 }
 
 cudaError_t cubind_runtime_memcpy2_d_array_to_array(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpy2DArrayToArray_fn cubind_fn = (cubind__cudaMemcpy2DArrayToArray_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy2DArrayToArray, &cubind__runtime_offsets[130]);
+    cubind__cudaMemcpy2DArrayToArray_fn cubind_fn = (cubind__cudaMemcpy2DArrayToArray_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpy2DArrayToArray, &cubind__runtime_offsets[130]);
     cudaError_t cubind_status = cubind_fn(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(130, (int)cubind_status);
@@ -9179,15 +7090,16 @@ cudaError_t cubind_runtime_memcpy2_d_array_to_array(cudaArray_t dst, size_t wOff
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpyToSymbol is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
+/* What the wrapper calls until cudaMemcpyToSymbol is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    return cubind_shape_5((uintptr_t)symbol, (uintptr_t)src, count, offset, kind, 5);
+    return (cudaError_t)cubind__shape_7((uintptr_t)symbol, (uintptr_t)src, count, offset, kind, 91);
 }
 
 cudaError_t cubind_runtime_memcpy_to_symbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpyToSymbol_fn cubind_fn = (cubind__cudaMemcpyToSymbol_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyToSymbol, &cubind__runtime_offsets[131]);
+    cubind__cudaMemcpyToSymbol_fn cubind_fn = (cubind__cudaMemcpyToSymbol_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpyToSymbol, &cubind__runtime_offsets[131]);
     cudaError_t cubind_status = cubind_fn(symbol, src, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(131, (int)cubind_status);
@@ -9195,15 +7107,16 @@ cudaError_t cubind_runtime_memcpy_to_symbol(const void *symbol, const void *src,
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpyFromSymbol is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
+/* What the wrapper calls until cudaMemcpyFromSymbol is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    return cubind_shape_5((uintptr_t)dst, (uintptr_t)symbol, count, offset, kind, 6);
+    return (cudaError_t)cubind__shape_7((uintptr_t)dst, (uintptr_t)symbol, count, offset, kind, 92);
 }
 
 cudaError_t cubind_runtime_memcpy_from_symbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpyFromSymbol_fn cubind_fn = (cubind__cudaMemcpyFromSymbol_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyFromSymbol, &cubind__runtime_offsets[132]);
+    cubind__cudaMemcpyFromSymbol_fn cubind_fn = (cubind__cudaMemcpyFromSymbol_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpyFromSymbol, &cubind__runtime_offsets[132]);
     cudaError_t cubind_status = cubind_fn(dst, symbol, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(132, (int)cubind_status);
@@ -9211,15 +7124,16 @@ cudaError_t cubind_runtime_memcpy_from_symbol(void *dst, const void *symbol, siz
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpyAsync is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
+/* What the wrapper calls until cudaMemcpyAsync is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    return cubind_shape_5((uintptr_t)dst, (uintptr_t)src, count, kind, (uintptr_t)stream, 7);
+    return (cudaError_t)cubind__shape_7((uintptr_t)dst, (uintptr_t)src, count, kind, (uintptr_t)stream, 93);
 }
 
 cudaError_t cubind_runtime_memcpy_async(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind__cudaMemcpyAsync_fn cubind_fn = (cubind__cudaMemcpyAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyAsync, &cubind__runtime_offsets[133]);
+    cubind__cudaMemcpyAsync_fn cubind_fn = (cubind__cudaMemcpyAsync_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpyAsync, &cubind__runtime_offsets[133]);
     cudaError_t cubind_status = cubind_fn(dst, src, count, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(133, (int)cubind_status);
@@ -9227,15 +7141,16 @@ cudaError_t cubind_runtime_memcpy_async(void *dst, const void *src, size_t count
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpyPeerAsync is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream)
+/* What the wrapper calls until cudaMemcpyPeerAsync is resolved, and every call while tracing: the slow path
+ * of its shape, 4 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream)
 {
-    return cubind_shape_6((uintptr_t)dst, dstDevice, (uintptr_t)src, srcDevice, count, (uintptr_t)stream, 1.0);
+    return (cudaError_t)cubind__shape_4((uintptr_t)dst, dstDevice, (uintptr_t)src, srcDevice, count, (uintptr_t)stream, 78.0);
 }
 
 cudaError_t cubind_runtime_memcpy_peer_async(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream)
 {
-    cubind__cudaMemcpyPeerAsync_fn cubind_fn = (cubind__cudaMemcpyPeerAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyPeerAsync, &cubind__runtime_offsets[134]);
+    cubind__cudaMemcpyPeerAsync_fn cubind_fn = (cubind__cudaMemcpyPeerAsync_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpyPeerAsync, &cubind__runtime_offsets[134]);
     cudaError_t cubind_status = cubind_fn(dst, dstDevice, src, srcDevice, count, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(134, (int)cubind_status);
@@ -9243,15 +7158,16 @@ cudaError_t cubind_runtime_memcpy_peer_async(void *dst, int dstDevice, const voi
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpyBatchAsync is resolved, and every call while tracing: shape 8. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)
+/* What the wrapper calls until cudaMemcpyBatchAsync is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)
 {
-    return cubind_shape_8((uintptr_t)dsts, (uintptr_t)srcs, (uintptr_t)sizes, count, (uintptr_t)attrs, (uintptr_t)attrsIdxs, numAttrs, (uintptr_t)stream, 2.0);
+    return (cudaError_t)cubind__shape_59((uintptr_t)dsts, (uintptr_t)srcs, (uintptr_t)sizes, count, (uintptr_t)attrs, (uintptr_t)attrsIdxs, numAttrs, (uintptr_t)stream, 20.0);
 }
 
 cudaError_t cubind_runtime_memcpy_batch_async(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)
 {
-    cubind__cudaMemcpyBatchAsync_fn cubind_fn = (cubind__cudaMemcpyBatchAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyBatchAsync, &cubind__runtime_offsets[135]);
+    cubind__cudaMemcpyBatchAsync_fn cubind_fn = (cubind__cudaMemcpyBatchAsync_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpyBatchAsync, &cubind__runtime_offsets[135]);
     cudaError_t cubind_status = cubind_fn(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(135, (int)cubind_status);
@@ -9259,15 +7175,16 @@ cudaError_t cubind_runtime_memcpy_batch_async(void *const *dsts, const void *con
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpy3DBatchAsync is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream)
+/* What the wrapper calls until cudaMemcpy3DBatchAsync is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream)
 {
-    return cubind_shape_4(numOps, (uintptr_t)opList, flags, (uintptr_t)stream, 13);
+    return (cudaError_t)cubind__shape_3(numOps, (uintptr_t)opList, flags, (uintptr_t)stream, 56, (cubind__fnptr)cubind__slow_cudaMemcpy3DBatchAsync);
 }
 
 cudaError_t cubind_runtime_memcpy3_d_batch_async(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream)
 {
-    cubind__cudaMemcpy3DBatchAsync_fn cubind_fn = (cubind__cudaMemcpy3DBatchAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy3DBatchAsync, &cubind__runtime_offsets[136]);
+    cubind__cudaMemcpy3DBatchAsync_fn cubind_fn = (cubind__cudaMemcpy3DBatchAsync_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpy3DBatchAsync, &cubind__runtime_offsets[136]);
     cudaError_t cubind_status = cubind_fn(numOps, opList, flags, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(136, (int)cubind_status);
@@ -9275,15 +7192,16 @@ cudaError_t cubind_runtime_memcpy3_d_batch_async(size_t numOps, struct cudaMemcp
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpy2DAsync is resolved, and every call while tracing: shape 8. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
+/* What the wrapper calls until cudaMemcpy2DAsync is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    return cubind_shape_8((uintptr_t)dst, dpitch, (uintptr_t)src, spitch, width, height, kind, (uintptr_t)stream, 3.0);
+    return (cudaError_t)cubind__shape_59((uintptr_t)dst, dpitch, (uintptr_t)src, spitch, width, height, kind, (uintptr_t)stream, 21.0);
 }
 
 cudaError_t cubind_runtime_memcpy2_d_async(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind__cudaMemcpy2DAsync_fn cubind_fn = (cubind__cudaMemcpy2DAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy2DAsync, &cubind__runtime_offsets[137]);
+    cubind__cudaMemcpy2DAsync_fn cubind_fn = (cubind__cudaMemcpy2DAsync_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpy2DAsync, &cubind__runtime_offsets[137]);
     cudaError_t cubind_status = cubind_fn(dst, dpitch, src, spitch, width, height, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(137, (int)cubind_status);
@@ -9291,15 +7209,16 @@ cudaError_t cubind_runtime_memcpy2_d_async(void *dst, size_t dpitch, const void 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpy2DToArrayAsync is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
+/* What the wrapper calls until cudaMemcpy2DToArrayAsync is resolved, and every call while tracing: the slow path
+ * of its shape, 63 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    return cubind_shape_9((uintptr_t)dst, wOffset, hOffset, (uintptr_t)src, spitch, width, height, kind, (uintptr_t)stream, 1.0);
+    return (cudaError_t)cubind__shape_63((uintptr_t)dst, wOffset, hOffset, (uintptr_t)src, spitch, width, height, kind, (uintptr_t)stream, 42.0);
 }
 
 cudaError_t cubind_runtime_memcpy2_d_to_array_async(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind__cudaMemcpy2DToArrayAsync_fn cubind_fn = (cubind__cudaMemcpy2DToArrayAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy2DToArrayAsync, &cubind__runtime_offsets[138]);
+    cubind__cudaMemcpy2DToArrayAsync_fn cubind_fn = (cubind__cudaMemcpy2DToArrayAsync_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpy2DToArrayAsync, &cubind__runtime_offsets[138]);
     cudaError_t cubind_status = cubind_fn(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(138, (int)cubind_status);
@@ -9307,15 +7226,16 @@ cudaError_t cubind_runtime_memcpy2_d_to_array_async(cudaArray_t dst, size_t wOff
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpy2DFromArrayAsync is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
+/* What the wrapper calls until cudaMemcpy2DFromArrayAsync is resolved, and every call while tracing: the slow path
+ * of its shape, 63 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    return cubind_shape_9((uintptr_t)dst, dpitch, (uintptr_t)src, wOffset, hOffset, width, height, kind, (uintptr_t)stream, 2.0);
+    return (cudaError_t)cubind__shape_63((uintptr_t)dst, dpitch, (uintptr_t)src, wOffset, hOffset, width, height, kind, (uintptr_t)stream, 43.0);
 }
 
 cudaError_t cubind_runtime_memcpy2_d_from_array_async(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind__cudaMemcpy2DFromArrayAsync_fn cubind_fn = (cubind__cudaMemcpy2DFromArrayAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy2DFromArrayAsync, &cubind__runtime_offsets[139]);
+    cubind__cudaMemcpy2DFromArrayAsync_fn cubind_fn = (cubind__cudaMemcpy2DFromArrayAsync_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpy2DFromArrayAsync, &cubind__runtime_offsets[139]);
     cudaError_t cubind_status = cubind_fn(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(139, (int)cubind_status);
@@ -9323,15 +7243,16 @@ cudaError_t cubind_runtime_memcpy2_d_from_array_async(void *dst, size_t dpitch, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpyToSymbolAsync is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
+/* What the wrapper calls until cudaMemcpyToSymbolAsync is resolved, and every call while tracing: the slow path
+ * of its shape, 4 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    return cubind_shape_6((uintptr_t)symbol, (uintptr_t)src, count, offset, kind, (uintptr_t)stream, 2.0);
+    return (cudaError_t)cubind__shape_4((uintptr_t)symbol, (uintptr_t)src, count, offset, kind, (uintptr_t)stream, 79.0);
 }
 
 cudaError_t cubind_runtime_memcpy_to_symbol_async(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind__cudaMemcpyToSymbolAsync_fn cubind_fn = (cubind__cudaMemcpyToSymbolAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyToSymbolAsync, &cubind__runtime_offsets[140]);
+    cubind__cudaMemcpyToSymbolAsync_fn cubind_fn = (cubind__cudaMemcpyToSymbolAsync_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpyToSymbolAsync, &cubind__runtime_offsets[140]);
     cudaError_t cubind_status = cubind_fn(symbol, src, count, offset, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(140, (int)cubind_status);
@@ -9339,15 +7260,16 @@ cudaError_t cubind_runtime_memcpy_to_symbol_async(const void *symbol, const void
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpyFromSymbolAsync is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
+/* What the wrapper calls until cudaMemcpyFromSymbolAsync is resolved, and every call while tracing: the slow path
+ * of its shape, 4 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    return cubind_shape_6((uintptr_t)dst, (uintptr_t)symbol, count, offset, kind, (uintptr_t)stream, 3.0);
+    return (cudaError_t)cubind__shape_4((uintptr_t)dst, (uintptr_t)symbol, count, offset, kind, (uintptr_t)stream, 80.0);
 }
 
 cudaError_t cubind_runtime_memcpy_from_symbol_async(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind__cudaMemcpyFromSymbolAsync_fn cubind_fn = (cubind__cudaMemcpyFromSymbolAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyFromSymbolAsync, &cubind__runtime_offsets[141]);
+    cubind__cudaMemcpyFromSymbolAsync_fn cubind_fn = (cubind__cudaMemcpyFromSymbolAsync_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpyFromSymbolAsync, &cubind__runtime_offsets[141]);
     cudaError_t cubind_status = cubind_fn(dst, symbol, count, offset, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(141, (int)cubind_status);
@@ -9355,15 +7277,16 @@ cudaError_t cubind_runtime_memcpy_from_symbol_async(void *dst, const void *symbo
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemset is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaMemset(void *devPtr, int value, size_t count)
+/* What the wrapper calls until cudaMemset is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemset(void *devPtr, int value, size_t count)
 {
-    return cubind_shape_2((uintptr_t)devPtr, value, count, 26);
+    return (cudaError_t)cubind__shape_2((uintptr_t)devPtr, value, count, 78, (cubind__fnptr)cubind__slow_cudaMemset);
 }
 
 cudaError_t cubind_runtime_memset(void *devPtr, int value, size_t count)
 {
-    cubind__cudaMemset_fn cubind_fn = (cubind__cudaMemset_fn)cubind__target((cubind__fnptr)slow_cudaMemset, &cubind__runtime_offsets[142]);
+    cubind__cudaMemset_fn cubind_fn = (cubind__cudaMemset_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemset, &cubind__runtime_offsets[142]);
     cudaError_t cubind_status = cubind_fn(devPtr, value, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(142, (int)cubind_status);
@@ -9371,15 +7294,16 @@ cudaError_t cubind_runtime_memset(void *devPtr, int value, size_t count)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemset2D is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)
+/* What the wrapper calls until cudaMemset2D is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)
 {
-    return cubind_shape_5((uintptr_t)devPtr, pitch, value, width, height, 8);
+    return (cudaError_t)cubind__shape_7((uintptr_t)devPtr, pitch, value, width, height, 94);
 }
 
 cudaError_t cubind_runtime_memset2_d(void *devPtr, size_t pitch, int value, size_t width, size_t height)
 {
-    cubind__cudaMemset2D_fn cubind_fn = (cubind__cudaMemset2D_fn)cubind__target((cubind__fnptr)slow_cudaMemset2D, &cubind__runtime_offsets[143]);
+    cubind__cudaMemset2D_fn cubind_fn = (cubind__cudaMemset2D_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemset2D, &cubind__runtime_offsets[143]);
     cudaError_t cubind_status = cubind_fn(devPtr, pitch, value, width, height);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(143, (int)cubind_status);
@@ -9420,15 +7344,16 @@ cudaError_t cubind_runtime_memset3_d(struct cudaPitchedPtr pitchedDevPtr, int va
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemsetAsync is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)
+/* What the wrapper calls until cudaMemsetAsync is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)
 {
-    return cubind_shape_4((uintptr_t)devPtr, value, count, (uintptr_t)stream, 14);
+    return (cudaError_t)cubind__shape_3((uintptr_t)devPtr, value, count, (uintptr_t)stream, 57, (cubind__fnptr)cubind__slow_cudaMemsetAsync);
 }
 
 cudaError_t cubind_runtime_memset_async(void *devPtr, int value, size_t count, cudaStream_t stream)
 {
-    cubind__cudaMemsetAsync_fn cubind_fn = (cubind__cudaMemsetAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemsetAsync, &cubind__runtime_offsets[145]);
+    cubind__cudaMemsetAsync_fn cubind_fn = (cubind__cudaMemsetAsync_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemsetAsync, &cubind__runtime_offsets[145]);
     cudaError_t cubind_status = cubind_fn(devPtr, value, count, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(145, (int)cubind_status);
@@ -9436,15 +7361,16 @@ cudaError_t cubind_runtime_memset_async(void *devPtr, int value, size_t count, c
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemset2DAsync is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cudaError_t slow_cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)
+/* What the wrapper calls until cudaMemset2DAsync is resolved, and every call while tracing: the slow path
+ * of its shape, 4 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)
 {
-    return cubind_shape_6((uintptr_t)devPtr, pitch, value, width, height, (uintptr_t)stream, 4.0);
+    return (cudaError_t)cubind__shape_4((uintptr_t)devPtr, pitch, value, width, height, (uintptr_t)stream, 81.0);
 }
 
 cudaError_t cubind_runtime_memset2_d_async(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)
 {
-    cubind__cudaMemset2DAsync_fn cubind_fn = (cubind__cudaMemset2DAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemset2DAsync, &cubind__runtime_offsets[146]);
+    cubind__cudaMemset2DAsync_fn cubind_fn = (cubind__cudaMemset2DAsync_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemset2DAsync, &cubind__runtime_offsets[146]);
     cudaError_t cubind_status = cubind_fn(devPtr, pitch, value, width, height, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(146, (int)cubind_status);
@@ -9485,15 +7411,16 @@ cudaError_t cubind_runtime_memset3_d_async(struct cudaPitchedPtr pitchedDevPtr, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGetSymbolAddress is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGetSymbolAddress(void **devPtr, const void *symbol)
+/* What the wrapper calls until cudaGetSymbolAddress is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGetSymbolAddress(void **devPtr, const void *symbol)
 {
-    return cubind_shape_1((uintptr_t)devPtr, (uintptr_t)symbol, 39);
+    return (cudaError_t)cubind__shape_73((uintptr_t)devPtr, (uintptr_t)symbol, 50, (cubind__fnptr)cubind__slow_cudaGetSymbolAddress);
 }
 
 cudaError_t cubind_runtime_get_symbol_address(void **devPtr, const void *symbol)
 {
-    cubind__cudaGetSymbolAddress_fn cubind_fn = (cubind__cudaGetSymbolAddress_fn)cubind__target((cubind__fnptr)slow_cudaGetSymbolAddress, &cubind__runtime_offsets[148]);
+    cubind__cudaGetSymbolAddress_fn cubind_fn = (cubind__cudaGetSymbolAddress_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGetSymbolAddress, &cubind__runtime_offsets[148]);
     cudaError_t cubind_status = cubind_fn(devPtr, symbol);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(148, (int)cubind_status);
@@ -9501,15 +7428,16 @@ cudaError_t cubind_runtime_get_symbol_address(void **devPtr, const void *symbol)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGetSymbolSize is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGetSymbolSize(size_t *size, const void *symbol)
+/* What the wrapper calls until cudaGetSymbolSize is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGetSymbolSize(size_t *size, const void *symbol)
 {
-    return cubind_shape_1((uintptr_t)size, (uintptr_t)symbol, 40);
+    return (cudaError_t)cubind__shape_73((uintptr_t)size, (uintptr_t)symbol, 51, (cubind__fnptr)cubind__slow_cudaGetSymbolSize);
 }
 
 cudaError_t cubind_runtime_get_symbol_size(size_t *size, const void *symbol)
 {
-    cubind__cudaGetSymbolSize_fn cubind_fn = (cubind__cudaGetSymbolSize_fn)cubind__target((cubind__fnptr)slow_cudaGetSymbolSize, &cubind__runtime_offsets[149]);
+    cubind__cudaGetSymbolSize_fn cubind_fn = (cubind__cudaGetSymbolSize_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGetSymbolSize, &cubind__runtime_offsets[149]);
     cudaError_t cubind_status = cubind_fn(size, symbol);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(149, (int)cubind_status);
@@ -9550,15 +7478,16 @@ cudaError_t cubind_runtime_mem_prefetch_async(const void *devPtr, size_t count, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemPrefetchBatchAsync is resolved, and every call while tracing: shape 8. */
-static CUBIND_COLD cudaError_t slow_cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
+/* What the wrapper calls until cudaMemPrefetchBatchAsync is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
-    return cubind_shape_8((uintptr_t)dptrs, (uintptr_t)sizes, count, (uintptr_t)prefetchLocs, (uintptr_t)prefetchLocIdxs, numPrefetchLocs, flags, (uintptr_t)stream, 4.0);
+    return (cudaError_t)cubind__shape_59((uintptr_t)dptrs, (uintptr_t)sizes, count, (uintptr_t)prefetchLocs, (uintptr_t)prefetchLocIdxs, numPrefetchLocs, flags, (uintptr_t)stream, 22.0);
 }
 
 cudaError_t cubind_runtime_mem_prefetch_batch_async(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
-    cubind__cudaMemPrefetchBatchAsync_fn cubind_fn = (cubind__cudaMemPrefetchBatchAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemPrefetchBatchAsync, &cubind__runtime_offsets[151]);
+    cubind__cudaMemPrefetchBatchAsync_fn cubind_fn = (cubind__cudaMemPrefetchBatchAsync_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemPrefetchBatchAsync, &cubind__runtime_offsets[151]);
     cudaError_t cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(151, (int)cubind_status);
@@ -9566,15 +7495,16 @@ cudaError_t cubind_runtime_mem_prefetch_batch_async(void **dptrs, size_t *sizes,
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemDiscardBatchAsync is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream)
+/* What the wrapper calls until cudaMemDiscardBatchAsync is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream)
 {
-    return cubind_shape_5((uintptr_t)dptrs, (uintptr_t)sizes, count, flags, (uintptr_t)stream, 9);
+    return (cudaError_t)cubind__shape_7((uintptr_t)dptrs, (uintptr_t)sizes, count, flags, (uintptr_t)stream, 95);
 }
 
 cudaError_t cubind_runtime_mem_discard_batch_async(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream)
 {
-    cubind__cudaMemDiscardBatchAsync_fn cubind_fn = (cubind__cudaMemDiscardBatchAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemDiscardBatchAsync, &cubind__runtime_offsets[152]);
+    cubind__cudaMemDiscardBatchAsync_fn cubind_fn = (cubind__cudaMemDiscardBatchAsync_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemDiscardBatchAsync, &cubind__runtime_offsets[152]);
     cudaError_t cubind_status = cubind_fn(dptrs, sizes, count, flags, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(152, (int)cubind_status);
@@ -9582,15 +7512,16 @@ cudaError_t cubind_runtime_mem_discard_batch_async(void **dptrs, size_t *sizes, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemDiscardAndPrefetchBatchAsync is resolved, and every call while tracing: shape 8. */
-static CUBIND_COLD cudaError_t slow_cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
+/* What the wrapper calls until cudaMemDiscardAndPrefetchBatchAsync is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
-    return cubind_shape_8((uintptr_t)dptrs, (uintptr_t)sizes, count, (uintptr_t)prefetchLocs, (uintptr_t)prefetchLocIdxs, numPrefetchLocs, flags, (uintptr_t)stream, 5.0);
+    return (cudaError_t)cubind__shape_59((uintptr_t)dptrs, (uintptr_t)sizes, count, (uintptr_t)prefetchLocs, (uintptr_t)prefetchLocIdxs, numPrefetchLocs, flags, (uintptr_t)stream, 23.0);
 }
 
 cudaError_t cubind_runtime_mem_discard_and_prefetch_batch_async(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
-    cubind__cudaMemDiscardAndPrefetchBatchAsync_fn cubind_fn = (cubind__cudaMemDiscardAndPrefetchBatchAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemDiscardAndPrefetchBatchAsync, &cubind__runtime_offsets[153]);
+    cubind__cudaMemDiscardAndPrefetchBatchAsync_fn cubind_fn = (cubind__cudaMemDiscardAndPrefetchBatchAsync_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemDiscardAndPrefetchBatchAsync, &cubind__runtime_offsets[153]);
     cudaError_t cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(153, (int)cubind_status);
@@ -9631,15 +7562,16 @@ cudaError_t cubind_runtime_mem_advise(const void *devPtr, size_t count, enum cud
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemRangeGetAttribute is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaMemRangeGetAttribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count)
+/* What the wrapper calls until cudaMemRangeGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemRangeGetAttribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count)
 {
-    return cubind_shape_5((uintptr_t)data, dataSize, attribute, (uintptr_t)devPtr, count, 10);
+    return (cudaError_t)cubind__shape_75((uintptr_t)data, dataSize, attribute, (uintptr_t)devPtr, count, 0);
 }
 
 cudaError_t cubind_runtime_mem_range_get_attribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count)
 {
-    cubind__cudaMemRangeGetAttribute_fn cubind_fn = (cubind__cudaMemRangeGetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaMemRangeGetAttribute, &cubind__runtime_offsets[155]);
+    cubind__cudaMemRangeGetAttribute_fn cubind_fn = (cubind__cudaMemRangeGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemRangeGetAttribute, &cubind__runtime_offsets[155]);
     cudaError_t cubind_status = cubind_fn(data, dataSize, attribute, devPtr, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(155, (int)cubind_status);
@@ -9647,15 +7579,16 @@ cudaError_t cubind_runtime_mem_range_get_attribute(void *data, size_t dataSize, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemRangeGetAttributes is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cudaError_t slow_cudaMemRangeGetAttributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count)
+/* What the wrapper calls until cudaMemRangeGetAttributes is resolved, and every call while tracing: the slow path
+ * of its shape, 4 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemRangeGetAttributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count)
 {
-    return cubind_shape_6((uintptr_t)data, (uintptr_t)dataSizes, (uintptr_t)attributes, numAttributes, (uintptr_t)devPtr, count, 5.0);
+    return (cudaError_t)cubind__shape_4((uintptr_t)data, (uintptr_t)dataSizes, (uintptr_t)attributes, numAttributes, (uintptr_t)devPtr, count, 82.0);
 }
 
 cudaError_t cubind_runtime_mem_range_get_attributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count)
 {
-    cubind__cudaMemRangeGetAttributes_fn cubind_fn = (cubind__cudaMemRangeGetAttributes_fn)cubind__target((cubind__fnptr)slow_cudaMemRangeGetAttributes, &cubind__runtime_offsets[156]);
+    cubind__cudaMemRangeGetAttributes_fn cubind_fn = (cubind__cudaMemRangeGetAttributes_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemRangeGetAttributes, &cubind__runtime_offsets[156]);
     cudaError_t cubind_status = cubind_fn(data, dataSizes, attributes, numAttributes, devPtr, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(156, (int)cubind_status);
@@ -9663,15 +7596,16 @@ cudaError_t cubind_runtime_mem_range_get_attributes(void **data, size_t *dataSiz
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpyToArray is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)
+/* What the wrapper calls until cudaMemcpyToArray is resolved, and every call while tracing: the slow path
+ * of its shape, 4 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    return cubind_shape_6((uintptr_t)dst, wOffset, hOffset, (uintptr_t)src, count, kind, 6.0);
+    return (cudaError_t)cubind__shape_4((uintptr_t)dst, wOffset, hOffset, (uintptr_t)src, count, kind, 83.0);
 }
 
 cudaError_t cubind_runtime_memcpy_to_array(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpyToArray_fn cubind_fn = (cubind__cudaMemcpyToArray_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyToArray, &cubind__runtime_offsets[157]);
+    cubind__cudaMemcpyToArray_fn cubind_fn = (cubind__cudaMemcpyToArray_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpyToArray, &cubind__runtime_offsets[157]);
     cudaError_t cubind_status = cubind_fn(dst, wOffset, hOffset, src, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(157, (int)cubind_status);
@@ -9679,15 +7613,16 @@ cudaError_t cubind_runtime_memcpy_to_array(cudaArray_t dst, size_t wOffset, size
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpyFromArray is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)
+/* What the wrapper calls until cudaMemcpyFromArray is resolved, and every call while tracing: the slow path
+ * of its shape, 4 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)
 {
-    return cubind_shape_6((uintptr_t)dst, (uintptr_t)src, wOffset, hOffset, count, kind, 7.0);
+    return (cudaError_t)cubind__shape_4((uintptr_t)dst, (uintptr_t)src, wOffset, hOffset, count, kind, 84.0);
 }
 
 cudaError_t cubind_runtime_memcpy_from_array(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpyFromArray_fn cubind_fn = (cubind__cudaMemcpyFromArray_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyFromArray, &cubind__runtime_offsets[158]);
+    cubind__cudaMemcpyFromArray_fn cubind_fn = (cubind__cudaMemcpyFromArray_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpyFromArray, &cubind__runtime_offsets[158]);
     cudaError_t cubind_status = cubind_fn(dst, src, wOffset, hOffset, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(158, (int)cubind_status);
@@ -9695,15 +7630,16 @@ cudaError_t cubind_runtime_memcpy_from_array(void *dst, cudaArray_const_t src, s
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpyArrayToArray is resolved, and every call while tracing: shape 8. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)
+/* What the wrapper calls until cudaMemcpyArrayToArray is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)
 {
-    return cubind_shape_8((uintptr_t)dst, wOffsetDst, hOffsetDst, (uintptr_t)src, wOffsetSrc, hOffsetSrc, count, kind, 6.0);
+    return (cudaError_t)cubind__shape_59((uintptr_t)dst, wOffsetDst, hOffsetDst, (uintptr_t)src, wOffsetSrc, hOffsetSrc, count, kind, 24.0);
 }
 
 cudaError_t cubind_runtime_memcpy_array_to_array(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpyArrayToArray_fn cubind_fn = (cubind__cudaMemcpyArrayToArray_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyArrayToArray, &cubind__runtime_offsets[159]);
+    cubind__cudaMemcpyArrayToArray_fn cubind_fn = (cubind__cudaMemcpyArrayToArray_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpyArrayToArray, &cubind__runtime_offsets[159]);
     cudaError_t cubind_status = cubind_fn(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(159, (int)cubind_status);
@@ -9711,15 +7647,16 @@ cudaError_t cubind_runtime_memcpy_array_to_array(cudaArray_t dst, size_t wOffset
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpyToArrayAsync is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
+/* What the wrapper calls until cudaMemcpyToArrayAsync is resolved, and every call while tracing: the slow path
+ * of its shape, 5 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    return cubind_shape_7((uintptr_t)dst, wOffset, hOffset, (uintptr_t)src, count, kind, (uintptr_t)stream, 2.0);
+    return (cudaError_t)cubind__shape_5((uintptr_t)dst, wOffset, hOffset, (uintptr_t)src, count, kind, (uintptr_t)stream, 82.0);
 }
 
 cudaError_t cubind_runtime_memcpy_to_array_async(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind__cudaMemcpyToArrayAsync_fn cubind_fn = (cubind__cudaMemcpyToArrayAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyToArrayAsync, &cubind__runtime_offsets[160]);
+    cubind__cudaMemcpyToArrayAsync_fn cubind_fn = (cubind__cudaMemcpyToArrayAsync_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpyToArrayAsync, &cubind__runtime_offsets[160]);
     cudaError_t cubind_status = cubind_fn(dst, wOffset, hOffset, src, count, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(160, (int)cubind_status);
@@ -9727,15 +7664,16 @@ cudaError_t cubind_runtime_memcpy_to_array_async(cudaArray_t dst, size_t wOffset
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemcpyFromArrayAsync is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cudaError_t slow_cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
+/* What the wrapper calls until cudaMemcpyFromArrayAsync is resolved, and every call while tracing: the slow path
+ * of its shape, 5 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    return cubind_shape_7((uintptr_t)dst, (uintptr_t)src, wOffset, hOffset, count, kind, (uintptr_t)stream, 3.0);
+    return (cudaError_t)cubind__shape_5((uintptr_t)dst, (uintptr_t)src, wOffset, hOffset, count, kind, (uintptr_t)stream, 83.0);
 }
 
 cudaError_t cubind_runtime_memcpy_from_array_async(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind__cudaMemcpyFromArrayAsync_fn cubind_fn = (cubind__cudaMemcpyFromArrayAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyFromArrayAsync, &cubind__runtime_offsets[161]);
+    cubind__cudaMemcpyFromArrayAsync_fn cubind_fn = (cubind__cudaMemcpyFromArrayAsync_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemcpyFromArrayAsync, &cubind__runtime_offsets[161]);
     cudaError_t cubind_status = cubind_fn(dst, src, wOffset, hOffset, count, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(161, (int)cubind_status);
@@ -9743,15 +7681,16 @@ cudaError_t cubind_runtime_memcpy_from_array_async(void *dst, cudaArray_const_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMallocAsync is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
+/* What the wrapper calls until cudaMallocAsync is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
 {
-    return cubind_shape_2((uintptr_t)devPtr, size, (uintptr_t)hStream, 27);
+    return (cudaError_t)cubind__shape_2((uintptr_t)devPtr, size, (uintptr_t)hStream, 79, (cubind__fnptr)cubind__slow_cudaMallocAsync);
 }
 
 cudaError_t cubind_runtime_malloc_async(void **devPtr, size_t size, cudaStream_t hStream)
 {
-    cubind__cudaMallocAsync_fn cubind_fn = (cubind__cudaMallocAsync_fn)cubind__target((cubind__fnptr)slow_cudaMallocAsync, &cubind__runtime_offsets[162]);
+    cubind__cudaMallocAsync_fn cubind_fn = (cubind__cudaMallocAsync_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMallocAsync, &cubind__runtime_offsets[162]);
     cudaError_t cubind_status = cubind_fn(devPtr, size, hStream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(162, (int)cubind_status);
@@ -9759,15 +7698,16 @@ cudaError_t cubind_runtime_malloc_async(void **devPtr, size_t size, cudaStream_t
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaFreeAsync is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaFreeAsync(void *devPtr, cudaStream_t hStream)
+/* What the wrapper calls until cudaFreeAsync is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaFreeAsync(void *devPtr, cudaStream_t hStream)
 {
-    return cubind_shape_1((uintptr_t)devPtr, (uintptr_t)hStream, 41);
+    return (cudaError_t)cubind__shape_73((uintptr_t)devPtr, (uintptr_t)hStream, 52, (cubind__fnptr)cubind__slow_cudaFreeAsync);
 }
 
 cudaError_t cubind_runtime_free_async(void *devPtr, cudaStream_t hStream)
 {
-    cubind__cudaFreeAsync_fn cubind_fn = (cubind__cudaFreeAsync_fn)cubind__target((cubind__fnptr)slow_cudaFreeAsync, &cubind__runtime_offsets[163]);
+    cubind__cudaFreeAsync_fn cubind_fn = (cubind__cudaFreeAsync_fn)cubind__target((cubind__fnptr)cubind__slow_cudaFreeAsync, &cubind__runtime_offsets[163]);
     cudaError_t cubind_status = cubind_fn(devPtr, hStream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(163, (int)cubind_status);
@@ -9775,15 +7715,16 @@ cudaError_t cubind_runtime_free_async(void *devPtr, cudaStream_t hStream)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemPoolTrimTo is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
+/* What the wrapper calls until cudaMemPoolTrimTo is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
 {
-    return cubind_shape_1((uintptr_t)memPool, minBytesToKeep, 42);
+    return (cudaError_t)cubind__shape_73((uintptr_t)memPool, minBytesToKeep, 53, (cubind__fnptr)cubind__slow_cudaMemPoolTrimTo);
 }
 
 cudaError_t cubind_runtime_mem_pool_trim_to(cudaMemPool_t memPool, size_t minBytesToKeep)
 {
-    cubind__cudaMemPoolTrimTo_fn cubind_fn = (cubind__cudaMemPoolTrimTo_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolTrimTo, &cubind__runtime_offsets[164]);
+    cubind__cudaMemPoolTrimTo_fn cubind_fn = (cubind__cudaMemPoolTrimTo_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemPoolTrimTo, &cubind__runtime_offsets[164]);
     cudaError_t cubind_status = cubind_fn(memPool, minBytesToKeep);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(164, (int)cubind_status);
@@ -9791,15 +7732,16 @@ cudaError_t cubind_runtime_mem_pool_trim_to(cudaMemPool_t memPool, size_t minByt
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemPoolSetAttribute is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
+/* What the wrapper calls until cudaMemPoolSetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
 {
-    return cubind_shape_2((uintptr_t)memPool, attr, (uintptr_t)value, 28);
+    return (cudaError_t)cubind__shape_2((uintptr_t)memPool, attr, (uintptr_t)value, 80, (cubind__fnptr)cubind__slow_cudaMemPoolSetAttribute);
 }
 
 cudaError_t cubind_runtime_mem_pool_set_attribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
 {
-    cubind__cudaMemPoolSetAttribute_fn cubind_fn = (cubind__cudaMemPoolSetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolSetAttribute, &cubind__runtime_offsets[165]);
+    cubind__cudaMemPoolSetAttribute_fn cubind_fn = (cubind__cudaMemPoolSetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemPoolSetAttribute, &cubind__runtime_offsets[165]);
     cudaError_t cubind_status = cubind_fn(memPool, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(165, (int)cubind_status);
@@ -9807,15 +7749,16 @@ cudaError_t cubind_runtime_mem_pool_set_attribute(cudaMemPool_t memPool, enum cu
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemPoolGetAttribute is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
+/* What the wrapper calls until cudaMemPoolGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
 {
-    return cubind_shape_2((uintptr_t)memPool, attr, (uintptr_t)value, 29);
+    return (cudaError_t)cubind__shape_2((uintptr_t)memPool, attr, (uintptr_t)value, 81, (cubind__fnptr)cubind__slow_cudaMemPoolGetAttribute);
 }
 
 cudaError_t cubind_runtime_mem_pool_get_attribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
 {
-    cubind__cudaMemPoolGetAttribute_fn cubind_fn = (cubind__cudaMemPoolGetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolGetAttribute, &cubind__runtime_offsets[166]);
+    cubind__cudaMemPoolGetAttribute_fn cubind_fn = (cubind__cudaMemPoolGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemPoolGetAttribute, &cubind__runtime_offsets[166]);
     cudaError_t cubind_status = cubind_fn(memPool, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(166, (int)cubind_status);
@@ -9823,15 +7766,16 @@ cudaError_t cubind_runtime_mem_pool_get_attribute(cudaMemPool_t memPool, enum cu
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemPoolSetAccess is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)
+/* What the wrapper calls until cudaMemPoolSetAccess is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)
 {
-    return cubind_shape_2((uintptr_t)memPool, (uintptr_t)descList, count, 30);
+    return (cudaError_t)cubind__shape_2((uintptr_t)memPool, (uintptr_t)descList, count, 82, (cubind__fnptr)cubind__slow_cudaMemPoolSetAccess);
 }
 
 cudaError_t cubind_runtime_mem_pool_set_access(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)
 {
-    cubind__cudaMemPoolSetAccess_fn cubind_fn = (cubind__cudaMemPoolSetAccess_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolSetAccess, &cubind__runtime_offsets[167]);
+    cubind__cudaMemPoolSetAccess_fn cubind_fn = (cubind__cudaMemPoolSetAccess_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemPoolSetAccess, &cubind__runtime_offsets[167]);
     cudaError_t cubind_status = cubind_fn(memPool, descList, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(167, (int)cubind_status);
@@ -9839,15 +7783,16 @@ cudaError_t cubind_runtime_mem_pool_set_access(cudaMemPool_t memPool, const stru
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemPoolGetAccess is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location)
+/* What the wrapper calls until cudaMemPoolGetAccess is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location)
 {
-    return cubind_shape_2((uintptr_t)flags, (uintptr_t)memPool, (uintptr_t)location, 31);
+    return (cudaError_t)cubind__shape_2((uintptr_t)flags, (uintptr_t)memPool, (uintptr_t)location, 83, (cubind__fnptr)cubind__slow_cudaMemPoolGetAccess);
 }
 
 cudaError_t cubind_runtime_mem_pool_get_access(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location)
 {
-    cubind__cudaMemPoolGetAccess_fn cubind_fn = (cubind__cudaMemPoolGetAccess_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolGetAccess, &cubind__runtime_offsets[168]);
+    cubind__cudaMemPoolGetAccess_fn cubind_fn = (cubind__cudaMemPoolGetAccess_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemPoolGetAccess, &cubind__runtime_offsets[168]);
     cudaError_t cubind_status = cubind_fn(flags, memPool, location);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(168, (int)cubind_status);
@@ -9855,15 +7800,16 @@ cudaError_t cubind_runtime_mem_pool_get_access(enum cudaMemAccessFlags *flags, c
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemPoolCreate is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
+/* What the wrapper calls until cudaMemPoolCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
 {
-    return cubind_shape_1((uintptr_t)memPool, (uintptr_t)poolProps, 43);
+    return (cudaError_t)cubind__shape_73((uintptr_t)memPool, (uintptr_t)poolProps, 54, (cubind__fnptr)cubind__slow_cudaMemPoolCreate);
 }
 
 cudaError_t cubind_runtime_mem_pool_create(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
 {
-    cubind__cudaMemPoolCreate_fn cubind_fn = (cubind__cudaMemPoolCreate_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolCreate, &cubind__runtime_offsets[169]);
+    cubind__cudaMemPoolCreate_fn cubind_fn = (cubind__cudaMemPoolCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemPoolCreate, &cubind__runtime_offsets[169]);
     cudaError_t cubind_status = cubind_fn(memPool, poolProps);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(169, (int)cubind_status);
@@ -9871,15 +7817,16 @@ cudaError_t cubind_runtime_mem_pool_create(cudaMemPool_t *memPool, const struct 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemPoolDestroy is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaMemPoolDestroy(cudaMemPool_t memPool)
+/* What the wrapper calls until cudaMemPoolDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemPoolDestroy(cudaMemPool_t memPool)
 {
-    return cubind_shape_3((uintptr_t)memPool, 28);
+    return (cudaError_t)cubind__shape_61((uintptr_t)memPool, 46, (cubind__fnptr)cubind__slow_cudaMemPoolDestroy);
 }
 
 cudaError_t cubind_runtime_mem_pool_destroy(cudaMemPool_t memPool)
 {
-    cubind__cudaMemPoolDestroy_fn cubind_fn = (cubind__cudaMemPoolDestroy_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolDestroy, &cubind__runtime_offsets[170]);
+    cubind__cudaMemPoolDestroy_fn cubind_fn = (cubind__cudaMemPoolDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemPoolDestroy, &cubind__runtime_offsets[170]);
     cudaError_t cubind_status = cubind_fn(memPool);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(170, (int)cubind_status);
@@ -9887,15 +7834,16 @@ cudaError_t cubind_runtime_mem_pool_destroy(cudaMemPool_t memPool)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemGetDefaultMemPool is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaMemGetDefaultMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
+/* What the wrapper calls until cudaMemGetDefaultMemPool is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemGetDefaultMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
 {
-    return cubind_shape_2((uintptr_t)memPool, (uintptr_t)location, type, 32);
+    return (cudaError_t)cubind__shape_2((uintptr_t)memPool, (uintptr_t)location, type, 84, (cubind__fnptr)cubind__slow_cudaMemGetDefaultMemPool);
 }
 
 cudaError_t cubind_runtime_mem_get_default_mem_pool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
 {
-    cubind__cudaMemGetDefaultMemPool_fn cubind_fn = (cubind__cudaMemGetDefaultMemPool_fn)cubind__target((cubind__fnptr)slow_cudaMemGetDefaultMemPool, &cubind__runtime_offsets[171]);
+    cubind__cudaMemGetDefaultMemPool_fn cubind_fn = (cubind__cudaMemGetDefaultMemPool_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemGetDefaultMemPool, &cubind__runtime_offsets[171]);
     cudaError_t cubind_status = cubind_fn(memPool, location, type);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(171, (int)cubind_status);
@@ -9903,15 +7851,16 @@ cudaError_t cubind_runtime_mem_get_default_mem_pool(cudaMemPool_t *memPool, stru
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemGetMemPool is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
+/* What the wrapper calls until cudaMemGetMemPool is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
 {
-    return cubind_shape_2((uintptr_t)memPool, (uintptr_t)location, type, 33);
+    return (cudaError_t)cubind__shape_2((uintptr_t)memPool, (uintptr_t)location, type, 85, (cubind__fnptr)cubind__slow_cudaMemGetMemPool);
 }
 
 cudaError_t cubind_runtime_mem_get_mem_pool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
 {
-    cubind__cudaMemGetMemPool_fn cubind_fn = (cubind__cudaMemGetMemPool_fn)cubind__target((cubind__fnptr)slow_cudaMemGetMemPool, &cubind__runtime_offsets[172]);
+    cubind__cudaMemGetMemPool_fn cubind_fn = (cubind__cudaMemGetMemPool_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemGetMemPool, &cubind__runtime_offsets[172]);
     cudaError_t cubind_status = cubind_fn(memPool, location, type);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(172, (int)cubind_status);
@@ -9919,15 +7868,16 @@ cudaError_t cubind_runtime_mem_get_mem_pool(cudaMemPool_t *memPool, struct cudaM
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemSetMemPool is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaMemSetMemPool(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool)
+/* What the wrapper calls until cudaMemSetMemPool is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemSetMemPool(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool)
 {
-    return cubind_shape_2((uintptr_t)location, type, (uintptr_t)memPool, 34);
+    return (cudaError_t)cubind__shape_2((uintptr_t)location, type, (uintptr_t)memPool, 86, (cubind__fnptr)cubind__slow_cudaMemSetMemPool);
 }
 
 cudaError_t cubind_runtime_mem_set_mem_pool(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool)
 {
-    cubind__cudaMemSetMemPool_fn cubind_fn = (cubind__cudaMemSetMemPool_fn)cubind__target((cubind__fnptr)slow_cudaMemSetMemPool, &cubind__runtime_offsets[173]);
+    cubind__cudaMemSetMemPool_fn cubind_fn = (cubind__cudaMemSetMemPool_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemSetMemPool, &cubind__runtime_offsets[173]);
     cudaError_t cubind_status = cubind_fn(location, type, memPool);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(173, (int)cubind_status);
@@ -9935,15 +7885,16 @@ cudaError_t cubind_runtime_mem_set_mem_pool(struct cudaMemLocation *location, en
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMallocFromPoolAsync is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
+/* What the wrapper calls until cudaMallocFromPoolAsync is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
 {
-    return cubind_shape_4((uintptr_t)ptr, size, (uintptr_t)memPool, (uintptr_t)stream, 15);
+    return (cudaError_t)cubind__shape_3((uintptr_t)ptr, size, (uintptr_t)memPool, (uintptr_t)stream, 58, (cubind__fnptr)cubind__slow_cudaMallocFromPoolAsync);
 }
 
 cudaError_t cubind_runtime_malloc_from_pool_async(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
 {
-    cubind__cudaMallocFromPoolAsync_fn cubind_fn = (cubind__cudaMallocFromPoolAsync_fn)cubind__target((cubind__fnptr)slow_cudaMallocFromPoolAsync, &cubind__runtime_offsets[174]);
+    cubind__cudaMallocFromPoolAsync_fn cubind_fn = (cubind__cudaMallocFromPoolAsync_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMallocFromPoolAsync, &cubind__runtime_offsets[174]);
     cudaError_t cubind_status = cubind_fn(ptr, size, memPool, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(174, (int)cubind_status);
@@ -9951,15 +7902,16 @@ cudaError_t cubind_runtime_malloc_from_pool_async(void **ptr, size_t size, cudaM
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemPoolExportToShareableHandle is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaMemPoolExportToShareableHandle(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags)
+/* What the wrapper calls until cudaMemPoolExportToShareableHandle is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemPoolExportToShareableHandle(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags)
 {
-    return cubind_shape_4((uintptr_t)shareableHandle, (uintptr_t)memPool, handleType, flags, 16);
+    return (cudaError_t)cubind__shape_3((uintptr_t)shareableHandle, (uintptr_t)memPool, handleType, flags, 59, (cubind__fnptr)cubind__slow_cudaMemPoolExportToShareableHandle);
 }
 
 cudaError_t cubind_runtime_mem_pool_export_to_shareable_handle(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags)
 {
-    cubind__cudaMemPoolExportToShareableHandle_fn cubind_fn = (cubind__cudaMemPoolExportToShareableHandle_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolExportToShareableHandle, &cubind__runtime_offsets[175]);
+    cubind__cudaMemPoolExportToShareableHandle_fn cubind_fn = (cubind__cudaMemPoolExportToShareableHandle_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemPoolExportToShareableHandle, &cubind__runtime_offsets[175]);
     cudaError_t cubind_status = cubind_fn(shareableHandle, memPool, handleType, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(175, (int)cubind_status);
@@ -9967,15 +7919,16 @@ cudaError_t cubind_runtime_mem_pool_export_to_shareable_handle(void *shareableHa
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemPoolImportFromShareableHandle is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags)
+/* What the wrapper calls until cudaMemPoolImportFromShareableHandle is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags)
 {
-    return cubind_shape_4((uintptr_t)memPool, (uintptr_t)shareableHandle, handleType, flags, 17);
+    return (cudaError_t)cubind__shape_3((uintptr_t)memPool, (uintptr_t)shareableHandle, handleType, flags, 60, (cubind__fnptr)cubind__slow_cudaMemPoolImportFromShareableHandle);
 }
 
 cudaError_t cubind_runtime_mem_pool_import_from_shareable_handle(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags)
 {
-    cubind__cudaMemPoolImportFromShareableHandle_fn cubind_fn = (cubind__cudaMemPoolImportFromShareableHandle_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolImportFromShareableHandle, &cubind__runtime_offsets[176]);
+    cubind__cudaMemPoolImportFromShareableHandle_fn cubind_fn = (cubind__cudaMemPoolImportFromShareableHandle_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemPoolImportFromShareableHandle, &cubind__runtime_offsets[176]);
     cudaError_t cubind_status = cubind_fn(memPool, shareableHandle, handleType, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(176, (int)cubind_status);
@@ -9983,15 +7936,16 @@ cudaError_t cubind_runtime_mem_pool_import_from_shareable_handle(cudaMemPool_t *
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemPoolExportPointer is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *exportData, void *ptr)
+/* What the wrapper calls until cudaMemPoolExportPointer is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *exportData, void *ptr)
 {
-    return cubind_shape_1((uintptr_t)exportData, (uintptr_t)ptr, 44);
+    return (cudaError_t)cubind__shape_73((uintptr_t)exportData, (uintptr_t)ptr, 55, (cubind__fnptr)cubind__slow_cudaMemPoolExportPointer);
 }
 
 cudaError_t cubind_runtime_mem_pool_export_pointer(struct cudaMemPoolPtrExportData *exportData, void *ptr)
 {
-    cubind__cudaMemPoolExportPointer_fn cubind_fn = (cubind__cudaMemPoolExportPointer_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolExportPointer, &cubind__runtime_offsets[177]);
+    cubind__cudaMemPoolExportPointer_fn cubind_fn = (cubind__cudaMemPoolExportPointer_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemPoolExportPointer, &cubind__runtime_offsets[177]);
     cudaError_t cubind_status = cubind_fn(exportData, ptr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(177, (int)cubind_status);
@@ -9999,15 +7953,16 @@ cudaError_t cubind_runtime_mem_pool_export_pointer(struct cudaMemPoolPtrExportDa
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaMemPoolImportPointer is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData)
+/* What the wrapper calls until cudaMemPoolImportPointer is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData)
 {
-    return cubind_shape_2((uintptr_t)ptr, (uintptr_t)memPool, (uintptr_t)exportData, 35);
+    return (cudaError_t)cubind__shape_2((uintptr_t)ptr, (uintptr_t)memPool, (uintptr_t)exportData, 87, (cubind__fnptr)cubind__slow_cudaMemPoolImportPointer);
 }
 
 cudaError_t cubind_runtime_mem_pool_import_pointer(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData)
 {
-    cubind__cudaMemPoolImportPointer_fn cubind_fn = (cubind__cudaMemPoolImportPointer_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolImportPointer, &cubind__runtime_offsets[178]);
+    cubind__cudaMemPoolImportPointer_fn cubind_fn = (cubind__cudaMemPoolImportPointer_fn)cubind__target((cubind__fnptr)cubind__slow_cudaMemPoolImportPointer, &cubind__runtime_offsets[178]);
     cudaError_t cubind_status = cubind_fn(ptr, memPool, exportData);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(178, (int)cubind_status);
@@ -10015,15 +7970,16 @@ cudaError_t cubind_runtime_mem_pool_import_pointer(void **ptr, cudaMemPool_t mem
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaPointerGetAttributes is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)
+/* What the wrapper calls until cudaPointerGetAttributes is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)
 {
-    return cubind_shape_1((uintptr_t)attributes, (uintptr_t)ptr, 45);
+    return (cudaError_t)cubind__shape_73((uintptr_t)attributes, (uintptr_t)ptr, 56, (cubind__fnptr)cubind__slow_cudaPointerGetAttributes);
 }
 
 cudaError_t cubind_runtime_pointer_get_attributes(struct cudaPointerAttributes *attributes, const void *ptr)
 {
-    cubind__cudaPointerGetAttributes_fn cubind_fn = (cubind__cudaPointerGetAttributes_fn)cubind__target((cubind__fnptr)slow_cudaPointerGetAttributes, &cubind__runtime_offsets[179]);
+    cubind__cudaPointerGetAttributes_fn cubind_fn = (cubind__cudaPointerGetAttributes_fn)cubind__target((cubind__fnptr)cubind__slow_cudaPointerGetAttributes, &cubind__runtime_offsets[179]);
     cudaError_t cubind_status = cubind_fn(attributes, ptr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(179, (int)cubind_status);
@@ -10031,15 +7987,16 @@ cudaError_t cubind_runtime_pointer_get_attributes(struct cudaPointerAttributes *
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceCanAccessPeer is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)
+/* What the wrapper calls until cudaDeviceCanAccessPeer is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)
 {
-    return cubind_shape_2((uintptr_t)canAccessPeer, device, peerDevice, 36);
+    return (cudaError_t)cubind__shape_2((uintptr_t)canAccessPeer, device, peerDevice, 88, (cubind__fnptr)cubind__slow_cudaDeviceCanAccessPeer);
 }
 
 cudaError_t cubind_runtime_device_can_access_peer(int *canAccessPeer, int device, int peerDevice)
 {
-    cubind__cudaDeviceCanAccessPeer_fn cubind_fn = (cubind__cudaDeviceCanAccessPeer_fn)cubind__target((cubind__fnptr)slow_cudaDeviceCanAccessPeer, &cubind__runtime_offsets[180]);
+    cubind__cudaDeviceCanAccessPeer_fn cubind_fn = (cubind__cudaDeviceCanAccessPeer_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceCanAccessPeer, &cubind__runtime_offsets[180]);
     cudaError_t cubind_status = cubind_fn(canAccessPeer, device, peerDevice);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(180, (int)cubind_status);
@@ -10047,15 +8004,16 @@ cudaError_t cubind_runtime_device_can_access_peer(int *canAccessPeer, int device
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceEnablePeerAccess is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
+/* What the wrapper calls until cudaDeviceEnablePeerAccess is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
 {
-    return cubind_shape_1(peerDevice, flags, 46);
+    return (cudaError_t)cubind__shape_73(peerDevice, flags, 57, (cubind__fnptr)cubind__slow_cudaDeviceEnablePeerAccess);
 }
 
 cudaError_t cubind_runtime_device_enable_peer_access(int peerDevice, unsigned int flags)
 {
-    cubind__cudaDeviceEnablePeerAccess_fn cubind_fn = (cubind__cudaDeviceEnablePeerAccess_fn)cubind__target((cubind__fnptr)slow_cudaDeviceEnablePeerAccess, &cubind__runtime_offsets[181]);
+    cubind__cudaDeviceEnablePeerAccess_fn cubind_fn = (cubind__cudaDeviceEnablePeerAccess_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceEnablePeerAccess, &cubind__runtime_offsets[181]);
     cudaError_t cubind_status = cubind_fn(peerDevice, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(181, (int)cubind_status);
@@ -10063,15 +8021,16 @@ cudaError_t cubind_runtime_device_enable_peer_access(int peerDevice, unsigned in
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceDisablePeerAccess is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceDisablePeerAccess(int peerDevice)
+/* What the wrapper calls until cudaDeviceDisablePeerAccess is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceDisablePeerAccess(int peerDevice)
 {
-    return cubind_shape_3(peerDevice, 29);
+    return (cudaError_t)cubind__shape_61(peerDevice, 47, (cubind__fnptr)cubind__slow_cudaDeviceDisablePeerAccess);
 }
 
 cudaError_t cubind_runtime_device_disable_peer_access(int peerDevice)
 {
-    cubind__cudaDeviceDisablePeerAccess_fn cubind_fn = (cubind__cudaDeviceDisablePeerAccess_fn)cubind__target((cubind__fnptr)slow_cudaDeviceDisablePeerAccess, &cubind__runtime_offsets[182]);
+    cubind__cudaDeviceDisablePeerAccess_fn cubind_fn = (cubind__cudaDeviceDisablePeerAccess_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceDisablePeerAccess, &cubind__runtime_offsets[182]);
     cudaError_t cubind_status = cubind_fn(peerDevice);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(182, (int)cubind_status);
@@ -10079,15 +8038,16 @@ cudaError_t cubind_runtime_device_disable_peer_access(int peerDevice)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphicsUnregisterResource is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource)
+/* What the wrapper calls until cudaGraphicsUnregisterResource is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource)
 {
-    return cubind_shape_3((uintptr_t)resource, 30);
+    return (cudaError_t)cubind__shape_61((uintptr_t)resource, 48, (cubind__fnptr)cubind__slow_cudaGraphicsUnregisterResource);
 }
 
 cudaError_t cubind_runtime_graphics_unregister_resource(cudaGraphicsResource_t resource)
 {
-    cubind__cudaGraphicsUnregisterResource_fn cubind_fn = (cubind__cudaGraphicsUnregisterResource_fn)cubind__target((cubind__fnptr)slow_cudaGraphicsUnregisterResource, &cubind__runtime_offsets[183]);
+    cubind__cudaGraphicsUnregisterResource_fn cubind_fn = (cubind__cudaGraphicsUnregisterResource_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphicsUnregisterResource, &cubind__runtime_offsets[183]);
     cudaError_t cubind_status = cubind_fn(resource);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(183, (int)cubind_status);
@@ -10095,15 +8055,16 @@ cudaError_t cubind_runtime_graphics_unregister_resource(cudaGraphicsResource_t r
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphicsResourceSetMapFlags is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags)
+/* What the wrapper calls until cudaGraphicsResourceSetMapFlags is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags)
 {
-    return cubind_shape_1((uintptr_t)resource, flags, 47);
+    return (cudaError_t)cubind__shape_73((uintptr_t)resource, flags, 58, (cubind__fnptr)cubind__slow_cudaGraphicsResourceSetMapFlags);
 }
 
 cudaError_t cubind_runtime_graphics_resource_set_map_flags(cudaGraphicsResource_t resource, unsigned int flags)
 {
-    cubind__cudaGraphicsResourceSetMapFlags_fn cubind_fn = (cubind__cudaGraphicsResourceSetMapFlags_fn)cubind__target((cubind__fnptr)slow_cudaGraphicsResourceSetMapFlags, &cubind__runtime_offsets[184]);
+    cubind__cudaGraphicsResourceSetMapFlags_fn cubind_fn = (cubind__cudaGraphicsResourceSetMapFlags_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphicsResourceSetMapFlags, &cubind__runtime_offsets[184]);
     cudaError_t cubind_status = cubind_fn(resource, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(184, (int)cubind_status);
@@ -10111,15 +8072,16 @@ cudaError_t cubind_runtime_graphics_resource_set_map_flags(cudaGraphicsResource_
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphicsMapResources is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphicsMapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
+/* What the wrapper calls until cudaGraphicsMapResources is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphicsMapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
 {
-    return cubind_shape_2(count, (uintptr_t)resources, (uintptr_t)stream, 37);
+    return (cudaError_t)cubind__shape_2(count, (uintptr_t)resources, (uintptr_t)stream, 89, (cubind__fnptr)cubind__slow_cudaGraphicsMapResources);
 }
 
 cudaError_t cubind_runtime_graphics_map_resources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
 {
-    cubind__cudaGraphicsMapResources_fn cubind_fn = (cubind__cudaGraphicsMapResources_fn)cubind__target((cubind__fnptr)slow_cudaGraphicsMapResources, &cubind__runtime_offsets[185]);
+    cubind__cudaGraphicsMapResources_fn cubind_fn = (cubind__cudaGraphicsMapResources_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphicsMapResources, &cubind__runtime_offsets[185]);
     cudaError_t cubind_status = cubind_fn(count, resources, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(185, (int)cubind_status);
@@ -10127,15 +8089,16 @@ cudaError_t cubind_runtime_graphics_map_resources(int count, cudaGraphicsResourc
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphicsUnmapResources is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
+/* What the wrapper calls until cudaGraphicsUnmapResources is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
 {
-    return cubind_shape_2(count, (uintptr_t)resources, (uintptr_t)stream, 38);
+    return (cudaError_t)cubind__shape_2(count, (uintptr_t)resources, (uintptr_t)stream, 90, (cubind__fnptr)cubind__slow_cudaGraphicsUnmapResources);
 }
 
 cudaError_t cubind_runtime_graphics_unmap_resources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
 {
-    cubind__cudaGraphicsUnmapResources_fn cubind_fn = (cubind__cudaGraphicsUnmapResources_fn)cubind__target((cubind__fnptr)slow_cudaGraphicsUnmapResources, &cubind__runtime_offsets[186]);
+    cubind__cudaGraphicsUnmapResources_fn cubind_fn = (cubind__cudaGraphicsUnmapResources_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphicsUnmapResources, &cubind__runtime_offsets[186]);
     cudaError_t cubind_status = cubind_fn(count, resources, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(186, (int)cubind_status);
@@ -10143,15 +8106,16 @@ cudaError_t cubind_runtime_graphics_unmap_resources(int count, cudaGraphicsResou
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphicsResourceGetMappedPointer is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t *size, cudaGraphicsResource_t resource)
+/* What the wrapper calls until cudaGraphicsResourceGetMappedPointer is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t *size, cudaGraphicsResource_t resource)
 {
-    return cubind_shape_2((uintptr_t)devPtr, (uintptr_t)size, (uintptr_t)resource, 39);
+    return (cudaError_t)cubind__shape_2((uintptr_t)devPtr, (uintptr_t)size, (uintptr_t)resource, 91, (cubind__fnptr)cubind__slow_cudaGraphicsResourceGetMappedPointer);
 }
 
 cudaError_t cubind_runtime_graphics_resource_get_mapped_pointer(void **devPtr, size_t *size, cudaGraphicsResource_t resource)
 {
-    cubind__cudaGraphicsResourceGetMappedPointer_fn cubind_fn = (cubind__cudaGraphicsResourceGetMappedPointer_fn)cubind__target((cubind__fnptr)slow_cudaGraphicsResourceGetMappedPointer, &cubind__runtime_offsets[187]);
+    cubind__cudaGraphicsResourceGetMappedPointer_fn cubind_fn = (cubind__cudaGraphicsResourceGetMappedPointer_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphicsResourceGetMappedPointer, &cubind__runtime_offsets[187]);
     cudaError_t cubind_status = cubind_fn(devPtr, size, resource);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(187, (int)cubind_status);
@@ -10159,15 +8123,16 @@ cudaError_t cubind_runtime_graphics_resource_get_mapped_pointer(void **devPtr, s
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphicsSubResourceGetMappedArray is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)
+/* What the wrapper calls until cudaGraphicsSubResourceGetMappedArray is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
-    return cubind_shape_4((uintptr_t)array, (uintptr_t)resource, arrayIndex, mipLevel, 18);
+    return (cudaError_t)cubind__shape_3((uintptr_t)array, (uintptr_t)resource, arrayIndex, mipLevel, 61, (cubind__fnptr)cubind__slow_cudaGraphicsSubResourceGetMappedArray);
 }
 
 cudaError_t cubind_runtime_graphics_sub_resource_get_mapped_array(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
-    cubind__cudaGraphicsSubResourceGetMappedArray_fn cubind_fn = (cubind__cudaGraphicsSubResourceGetMappedArray_fn)cubind__target((cubind__fnptr)slow_cudaGraphicsSubResourceGetMappedArray, &cubind__runtime_offsets[188]);
+    cubind__cudaGraphicsSubResourceGetMappedArray_fn cubind_fn = (cubind__cudaGraphicsSubResourceGetMappedArray_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphicsSubResourceGetMappedArray, &cubind__runtime_offsets[188]);
     cudaError_t cubind_status = cubind_fn(array, resource, arrayIndex, mipLevel);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(188, (int)cubind_status);
@@ -10175,15 +8140,16 @@ cudaError_t cubind_runtime_graphics_sub_resource_get_mapped_array(cudaArray_t *a
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphicsResourceGetMappedMipmappedArray is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource)
+/* What the wrapper calls until cudaGraphicsResourceGetMappedMipmappedArray is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource)
 {
-    return cubind_shape_1((uintptr_t)mipmappedArray, (uintptr_t)resource, 48);
+    return (cudaError_t)cubind__shape_73((uintptr_t)mipmappedArray, (uintptr_t)resource, 59, (cubind__fnptr)cubind__slow_cudaGraphicsResourceGetMappedMipmappedArray);
 }
 
 cudaError_t cubind_runtime_graphics_resource_get_mapped_mipmapped_array(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource)
 {
-    cubind__cudaGraphicsResourceGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaGraphicsResourceGetMappedMipmappedArray_fn)cubind__target((cubind__fnptr)slow_cudaGraphicsResourceGetMappedMipmappedArray, &cubind__runtime_offsets[189]);
+    cubind__cudaGraphicsResourceGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaGraphicsResourceGetMappedMipmappedArray_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphicsResourceGetMappedMipmappedArray, &cubind__runtime_offsets[189]);
     cudaError_t cubind_status = cubind_fn(mipmappedArray, resource);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(189, (int)cubind_status);
@@ -10191,15 +8157,16 @@ cudaError_t cubind_runtime_graphics_resource_get_mapped_mipmapped_array(cudaMipm
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGetChannelDesc is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)
+/* What the wrapper calls until cudaGetChannelDesc is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)
 {
-    return cubind_shape_1((uintptr_t)desc, (uintptr_t)array, 49);
+    return (cudaError_t)cubind__shape_73((uintptr_t)desc, (uintptr_t)array, 60, (cubind__fnptr)cubind__slow_cudaGetChannelDesc);
 }
 
 cudaError_t cubind_runtime_get_channel_desc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)
 {
-    cubind__cudaGetChannelDesc_fn cubind_fn = (cubind__cudaGetChannelDesc_fn)cubind__target((cubind__fnptr)slow_cudaGetChannelDesc, &cubind__runtime_offsets[190]);
+    cubind__cudaGetChannelDesc_fn cubind_fn = (cubind__cudaGetChannelDesc_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGetChannelDesc, &cubind__runtime_offsets[190]);
     cudaError_t cubind_status = cubind_fn(desc, array);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(190, (int)cubind_status);
@@ -10226,15 +8193,16 @@ struct cudaChannelFormatDesc cubind_runtime_create_channel_desc(int x, int y, in
     return cubind_fn(x, y, z, w, f);
 }
 
-/* What the wrapper calls until cudaCreateTextureObject is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
+/* What the wrapper calls until cudaCreateTextureObject is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
 {
-    return cubind_shape_4((uintptr_t)pTexObject, (uintptr_t)pResDesc, (uintptr_t)pTexDesc, (uintptr_t)pResViewDesc, 19);
+    return (cudaError_t)cubind__shape_3((uintptr_t)pTexObject, (uintptr_t)pResDesc, (uintptr_t)pTexDesc, (uintptr_t)pResViewDesc, 62, (cubind__fnptr)cubind__slow_cudaCreateTextureObject);
 }
 
 cudaError_t cubind_runtime_create_texture_object(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
 {
-    cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)cubind__target((cubind__fnptr)slow_cudaCreateTextureObject, &cubind__runtime_offsets[192]);
+    cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)cubind__target((cubind__fnptr)cubind__slow_cudaCreateTextureObject, &cubind__runtime_offsets[192]);
     cudaError_t cubind_status = cubind_fn(pTexObject, pResDesc, pTexDesc, pResViewDesc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(192, (int)cubind_status);
@@ -10242,15 +8210,16 @@ cudaError_t cubind_runtime_create_texture_object(cudaTextureObject_t *pTexObject
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDestroyTextureObject is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaDestroyTextureObject(cudaTextureObject_t texObject)
+/* What the wrapper calls until cudaDestroyTextureObject is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDestroyTextureObject(cudaTextureObject_t texObject)
 {
-    return cubind_shape_3(texObject, 31);
+    return (cudaError_t)cubind__shape_61(texObject, 49, (cubind__fnptr)cubind__slow_cudaDestroyTextureObject);
 }
 
 cudaError_t cubind_runtime_destroy_texture_object(cudaTextureObject_t texObject)
 {
-    cubind__cudaDestroyTextureObject_fn cubind_fn = (cubind__cudaDestroyTextureObject_fn)cubind__target((cubind__fnptr)slow_cudaDestroyTextureObject, &cubind__runtime_offsets[193]);
+    cubind__cudaDestroyTextureObject_fn cubind_fn = (cubind__cudaDestroyTextureObject_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDestroyTextureObject, &cubind__runtime_offsets[193]);
     cudaError_t cubind_status = cubind_fn(texObject);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(193, (int)cubind_status);
@@ -10258,15 +8227,16 @@ cudaError_t cubind_runtime_destroy_texture_object(cudaTextureObject_t texObject)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGetTextureObjectResourceDesc is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
+/* What the wrapper calls until cudaGetTextureObjectResourceDesc is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
 {
-    return cubind_shape_1((uintptr_t)pResDesc, texObject, 50);
+    return (cudaError_t)cubind__shape_73((uintptr_t)pResDesc, texObject, 61, (cubind__fnptr)cubind__slow_cudaGetTextureObjectResourceDesc);
 }
 
 cudaError_t cubind_runtime_get_texture_object_resource_desc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
 {
-    cubind__cudaGetTextureObjectResourceDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceDesc_fn)cubind__target((cubind__fnptr)slow_cudaGetTextureObjectResourceDesc, &cubind__runtime_offsets[194]);
+    cubind__cudaGetTextureObjectResourceDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceDesc_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGetTextureObjectResourceDesc, &cubind__runtime_offsets[194]);
     cudaError_t cubind_status = cubind_fn(pResDesc, texObject);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(194, (int)cubind_status);
@@ -10274,15 +8244,16 @@ cudaError_t cubind_runtime_get_texture_object_resource_desc(struct cudaResourceD
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGetTextureObjectTextureDesc is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)
+/* What the wrapper calls until cudaGetTextureObjectTextureDesc is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)
 {
-    return cubind_shape_1((uintptr_t)pTexDesc, texObject, 51);
+    return (cudaError_t)cubind__shape_73((uintptr_t)pTexDesc, texObject, 62, (cubind__fnptr)cubind__slow_cudaGetTextureObjectTextureDesc);
 }
 
 cudaError_t cubind_runtime_get_texture_object_texture_desc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)
 {
-    cubind__cudaGetTextureObjectTextureDesc_fn cubind_fn = (cubind__cudaGetTextureObjectTextureDesc_fn)cubind__target((cubind__fnptr)slow_cudaGetTextureObjectTextureDesc, &cubind__runtime_offsets[195]);
+    cubind__cudaGetTextureObjectTextureDesc_fn cubind_fn = (cubind__cudaGetTextureObjectTextureDesc_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGetTextureObjectTextureDesc, &cubind__runtime_offsets[195]);
     cudaError_t cubind_status = cubind_fn(pTexDesc, texObject);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(195, (int)cubind_status);
@@ -10290,15 +8261,16 @@ cudaError_t cubind_runtime_get_texture_object_texture_desc(struct cudaTextureDes
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGetTextureObjectResourceViewDesc is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
+/* What the wrapper calls until cudaGetTextureObjectResourceViewDesc is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
 {
-    return cubind_shape_1((uintptr_t)pResViewDesc, texObject, 52);
+    return (cudaError_t)cubind__shape_73((uintptr_t)pResViewDesc, texObject, 63, (cubind__fnptr)cubind__slow_cudaGetTextureObjectResourceViewDesc);
 }
 
 cudaError_t cubind_runtime_get_texture_object_resource_view_desc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
 {
-    cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)cubind__target((cubind__fnptr)slow_cudaGetTextureObjectResourceViewDesc, &cubind__runtime_offsets[196]);
+    cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGetTextureObjectResourceViewDesc, &cubind__runtime_offsets[196]);
     cudaError_t cubind_status = cubind_fn(pResViewDesc, texObject);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(196, (int)cubind_status);
@@ -10306,15 +8278,16 @@ cudaError_t cubind_runtime_get_texture_object_resource_view_desc(struct cudaReso
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaCreateSurfaceObject is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
+/* What the wrapper calls until cudaCreateSurfaceObject is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
 {
-    return cubind_shape_1((uintptr_t)pSurfObject, (uintptr_t)pResDesc, 53);
+    return (cudaError_t)cubind__shape_73((uintptr_t)pSurfObject, (uintptr_t)pResDesc, 64, (cubind__fnptr)cubind__slow_cudaCreateSurfaceObject);
 }
 
 cudaError_t cubind_runtime_create_surface_object(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
 {
-    cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)cubind__target((cubind__fnptr)slow_cudaCreateSurfaceObject, &cubind__runtime_offsets[197]);
+    cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)cubind__target((cubind__fnptr)cubind__slow_cudaCreateSurfaceObject, &cubind__runtime_offsets[197]);
     cudaError_t cubind_status = cubind_fn(pSurfObject, pResDesc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(197, (int)cubind_status);
@@ -10322,15 +8295,16 @@ cudaError_t cubind_runtime_create_surface_object(cudaSurfaceObject_t *pSurfObjec
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDestroySurfaceObject is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)
+/* What the wrapper calls until cudaDestroySurfaceObject is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)
 {
-    return cubind_shape_3(surfObject, 32);
+    return (cudaError_t)cubind__shape_61(surfObject, 50, (cubind__fnptr)cubind__slow_cudaDestroySurfaceObject);
 }
 
 cudaError_t cubind_runtime_destroy_surface_object(cudaSurfaceObject_t surfObject)
 {
-    cubind__cudaDestroySurfaceObject_fn cubind_fn = (cubind__cudaDestroySurfaceObject_fn)cubind__target((cubind__fnptr)slow_cudaDestroySurfaceObject, &cubind__runtime_offsets[198]);
+    cubind__cudaDestroySurfaceObject_fn cubind_fn = (cubind__cudaDestroySurfaceObject_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDestroySurfaceObject, &cubind__runtime_offsets[198]);
     cudaError_t cubind_status = cubind_fn(surfObject);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(198, (int)cubind_status);
@@ -10338,15 +8312,16 @@ cudaError_t cubind_runtime_destroy_surface_object(cudaSurfaceObject_t surfObject
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGetSurfaceObjectResourceDesc is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
+/* What the wrapper calls until cudaGetSurfaceObjectResourceDesc is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
 {
-    return cubind_shape_1((uintptr_t)pResDesc, surfObject, 54);
+    return (cudaError_t)cubind__shape_73((uintptr_t)pResDesc, surfObject, 65, (cubind__fnptr)cubind__slow_cudaGetSurfaceObjectResourceDesc);
 }
 
 cudaError_t cubind_runtime_get_surface_object_resource_desc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
 {
-    cubind__cudaGetSurfaceObjectResourceDesc_fn cubind_fn = (cubind__cudaGetSurfaceObjectResourceDesc_fn)cubind__target((cubind__fnptr)slow_cudaGetSurfaceObjectResourceDesc, &cubind__runtime_offsets[199]);
+    cubind__cudaGetSurfaceObjectResourceDesc_fn cubind_fn = (cubind__cudaGetSurfaceObjectResourceDesc_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGetSurfaceObjectResourceDesc, &cubind__runtime_offsets[199]);
     cudaError_t cubind_status = cubind_fn(pResDesc, surfObject);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(199, (int)cubind_status);
@@ -10354,15 +8329,16 @@ cudaError_t cubind_runtime_get_surface_object_resource_desc(struct cudaResourceD
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDriverGetVersion is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaDriverGetVersion(int *driverVersion)
+/* What the wrapper calls until cudaDriverGetVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDriverGetVersion(int *driverVersion)
 {
-    return cubind_shape_3((uintptr_t)driverVersion, 33);
+    return (cudaError_t)cubind__shape_61((uintptr_t)driverVersion, 51, (cubind__fnptr)cubind__slow_cudaDriverGetVersion);
 }
 
 cudaError_t cubind_runtime_driver_get_version(int *driverVersion)
 {
-    cubind__cudaDriverGetVersion_fn cubind_fn = (cubind__cudaDriverGetVersion_fn)cubind__target((cubind__fnptr)slow_cudaDriverGetVersion, &cubind__runtime_offsets[200]);
+    cubind__cudaDriverGetVersion_fn cubind_fn = (cubind__cudaDriverGetVersion_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDriverGetVersion, &cubind__runtime_offsets[200]);
     cudaError_t cubind_status = cubind_fn(driverVersion);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(200, (int)cubind_status);
@@ -10370,15 +8346,16 @@ cudaError_t cubind_runtime_driver_get_version(int *driverVersion)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaRuntimeGetVersion is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaRuntimeGetVersion(int *runtimeVersion)
+/* What the wrapper calls until cudaRuntimeGetVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaRuntimeGetVersion(int *runtimeVersion)
 {
-    return cubind_shape_3((uintptr_t)runtimeVersion, 34);
+    return (cudaError_t)cubind__shape_61((uintptr_t)runtimeVersion, 52, (cubind__fnptr)cubind__slow_cudaRuntimeGetVersion);
 }
 
 cudaError_t cubind_runtime_runtime_get_version(int *runtimeVersion)
 {
-    cubind__cudaRuntimeGetVersion_fn cubind_fn = (cubind__cudaRuntimeGetVersion_fn)cubind__target((cubind__fnptr)slow_cudaRuntimeGetVersion, &cubind__runtime_offsets[201]);
+    cubind__cudaRuntimeGetVersion_fn cubind_fn = (cubind__cudaRuntimeGetVersion_fn)cubind__target((cubind__fnptr)cubind__slow_cudaRuntimeGetVersion, &cubind__runtime_offsets[201]);
     cudaError_t cubind_status = cubind_fn(runtimeVersion);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(201, (int)cubind_status);
@@ -10386,15 +8363,16 @@ cudaError_t cubind_runtime_runtime_get_version(int *runtimeVersion)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaLogsRegisterCallback is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out)
+/* What the wrapper calls until cudaLogsRegisterCallback is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out)
 {
-    return cubind_shape_2((uintptr_t)callbackFunc, (uintptr_t)userData, (uintptr_t)callback_out, 40);
+    return (cudaError_t)cubind__shape_2((uintptr_t)callbackFunc, (uintptr_t)userData, (uintptr_t)callback_out, 92, (cubind__fnptr)cubind__slow_cudaLogsRegisterCallback);
 }
 
 cudaError_t cubind_runtime_logs_register_callback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out)
 {
-    cubind__cudaLogsRegisterCallback_fn cubind_fn = (cubind__cudaLogsRegisterCallback_fn)cubind__target((cubind__fnptr)slow_cudaLogsRegisterCallback, &cubind__runtime_offsets[202]);
+    cubind__cudaLogsRegisterCallback_fn cubind_fn = (cubind__cudaLogsRegisterCallback_fn)cubind__target((cubind__fnptr)cubind__slow_cudaLogsRegisterCallback, &cubind__runtime_offsets[202]);
     cudaError_t cubind_status = cubind_fn(callbackFunc, userData, callback_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(202, (int)cubind_status);
@@ -10402,15 +8380,16 @@ cudaError_t cubind_runtime_logs_register_callback(cudaLogsCallback_t callbackFun
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaLogsUnregisterCallback is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback)
+/* What the wrapper calls until cudaLogsUnregisterCallback is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback)
 {
-    return cubind_shape_3((uintptr_t)callback, 35);
+    return (cudaError_t)cubind__shape_61((uintptr_t)callback, 53, (cubind__fnptr)cubind__slow_cudaLogsUnregisterCallback);
 }
 
 cudaError_t cubind_runtime_logs_unregister_callback(cudaLogsCallbackHandle callback)
 {
-    cubind__cudaLogsUnregisterCallback_fn cubind_fn = (cubind__cudaLogsUnregisterCallback_fn)cubind__target((cubind__fnptr)slow_cudaLogsUnregisterCallback, &cubind__runtime_offsets[203]);
+    cubind__cudaLogsUnregisterCallback_fn cubind_fn = (cubind__cudaLogsUnregisterCallback_fn)cubind__target((cubind__fnptr)cubind__slow_cudaLogsUnregisterCallback, &cubind__runtime_offsets[203]);
     cudaError_t cubind_status = cubind_fn(callback);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(203, (int)cubind_status);
@@ -10418,15 +8397,16 @@ cudaError_t cubind_runtime_logs_unregister_callback(cudaLogsCallbackHandle callb
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaLogsCurrent is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaLogsCurrent(cudaLogIterator *iterator_out, unsigned int flags)
+/* What the wrapper calls until cudaLogsCurrent is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaLogsCurrent(cudaLogIterator *iterator_out, unsigned int flags)
 {
-    return cubind_shape_1((uintptr_t)iterator_out, flags, 55);
+    return (cudaError_t)cubind__shape_73((uintptr_t)iterator_out, flags, 66, (cubind__fnptr)cubind__slow_cudaLogsCurrent);
 }
 
 cudaError_t cubind_runtime_logs_current(cudaLogIterator *iterator_out, unsigned int flags)
 {
-    cubind__cudaLogsCurrent_fn cubind_fn = (cubind__cudaLogsCurrent_fn)cubind__target((cubind__fnptr)slow_cudaLogsCurrent, &cubind__runtime_offsets[204]);
+    cubind__cudaLogsCurrent_fn cubind_fn = (cubind__cudaLogsCurrent_fn)cubind__target((cubind__fnptr)cubind__slow_cudaLogsCurrent, &cubind__runtime_offsets[204]);
     cudaError_t cubind_status = cubind_fn(iterator_out, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(204, (int)cubind_status);
@@ -10434,15 +8414,16 @@ cudaError_t cubind_runtime_logs_current(cudaLogIterator *iterator_out, unsigned 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaLogsDumpToFile is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaLogsDumpToFile(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags)
+/* What the wrapper calls until cudaLogsDumpToFile is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaLogsDumpToFile(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags)
 {
-    return cubind_shape_2((uintptr_t)iterator, (uintptr_t)pathToFile, flags, 41);
+    return (cudaError_t)cubind__shape_2((uintptr_t)iterator, (uintptr_t)pathToFile, flags, 93, (cubind__fnptr)cubind__slow_cudaLogsDumpToFile);
 }
 
 cudaError_t cubind_runtime_logs_dump_to_file(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags)
 {
-    cubind__cudaLogsDumpToFile_fn cubind_fn = (cubind__cudaLogsDumpToFile_fn)cubind__target((cubind__fnptr)slow_cudaLogsDumpToFile, &cubind__runtime_offsets[205]);
+    cubind__cudaLogsDumpToFile_fn cubind_fn = (cubind__cudaLogsDumpToFile_fn)cubind__target((cubind__fnptr)cubind__slow_cudaLogsDumpToFile, &cubind__runtime_offsets[205]);
     cudaError_t cubind_status = cubind_fn(iterator, pathToFile, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(205, (int)cubind_status);
@@ -10450,15 +8431,16 @@ cudaError_t cubind_runtime_logs_dump_to_file(cudaLogIterator *iterator, const ch
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaLogsDumpToMemory is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaLogsDumpToMemory(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
+/* What the wrapper calls until cudaLogsDumpToMemory is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaLogsDumpToMemory(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
 {
-    return cubind_shape_4((uintptr_t)iterator, (uintptr_t)buffer, (uintptr_t)size, flags, 20);
+    return (cudaError_t)cubind__shape_3((uintptr_t)iterator, (uintptr_t)buffer, (uintptr_t)size, flags, 63, (cubind__fnptr)cubind__slow_cudaLogsDumpToMemory);
 }
 
 cudaError_t cubind_runtime_logs_dump_to_memory(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
 {
-    cubind__cudaLogsDumpToMemory_fn cubind_fn = (cubind__cudaLogsDumpToMemory_fn)cubind__target((cubind__fnptr)slow_cudaLogsDumpToMemory, &cubind__runtime_offsets[206]);
+    cubind__cudaLogsDumpToMemory_fn cubind_fn = (cubind__cudaLogsDumpToMemory_fn)cubind__target((cubind__fnptr)cubind__slow_cudaLogsDumpToMemory, &cubind__runtime_offsets[206]);
     cudaError_t cubind_status = cubind_fn(iterator, buffer, size, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(206, (int)cubind_status);
@@ -10466,15 +8448,16 @@ cudaError_t cubind_runtime_logs_dump_to_memory(cudaLogIterator *iterator, char *
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphCreate is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
+/* What the wrapper calls until cudaGraphCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
 {
-    return cubind_shape_1((uintptr_t)pGraph, flags, 56);
+    return (cudaError_t)cubind__shape_73((uintptr_t)pGraph, flags, 67, (cubind__fnptr)cubind__slow_cudaGraphCreate);
 }
 
 cudaError_t cubind_runtime_graph_create(cudaGraph_t *pGraph, unsigned int flags)
 {
-    cubind__cudaGraphCreate_fn cubind_fn = (cubind__cudaGraphCreate_fn)cubind__target((cubind__fnptr)slow_cudaGraphCreate, &cubind__runtime_offsets[207]);
+    cubind__cudaGraphCreate_fn cubind_fn = (cubind__cudaGraphCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphCreate, &cubind__runtime_offsets[207]);
     cudaError_t cubind_status = cubind_fn(pGraph, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(207, (int)cubind_status);
@@ -10482,15 +8465,16 @@ cudaError_t cubind_runtime_graph_create(cudaGraph_t *pGraph, unsigned int flags)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphAddKernelNode is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)
+/* What the wrapper calls until cudaGraphAddKernelNode is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)
 {
-    return cubind_shape_5((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)pNodeParams, 11);
+    return (cudaError_t)cubind__shape_75((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)pNodeParams, 1);
 }
 
 cudaError_t cubind_runtime_graph_add_kernel_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)
 {
-    cubind__cudaGraphAddKernelNode_fn cubind_fn = (cubind__cudaGraphAddKernelNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddKernelNode, &cubind__runtime_offsets[208]);
+    cubind__cudaGraphAddKernelNode_fn cubind_fn = (cubind__cudaGraphAddKernelNode_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphAddKernelNode, &cubind__runtime_offsets[208]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(208, (int)cubind_status);
@@ -10498,15 +8482,16 @@ cudaError_t cubind_runtime_graph_add_kernel_node(cudaGraphNode_t *pGraphNode, cu
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphKernelNodeGetParams is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)
+/* What the wrapper calls until cudaGraphKernelNodeGetParams is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)
 {
-    return cubind_shape_1((uintptr_t)node, (uintptr_t)pNodeParams, 57);
+    return (cudaError_t)cubind__shape_73((uintptr_t)node, (uintptr_t)pNodeParams, 68, (cubind__fnptr)cubind__slow_cudaGraphKernelNodeGetParams);
 }
 
 cudaError_t cubind_runtime_graph_kernel_node_get_params(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)
 {
-    cubind__cudaGraphKernelNodeGetParams_fn cubind_fn = (cubind__cudaGraphKernelNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphKernelNodeGetParams, &cubind__runtime_offsets[209]);
+    cubind__cudaGraphKernelNodeGetParams_fn cubind_fn = (cubind__cudaGraphKernelNodeGetParams_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphKernelNodeGetParams, &cubind__runtime_offsets[209]);
     cudaError_t cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(209, (int)cubind_status);
@@ -10514,15 +8499,16 @@ cudaError_t cubind_runtime_graph_kernel_node_get_params(cudaGraphNode_t node, st
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphKernelNodeSetParams is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
+/* What the wrapper calls until cudaGraphKernelNodeSetParams is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
 {
-    return cubind_shape_1((uintptr_t)node, (uintptr_t)pNodeParams, 58);
+    return (cudaError_t)cubind__shape_73((uintptr_t)node, (uintptr_t)pNodeParams, 69, (cubind__fnptr)cubind__slow_cudaGraphKernelNodeSetParams);
 }
 
 cudaError_t cubind_runtime_graph_kernel_node_set_params(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
 {
-    cubind__cudaGraphKernelNodeSetParams_fn cubind_fn = (cubind__cudaGraphKernelNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphKernelNodeSetParams, &cubind__runtime_offsets[210]);
+    cubind__cudaGraphKernelNodeSetParams_fn cubind_fn = (cubind__cudaGraphKernelNodeSetParams_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphKernelNodeSetParams, &cubind__runtime_offsets[210]);
     cudaError_t cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(210, (int)cubind_status);
@@ -10530,15 +8516,16 @@ cudaError_t cubind_runtime_graph_kernel_node_set_params(cudaGraphNode_t node, co
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphKernelNodeCopyAttributes is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc)
+/* What the wrapper calls until cudaGraphKernelNodeCopyAttributes is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc)
 {
-    return cubind_shape_1((uintptr_t)hDst, (uintptr_t)hSrc, 59);
+    return (cudaError_t)cubind__shape_73((uintptr_t)hDst, (uintptr_t)hSrc, 70, (cubind__fnptr)cubind__slow_cudaGraphKernelNodeCopyAttributes);
 }
 
 cudaError_t cubind_runtime_graph_kernel_node_copy_attributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc)
 {
-    cubind__cudaGraphKernelNodeCopyAttributes_fn cubind_fn = (cubind__cudaGraphKernelNodeCopyAttributes_fn)cubind__target((cubind__fnptr)slow_cudaGraphKernelNodeCopyAttributes, &cubind__runtime_offsets[211]);
+    cubind__cudaGraphKernelNodeCopyAttributes_fn cubind_fn = (cubind__cudaGraphKernelNodeCopyAttributes_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphKernelNodeCopyAttributes, &cubind__runtime_offsets[211]);
     cudaError_t cubind_status = cubind_fn(hDst, hSrc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(211, (int)cubind_status);
@@ -10546,15 +8533,16 @@ cudaError_t cubind_runtime_graph_kernel_node_copy_attributes(cudaGraphNode_t hDs
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphKernelNodeGetAttribute is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
+/* What the wrapper calls until cudaGraphKernelNodeGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
 {
-    return cubind_shape_2((uintptr_t)hNode, attr, (uintptr_t)value_out, 42);
+    return (cudaError_t)cubind__shape_2((uintptr_t)hNode, attr, (uintptr_t)value_out, 94, (cubind__fnptr)cubind__slow_cudaGraphKernelNodeGetAttribute);
 }
 
 cudaError_t cubind_runtime_graph_kernel_node_get_attribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
 {
-    cubind__cudaGraphKernelNodeGetAttribute_fn cubind_fn = (cubind__cudaGraphKernelNodeGetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaGraphKernelNodeGetAttribute, &cubind__runtime_offsets[212]);
+    cubind__cudaGraphKernelNodeGetAttribute_fn cubind_fn = (cubind__cudaGraphKernelNodeGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphKernelNodeGetAttribute, &cubind__runtime_offsets[212]);
     cudaError_t cubind_status = cubind_fn(hNode, attr, value_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(212, (int)cubind_status);
@@ -10562,15 +8550,16 @@ cudaError_t cubind_runtime_graph_kernel_node_get_attribute(cudaGraphNode_t hNode
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphKernelNodeSetAttribute is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
+/* What the wrapper calls until cudaGraphKernelNodeSetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
 {
-    return cubind_shape_2((uintptr_t)hNode, attr, (uintptr_t)value, 43);
+    return (cudaError_t)cubind__shape_2((uintptr_t)hNode, attr, (uintptr_t)value, 95, (cubind__fnptr)cubind__slow_cudaGraphKernelNodeSetAttribute);
 }
 
 cudaError_t cubind_runtime_graph_kernel_node_set_attribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
 {
-    cubind__cudaGraphKernelNodeSetAttribute_fn cubind_fn = (cubind__cudaGraphKernelNodeSetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaGraphKernelNodeSetAttribute, &cubind__runtime_offsets[213]);
+    cubind__cudaGraphKernelNodeSetAttribute_fn cubind_fn = (cubind__cudaGraphKernelNodeSetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphKernelNodeSetAttribute, &cubind__runtime_offsets[213]);
     cudaError_t cubind_status = cubind_fn(hNode, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(213, (int)cubind_status);
@@ -10578,15 +8567,16 @@ cudaError_t cubind_runtime_graph_kernel_node_set_attribute(cudaGraphNode_t hNode
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphAddMemcpyNode is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams)
+/* What the wrapper calls until cudaGraphAddMemcpyNode is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams)
 {
-    return cubind_shape_5((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)pCopyParams, 12);
+    return (cudaError_t)cubind__shape_75((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)pCopyParams, 2);
 }
 
 cudaError_t cubind_runtime_graph_add_memcpy_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams)
 {
-    cubind__cudaGraphAddMemcpyNode_fn cubind_fn = (cubind__cudaGraphAddMemcpyNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddMemcpyNode, &cubind__runtime_offsets[214]);
+    cubind__cudaGraphAddMemcpyNode_fn cubind_fn = (cubind__cudaGraphAddMemcpyNode_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphAddMemcpyNode, &cubind__runtime_offsets[214]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(214, (int)cubind_status);
@@ -10594,15 +8584,16 @@ cudaError_t cubind_runtime_graph_add_memcpy_node(cudaGraphNode_t *pGraphNode, cu
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphAddMemcpyNodeToSymbol is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cudaError_t slow_cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
+/* What the wrapper calls until cudaGraphAddMemcpyNodeToSymbol is resolved, and every call while tracing: the slow path
+ * of its shape, 63 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    return cubind_shape_9((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)symbol, (uintptr_t)src, count, offset, kind, 3.0);
+    return (cudaError_t)cubind__shape_63((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)symbol, (uintptr_t)src, count, offset, kind, 44.0);
 }
 
 cudaError_t cubind_runtime_graph_add_memcpy_node_to_symbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphAddMemcpyNodeToSymbol_fn cubind_fn = (cubind__cudaGraphAddMemcpyNodeToSymbol_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddMemcpyNodeToSymbol, &cubind__runtime_offsets[215]);
+    cubind__cudaGraphAddMemcpyNodeToSymbol_fn cubind_fn = (cubind__cudaGraphAddMemcpyNodeToSymbol_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphAddMemcpyNodeToSymbol, &cubind__runtime_offsets[215]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(215, (int)cubind_status);
@@ -10610,15 +8601,16 @@ cudaError_t cubind_runtime_graph_add_memcpy_node_to_symbol(cudaGraphNode_t *pGra
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphAddMemcpyNodeFromSymbol is resolved, and every call while tracing: shape 9. */
-static CUBIND_COLD cudaError_t slow_cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
+/* What the wrapper calls until cudaGraphAddMemcpyNodeFromSymbol is resolved, and every call while tracing: the slow path
+ * of its shape, 63 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    return cubind_shape_9((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)dst, (uintptr_t)symbol, count, offset, kind, 4.0);
+    return (cudaError_t)cubind__shape_63((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)dst, (uintptr_t)symbol, count, offset, kind, 45.0);
 }
 
 cudaError_t cubind_runtime_graph_add_memcpy_node_from_symbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphAddMemcpyNodeFromSymbol_fn cubind_fn = (cubind__cudaGraphAddMemcpyNodeFromSymbol_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddMemcpyNodeFromSymbol, &cubind__runtime_offsets[216]);
+    cubind__cudaGraphAddMemcpyNodeFromSymbol_fn cubind_fn = (cubind__cudaGraphAddMemcpyNodeFromSymbol_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphAddMemcpyNodeFromSymbol, &cubind__runtime_offsets[216]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(216, (int)cubind_status);
@@ -10626,15 +8618,16 @@ cudaError_t cubind_runtime_graph_add_memcpy_node_from_symbol(cudaGraphNode_t *pG
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphAddMemcpyNode1D is resolved, and every call while tracing: shape 8. */
-static CUBIND_COLD cudaError_t slow_cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+/* What the wrapper calls until cudaGraphAddMemcpyNode1D is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    return cubind_shape_8((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)dst, (uintptr_t)src, count, kind, 7.0);
+    return (cudaError_t)cubind__shape_59((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)dst, (uintptr_t)src, count, kind, 25.0);
 }
 
 cudaError_t cubind_runtime_graph_add_memcpy_node1_d(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphAddMemcpyNode1D_fn cubind_fn = (cubind__cudaGraphAddMemcpyNode1D_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddMemcpyNode1D, &cubind__runtime_offsets[217]);
+    cubind__cudaGraphAddMemcpyNode1D_fn cubind_fn = (cubind__cudaGraphAddMemcpyNode1D_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphAddMemcpyNode1D, &cubind__runtime_offsets[217]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(217, (int)cubind_status);
@@ -10642,15 +8635,16 @@ cudaError_t cubind_runtime_graph_add_memcpy_node1_d(cudaGraphNode_t *pGraphNode,
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphMemcpyNodeGetParams is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams)
+/* What the wrapper calls until cudaGraphMemcpyNodeGetParams is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams)
 {
-    return cubind_shape_1((uintptr_t)node, (uintptr_t)pNodeParams, 60);
+    return (cudaError_t)cubind__shape_73((uintptr_t)node, (uintptr_t)pNodeParams, 71, (cubind__fnptr)cubind__slow_cudaGraphMemcpyNodeGetParams);
 }
 
 cudaError_t cubind_runtime_graph_memcpy_node_get_params(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams)
 {
-    cubind__cudaGraphMemcpyNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemcpyNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemcpyNodeGetParams, &cubind__runtime_offsets[218]);
+    cubind__cudaGraphMemcpyNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemcpyNodeGetParams_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphMemcpyNodeGetParams, &cubind__runtime_offsets[218]);
     cudaError_t cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(218, (int)cubind_status);
@@ -10658,15 +8652,16 @@ cudaError_t cubind_runtime_graph_memcpy_node_get_params(cudaGraphNode_t node, st
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphMemcpyNodeSetParams is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
+/* What the wrapper calls until cudaGraphMemcpyNodeSetParams is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
 {
-    return cubind_shape_1((uintptr_t)node, (uintptr_t)pNodeParams, 61);
+    return (cudaError_t)cubind__shape_73((uintptr_t)node, (uintptr_t)pNodeParams, 72, (cubind__fnptr)cubind__slow_cudaGraphMemcpyNodeSetParams);
 }
 
 cudaError_t cubind_runtime_graph_memcpy_node_set_params(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
 {
-    cubind__cudaGraphMemcpyNodeSetParams_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemcpyNodeSetParams, &cubind__runtime_offsets[219]);
+    cubind__cudaGraphMemcpyNodeSetParams_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParams_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphMemcpyNodeSetParams, &cubind__runtime_offsets[219]);
     cudaError_t cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(219, (int)cubind_status);
@@ -10674,15 +8669,16 @@ cudaError_t cubind_runtime_graph_memcpy_node_set_params(cudaGraphNode_t node, co
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphMemcpyNodeSetParamsToSymbol is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cudaError_t slow_cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
+/* What the wrapper calls until cudaGraphMemcpyNodeSetParamsToSymbol is resolved, and every call while tracing: the slow path
+ * of its shape, 4 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    return cubind_shape_6((uintptr_t)node, (uintptr_t)symbol, (uintptr_t)src, count, offset, kind, 8.0);
+    return (cudaError_t)cubind__shape_4((uintptr_t)node, (uintptr_t)symbol, (uintptr_t)src, count, offset, kind, 85.0);
 }
 
 cudaError_t cubind_runtime_graph_memcpy_node_set_params_to_symbol(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphMemcpyNodeSetParamsToSymbol_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParamsToSymbol_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemcpyNodeSetParamsToSymbol, &cubind__runtime_offsets[220]);
+    cubind__cudaGraphMemcpyNodeSetParamsToSymbol_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParamsToSymbol_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphMemcpyNodeSetParamsToSymbol, &cubind__runtime_offsets[220]);
     cudaError_t cubind_status = cubind_fn(node, symbol, src, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(220, (int)cubind_status);
@@ -10690,15 +8686,16 @@ cudaError_t cubind_runtime_graph_memcpy_node_set_params_to_symbol(cudaGraphNode_
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphMemcpyNodeSetParamsFromSymbol is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cudaError_t slow_cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
+/* What the wrapper calls until cudaGraphMemcpyNodeSetParamsFromSymbol is resolved, and every call while tracing: the slow path
+ * of its shape, 4 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    return cubind_shape_6((uintptr_t)node, (uintptr_t)dst, (uintptr_t)symbol, count, offset, kind, 9.0);
+    return (cudaError_t)cubind__shape_4((uintptr_t)node, (uintptr_t)dst, (uintptr_t)symbol, count, offset, kind, 86.0);
 }
 
 cudaError_t cubind_runtime_graph_memcpy_node_set_params_from_symbol(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphMemcpyNodeSetParamsFromSymbol_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParamsFromSymbol_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemcpyNodeSetParamsFromSymbol, &cubind__runtime_offsets[221]);
+    cubind__cudaGraphMemcpyNodeSetParamsFromSymbol_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParamsFromSymbol_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphMemcpyNodeSetParamsFromSymbol, &cubind__runtime_offsets[221]);
     cudaError_t cubind_status = cubind_fn(node, dst, symbol, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(221, (int)cubind_status);
@@ -10706,15 +8703,16 @@ cudaError_t cubind_runtime_graph_memcpy_node_set_params_from_symbol(cudaGraphNod
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphMemcpyNodeSetParams1D is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+/* What the wrapper calls until cudaGraphMemcpyNodeSetParams1D is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    return cubind_shape_5((uintptr_t)node, (uintptr_t)dst, (uintptr_t)src, count, kind, 13);
+    return (cudaError_t)cubind__shape_75((uintptr_t)node, (uintptr_t)dst, (uintptr_t)src, count, kind, 3);
 }
 
 cudaError_t cubind_runtime_graph_memcpy_node_set_params1_d(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphMemcpyNodeSetParams1D_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParams1D_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemcpyNodeSetParams1D, &cubind__runtime_offsets[222]);
+    cubind__cudaGraphMemcpyNodeSetParams1D_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParams1D_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphMemcpyNodeSetParams1D, &cubind__runtime_offsets[222]);
     cudaError_t cubind_status = cubind_fn(node, dst, src, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(222, (int)cubind_status);
@@ -10722,15 +8720,16 @@ cudaError_t cubind_runtime_graph_memcpy_node_set_params1_d(cudaGraphNode_t node,
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphAddMemsetNode is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams)
+/* What the wrapper calls until cudaGraphAddMemsetNode is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams)
 {
-    return cubind_shape_5((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)pMemsetParams, 14);
+    return (cudaError_t)cubind__shape_75((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)pMemsetParams, 4);
 }
 
 cudaError_t cubind_runtime_graph_add_memset_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams)
 {
-    cubind__cudaGraphAddMemsetNode_fn cubind_fn = (cubind__cudaGraphAddMemsetNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddMemsetNode, &cubind__runtime_offsets[223]);
+    cubind__cudaGraphAddMemsetNode_fn cubind_fn = (cubind__cudaGraphAddMemsetNode_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphAddMemsetNode, &cubind__runtime_offsets[223]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(223, (int)cubind_status);
@@ -10738,15 +8737,16 @@ cudaError_t cubind_runtime_graph_add_memset_node(cudaGraphNode_t *pGraphNode, cu
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphMemsetNodeGetParams is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)
+/* What the wrapper calls until cudaGraphMemsetNodeGetParams is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)
 {
-    return cubind_shape_1((uintptr_t)node, (uintptr_t)pNodeParams, 62);
+    return (cudaError_t)cubind__shape_73((uintptr_t)node, (uintptr_t)pNodeParams, 73, (cubind__fnptr)cubind__slow_cudaGraphMemsetNodeGetParams);
 }
 
 cudaError_t cubind_runtime_graph_memset_node_get_params(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)
 {
-    cubind__cudaGraphMemsetNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemsetNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemsetNodeGetParams, &cubind__runtime_offsets[224]);
+    cubind__cudaGraphMemsetNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemsetNodeGetParams_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphMemsetNodeGetParams, &cubind__runtime_offsets[224]);
     cudaError_t cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(224, (int)cubind_status);
@@ -10754,15 +8754,16 @@ cudaError_t cubind_runtime_graph_memset_node_get_params(cudaGraphNode_t node, st
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphMemsetNodeSetParams is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
+/* What the wrapper calls until cudaGraphMemsetNodeSetParams is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
 {
-    return cubind_shape_1((uintptr_t)node, (uintptr_t)pNodeParams, 63);
+    return (cudaError_t)cubind__shape_73((uintptr_t)node, (uintptr_t)pNodeParams, 74, (cubind__fnptr)cubind__slow_cudaGraphMemsetNodeSetParams);
 }
 
 cudaError_t cubind_runtime_graph_memset_node_set_params(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
 {
-    cubind__cudaGraphMemsetNodeSetParams_fn cubind_fn = (cubind__cudaGraphMemsetNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemsetNodeSetParams, &cubind__runtime_offsets[225]);
+    cubind__cudaGraphMemsetNodeSetParams_fn cubind_fn = (cubind__cudaGraphMemsetNodeSetParams_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphMemsetNodeSetParams, &cubind__runtime_offsets[225]);
     cudaError_t cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(225, (int)cubind_status);
@@ -10770,15 +8771,16 @@ cudaError_t cubind_runtime_graph_memset_node_set_params(cudaGraphNode_t node, co
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphAddHostNode is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams)
+/* What the wrapper calls until cudaGraphAddHostNode is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams)
 {
-    return cubind_shape_5((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)pNodeParams, 15);
+    return (cudaError_t)cubind__shape_75((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)pNodeParams, 5);
 }
 
 cudaError_t cubind_runtime_graph_add_host_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams)
 {
-    cubind__cudaGraphAddHostNode_fn cubind_fn = (cubind__cudaGraphAddHostNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddHostNode, &cubind__runtime_offsets[226]);
+    cubind__cudaGraphAddHostNode_fn cubind_fn = (cubind__cudaGraphAddHostNode_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphAddHostNode, &cubind__runtime_offsets[226]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(226, (int)cubind_status);
@@ -10786,15 +8788,16 @@ cudaError_t cubind_runtime_graph_add_host_node(cudaGraphNode_t *pGraphNode, cuda
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphHostNodeGetParams is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)
+/* What the wrapper calls until cudaGraphHostNodeGetParams is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)
 {
-    return cubind_shape_1((uintptr_t)node, (uintptr_t)pNodeParams, 64);
+    return (cudaError_t)cubind__shape_73((uintptr_t)node, (uintptr_t)pNodeParams, 75, (cubind__fnptr)cubind__slow_cudaGraphHostNodeGetParams);
 }
 
 cudaError_t cubind_runtime_graph_host_node_get_params(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)
 {
-    cubind__cudaGraphHostNodeGetParams_fn cubind_fn = (cubind__cudaGraphHostNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphHostNodeGetParams, &cubind__runtime_offsets[227]);
+    cubind__cudaGraphHostNodeGetParams_fn cubind_fn = (cubind__cudaGraphHostNodeGetParams_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphHostNodeGetParams, &cubind__runtime_offsets[227]);
     cudaError_t cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(227, (int)cubind_status);
@@ -10802,15 +8805,16 @@ cudaError_t cubind_runtime_graph_host_node_get_params(cudaGraphNode_t node, stru
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphHostNodeSetParams is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
+/* What the wrapper calls until cudaGraphHostNodeSetParams is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
 {
-    return cubind_shape_1((uintptr_t)node, (uintptr_t)pNodeParams, 65);
+    return (cudaError_t)cubind__shape_73((uintptr_t)node, (uintptr_t)pNodeParams, 76, (cubind__fnptr)cubind__slow_cudaGraphHostNodeSetParams);
 }
 
 cudaError_t cubind_runtime_graph_host_node_set_params(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
 {
-    cubind__cudaGraphHostNodeSetParams_fn cubind_fn = (cubind__cudaGraphHostNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphHostNodeSetParams, &cubind__runtime_offsets[228]);
+    cubind__cudaGraphHostNodeSetParams_fn cubind_fn = (cubind__cudaGraphHostNodeSetParams_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphHostNodeSetParams, &cubind__runtime_offsets[228]);
     cudaError_t cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(228, (int)cubind_status);
@@ -10818,15 +8822,16 @@ cudaError_t cubind_runtime_graph_host_node_set_params(cudaGraphNode_t node, cons
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphAddChildGraphNode is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph)
+/* What the wrapper calls until cudaGraphAddChildGraphNode is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph)
 {
-    return cubind_shape_5((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)childGraph, 16);
+    return (cudaError_t)cubind__shape_75((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)childGraph, 6);
 }
 
 cudaError_t cubind_runtime_graph_add_child_graph_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph)
 {
-    cubind__cudaGraphAddChildGraphNode_fn cubind_fn = (cubind__cudaGraphAddChildGraphNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddChildGraphNode, &cubind__runtime_offsets[229]);
+    cubind__cudaGraphAddChildGraphNode_fn cubind_fn = (cubind__cudaGraphAddChildGraphNode_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphAddChildGraphNode, &cubind__runtime_offsets[229]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, childGraph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(229, (int)cubind_status);
@@ -10834,15 +8839,16 @@ cudaError_t cubind_runtime_graph_add_child_graph_node(cudaGraphNode_t *pGraphNod
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphChildGraphNodeGetGraph is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph)
+/* What the wrapper calls until cudaGraphChildGraphNodeGetGraph is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph)
 {
-    return cubind_shape_1((uintptr_t)node, (uintptr_t)pGraph, 66);
+    return (cudaError_t)cubind__shape_73((uintptr_t)node, (uintptr_t)pGraph, 77, (cubind__fnptr)cubind__slow_cudaGraphChildGraphNodeGetGraph);
 }
 
 cudaError_t cubind_runtime_graph_child_graph_node_get_graph(cudaGraphNode_t node, cudaGraph_t *pGraph)
 {
-    cubind__cudaGraphChildGraphNodeGetGraph_fn cubind_fn = (cubind__cudaGraphChildGraphNodeGetGraph_fn)cubind__target((cubind__fnptr)slow_cudaGraphChildGraphNodeGetGraph, &cubind__runtime_offsets[230]);
+    cubind__cudaGraphChildGraphNodeGetGraph_fn cubind_fn = (cubind__cudaGraphChildGraphNodeGetGraph_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphChildGraphNodeGetGraph, &cubind__runtime_offsets[230]);
     cudaError_t cubind_status = cubind_fn(node, pGraph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(230, (int)cubind_status);
@@ -10850,15 +8856,16 @@ cudaError_t cubind_runtime_graph_child_graph_node_get_graph(cudaGraphNode_t node
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphAddEmptyNode is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies)
+/* What the wrapper calls until cudaGraphAddEmptyNode is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies)
 {
-    return cubind_shape_4((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, 21);
+    return (cudaError_t)cubind__shape_3((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, 64, (cubind__fnptr)cubind__slow_cudaGraphAddEmptyNode);
 }
 
 cudaError_t cubind_runtime_graph_add_empty_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies)
 {
-    cubind__cudaGraphAddEmptyNode_fn cubind_fn = (cubind__cudaGraphAddEmptyNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddEmptyNode, &cubind__runtime_offsets[231]);
+    cubind__cudaGraphAddEmptyNode_fn cubind_fn = (cubind__cudaGraphAddEmptyNode_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphAddEmptyNode, &cubind__runtime_offsets[231]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(231, (int)cubind_status);
@@ -10866,15 +8873,16 @@ cudaError_t cubind_runtime_graph_add_empty_node(cudaGraphNode_t *pGraphNode, cud
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphAddEventRecordNode is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
+/* What the wrapper calls until cudaGraphAddEventRecordNode is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
 {
-    return cubind_shape_5((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)event, 17);
+    return (cudaError_t)cubind__shape_75((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)event, 7);
 }
 
 cudaError_t cubind_runtime_graph_add_event_record_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
 {
-    cubind__cudaGraphAddEventRecordNode_fn cubind_fn = (cubind__cudaGraphAddEventRecordNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddEventRecordNode, &cubind__runtime_offsets[232]);
+    cubind__cudaGraphAddEventRecordNode_fn cubind_fn = (cubind__cudaGraphAddEventRecordNode_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphAddEventRecordNode, &cubind__runtime_offsets[232]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(232, (int)cubind_status);
@@ -10882,15 +8890,16 @@ cudaError_t cubind_runtime_graph_add_event_record_node(cudaGraphNode_t *pGraphNo
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphEventRecordNodeGetEvent is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)
+/* What the wrapper calls until cudaGraphEventRecordNodeGetEvent is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)
 {
-    return cubind_shape_1((uintptr_t)node, (uintptr_t)event_out, 67);
+    return (cudaError_t)cubind__shape_73((uintptr_t)node, (uintptr_t)event_out, 78, (cubind__fnptr)cubind__slow_cudaGraphEventRecordNodeGetEvent);
 }
 
 cudaError_t cubind_runtime_graph_event_record_node_get_event(cudaGraphNode_t node, cudaEvent_t *event_out)
 {
-    cubind__cudaGraphEventRecordNodeGetEvent_fn cubind_fn = (cubind__cudaGraphEventRecordNodeGetEvent_fn)cubind__target((cubind__fnptr)slow_cudaGraphEventRecordNodeGetEvent, &cubind__runtime_offsets[233]);
+    cubind__cudaGraphEventRecordNodeGetEvent_fn cubind_fn = (cubind__cudaGraphEventRecordNodeGetEvent_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphEventRecordNodeGetEvent, &cubind__runtime_offsets[233]);
     cudaError_t cubind_status = cubind_fn(node, event_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(233, (int)cubind_status);
@@ -10898,15 +8907,16 @@ cudaError_t cubind_runtime_graph_event_record_node_get_event(cudaGraphNode_t nod
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphEventRecordNodeSetEvent is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)
+/* What the wrapper calls until cudaGraphEventRecordNodeSetEvent is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)
 {
-    return cubind_shape_1((uintptr_t)node, (uintptr_t)event, 68);
+    return (cudaError_t)cubind__shape_73((uintptr_t)node, (uintptr_t)event, 79, (cubind__fnptr)cubind__slow_cudaGraphEventRecordNodeSetEvent);
 }
 
 cudaError_t cubind_runtime_graph_event_record_node_set_event(cudaGraphNode_t node, cudaEvent_t event)
 {
-    cubind__cudaGraphEventRecordNodeSetEvent_fn cubind_fn = (cubind__cudaGraphEventRecordNodeSetEvent_fn)cubind__target((cubind__fnptr)slow_cudaGraphEventRecordNodeSetEvent, &cubind__runtime_offsets[234]);
+    cubind__cudaGraphEventRecordNodeSetEvent_fn cubind_fn = (cubind__cudaGraphEventRecordNodeSetEvent_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphEventRecordNodeSetEvent, &cubind__runtime_offsets[234]);
     cudaError_t cubind_status = cubind_fn(node, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(234, (int)cubind_status);
@@ -10914,15 +8924,16 @@ cudaError_t cubind_runtime_graph_event_record_node_set_event(cudaGraphNode_t nod
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphAddEventWaitNode is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
+/* What the wrapper calls until cudaGraphAddEventWaitNode is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
 {
-    return cubind_shape_5((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)event, 18);
+    return (cudaError_t)cubind__shape_75((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)event, 8);
 }
 
 cudaError_t cubind_runtime_graph_add_event_wait_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
 {
-    cubind__cudaGraphAddEventWaitNode_fn cubind_fn = (cubind__cudaGraphAddEventWaitNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddEventWaitNode, &cubind__runtime_offsets[235]);
+    cubind__cudaGraphAddEventWaitNode_fn cubind_fn = (cubind__cudaGraphAddEventWaitNode_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphAddEventWaitNode, &cubind__runtime_offsets[235]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(235, (int)cubind_status);
@@ -10930,15 +8941,16 @@ cudaError_t cubind_runtime_graph_add_event_wait_node(cudaGraphNode_t *pGraphNode
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphEventWaitNodeGetEvent is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)
+/* What the wrapper calls until cudaGraphEventWaitNodeGetEvent is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)
 {
-    return cubind_shape_1((uintptr_t)node, (uintptr_t)event_out, 69);
+    return (cudaError_t)cubind__shape_73((uintptr_t)node, (uintptr_t)event_out, 80, (cubind__fnptr)cubind__slow_cudaGraphEventWaitNodeGetEvent);
 }
 
 cudaError_t cubind_runtime_graph_event_wait_node_get_event(cudaGraphNode_t node, cudaEvent_t *event_out)
 {
-    cubind__cudaGraphEventWaitNodeGetEvent_fn cubind_fn = (cubind__cudaGraphEventWaitNodeGetEvent_fn)cubind__target((cubind__fnptr)slow_cudaGraphEventWaitNodeGetEvent, &cubind__runtime_offsets[236]);
+    cubind__cudaGraphEventWaitNodeGetEvent_fn cubind_fn = (cubind__cudaGraphEventWaitNodeGetEvent_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphEventWaitNodeGetEvent, &cubind__runtime_offsets[236]);
     cudaError_t cubind_status = cubind_fn(node, event_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(236, (int)cubind_status);
@@ -10946,15 +8958,16 @@ cudaError_t cubind_runtime_graph_event_wait_node_get_event(cudaGraphNode_t node,
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphEventWaitNodeSetEvent is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)
+/* What the wrapper calls until cudaGraphEventWaitNodeSetEvent is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)
 {
-    return cubind_shape_1((uintptr_t)node, (uintptr_t)event, 70);
+    return (cudaError_t)cubind__shape_73((uintptr_t)node, (uintptr_t)event, 81, (cubind__fnptr)cubind__slow_cudaGraphEventWaitNodeSetEvent);
 }
 
 cudaError_t cubind_runtime_graph_event_wait_node_set_event(cudaGraphNode_t node, cudaEvent_t event)
 {
-    cubind__cudaGraphEventWaitNodeSetEvent_fn cubind_fn = (cubind__cudaGraphEventWaitNodeSetEvent_fn)cubind__target((cubind__fnptr)slow_cudaGraphEventWaitNodeSetEvent, &cubind__runtime_offsets[237]);
+    cubind__cudaGraphEventWaitNodeSetEvent_fn cubind_fn = (cubind__cudaGraphEventWaitNodeSetEvent_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphEventWaitNodeSetEvent, &cubind__runtime_offsets[237]);
     cudaError_t cubind_status = cubind_fn(node, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(237, (int)cubind_status);
@@ -10962,15 +8975,16 @@ cudaError_t cubind_runtime_graph_event_wait_node_set_event(cudaGraphNode_t node,
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphAddExternalSemaphoresSignalNode is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
+/* What the wrapper calls until cudaGraphAddExternalSemaphoresSignalNode is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
-    return cubind_shape_5((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)nodeParams, 19);
+    return (cudaError_t)cubind__shape_75((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)nodeParams, 9);
 }
 
 cudaError_t cubind_runtime_graph_add_external_semaphores_signal_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
-    cubind__cudaGraphAddExternalSemaphoresSignalNode_fn cubind_fn = (cubind__cudaGraphAddExternalSemaphoresSignalNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddExternalSemaphoresSignalNode, &cubind__runtime_offsets[238]);
+    cubind__cudaGraphAddExternalSemaphoresSignalNode_fn cubind_fn = (cubind__cudaGraphAddExternalSemaphoresSignalNode_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphAddExternalSemaphoresSignalNode, &cubind__runtime_offsets[238]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(238, (int)cubind_status);
@@ -10978,15 +8992,16 @@ cudaError_t cubind_runtime_graph_add_external_semaphores_signal_node(cudaGraphNo
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphExternalSemaphoresSignalNodeGetParams is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out)
+/* What the wrapper calls until cudaGraphExternalSemaphoresSignalNodeGetParams is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out)
 {
-    return cubind_shape_1((uintptr_t)hNode, (uintptr_t)params_out, 71);
+    return (cudaError_t)cubind__shape_73((uintptr_t)hNode, (uintptr_t)params_out, 82, (cubind__fnptr)cubind__slow_cudaGraphExternalSemaphoresSignalNodeGetParams);
 }
 
 cudaError_t cubind_runtime_graph_external_semaphores_signal_node_get_params(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out)
 {
-    cubind__cudaGraphExternalSemaphoresSignalNodeGetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresSignalNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExternalSemaphoresSignalNodeGetParams, &cubind__runtime_offsets[239]);
+    cubind__cudaGraphExternalSemaphoresSignalNodeGetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresSignalNodeGetParams_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphExternalSemaphoresSignalNodeGetParams, &cubind__runtime_offsets[239]);
     cudaError_t cubind_status = cubind_fn(hNode, params_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(239, (int)cubind_status);
@@ -10994,15 +9009,16 @@ cudaError_t cubind_runtime_graph_external_semaphores_signal_node_get_params(cuda
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphExternalSemaphoresSignalNodeSetParams is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
+/* What the wrapper calls until cudaGraphExternalSemaphoresSignalNodeSetParams is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
-    return cubind_shape_1((uintptr_t)hNode, (uintptr_t)nodeParams, 72);
+    return (cudaError_t)cubind__shape_73((uintptr_t)hNode, (uintptr_t)nodeParams, 83, (cubind__fnptr)cubind__slow_cudaGraphExternalSemaphoresSignalNodeSetParams);
 }
 
 cudaError_t cubind_runtime_graph_external_semaphores_signal_node_set_params(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
-    cubind__cudaGraphExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresSignalNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExternalSemaphoresSignalNodeSetParams, &cubind__runtime_offsets[240]);
+    cubind__cudaGraphExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresSignalNodeSetParams_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphExternalSemaphoresSignalNodeSetParams, &cubind__runtime_offsets[240]);
     cudaError_t cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(240, (int)cubind_status);
@@ -11010,15 +9026,16 @@ cudaError_t cubind_runtime_graph_external_semaphores_signal_node_set_params(cuda
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphAddExternalSemaphoresWaitNode is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
+/* What the wrapper calls until cudaGraphAddExternalSemaphoresWaitNode is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
-    return cubind_shape_5((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)nodeParams, 20);
+    return (cudaError_t)cubind__shape_75((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)nodeParams, 10);
 }
 
 cudaError_t cubind_runtime_graph_add_external_semaphores_wait_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
-    cubind__cudaGraphAddExternalSemaphoresWaitNode_fn cubind_fn = (cubind__cudaGraphAddExternalSemaphoresWaitNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddExternalSemaphoresWaitNode, &cubind__runtime_offsets[241]);
+    cubind__cudaGraphAddExternalSemaphoresWaitNode_fn cubind_fn = (cubind__cudaGraphAddExternalSemaphoresWaitNode_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphAddExternalSemaphoresWaitNode, &cubind__runtime_offsets[241]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(241, (int)cubind_status);
@@ -11026,15 +9043,16 @@ cudaError_t cubind_runtime_graph_add_external_semaphores_wait_node(cudaGraphNode
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphExternalSemaphoresWaitNodeGetParams is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out)
+/* What the wrapper calls until cudaGraphExternalSemaphoresWaitNodeGetParams is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out)
 {
-    return cubind_shape_1((uintptr_t)hNode, (uintptr_t)params_out, 73);
+    return (cudaError_t)cubind__shape_73((uintptr_t)hNode, (uintptr_t)params_out, 84, (cubind__fnptr)cubind__slow_cudaGraphExternalSemaphoresWaitNodeGetParams);
 }
 
 cudaError_t cubind_runtime_graph_external_semaphores_wait_node_get_params(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out)
 {
-    cubind__cudaGraphExternalSemaphoresWaitNodeGetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresWaitNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExternalSemaphoresWaitNodeGetParams, &cubind__runtime_offsets[242]);
+    cubind__cudaGraphExternalSemaphoresWaitNodeGetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresWaitNodeGetParams_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphExternalSemaphoresWaitNodeGetParams, &cubind__runtime_offsets[242]);
     cudaError_t cubind_status = cubind_fn(hNode, params_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(242, (int)cubind_status);
@@ -11042,15 +9060,16 @@ cudaError_t cubind_runtime_graph_external_semaphores_wait_node_get_params(cudaGr
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphExternalSemaphoresWaitNodeSetParams is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
+/* What the wrapper calls until cudaGraphExternalSemaphoresWaitNodeSetParams is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
-    return cubind_shape_1((uintptr_t)hNode, (uintptr_t)nodeParams, 74);
+    return (cudaError_t)cubind__shape_73((uintptr_t)hNode, (uintptr_t)nodeParams, 85, (cubind__fnptr)cubind__slow_cudaGraphExternalSemaphoresWaitNodeSetParams);
 }
 
 cudaError_t cubind_runtime_graph_external_semaphores_wait_node_set_params(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
-    cubind__cudaGraphExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresWaitNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExternalSemaphoresWaitNodeSetParams, &cubind__runtime_offsets[243]);
+    cubind__cudaGraphExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresWaitNodeSetParams_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphExternalSemaphoresWaitNodeSetParams, &cubind__runtime_offsets[243]);
     cudaError_t cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(243, (int)cubind_status);
@@ -11058,15 +9077,16 @@ cudaError_t cubind_runtime_graph_external_semaphores_wait_node_set_params(cudaGr
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphAddMemAllocNode is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
+/* What the wrapper calls until cudaGraphAddMemAllocNode is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
 {
-    return cubind_shape_5((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)nodeParams, 21);
+    return (cudaError_t)cubind__shape_75((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)nodeParams, 11);
 }
 
 cudaError_t cubind_runtime_graph_add_mem_alloc_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
 {
-    cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddMemAllocNode, &cubind__runtime_offsets[244]);
+    cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphAddMemAllocNode, &cubind__runtime_offsets[244]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(244, (int)cubind_status);
@@ -11074,15 +9094,16 @@ cudaError_t cubind_runtime_graph_add_mem_alloc_node(cudaGraphNode_t *pGraphNode,
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphMemAllocNodeGetParams is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
+/* What the wrapper calls until cudaGraphMemAllocNodeGetParams is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
 {
-    return cubind_shape_1((uintptr_t)node, (uintptr_t)params_out, 75);
+    return (cudaError_t)cubind__shape_73((uintptr_t)node, (uintptr_t)params_out, 86, (cubind__fnptr)cubind__slow_cudaGraphMemAllocNodeGetParams);
 }
 
 cudaError_t cubind_runtime_graph_mem_alloc_node_get_params(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
 {
-    cubind__cudaGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemAllocNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemAllocNodeGetParams, &cubind__runtime_offsets[245]);
+    cubind__cudaGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemAllocNodeGetParams_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphMemAllocNodeGetParams, &cubind__runtime_offsets[245]);
     cudaError_t cubind_status = cubind_fn(node, params_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(245, (int)cubind_status);
@@ -11090,15 +9111,16 @@ cudaError_t cubind_runtime_graph_mem_alloc_node_get_params(cudaGraphNode_t node,
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphAddMemFreeNode is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr)
+/* What the wrapper calls until cudaGraphAddMemFreeNode is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr)
 {
-    return cubind_shape_5((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)dptr, 22);
+    return (cudaError_t)cubind__shape_75((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, numDependencies, (uintptr_t)dptr, 12);
 }
 
 cudaError_t cubind_runtime_graph_add_mem_free_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr)
 {
-    cubind__cudaGraphAddMemFreeNode_fn cubind_fn = (cubind__cudaGraphAddMemFreeNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddMemFreeNode, &cubind__runtime_offsets[246]);
+    cubind__cudaGraphAddMemFreeNode_fn cubind_fn = (cubind__cudaGraphAddMemFreeNode_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphAddMemFreeNode, &cubind__runtime_offsets[246]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, dptr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(246, (int)cubind_status);
@@ -11106,15 +9128,16 @@ cudaError_t cubind_runtime_graph_add_mem_free_node(cudaGraphNode_t *pGraphNode, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphMemFreeNodeGetParams is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out)
+/* What the wrapper calls until cudaGraphMemFreeNodeGetParams is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out)
 {
-    return cubind_shape_1((uintptr_t)node, (uintptr_t)dptr_out, 76);
+    return (cudaError_t)cubind__shape_73((uintptr_t)node, (uintptr_t)dptr_out, 87, (cubind__fnptr)cubind__slow_cudaGraphMemFreeNodeGetParams);
 }
 
 cudaError_t cubind_runtime_graph_mem_free_node_get_params(cudaGraphNode_t node, void *dptr_out)
 {
-    cubind__cudaGraphMemFreeNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemFreeNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemFreeNodeGetParams, &cubind__runtime_offsets[247]);
+    cubind__cudaGraphMemFreeNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemFreeNodeGetParams_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphMemFreeNodeGetParams, &cubind__runtime_offsets[247]);
     cudaError_t cubind_status = cubind_fn(node, dptr_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(247, (int)cubind_status);
@@ -11122,15 +9145,16 @@ cudaError_t cubind_runtime_graph_mem_free_node_get_params(cudaGraphNode_t node, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceGraphMemTrim is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceGraphMemTrim(int device)
+/* What the wrapper calls until cudaDeviceGraphMemTrim is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceGraphMemTrim(int device)
 {
-    return cubind_shape_3(device, 36);
+    return (cudaError_t)cubind__shape_61(device, 54, (cubind__fnptr)cubind__slow_cudaDeviceGraphMemTrim);
 }
 
 cudaError_t cubind_runtime_device_graph_mem_trim(int device)
 {
-    cubind__cudaDeviceGraphMemTrim_fn cubind_fn = (cubind__cudaDeviceGraphMemTrim_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGraphMemTrim, &cubind__runtime_offsets[248]);
+    cubind__cudaDeviceGraphMemTrim_fn cubind_fn = (cubind__cudaDeviceGraphMemTrim_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceGraphMemTrim, &cubind__runtime_offsets[248]);
     cudaError_t cubind_status = cubind_fn(device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(248, (int)cubind_status);
@@ -11138,15 +9162,16 @@ cudaError_t cubind_runtime_device_graph_mem_trim(int device)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceGetGraphMemAttribute is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)
+/* What the wrapper calls until cudaDeviceGetGraphMemAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)
 {
-    return cubind_shape_2(device, attr, (uintptr_t)value, 44);
+    return (cudaError_t)cubind__shape_76(device, attr, (uintptr_t)value, 0, (cubind__fnptr)cubind__slow_cudaDeviceGetGraphMemAttribute);
 }
 
 cudaError_t cubind_runtime_device_get_graph_mem_attribute(int device, enum cudaGraphMemAttributeType attr, void *value)
 {
-    cubind__cudaDeviceGetGraphMemAttribute_fn cubind_fn = (cubind__cudaDeviceGetGraphMemAttribute_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetGraphMemAttribute, &cubind__runtime_offsets[249]);
+    cubind__cudaDeviceGetGraphMemAttribute_fn cubind_fn = (cubind__cudaDeviceGetGraphMemAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceGetGraphMemAttribute, &cubind__runtime_offsets[249]);
     cudaError_t cubind_status = cubind_fn(device, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(249, (int)cubind_status);
@@ -11154,15 +9179,16 @@ cudaError_t cubind_runtime_device_get_graph_mem_attribute(int device, enum cudaG
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaDeviceSetGraphMemAttribute is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)
+/* What the wrapper calls until cudaDeviceSetGraphMemAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)
 {
-    return cubind_shape_2(device, attr, (uintptr_t)value, 45);
+    return (cudaError_t)cubind__shape_76(device, attr, (uintptr_t)value, 1, (cubind__fnptr)cubind__slow_cudaDeviceSetGraphMemAttribute);
 }
 
 cudaError_t cubind_runtime_device_set_graph_mem_attribute(int device, enum cudaGraphMemAttributeType attr, void *value)
 {
-    cubind__cudaDeviceSetGraphMemAttribute_fn cubind_fn = (cubind__cudaDeviceSetGraphMemAttribute_fn)cubind__target((cubind__fnptr)slow_cudaDeviceSetGraphMemAttribute, &cubind__runtime_offsets[250]);
+    cubind__cudaDeviceSetGraphMemAttribute_fn cubind_fn = (cubind__cudaDeviceSetGraphMemAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cudaDeviceSetGraphMemAttribute, &cubind__runtime_offsets[250]);
     cudaError_t cubind_status = cubind_fn(device, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(250, (int)cubind_status);
@@ -11170,15 +9196,16 @@ cudaError_t cubind_runtime_device_set_graph_mem_attribute(int device, enum cudaG
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphClone is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)
+/* What the wrapper calls until cudaGraphClone is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)
 {
-    return cubind_shape_1((uintptr_t)pGraphClone, (uintptr_t)originalGraph, 77);
+    return (cudaError_t)cubind__shape_73((uintptr_t)pGraphClone, (uintptr_t)originalGraph, 88, (cubind__fnptr)cubind__slow_cudaGraphClone);
 }
 
 cudaError_t cubind_runtime_graph_clone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)
 {
-    cubind__cudaGraphClone_fn cubind_fn = (cubind__cudaGraphClone_fn)cubind__target((cubind__fnptr)slow_cudaGraphClone, &cubind__runtime_offsets[251]);
+    cubind__cudaGraphClone_fn cubind_fn = (cubind__cudaGraphClone_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphClone, &cubind__runtime_offsets[251]);
     cudaError_t cubind_status = cubind_fn(pGraphClone, originalGraph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(251, (int)cubind_status);
@@ -11186,15 +9213,16 @@ cudaError_t cubind_runtime_graph_clone(cudaGraph_t *pGraphClone, cudaGraph_t ori
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphNodeFindInClone is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)
+/* What the wrapper calls until cudaGraphNodeFindInClone is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)
 {
-    return cubind_shape_2((uintptr_t)pNode, (uintptr_t)originalNode, (uintptr_t)clonedGraph, 46);
+    return (cudaError_t)cubind__shape_76((uintptr_t)pNode, (uintptr_t)originalNode, (uintptr_t)clonedGraph, 2, (cubind__fnptr)cubind__slow_cudaGraphNodeFindInClone);
 }
 
 cudaError_t cubind_runtime_graph_node_find_in_clone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)
 {
-    cubind__cudaGraphNodeFindInClone_fn cubind_fn = (cubind__cudaGraphNodeFindInClone_fn)cubind__target((cubind__fnptr)slow_cudaGraphNodeFindInClone, &cubind__runtime_offsets[252]);
+    cubind__cudaGraphNodeFindInClone_fn cubind_fn = (cubind__cudaGraphNodeFindInClone_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphNodeFindInClone, &cubind__runtime_offsets[252]);
     cudaError_t cubind_status = cubind_fn(pNode, originalNode, clonedGraph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(252, (int)cubind_status);
@@ -11202,15 +9230,16 @@ cudaError_t cubind_runtime_graph_node_find_in_clone(cudaGraphNode_t *pNode, cuda
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphNodeGetType is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)
+/* What the wrapper calls until cudaGraphNodeGetType is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)
 {
-    return cubind_shape_1((uintptr_t)node, (uintptr_t)pType, 78);
+    return (cudaError_t)cubind__shape_73((uintptr_t)node, (uintptr_t)pType, 89, (cubind__fnptr)cubind__slow_cudaGraphNodeGetType);
 }
 
 cudaError_t cubind_runtime_graph_node_get_type(cudaGraphNode_t node, enum cudaGraphNodeType *pType)
 {
-    cubind__cudaGraphNodeGetType_fn cubind_fn = (cubind__cudaGraphNodeGetType_fn)cubind__target((cubind__fnptr)slow_cudaGraphNodeGetType, &cubind__runtime_offsets[253]);
+    cubind__cudaGraphNodeGetType_fn cubind_fn = (cubind__cudaGraphNodeGetType_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphNodeGetType, &cubind__runtime_offsets[253]);
     cudaError_t cubind_status = cubind_fn(node, pType);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(253, (int)cubind_status);
@@ -11218,15 +9247,16 @@ cudaError_t cubind_runtime_graph_node_get_type(cudaGraphNode_t node, enum cudaGr
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphGetNodes is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)
+/* What the wrapper calls until cudaGraphGetNodes is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)
 {
-    return cubind_shape_2((uintptr_t)graph, (uintptr_t)nodes, (uintptr_t)numNodes, 47);
+    return (cudaError_t)cubind__shape_76((uintptr_t)graph, (uintptr_t)nodes, (uintptr_t)numNodes, 3, (cubind__fnptr)cubind__slow_cudaGraphGetNodes);
 }
 
 cudaError_t cubind_runtime_graph_get_nodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)
 {
-    cubind__cudaGraphGetNodes_fn cubind_fn = (cubind__cudaGraphGetNodes_fn)cubind__target((cubind__fnptr)slow_cudaGraphGetNodes, &cubind__runtime_offsets[254]);
+    cubind__cudaGraphGetNodes_fn cubind_fn = (cubind__cudaGraphGetNodes_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphGetNodes, &cubind__runtime_offsets[254]);
     cudaError_t cubind_status = cubind_fn(graph, nodes, numNodes);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(254, (int)cubind_status);
@@ -11234,15 +9264,16 @@ cudaError_t cubind_runtime_graph_get_nodes(cudaGraph_t graph, cudaGraphNode_t *n
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphGetRootNodes is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes)
+/* What the wrapper calls until cudaGraphGetRootNodes is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes)
 {
-    return cubind_shape_2((uintptr_t)graph, (uintptr_t)pRootNodes, (uintptr_t)pNumRootNodes, 48);
+    return (cudaError_t)cubind__shape_76((uintptr_t)graph, (uintptr_t)pRootNodes, (uintptr_t)pNumRootNodes, 4, (cubind__fnptr)cubind__slow_cudaGraphGetRootNodes);
 }
 
 cudaError_t cubind_runtime_graph_get_root_nodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes)
 {
-    cubind__cudaGraphGetRootNodes_fn cubind_fn = (cubind__cudaGraphGetRootNodes_fn)cubind__target((cubind__fnptr)slow_cudaGraphGetRootNodes, &cubind__runtime_offsets[255]);
+    cubind__cudaGraphGetRootNodes_fn cubind_fn = (cubind__cudaGraphGetRootNodes_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphGetRootNodes, &cubind__runtime_offsets[255]);
     cudaError_t cubind_status = cubind_fn(graph, pRootNodes, pNumRootNodes);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(255, (int)cubind_status);
@@ -11250,15 +9281,16 @@ cudaError_t cubind_runtime_graph_get_root_nodes(cudaGraph_t graph, cudaGraphNode
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphGetEdges is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges)
+/* What the wrapper calls until cudaGraphGetEdges is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges)
 {
-    return cubind_shape_5((uintptr_t)graph, (uintptr_t)from, (uintptr_t)to, (uintptr_t)edgeData, (uintptr_t)numEdges, 23);
+    return (cudaError_t)cubind__shape_75((uintptr_t)graph, (uintptr_t)from, (uintptr_t)to, (uintptr_t)edgeData, (uintptr_t)numEdges, 13);
 }
 
 cudaError_t cubind_runtime_graph_get_edges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges)
 {
-    cubind__cudaGraphGetEdges_fn cubind_fn = (cubind__cudaGraphGetEdges_fn)cubind__target((cubind__fnptr)slow_cudaGraphGetEdges, &cubind__runtime_offsets[256]);
+    cubind__cudaGraphGetEdges_fn cubind_fn = (cubind__cudaGraphGetEdges_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphGetEdges, &cubind__runtime_offsets[256]);
     cudaError_t cubind_status = cubind_fn(graph, from, to, edgeData, numEdges);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(256, (int)cubind_status);
@@ -11266,15 +9298,16 @@ cudaError_t cubind_runtime_graph_get_edges(cudaGraph_t graph, cudaGraphNode_t *f
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphNodeGetDependencies is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies)
+/* What the wrapper calls until cudaGraphNodeGetDependencies is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies)
 {
-    return cubind_shape_4((uintptr_t)node, (uintptr_t)pDependencies, (uintptr_t)edgeData, (uintptr_t)pNumDependencies, 22);
+    return (cudaError_t)cubind__shape_3((uintptr_t)node, (uintptr_t)pDependencies, (uintptr_t)edgeData, (uintptr_t)pNumDependencies, 65, (cubind__fnptr)cubind__slow_cudaGraphNodeGetDependencies);
 }
 
 cudaError_t cubind_runtime_graph_node_get_dependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies)
 {
-    cubind__cudaGraphNodeGetDependencies_fn cubind_fn = (cubind__cudaGraphNodeGetDependencies_fn)cubind__target((cubind__fnptr)slow_cudaGraphNodeGetDependencies, &cubind__runtime_offsets[257]);
+    cubind__cudaGraphNodeGetDependencies_fn cubind_fn = (cubind__cudaGraphNodeGetDependencies_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphNodeGetDependencies, &cubind__runtime_offsets[257]);
     cudaError_t cubind_status = cubind_fn(node, pDependencies, edgeData, pNumDependencies);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(257, (int)cubind_status);
@@ -11282,15 +9315,16 @@ cudaError_t cubind_runtime_graph_node_get_dependencies(cudaGraphNode_t node, cud
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphNodeGetDependentNodes is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)
+/* What the wrapper calls until cudaGraphNodeGetDependentNodes is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)
 {
-    return cubind_shape_4((uintptr_t)node, (uintptr_t)pDependentNodes, (uintptr_t)edgeData, (uintptr_t)pNumDependentNodes, 23);
+    return (cudaError_t)cubind__shape_3((uintptr_t)node, (uintptr_t)pDependentNodes, (uintptr_t)edgeData, (uintptr_t)pNumDependentNodes, 66, (cubind__fnptr)cubind__slow_cudaGraphNodeGetDependentNodes);
 }
 
 cudaError_t cubind_runtime_graph_node_get_dependent_nodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)
 {
-    cubind__cudaGraphNodeGetDependentNodes_fn cubind_fn = (cubind__cudaGraphNodeGetDependentNodes_fn)cubind__target((cubind__fnptr)slow_cudaGraphNodeGetDependentNodes, &cubind__runtime_offsets[258]);
+    cubind__cudaGraphNodeGetDependentNodes_fn cubind_fn = (cubind__cudaGraphNodeGetDependentNodes_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphNodeGetDependentNodes, &cubind__runtime_offsets[258]);
     cudaError_t cubind_status = cubind_fn(node, pDependentNodes, edgeData, pNumDependentNodes);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(258, (int)cubind_status);
@@ -11298,15 +9332,16 @@ cudaError_t cubind_runtime_graph_node_get_dependent_nodes(cudaGraphNode_t node, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphAddDependencies is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
+/* What the wrapper calls until cudaGraphAddDependencies is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
 {
-    return cubind_shape_5((uintptr_t)graph, (uintptr_t)from, (uintptr_t)to, (uintptr_t)edgeData, numDependencies, 24);
+    return (cudaError_t)cubind__shape_75((uintptr_t)graph, (uintptr_t)from, (uintptr_t)to, (uintptr_t)edgeData, numDependencies, 14);
 }
 
 cudaError_t cubind_runtime_graph_add_dependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
 {
-    cubind__cudaGraphAddDependencies_fn cubind_fn = (cubind__cudaGraphAddDependencies_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddDependencies, &cubind__runtime_offsets[259]);
+    cubind__cudaGraphAddDependencies_fn cubind_fn = (cubind__cudaGraphAddDependencies_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphAddDependencies, &cubind__runtime_offsets[259]);
     cudaError_t cubind_status = cubind_fn(graph, from, to, edgeData, numDependencies);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(259, (int)cubind_status);
@@ -11314,15 +9349,16 @@ cudaError_t cubind_runtime_graph_add_dependencies(cudaGraph_t graph, const cudaG
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphRemoveDependencies is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
+/* What the wrapper calls until cudaGraphRemoveDependencies is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
 {
-    return cubind_shape_5((uintptr_t)graph, (uintptr_t)from, (uintptr_t)to, (uintptr_t)edgeData, numDependencies, 25);
+    return (cudaError_t)cubind__shape_75((uintptr_t)graph, (uintptr_t)from, (uintptr_t)to, (uintptr_t)edgeData, numDependencies, 15);
 }
 
 cudaError_t cubind_runtime_graph_remove_dependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
 {
-    cubind__cudaGraphRemoveDependencies_fn cubind_fn = (cubind__cudaGraphRemoveDependencies_fn)cubind__target((cubind__fnptr)slow_cudaGraphRemoveDependencies, &cubind__runtime_offsets[260]);
+    cubind__cudaGraphRemoveDependencies_fn cubind_fn = (cubind__cudaGraphRemoveDependencies_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphRemoveDependencies, &cubind__runtime_offsets[260]);
     cudaError_t cubind_status = cubind_fn(graph, from, to, edgeData, numDependencies);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(260, (int)cubind_status);
@@ -11330,15 +9366,16 @@ cudaError_t cubind_runtime_graph_remove_dependencies(cudaGraph_t graph, const cu
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphDestroyNode is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaGraphDestroyNode(cudaGraphNode_t node)
+/* What the wrapper calls until cudaGraphDestroyNode is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphDestroyNode(cudaGraphNode_t node)
 {
-    return cubind_shape_3((uintptr_t)node, 37);
+    return (cudaError_t)cubind__shape_61((uintptr_t)node, 55, (cubind__fnptr)cubind__slow_cudaGraphDestroyNode);
 }
 
 cudaError_t cubind_runtime_graph_destroy_node(cudaGraphNode_t node)
 {
-    cubind__cudaGraphDestroyNode_fn cubind_fn = (cubind__cudaGraphDestroyNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphDestroyNode, &cubind__runtime_offsets[261]);
+    cubind__cudaGraphDestroyNode_fn cubind_fn = (cubind__cudaGraphDestroyNode_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphDestroyNode, &cubind__runtime_offsets[261]);
     cudaError_t cubind_status = cubind_fn(node);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(261, (int)cubind_status);
@@ -11346,15 +9383,16 @@ cudaError_t cubind_runtime_graph_destroy_node(cudaGraphNode_t node)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphInstantiate is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
+/* What the wrapper calls until cudaGraphInstantiate is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
 {
-    return cubind_shape_2((uintptr_t)pGraphExec, (uintptr_t)graph, flags, 49);
+    return (cudaError_t)cubind__shape_76((uintptr_t)pGraphExec, (uintptr_t)graph, flags, 5, (cubind__fnptr)cubind__slow_cudaGraphInstantiate);
 }
 
 cudaError_t cubind_runtime_graph_instantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
 {
-    cubind__cudaGraphInstantiate_fn cubind_fn = (cubind__cudaGraphInstantiate_fn)cubind__target((cubind__fnptr)slow_cudaGraphInstantiate, &cubind__runtime_offsets[262]);
+    cubind__cudaGraphInstantiate_fn cubind_fn = (cubind__cudaGraphInstantiate_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphInstantiate, &cubind__runtime_offsets[262]);
     cudaError_t cubind_status = cubind_fn(pGraphExec, graph, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(262, (int)cubind_status);
@@ -11362,15 +9400,16 @@ cudaError_t cubind_runtime_graph_instantiate(cudaGraphExec_t *pGraphExec, cudaGr
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphInstantiateWithFlags is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
+/* What the wrapper calls until cudaGraphInstantiateWithFlags is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
 {
-    return cubind_shape_2((uintptr_t)pGraphExec, (uintptr_t)graph, flags, 50);
+    return (cudaError_t)cubind__shape_76((uintptr_t)pGraphExec, (uintptr_t)graph, flags, 6, (cubind__fnptr)cubind__slow_cudaGraphInstantiateWithFlags);
 }
 
 cudaError_t cubind_runtime_graph_instantiate_with_flags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
 {
-    cubind__cudaGraphInstantiateWithFlags_fn cubind_fn = (cubind__cudaGraphInstantiateWithFlags_fn)cubind__target((cubind__fnptr)slow_cudaGraphInstantiateWithFlags, &cubind__runtime_offsets[263]);
+    cubind__cudaGraphInstantiateWithFlags_fn cubind_fn = (cubind__cudaGraphInstantiateWithFlags_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphInstantiateWithFlags, &cubind__runtime_offsets[263]);
     cudaError_t cubind_status = cubind_fn(pGraphExec, graph, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(263, (int)cubind_status);
@@ -11378,15 +9417,16 @@ cudaError_t cubind_runtime_graph_instantiate_with_flags(cudaGraphExec_t *pGraphE
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphInstantiateWithParams is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)
+/* What the wrapper calls until cudaGraphInstantiateWithParams is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)
 {
-    return cubind_shape_2((uintptr_t)pGraphExec, (uintptr_t)graph, (uintptr_t)instantiateParams, 51);
+    return (cudaError_t)cubind__shape_76((uintptr_t)pGraphExec, (uintptr_t)graph, (uintptr_t)instantiateParams, 7, (cubind__fnptr)cubind__slow_cudaGraphInstantiateWithParams);
 }
 
 cudaError_t cubind_runtime_graph_instantiate_with_params(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)
 {
-    cubind__cudaGraphInstantiateWithParams_fn cubind_fn = (cubind__cudaGraphInstantiateWithParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphInstantiateWithParams, &cubind__runtime_offsets[264]);
+    cubind__cudaGraphInstantiateWithParams_fn cubind_fn = (cubind__cudaGraphInstantiateWithParams_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphInstantiateWithParams, &cubind__runtime_offsets[264]);
     cudaError_t cubind_status = cubind_fn(pGraphExec, graph, instantiateParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(264, (int)cubind_status);
@@ -11394,15 +9434,16 @@ cudaError_t cubind_runtime_graph_instantiate_with_params(cudaGraphExec_t *pGraph
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphExecGetFlags is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long *flags)
+/* What the wrapper calls until cudaGraphExecGetFlags is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long *flags)
 {
-    return cubind_shape_1((uintptr_t)graphExec, (uintptr_t)flags, 79);
+    return (cudaError_t)cubind__shape_73((uintptr_t)graphExec, (uintptr_t)flags, 90, (cubind__fnptr)cubind__slow_cudaGraphExecGetFlags);
 }
 
 cudaError_t cubind_runtime_graph_exec_get_flags(cudaGraphExec_t graphExec, unsigned long long *flags)
 {
-    cubind__cudaGraphExecGetFlags_fn cubind_fn = (cubind__cudaGraphExecGetFlags_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecGetFlags, &cubind__runtime_offsets[265]);
+    cubind__cudaGraphExecGetFlags_fn cubind_fn = (cubind__cudaGraphExecGetFlags_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphExecGetFlags, &cubind__runtime_offsets[265]);
     cudaError_t cubind_status = cubind_fn(graphExec, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(265, (int)cubind_status);
@@ -11410,15 +9451,16 @@ cudaError_t cubind_runtime_graph_exec_get_flags(cudaGraphExec_t graphExec, unsig
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphExecKernelNodeSetParams is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
+/* What the wrapper calls until cudaGraphExecKernelNodeSetParams is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
 {
-    return cubind_shape_2((uintptr_t)hGraphExec, (uintptr_t)node, (uintptr_t)pNodeParams, 52);
+    return (cudaError_t)cubind__shape_76((uintptr_t)hGraphExec, (uintptr_t)node, (uintptr_t)pNodeParams, 8, (cubind__fnptr)cubind__slow_cudaGraphExecKernelNodeSetParams);
 }
 
 cudaError_t cubind_runtime_graph_exec_kernel_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
 {
-    cubind__cudaGraphExecKernelNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecKernelNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecKernelNodeSetParams, &cubind__runtime_offsets[266]);
+    cubind__cudaGraphExecKernelNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecKernelNodeSetParams_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphExecKernelNodeSetParams, &cubind__runtime_offsets[266]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(266, (int)cubind_status);
@@ -11426,15 +9468,16 @@ cudaError_t cubind_runtime_graph_exec_kernel_node_set_params(cudaGraphExec_t hGr
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphExecMemcpyNodeSetParams is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
+/* What the wrapper calls until cudaGraphExecMemcpyNodeSetParams is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
 {
-    return cubind_shape_2((uintptr_t)hGraphExec, (uintptr_t)node, (uintptr_t)pNodeParams, 53);
+    return (cudaError_t)cubind__shape_76((uintptr_t)hGraphExec, (uintptr_t)node, (uintptr_t)pNodeParams, 9, (cubind__fnptr)cubind__slow_cudaGraphExecMemcpyNodeSetParams);
 }
 
 cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
 {
-    cubind__cudaGraphExecMemcpyNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecMemcpyNodeSetParams, &cubind__runtime_offsets[267]);
+    cubind__cudaGraphExecMemcpyNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParams_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphExecMemcpyNodeSetParams, &cubind__runtime_offsets[267]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(267, (int)cubind_status);
@@ -11442,15 +9485,16 @@ cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params(cudaGraphExec_t hGr
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphExecMemcpyNodeSetParamsToSymbol is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cudaError_t slow_cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
+/* What the wrapper calls until cudaGraphExecMemcpyNodeSetParamsToSymbol is resolved, and every call while tracing: the slow path
+ * of its shape, 5 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    return cubind_shape_7((uintptr_t)hGraphExec, (uintptr_t)node, (uintptr_t)symbol, (uintptr_t)src, count, offset, kind, 4.0);
+    return (cudaError_t)cubind__shape_5((uintptr_t)hGraphExec, (uintptr_t)node, (uintptr_t)symbol, (uintptr_t)src, count, offset, kind, 84.0);
 }
 
 cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphExecMemcpyNodeSetParamsToSymbol_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParamsToSymbol_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecMemcpyNodeSetParamsToSymbol, &cubind__runtime_offsets[268]);
+    cubind__cudaGraphExecMemcpyNodeSetParamsToSymbol_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParamsToSymbol_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphExecMemcpyNodeSetParamsToSymbol, &cubind__runtime_offsets[268]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, node, symbol, src, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(268, (int)cubind_status);
@@ -11458,15 +9502,16 @@ cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol(cudaGraph
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphExecMemcpyNodeSetParamsFromSymbol is resolved, and every call while tracing: shape 7. */
-static CUBIND_COLD cudaError_t slow_cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
+/* What the wrapper calls until cudaGraphExecMemcpyNodeSetParamsFromSymbol is resolved, and every call while tracing: the slow path
+ * of its shape, 5 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    return cubind_shape_7((uintptr_t)hGraphExec, (uintptr_t)node, (uintptr_t)dst, (uintptr_t)symbol, count, offset, kind, 5.0);
+    return (cudaError_t)cubind__shape_5((uintptr_t)hGraphExec, (uintptr_t)node, (uintptr_t)dst, (uintptr_t)symbol, count, offset, kind, 85.0);
 }
 
 cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphExecMemcpyNodeSetParamsFromSymbol_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParamsFromSymbol_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecMemcpyNodeSetParamsFromSymbol, &cubind__runtime_offsets[269]);
+    cubind__cudaGraphExecMemcpyNodeSetParamsFromSymbol_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParamsFromSymbol_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphExecMemcpyNodeSetParamsFromSymbol, &cubind__runtime_offsets[269]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, node, dst, symbol, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(269, (int)cubind_status);
@@ -11474,15 +9519,16 @@ cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol(cudaGra
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphExecMemcpyNodeSetParams1D is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cudaError_t slow_cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+/* What the wrapper calls until cudaGraphExecMemcpyNodeSetParams1D is resolved, and every call while tracing: the slow path
+ * of its shape, 4 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    return cubind_shape_6((uintptr_t)hGraphExec, (uintptr_t)node, (uintptr_t)dst, (uintptr_t)src, count, kind, 10.0);
+    return (cudaError_t)cubind__shape_4((uintptr_t)hGraphExec, (uintptr_t)node, (uintptr_t)dst, (uintptr_t)src, count, kind, 87.0);
 }
 
 cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params1_d(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphExecMemcpyNodeSetParams1D_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParams1D_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecMemcpyNodeSetParams1D, &cubind__runtime_offsets[270]);
+    cubind__cudaGraphExecMemcpyNodeSetParams1D_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParams1D_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphExecMemcpyNodeSetParams1D, &cubind__runtime_offsets[270]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, node, dst, src, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(270, (int)cubind_status);
@@ -11490,15 +9536,16 @@ cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params1_d(cudaGraphExec_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphExecMemsetNodeSetParams is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
+/* What the wrapper calls until cudaGraphExecMemsetNodeSetParams is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
 {
-    return cubind_shape_2((uintptr_t)hGraphExec, (uintptr_t)node, (uintptr_t)pNodeParams, 54);
+    return (cudaError_t)cubind__shape_76((uintptr_t)hGraphExec, (uintptr_t)node, (uintptr_t)pNodeParams, 10, (cubind__fnptr)cubind__slow_cudaGraphExecMemsetNodeSetParams);
 }
 
 cudaError_t cubind_runtime_graph_exec_memset_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
 {
-    cubind__cudaGraphExecMemsetNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecMemsetNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecMemsetNodeSetParams, &cubind__runtime_offsets[271]);
+    cubind__cudaGraphExecMemsetNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecMemsetNodeSetParams_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphExecMemsetNodeSetParams, &cubind__runtime_offsets[271]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(271, (int)cubind_status);
@@ -11506,15 +9553,16 @@ cudaError_t cubind_runtime_graph_exec_memset_node_set_params(cudaGraphExec_t hGr
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphExecHostNodeSetParams is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
+/* What the wrapper calls until cudaGraphExecHostNodeSetParams is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
 {
-    return cubind_shape_2((uintptr_t)hGraphExec, (uintptr_t)node, (uintptr_t)pNodeParams, 55);
+    return (cudaError_t)cubind__shape_76((uintptr_t)hGraphExec, (uintptr_t)node, (uintptr_t)pNodeParams, 11, (cubind__fnptr)cubind__slow_cudaGraphExecHostNodeSetParams);
 }
 
 cudaError_t cubind_runtime_graph_exec_host_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
 {
-    cubind__cudaGraphExecHostNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecHostNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecHostNodeSetParams, &cubind__runtime_offsets[272]);
+    cubind__cudaGraphExecHostNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecHostNodeSetParams_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphExecHostNodeSetParams, &cubind__runtime_offsets[272]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(272, (int)cubind_status);
@@ -11522,15 +9570,16 @@ cudaError_t cubind_runtime_graph_exec_host_node_set_params(cudaGraphExec_t hGrap
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphExecChildGraphNodeSetParams is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph)
+/* What the wrapper calls until cudaGraphExecChildGraphNodeSetParams is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph)
 {
-    return cubind_shape_2((uintptr_t)hGraphExec, (uintptr_t)node, (uintptr_t)childGraph, 56);
+    return (cudaError_t)cubind__shape_76((uintptr_t)hGraphExec, (uintptr_t)node, (uintptr_t)childGraph, 12, (cubind__fnptr)cubind__slow_cudaGraphExecChildGraphNodeSetParams);
 }
 
 cudaError_t cubind_runtime_graph_exec_child_graph_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph)
 {
-    cubind__cudaGraphExecChildGraphNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecChildGraphNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecChildGraphNodeSetParams, &cubind__runtime_offsets[273]);
+    cubind__cudaGraphExecChildGraphNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecChildGraphNodeSetParams_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphExecChildGraphNodeSetParams, &cubind__runtime_offsets[273]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, node, childGraph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(273, (int)cubind_status);
@@ -11538,15 +9587,16 @@ cudaError_t cubind_runtime_graph_exec_child_graph_node_set_params(cudaGraphExec_
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphExecEventRecordNodeSetEvent is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
+/* What the wrapper calls until cudaGraphExecEventRecordNodeSetEvent is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
 {
-    return cubind_shape_2((uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)event, 57);
+    return (cudaError_t)cubind__shape_76((uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)event, 13, (cubind__fnptr)cubind__slow_cudaGraphExecEventRecordNodeSetEvent);
 }
 
 cudaError_t cubind_runtime_graph_exec_event_record_node_set_event(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
 {
-    cubind__cudaGraphExecEventRecordNodeSetEvent_fn cubind_fn = (cubind__cudaGraphExecEventRecordNodeSetEvent_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecEventRecordNodeSetEvent, &cubind__runtime_offsets[274]);
+    cubind__cudaGraphExecEventRecordNodeSetEvent_fn cubind_fn = (cubind__cudaGraphExecEventRecordNodeSetEvent_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphExecEventRecordNodeSetEvent, &cubind__runtime_offsets[274]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, hNode, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(274, (int)cubind_status);
@@ -11554,15 +9604,16 @@ cudaError_t cubind_runtime_graph_exec_event_record_node_set_event(cudaGraphExec_
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphExecEventWaitNodeSetEvent is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
+/* What the wrapper calls until cudaGraphExecEventWaitNodeSetEvent is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
 {
-    return cubind_shape_2((uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)event, 58);
+    return (cudaError_t)cubind__shape_76((uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)event, 14, (cubind__fnptr)cubind__slow_cudaGraphExecEventWaitNodeSetEvent);
 }
 
 cudaError_t cubind_runtime_graph_exec_event_wait_node_set_event(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
 {
-    cubind__cudaGraphExecEventWaitNodeSetEvent_fn cubind_fn = (cubind__cudaGraphExecEventWaitNodeSetEvent_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecEventWaitNodeSetEvent, &cubind__runtime_offsets[275]);
+    cubind__cudaGraphExecEventWaitNodeSetEvent_fn cubind_fn = (cubind__cudaGraphExecEventWaitNodeSetEvent_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphExecEventWaitNodeSetEvent, &cubind__runtime_offsets[275]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, hNode, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(275, (int)cubind_status);
@@ -11570,15 +9621,16 @@ cudaError_t cubind_runtime_graph_exec_event_wait_node_set_event(cudaGraphExec_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphExecExternalSemaphoresSignalNodeSetParams is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
+/* What the wrapper calls until cudaGraphExecExternalSemaphoresSignalNodeSetParams is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
-    return cubind_shape_2((uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)nodeParams, 59);
+    return (cudaError_t)cubind__shape_76((uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)nodeParams, 15, (cubind__fnptr)cubind__slow_cudaGraphExecExternalSemaphoresSignalNodeSetParams);
 }
 
 cudaError_t cubind_runtime_graph_exec_external_semaphores_signal_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
-    cubind__cudaGraphExecExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecExternalSemaphoresSignalNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecExternalSemaphoresSignalNodeSetParams, &cubind__runtime_offsets[276]);
+    cubind__cudaGraphExecExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecExternalSemaphoresSignalNodeSetParams_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphExecExternalSemaphoresSignalNodeSetParams, &cubind__runtime_offsets[276]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(276, (int)cubind_status);
@@ -11586,15 +9638,16 @@ cudaError_t cubind_runtime_graph_exec_external_semaphores_signal_node_set_params
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphExecExternalSemaphoresWaitNodeSetParams is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
+/* What the wrapper calls until cudaGraphExecExternalSemaphoresWaitNodeSetParams is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
-    return cubind_shape_2((uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)nodeParams, 60);
+    return (cudaError_t)cubind__shape_76((uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)nodeParams, 16, (cubind__fnptr)cubind__slow_cudaGraphExecExternalSemaphoresWaitNodeSetParams);
 }
 
 cudaError_t cubind_runtime_graph_exec_external_semaphores_wait_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
-    cubind__cudaGraphExecExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecExternalSemaphoresWaitNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecExternalSemaphoresWaitNodeSetParams, &cubind__runtime_offsets[277]);
+    cubind__cudaGraphExecExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecExternalSemaphoresWaitNodeSetParams_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphExecExternalSemaphoresWaitNodeSetParams, &cubind__runtime_offsets[277]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(277, (int)cubind_status);
@@ -11602,15 +9655,16 @@ cudaError_t cubind_runtime_graph_exec_external_semaphores_wait_node_set_params(c
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphNodeSetEnabled is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)
+/* What the wrapper calls until cudaGraphNodeSetEnabled is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)
 {
-    return cubind_shape_2((uintptr_t)hGraphExec, (uintptr_t)hNode, isEnabled, 61);
+    return (cudaError_t)cubind__shape_76((uintptr_t)hGraphExec, (uintptr_t)hNode, isEnabled, 17, (cubind__fnptr)cubind__slow_cudaGraphNodeSetEnabled);
 }
 
 cudaError_t cubind_runtime_graph_node_set_enabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)
 {
-    cubind__cudaGraphNodeSetEnabled_fn cubind_fn = (cubind__cudaGraphNodeSetEnabled_fn)cubind__target((cubind__fnptr)slow_cudaGraphNodeSetEnabled, &cubind__runtime_offsets[278]);
+    cubind__cudaGraphNodeSetEnabled_fn cubind_fn = (cubind__cudaGraphNodeSetEnabled_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphNodeSetEnabled, &cubind__runtime_offsets[278]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(278, (int)cubind_status);
@@ -11618,15 +9672,16 @@ cudaError_t cubind_runtime_graph_node_set_enabled(cudaGraphExec_t hGraphExec, cu
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphNodeGetEnabled is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)
+/* What the wrapper calls until cudaGraphNodeGetEnabled is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)
 {
-    return cubind_shape_2((uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)isEnabled, 62);
+    return (cudaError_t)cubind__shape_76((uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)isEnabled, 18, (cubind__fnptr)cubind__slow_cudaGraphNodeGetEnabled);
 }
 
 cudaError_t cubind_runtime_graph_node_get_enabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)
 {
-    cubind__cudaGraphNodeGetEnabled_fn cubind_fn = (cubind__cudaGraphNodeGetEnabled_fn)cubind__target((cubind__fnptr)slow_cudaGraphNodeGetEnabled, &cubind__runtime_offsets[279]);
+    cubind__cudaGraphNodeGetEnabled_fn cubind_fn = (cubind__cudaGraphNodeGetEnabled_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphNodeGetEnabled, &cubind__runtime_offsets[279]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(279, (int)cubind_status);
@@ -11634,15 +9689,16 @@ cudaError_t cubind_runtime_graph_node_get_enabled(cudaGraphExec_t hGraphExec, cu
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphExecUpdate is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo)
+/* What the wrapper calls until cudaGraphExecUpdate is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo)
 {
-    return cubind_shape_2((uintptr_t)hGraphExec, (uintptr_t)hGraph, (uintptr_t)resultInfo, 63);
+    return (cudaError_t)cubind__shape_76((uintptr_t)hGraphExec, (uintptr_t)hGraph, (uintptr_t)resultInfo, 19, (cubind__fnptr)cubind__slow_cudaGraphExecUpdate);
 }
 
 cudaError_t cubind_runtime_graph_exec_update(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo)
 {
-    cubind__cudaGraphExecUpdate_fn cubind_fn = (cubind__cudaGraphExecUpdate_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecUpdate, &cubind__runtime_offsets[280]);
+    cubind__cudaGraphExecUpdate_fn cubind_fn = (cubind__cudaGraphExecUpdate_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphExecUpdate, &cubind__runtime_offsets[280]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, hGraph, resultInfo);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(280, (int)cubind_status);
@@ -11650,15 +9706,16 @@ cudaError_t cubind_runtime_graph_exec_update(cudaGraphExec_t hGraphExec, cudaGra
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphUpload is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream)
+/* What the wrapper calls until cudaGraphUpload is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream)
 {
-    return cubind_shape_1((uintptr_t)graphExec, (uintptr_t)stream, 80);
+    return (cudaError_t)cubind__shape_73((uintptr_t)graphExec, (uintptr_t)stream, 91, (cubind__fnptr)cubind__slow_cudaGraphUpload);
 }
 
 cudaError_t cubind_runtime_graph_upload(cudaGraphExec_t graphExec, cudaStream_t stream)
 {
-    cubind__cudaGraphUpload_fn cubind_fn = (cubind__cudaGraphUpload_fn)cubind__target((cubind__fnptr)slow_cudaGraphUpload, &cubind__runtime_offsets[281]);
+    cubind__cudaGraphUpload_fn cubind_fn = (cubind__cudaGraphUpload_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphUpload, &cubind__runtime_offsets[281]);
     cudaError_t cubind_status = cubind_fn(graphExec, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(281, (int)cubind_status);
@@ -11666,15 +9723,16 @@ cudaError_t cubind_runtime_graph_upload(cudaGraphExec_t graphExec, cudaStream_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphLaunch is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
+/* What the wrapper calls until cudaGraphLaunch is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
 {
-    return cubind_shape_1((uintptr_t)graphExec, (uintptr_t)stream, 81);
+    return (cudaError_t)cubind__shape_73((uintptr_t)graphExec, (uintptr_t)stream, 92, (cubind__fnptr)cubind__slow_cudaGraphLaunch);
 }
 
 cudaError_t cubind_runtime_graph_launch(cudaGraphExec_t graphExec, cudaStream_t stream)
 {
-    cubind__cudaGraphLaunch_fn cubind_fn = (cubind__cudaGraphLaunch_fn)cubind__target((cubind__fnptr)slow_cudaGraphLaunch, &cubind__runtime_offsets[282]);
+    cubind__cudaGraphLaunch_fn cubind_fn = (cubind__cudaGraphLaunch_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphLaunch, &cubind__runtime_offsets[282]);
     cudaError_t cubind_status = cubind_fn(graphExec, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(282, (int)cubind_status);
@@ -11682,15 +9740,16 @@ cudaError_t cubind_runtime_graph_launch(cudaGraphExec_t graphExec, cudaStream_t 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphExecDestroy is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaGraphExecDestroy(cudaGraphExec_t graphExec)
+/* What the wrapper calls until cudaGraphExecDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphExecDestroy(cudaGraphExec_t graphExec)
 {
-    return cubind_shape_3((uintptr_t)graphExec, 38);
+    return (cudaError_t)cubind__shape_61((uintptr_t)graphExec, 56, (cubind__fnptr)cubind__slow_cudaGraphExecDestroy);
 }
 
 cudaError_t cubind_runtime_graph_exec_destroy(cudaGraphExec_t graphExec)
 {
-    cubind__cudaGraphExecDestroy_fn cubind_fn = (cubind__cudaGraphExecDestroy_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecDestroy, &cubind__runtime_offsets[283]);
+    cubind__cudaGraphExecDestroy_fn cubind_fn = (cubind__cudaGraphExecDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphExecDestroy, &cubind__runtime_offsets[283]);
     cudaError_t cubind_status = cubind_fn(graphExec);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(283, (int)cubind_status);
@@ -11698,15 +9757,16 @@ cudaError_t cubind_runtime_graph_exec_destroy(cudaGraphExec_t graphExec)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphDestroy is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaGraphDestroy(cudaGraph_t graph)
+/* What the wrapper calls until cudaGraphDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphDestroy(cudaGraph_t graph)
 {
-    return cubind_shape_3((uintptr_t)graph, 39);
+    return (cudaError_t)cubind__shape_61((uintptr_t)graph, 57, (cubind__fnptr)cubind__slow_cudaGraphDestroy);
 }
 
 cudaError_t cubind_runtime_graph_destroy(cudaGraph_t graph)
 {
-    cubind__cudaGraphDestroy_fn cubind_fn = (cubind__cudaGraphDestroy_fn)cubind__target((cubind__fnptr)slow_cudaGraphDestroy, &cubind__runtime_offsets[284]);
+    cubind__cudaGraphDestroy_fn cubind_fn = (cubind__cudaGraphDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphDestroy, &cubind__runtime_offsets[284]);
     cudaError_t cubind_status = cubind_fn(graph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(284, (int)cubind_status);
@@ -11714,15 +9774,16 @@ cudaError_t cubind_runtime_graph_destroy(cudaGraph_t graph)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphDebugDotPrint is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags)
+/* What the wrapper calls until cudaGraphDebugDotPrint is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags)
 {
-    return cubind_shape_2((uintptr_t)graph, (uintptr_t)path, flags, 64);
+    return (cudaError_t)cubind__shape_76((uintptr_t)graph, (uintptr_t)path, flags, 20, (cubind__fnptr)cubind__slow_cudaGraphDebugDotPrint);
 }
 
 cudaError_t cubind_runtime_graph_debug_dot_print(cudaGraph_t graph, const char *path, unsigned int flags)
 {
-    cubind__cudaGraphDebugDotPrint_fn cubind_fn = (cubind__cudaGraphDebugDotPrint_fn)cubind__target((cubind__fnptr)slow_cudaGraphDebugDotPrint, &cubind__runtime_offsets[285]);
+    cubind__cudaGraphDebugDotPrint_fn cubind_fn = (cubind__cudaGraphDebugDotPrint_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphDebugDotPrint, &cubind__runtime_offsets[285]);
     cudaError_t cubind_status = cubind_fn(graph, path, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(285, (int)cubind_status);
@@ -11730,15 +9791,16 @@ cudaError_t cubind_runtime_graph_debug_dot_print(cudaGraph_t graph, const char *
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaUserObjectCreate is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)
+/* What the wrapper calls until cudaUserObjectCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)
 {
-    return cubind_shape_5((uintptr_t)object_out, (uintptr_t)ptr, (uintptr_t)destroy, initialRefcount, flags, 26);
+    return (cudaError_t)cubind__shape_75((uintptr_t)object_out, (uintptr_t)ptr, (uintptr_t)destroy, initialRefcount, flags, 16);
 }
 
 cudaError_t cubind_runtime_user_object_create(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)
 {
-    cubind__cudaUserObjectCreate_fn cubind_fn = (cubind__cudaUserObjectCreate_fn)cubind__target((cubind__fnptr)slow_cudaUserObjectCreate, &cubind__runtime_offsets[286]);
+    cubind__cudaUserObjectCreate_fn cubind_fn = (cubind__cudaUserObjectCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cudaUserObjectCreate, &cubind__runtime_offsets[286]);
     cudaError_t cubind_status = cubind_fn(object_out, ptr, destroy, initialRefcount, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(286, (int)cubind_status);
@@ -11746,15 +9808,16 @@ cudaError_t cubind_runtime_user_object_create(cudaUserObject_t *object_out, void
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaUserObjectRetain is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaUserObjectRetain(cudaUserObject_t object, unsigned int count)
+/* What the wrapper calls until cudaUserObjectRetain is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaUserObjectRetain(cudaUserObject_t object, unsigned int count)
 {
-    return cubind_shape_1((uintptr_t)object, count, 82);
+    return (cudaError_t)cubind__shape_73((uintptr_t)object, count, 93, (cubind__fnptr)cubind__slow_cudaUserObjectRetain);
 }
 
 cudaError_t cubind_runtime_user_object_retain(cudaUserObject_t object, unsigned int count)
 {
-    cubind__cudaUserObjectRetain_fn cubind_fn = (cubind__cudaUserObjectRetain_fn)cubind__target((cubind__fnptr)slow_cudaUserObjectRetain, &cubind__runtime_offsets[287]);
+    cubind__cudaUserObjectRetain_fn cubind_fn = (cubind__cudaUserObjectRetain_fn)cubind__target((cubind__fnptr)cubind__slow_cudaUserObjectRetain, &cubind__runtime_offsets[287]);
     cudaError_t cubind_status = cubind_fn(object, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(287, (int)cubind_status);
@@ -11762,15 +9825,16 @@ cudaError_t cubind_runtime_user_object_retain(cudaUserObject_t object, unsigned 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaUserObjectRelease is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)
+/* What the wrapper calls until cudaUserObjectRelease is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)
 {
-    return cubind_shape_1((uintptr_t)object, count, 83);
+    return (cudaError_t)cubind__shape_73((uintptr_t)object, count, 94, (cubind__fnptr)cubind__slow_cudaUserObjectRelease);
 }
 
 cudaError_t cubind_runtime_user_object_release(cudaUserObject_t object, unsigned int count)
 {
-    cubind__cudaUserObjectRelease_fn cubind_fn = (cubind__cudaUserObjectRelease_fn)cubind__target((cubind__fnptr)slow_cudaUserObjectRelease, &cubind__runtime_offsets[288]);
+    cubind__cudaUserObjectRelease_fn cubind_fn = (cubind__cudaUserObjectRelease_fn)cubind__target((cubind__fnptr)cubind__slow_cudaUserObjectRelease, &cubind__runtime_offsets[288]);
     cudaError_t cubind_status = cubind_fn(object, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(288, (int)cubind_status);
@@ -11778,15 +9842,16 @@ cudaError_t cubind_runtime_user_object_release(cudaUserObject_t object, unsigned
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphRetainUserObject is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags)
+/* What the wrapper calls until cudaGraphRetainUserObject is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags)
 {
-    return cubind_shape_4((uintptr_t)graph, (uintptr_t)object, count, flags, 24);
+    return (cudaError_t)cubind__shape_3((uintptr_t)graph, (uintptr_t)object, count, flags, 67, (cubind__fnptr)cubind__slow_cudaGraphRetainUserObject);
 }
 
 cudaError_t cubind_runtime_graph_retain_user_object(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags)
 {
-    cubind__cudaGraphRetainUserObject_fn cubind_fn = (cubind__cudaGraphRetainUserObject_fn)cubind__target((cubind__fnptr)slow_cudaGraphRetainUserObject, &cubind__runtime_offsets[289]);
+    cubind__cudaGraphRetainUserObject_fn cubind_fn = (cubind__cudaGraphRetainUserObject_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphRetainUserObject, &cubind__runtime_offsets[289]);
     cudaError_t cubind_status = cubind_fn(graph, object, count, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(289, (int)cubind_status);
@@ -11794,15 +9859,16 @@ cudaError_t cubind_runtime_graph_retain_user_object(cudaGraph_t graph, cudaUserO
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphReleaseUserObject is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count)
+/* What the wrapper calls until cudaGraphReleaseUserObject is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count)
 {
-    return cubind_shape_2((uintptr_t)graph, (uintptr_t)object, count, 65);
+    return (cudaError_t)cubind__shape_76((uintptr_t)graph, (uintptr_t)object, count, 21, (cubind__fnptr)cubind__slow_cudaGraphReleaseUserObject);
 }
 
 cudaError_t cubind_runtime_graph_release_user_object(cudaGraph_t graph, cudaUserObject_t object, unsigned int count)
 {
-    cubind__cudaGraphReleaseUserObject_fn cubind_fn = (cubind__cudaGraphReleaseUserObject_fn)cubind__target((cubind__fnptr)slow_cudaGraphReleaseUserObject, &cubind__runtime_offsets[290]);
+    cubind__cudaGraphReleaseUserObject_fn cubind_fn = (cubind__cudaGraphReleaseUserObject_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphReleaseUserObject, &cubind__runtime_offsets[290]);
     cudaError_t cubind_status = cubind_fn(graph, object, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(290, (int)cubind_status);
@@ -11810,15 +9876,16 @@ cudaError_t cubind_runtime_graph_release_user_object(cudaGraph_t graph, cudaUser
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphAddNode is resolved, and every call while tracing: shape 6. */
-static CUBIND_COLD cudaError_t slow_cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)
+/* What the wrapper calls until cudaGraphAddNode is resolved, and every call while tracing: the slow path
+ * of its shape, 4 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)
 {
-    return cubind_shape_6((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, (uintptr_t)dependencyData, numDependencies, (uintptr_t)nodeParams, 11.0);
+    return (cudaError_t)cubind__shape_4((uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, (uintptr_t)dependencyData, numDependencies, (uintptr_t)nodeParams, 88.0);
 }
 
 cudaError_t cubind_runtime_graph_add_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)
 {
-    cubind__cudaGraphAddNode_fn cubind_fn = (cubind__cudaGraphAddNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddNode, &cubind__runtime_offsets[291]);
+    cubind__cudaGraphAddNode_fn cubind_fn = (cubind__cudaGraphAddNode_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphAddNode, &cubind__runtime_offsets[291]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(291, (int)cubind_status);
@@ -11826,15 +9893,16 @@ cudaError_t cubind_runtime_graph_add_node(cudaGraphNode_t *pGraphNode, cudaGraph
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphNodeSetParams is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
+/* What the wrapper calls until cudaGraphNodeSetParams is resolved, and every call while tracing: the slow path
+ * of its shape, 73 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
 {
-    return cubind_shape_1((uintptr_t)node, (uintptr_t)nodeParams, 84);
+    return (cudaError_t)cubind__shape_73((uintptr_t)node, (uintptr_t)nodeParams, 95, (cubind__fnptr)cubind__slow_cudaGraphNodeSetParams);
 }
 
 cudaError_t cubind_runtime_graph_node_set_params(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
 {
-    cubind__cudaGraphNodeSetParams_fn cubind_fn = (cubind__cudaGraphNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphNodeSetParams, &cubind__runtime_offsets[292]);
+    cubind__cudaGraphNodeSetParams_fn cubind_fn = (cubind__cudaGraphNodeSetParams_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphNodeSetParams, &cubind__runtime_offsets[292]);
     cudaError_t cubind_status = cubind_fn(node, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(292, (int)cubind_status);
@@ -11842,15 +9910,16 @@ cudaError_t cubind_runtime_graph_node_set_params(cudaGraphNode_t node, struct cu
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphExecNodeSetParams is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
+/* What the wrapper calls until cudaGraphExecNodeSetParams is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
 {
-    return cubind_shape_2((uintptr_t)graphExec, (uintptr_t)node, (uintptr_t)nodeParams, 66);
+    return (cudaError_t)cubind__shape_76((uintptr_t)graphExec, (uintptr_t)node, (uintptr_t)nodeParams, 22, (cubind__fnptr)cubind__slow_cudaGraphExecNodeSetParams);
 }
 
 cudaError_t cubind_runtime_graph_exec_node_set_params(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
 {
-    cubind__cudaGraphExecNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecNodeSetParams, &cubind__runtime_offsets[293]);
+    cubind__cudaGraphExecNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecNodeSetParams_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphExecNodeSetParams, &cubind__runtime_offsets[293]);
     cudaError_t cubind_status = cubind_fn(graphExec, node, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(293, (int)cubind_status);
@@ -11858,15 +9927,16 @@ cudaError_t cubind_runtime_graph_exec_node_set_params(cudaGraphExec_t graphExec,
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGraphConditionalHandleCreate is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)
+/* What the wrapper calls until cudaGraphConditionalHandleCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)
 {
-    return cubind_shape_4((uintptr_t)pHandle_out, (uintptr_t)graph, defaultLaunchValue, flags, 25);
+    return (cudaError_t)cubind__shape_3((uintptr_t)pHandle_out, (uintptr_t)graph, defaultLaunchValue, flags, 68, (cubind__fnptr)cubind__slow_cudaGraphConditionalHandleCreate);
 }
 
 cudaError_t cubind_runtime_graph_conditional_handle_create(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)
 {
-    cubind__cudaGraphConditionalHandleCreate_fn cubind_fn = (cubind__cudaGraphConditionalHandleCreate_fn)cubind__target((cubind__fnptr)slow_cudaGraphConditionalHandleCreate, &cubind__runtime_offsets[294]);
+    cubind__cudaGraphConditionalHandleCreate_fn cubind_fn = (cubind__cudaGraphConditionalHandleCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGraphConditionalHandleCreate, &cubind__runtime_offsets[294]);
     cudaError_t cubind_status = cubind_fn(pHandle_out, graph, defaultLaunchValue, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(294, (int)cubind_status);
@@ -11874,15 +9944,16 @@ cudaError_t cubind_runtime_graph_conditional_handle_create(cudaGraphConditionalH
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGetDriverEntryPoint is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
+/* What the wrapper calls until cudaGetDriverEntryPoint is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
 {
-    return cubind_shape_4((uintptr_t)symbol, (uintptr_t)funcPtr, flags, (uintptr_t)driverStatus, 26);
+    return (cudaError_t)cubind__shape_3((uintptr_t)symbol, (uintptr_t)funcPtr, flags, (uintptr_t)driverStatus, 69, (cubind__fnptr)cubind__slow_cudaGetDriverEntryPoint);
 }
 
 cudaError_t cubind_runtime_get_driver_entry_point(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
 {
-    cubind__cudaGetDriverEntryPoint_fn cubind_fn = (cubind__cudaGetDriverEntryPoint_fn)cubind__target((cubind__fnptr)slow_cudaGetDriverEntryPoint, &cubind__runtime_offsets[295]);
+    cubind__cudaGetDriverEntryPoint_fn cubind_fn = (cubind__cudaGetDriverEntryPoint_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGetDriverEntryPoint, &cubind__runtime_offsets[295]);
     cudaError_t cubind_status = cubind_fn(symbol, funcPtr, flags, driverStatus);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(295, (int)cubind_status);
@@ -11890,15 +9961,16 @@ cudaError_t cubind_runtime_get_driver_entry_point(const char *symbol, void **fun
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGetDriverEntryPointByVersion is resolved, and every call while tracing: shape 5. */
-static CUBIND_COLD cudaError_t slow_cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
+/* What the wrapper calls until cudaGetDriverEntryPointByVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
 {
-    return cubind_shape_5((uintptr_t)symbol, (uintptr_t)funcPtr, cudaVersion, flags, (uintptr_t)driverStatus, 27);
+    return (cudaError_t)cubind__shape_75((uintptr_t)symbol, (uintptr_t)funcPtr, cudaVersion, flags, (uintptr_t)driverStatus, 17);
 }
 
 cudaError_t cubind_runtime_get_driver_entry_point_by_version(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
 {
-    cubind__cudaGetDriverEntryPointByVersion_fn cubind_fn = (cubind__cudaGetDriverEntryPointByVersion_fn)cubind__target((cubind__fnptr)slow_cudaGetDriverEntryPointByVersion, &cubind__runtime_offsets[296]);
+    cubind__cudaGetDriverEntryPointByVersion_fn cubind_fn = (cubind__cudaGetDriverEntryPointByVersion_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGetDriverEntryPointByVersion, &cubind__runtime_offsets[296]);
     cudaError_t cubind_status = cubind_fn(symbol, funcPtr, cudaVersion, flags, driverStatus);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(296, (int)cubind_status);
@@ -11906,15 +9978,16 @@ cudaError_t cubind_runtime_get_driver_entry_point_by_version(const char *symbol,
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaLibraryLoadData is resolved, and every call while tracing: shape 8. */
-static CUBIND_COLD cudaError_t slow_cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
+/* What the wrapper calls until cudaLibraryLoadData is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
-    return cubind_shape_8((uintptr_t)library, (uintptr_t)code, (uintptr_t)jitOptions, (uintptr_t)jitOptionsValues, numJitOptions, (uintptr_t)libraryOptions, (uintptr_t)libraryOptionValues, numLibraryOptions, 8.0);
+    return (cudaError_t)cubind__shape_59((uintptr_t)library, (uintptr_t)code, (uintptr_t)jitOptions, (uintptr_t)jitOptionsValues, numJitOptions, (uintptr_t)libraryOptions, (uintptr_t)libraryOptionValues, numLibraryOptions, 26.0);
 }
 
 cudaError_t cubind_runtime_library_load_data(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
-    cubind__cudaLibraryLoadData_fn cubind_fn = (cubind__cudaLibraryLoadData_fn)cubind__target((cubind__fnptr)slow_cudaLibraryLoadData, &cubind__runtime_offsets[297]);
+    cubind__cudaLibraryLoadData_fn cubind_fn = (cubind__cudaLibraryLoadData_fn)cubind__target((cubind__fnptr)cubind__slow_cudaLibraryLoadData, &cubind__runtime_offsets[297]);
     cudaError_t cubind_status = cubind_fn(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(297, (int)cubind_status);
@@ -11922,15 +9995,16 @@ cudaError_t cubind_runtime_library_load_data(cudaLibrary_t *library, const void 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaLibraryLoadFromFile is resolved, and every call while tracing: shape 8. */
-static CUBIND_COLD cudaError_t slow_cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
+/* What the wrapper calls until cudaLibraryLoadFromFile is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
-    return cubind_shape_8((uintptr_t)library, (uintptr_t)fileName, (uintptr_t)jitOptions, (uintptr_t)jitOptionsValues, numJitOptions, (uintptr_t)libraryOptions, (uintptr_t)libraryOptionValues, numLibraryOptions, 9.0);
+    return (cudaError_t)cubind__shape_59((uintptr_t)library, (uintptr_t)fileName, (uintptr_t)jitOptions, (uintptr_t)jitOptionsValues, numJitOptions, (uintptr_t)libraryOptions, (uintptr_t)libraryOptionValues, numLibraryOptions, 27.0);
 }
 
 cudaError_t cubind_runtime_library_load_from_file(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
-    cubind__cudaLibraryLoadFromFile_fn cubind_fn = (cubind__cudaLibraryLoadFromFile_fn)cubind__target((cubind__fnptr)slow_cudaLibraryLoadFromFile, &cubind__runtime_offsets[298]);
+    cubind__cudaLibraryLoadFromFile_fn cubind_fn = (cubind__cudaLibraryLoadFromFile_fn)cubind__target((cubind__fnptr)cubind__slow_cudaLibraryLoadFromFile, &cubind__runtime_offsets[298]);
     cudaError_t cubind_status = cubind_fn(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(298, (int)cubind_status);
@@ -11938,15 +10012,16 @@ cudaError_t cubind_runtime_library_load_from_file(cudaLibrary_t *library, const 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaLibraryUnload is resolved, and every call while tracing: shape 3. */
-static CUBIND_COLD cudaError_t slow_cudaLibraryUnload(cudaLibrary_t library)
+/* What the wrapper calls until cudaLibraryUnload is resolved, and every call while tracing: the slow path
+ * of its shape, 61 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaLibraryUnload(cudaLibrary_t library)
 {
-    return cubind_shape_3((uintptr_t)library, 40);
+    return (cudaError_t)cubind__shape_61((uintptr_t)library, 58, (cubind__fnptr)cubind__slow_cudaLibraryUnload);
 }
 
 cudaError_t cubind_runtime_library_unload(cudaLibrary_t library)
 {
-    cubind__cudaLibraryUnload_fn cubind_fn = (cubind__cudaLibraryUnload_fn)cubind__target((cubind__fnptr)slow_cudaLibraryUnload, &cubind__runtime_offsets[299]);
+    cubind__cudaLibraryUnload_fn cubind_fn = (cubind__cudaLibraryUnload_fn)cubind__target((cubind__fnptr)cubind__slow_cudaLibraryUnload, &cubind__runtime_offsets[299]);
     cudaError_t cubind_status = cubind_fn(library);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(299, (int)cubind_status);
@@ -11954,15 +10029,16 @@ cudaError_t cubind_runtime_library_unload(cudaLibrary_t library)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaLibraryGetKernel is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)
+/* What the wrapper calls until cudaLibraryGetKernel is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)
 {
-    return cubind_shape_2((uintptr_t)pKernel, (uintptr_t)library, (uintptr_t)name, 67);
+    return (cudaError_t)cubind__shape_76((uintptr_t)pKernel, (uintptr_t)library, (uintptr_t)name, 23, (cubind__fnptr)cubind__slow_cudaLibraryGetKernel);
 }
 
 cudaError_t cubind_runtime_library_get_kernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)
 {
-    cubind__cudaLibraryGetKernel_fn cubind_fn = (cubind__cudaLibraryGetKernel_fn)cubind__target((cubind__fnptr)slow_cudaLibraryGetKernel, &cubind__runtime_offsets[300]);
+    cubind__cudaLibraryGetKernel_fn cubind_fn = (cubind__cudaLibraryGetKernel_fn)cubind__target((cubind__fnptr)cubind__slow_cudaLibraryGetKernel, &cubind__runtime_offsets[300]);
     cudaError_t cubind_status = cubind_fn(pKernel, library, name);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(300, (int)cubind_status);
@@ -11970,15 +10046,16 @@ cudaError_t cubind_runtime_library_get_kernel(cudaKernel_t *pKernel, cudaLibrary
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaLibraryGetGlobal is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
+/* What the wrapper calls until cudaLibraryGetGlobal is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
 {
-    return cubind_shape_4((uintptr_t)dptr, (uintptr_t)bytes, (uintptr_t)library, (uintptr_t)name, 27);
+    return (cudaError_t)cubind__shape_3((uintptr_t)dptr, (uintptr_t)bytes, (uintptr_t)library, (uintptr_t)name, 70, (cubind__fnptr)cubind__slow_cudaLibraryGetGlobal);
 }
 
 cudaError_t cubind_runtime_library_get_global(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
 {
-    cubind__cudaLibraryGetGlobal_fn cubind_fn = (cubind__cudaLibraryGetGlobal_fn)cubind__target((cubind__fnptr)slow_cudaLibraryGetGlobal, &cubind__runtime_offsets[301]);
+    cubind__cudaLibraryGetGlobal_fn cubind_fn = (cubind__cudaLibraryGetGlobal_fn)cubind__target((cubind__fnptr)cubind__slow_cudaLibraryGetGlobal, &cubind__runtime_offsets[301]);
     cudaError_t cubind_status = cubind_fn(dptr, bytes, library, name);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(301, (int)cubind_status);
@@ -11986,15 +10063,16 @@ cudaError_t cubind_runtime_library_get_global(void **dptr, size_t *bytes, cudaLi
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaLibraryGetManaged is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
+/* What the wrapper calls until cudaLibraryGetManaged is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
 {
-    return cubind_shape_4((uintptr_t)dptr, (uintptr_t)bytes, (uintptr_t)library, (uintptr_t)name, 28);
+    return (cudaError_t)cubind__shape_3((uintptr_t)dptr, (uintptr_t)bytes, (uintptr_t)library, (uintptr_t)name, 71, (cubind__fnptr)cubind__slow_cudaLibraryGetManaged);
 }
 
 cudaError_t cubind_runtime_library_get_managed(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
 {
-    cubind__cudaLibraryGetManaged_fn cubind_fn = (cubind__cudaLibraryGetManaged_fn)cubind__target((cubind__fnptr)slow_cudaLibraryGetManaged, &cubind__runtime_offsets[302]);
+    cubind__cudaLibraryGetManaged_fn cubind_fn = (cubind__cudaLibraryGetManaged_fn)cubind__target((cubind__fnptr)cubind__slow_cudaLibraryGetManaged, &cubind__runtime_offsets[302]);
     cudaError_t cubind_status = cubind_fn(dptr, bytes, library, name);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(302, (int)cubind_status);
@@ -12002,15 +10080,16 @@ cudaError_t cubind_runtime_library_get_managed(void **dptr, size_t *bytes, cudaL
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaLibraryGetUnifiedFunction is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library, const char *symbol)
+/* What the wrapper calls until cudaLibraryGetUnifiedFunction is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library, const char *symbol)
 {
-    return cubind_shape_2((uintptr_t)fptr, (uintptr_t)library, (uintptr_t)symbol, 68);
+    return (cudaError_t)cubind__shape_76((uintptr_t)fptr, (uintptr_t)library, (uintptr_t)symbol, 24, (cubind__fnptr)cubind__slow_cudaLibraryGetUnifiedFunction);
 }
 
 cudaError_t cubind_runtime_library_get_unified_function(void **fptr, cudaLibrary_t library, const char *symbol)
 {
-    cubind__cudaLibraryGetUnifiedFunction_fn cubind_fn = (cubind__cudaLibraryGetUnifiedFunction_fn)cubind__target((cubind__fnptr)slow_cudaLibraryGetUnifiedFunction, &cubind__runtime_offsets[303]);
+    cubind__cudaLibraryGetUnifiedFunction_fn cubind_fn = (cubind__cudaLibraryGetUnifiedFunction_fn)cubind__target((cubind__fnptr)cubind__slow_cudaLibraryGetUnifiedFunction, &cubind__runtime_offsets[303]);
     cudaError_t cubind_status = cubind_fn(fptr, library, symbol);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(303, (int)cubind_status);
@@ -12018,15 +10097,16 @@ cudaError_t cubind_runtime_library_get_unified_function(void **fptr, cudaLibrary
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaLibraryGetKernelCount is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t lib)
+/* What the wrapper calls until cudaLibraryGetKernelCount is resolved, and every call while tracing: the slow path
+ * of its shape, 77 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t lib)
 {
-    return cubind_shape_1((uintptr_t)count, (uintptr_t)lib, 85);
+    return (cudaError_t)cubind__shape_77((uintptr_t)count, (uintptr_t)lib, 0, (cubind__fnptr)cubind__slow_cudaLibraryGetKernelCount);
 }
 
 cudaError_t cubind_runtime_library_get_kernel_count(unsigned int *count, cudaLibrary_t lib)
 {
-    cubind__cudaLibraryGetKernelCount_fn cubind_fn = (cubind__cudaLibraryGetKernelCount_fn)cubind__target((cubind__fnptr)slow_cudaLibraryGetKernelCount, &cubind__runtime_offsets[304]);
+    cubind__cudaLibraryGetKernelCount_fn cubind_fn = (cubind__cudaLibraryGetKernelCount_fn)cubind__target((cubind__fnptr)cubind__slow_cudaLibraryGetKernelCount, &cubind__runtime_offsets[304]);
     cudaError_t cubind_status = cubind_fn(count, lib);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(304, (int)cubind_status);
@@ -12034,15 +10114,16 @@ cudaError_t cubind_runtime_library_get_kernel_count(unsigned int *count, cudaLib
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaLibraryEnumerateKernels is resolved, and every call while tracing: shape 2. */
-static CUBIND_COLD cudaError_t slow_cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib)
+/* What the wrapper calls until cudaLibraryEnumerateKernels is resolved, and every call while tracing: the slow path
+ * of its shape, 76 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib)
 {
-    return cubind_shape_2((uintptr_t)kernels, numKernels, (uintptr_t)lib, 69);
+    return (cudaError_t)cubind__shape_76((uintptr_t)kernels, numKernels, (uintptr_t)lib, 25, (cubind__fnptr)cubind__slow_cudaLibraryEnumerateKernels);
 }
 
 cudaError_t cubind_runtime_library_enumerate_kernels(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib)
 {
-    cubind__cudaLibraryEnumerateKernels_fn cubind_fn = (cubind__cudaLibraryEnumerateKernels_fn)cubind__target((cubind__fnptr)slow_cudaLibraryEnumerateKernels, &cubind__runtime_offsets[305]);
+    cubind__cudaLibraryEnumerateKernels_fn cubind_fn = (cubind__cudaLibraryEnumerateKernels_fn)cubind__target((cubind__fnptr)cubind__slow_cudaLibraryEnumerateKernels, &cubind__runtime_offsets[305]);
     cudaError_t cubind_status = cubind_fn(kernels, numKernels, lib);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(305, (int)cubind_status);
@@ -12050,15 +10131,16 @@ cudaError_t cubind_runtime_library_enumerate_kernels(cudaKernel_t *kernels, unsi
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaKernelSetAttributeForDevice is resolved, and every call while tracing: shape 4. */
-static CUBIND_COLD cudaError_t slow_cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device)
+/* What the wrapper calls until cudaKernelSetAttributeForDevice is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device)
 {
-    return cubind_shape_4((uintptr_t)kernel, attr, value, device, 29);
+    return (cudaError_t)cubind__shape_3((uintptr_t)kernel, attr, value, device, 72, (cubind__fnptr)cubind__slow_cudaKernelSetAttributeForDevice);
 }
 
 cudaError_t cubind_runtime_kernel_set_attribute_for_device(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device)
 {
-    cubind__cudaKernelSetAttributeForDevice_fn cubind_fn = (cubind__cudaKernelSetAttributeForDevice_fn)cubind__target((cubind__fnptr)slow_cudaKernelSetAttributeForDevice, &cubind__runtime_offsets[306]);
+    cubind__cudaKernelSetAttributeForDevice_fn cubind_fn = (cubind__cudaKernelSetAttributeForDevice_fn)cubind__target((cubind__fnptr)cubind__slow_cudaKernelSetAttributeForDevice, &cubind__runtime_offsets[306]);
     cudaError_t cubind_status = cubind_fn(kernel, attr, value, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(306, (int)cubind_status);
@@ -12066,15 +10148,16 @@ cudaError_t cubind_runtime_kernel_set_attribute_for_device(cudaKernel_t kernel, 
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGetExportTable is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGetExportTable(const void **ppExportTable, const cudaUUID_t *pExportTableId)
+/* What the wrapper calls until cudaGetExportTable is resolved, and every call while tracing: the slow path
+ * of its shape, 77 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGetExportTable(const void **ppExportTable, const cudaUUID_t *pExportTableId)
 {
-    return cubind_shape_1((uintptr_t)ppExportTable, (uintptr_t)pExportTableId, 86);
+    return (cudaError_t)cubind__shape_77((uintptr_t)ppExportTable, (uintptr_t)pExportTableId, 1, (cubind__fnptr)cubind__slow_cudaGetExportTable);
 }
 
 cudaError_t cubind_runtime_get_export_table(const void **ppExportTable, const cudaUUID_t *pExportTableId)
 {
-    cubind__cudaGetExportTable_fn cubind_fn = (cubind__cudaGetExportTable_fn)cubind__target((cubind__fnptr)slow_cudaGetExportTable, &cubind__runtime_offsets[307]);
+    cubind__cudaGetExportTable_fn cubind_fn = (cubind__cudaGetExportTable_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGetExportTable, &cubind__runtime_offsets[307]);
     cudaError_t cubind_status = cubind_fn(ppExportTable, pExportTableId);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(307, (int)cubind_status);
@@ -12082,15 +10165,16 @@ cudaError_t cubind_runtime_get_export_table(const void **ppExportTable, const cu
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGetFuncBySymbol is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)
+/* What the wrapper calls until cudaGetFuncBySymbol is resolved, and every call while tracing: the slow path
+ * of its shape, 77 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)
 {
-    return cubind_shape_1((uintptr_t)functionPtr, (uintptr_t)symbolPtr, 87);
+    return (cudaError_t)cubind__shape_77((uintptr_t)functionPtr, (uintptr_t)symbolPtr, 2, (cubind__fnptr)cubind__slow_cudaGetFuncBySymbol);
 }
 
 cudaError_t cubind_runtime_get_func_by_symbol(cudaFunction_t *functionPtr, const void *symbolPtr)
 {
-    cubind__cudaGetFuncBySymbol_fn cubind_fn = (cubind__cudaGetFuncBySymbol_fn)cubind__target((cubind__fnptr)slow_cudaGetFuncBySymbol, &cubind__runtime_offsets[308]);
+    cubind__cudaGetFuncBySymbol_fn cubind_fn = (cubind__cudaGetFuncBySymbol_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGetFuncBySymbol, &cubind__runtime_offsets[308]);
     cudaError_t cubind_status = cubind_fn(functionPtr, symbolPtr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(308, (int)cubind_status);
@@ -12098,15 +10182,16 @@ cudaError_t cubind_runtime_get_func_by_symbol(cudaFunction_t *functionPtr, const
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaGetKernel is resolved, and every call while tracing: shape 1. */
-static CUBIND_COLD cudaError_t slow_cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)
+/* What the wrapper calls until cudaGetKernel is resolved, and every call while tracing: the slow path
+ * of its shape, 77 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)
 {
-    return cubind_shape_1((uintptr_t)kernelPtr, (uintptr_t)entryFuncAddr, 88);
+    return (cudaError_t)cubind__shape_77((uintptr_t)kernelPtr, (uintptr_t)entryFuncAddr, 3, (cubind__fnptr)cubind__slow_cudaGetKernel);
 }
 
 cudaError_t cubind_runtime_get_kernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)
 {
-    cubind__cudaGetKernel_fn cubind_fn = (cubind__cudaGetKernel_fn)cubind__target((cubind__fnptr)slow_cudaGetKernel, &cubind__runtime_offsets[309]);
+    cubind__cudaGetKernel_fn cubind_fn = (cubind__cudaGetKernel_fn)cubind__target((cubind__fnptr)cubind__slow_cudaGetKernel, &cubind__runtime_offsets[309]);
     cudaError_t cubind_status = cubind_fn(kernelPtr, entryFuncAddr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(309, (int)cubind_status);
@@ -12114,15 +10199,16 @@ cudaError_t cubind_runtime_get_kernel(cudaKernel_t *kernelPtr, const void *entry
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaProfilerStart is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cudaError_t slow_cudaProfilerStart(void)
+/* What the wrapper calls until cudaProfilerStart is resolved, and every call while tracing: the slow path
+ * of its shape, 22 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaProfilerStart(void)
 {
-    return cubind_shape_0(5);
+    return (cudaError_t)cubind__shape_22(8, (cubind__fnptr)cubind__slow_cudaProfilerStart);
 }
 
 cudaError_t cubind_runtime_profiler_start(void)
 {
-    cubind__cudaProfilerStart_fn cubind_fn = (cubind__cudaProfilerStart_fn)cubind__target((cubind__fnptr)slow_cudaProfilerStart, &cubind__runtime_offsets[310]);
+    cubind__cudaProfilerStart_fn cubind_fn = (cubind__cudaProfilerStart_fn)cubind__target((cubind__fnptr)cubind__slow_cudaProfilerStart, &cubind__runtime_offsets[310]);
     cudaError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(310, (int)cubind_status);
@@ -12130,15 +10216,16 @@ cudaError_t cubind_runtime_profiler_start(void)
     return cubind_status;
 }
 
-/* What the wrapper calls until cudaProfilerStop is resolved, and every call while tracing: shape 0. */
-static CUBIND_COLD cudaError_t slow_cudaProfilerStop(void)
+/* What the wrapper calls until cudaProfilerStop is resolved, and every call while tracing: the slow path
+ * of its shape, 22 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cudaError_t cubind__slow_cudaProfilerStop(void)
 {
-    return cubind_shape_0(6);
+    return (cudaError_t)cubind__shape_22(9, (cubind__fnptr)cubind__slow_cudaProfilerStop);
 }
 
 cudaError_t cubind_runtime_profiler_stop(void)
 {
-    cubind__cudaProfilerStop_fn cubind_fn = (cubind__cudaProfilerStop_fn)cubind__target((cubind__fnptr)slow_cudaProfilerStop, &cubind__runtime_offsets[311]);
+    cubind__cudaProfilerStop_fn cubind_fn = (cubind__cudaProfilerStop_fn)cubind__target((cubind__fnptr)cubind__slow_cudaProfilerStop, &cubind__runtime_offsets[311]);
     cudaError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         return (cudaError_t)cubind_failed(311, (int)cubind_status);
